@@ -1,0 +1,30 @@
+# Tessera's entry point. `make run` and `make test` install what is missing,
+# build everything and then boot the demo or run every test.
+OUT      := out
+JOBS     ?= $(shell nproc)
+CMAKE    := cmake
+NP       ?= 16
+DEMO     ?= fn 1 4000
+
+.PHONY: all setup build run test clean
+
+all: build
+
+setup:
+	@tools/setup.sh
+
+build: setup
+	@$(CMAKE) -S . -B $(OUT)/target -DCMAKE_TOOLCHAIN_FILE=build/riscv64.cmake >/dev/null
+	@$(CMAKE) --build $(OUT)/target -j $(JOBS)
+	@$(CMAKE) -S . -B $(OUT)/host >/dev/null
+	@$(CMAKE) --build $(OUT)/host -j $(JOBS)
+
+# The default demo: an MPI program on all 4 compute clusters.
+run: build
+	tools/mpirun -np $(NP) --map-by scatter $(DEMO)
+
+test: build
+	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the Debian packages Tessera needs, once: a second run installs
+# nothing. Called by `make` before every build; safe to run by hand.
+set -e
+PACKAGES="qemu-system-misc g++-riscv64-linux-gnu gcc-riscv64-linux-gnu
+binutils-riscv64-linux-gnu cmake make g++ catch2 picolibc-riscv64-unknown-elf
+python3 python3-pyelftools"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "setup: installing:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

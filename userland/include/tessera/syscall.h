@@ -1,0 +1,121 @@
+/*
+ * Tessera kernel call interface (the user/kernel ABI).
+ *
+ * A user thread enters its cluster's kernel with `ecall` (RISC-V privileged
+ * spec 3.3.1, environment call from U-mode): the call number goes in a7, up to
+ * six arguments in a0..a5, and the result comes back in a0. A negative result
+ * is an error code (-TS_E*). The kernel checks every pointer, length and id it
+ * is given; bad input returns an error and never changes kernel state.
+ *
+ * This header is shared by the kernel (C++) and the user runtime (C).
+ */
+#ifndef TESSERA_SYSCALL_H
+#define TESSERA_SYSCALL_H
+
+/* Error codes, returned negated. Numbers follow Linux errno. */
+#define TS_EPERM    1   /* not the owner of the object */
+#define TS_ENOENT   2   /* no such name / port not created */
+#define TS_EAGAIN  11   /* no free core / resource busy, try later */
+#define TS_ENOMEM  12   /* memory window exhausted */
+#define TS_EFAULT  14   /* bad user pointer or range */
+#define TS_EBUSY   16   /* port or object already in use */
+#define TS_EEXIST  17   /* name already linked */
+#define TS_EINVAL  22   /* bad argument (id, size, flag, cluster) */
+#define TS_ENFILE  23   /* a kernel table is full */
+#define TS_ENAMETOOLONG 36
+#define TS_EBADF    9   /* id does not name an open object */
+#define TS_ENOSYS  38   /* unknown kernel call number */
+
+/* Kernel call numbers (a7). Arguments in order a0, a1, ... */
+enum ts_syscall {
+    /* (const void *buf, unsigned long len) -> bytes written.
+     * Writes to the console as one piece (lines never interleave). */
+    TS_SYS_WRITE = 1,
+    /* (int status) -> does not return. Ends the calling thread; when the
+     * last thread of the process ends, the process ends with the first
+     * non-zero status its threads exited with (0 if none). */
+    TS_SYS_THREAD_EXIT = 2,
+    /* (void (*entry)(void *), void *arg) -> tid. Starts a user thread on a
+     * free core of the cluster with a fresh 128 KiB stack (guard gap below).
+     * entry must not return (call TS_SYS_THREAD_EXIT). -TS_EAGAIN when no
+     * core is free. */
+    TS_SYS_THREAD_CREATE = 3,
+    /* (int tid, int *status or 0) -> 0. Waits until thread tid ends. */
+    TS_SYS_THREAD_JOIN = 4,
+    /* () -> tid of the caller (its core number inside the cluster). */
+    TS_SYS_THREAD_SELF = 5,
+    /* (unsigned long new_end or 0) -> the current end of the heap.
+     * Grows or shrinks the heap, which starts page-aligned after the
+     * program's last segment; -TS_ENOMEM when the window is exhausted. */
+    TS_SYS_BRK = 6,
+    /* (struct ts_job_info *info) -> 0. */
+    TS_SYS_JOB_INFO = 7,
+    /* (int code) -> does not return. Ends the whole job: every cluster
+     * stops and the machine powers off with exit status `code`. */
+    TS_SYS_JOB_ABORT = 8,
+    /* (unsigned long ns) -> 0. Sleeps at least ns nanoseconds. */
+    TS_SYS_SLEEP = 9,
+
+    /* Mailboxes: fixed-size messages, N:1. A message carries at most
+     * info.mailbox_payload bytes. */
+    TS_SYS_MAILBOX_CREATE = 10, /* (int port) -> id of an input mailbox */
+    TS_SYS_MAILBOX_OPEN = 11,   /* (int local_port, int cluster, int port) -> id of an output mailbox */
+    TS_SYS_MAILBOX_READ = 12,   /* (int id, void *buf, unsigned long size) -> bytes of the message (copies min(size, bytes)) */
+    TS_SYS_MAILBOX_WRITE = 13,  /* (int id, const void *buf, unsigned long size) -> size */
+    TS_SYS_MAILBOX_CLOSE = 14,  /* (int id) -> 0; output mailboxes */
+    TS_SYS_MAILBOX_UNLINK = 15, /* (int id) -> 0; input mailboxes */
+
+    /* Portals: arbitrary size, 1:1, receiver-driven. */
+    TS_SYS_PORTAL_CREATE = 20,  /* (int port) -> id of an input portal */
+    TS_SYS_PORTAL_ALLOW = 21,   /* (int id, int cluster, int port) -> 0: accept one transfer from (cluster, port) */
+    TS_SYS_PORTAL_OPEN = 22,    /* (int local_port, int cluster, int port) -> id of an output portal */
+    TS_SYS_PORTAL_READ = 23,    /* (int id, void *buf, unsigned long size) -> size; needs a prior allow */
+    TS_SYS_PORTAL_WRITE = 24,   /* (int id, const void *buf, unsigned long size) -> size; waits for the receiver's allow */
+    TS_SYS_PORTAL_CLOSE = 25,   /* (int id) -> 0 */
+    TS_SYS_PORTAL_UNLINK = 26,  /* (int id) -> 0 */
+
+    /* Syncs: ALL_TO_ONE (the one waits for a signal from all others) and
+     * ONE_TO_ALL (all others wait for the one's signal). clusters[0] is
+     * the "one". The creator is the side that waits, the opener signals. */
+    TS_SYS_SYNC_CREATE = 30,    /* (const int *clusters, int n, int type, int port) -> id */
+    TS_SYS_SYNC_OPEN = 31,      /* (const int *clusters, int n, int type, int port) -> id */
+    TS_SYS_SYNC_WAIT = 32,      /* (int id) -> 0 */
+    TS_SYS_SYNC_SIGNAL = 33,    /* (int id) -> 0 */
+    TS_SYS_SYNC_CLOSE = 34,     /* (int id) -> 0 */
+    TS_SYS_SYNC_UNLINK = 35,    /* (int id) -> 0 */
+};
+
+#define TS_SYNC_ALL_TO_ONE 0
+#define TS_SYNC_ONE_TO_ALL 1
+
+/* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
+ * Port 0 is the kernel's; user programs use 1..TS_PORTS-1. */
+#define TS_PORTS 64
+#define TS_PORT_KERNEL 0            /* kernel-to-kernel messages (job exit, abort) */
+#define TS_PORT_NAMESERVER 1        /* name server's mailbox on cluster 0 */
+#define TS_PORT_MPI_BASE 8          /* MPI process with local index l: mailbox and portal port 8+l */
+#define TS_PORT_NAME_REPLY_BASE 32  /* name client on core c: reply mailbox port 32+c */
+
+/* Mapping policies (DESIGN section 3, process manager). */
+#define TS_MAP_COMPACT 0
+#define TS_MAP_SCATTER 1
+
+#define TS_ARGS_MAX 512
+
+/* What a program knows of its job and its cluster (TS_SYS_JOB_INFO). */
+struct ts_job_info {
+    int cluster_id;          /* this cluster; I/O clusters are 0..nio_clusters-1 */
+    int nclusters;           /* all clusters of the platform */
+    int nio_clusters;        /* compute clusters are nio_clusters..nclusters-1 */
+    int ncores;              /* cores of this cluster, the master included */
+    int np;                  /* MPI processes of the job (0: not an MPI program) */
+    int map_policy;          /* TS_MAP_COMPACT or TS_MAP_SCATTER */
+    int slots_per_cluster;   /* MPI processes a compute cluster can host */
+    int mailbox_payload;     /* bytes of user data in one mailbox message */
+    int portal_chunk;        /* bytes the NoC moves per portal chunk */
+    int argc;                /* argv[0] is the program name */
+    unsigned long timebase_hz; /* frequency of the `time` CSR (rdtime) */
+    char args[TS_ARGS_MAX];  /* argc NUL-terminated strings, back to back */
+};
+
+#endif
