@@ -27,15 +27,17 @@
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
 
-/* At the window base of every image (48 bytes). */
+/* At the window base of every image (48 bytes). QEMU makes OpenSBI enter
+ * the -kernel image at its lowest address, so the header starts with code. */
 struct ts_image_header {
+    uint32_t code0;        /* an instruction: jump to the boot hart's entry */
     uint32_t magic;        /* TS_IMAGE_MAGIC */
     uint32_t cluster_id;   /* the cluster this image was linked for */
+    uint32_t reserved;
     uint64_t entry;        /* where a cluster's master hart starts */
     uint64_t image_end;    /* first byte after the image (bss included) */
     uint64_t manifest;     /* address of the ts_manifest */
     uint64_t window_base;  /* the image's link base */
-    uint64_t reserved;
 };
 
 /* One cluster of the platform (32 bytes). Harts first_hart..+ncores-1;

@@ -1,0 +1,119 @@
+// Core-level HAL: events, timer, locks, the console, traps and U-mode entry.
+#include "hal/hal.hpp"
+#include "riscv.hpp"
+#include "sbi.hpp"
+
+extern "C" char hal_trap_vector[];
+extern "C" char kernel_stacks[];  // entry.S: one 16 KiB stack per core
+extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
+
+namespace hal {
+namespace {
+
+// QEMU virt devices (hw/riscv/virt.c).
+volatile uint8_t *const uart = reinterpret_cast<volatile uint8_t *>(0x10000000);
+volatile uint32_t *const test_finisher = reinterpret_cast<volatile uint32_t *>(0x100000);
+constexpr int uart_lsr = 5, uart_lsr_thre = 0x20;
+
+}  // namespace
+
+int core_id() {
+    uint64_t tp;
+    asm volatile("mv %0, tp" : "=r"(tp));
+    return static_cast<int>(tp);
+}
+
+uint64_t time() { return HAL_CSR_READ(time); }
+uint64_t timebase() { return manifest().timebase_hz; }
+
+void clear_event() { HAL_CSR_CLEAR(sip, rv::sie_ssie); }
+
+void wait_event() { asm volatile("wfi" ::: "memory"); }
+
+void set_timer(uint64_t deadline) {
+    if (deadline == 0) {
+        HAL_CSR_CLEAR(sie, rv::sie_stie);
+        sbi::set_timer(~0ull);
+    } else {
+        sbi::set_timer(deadline);
+        HAL_CSR_SET(sie, rv::sie_stie);
+    }
+}
+
+void Spinlock::lock() {
+    while (__atomic_exchange_n(&word_, 1u, __ATOMIC_ACQUIRE) != 0)
+        while (__atomic_load_n(&word_, __ATOMIC_RELAXED) != 0) {}
+}
+
+void Spinlock::unlock() { __atomic_store_n(&word_, 0u, __ATOMIC_RELEASE); }
+
+// The console lock sits at the start of the fabric: it is the one thing all
+// clusters share besides the NoC.
+void console_write(const char *s, size_t n) {
+    auto *lock = reinterpret_cast<Spinlock *>(manifest().fabric_base);
+    Guard g(*lock);
+    for (size_t i = 0; i < n; ++i) {
+        if (s[i] == '\n') {
+            while (!(uart[uart_lsr] & uart_lsr_thre)) {}
+            uart[0] = '\r';
+        }
+        while (!(uart[uart_lsr] & uart_lsr_thre)) {}
+        uart[0] = static_cast<uint8_t>(s[i]);
+    }
+}
+
+// The virt test finisher (hw/misc/sifive_test.c): 0x5555 exits QEMU with 0,
+// 0x3333 | code << 16 exits with `code`.
+void poweroff(int status) {
+    *test_finisher = status == 0 ? 0x5555u : 0x3333u | (static_cast<uint32_t>(status & 0xffff) << 16);
+    halt();
+}
+
+void halt() {
+    HAL_CSR_WRITE(sie, 0);
+    for (;;) asm volatile("wfi");
+}
+
+void enter_user(TrapFrame *tf, uint64_t space) {
+    constexpr uintptr_t kstack_size = 16384;
+    tf->kernel_tp = static_cast<uint64_t>(core_id());
+    tf->kernel_sp = reinterpret_cast<uintptr_t>(kernel_stacks) + (core_id() + 1) * kstack_size;
+    HAL_CSR_WRITE(satp, space);
+    asm volatile("sfence.vma" ::: "memory");
+    HAL_CSR_CLEAR(sstatus, rv::sstatus_spp | rv::sstatus_spie);
+    HAL_CSR_SET(sstatus, rv::sstatus_fs_initial);
+    hal_user_return(tf);
+}
+
+const char *cause_name(uint64_t cause) {
+    static const char *const names[] = {
+        "instruction address misaligned", "instruction access fault",
+        "illegal instruction", "breakpoint", "load address misaligned",
+        "load access fault", "store address misaligned", "store access fault",
+        "environment call from U-mode", "environment call from S-mode",
+        "reserved", "reserved", "instruction page fault", "load page fault",
+        "reserved", "store page fault"};
+    return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
+}
+
+}  // namespace hal
+
+using namespace hal;
+
+extern "C" [[noreturn]] void hal_user_trap(TrapFrame *tf) {
+    const uint64_t cause = HAL_CSR_READ(scause);
+    TrapInfo info{TrapKind::fault, cause, HAL_CSR_READ(stval)};
+    if (cause & rv::scause_interrupt) {
+        info.kind = TrapKind::interrupt;
+        clear_event();
+    } else if (cause == rv::cause_ecall_user) {
+        info.kind = TrapKind::syscall;
+        tf->pc += 4;
+    }
+    kernel_user_trap(tf, info);
+}
+
+// Interrupts are never enabled in S-mode, so only a kernel bug gets here.
+extern "C" [[noreturn]] void hal_kernel_trap() {
+    kernel_trap_panic(HAL_CSR_READ(scause), HAL_CSR_READ(sepc), HAL_CSR_READ(stval));
+}

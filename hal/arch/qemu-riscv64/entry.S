@@ -1,0 +1,154 @@
+# Entry points of a cluster image, its header, and the trap path.
+# Register use in S-mode: tp = this core's index in its cluster;
+# sscratch = the running user thread's TrapFrame while in U-mode, 0 in S-mode.
+
+#define KSTACK_SIZE 16384
+#define TF_PC 256
+#define TF_KSP 264
+#define TF_KTP 272
+
+# struct ts_image_header (hal/image.h), checked by the boot hart.
+    .section .header, "ax"
+    .globl __image_header
+__image_header:
+    .option push
+    .option norvc
+    j _start_boot               # code0: OpenSBI enters here
+    .option pop
+    .4byte 0x53534554           # TS_IMAGE_MAGIC
+    .4byte CLUSTER_ID
+    .4byte 0
+    .8byte _start_master
+    .8byte __image_end
+    .8byte __payload_start
+    .8byte WINDOW_BASE
+
+    .section .text.entry, "ax"
+# OpenSBI's boot hart enters cluster 0's image here: a0 = hartid, a1 = dtb.
+    .globl _start_boot
+_start_boot:
+    csrw sie, zero
+    csrw sscratch, zero
+    la sp, boot_stack + 4096
+    call hal_boot                # does not return
+
+# A cluster's master, started by the boot hart: a0 = hartid, a1 = cluster.
+    .globl _start_master
+_start_master:
+    li a1, 0
+# Any core of a cluster: a0 = hartid, a1 = core index.
+    .globl _start_core
+_start_core:
+    csrw sie, zero
+    csrw sscratch, zero
+    mv tp, a1
+    la sp, kernel_stacks
+    addi t0, a1, 1
+    li t1, KSTACK_SIZE
+    mul t0, t0, t1
+    add sp, sp, t0
+    mv a0, a1
+    call hal_core_start          # does not return
+
+# Jumps to another image's entry: a0 = entry, a1/a2 = its a0/a1.
+    .globl hal_jump
+hal_jump:
+    mv t0, a0
+    mv a0, a1
+    mv a1, a2
+    jr t0
+
+    .text
+    .align 4
+    .globl hal_trap_vector
+hal_trap_vector:
+    csrrw sp, sscratch, sp
+    beqz sp, 1f                  # sscratch was 0: the trap came from S-mode
+    sd x1, 8(sp)
+    sd x3, 24(sp)
+    sd x4, 32(sp)
+    sd x5, 40(sp)
+    sd x6, 48(sp)
+    sd x7, 56(sp)
+    sd x8, 64(sp)
+    sd x9, 72(sp)
+    sd x10, 80(sp)
+    sd x11, 88(sp)
+    sd x12, 96(sp)
+    sd x13, 104(sp)
+    sd x14, 112(sp)
+    sd x15, 120(sp)
+    sd x16, 128(sp)
+    sd x17, 136(sp)
+    sd x18, 144(sp)
+    sd x19, 152(sp)
+    sd x20, 160(sp)
+    sd x21, 168(sp)
+    sd x22, 176(sp)
+    sd x23, 184(sp)
+    sd x24, 192(sp)
+    sd x25, 200(sp)
+    sd x26, 208(sp)
+    sd x27, 216(sp)
+    sd x28, 224(sp)
+    sd x29, 232(sp)
+    sd x30, 240(sp)
+    sd x31, 248(sp)
+    csrr t0, sscratch
+    sd t0, 16(sp)                # the user's sp
+    csrw sscratch, zero
+    csrr t0, sepc
+    sd t0, TF_PC(sp)
+    mv a0, sp
+    ld tp, TF_KTP(sp)
+    ld sp, TF_KSP(sp)
+    call hal_user_trap           # does not return
+1:  csrrw sp, sscratch, sp       # back to the kernel's sp, sscratch = 0
+    call hal_kernel_trap         # a kernel fault: panic, does not return
+
+# Returns to U-mode with the registers of the TrapFrame in a0.
+    .globl hal_user_return
+hal_user_return:
+    csrw sscratch, a0
+    ld t0, TF_PC(a0)
+    csrw sepc, t0
+    ld x1, 8(a0)
+    ld x2, 16(a0)
+    ld x3, 24(a0)
+    ld x4, 32(a0)
+    ld x5, 40(a0)
+    ld x6, 48(a0)
+    ld x7, 56(a0)
+    ld x8, 64(a0)
+    ld x9, 72(a0)
+    ld x11, 88(a0)
+    ld x12, 96(a0)
+    ld x13, 104(a0)
+    ld x14, 112(a0)
+    ld x15, 120(a0)
+    ld x16, 128(a0)
+    ld x17, 136(a0)
+    ld x18, 144(a0)
+    ld x19, 152(a0)
+    ld x20, 160(a0)
+    ld x21, 168(a0)
+    ld x22, 176(a0)
+    ld x23, 184(a0)
+    ld x24, 192(a0)
+    ld x25, 200(a0)
+    ld x26, 208(a0)
+    ld x27, 216(a0)
+    ld x28, 224(a0)
+    ld x29, 232(a0)
+    ld x30, 240(a0)
+    ld x31, 248(a0)
+    ld x10, 80(a0)
+    sret
+
+    .bss
+    .align 12
+    .globl kernel_stacks
+kernel_stacks:
+    .space KSTACK_SIZE * 17      # TS_MAX_CORES
+boot_stack:
+    .space 4096

@@ -1,0 +1,125 @@
+// The emulated NoC interface. The fabric region holds, after the console
+// lock, one block per cluster with that cluster's *input* resources:
+//   mailbox  one slot per sender cluster: [full flag | message]
+//   portal   [allowed sender + 1 | tag | full flag | length | chunk]
+//   sync     a signal counter per (port, sender cluster)
+// A sender writes into the receiver's block and raises an IPI on the
+// receiver's cluster; the receiver empties it and raises one back.
+#include <string.h>
+
+#include "hal/hal.hpp"
+#include "tessera/syscall.h"
+
+namespace hal::noc {
+namespace {
+
+constexpr size_t header_bytes = 64;  // keeps flags and data in separate cache lines
+
+struct PortalCtl {
+    uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
+    uint32_t tag;
+    uint32_t full;
+    uint32_t length;
+};
+
+size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
+
+size_t slot_bytes() { return header_bytes + mailbox_size(); }
+size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
+size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
+size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
+
+char *block(int cluster) {
+    const size_t stride = align_up(mailbox_bytes() + portal_bytes() + sync_bytes(), 4096);
+    return reinterpret_cast<char *>(manifest().fabric_base) + 4096 + stride * cluster;
+}
+
+uint32_t *slot_flag(int receiver, int sender) {
+    return reinterpret_cast<uint32_t *>(block(receiver) + sender * slot_bytes());
+}
+char *slot_data(int receiver, int sender) {
+    return reinterpret_cast<char *>(slot_flag(receiver, sender)) + header_bytes;
+}
+PortalCtl *portal(int receiver) {
+    return reinterpret_cast<PortalCtl *>(block(receiver) + mailbox_bytes());
+}
+char *portal_data(int receiver) { return reinterpret_cast<char *>(portal(receiver)) + header_bytes; }
+uint32_t *sync_counter(int receiver, int port, int sender) {
+    auto *base = reinterpret_cast<uint32_t *>(block(receiver) + mailbox_bytes() + portal_bytes());
+    return base + port * TS_MAX_CLUSTERS + sender;
+}
+
+uint32_t load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+}  // namespace
+
+size_t mailbox_size() { return manifest().mailbox_size; }
+size_t portal_chunk() { return manifest().portal_chunk; }
+
+bool mailbox_send(int dst, const void *msg) {
+    uint32_t *flag = slot_flag(dst, cluster_id());
+    if (load(flag)) return false;
+    memcpy(slot_data(dst, cluster_id()), msg, mailbox_size());
+    store(flag, 1);
+    notify_cluster(dst);
+    return true;
+}
+
+bool mailbox_receive(int src, void *msg) {
+    uint32_t *flag = slot_flag(cluster_id(), src);
+    if (!load(flag)) return false;
+    memcpy(msg, slot_data(cluster_id(), src), mailbox_size());
+    store(flag, 0);
+    notify_cluster(src);
+    return true;
+}
+
+void portal_allow(int src, uint32_t tag) {
+    PortalCtl *p = portal(cluster_id());
+    p->tag = tag;
+    store(&p->allowed, static_cast<uint32_t>(src) + 1);
+    notify_cluster(src);
+}
+
+size_t portal_read_chunk(void *buf, size_t max, bool last) {
+    PortalCtl *p = portal(cluster_id());
+    if (!load(&p->full)) return 0;
+    size_t n = p->length < max ? p->length : max;
+    memcpy(buf, portal_data(cluster_id()), n);
+    const int src = static_cast<int>(p->allowed) - 1;
+    if (last) store(&p->allowed, 0);  // before the release: see portal_write_chunk
+    store(&p->full, 0);
+    notify_cluster(src);
+    return n;
+}
+
+bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n) {
+    PortalCtl *p = portal(dst);
+    // Read `full` before `allowed`: a receiver that ends a transfer clears
+    // `allowed` before `full`, so a free chunk buffer seen here with our
+    // allow still set belongs to a live transfer.
+    if (load(&p->full)) return false;
+    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) return false;
+    memcpy(portal_data(dst), data, n);
+    p->length = static_cast<uint32_t>(n);
+    store(&p->full, 1);
+    notify_cluster(dst);
+    return true;
+}
+
+void sync_signal(int dst, int port) {
+    __atomic_fetch_add(sync_counter(dst, port, cluster_id()), 1u, __ATOMIC_ACQ_REL);
+    notify_cluster(dst);
+}
+
+bool sync_consume(int port, int src) {
+    uint32_t *c = sync_counter(cluster_id(), port, src);
+    uint32_t v = load(c);
+    while (v != 0)
+        if (__atomic_compare_exchange_n(c, &v, v - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
+}  // namespace hal::noc

@@ -1,0 +1,174 @@
+// The HAL interface: everything above hal/ knows the target only through
+// this header. One instance per cluster; "core" is a core of this cluster
+// (0 = the master), "cluster" a cluster id of the platform.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal/image.h"
+
+namespace hal {
+
+// ---- core ----------------------------------------------------------------
+
+/// Index of the calling core inside its cluster (0 = master).
+int core_id();
+/// Ticks of the platform timer (`time` CSR); timebase() ticks per second.
+uint64_t time();
+uint64_t timebase();
+
+/// Sleep until an event (IPI or timer) may have happened. Call clear_event()
+/// before checking the condition you wait for, then wait_event(): an event
+/// that arrives in between is not lost.
+void clear_event();
+void wait_event();
+/// Arm this core's timer to raise an event at `deadline` ticks (0: disarm).
+void set_timer(uint64_t deadline);
+
+/// A spinlock (RISC-V A extension, acquire/release ordering).
+class Spinlock {
+public:
+    void lock();
+    void unlock();
+private:
+    volatile uint32_t word_ = 0;
+};
+
+/// RAII holder of a Spinlock.
+class Guard {
+public:
+    explicit Guard(Spinlock &l) : l_(l) { l_.lock(); }
+    ~Guard() { l_.unlock(); }
+    Guard(const Guard &) = delete;
+    Guard &operator=(const Guard &) = delete;
+private:
+    Spinlock &l_;
+};
+
+/// Writes bytes to the platform console as one piece, under a lock shared by
+/// all clusters (so concurrent writes never interleave).
+void console_write(const char *s, size_t n);
+
+/// Ends the whole machine with `status` as QEMU's exit status.
+[[noreturn]] void poweroff(int status);
+
+/// Stops the calling core for good.
+[[noreturn]] void halt();
+
+// ---- cluster ---------------------------------------------------------------
+
+/// This cluster's boot manifest (topology, job, programs).
+const ts_manifest &manifest();
+int cluster_id();
+int ncores();
+/// First byte after this cluster's image, and the end of its window.
+uintptr_t image_end();
+uintptr_t window_end();
+
+/// Starts core `core` (1..ncores-1) of this cluster at `entry(core)` on its
+/// own kernel stack. Returns false if the core cannot be started.
+bool start_core(int core, void (*entry)(int core));
+
+/// Raises an event on every core of `cluster` (an inter-processor interrupt).
+void notify_cluster(int cluster);
+
+// ---- traps and user context --------------------------------------------------
+
+/// Registers of a user thread, saved on every trap from U-mode.
+struct TrapFrame {
+    uint64_t x[32];      ///< x[0] unused; x[2] = sp, x[10..17] = a0..a7
+    uint64_t pc;         ///< sepc
+    uint64_t kernel_sp;  ///< top of this core's kernel stack
+    uint64_t kernel_tp;  ///< the kernel's tp on this core (its core id)
+};
+
+/// Why a user thread trapped.
+enum class TrapKind { syscall, interrupt, fault };
+
+struct TrapInfo {
+    TrapKind kind;
+    uint64_t cause;   ///< scause
+    uint64_t tval;    ///< stval (faulting address or instruction)
+};
+
+/// Enters U-mode with the registers of `tf` in address space `space`
+/// (an opaque token from Mmu::space_token()). Traps come back through the
+/// kernel's trap handler `kernel_user_trap(tf, info)`.
+[[noreturn]] void enter_user(TrapFrame *tf, uint64_t space);
+
+/// Name of a trap cause for reports ("load page fault", ...).
+const char *cause_name(uint64_t cause);
+
+// ---- memory management unit (RISC-V Sv39) -------------------------------------
+
+constexpr size_t page_size = 4096;
+
+/// Page permissions (bit set).
+constexpr unsigned perm_r = 1, perm_w = 2, perm_x = 4, perm_user = 8;
+
+/// One address space: a page-table root. The kernel's mappings (its window,
+/// the fabric, the devices) are shared by every address space.
+class AddressSpace {
+public:
+    /// Creates the kernel address space (once, on the master) or a user one
+    /// sharing the kernel mappings. alloc_page returns a zeroed 4 KiB page.
+    bool init(void *(*alloc_page)(), const AddressSpace *kernel);
+    /// Maps one 4 KiB page va -> pa with perms; false when out of memory or
+    /// already mapped with a different frame.
+    bool map(uintptr_t va, uintptr_t pa, unsigned perms);
+    /// Physical address behind va and its perms; 0 when unmapped.
+    uintptr_t lookup(uintptr_t va, unsigned *perms) const;
+    /// Removes the mapping of va; returns the frame it mapped, or 0.
+    uintptr_t unmap(uintptr_t va);
+    /// Activates this address space on the calling core.
+    void activate() const;
+    uint64_t token() const;
+private:
+    bool map_range(uintptr_t base, size_t size, unsigned perms);
+    uint64_t *root_ = nullptr;
+    void *(*alloc_)() = nullptr;
+};
+
+// ---- processor: the NoC interface ------------------------------------------------
+//
+// The emulated NoC offers each cluster one input mailbox (one slot per
+// possible sender cluster, messages of manifest().mailbox_size bytes), one
+// input portal (the receiver allows one sender; data moves in chunks of
+// manifest().portal_chunk bytes) and sync points (per port, a signal counter
+// per sender cluster). Every call is non-blocking; the kernel waits with
+// clear_event()/wait_event(), and every state change notifies the other side.
+namespace noc {
+
+size_t mailbox_size();
+size_t portal_chunk();
+
+/// Puts `msg` (mailbox_size() bytes) in our slot at cluster dst; false when
+/// the slot is still full.
+bool mailbox_send(int dst, const void *msg);
+/// Takes the message in sender `src`'s slot of our mailbox; false if empty.
+bool mailbox_receive(int src, void *msg);
+
+/// Receiver: accept chunks from cluster src tagged `tag` (until disallowed).
+void portal_allow(int src, uint32_t tag);
+/// Receiver: takes the next chunk (up to max bytes into buf). `last` closes
+/// the allow before the chunk is released, so the sender's next transfer
+/// waits for a new allow. Returns bytes taken, 0 if no chunk yet.
+size_t portal_read_chunk(void *buf, size_t max, bool last);
+/// Sender: writes one chunk (n <= portal_chunk()) into dst's portal; false
+/// until dst allows (our cluster, tag) and its chunk buffer is free.
+bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n);
+
+/// Adds one signal from this cluster to dst's sync `port`.
+void sync_signal(int dst, int port);
+/// Consumes one signal from src at our sync `port`; false if none.
+bool sync_consume(int port, int src);
+
+}  // namespace noc
+}  // namespace hal
+
+/// The kernel's entry points, called by the HAL.
+extern "C" [[noreturn]] void kernel_main(int core);
+extern "C" [[noreturn]] void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info);
+/// A trap taken in S-mode (a kernel bug): report and power off.
+extern "C" [[noreturn]] void kernel_trap_panic(uint64_t cause, uint64_t pc, uint64_t tval);

@@ -1,0 +1,165 @@
+// Virtual mailboxes over the cluster's one hardware input mailbox.
+//
+// A hardware message carries a small header (destination port, source
+// port, length) before the user data. A reader takes the next message for
+// its port: first from the buffers table, where messages that arrived for
+// other ports are parked, then from the hardware slots. When the buffers
+// table is full, messages stay in the hardware slots, so their senders wait
+// (flow control): nothing is dropped, and per sender the order is kept.
+#include <string.h>
+
+#include "ikc/ikc.hpp"
+
+namespace kernel::ikc {
+namespace {
+
+constexpr int max_mailboxes = 64;
+constexpr int max_parked = 64;
+constexpr size_t max_message = 256;
+
+struct Header {
+    uint16_t dst_port;
+    uint16_t src_port;
+    uint16_t length;
+    uint16_t reserved;
+};
+
+struct Message {
+    Header h;
+    char data[max_message - sizeof(Header)];
+};
+
+struct Parked {
+    bool used;
+    uint64_t seq;  // arrival order
+    Message msg;
+};
+
+EndpointTable<max_mailboxes> mailboxes;
+Parked parked[max_parked];
+uint64_t next_seq;
+
+// Kernel lock held for all of the below.
+
+bool take_parked(int port, Message &out) {
+    Parked *oldest = nullptr;
+    for (Parked &p : parked)
+        if (p.used && p.msg.h.dst_port == port && (!oldest || p.seq < oldest->seq)) oldest = &p;
+    if (!oldest) return false;
+    out = oldest->msg;
+    oldest->used = false;
+    return true;
+}
+
+Parked *free_parked() {
+    for (Parked &p : parked)
+        if (!p.used) return &p;
+    return nullptr;
+}
+
+// Empties the hardware slots into `out` (the first message for `port`) and
+// the buffers table (all others). A slot is only emptied while the buffers
+// table has room for whatever it holds. True when `out` was filled.
+bool poll_hardware(int port, Message &out) {
+    bool got = false;
+    const int n = static_cast<int>(hal::manifest().nclusters);
+    for (int src = 0; src < n; ++src) {
+        Parked *slot = free_parked();
+        Message m;
+        if (!slot || !hal::noc::mailbox_receive(src, &m)) continue;
+        if (!got && m.h.dst_port == port) {
+            out = m;
+            got = true;
+        } else {
+            *slot = Parked{true, next_seq++, m};
+            hal::notify_cluster(hal::cluster_id());  // its owner may be waiting
+        }
+    }
+    return got;
+}
+
+}  // namespace
+
+void mailbox_init() {
+    if (hal::noc::mailbox_size() > max_message || hal::noc::mailbox_size() <= sizeof(Header))
+        panic("mailbox message size of the profile is not supported");
+}
+
+size_t mailbox_payload() { return hal::noc::mailbox_size() - sizeof(Header); }
+
+long mailbox_create(int port) {
+    hal::Guard g(lock);
+    return mailboxes.create(port);
+}
+
+long mailbox_open(int local_port, int cluster, int port) {
+    hal::Guard g(lock);
+    return mailboxes.open(local_port, cluster, port);
+}
+
+long mailbox_close(int id) {
+    hal::Guard g(lock);
+    return mailboxes.release(id, false);
+}
+
+long mailbox_unlink(int id) {
+    hal::Guard g(lock);
+    return mailboxes.release(id, true);
+}
+
+long mailbox_read(int id, void *buf, size_t size) {
+    int port;
+    {
+        hal::Guard g(lock);
+        Endpoint *e = mailboxes.get(id, true);
+        if (!e) return -TS_EBADF;
+        port = e->local_port;
+    }
+    Message m;
+    block_until([&] { return take_parked(port, m) || poll_hardware(port, m); });
+    const size_t n = m.h.length < size ? m.h.length : size;
+    memcpy(buf, m.data, n);
+    return m.h.length;
+}
+
+long mailbox_write(int id, const void *buf, size_t size) {
+    if (size > mailbox_payload()) return -TS_EINVAL;
+    Message m{};
+    int dst;
+    {
+        hal::Guard g(lock);
+        Endpoint *e = mailboxes.get(id, false);
+        if (!e) return -TS_EBADF;
+        m.h = Header{static_cast<uint16_t>(e->remote_port), static_cast<uint16_t>(e->local_port),
+                     static_cast<uint16_t>(size), 0};
+        dst = e->remote_cluster;
+    }
+    memcpy(m.data, buf, size);
+    block_until([&] { return hal::noc::mailbox_send(dst, &m); });
+    return static_cast<long>(size);
+}
+
+// ---- kernel calls ----
+
+long sys_mailbox_create(uint64_t port, uint64_t, uint64_t, uint64_t) {
+    return mailbox_create(static_cast<int>(port));
+}
+
+long sys_mailbox_open(uint64_t local_port, uint64_t cluster, uint64_t port, uint64_t) {
+    return mailbox_open(static_cast<int>(local_port), static_cast<int>(cluster), static_cast<int>(port));
+}
+
+long sys_mailbox_read(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, true)) return err;
+    return mailbox_read(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
+}
+
+long sys_mailbox_write(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, false)) return err;
+    return mailbox_write(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
+}
+
+long sys_mailbox_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return mailbox_close(static_cast<int>(id)); }
+long sys_mailbox_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return mailbox_unlink(static_cast<int>(id)); }
+
+}  // namespace kernel::ikc

@@ -1,0 +1,136 @@
+// Virtual portals over the cluster's one hardware input portal.
+//
+// The receiver allows one (cluster, port) on its virtual portal, then
+// reads: it holds the hardware input portal for the whole transfer (one
+// transfer at a time per cluster), and the data flows chunk by chunk from
+// the sender's buffer straight into the receiver's.
+#include "ikc/ikc.hpp"
+
+namespace kernel::ikc {
+namespace {
+
+constexpr int max_portals = 64;
+
+struct Allow {
+    bool pending = false;
+    int cluster = -1;
+    int port = -1;
+};
+
+EndpointTable<max_portals> portals;
+Allow allows[max_portals];
+bool hardware_busy;  // the input portal is in a transfer
+
+}  // namespace
+
+long portal_create(int port) {
+    hal::Guard g(lock);
+    const long id = portals.create(port);
+    if (id >= 0) allows[id] = Allow{};
+    return id;
+}
+
+long portal_open(int local_port, int cluster, int port) {
+    hal::Guard g(lock);
+    return portals.open(local_port, cluster, port);
+}
+
+long portal_close(int id) {
+    hal::Guard g(lock);
+    return portals.release(id, false);
+}
+
+long portal_unlink(int id) {
+    hal::Guard g(lock);
+    return portals.release(id, true);
+}
+
+long portal_allow(int id, int cluster, int port) {
+    hal::Guard g(lock);
+    if (!portals.get(id, true)) return -TS_EBADF;
+    if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
+    allows[id] = Allow{true, cluster, port};
+    return 0;
+}
+
+long portal_read(int id, void *buf, size_t size) {
+    Allow allow;
+    int port;
+    {
+        hal::Guard g(lock);
+        Endpoint *e = portals.get(id, true);
+        if (!e) return -TS_EBADF;
+        if (!allows[id].pending) return -TS_EINVAL;  // read without an allow
+        allow = allows[id];
+        allows[id].pending = false;
+        port = e->local_port;
+    }
+    if (size == 0) return 0;
+    block_until([&] { return !hardware_busy && (hardware_busy = true); });
+    hal::noc::portal_allow(allow.cluster, portal_tag(allow.port, port));
+    auto *dst = static_cast<char *>(buf);
+    const size_t chunk = hal::noc::portal_chunk();
+    for (size_t done = 0; done < size;) {
+        const size_t want = size - done < chunk ? size - done : chunk;
+        block_until([&] {
+            const size_t n = hal::noc::portal_read_chunk(dst + done, want, done + want == size);
+            done += n;
+            return n > 0;
+        });
+    }
+    {
+        hal::Guard g(lock);
+        hardware_busy = false;
+    }
+    hal::notify_cluster(hal::cluster_id());  // another reader may be waiting
+    return static_cast<long>(size);
+}
+
+long portal_write(int id, const void *buf, size_t size) {
+    int dst;
+    uint32_t tag;
+    {
+        hal::Guard g(lock);
+        Endpoint *e = portals.get(id, false);
+        if (!e) return -TS_EBADF;
+        dst = e->remote_cluster;
+        tag = portal_tag(e->local_port, e->remote_port);
+    }
+    const auto *src = static_cast<const char *>(buf);
+    const size_t chunk = hal::noc::portal_chunk();
+    for (size_t done = 0; done < size;) {
+        const size_t n = size - done < chunk ? size - done : chunk;
+        block_until([&] { return hal::noc::portal_write_chunk(dst, tag, src + done, n); });
+        done += n;
+    }
+    return static_cast<long>(size);
+}
+
+// ---- kernel calls ----
+
+long sys_portal_create(uint64_t port, uint64_t, uint64_t, uint64_t) {
+    return portal_create(static_cast<int>(port));
+}
+
+long sys_portal_allow(uint64_t id, uint64_t cluster, uint64_t port, uint64_t) {
+    return portal_allow(static_cast<int>(id), static_cast<int>(cluster), static_cast<int>(port));
+}
+
+long sys_portal_open(uint64_t local_port, uint64_t cluster, uint64_t port, uint64_t) {
+    return portal_open(static_cast<int>(local_port), static_cast<int>(cluster), static_cast<int>(port));
+}
+
+long sys_portal_read(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, true)) return err;
+    return portal_read(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
+}
+
+long sys_portal_write(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, false)) return err;
+    return portal_write(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
+}
+
+long sys_portal_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return portal_close(static_cast<int>(id)); }
+long sys_portal_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return portal_unlink(static_cast<int>(id)); }
+
+}  // namespace kernel::ikc

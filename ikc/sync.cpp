@@ -1,0 +1,148 @@
+// Virtual syncs over the NoC's sync points.
+//
+// A sync joins a list of clusters; clusters[0] is "the one".
+//   ALL_TO_ONE: the one creates it and waits for a signal from every other
+//               cluster; the others open it and signal.
+//   ONE_TO_ALL: every other cluster creates it and waits for the one's
+//               signal; the one opens it and signals all.
+// Signals are counted per (port, sender), so none is lost if a signal
+// arrives before the wait. A barrier is ALL_TO_ONE followed by ONE_TO_ALL.
+#include "ikc/ikc.hpp"
+
+namespace kernel::ikc {
+namespace {
+
+constexpr int max_syncs = 32;
+
+struct Sync {
+    bool used = false;
+    bool waiter = false;  // created (waits) or opened (signals)
+    Process *owner = nullptr;
+    int type = 0;
+    int port = 0;
+    int n = 0;
+    int clusters[TS_MAX_CLUSTERS] = {};
+};
+
+Sync syncs[max_syncs];
+
+// Checks the list and the caller's role in it; kernel lock held.
+long make(const int *clusters, int n, int type, int port, bool waiter) {
+    if (n < 2 || n > TS_MAX_CLUSTERS || !valid_port(port) ||
+        (type != TS_SYNC_ALL_TO_ONE && type != TS_SYNC_ONE_TO_ALL))
+        return -TS_EINVAL;
+    int self = -1;
+    for (int i = 0; i < n; ++i) {
+        if (!valid_cluster(clusters[i])) return -TS_EINVAL;
+        for (int j = 0; j < i; ++j)
+            if (clusters[j] == clusters[i]) return -TS_EINVAL;
+        if (clusters[i] == hal::cluster_id()) self = i;
+    }
+    // The one waits in ALL_TO_ONE and signals in ONE_TO_ALL.
+    const bool is_one = self == 0;
+    if (self < 0 || is_one != (waiter == (type == TS_SYNC_ALL_TO_ONE))) return -TS_EINVAL;
+    int free = -1;
+    for (int i = 0; i < max_syncs; ++i) {
+        if (syncs[i].used && syncs[i].waiter && waiter && syncs[i].port == port) return -TS_EBUSY;
+        if (!syncs[i].used && free < 0) free = i;
+    }
+    if (free < 0) return -TS_ENFILE;
+    Sync &s = syncs[free];
+    s = Sync{true, waiter, current_process(), type, port, n, {}};
+    for (int i = 0; i < n; ++i) s.clusters[i] = clusters[i];
+    return free;
+}
+
+Sync *get(int id, bool waiter) {
+    if (id < 0 || id >= max_syncs) return nullptr;
+    Sync &s = syncs[id];
+    return s.used && s.waiter == waiter && s.owner == current_process() ? &s : nullptr;
+}
+
+}  // namespace
+
+long sync_create(const int *clusters, int n, int type, int port) {
+    hal::Guard g(lock);
+    return make(clusters, n, type, port, true);
+}
+
+long sync_open(const int *clusters, int n, int type, int port) {
+    hal::Guard g(lock);
+    return make(clusters, n, type, port, false);
+}
+
+long sync_wait(int id) {
+    Sync s;
+    {
+        hal::Guard g(lock);
+        Sync *e = get(id, true);
+        if (!e) return -TS_EBADF;
+        s = *e;
+    }
+    const int first = s.type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
+    const int last = s.type == TS_SYNC_ALL_TO_ONE ? s.n : 1;
+    for (int i = first; i < last; ++i)
+        block_until([&] { return hal::noc::sync_consume(s.port, s.clusters[i]); });
+    return 0;
+}
+
+long sync_signal(int id) {
+    Sync s;
+    {
+        hal::Guard g(lock);
+        Sync *e = get(id, false);
+        if (!e) return -TS_EBADF;
+        s = *e;
+    }
+    if (s.type == TS_SYNC_ALL_TO_ONE) {
+        hal::noc::sync_signal(s.clusters[0], s.port);
+    } else {
+        for (int i = 1; i < s.n; ++i) hal::noc::sync_signal(s.clusters[i], s.port);
+    }
+    return 0;
+}
+
+long sync_close(int id) {
+    hal::Guard g(lock);
+    Sync *e = get(id, false);
+    if (!e) return -TS_EBADF;
+    e->used = false;
+    return 0;
+}
+
+long sync_unlink(int id) {
+    hal::Guard g(lock);
+    Sync *e = get(id, true);
+    if (!e) return -TS_EBADF;
+    e->used = false;
+    return 0;
+}
+
+// ---- kernel calls ----
+
+namespace {
+
+long with_user_list(uint64_t ptr, uint64_t n, long (*op)(const int *, int, int, int), uint64_t type,
+                    uint64_t port) {
+    if (n < 2 || n > TS_MAX_CLUSTERS) return -TS_EINVAL;
+    int clusters[TS_MAX_CLUSTERS];
+    if (long err = copy_from_user(clusters, ptr, n * sizeof(int))) return err;
+    return op(clusters, static_cast<int>(n), static_cast<int>(type), static_cast<int>(port));
+}
+
+}  // namespace
+
+long sys_sync_create(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
+    return with_user_list(list, n, sync_create, type, port);
+}
+
+long sys_sync_open(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
+    return with_user_list(list, n, sync_open, type, port);
+}
+
+long sys_sync_wait(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_wait(static_cast<int>(id)); }
+long sys_sync_signal(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_signal(static_cast<int>(id)); }
+long sys_sync_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_close(static_cast<int>(id)); }
+long sys_sync_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_unlink(static_cast<int>(id)); }
+
+}  // namespace kernel::ikc

@@ -1,0 +1,35 @@
+// Start-up of a cluster's kernel.
+#include "ikc/ikc.hpp"
+#include "kernel/kernel.hpp"
+#include "services/spawn/spawn.hpp"
+
+namespace kernel {
+
+hal::Spinlock lock;
+hal::AddressSpace kernel_space;
+
+namespace {
+
+[[noreturn]] void core_entry(int core) {
+    kernel_space.activate();
+    core_loop(core);
+}
+
+}  // namespace
+}  // namespace kernel
+
+using namespace kernel;
+
+// The master (core 0): set up memory, bring up the other cores, then run
+// the spawn server.
+extern "C" void kernel_main(int) {
+    frames_init();
+    if (!kernel_space.init(frame_alloc, nullptr)) panic("cannot build the kernel address space");
+    kernel_space.activate();
+    ikc::init();
+    for (int core = 1; core < hal::ncores(); ++core)
+        if (!hal::start_core(core, core_entry)) panic("a core does not start");
+    kprintf("[kernel] cluster %d up: %d cores, %lu KiB free\n", hal::cluster_id(), hal::ncores(),
+            frames_free_count() * hal::page_size / 1024);
+    spawn_server();
+}

@@ -1,0 +1,132 @@
+// Spawn server and job monitor.
+//
+// Rings: cluster 0 starts its services (ring 0: the name server), then
+// releases the compute clusters through a ONE_TO_ALL sync; each compute
+// cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
+// program (ring 1). When that process ends, its spawn server sends an exit
+// report to cluster 0's kernel port; cluster 0 powers off with the first
+// non-zero status once every hosting cluster has reported. MPI_Abort sends
+// an abort report that powers off at once.
+#include "services/spawn/spawn.hpp"
+
+#include "ikc/ikc.hpp"
+#include "kernel/kernel.hpp"
+#include "services/pm/mapping.hpp"
+
+namespace kernel {
+namespace {
+
+enum class ReportKind : int { exit = 1, abort = 2 };
+
+struct Report {
+    ReportKind kind;
+    int cluster;
+    int status;
+};
+
+constexpr int ring_sync_port = 0;
+
+tessera::pm::JobShape job_shape() {
+    const ts_manifest &m = hal::manifest();
+    return {static_cast<int>(m.np), static_cast<int>(m.nclusters - m.nio_clusters),
+            static_cast<int>(m.slots_per_cluster), static_cast<tessera::pm::MapPolicy>(m.map_policy)};
+}
+
+void send_report(ReportKind kind, int status) {
+    const long out = ikc::mailbox_open(TS_PORT_KERNEL, 0, TS_PORT_KERNEL);
+    if (out < 0) panic("cannot open the job monitor's mailbox");
+    const Report r{kind, hal::cluster_id(), status};
+    ikc::mailbox_write(static_cast<int>(out), &r, sizeof(r));
+    ikc::mailbox_close(static_cast<int>(out));
+}
+
+// Cluster 0 and the compute clusters, for the ring barrier.
+int ring_members(int *clusters) {
+    const ts_manifest &m = hal::manifest();
+    int n = 0;
+    clusters[n++] = 0;
+    for (unsigned c = m.nio_clusters; c < m.nclusters; ++c) clusters[n++] = static_cast<int>(c);
+    return n;
+}
+
+Process *start_ring(unsigned ring) {
+    const ts_manifest &m = hal::manifest();
+    Process *last = nullptr;
+    for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
+        const ts_program_desc &prog = m.programs[i];
+        if (prog.ring != ring) continue;
+        if (prog.is_mpi) {
+            const int compute_index = hal::cluster_id() - static_cast<int>(m.nio_clusters);
+            if (job_shape().ranks_on(compute_index) == 0) continue;
+        }
+        const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
+        hal::Guard g(lock);
+        last = process_spawn(prog.name, elf, prog.size);
+        if (!last) return nullptr;
+    }
+    return last;
+}
+
+[[noreturn]] void job_monitor() {
+    const tessera::pm::JobShape shape = job_shape();
+    int expected = 0;
+    for (int k = 0; k < shape.ncompute; ++k) expected += shape.ranks_on(k) > 0 ? 1 : 0;
+    const long in = ikc::mailbox_create(TS_PORT_KERNEL);
+    if (in < 0) panic("cannot create the job monitor's mailbox");
+    int status = 0;
+    for (int reported = 0; reported < expected;) {
+        Report r{};
+        ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r));
+        if (r.kind == ReportKind::abort) {
+            kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.status);
+            hal::poweroff(r.status);
+        }
+        kprintf("[kernel] cluster %d: MPI program exited with status %d\n", r.cluster, r.status);
+        if (status == 0) status = r.status;
+        ++reported;
+    }
+    kprintf("[kernel] job done: status %d\n", status);
+    hal::poweroff(status);
+}
+
+}  // namespace
+
+void job_abort(int code) {
+    if (hal::cluster_id() == 0) hal::poweroff(code);
+    send_report(ReportKind::abort, code);
+    {
+        hal::Guard g(lock);
+        process_kill(current_process(), code);
+    }
+    thread_exit(code);
+}
+
+void spawn_server() {
+    const ts_manifest &m = hal::manifest();
+    const int self = hal::cluster_id();
+    int members[TS_MAX_CLUSTERS];
+    const int n = ring_members(members);
+    if (self == 0) {
+        if (!start_ring(0)) kprintf("tessera: cluster 0: services did not start\n");
+        const long ring = ikc::sync_open(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
+        if (ring < 0) panic("cannot open the ring barrier");
+        ikc::sync_signal(static_cast<int>(ring));
+        job_monitor();
+    }
+    if (static_cast<unsigned>(self) < m.nio_clusters) hal::halt();  // other I/O clusters: idle for now
+    const long ring = ikc::sync_create(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
+    if (ring < 0) panic("cannot create the ring barrier");
+    ikc::sync_wait(static_cast<int>(ring));
+    Process *p = start_ring(1);
+    if (!p) {
+        // Either this cluster hosts no rank, or the program failed to start.
+        const int compute_index = self - static_cast<int>(m.nio_clusters);
+        if (job_shape().ranks_on(compute_index) > 0) send_report(ReportKind::exit, 127);
+        hal::halt();
+    }
+    block_until([&] { return process_done(p); });
+    send_report(ReportKind::exit, p->status);
+    hal::halt();
+}
+
+}  // namespace kernel
