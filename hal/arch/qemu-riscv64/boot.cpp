@@ -4,6 +4,7 @@
 // it). That boot hart checks every cluster's image header and starts each
 // cluster's master with SBI HSM; each master then starts its own cores.
 #include "hal/hal.hpp"
+#include "hal/image_check.hpp"
 #include "riscv.hpp"
 #include "sbi.hpp"
 
@@ -81,8 +82,10 @@ extern "C" [[noreturn]] void hal_boot(unsigned long hartid) {
     for (unsigned c = 0; c < m.nclusters; ++c) {
         const auto &desc = m.clusters[c];
         const auto *h = reinterpret_cast<const ts_image_header *>(desc.window_base);
-        if (h->magic != TS_IMAGE_MAGIC || h->cluster_id != c || h->window_base != desc.window_base) {
-            say_cluster(": bad image header, not starting the machine\n", c);
+        if (const ImageError e = check_image_header(*h, c, desc); e != ImageError::none) {
+            say_cluster(": ", c);
+            say(image_error_text(e));
+            say(", not starting the machine\n");
             poweroff(status_bad_image);
         }
         if (desc.first_hart == hartid) {
