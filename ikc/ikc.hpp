@@ -45,26 +45,40 @@ long sync_signal(int id);
 long sync_close(int id);
 long sync_unlink(int id);
 
-// Kernel-call handlers: check user arguments, then call the above.
-long sys_mailbox_create(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_mailbox_open(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_mailbox_read(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_mailbox_write(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_mailbox_close(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_mailbox_unlink(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_create(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_allow(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_open(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_read(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_write(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_close(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_portal_unlink(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_create(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_open(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_wait(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_signal(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_close(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_sync_unlink(uint64_t, uint64_t, uint64_t, uint64_t);
+// ---- kernel-call adapters ------------------------------------------------------
+// They turn a kernel call's registers into the arguments of the functions
+// above, checking user buffers on the way; syscall.cpp lists them.
+
+template <long (*F)(int)>
+long sys_id(uint64_t a0, uint64_t, uint64_t, uint64_t) {
+    return F(static_cast<int>(a0));
+}
+
+template <long (*F)(int, int, int)>
+long sys_three(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t) {
+    return F(static_cast<int>(a0), static_cast<int>(a1), static_cast<int>(a2));
+}
+
+template <long (*F)(int, void *, size_t)>
+long sys_receive(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, true)) return err;
+    return F(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
+}
+
+template <long (*F)(int, const void *, size_t)>
+long sys_send(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
+    if (long err = check_user(buf, size, false)) return err;
+    return F(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
+}
+
+/// For sync create/open: copies the user's cluster list first.
+template <long (*F)(const int *, int, int, int)>
+long sys_sync_make(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
+    if (n < 2 || n > TS_MAX_CLUSTERS) return -TS_EINVAL;
+    int clusters[TS_MAX_CLUSTERS];
+    if (long err = copy_from_user(clusters, list, n * sizeof(int))) return err;
+    return F(clusters, static_cast<int>(n), static_cast<int>(type), static_cast<int>(port));
+}
 
 // ---- shared by mailboxes and portals ----------------------------------------
 

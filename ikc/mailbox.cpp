@@ -139,27 +139,4 @@ long mailbox_write(int id, const void *buf, size_t size) {
     return static_cast<long>(size);
 }
 
-// ---- kernel calls ----
-
-long sys_mailbox_create(uint64_t port, uint64_t, uint64_t, uint64_t) {
-    return mailbox_create(static_cast<int>(port));
-}
-
-long sys_mailbox_open(uint64_t local_port, uint64_t cluster, uint64_t port, uint64_t) {
-    return mailbox_open(static_cast<int>(local_port), static_cast<int>(cluster), static_cast<int>(port));
-}
-
-long sys_mailbox_read(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, true)) return err;
-    return mailbox_read(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
-}
-
-long sys_mailbox_write(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, false)) return err;
-    return mailbox_write(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
-}
-
-long sys_mailbox_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return mailbox_close(static_cast<int>(id)); }
-long sys_mailbox_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return mailbox_unlink(static_cast<int>(id)); }
-
 }  // namespace kernel::ikc

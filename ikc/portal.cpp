@@ -106,31 +106,4 @@ long portal_write(int id, const void *buf, size_t size) {
     return static_cast<long>(size);
 }
 
-// ---- kernel calls ----
-
-long sys_portal_create(uint64_t port, uint64_t, uint64_t, uint64_t) {
-    return portal_create(static_cast<int>(port));
-}
-
-long sys_portal_allow(uint64_t id, uint64_t cluster, uint64_t port, uint64_t) {
-    return portal_allow(static_cast<int>(id), static_cast<int>(cluster), static_cast<int>(port));
-}
-
-long sys_portal_open(uint64_t local_port, uint64_t cluster, uint64_t port, uint64_t) {
-    return portal_open(static_cast<int>(local_port), static_cast<int>(cluster), static_cast<int>(port));
-}
-
-long sys_portal_read(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, true)) return err;
-    return portal_read(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
-}
-
-long sys_portal_write(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, false)) return err;
-    return portal_write(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
-}
-
-long sys_portal_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return portal_close(static_cast<int>(id)); }
-long sys_portal_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return portal_unlink(static_cast<int>(id)); }
-
 }  // namespace kernel::ikc

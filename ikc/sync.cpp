@@ -102,47 +102,19 @@ long sync_signal(int id) {
     return 0;
 }
 
-long sync_close(int id) {
-    hal::Guard g(lock);
-    Sync *e = get(id, false);
-    if (!e) return -TS_EBADF;
-    e->used = false;
-    return 0;
-}
-
-long sync_unlink(int id) {
-    hal::Guard g(lock);
-    Sync *e = get(id, true);
-    if (!e) return -TS_EBADF;
-    e->used = false;
-    return 0;
-}
-
-// ---- kernel calls ----
-
 namespace {
 
-long with_user_list(uint64_t ptr, uint64_t n, long (*op)(const int *, int, int, int), uint64_t type,
-                    uint64_t port) {
-    if (n < 2 || n > TS_MAX_CLUSTERS) return -TS_EINVAL;
-    int clusters[TS_MAX_CLUSTERS];
-    if (long err = copy_from_user(clusters, ptr, n * sizeof(int))) return err;
-    return op(clusters, static_cast<int>(n), static_cast<int>(type), static_cast<int>(port));
+long release(int id, bool waiter) {
+    hal::Guard g(lock);
+    Sync *e = get(id, waiter);
+    if (!e) return -TS_EBADF;
+    e->used = false;
+    return 0;
 }
 
 }  // namespace
 
-long sys_sync_create(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
-    return with_user_list(list, n, sync_create, type, port);
-}
-
-long sys_sync_open(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
-    return with_user_list(list, n, sync_open, type, port);
-}
-
-long sys_sync_wait(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_wait(static_cast<int>(id)); }
-long sys_sync_signal(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_signal(static_cast<int>(id)); }
-long sys_sync_close(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_close(static_cast<int>(id)); }
-long sys_sync_unlink(uint64_t id, uint64_t, uint64_t, uint64_t) { return sync_unlink(static_cast<int>(id)); }
+long sync_close(int id) { return release(id, false); }
+long sync_unlink(int id) { return release(id, true); }
 
 }  // namespace kernel::ikc
