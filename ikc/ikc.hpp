@@ -91,9 +91,13 @@ struct Endpoint {
     int local_port = 0;
     int remote_cluster = -1;
     int remote_port = -1;
+    bool allowed = false;  ///< input portals: an allow waits for its read
+    int allow_cluster = -1;
+    int allow_port = -1;
 };
 
-/// The virtual table of one abstraction. Kernel lock held for every call.
+/// The virtual table of one abstraction. create/open/release take the
+/// kernel lock; get needs it held.
 template <int N>
 struct EndpointTable {
     Endpoint entries[N];
@@ -114,19 +118,21 @@ bool valid_cluster(int cluster);
 template <int N>
 long EndpointTable<N>::create(int port) {
     if (!valid_port(port)) return -TS_EINVAL;
+    hal::Guard g(lock);
     int free = -1;
     for (int i = 0; i < N; ++i) {
         if (entries[i].used && entries[i].input && entries[i].local_port == port) return -TS_EBUSY;
         if (!entries[i].used && free < 0) free = i;
     }
     if (free < 0) return -TS_ENFILE;
-    entries[free] = Endpoint{true, true, current_process(), port, -1, -1};
+    entries[free] = Endpoint{true, true, current_process(), port};
     return free;
 }
 
 template <int N>
 long EndpointTable<N>::open(int local_port, int cluster, int port) {
     if (!valid_port(local_port) || !valid_port(port) || !valid_cluster(cluster)) return -TS_EINVAL;
+    hal::Guard g(lock);
     for (int i = 0; i < N; ++i) {
         if (!entries[i].used) {
             entries[i] = Endpoint{true, false, current_process(), local_port, cluster, port};
@@ -145,6 +151,7 @@ Endpoint *EndpointTable<N>::get(int id, bool input) {
 
 template <int N>
 long EndpointTable<N>::release(int id, bool input) {
+    hal::Guard g(lock);
     Endpoint *e = get(id, input);
     if (!e) return -TS_EBADF;
     e->used = false;

@@ -87,25 +87,10 @@ void mailbox_init() {
 
 size_t mailbox_payload() { return hal::noc::mailbox_size() - sizeof(Header); }
 
-long mailbox_create(int port) {
-    hal::Guard g(lock);
-    return mailboxes.create(port);
-}
-
-long mailbox_open(int local_port, int cluster, int port) {
-    hal::Guard g(lock);
-    return mailboxes.open(local_port, cluster, port);
-}
-
-long mailbox_close(int id) {
-    hal::Guard g(lock);
-    return mailboxes.release(id, false);
-}
-
-long mailbox_unlink(int id) {
-    hal::Guard g(lock);
-    return mailboxes.release(id, true);
-}
+long mailbox_create(int port) { return mailboxes.create(port); }
+long mailbox_open(int local_port, int cluster, int port) { return mailboxes.open(local_port, cluster, port); }
+long mailbox_close(int id) { return mailboxes.release(id, false); }
+long mailbox_unlink(int id) { return mailboxes.release(id, true); }
 
 long mailbox_read(int id, void *buf, size_t size) {
     int port;

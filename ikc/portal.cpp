@@ -11,63 +11,40 @@ namespace {
 
 constexpr int max_portals = 64;
 
-struct Allow {
-    bool pending = false;
-    int cluster = -1;
-    int port = -1;
-};
-
 EndpointTable<max_portals> portals;
-Allow allows[max_portals];
 bool hardware_busy;  // the input portal is in a transfer
 
 }  // namespace
 
-long portal_create(int port) {
-    hal::Guard g(lock);
-    const long id = portals.create(port);
-    if (id >= 0) allows[id] = Allow{};
-    return id;
-}
-
-long portal_open(int local_port, int cluster, int port) {
-    hal::Guard g(lock);
-    return portals.open(local_port, cluster, port);
-}
-
-long portal_close(int id) {
-    hal::Guard g(lock);
-    return portals.release(id, false);
-}
-
-long portal_unlink(int id) {
-    hal::Guard g(lock);
-    return portals.release(id, true);
-}
+long portal_create(int port) { return portals.create(port); }
+long portal_open(int local_port, int cluster, int port) { return portals.open(local_port, cluster, port); }
+long portal_close(int id) { return portals.release(id, false); }
+long portal_unlink(int id) { return portals.release(id, true); }
 
 long portal_allow(int id, int cluster, int port) {
     hal::Guard g(lock);
-    if (!portals.get(id, true)) return -TS_EBADF;
+    Endpoint *e = portals.get(id, true);
+    if (!e) return -TS_EBADF;
     if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
-    allows[id] = Allow{true, cluster, port};
+    e->allowed = true;
+    e->allow_cluster = cluster;
+    e->allow_port = port;
     return 0;
 }
 
 long portal_read(int id, void *buf, size_t size) {
-    Allow allow;
-    int port;
+    Endpoint allow;
     {
         hal::Guard g(lock);
         Endpoint *e = portals.get(id, true);
         if (!e) return -TS_EBADF;
-        if (!allows[id].pending) return -TS_EINVAL;  // read without an allow
-        allow = allows[id];
-        allows[id].pending = false;
-        port = e->local_port;
+        if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
+        allow = *e;
+        e->allowed = false;
     }
     if (size == 0) return 0;
     block_until([&] { return !hardware_busy && (hardware_busy = true); });
-    hal::noc::portal_allow(allow.cluster, portal_tag(allow.port, port));
+    hal::noc::portal_allow(allow.allow_cluster, portal_tag(allow.allow_port, allow.local_port));
     auto *dst = static_cast<char *>(buf);
     const size_t chunk = hal::noc::portal_chunk();
     for (size_t done = 0; done < size;) {
