@@ -104,6 +104,7 @@ extern "C" [[noreturn]] void hal_boot(unsigned long hartid) {
 extern "C" [[noreturn]] void hal_core_start(int core) {
     HAL_CSR_WRITE(stvec, reinterpret_cast<uintptr_t>(hal_trap_vector));
     HAL_CSR_SET(sstatus, rv::sstatus_sum);
+    HAL_CSR_WRITE(scounteren, 7);  // U-mode may read cycle, time, instret
     HAL_CSR_WRITE(sie, rv::sie_ssie);
     if (core == 0) kernel_main(0);
     core_entries[core](core);

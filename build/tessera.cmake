@@ -1,0 +1,120 @@
+# How a Tessera *user program* is compiled and linked (target build only).
+#
+# The flag lists below are written once and used twice: by the CMake targets
+# (the `tessera_user` interface target and tessera_add_program) and, through
+# ${CMAKE_BINARY_DIR}/mpicc.cfg, by tools/mpicc. Change them here only.
+#
+#   tessera_add_program(NAME SOURCES... [MPI])
+#       builds ${CMAKE_BINARY_DIR}/bin/NAME.elf: a static ELF linked at
+#       0x40000000 with crt0 + libc glue, [lwmpi], ts_names, ts_runtime and
+#       picolibc. In the host build it does nothing, so callers may but need
+#       not guard it with if(TESSERA_TARGET).
+#
+# A user *library* (LWMPI, ...) gets the same compile flags, the picolibc
+# headers and <tessera/runtime.h> with target_link_libraries(LIB PUBLIC
+# ts_runtime).
+
+if(NOT TESSERA_TARGET)
+  function(tessera_add_program NAME)
+  endfunction()
+  return()
+endif()
+
+set(TESSERA_PICOLIBC_DIR /usr/lib/picolibc/riscv64-unknown-elf
+    CACHE PATH "picolibc for riscv64 (Debian picolibc-riscv64-unknown-elf)")
+set(TESSERA_USER_LD ${CMAKE_SOURCE_DIR}/userland/runtime/user.ld)
+
+if(NOT DEFINED TESSERA_ARCH_FLAGS)
+  set(TESSERA_ARCH_FLAGS "-march=rv64gc -mabi=lp64d")
+endif()
+separate_arguments(_ts_arch UNIX_COMMAND "${TESSERA_ARCH_FLAGS}")
+
+# The compiler's own headers (stddef.h, stdarg.h, ...) and libgcc. -nostdinc
+# below drops every default include folder, which would otherwise let the
+# glibc headers of riscv64-linux-gnu leak in next to picolibc's.
+execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-file-name=include
+                OUTPUT_VARIABLE _ts_gcc_include OUTPUT_STRIP_TRAILING_WHITESPACE)
+execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-libgcc-file-name
+                OUTPUT_VARIABLE _ts_libgcc OUTPUT_STRIP_TRAILING_WHITESPACE)
+# C++ gets libstdc++'s header-only parts (<new>, <type_traits>, <utility>,
+# <algorithm>, <cstdlib>, ...; not <atomic> or threads: use __atomic
+# builtins). Its folders come before picolibc's (<cstdlib> does
+# #include_next <stdlib.h>); the cross glibc folder comes last of all, only
+# so libstdc++'s configuration headers find features.h.
+set(_ts_cxx_includes)
+set(_ts_cxx_config_include)
+foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+  if(dir MATCHES "/c\\+\\+/")
+    list(APPEND _ts_cxx_includes "-isystem${dir}")
+  elseif(NOT _ts_cxx_config_include AND EXISTS ${dir}/gnu/stubs-lp64d.h)
+    set(_ts_cxx_config_include "-idirafter${dir}")
+  endif()
+endforeach()
+
+set(_ts_picolibc_lib ${TESSERA_PICOLIBC_DIR}/lib/rv64imafdc/lp64d)
+foreach(f ${TESSERA_PICOLIBC_DIR}/include/picotls.h ${_ts_picolibc_lib}/libc.a
+          ${_ts_gcc_include}/stddef.h ${_ts_libgcc})
+  if(NOT EXISTS ${f})
+    message(FATAL_ERROR "tessera: ${f} is missing (tools/setup.sh installs picolibc and the cross gcc)")
+  endif()
+endforeach()
+
+# -isystem<dir> is written joined so CMake's de-duplication of options keeps
+# every pair intact. -O2 comes after the build type's -O3 and wins.
+set(_ts_common ${_ts_arch} -mcmodel=medany -fno-pie -fno-stack-protector
+    -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
+    -ftls-model=local-exec -O2 -nostdinc)
+set(_ts_c_includes "-isystem${TESSERA_PICOLIBC_DIR}/include" "-isystem${_ts_gcc_include}")
+
+set(TESSERA_USER_C_FLAGS ${_ts_common} ${_ts_c_includes})
+set(TESSERA_USER_CXX_FLAGS ${_ts_common} -fno-exceptions -fno-rtti
+    ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_include})
+set(TESSERA_USER_LD_FLAGS ${_ts_arch} -static -nostdlib -nostartfiles
+    -T${TESSERA_USER_LD} -Wl,--gc-sections -Wl,-z,max-page-size=4096 -Wl,--build-id=none)
+# picolibc and libgcc need each other (and libm needs libc): one group.
+set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_picolibc_lib}/libc.a
+    ${_ts_picolibc_lib}/libm.a ${_ts_libgcc} -Wl,--end-group)
+
+# Usage requirements of every user library and program (ts_runtime links it
+# PUBLIC, so anything that links ts_runtime is compiled this way).
+add_library(tessera_user INTERFACE)
+target_compile_options(tessera_user INTERFACE
+  "$<$<COMPILE_LANGUAGE:C>:${TESSERA_USER_C_FLAGS}>"
+  "$<$<COMPILE_LANGUAGE:CXX>:${TESSERA_USER_CXX_FLAGS}>"
+  "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};-mcmodel=medany;-fno-pie>")
+
+# Builds bin/NAME.elf from SOURCES; MPI also links LWMPI.
+function(tessera_add_program NAME)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "MPI" "" "")
+  if(NOT ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tessera_add_program(${NAME}): no sources")
+  endif()
+  add_executable(${NAME} ${ARG_UNPARSED_ARGUMENTS} $<TARGET_OBJECTS:ts_crt0>)
+  set_target_properties(${NAME} PROPERTIES
+    OUTPUT_NAME ${NAME} SUFFIX .elf
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
+    LINK_DEPENDS ${TESSERA_USER_LD})
+  target_link_options(${NAME} PRIVATE ${TESSERA_USER_LD_FLAGS})
+  set(libs)
+  if(ARG_MPI)
+    list(APPEND libs lwmpi)
+  endif()
+  # Order matters for static archives: LWMPI uses the name client, both use
+  # the runtime, everything uses picolibc.
+  target_link_libraries(${NAME} PRIVATE ${libs} ts_names ts_runtime ${TESSERA_USER_SYSLIBS})
+endfunction()
+
+# The same recipe for tools/mpicc, as key=value lines (values are ;-lists).
+# Generator expressions are evaluated once every target is known.
+set(_ts_lwmpi_file "$<$<TARGET_EXISTS:lwmpi>:$<TARGET_FILE:lwmpi>>")
+set(_ts_lwmpi_inc "$<$<TARGET_EXISTS:lwmpi>:$<TARGET_PROPERTY:lwmpi,INTERFACE_INCLUDE_DIRECTORIES>>")
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/mpicc.cfg CONTENT
+"# Written by build/tessera.cmake for tools/mpicc; do not edit.
+cc=${CMAKE_C_COMPILER}
+cflags=${TESSERA_USER_C_FLAGS}
+includes=$<TARGET_PROPERTY:ts_names,INTERFACE_INCLUDE_DIRECTORIES>;${_ts_lwmpi_inc}
+ldflags=${TESSERA_USER_LD_FLAGS}
+startfiles=$<TARGET_OBJECTS:ts_crt0>
+libs=${_ts_lwmpi_file};$<TARGET_FILE:ts_names>;$<TARGET_FILE:ts_runtime>
+syslibs=${TESSERA_USER_SYSLIBS}
+")

@@ -1,0 +1,49 @@
+// The name server's table and request handling, with no OS calls so the
+// host tests can check them.
+#pragma once
+
+#include <stddef.h>
+
+#include "protocol.h"
+
+namespace tessera::names {
+
+/// name -> cluster, for up to kCapacity names of 1..TS_NAME_MAX characters.
+class NameTable {
+public:
+    static constexpr int kCapacity = 128;
+
+    /// Clusters are 0..nclusters-1.
+    explicit NameTable(int nclusters) : nclusters_(nclusters) {}
+
+    /// 0 | -TS_EEXIST | -TS_ENAMETOOLONG | -TS_EINVAL | -TS_ENFILE (full).
+    int link(const char *name, int cluster);
+    /// The cluster of `name` | -TS_ENOENT | -TS_ENAMETOOLONG | -TS_EINVAL.
+    int lookup(const char *name) const;
+    /// 0 | -TS_ENOENT | -TS_ENAMETOOLONG | -TS_EINVAL.
+    int unlink(const char *name);
+    /// Names linked now.
+    int size() const { return count_; }
+
+    /// 0 for a valid name, else -TS_EINVAL (null, empty) or -TS_ENAMETOOLONG.
+    /// Reads at most TS_NAME_MAX + 1 bytes.
+    static int check_name(const char *name);
+
+private:
+    struct Entry {
+        bool used;
+        int cluster;
+        char name[TS_NAME_MAX + 1];
+    };
+
+    int find(const char *name) const;
+
+    int nclusters_;
+    int count_ = 0;
+    Entry entries_[kCapacity] = {};
+};
+
+/// Serves one request: the result to send back (-TS_EINVAL for a bad op).
+int handle_request(NameTable &table, const ts_name_request &req);
+
+}  // namespace tessera::names

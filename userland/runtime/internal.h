@@ -1,0 +1,82 @@
+/*
+ * Private interfaces of the user runtime (not for programs or LWMPI).
+ * Names start with ts__ so they never clash with user code.
+ */
+#ifndef TS_RUNTIME_INTERNAL_H
+#define TS_RUNTIME_INTERNAL_H
+
+#include <stdint.h>
+#include <tessera/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The one ecall of the runtime: a7 = number, a0..a5 = arguments, a0 =
+ * result (negative: -TS_E*). The kernel keeps every other register. */
+static inline long ts__syscall(long n, long a, long b, long c, long d, long e, long f)
+{
+    register long a0 __asm__("a0") = a;
+    register long a1 __asm__("a1") = b;
+    register long a2 __asm__("a2") = c;
+    register long a3 __asm__("a3") = d;
+    register long a4 __asm__("a4") = e;
+    register long a5 __asm__("a5") = f;
+    register long a7 __asm__("a7") = n;
+    __asm__ volatile("ecall"
+                     : "+r"(a0)
+                     : "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5), "r"(a7)
+                     : "memory");
+    return a0;
+}
+
+#define TS__SC0(n)                ts__syscall((n), 0, 0, 0, 0, 0, 0)
+#define TS__SC1(n, a)             ts__syscall((n), (long)(a), 0, 0, 0, 0, 0)
+#define TS__SC2(n, a, b)          ts__syscall((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define TS__SC3(n, a, b, c)       ts__syscall((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define TS__SC4(n, a, b, c, d)    ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* Spinlock (amoswap). Sleeping is not needed: critical sections are short
+ * and every thread of a process runs on its own core. */
+typedef struct { volatile int locked; } ts__spinlock;
+void ts__spin_lock(ts__spinlock *l);
+void ts__spin_unlock(ts__spinlock *l);
+
+/* The calling thread's identity for recursive locks: its TLS pointer (unique
+ * per live thread), never 0. */
+static inline uintptr_t ts__self_id(void)
+{
+    uintptr_t tp;
+    __asm__("mv %0, tp" : "=r"(tp));
+    return tp | 1;
+}
+
+/* Console: each thread buffers its output (stdout and stderr share the
+ * buffer, so their order is kept) and writes whole lines. */
+void ts__console_flush(void);
+void ts__console_write(const char *buf, unsigned long len);
+
+/* Ends the calling thread: runs the exit handlers when it is the process's
+ * last thread (unless `quick`), flushes its output, frees its TLS. */
+void ts__thread_finish(int status, int quick) __attribute__((noreturn));
+
+/* Per-thread MPI identity (set by crt0's rank start-up). */
+extern __thread int ts__rank;
+extern __thread int ts__local;
+
+/* Called by crt0 on the main thread with gp set; never returns. */
+void ts__start(void) __attribute__((noreturn));
+/* Entered by new threads from crt0's trampoline, tp already set. */
+struct ts__thread_start;
+void ts__thread_main(struct ts__thread_start *s) __attribute__((noreturn));
+/* crt0's trampoline: the entry given to TS_SYS_THREAD_CREATE. */
+void ts__thread_entry(void *start);
+
+/* The main thread's static TLS block (user.ld). */
+extern char __ts_main_tls[];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+/* What a thread knows of itself and its job: the job info (asked once),
+ * its MPI identity and the time. */
+#include "internal.h"
+
+__thread int ts__rank = -1;
+__thread int ts__local = -1;
+
+static struct ts_job_info job_info;
+static volatile int job_loaded;
+
+/* crt0 calls this before any other thread exists, so no lock is needed;
+ * a failed call leaves a zeroed info (np 0: runs as a plain program). */
+const struct ts_job_info *ts_job(void)
+{
+    if (!job_loaded) {
+        if (TS__SC1(TS_SYS_JOB_INFO, &job_info) < 0) {
+            struct ts_job_info none = {0};
+            job_info = none;
+        }
+        job_info.args[TS_ARGS_MAX - 1] = '\0'; /* never trust a length */
+        job_loaded = 1;
+    }
+    return &job_info;
+}
+
+int ts_rank(void) { return ts__rank; }
+int ts_local_index(void) { return ts__local; }
+
+/* The time CSR; the kernel enables U-mode reads (scounteren.TM). */
+unsigned long ts_time(void)
+{
+    unsigned long t;
+    __asm__ volatile("rdtime %0" : "=r"(t));
+    return t;
+}

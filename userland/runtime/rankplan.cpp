@@ -1,0 +1,29 @@
+// crt0's placement of MPI ranks on this cluster, by the process manager's
+// own mapping code, so the two can never disagree.
+#include "rankplan.h"
+
+#include "mapping.hpp"
+
+using tessera::pm::JobShape;
+using tessera::pm::MapPolicy;
+
+extern "C" int ts__local_ranks(const struct ts_job_info *job, int *ranks, int max)
+{
+    if (job->np <= 0)
+        return 0;
+    const JobShape shape{job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
+                         job->map_policy == TS_MAP_SCATTER ? MapPolicy::scatter
+                                                           : MapPolicy::compact};
+    if (!shape.fits() || (job->map_policy != TS_MAP_COMPACT && job->map_policy != TS_MAP_SCATTER))
+        return -TS_EINVAL;
+    const int cluster = job->cluster_id - job->nio_clusters;
+    if (cluster < 0 || cluster >= shape.ncompute)
+        return 0;
+    const int n = shape.ranks_on(cluster);
+    if (n > max)
+        return -TS_EINVAL;
+    // Both policies fill a cluster's local indices from 0 without holes.
+    for (int local = 0; local < n; ++local)
+        ranks[local] = shape.rank_at(cluster, local);
+    return n;
+}

@@ -1,0 +1,25 @@
+/*
+ * Which MPI ranks a cluster hosts: crt0's view of the process manager's
+ * mapping policies (services/pm/mapping.hpp). Pure, so the host tests can
+ * check it.
+ */
+#ifndef TS_RANKPLAN_H
+#define TS_RANKPLAN_H
+
+#include <tessera/syscall.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills ranks[local] with the rank of each MPI process this cluster hosts,
+ * local index 0 first, and returns how many (at most max). 0 means no MPI
+ * process here: np == 0, an I/O cluster, or a compute cluster the job does
+ * not use. -TS_EINVAL: the job does not fit the platform, or more than max. */
+int ts__local_ranks(const struct ts_job_info *job, int *ranks, int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

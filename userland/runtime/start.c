@@ -1,0 +1,92 @@
+/* Program start-up on the main thread, then the MPI start-up: one thread
+ * per MPI process this cluster hosts, each running main() with its own
+ * rank (DESIGN: the first MPI process of a cluster is the process, the
+ * others are threads of it). */
+#include <picolibc.h> /* before picotls.h, which needs PICOLIBC_TLS */
+#include <picotls.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rankplan.h"
+
+extern int main(int argc, char **argv);
+extern void __libc_init_array(void);
+
+/* At most this many MPI processes per cluster (MPPA-256: 16 PEs). */
+#define MAX_LOCAL 64
+
+static int local_ranks[MAX_LOCAL];
+
+/* A private argv for each rank (programs may modify theirs, e.g. getopt),
+ * from the job's argc NUL-terminated strings. */
+static char **make_argv(int *argc_out)
+{
+    const struct ts_job_info *job = ts_job();
+    int argc = job->argc > 0 ? job->argc : 0;
+    char **argv = malloc((size_t)(argc + 2) * sizeof(char *) + TS_ARGS_MAX);
+    if (!argv) {
+        static char *none[] = {"", 0};
+        *argc_out = 1;
+        return none;
+    }
+    char *text = (char *)(argv + argc + 2);
+    memcpy(text, job->args, TS_ARGS_MAX);
+    int n = 0;
+    for (char *p = text; n < argc && p < text + TS_ARGS_MAX; p += strlen(p) + 1)
+        argv[n++] = p;
+    if (n == 0) /* programs print argv[0] in their usage messages */
+        argv[n++] = "";
+    argv[n] = 0;
+    *argc_out = n;
+    return argv;
+}
+
+static void __attribute__((noreturn)) run_main(void)
+{
+    int argc;
+    char **argv = make_argv(&argc);
+    exit(main(argc, argv));
+}
+
+static void rank_thread(void *arg)
+{
+    int local = (int)(intptr_t)arg;
+    ts__rank = local_ranks[local];
+    ts__local = local;
+    run_main();
+}
+
+static void __attribute__((noreturn)) fail(const char *what, int err)
+{
+    fprintf(stderr, "tessera: cluster %d: %s (error %d)\n", ts_job()->cluster_id, what, err);
+    ts_job_abort(1);
+}
+
+void ts__start(void)
+{
+    /* Nothing before this point may touch TLS. */
+    _init_tls(__ts_main_tls);
+    _set_tls(__ts_main_tls);
+
+    const struct ts_job_info *job = ts_job();
+    __libc_init_array();
+
+    int n = ts__local_ranks(job, local_ranks, MAX_LOCAL);
+    if (n < 0)
+        fail("the MPI job does not fit this platform", n);
+    if (n == 0) /* a service, or no rank here: main runs once, rank -1 */
+        run_main();
+
+    /* Every other local rank first, so no rank waits on one not started. */
+    for (int local = 1; local < n; ++local) {
+        int tid = ts_thread_create(rank_thread, (void *)(intptr_t)local);
+        if (tid < 0)
+            fail("cannot start an MPI process thread", tid);
+    }
+    rank_thread((void *)0);
+    for (;;)
+        ;
+}

@@ -1,0 +1,89 @@
+/* The plain kernel-call wrappers of <tessera/runtime.h>: same arguments,
+ * same results as the calls in <tessera/syscall.h>, all through the one
+ * ecall helper ts__syscall. */
+#include "internal.h"
+
+int ts_sleep_ns(unsigned long ns) { return (int)TS__SC1(TS_SYS_SLEEP, ns); }
+
+int ts_thread_join(int tid, int *status)
+{
+    return (int)TS__SC2(TS_SYS_THREAD_JOIN, tid, status);
+}
+
+/* A thread never changes core, so its tid is asked once. */
+static __thread int self_tid = -1;
+
+int ts_thread_self(void)
+{
+    if (self_tid < 0)
+        self_tid = (int)TS__SC0(TS_SYS_THREAD_SELF);
+    return self_tid;
+}
+
+void ts_job_abort(int code)
+{
+    ts__console_flush(); /* the caller's last words */
+    TS__SC1(TS_SYS_JOB_ABORT, code);
+    for (;;)
+        ;
+}
+
+int ts_mailbox_create(int port) { return (int)TS__SC1(TS_SYS_MAILBOX_CREATE, port); }
+
+int ts_mailbox_open(int local_port, int cluster, int port)
+{
+    return (int)TS__SC3(TS_SYS_MAILBOX_OPEN, local_port, cluster, port);
+}
+
+long ts_mailbox_read(int id, void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_MAILBOX_READ, id, buf, size);
+}
+
+long ts_mailbox_write(int id, const void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_MAILBOX_WRITE, id, buf, size);
+}
+
+int ts_mailbox_close(int id) { return (int)TS__SC1(TS_SYS_MAILBOX_CLOSE, id); }
+int ts_mailbox_unlink(int id) { return (int)TS__SC1(TS_SYS_MAILBOX_UNLINK, id); }
+
+int ts_portal_create(int port) { return (int)TS__SC1(TS_SYS_PORTAL_CREATE, port); }
+
+int ts_portal_allow(int id, int cluster, int port)
+{
+    return (int)TS__SC3(TS_SYS_PORTAL_ALLOW, id, cluster, port);
+}
+
+int ts_portal_open(int local_port, int cluster, int port)
+{
+    return (int)TS__SC3(TS_SYS_PORTAL_OPEN, local_port, cluster, port);
+}
+
+long ts_portal_read(int id, void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_PORTAL_READ, id, buf, size);
+}
+
+long ts_portal_write(int id, const void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_PORTAL_WRITE, id, buf, size);
+}
+
+int ts_portal_close(int id) { return (int)TS__SC1(TS_SYS_PORTAL_CLOSE, id); }
+int ts_portal_unlink(int id) { return (int)TS__SC1(TS_SYS_PORTAL_UNLINK, id); }
+
+int ts_sync_create(const int *clusters, int n, int type, int port)
+{
+    return (int)TS__SC4(TS_SYS_SYNC_CREATE, clusters, n, type, port);
+}
+
+int ts_sync_open(const int *clusters, int n, int type, int port)
+{
+    return (int)TS__SC4(TS_SYS_SYNC_OPEN, clusters, n, type, port);
+}
+
+int ts_sync_wait(int id) { return (int)TS__SC1(TS_SYS_SYNC_WAIT, id); }
+int ts_sync_signal(int id) { return (int)TS__SC1(TS_SYS_SYNC_SIGNAL, id); }
+int ts_sync_close(int id) { return (int)TS__SC1(TS_SYS_SYNC_CLOSE, id); }
+int ts_sync_unlink(int id) { return (int)TS__SC1(TS_SYS_SYNC_UNLINK, id); }

@@ -1,0 +1,82 @@
+/* User threads: each gets its own TLS block (picolibc's errno and stdio
+ * state, the runtime's rank and output buffer live there), allocated with
+ * the start record that crt0's trampoline reads. */
+#include <malloc.h>
+#include <picolibc.h> /* before picotls.h, which needs PICOLIBC_TLS */
+#include <picotls.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* What ts__thread_entry receives. tls must stay first (crt0 loads it). */
+struct ts__thread_start {
+    void *tls;
+    void (*fn)(void *);
+    void *arg;
+    int rank, local; /* inherited from the creator */
+};
+
+/* Threads of this process that have not finished, the main thread
+ * included: the last one to finish runs the exit handlers. */
+static int live_threads = 1;
+
+/* The block to free when this thread ends (the main thread's is static). */
+static __thread struct ts__thread_start *own_block;
+
+int ts_thread_create(void (*fn)(void *), void *arg)
+{
+    size_t align = _tls_align();
+    size_t head = (sizeof(struct ts__thread_start) + align - 1) & ~(align - 1);
+    struct ts__thread_start *s = memalign(align, head + _tls_size());
+    if (!s)
+        return -TS_ENOMEM;
+    s->tls = (char *)s + head;
+    s->fn = fn;
+    s->arg = arg;
+    s->rank = ts__rank;
+    s->local = ts__local;
+    _init_tls(s->tls);
+
+    __atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
+    long tid = TS__SC2(TS_SYS_THREAD_CREATE, ts__thread_entry, s);
+    if (tid < 0) {
+        __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
+        free(s);
+    }
+    return (int)tid;
+}
+
+void ts__thread_main(struct ts__thread_start *s)
+{
+    own_block = s;
+    ts__rank = s->rank;
+    ts__local = s->local;
+    s->fn(s->arg);
+    ts__thread_finish(0, 0);
+}
+
+void ts_thread_exit(int status) { ts__thread_finish(status, 0); }
+
+/* From picolibc: atexit handlers (weak: absent when nobody registers one)
+ * and static destructors. */
+extern void __call_exitprocs(int code, void *dso) __attribute__((weak));
+extern void __libc_fini_array(void);
+
+void ts__thread_finish(int status, int quick)
+{
+    int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
+    if (last && !quick) {
+        if (__call_exitprocs)
+            __call_exitprocs(status, 0);
+        __libc_fini_array();
+    }
+    ts__console_flush();
+    /* Nothing below touches TLS, so the block can go back to the heap while
+     * tp still points at it. */
+    void *block = own_block;
+    if (block)
+        free(block);
+    TS__SC1(TS_SYS_THREAD_EXIT, status);
+    for (;;)
+        ;
+}
