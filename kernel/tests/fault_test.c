@@ -1,0 +1,39 @@
+/* On-target test: a user fault kills only the faulting process, with a
+ * one-line report, and the job ends with a non-zero status.
+ * fault_test KIND, KIND one of: load kernel text illegal stack none.
+ * Rank 0 faults; other ranks (on other clusters) end normally. */
+#include <stdio.h>
+#include <string.h>
+
+#include <mpi.h>
+
+static int deep(volatile char *p, int n) {
+    volatile char frame[1024];
+    frame[0] = (char)n;
+    return n ? deep(frame, n - 1) + frame[0] + p[0] : 0;
+}
+
+int main(int argc, char **argv);
+
+static void fault(const char *kind) {
+    if (!strcmp(kind, "load")) {
+        printf("value %d\n", *(volatile int *)0x10);
+    } else if (!strcmp(kind, "kernel")) {
+        printf("value %d\n", *(volatile int *)0x80200000ul);
+    } else if (!strcmp(kind, "text")) {
+        *(volatile unsigned *)(void *)&main = 0;
+    } else if (!strcmp(kind, "illegal")) {
+        __asm__ volatile(".word 0x00000000");
+    } else if (!strcmp(kind, "stack")) {
+        printf("depth %d\n", deep(0, 1 << 20));
+    }
+}
+
+int main(int argc, char **argv) {
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && argc > 1) fault(argv[1]);
+    printf("rank %d survived\n", rank);
+    return 0;
+}
