@@ -1,0 +1,55 @@
+#include "check.hpp"
+
+#include "handles.hpp"
+
+namespace lwmpi {
+
+int check_count(int count) { return count >= 0 ? MPI_SUCCESS : MPI_ERR_COUNT; }
+
+int check_datatype(MPI_Datatype datatype) {
+    return datatype_info(datatype) ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+int check_buffer(const void *buf, int count) {
+    return buf || count == 0 ? MPI_SUCCESS : MPI_ERR_BUFFER;
+}
+
+int check_dest(int dest, int size) {
+    return dest == MPI_PROC_NULL || (dest >= 0 && dest < size) ? MPI_SUCCESS : MPI_ERR_RANK;
+}
+
+int check_source(int source, int size) {
+    return source == MPI_ANY_SOURCE ? MPI_SUCCESS : check_dest(source, size);
+}
+
+int check_send_tag(int tag) { return tag >= 0 && tag <= LWMPI_TAG_UB ? MPI_SUCCESS : MPI_ERR_TAG; }
+
+int check_recv_tag(int tag) { return tag == MPI_ANY_TAG ? MPI_SUCCESS : check_send_tag(tag); }
+
+namespace {
+int check_common(const P2PArgs &a) {
+    if (int e = check_count(a.count))
+        return e;
+    if (int e = check_datatype(a.datatype))
+        return e;
+    return check_buffer(a.buf, a.count);
+}
+}  // namespace
+
+int check_send(const P2PArgs &a, int comm_size) {
+    if (int e = check_common(a))
+        return e;
+    if (int e = check_dest(a.peer, comm_size))
+        return e;
+    return check_send_tag(a.tag);
+}
+
+int check_recv(const P2PArgs &a, int comm_size) {
+    if (int e = check_common(a))
+        return e;
+    if (int e = check_source(a.peer, comm_size))
+        return e;
+    return check_recv_tag(a.tag);
+}
+
+}  // namespace lwmpi

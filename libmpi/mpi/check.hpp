@@ -1,0 +1,40 @@
+// Argument checking for point-to-point calls (MPI 3.1 sections 3.2-3.4,
+// 8.3). Pure functions: each returns MPI_SUCCESS or the error class. When
+// several arguments are wrong, the first failing check in this order wins:
+// count, datatype, buffer, rank, tag (the communicator is checked before).
+#pragma once
+
+#include <mpi.h>
+
+namespace lwmpi {
+
+/// count >= 0, else MPI_ERR_COUNT.
+int check_count(int count);
+/// A valid predefined datatype, else MPI_ERR_TYPE.
+int check_datatype(MPI_Datatype datatype);
+/// A non-null buffer unless count == 0, else MPI_ERR_BUFFER.
+int check_buffer(const void *buf, int count);
+/// 0 <= dest < size or MPI_PROC_NULL, else MPI_ERR_RANK.
+int check_dest(int dest, int size);
+/// As check_dest, MPI_ANY_SOURCE also accepted.
+int check_source(int source, int size);
+/// 0 <= tag <= LWMPI_TAG_UB, else MPI_ERR_TAG.
+int check_send_tag(int tag);
+/// As check_send_tag, MPI_ANY_TAG also accepted.
+int check_recv_tag(int tag);
+
+/// The arguments of a point-to-point call, less the communicator.
+struct P2PArgs {
+    const void *buf;
+    int count;
+    MPI_Datatype datatype;
+    int peer;  ///< dest or source, a rank of the communicator
+    int tag;
+};
+
+/// All checks of MPI_Send (comm_size: size of the communicator).
+int check_send(const P2PArgs &a, int comm_size);
+/// All checks of MPI_Recv.
+int check_recv(const P2PArgs &a, int comm_size);
+
+}  // namespace lwmpi

@@ -1,0 +1,63 @@
+// MPI_Barrier.
+#include "coll.hpp"
+
+#include "errors.hpp"
+#include "protocol.hpp"
+#include "state.hpp"
+#include "../mpiutil/mpiutil.hpp"
+
+namespace lwmpi {
+
+namespace {
+constexpr int kBarrierTag = 0;
+}  // namespace
+
+int barrier(const CommInfo &c) {
+    const int me = util::world_rank();
+    const int size = comm_size(c, util::world_size());
+    const int rank = comm_rank(c, me);
+    if (size == 1)
+        return MPI_SUCCESS;
+    const uint32_t context = c.context + 1;
+    const auto send = [&](int peer) {
+        return util::send(choose_protocol(0), to_world(c, peer, me), kBarrierTag, context, nullptr, 0);
+    };
+    const auto recv = [&](int peer) {
+        util::RecvResult r;
+        return util::recv(to_world(c, peer, me), kBarrierTag, context, nullptr, 0, &r);
+    };
+    // My subtree is [rank, rank + span): span is rank's lowest set bit
+    // (for rank 0, the smallest power of two >= size).
+    int span = rank & -rank;
+    if (rank == 0)
+        for (span = 1; span < size; span <<= 1) {
+        }
+    for (int m = 1; m < span; m <<= 1)  // gather from children
+        if (rank + m < size)
+            if (int e = recv(rank + m))
+                return e;
+    if (rank != 0) {  // report to the parent, wait for its release
+        if (int e = send(rank - span))
+            return e;
+        if (int e = recv(rank - span))
+            return e;
+    }
+    for (int m = span >> 1; m >= 1; m >>= 1)  // release the children
+        if (rank + m < size)
+            if (int e = send(rank + m))
+                return e;
+    return MPI_SUCCESS;
+}
+
+}  // namespace lwmpi
+
+int MPI_Barrier(MPI_Comm comm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Barrier";
+    const CommInfo *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = barrier(*c))
+        return raise_error(comm, fn, e, util::error_detail());
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,120 @@
+// The MPI environment: startup, shutdown, abort, version, time (MPI 3.1
+// chapter 8).
+#include <mpi.h>
+
+#include "coll.hpp"
+#include "errors.hpp"
+#include "handles.hpp"
+#include "state.hpp"
+#include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/text.hpp"
+
+int MPI_Init(int *argc, char ***argv) {
+    using namespace lwmpi;
+    (void)argc;
+    (void)argv;
+    static constexpr char fn[] = "MPI_Init";
+    MpiState &st = state();
+    if (st.finalized)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
+    if (st.initialized)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
+    if (int e = util::init())
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    st.initialized = true;
+    return MPI_SUCCESS;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    (void)required;
+    const int e = MPI_Init(argc, argv);
+    if (e == MPI_SUCCESS && provided)
+        *provided = MPI_THREAD_SINGLE;
+    return e;
+}
+
+int MPI_Finalize(void) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Finalize";
+    if (int e = require_active(fn))
+        return e;
+    // Every rank has stopped sending once all are here (section 8.7).
+    if (int e = barrier(*comm_info(MPI_COMM_WORLD)))
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    state().finalized = true;
+    if (int e = util::finalize())
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag) {
+    if (!flag)
+        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
+    *flag = lwmpi::state().initialized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag) {
+    if (!flag)
+        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
+    *flag = lwmpi::state().finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+    using namespace lwmpi;
+    (void)comm;  // the whole job ends, whatever the communicator
+    char line[96];
+    TextBuilder t(line, sizeof line);
+    t.put("MPI_Abort: ");
+    if (state().initialized && !state().finalized)
+        t.put("rank ").put_int(util::world_rank()).put(' ');
+    t.put("ends the job with error code ").put_int(errorcode).put('\n');
+    util::console(line);
+    util::abort_job(errorcode);
+}
+
+int MPI_Get_version(int *version, int *subversion) {
+    if (!version || !subversion)
+        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Get_processor_name";
+    if (int e = require_active(fn))
+        return e;
+    if (!name || !resultlen)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    TextBuilder t(name, MPI_MAX_PROCESSOR_NAME);
+    t.put("cluster").put_int(util::cluster_id());
+    *resultlen = static_cast<int>(t.length());
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) { return lwmpi::util::wtime(); }
+
+double MPI_Wtick(void) { return lwmpi::util::wtick(); }
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Error_string";
+    const char *text = error_text(errorcode);
+    if (!text || !string || !resultlen)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    TextBuilder t(string, MPI_MAX_ERROR_STRING);
+    t.put(text);
+    *resultlen = static_cast<int>(t.length());
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int *errorclass) {
+    using namespace lwmpi;
+    if (!error_text(errorcode) || !errorclass)
+        return raise_error(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
+    *errorclass = errorcode;  // every LWMPI error code is a class
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,93 @@
+// Blocking point-to-point communication (MPI 3.1 chapter 3).
+#include <mpi.h>
+
+#include "check.hpp"
+#include "errors.hpp"
+#include "handles.hpp"
+#include "protocol.hpp"
+#include "state.hpp"
+#include "../mpiutil/mpiutil.hpp"
+
+namespace lwmpi {
+
+static_assert(util::kAnySource == MPI_ANY_SOURCE && util::kAnyTag == MPI_ANY_TAG);
+
+namespace {
+
+// MPI_Send and MPI_Ssend: every send is synchronous in this version.
+int send(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+         MPI_Comm comm) {
+    const CommInfo *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    const int me = util::world_rank();
+    if (int e = check_send({buf, count, datatype, dest, tag}, comm_size(*c, util::world_size())))
+        return raise_error(comm, fn, e);
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    const uint64_t bytes = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
+    if (int e = util::send(choose_protocol(bytes), to_world(*c, dest, me), tag, c->context, buf, bytes))
+        return raise_error(comm, fn, e, util::error_detail());
+    return MPI_SUCCESS;
+}
+
+void set_status(MPI_Status *status, int source, int tag, uint64_t bytes) {
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = source;
+    status->MPI_TAG = tag;
+    status->_cancelled = 0;
+    status->_count = static_cast<long long>(bytes);
+    // MPI_ERROR is left alone by single-completion calls (section 3.2.5).
+}
+
+}  // namespace
+
+}  // namespace lwmpi
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return lwmpi::send("MPI_Send", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return lwmpi::send("MPI_Ssend", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Recv";
+    const CommInfo *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    const int me = util::world_rank();
+    if (int e = check_recv({buf, count, datatype, source, tag}, comm_size(*c, util::world_size())))
+        return raise_error(comm, fn, e);
+    if (source == MPI_PROC_NULL) {  // section 3.11
+        set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        return MPI_SUCCESS;
+    }
+    const uint64_t capacity = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
+    const int from = source == MPI_ANY_SOURCE ? util::kAnySource : to_world(*c, source, me);
+    util::RecvResult r;
+    if (int e = util::recv(from, tag, c->context, buf, capacity, &r))
+        return raise_error(comm, fn, e, util::error_detail());
+    set_status(status, from_world(*c, r.source), r.tag, r.bytes);
+    if (r.truncated)
+        return raise_error(comm, fn, MPI_ERR_TRUNCATE);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Get_count";
+    if (!status || !count)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    const DatatypeInfo *t = datatype_info(datatype);
+    if (!t)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    const long long bytes = status->_count;
+    *count = bytes % t->size == 0 && bytes / t->size <= 0x7fffffff ? static_cast<int>(bytes / t->size)
+                                                                 : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,53 @@
+// The operating-system services MPIUtil uses, in one narrow interface.
+//
+// On the target, os_tessera.cpp forwards each call to the Tessera user
+// runtime (<tessera/runtime.h>) and the name client (<tessera/names.h>),
+// with the same arguments and the same negative -TS_E* error returns. The
+// host unit tests link a simulated fabric instead (tests/fake_os.cpp), so
+// the real LWMPI code runs with threads as ranks.
+#pragma once
+
+#include <stddef.h>
+
+struct ts_job_info;
+
+namespace lwmpi::os {
+
+/// The job and cluster of the caller (never null).
+const ts_job_info *job();
+/// The caller's MPI_COMM_WORLD rank, or -1 in a non-MPI program.
+int rank();
+/// The caller's index among the MPI processes of its cluster, or -1.
+int local_index();
+
+/// Ticks of job()->timebase_hz since an arbitrary origin.
+unsigned long time();
+void sleep_ns(unsigned long ns);
+
+/// Writes `n` bytes to the console in one piece.
+void console_write(const char *s, size_t n);
+/// Ends the whole job with exit status `code`.
+[[noreturn]] void abort_job(int code);
+
+// IKC, as in <tessera/syscall.h>: ids >= 0, errors are -TS_E*.
+int mailbox_create(int port);
+int mailbox_open(int local_port, int cluster, int port);
+long mailbox_read(int id, void *buf, size_t size);
+long mailbox_write(int id, const void *buf, size_t size);
+int mailbox_close(int id);
+int mailbox_unlink(int id);
+
+int portal_create(int port);
+int portal_allow(int id, int cluster, int port);
+int portal_open(int local_port, int cluster, int port);
+long portal_read(int id, void *buf, size_t size);
+long portal_write(int id, const void *buf, size_t size);
+int portal_close(int id);
+int portal_unlink(int id);
+
+// Name service: 0 | cluster id on success, -TS_E* otherwise.
+int name_link(const char *name, int cluster);
+int name_lookup(const char *name);
+int name_unlink(const char *name);
+
+}  // namespace lwmpi::os

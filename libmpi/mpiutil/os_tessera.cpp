@@ -1,0 +1,58 @@
+// MPIUtil's OS interface on the Tessera target: forwards to the user
+// runtime and the name client. The only LWMPI file that includes them.
+#include "os.hpp"
+
+#include <tessera/runtime.h>
+#include <tessera/syscall.h>
+
+#if __has_include(<tessera/names.h>)
+#include <tessera/names.h>
+#else
+// The name client's contract (services/nameserver/include/tessera/names.h).
+extern "C" {
+int ts_name_link(const char *name, int cluster);
+int ts_name_lookup(const char *name);
+int ts_name_unlink(const char *name);
+}
+#endif
+
+namespace lwmpi::os {
+
+const ts_job_info *job() { return ts_job(); }
+int rank() { return ts_rank(); }
+int local_index() { return ts_local_index(); }
+
+unsigned long time() { return ts_time(); }
+void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
+
+// TS_SYS_WRITE has no runtime wrapper yet: call the kernel directly
+// (a7 = call number, a0/a1 = arguments, a0 = result; syscall.h).
+void console_write(const char *s, size_t n) {
+    register long a0 asm("a0") = reinterpret_cast<long>(s);
+    register long a1 asm("a1") = static_cast<long>(n);
+    register long a7 asm("a7") = TS_SYS_WRITE;
+    asm volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a7) : "memory");
+}
+
+void abort_job(int code) { ts_job_abort(code); }
+
+int mailbox_create(int port) { return ts_mailbox_create(port); }
+int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open(local_port, cluster, port); }
+long mailbox_read(int id, void *buf, size_t size) { return ts_mailbox_read(id, buf, size); }
+long mailbox_write(int id, const void *buf, size_t size) { return ts_mailbox_write(id, buf, size); }
+int mailbox_close(int id) { return ts_mailbox_close(id); }
+int mailbox_unlink(int id) { return ts_mailbox_unlink(id); }
+
+int portal_create(int port) { return ts_portal_create(port); }
+int portal_allow(int id, int cluster, int port) { return ts_portal_allow(id, cluster, port); }
+int portal_open(int local_port, int cluster, int port) { return ts_portal_open(local_port, cluster, port); }
+long portal_read(int id, void *buf, size_t size) { return ts_portal_read(id, buf, size); }
+long portal_write(int id, const void *buf, size_t size) { return ts_portal_write(id, buf, size); }
+int portal_close(int id) { return ts_portal_close(id); }
+int portal_unlink(int id) { return ts_portal_unlink(id); }
+
+int name_link(const char *name, int cluster) { return ts_name_link(name, cluster); }
+int name_lookup(const char *name) { return ts_name_lookup(name); }
+int name_unlink(const char *name) { return ts_name_unlink(name); }
+
+}  // namespace lwmpi::os

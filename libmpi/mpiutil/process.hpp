@@ -1,0 +1,22 @@
+// MPIUtil internals shared by process.cpp and rendezvous.cpp: where a rank
+// can be reached.
+#pragma once
+
+namespace lwmpi::util {
+
+/// Room for "mpi:<rank>" and its NUL.
+inline constexpr int kNameMax = 16;
+
+/// The IKC address of a rank: its cluster id and its mailbox/portal port.
+struct Address {
+    int cluster;
+    int port;
+};
+
+/// Address of world rank `rank`: the cluster from the name server (looked
+/// up once, retried for up to kLookupTimeoutS seconds while the rank has
+/// not linked its name yet, then cached), the port from the job's mapping.
+/// MPI_ERR_RANK for a bad rank, MPI_ERR_OTHER when the name never appears.
+int resolve(int rank, Address *out);
+
+}  // namespace lwmpi::util

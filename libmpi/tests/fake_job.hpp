@@ -1,0 +1,42 @@
+// Host test harness: runs an MPI "job" whose ranks are std::threads, over a
+// simulated IKC fabric and name server (fake_os.cpp implements
+// lwmpi::os with the semantics of <tessera/syscall.h>: N:1 mailboxes with
+// one slot per sender, receiver-driven 1:1 portals needing an allow).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fake {
+
+struct JobConfig {
+    int np = 2;
+    int ncompute = 4;     ///< compute clusters
+    int slots = 4;        ///< MPI processes per compute cluster
+    int nio = 1;          ///< I/O clusters (cluster ids 0..nio-1)
+    int policy = 0;       ///< TS_MAP_COMPACT or TS_MAP_SCATTER
+    int payload = 120;    ///< mailbox payload bytes
+    double timeout_s = 20;  ///< a wait longer than this ends the job (deadlock)
+    std::vector<int> start_delay_ms;  ///< per rank, optional
+};
+
+struct JobResult {
+    std::vector<int> status;  ///< per rank: the body's return value
+    bool aborted = false;     ///< ts_job_abort was called
+    int abort_code = 0;
+    bool timed_out = false;   ///< some wait hit timeout_s
+    int violations = 0;       ///< IKC misuse seen by the fabric
+    int leaked_names = 0;     ///< names still linked at the end
+    int leaked_objects = 0;   ///< mailboxes/portals not unlinked/closed
+    std::string console;      ///< everything written to the console
+};
+
+/// Runs body(rank) on np threads, each with the identity of one MPI rank
+/// placed by the mapping policy; returns once all threads ended.
+JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &body);
+
+/// True when every rank returned 0 and nothing went wrong in the fabric.
+bool clean(const JobResult &r);
+
+}  // namespace fake

@@ -1,0 +1,59 @@
+// The rendezvous control message format.
+#include <catch2/catch.hpp>
+
+#include <stddef.h>
+
+#include "../mpiutil/control.hpp"
+
+using namespace lwmpi::util;
+
+TEST_CASE("control messages have a fixed 32-byte layout", "[control]") {
+    CHECK(sizeof(ControlMsg) == 32);
+    CHECK(offsetof(ControlMsg, kind) == 0);
+    CHECK(offsetof(ControlMsg, version) == 1);
+    CHECK(offsetof(ControlMsg, context) == 4);
+    CHECK(offsetof(ControlMsg, source) == 8);
+    CHECK(offsetof(ControlMsg, tag) == 12);
+    CHECK(offsetof(ControlMsg, seq) == 16);
+    CHECK(offsetof(ControlMsg, cluster) == 20);
+    CHECK(offsetof(ControlMsg, port) == 22);
+    CHECK(offsetof(ControlMsg, bytes) == 24);
+    CHECK(sizeof(ControlMsg) <= 120);  // the default mailbox payload
+}
+
+TEST_CASE("make_control fills in the writer", "[control]") {
+    const ControlMsg m = make_control(ControlKind::cts, 5, 3, 9, 42);
+    CHECK(m.kind == static_cast<uint8_t>(ControlKind::cts));
+    CHECK(m.version == kControlVersion);
+    CHECK(m.source == 5);
+    CHECK(m.cluster == 3);
+    CHECK(m.port == 9);
+    CHECK(m.seq == 42);
+    CHECK(m.bytes == 0);
+    CHECK(m.tag == 0);
+    CHECK(m.context == 0);
+}
+
+TEST_CASE("control_valid rejects what is not ours", "[control]") {
+    ControlMsg m = make_control(ControlKind::rts, 1, 2, 8, 0);
+    m.tag = 3;
+    CHECK(control_valid(m, sizeof m, 4));
+    CHECK_FALSE(control_valid(m, sizeof m - 1, 4));  // short read
+    CHECK_FALSE(control_valid(m, -22, 4));           // read error
+    CHECK_FALSE(control_valid(m, sizeof m, 1));      // source outside the job
+
+    ControlMsg bad = m;
+    bad.version = 2;
+    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    bad = m;
+    bad.kind = 0;
+    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    bad.kind = 4;
+    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    bad = m;
+    bad.tag = -1;  // an RTS carries a real tag
+    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    bad = m;
+    bad.port = -1;
+    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+}

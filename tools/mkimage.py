@@ -1,0 +1,480 @@
+#!/usr/bin/python3
+"""Tessera image builder: one bootable image per cluster and the QEMU command.
+
+For every cluster it writes a payload (a struct ts_manifest followed by the
+ELF files of the programs the cluster starts), links it with the kernel
+library at the cluster's memory window, checks the result, and finally
+returns the QEMU command line that loads all images into one `virt` machine.
+
+The layouts here mirror hal/include/hal/image.h; change both together.
+The pure logic (manifest packing, segment and header checks, the QEMU command)
+needs no toolchain, so the unit tests call it directly.
+
+CLI (mpirun does the same and then boots the machine):
+    tools/mkimage.py [-np N] [--map-by compact|scatter] [--profile NAME|PATH]
+                     [--platform qemu-riscv64] [--services ELF] [--kernel-lib LIB]
+                     [--kernel-ld LD] -o OUTDIR PROGRAM [ARGS...]
+"""
+import os
+import shlex
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tessera_profile import (MIB, REPO, TS_MAX_CLUSTERS, ToolError,  # noqa: E402
+                             check_capacity, check_platform, compute_layout, load_profile)
+
+# --- image.h -----------------------------------------------------------------
+
+TS_IMAGE_MAGIC = 0x53534554       # "TESS"
+TS_MANIFEST_MAGIC = 0x464D5354    # "TSMF"
+TS_MAX_PROGRAMS = 4
+TS_PROGRAM_NAME = 32
+TS_MANIFEST_ARGS = 512
+MAP_POLICIES = {"compact": 0, "scatter": 1}   # TS_MAP_COMPACT, TS_MAP_SCATTER
+
+# struct ts_manifest, field by field up to timebase_hz:
+# magic cluster_id nclusters nio_clusters | fabric_base fabric_size |
+# mailbox_size portal_chunk np map_policy slots_per_cluster nprograms argc reserved |
+# timebase_hz
+MANIFEST_HEAD = struct.Struct("<4I2Q8IQ")
+CLUSTER_DESC = struct.Struct("<2Q4I")   # window_base window_size first_hart ncores kind reserved
+PROGRAM_DESC = struct.Struct("<4I32s")  # ring offset size is_mpi name
+MANIFEST_SIZE = (MANIFEST_HEAD.size + TS_MAX_CLUSTERS * CLUSTER_DESC.size
+                 + TS_MAX_PROGRAMS * PROGRAM_DESC.size + TS_MANIFEST_ARGS)
+assert MANIFEST_SIZE == 1800, "struct ts_manifest changed: update mkimage.py"
+# struct ts_image_header: code0 magic cluster_id reserved | entry image_end manifest
+# window_base. code0 is an instruction: QEMU makes OpenSBI enter the -kernel
+# image at its lowest address, not at its ELF entry.
+IMAGE_HEADER = struct.Struct("<4I4Q")
+assert IMAGE_HEADER.size == 48, "struct ts_image_header changed: update mkimage.py"
+
+KERNEL_FREE = 2 * MIB    # a window keeps this much free for the kernel's page frames
+ELF_ALIGN = 8            # programs inside the payload
+EM_RISCV = 243
+
+CROSS = "riscv64-linux-gnu-"
+ARCH_FLAGS = ["-march=rv64gc", "-mabi=lp64d"]
+
+
+class ImageError(ToolError):
+    """An image cannot be built or fails a check."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program a cluster's spawn server starts."""
+    name: str
+    ring: int       # 0: services, started first; 1: user programs
+    is_mpi: int
+    data: bytes     # the whole ELF file
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A PT_LOAD segment: where QEMU loads it and how much memory it spans."""
+    paddr: int
+    memsz: int
+
+
+# --- manifest and payload ----------------------------------------------------
+
+def program_name(path):
+    """argv[0] of a program: its file's basename without .elf."""
+    base = os.path.basename(path)
+    return base[:-4] if base.endswith(".elf") else base
+
+
+def encode_args(args):
+    """Pack argv as NUL-terminated strings back to back; returns (argc, bytes)."""
+    blob = b"".join(a.encode("utf-8") + b"\0" for a in args)
+    if len(blob) > TS_MANIFEST_ARGS:
+        raise ImageError(f"the program's arguments take {len(blob)} bytes (argv[0] and a NUL "
+                         f"after each included) but the manifest holds at most {TS_MANIFEST_ARGS}")
+    return len(args), blob
+
+
+def pack_manifest(layout, cluster_id, np, policy, programs, args):
+    """struct ts_manifest for one cluster, as bytes.
+
+    programs: list of (Program, offset of its ELF from the manifest's start).
+    args: argv of the MPI program (argv[0] first).
+    """
+    if len(programs) > TS_MAX_PROGRAMS:
+        raise ImageError(f"cluster {cluster_id}: {len(programs)} programs, "
+                         f"at most {TS_MAX_PROGRAMS} fit in the manifest")
+    if policy not in MAP_POLICIES:
+        raise ImageError(f"unknown mapping policy '{policy}' (compact or scatter)")
+    argc, blob = encode_args(args)
+    p = layout.profile
+    out = bytearray(MANIFEST_HEAD.pack(
+        TS_MANIFEST_MAGIC, cluster_id, len(layout.clusters), layout.nio,
+        layout.fabric_base, layout.fabric_size,
+        p.mailbox_size, p.portal_chunk, np, MAP_POLICIES[policy],
+        layout.slots_per_cluster, len(programs), argc, 0,
+        p.timebase_hz))
+    for i in range(TS_MAX_CLUSTERS):
+        if i < len(layout.clusters):
+            c = layout.clusters[i]
+            out += CLUSTER_DESC.pack(c.window_base, c.window_size, c.first_hart,
+                                     c.ncores, c.kind, 0)
+        else:
+            out += bytes(CLUSTER_DESC.size)
+    for i in range(TS_MAX_PROGRAMS):
+        if i < len(programs):
+            prog, offset = programs[i]
+            name = prog.name.encode("utf-8")
+            if len(name) >= TS_PROGRAM_NAME:
+                raise ImageError(f"program name '{prog.name}' is longer than "
+                                 f"{TS_PROGRAM_NAME - 1} bytes")
+            out += PROGRAM_DESC.pack(prog.ring, offset, len(prog.data), prog.is_mpi, name)
+        else:
+            out += bytes(PROGRAM_DESC.size)
+    out += blob.ljust(TS_MANIFEST_ARGS, b"\0")
+    assert len(out) == MANIFEST_SIZE
+    return bytes(out)
+
+
+def build_payload(layout, cluster_id, np, policy, programs, args):
+    """The .payload contents of one cluster: manifest, then each ELF 8-byte aligned."""
+    placed = []
+    offset = MANIFEST_SIZE
+    for prog in programs:
+        offset = (offset + ELF_ALIGN - 1) // ELF_ALIGN * ELF_ALIGN
+        placed.append((prog, offset))
+        offset += len(prog.data)
+    out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args))
+    for prog, at in placed:
+        out += bytes(at - len(out)) + prog.data
+    return bytes(out)
+
+
+def cluster_programs(layout, cluster_id, mpi_program, services):
+    """What cluster cluster_id starts: the name server on cluster 0, the MPI
+    program on every compute cluster (its spawn server decides from the mapping
+    whether it hosts ranks), nothing on the other I/O clusters."""
+    if cluster_id == 0:
+        return [services]
+    if layout.clusters[cluster_id].is_io:
+        return []
+    return [mpi_program]
+
+
+# --- checks ------------------------------------------------------------------
+
+def check_segments(cluster, segments):
+    """Check one image's PT_LOAD segments against its cluster's window.
+
+    Every segment must be non-empty and inside the window, and the image must
+    leave KERNEL_FREE bytes at the top of the window. Returns the image's end.
+    """
+    if not segments:
+        raise ImageError(f"cluster {cluster.id}: the image has no loadable segment")
+    end = cluster.window_base
+    for s in segments:
+        if s.memsz == 0:
+            # OpenSBI would jump to an empty segment's address (often 0).
+            raise ImageError(f"cluster {cluster.id}: empty PT_LOAD segment at {s.paddr:#x}; "
+                             f"every loadable segment must be non-empty")
+        if s.paddr < cluster.window_base or s.paddr + s.memsz > cluster.window_end:
+            raise ImageError(
+                f"cluster {cluster.id}: segment {s.paddr:#x}..{s.paddr + s.memsz:#x} is outside "
+                f"its window {cluster.window_base:#x}..{cluster.window_end:#x}")
+        end = max(end, s.paddr + s.memsz)
+    free = cluster.window_end - end
+    if free < KERNEL_FREE:
+        raise ImageError(
+            f"cluster {cluster.id}: oversized image: it ends at {end:#x} and leaves "
+            f"{free // 1024} KiB of its {cluster.window_size // MIB} MiB window free; the kernel "
+            f"needs {KERNEL_FREE // MIB} MiB (use smaller programs or a profile with larger windows)")
+    return end
+
+
+def check_overlap(images):
+    """Refuse images whose segments overlap. images: {"cluster 3": [Segment], ...}."""
+    spans = sorted((s.paddr, s.paddr + s.memsz, name)
+                   for name, segs in images.items() for s in segs)
+    for (a0, a1, na), (b0, b1, nb) in zip(spans, spans[1:]):
+        if b0 < a1:
+            who = f"{na} and {nb}" if na != nb else na
+            raise ImageError(f"overlapping images: {who} both load {b0:#x}..{min(a1, b1):#x}")
+
+
+def check_header(cluster, header):
+    """Check the ts_image_header bytes read at a cluster's window base.
+
+    Returns the header fields as a dict (entry, image_end, manifest, ...).
+    """
+    if len(header) < IMAGE_HEADER.size:
+        raise ImageError(f"cluster {cluster.id}: no image header at {cluster.window_base:#x}")
+    _, magic, cid, _, entry, image_end, manifest, base = IMAGE_HEADER.unpack_from(header)
+    if magic != TS_IMAGE_MAGIC:
+        raise ImageError(f"cluster {cluster.id}: bad image header magic {magic:#x} at "
+                         f"{cluster.window_base:#x} (want {TS_IMAGE_MAGIC:#x})")
+    if cid != cluster.id:
+        raise ImageError(f"cluster {cluster.id}: the image header says cluster {cid}")
+    if base != cluster.window_base:
+        raise ImageError(f"cluster {cluster.id}: the image header's window_base is {base:#x}, "
+                         f"want {cluster.window_base:#x}")
+    for field, value in (("entry", entry), ("manifest", manifest), ("image_end", image_end)):
+        if not cluster.window_base <= value <= cluster.window_end:
+            raise ImageError(f"cluster {cluster.id}: the image header's {field} {value:#x} is "
+                             f"outside the window")
+    return {"entry": entry, "image_end": image_end, "manifest": manifest}
+
+
+def jal_target(word, pc):
+    """Where the instruction `word` at `pc` jumps if it is `jal x0` (`j`), else None."""
+    if word & 0xFFF != 0x06F:                      # opcode JAL, rd = x0
+        return None
+    imm = (((word >> 31) & 1) << 20 | ((word >> 12) & 0xFF) << 12
+           | ((word >> 20) & 1) << 11 | ((word >> 21) & 0x3FF) << 1)
+    if imm & (1 << 20):
+        imm -= 1 << 21
+    return pc + imm
+
+
+def check_boot_entry(cluster, header, entry):
+    """OpenSBI enters cluster 0's image at its base: code0 must jump to the ELF entry."""
+    code0 = struct.unpack_from("<I", header)[0]
+    target = jal_target(code0, cluster.window_base)
+    if target != entry:
+        raise ImageError(f"cluster {cluster.id}: the image header's first word {code0:#010x} "
+                         f"must be a jump to the ELF entry {entry:#x} (OpenSBI enters there)")
+
+
+def check_elf_file(path, what):
+    """Refuse a file that is not a 64-bit RISC-V ELF."""
+    try:
+        with open(path, "rb") as f:
+            ident = f.read(20)
+    except OSError as e:
+        raise ImageError(f"cannot read {what} {path}: {e.strerror}") from None
+    if ident[:4] != b"\x7fELF":
+        raise ImageError(f"{what} {path} is not an ELF file")
+    if ident[4] != 2 or struct.unpack_from("<H", ident, 18)[0] != EM_RISCV:
+        raise ImageError(f"{what} {path} is not a 64-bit RISC-V ELF (build it with tools/mpicc)")
+
+
+def read_image(path):
+    """Load facts from a linked image: (entry, [Segment], read(addr, size) -> bytes)."""
+    from elftools.elf.elffile import ELFFile  # only needed once images exist
+
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        segments = [Segment(s["p_paddr"], s["p_memsz"])
+                    for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"]
+        sections = [(s["sh_addr"], s.data()) for s in elf.iter_sections()
+                    if s["sh_flags"] & 2 and s["sh_type"] == "SHT_PROGBITS"]  # SHF_ALLOC
+        entry = elf.header["e_entry"]
+
+    def read(addr, size):
+        for base, data in sections:
+            if base <= addr and addr + size <= base + len(data):
+                return data[addr - base:addr - base + size]
+        return b""
+
+    return entry, segments, read
+
+
+def verify_images(layout, paths):
+    """Check every linked image (segments, header, manifest) and that none overlap."""
+    loads = {}
+    for cluster, path in zip(layout.clusters, paths):
+        entry, segments, read = read_image(path)
+        end = check_segments(cluster, segments)
+        raw = read(cluster.window_base, IMAGE_HEADER.size)
+        header = check_header(cluster, raw)
+        if not cluster.window_base <= entry < end:
+            raise ImageError(f"cluster {cluster.id}: ELF entry {entry:#x} is outside the image")
+        if min(s.paddr for s in segments) != cluster.window_base:
+            raise ImageError(f"cluster {cluster.id}: the image must start at its window base "
+                             f"{cluster.window_base:#x} (the header comes first)")
+        if cluster.id == 0:
+            check_boot_entry(cluster, raw, entry)
+        manifest = read(header["manifest"], MANIFEST_HEAD.size)
+        if len(manifest) < 8 or struct.unpack_from("<2I", manifest) != (TS_MANIFEST_MAGIC,
+                                                                          cluster.id):
+            raise ImageError(f"cluster {cluster.id}: the image header's manifest "
+                             f"{header['manifest']:#x} does not point at this cluster's manifest")
+        loads[cluster.name] = segments
+    check_overlap(loads)
+
+
+# --- QEMU ----------------------------------------------------------------------
+
+def qemu_command(layout, images):
+    """The QEMU command line booting images[c] for each cluster c.
+
+    Cluster 0's image goes in with -kernel: OpenSBI's boot hart enters it at
+    its lowest address, the header, whose code0 jumps to _start_boot. The
+    other images are only loaded, with the generic loader.
+    """
+    cmd = ["qemu-system-riscv64", "-machine", "virt", "-accel", "tcg,thread=single",
+           "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M", "-bios", "default",
+           "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+           "-kernel", images[0]]
+    for image in images[1:]:
+        cmd += ["-device", f"loader,file={image}"]
+    return cmd
+
+
+# --- building ----------------------------------------------------------------
+
+def _run(cmd, what):
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except FileNotFoundError:
+        raise ImageError(f"{cmd[0]} not found; run make first (it installs the toolchain)") \
+            from None
+    if r.returncode != 0:
+        raise ImageError(f"{what} failed:\n$ {shlex.join(cmd)}\n{r.stdout.rstrip()}")
+    return r.stdout
+
+
+def libgcc_path():
+    """The cross compiler's libgcc.a (the kernel may need its helpers)."""
+    return _run([CROSS + "gcc", *ARCH_FLAGS, "-print-libgcc-file-name"],
+                "finding libgcc").strip()
+
+
+def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc):
+    """Link cluster's image from the kernel library and its payload; returns its path."""
+    stem = os.path.abspath(os.path.join(outdir, f"cluster{cluster.id}"))
+    with open(stem + ".payload.bin", "wb") as f:
+        f.write(payload)
+    # An assembled .incbin carries the lp64d ABI flags; objcopy -I binary would
+    # not, and ld refuses to mix the two.
+    quoted = (stem + ".payload.bin").replace("\\", "\\\\").replace('"', '\\"')
+    with open(stem + ".payload.S", "w") as f:
+        f.write(f'\t.section .payload,"a"\n\t.balign 8\n\t.incbin "{quoted}"\n')
+    _run([CROSS + "gcc", *ARCH_FLAGS, "-c", stem + ".payload.S", "-o", stem + ".payload.o"],
+         f"assembling cluster {cluster.id}'s payload")
+    with open(stem + ".ld", "w") as f:
+        f.write(f"/* Generated by tools/mkimage.py: cluster {cluster.id}. */\n"
+                f"WINDOW_BASE = {cluster.window_base:#x};\n"
+                f"WINDOW_SIZE = {cluster.window_size:#x};\n"
+                f"CLUSTER_ID = {cluster.id};\n"
+                f"INCLUDE {os.path.abspath(kernel_ld)}\n")
+    _run([CROSS + "ld", "-nostdlib", "-T", stem + ".ld",
+          "--whole-archive", kernel_lib, "--no-whole-archive",
+          stem + ".payload.o", libgcc, "-o", stem + ".elf"],
+         f"linking cluster {cluster.id}'s image")
+    return stem + ".elf"
+
+
+def target_out():
+    """The cross build folder: $TESSERA_TARGET_OUT, else $TESSERA_OUT/target,
+    else <repo>/out/target (where make puts it)."""
+    if os.environ.get("TESSERA_TARGET_OUT"):
+        return os.environ["TESSERA_TARGET_OUT"]
+    return os.path.join(os.environ.get("TESSERA_OUT") or os.path.join(REPO, "out"), "target")
+
+
+def default_paths(target=None):
+    """Where make puts the kernel library, the services and the programs."""
+    target = target or target_out()
+    return {
+        "kernel_lib": os.path.join(target, "kernel", "libtessera_kernel.a"),
+        "services": os.path.join(target, "bin", "nameserver.elf"),
+        "bin": os.path.join(target, "bin"),
+        "kernel_ld": os.path.join(REPO, "build", "kernel.ld"),
+    }
+
+
+def plan_job(profile, np, platform="qemu-riscv64"):
+    """Load the profile and refuse what cannot run, before anything is built.
+
+    Returns the Layout.
+    """
+    layout = compute_layout(load_profile(profile))
+    check_platform(layout, platform)
+    check_capacity(layout, np)
+    return layout
+
+
+def _need(path, what):
+    if not os.path.isfile(path):
+        raise ImageError(f"{what} {path} not found; run make first")
+
+
+def build_images(layout, program, args, np, policy, outdir, services=None,
+                 kernel_lib=None, kernel_ld=None):
+    """Build and check every cluster's image in outdir; returns the QEMU command.
+
+    program: path of the MPI program's ELF; args: its arguments (argv[1:]).
+    services, kernel_lib, kernel_ld default to the build folder's (default_paths).
+    """
+    paths = default_paths()
+    services = services or paths["services"]
+    kernel_lib = kernel_lib or paths["kernel_lib"]
+    kernel_ld = kernel_ld or paths["kernel_ld"]
+    check_capacity(layout, np)
+    argv = [program_name(program), *args]
+    encode_args(argv)                        # refuse long arguments before any work
+    _need(kernel_lib, "kernel library")
+    _need(kernel_ld, "kernel linker script")
+    _need(services, "name server")
+    _need(program, "program")
+    check_elf_file(program, "program")
+    check_elf_file(services, "name server")
+    with open(program, "rb") as f:
+        mpi = Program(argv[0], ring=1, is_mpi=1, data=f.read())
+    with open(services, "rb") as f:
+        nameserver = Program("nameserver", ring=0, is_mpi=0, data=f.read())
+    os.makedirs(outdir, exist_ok=True)
+    libgcc = libgcc_path()
+    images = []
+    for cluster in layout.clusters:
+        payload = build_payload(layout, cluster.id, np, policy,
+                                cluster_programs(layout, cluster.id, mpi, nameserver), argv)
+        images.append(link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc))
+    verify_images(layout, images)
+    return qemu_command(layout, images)
+
+
+def resolve_program(spec, bin_dir=None):
+    """Path of an MPI program given by name (out/target/bin/NAME.elf) or by path."""
+    if os.path.isfile(spec):
+        return spec
+    if os.sep in spec:
+        raise ImageError(f"no such program: {spec}")
+    bin_dir = bin_dir or default_paths()["bin"]
+    path = os.path.join(bin_dir, program_name(spec) + ".elf")
+    if not os.path.isfile(path):
+        raise ImageError(f"program '{spec}' not found (no {path}); run make first")
+    return path
+
+
+def main(argv=None):
+    """CLI: build the images of a job and print the QEMU command that boots them."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="mkimage", description=__doc__.split("\n\n")[0])
+    ap.add_argument("-np", type=int, default=1, help="MPI processes (default 1)")
+    ap.add_argument("--map-by", choices=sorted(MAP_POLICIES), default="compact")
+    ap.add_argument("--profile", default="default", help="name or path (default: default)")
+    ap.add_argument("--platform", default="qemu-riscv64", choices=["qemu-riscv64"])
+    ap.add_argument("--services", help="name server ELF (default: the build folder's)")
+    ap.add_argument("--kernel-lib", help="kernel library (default: the build folder's)")
+    ap.add_argument("--kernel-ld", help="kernel linker script (default: build/kernel.ld)")
+    ap.add_argument("-o", "--outdir", required=True, help="where the images go")
+    ap.add_argument("program", help="MPI program: a name in out/target/bin or a path")
+    ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
+    opts = ap.parse_args(argv)
+    try:
+        layout = plan_job(opts.profile, opts.np, opts.platform)
+        cmd = build_images(layout, resolve_program(opts.program), opts.args, opts.np,
+                           opts.map_by, opts.outdir, services=opts.services,
+                           kernel_lib=opts.kernel_lib, kernel_ld=opts.kernel_ld)
+    except ToolError as e:
+        print(f"mkimage: {e}", file=sys.stderr)
+        return 1
+    print(shlex.join(cmd))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""Platform profiles: parsing, validation and the machine layout they imply.
+
+A profile (build/profiles/NAME.json) describes a topology as data. From it we
+derive where each cluster's memory window sits, which harts it owns, where the
+emulated NoC fabric lives and how much RAM QEMU must give the machine.
+
+Layout on qemu-riscv64 (DESIGN sections 2 and 4):
+
+    0x80000000     OpenSBI (below memory_base)
+    memory_base    I/O cluster windows (ids 0..nio-1), then compute windows
+    ...            fabric region (fabric_mb), right after the last window
+    ...            4 MiB for the device tree QEMU puts in the last 2 MiB of RAM
+
+Harts are numbered cluster by cluster; a cluster's first hart is its master,
+which runs only the kernel, so a compute cluster hosts compute_cores - 1 MPI
+processes. Standard library only, so that unit tests need no toolchain.
+"""
+import json
+import os
+from dataclasses import dataclass
+
+MIB = 1 << 20
+WINDOW_ALIGN = 2 * MIB          # Sv39 megapages: windows map with 2 MiB pages
+RAM_BASE = 0x80000000           # QEMU virt: start of DRAM
+DTB_RESERVE = 4 * MIB           # QEMU puts the DTB in the last 2 MiB of RAM
+
+# Must match hal/include/hal/image.h.
+TS_MAX_CLUSTERS = 32
+TS_MAX_CORES = 17
+TS_CLUSTER_IO = 0
+TS_CLUSTER_COMPUTE = 1
+
+PLATFORMS = ("qemu-riscv64", "linux64")
+QEMU_MAX_HARTS = 128            # OpenSBI 1.1 brings up at most 128 harts
+QEMU_MIN_BASE = 0x80200000      # OpenSBI owns everything below
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROFILE_DIR = os.path.join(REPO, "build", "profiles")
+
+
+class ToolError(Exception):
+    """An error the user can fix; the tools print its message, no traceback."""
+
+
+class ProfileError(ToolError):
+    """A profile is missing, unreadable or has a bad key."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated profile; sizes in MiB exactly as in the JSON file."""
+    name: str
+    description: str
+    memory_base: int
+    io_clusters: int
+    io_cores: int
+    io_memory_mb: int
+    compute_clusters: int
+    compute_cores: int
+    compute_memory_mb: int
+    fabric_mb: int
+    mailbox_size: int
+    portal_chunk: int
+    timebase_hz: int
+    source: str = "<profile>"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One cluster: its memory window and harts first_hart..first_hart+ncores-1."""
+    id: int
+    kind: int
+    window_base: int
+    window_size: int
+    first_hart: int
+    ncores: int
+
+    @property
+    def window_end(self):
+        """First byte after the window."""
+        return self.window_base + self.window_size
+
+    @property
+    def name(self):
+        return f"cluster {self.id}"
+
+    @property
+    def is_io(self):
+        return self.kind == TS_CLUSTER_IO
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The machine a profile describes: clusters, fabric, harts and RAM."""
+    profile: Profile
+    clusters: tuple
+    fabric_base: int
+    fabric_size: int
+    harts: int
+    ram_mb: int
+    slots_per_cluster: int
+
+    @property
+    def nio(self):
+        return self.profile.io_clusters
+
+    @property
+    def ncompute(self):
+        return self.profile.compute_clusters
+
+    @property
+    def capacity(self):
+        """Most MPI processes a job may have on this platform."""
+        return self.ncompute * self.slots_per_cluster
+
+
+# key -> (lowest, highest or None, must be a multiple of, what it is)
+_INT_KEYS = {
+    "io_clusters": (1, None, 1, "I/O clusters"),
+    "io_cores": (1, TS_MAX_CORES, 1, "cores per I/O cluster"),
+    "io_memory_mb": (4, None, 2, "MiB per I/O cluster window"),
+    "compute_clusters": (1, None, 1, "compute clusters"),
+    # A compute cluster needs a master plus at least one core for ranks.
+    "compute_cores": (2, TS_MAX_CORES, 1, "cores per compute cluster"),
+    "compute_memory_mb": (4, None, 2, "MiB per compute cluster window"),
+    "fabric_mb": (2, None, 2, "MiB of NoC fabric"),
+    "mailbox_size": (16, None, 8, "bytes of one mailbox message"),
+    "portal_chunk": (64, None, 8, "bytes of one portal chunk"),
+    "timebase_hz": (1, None, 1, "frequency of the time CSR"),
+}
+_KNOWN_KEYS = set(_INT_KEYS) | {"name", "description", "memory_base"}
+
+
+def _fail(source, message):
+    raise ProfileError(f"profile {source}: {message}")
+
+
+def _check_int(source, data, key):
+    lo, hi, multiple, what = _INT_KEYS[key]
+    value = data[key]
+    # bool is an int in Python, but `true` is never a sensible count.
+    if not isinstance(value, int) or isinstance(value, bool):
+        _fail(source, f"key '{key}' ({what}) must be an integer, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        _fail(source, f"key '{key}' ({what}) must be {bound}, got {value}")
+    if value % multiple:
+        _fail(source, f"key '{key}' ({what}) must be a multiple of {multiple}, got {value}")
+    return value
+
+
+def _parse_address(source, value):
+    if isinstance(value, str):
+        try:
+            value = int(value, 0)
+        except ValueError:
+            _fail(source, f"key 'memory_base' must be an address like \"0x80200000\", got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        _fail(source, f"key 'memory_base' must be an address like \"0x80200000\", got {value!r}")
+    if value % WINDOW_ALIGN:
+        _fail(source, f"key 'memory_base' must be 2 MiB aligned, got {value:#x}")
+    return value
+
+
+def parse_profile(data, source="<profile>"):
+    """Validate a profile's decoded JSON and return a Profile.
+
+    Raises ProfileError naming the first missing, unknown or bad key.
+    """
+    if not isinstance(data, dict):
+        _fail(source, "must be a JSON object")
+    for key in sorted(data):
+        if key not in _KNOWN_KEYS:
+            _fail(source, f"unknown key '{key}'")
+    for key in ["name", "memory_base", *_INT_KEYS]:
+        if key not in data:
+            _fail(source, f"missing key '{key}'")
+    name = data["name"]
+    if not isinstance(name, str) or not name:
+        _fail(source, f"key 'name' must be a non-empty string, got {name!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        _fail(source, f"key 'description' must be a string, got {description!r}")
+    values = {key: _check_int(source, data, key) for key in _INT_KEYS}
+    nclusters = values["io_clusters"] + values["compute_clusters"]
+    if nclusters > TS_MAX_CLUSTERS:
+        _fail(source, f"keys 'io_clusters' + 'compute_clusters' give {nclusters} clusters; "
+                      f"the manifest holds at most {TS_MAX_CLUSTERS}")
+    return Profile(name=name, description=description,
+                   memory_base=_parse_address(source, data["memory_base"]),
+                   source=source, **values)
+
+
+def resolve_profile(spec, profile_dir=PROFILE_DIR):
+    """Path of a profile given by name (build/profiles/NAME.json) or by path."""
+    if os.sep in spec or spec.endswith(".json") or os.path.isfile(spec):
+        if not os.path.isfile(spec):
+            raise ProfileError(f"profile file {spec} not found")
+        return spec
+    path = os.path.join(profile_dir, spec + ".json")
+    if not os.path.isfile(path):
+        known = sorted(f[:-5] for f in os.listdir(profile_dir) if f.endswith(".json")) \
+            if os.path.isdir(profile_dir) else []
+        raise ProfileError(f"unknown profile '{spec}' (known: {', '.join(known) or 'none'})")
+    return path
+
+
+def load_profile(spec, profile_dir=PROFILE_DIR):
+    """Read and validate a profile given by name or path."""
+    path = resolve_profile(spec, profile_dir)
+    source = f"'{os.path.basename(path)[:-5] if path.endswith('.json') else path}' ({path})"
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise ProfileError(f"profile {source}: cannot read: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ProfileError(f"profile {source}: bad JSON at line {e.lineno}: {e.msg}") from None
+    return parse_profile(data, source)
+
+
+def compute_layout(profile):
+    """Place windows, harts and the fabric for a profile; returns a Layout."""
+    clusters = []
+    base = profile.memory_base
+    hart = 0
+    kinds = [(TS_CLUSTER_IO, profile.io_memory_mb, profile.io_cores)] * profile.io_clusters \
+        + [(TS_CLUSTER_COMPUTE, profile.compute_memory_mb, profile.compute_cores)] \
+        * profile.compute_clusters
+    for cid, (kind, mb, cores) in enumerate(kinds):
+        clusters.append(Cluster(cid, kind, base, mb * MIB, hart, cores))
+        base += mb * MIB
+        hart += cores
+    # Windows are 2 MiB multiples from a 2 MiB aligned base, so base is aligned.
+    fabric_base = base
+    fabric_size = profile.fabric_mb * MIB
+    ram = fabric_base + fabric_size - RAM_BASE + DTB_RESERVE
+    return Layout(profile=profile, clusters=tuple(clusters), fabric_base=fabric_base,
+                  fabric_size=fabric_size, harts=hart, ram_mb=ram // MIB,
+                  slots_per_cluster=profile.compute_cores - 1)
+
+
+def check_platform(layout, platform):
+    """Refuse a layout the platform cannot run (e.g. too many harts for OpenSBI)."""
+    p = layout.profile
+    if platform not in PLATFORMS:
+        raise ToolError(f"unknown platform '{platform}' (known: {', '.join(PLATFORMS)})")
+    if platform != "qemu-riscv64":
+        return
+    if layout.harts > QEMU_MAX_HARTS:
+        raise ToolError(
+            f"profile '{p.name}' needs {layout.harts} harts ({p.io_clusters} I/O clusters x "
+            f"{p.io_cores} + {p.compute_clusters} compute clusters x {p.compute_cores}) but "
+            f"qemu-riscv64 brings up at most {QEMU_MAX_HARTS} (OpenSBI 1.1 limit); "
+            f"it needs --platform linux64")
+    if p.memory_base < QEMU_MIN_BASE:
+        raise ToolError(f"profile '{p.name}': memory_base {p.memory_base:#x} is inside "
+                        f"OpenSBI's region; on qemu-riscv64 it must be at least {QEMU_MIN_BASE:#x}")
+
+
+def check_capacity(layout, np):
+    """Refuse a job with more MPI processes than the compute clusters have slots."""
+    if np < 1:
+        raise ToolError(f"{np} processes requested; a job needs at least 1")
+    if np > layout.capacity:
+        raise ToolError(
+            f"{np} processes requested but profile '{layout.profile.name}' hosts at most "
+            f"{layout.capacity} ({layout.ncompute} compute clusters x {layout.slots_per_cluster})")

@@ -1,0 +1,84 @@
+/*
+ * A stand-in kernel for tools/tests: OpenSBI's boot hart enters _start_boot
+ * on cluster 0. It prints "[kernel] stub <argv[0]>", then each user argument
+ * on a line of its own, and powers off through the virt test finisher with
+ * exit status = number of user arguments. An argument starting with '@'
+ * makes it hang instead (to test mpirun's timeout).
+ */
+#define UART    0x10000000      /* QEMU virt 16550 */
+#define FINISH  0x100000        /* QEMU virt test finisher */
+#define ARGC    56              /* offsetof(struct ts_manifest, argc) */
+#define ARGS    1288            /* offsetof(struct ts_manifest, args) */
+
+/* struct ts_image_header (hal/image.h). OpenSBI enters the image at its
+ * base, so code0 is a jump. */
+    .section .header, "ax"
+    .option push
+    .option norvc
+    j       _start_boot         /* code0 */
+    .option pop
+    .4byte  0x53534554          /* TS_IMAGE_MAGIC */
+    .4byte  CLUSTER_ID
+    .4byte  0
+    .8byte  _start_boot         /* entry */
+    .8byte  __image_end
+    .8byte  __payload_start     /* manifest */
+    .8byte  WINDOW_BASE
+
+    .section .text.entry, "ax"
+    .globl _start_boot
+_start_boot:
+    la      sp, stack_top
+    la      a0, banner
+    call    puts
+    la      s0, __payload_start
+    lwu     s1, ARGC(s0)
+    addi    a0, s0, ARGS
+    call    puts                /* argv[0] ends the "[kernel]" line */
+    call    newline
+    addi    s2, s1, -1          /* user arguments left */
+    li      s3, 0               /* 1: hang at the end */
+1:  beqz    s2, 2f
+    lbu     t0, 0(a0)
+    li      t1, '@'
+    bne     t0, t1, 3f
+    li      s3, 1
+3:  call    puts
+    call    newline
+    addi    s2, s2, -1
+    j       1b
+2:  bnez    s3, hang
+    addi    t0, s1, -1
+    slli    t0, t0, 16
+    li      t1, 0x3333          /* FINISHER_FAIL | code << 16 */
+    or      t0, t0, t1
+    li      t1, FINISH
+    sw      t0, 0(t1)
+hang:
+    wfi
+    j       hang
+
+/* Prints the NUL-terminated string at a0; returns a0 just past its NUL. */
+puts:
+    li      t0, UART
+1:  lbu     t1, 0(a0)
+    addi    a0, a0, 1
+    beqz    t1, 2f
+    sb      t1, 0(t0)
+    j       1b
+2:  ret
+
+/* Prints a newline; keeps a0. */
+newline:
+    li      t0, UART
+    li      t1, '\n'
+    sb      t1, 0(t0)
+    ret
+
+banner:
+    .asciz  "[kernel] stub "
+
+    .section .bss
+    .balign 16
+    .space  4096
+stack_top:

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Unit tests of tools/mpirun: its command line, its errors before anything
+boots, and the filter of the serial output. No QEMU."""
+import os
+import shutil
+import struct
+import tempfile
+import unittest
+
+from toolsupport import load_mpirun, run_mpirun
+
+mpirun = load_mpirun()
+
+
+class ParseTest(unittest.TestCase):
+    def test_defaults(self):
+        o = mpirun.parse_args(["hello"])
+        self.assertEqual((o.np, o.map_by, o.profile, o.platform, o.timeout, o.verbose),
+                         (1, "compact", "default", "qemu-riscv64", 300.0, False))
+        self.assertEqual((o.program, o.args), ("hello", []))
+
+    def test_options(self):
+        o = mpirun.parse_args(["-np", "8", "--map-by=scatter", "--profile", "x.json",
+                               "--timeout", "2.5", "--verbose", "fn", "1", "4000"])
+        self.assertEqual((o.np, o.map_by, o.profile, o.timeout, o.verbose),
+                         (8, "scatter", "x.json", 2.5, True))
+        self.assertEqual((o.program, o.args), ("fn", ["1", "4000"]))
+
+    def test_program_options_pass_through(self):
+        o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--verbose"])
+        self.assertEqual((o.np, o.verbose, o.program, o.args),
+                         (2, False, "app.elf", ["-np", "3", "--verbose"]))
+        o = mpirun.parse_args(["--", "-weird-name"])
+        self.assertEqual(o.program, "-weird-name")
+
+    def test_bad_values(self):
+        cases = [(["-np", "0", "hello"], "-np needs a positive number of processes, got '0'"),
+                 (["-np", "x", "hello"], "got 'x'"),
+                 (["-np"], "-np needs a value"),
+                 (["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
+                 (["--timeout", "-1", "hello"], "--timeout needs a positive number"),
+                 (["--platform", "linux64", "hello"], "linux64 is not available yet"),
+                 (["--platform", "vax", "hello"], "unknown platform 'vax'"),
+                 (["--frobnicate", "hello"], "unknown option '--frobnicate'"),
+                 (["-np", "2"], "no program given"),
+                 ([], "no program given")]
+        for argv, words in cases:
+            with self.subTest(argv=argv), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args(argv)
+            self.assertIn(words, str(cm.exception))
+
+
+class CommandLineTest(unittest.TestCase):
+    """tools/mpirun run as a user would: exit 2 and a message for a bad
+    command line, 1 for a job that cannot run, before anything boots."""
+
+    def setUp(self):
+        # An empty build folder: none of these may need the build.
+        self.out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.out)
+        self.env = {"TESSERA_TARGET_OUT": os.path.join(self.out, "target")}
+
+    def run_mpirun(self, *args):
+        return run_mpirun(*args, env=self.env, timeout=60)
+
+    def test_usage_errors_exit_2(self):
+        cases = [(["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
+                 (["-np", "0", "hello"], "-np needs a positive number"),
+                 (["--bogus", "hello"], "unknown option '--bogus'"),
+                 (["--platform", "linux64", "hello"], "--platform linux64 is not available yet"),
+                 (["--timeout", "soon", "hello"], "--timeout needs a positive number"),
+                 ([], "no program given")]
+        for argv, words in cases:
+            with self.subTest(argv=argv):
+                rc, out, err = self.run_mpirun(*argv)
+                self.assertEqual(rc, 2, err)
+                self.assertEqual(out, "")
+                self.assertIn(f"mpirun: {words}", err)
+                self.assertIn("usage: mpirun", err)
+
+    def test_help(self):
+        rc, out, _ = self.run_mpirun("--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("usage: mpirun", out)
+        self.assertIn("--map-by", out)
+
+    def test_too_many_processes_refused_before_boot(self):
+        rc, out, err = self.run_mpirun("-np", "21", "hello")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, "")
+        self.assertEqual(err, "mpirun: 21 processes requested but profile 'default' hosts "
+                              "at most 16 (4 compute clusters x 4)\n")
+
+    def test_mppa256_refused_on_qemu(self):
+        rc, _, err = self.run_mpirun("--profile", "mppa256", "hello")
+        self.assertEqual(rc, 1)
+        self.assertIn("profile 'mppa256' needs 288 harts", err)
+        self.assertIn("at most 128 (OpenSBI 1.1 limit)", err)
+
+    def test_bad_profile(self):
+        rc, _, err = self.run_mpirun("--profile", "nosuch", "hello")
+        self.assertEqual(rc, 1)
+        self.assertIn("mpirun: unknown profile 'nosuch'", err)
+
+    def test_missing_program(self):
+        rc, _, err = self.run_mpirun("hello")
+        self.assertEqual(rc, 1)
+        self.assertIn("mpirun: program 'hello' not found", err)
+        self.assertIn("run make first", err)
+        rc, _, err = self.run_mpirun("/no/such/app.elf")
+        self.assertEqual(rc, 1)
+        self.assertIn("mpirun: no such program: /no/such/app.elf", err)
+
+    def test_missing_kernel(self):
+        elf = bytearray(64)
+        elf[:5] = b"\x7fELF\x02"
+        struct.pack_into("<H", elf, 18, 243)
+        app = os.path.join(self.out, "app.elf")
+        with open(app, "wb") as f:
+            f.write(elf)
+        rc, _, err = self.run_mpirun(app)
+        self.assertEqual(rc, 1)
+        self.assertIn("libtessera_kernel.a not found; run make first", err)
+
+
+class SerialFilterTest(unittest.TestCase):
+    LINES = ["", "OpenSBI v1.1", "Boot HART ID : 0", "[kernel] cluster 0 up",
+             "hello from rank 0 of 1 on cluster 1", "[kernel] job done: 0", "bye"]
+
+    def test_quiet(self):
+        f = mpirun.SerialFilter(verbose=False)
+        self.assertEqual([l for l in self.LINES if f.keep(l)],
+                         ["hello from rank 0 of 1 on cluster 1", "bye"])
+
+    def test_verbose_shows_everything(self):
+        f = mpirun.SerialFilter(verbose=True)
+        self.assertEqual([l for l in self.LINES if f.keep(l)], self.LINES)
+
+    def test_nothing_before_the_kernel(self):
+        f = mpirun.SerialFilter()
+        self.assertFalse(f.keep("hello"))
+        self.assertFalse(f.kernel_seen)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Unit tests of tools/tessera_profile.py: parsing, layout, platform limits."""
+import json
+import os
+import tempfile
+import unittest
+
+import toolsupport  # noqa: F401  (puts tools/ on sys.path)
+from tessera_profile import (MIB, PROFILE_DIR, ProfileError, ToolError, check_capacity,
+                             check_platform, compute_layout, load_profile, parse_profile)
+
+with open(os.path.join(PROFILE_DIR, "default.json")) as f:
+    DEFAULT = json.load(f)
+
+REQUIRED = ["name", "memory_base", "io_clusters", "io_cores", "io_memory_mb",
+            "compute_clusters", "compute_cores", "compute_memory_mb", "fabric_mb",
+            "mailbox_size", "portal_chunk", "timebase_hz"]
+
+
+def profile(**changes):
+    """The default profile's data with some keys changed (None deletes)."""
+    data = dict(DEFAULT)
+    for key, value in changes.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    return data
+
+
+class ParseTest(unittest.TestCase):
+    def bad(self, data, *words):
+        with self.assertRaises(ProfileError) as cm:
+            parse_profile(data, "'test'")
+        for w in words:
+            self.assertIn(w, str(cm.exception))
+
+    def test_default_profile(self):
+        p = load_profile("default")
+        self.assertEqual((p.name, p.memory_base, p.io_clusters, p.io_cores, p.io_memory_mb),
+                         ("default", 0x80200000, 1, 2, 8))
+        self.assertEqual((p.compute_clusters, p.compute_cores, p.compute_memory_mb, p.fabric_mb),
+                         (4, 5, 16, 4))
+        self.assertEqual((p.mailbox_size, p.portal_chunk, p.timebase_hz), (128, 4096, 10000000))
+
+    def test_each_missing_key_is_named(self):
+        for key in REQUIRED:
+            with self.subTest(key=key):
+                self.bad(profile(**{key: None}), f"missing key '{key}'")
+
+    def test_description_is_optional(self):
+        self.assertEqual(parse_profile(profile(description=None)).description, "")
+
+    def test_unknown_key(self):
+        self.bad(profile(io_core=2), "unknown key 'io_core'")
+
+    def test_not_an_object(self):
+        self.bad([1, 2], "JSON object")
+
+    def test_bad_values_name_the_key(self):
+        cases = [
+            ("io_cores", 0), ("io_cores", 18), ("compute_cores", 1), ("compute_cores", 18),
+            ("io_clusters", 0), ("compute_clusters", 0), ("io_memory_mb", 7),
+            ("compute_memory_mb", 0), ("fabric_mb", 3), ("mailbox_size", "128"),
+            ("portal_chunk", 100), ("timebase_hz", 0), ("compute_cores", True),
+            ("io_memory_mb", 8.0),
+        ]
+        for key, value in cases:
+            with self.subTest(key=key, value=value):
+                self.bad(profile(**{key: value}), f"'{key}'")
+
+    def test_bad_name(self):
+        self.bad(profile(name=""), "'name'")
+        self.bad(profile(name=3), "'name'")
+
+    def test_memory_base(self):
+        self.assertEqual(parse_profile(profile(memory_base=0x80400000)).memory_base, 0x80400000)
+        self.bad(profile(memory_base="0x80300000"), "'memory_base'", "2 MiB aligned")
+        self.bad(profile(memory_base="lots"), "'memory_base'")
+        self.bad(profile(memory_base=-2), "'memory_base'")
+
+    def test_too_many_clusters(self):
+        self.bad(profile(io_clusters=4, compute_clusters=29), "33 clusters", "32")
+
+    def test_profile_by_path_and_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "mine.json")
+            with open(good, "w") as f:
+                json.dump(profile(name="mine"), f)
+            self.assertEqual(load_profile(good).name, "mine")
+            broken = os.path.join(d, "broken.json")
+            with open(broken, "w") as f:
+                f.write('{\n "name": "x",\n}')
+            with self.assertRaisesRegex(ProfileError, "bad JSON at line 3"):
+                load_profile(broken)
+            with self.assertRaisesRegex(ProfileError, "not found"):
+                load_profile(os.path.join(d, "missing.json"))
+            missing_key = os.path.join(d, "nokey.json")
+            with open(missing_key, "w") as f:
+                json.dump(profile(fabric_mb=None), f)
+            with self.assertRaisesRegex(ProfileError, r"nokey.*missing key 'fabric_mb'"):
+                load_profile(missing_key)
+
+    def test_unknown_profile_lists_known_ones(self):
+        with self.assertRaises(ProfileError) as cm:
+            load_profile("nosuch")
+        self.assertIn("unknown profile 'nosuch'", str(cm.exception))
+        self.assertIn("default", str(cm.exception))
+        self.assertIn("mppa256", str(cm.exception))
+
+
+class LayoutTest(unittest.TestCase):
+    def test_default_windows(self):
+        layout = compute_layout(load_profile("default"))
+        got = [(c.id, c.kind, c.window_base, c.window_size) for c in layout.clusters]
+        self.assertEqual(got, [
+            (0, 0, 0x80200000, 8 * MIB),
+            (1, 1, 0x80A00000, 16 * MIB),
+            (2, 1, 0x81A00000, 16 * MIB),
+            (3, 1, 0x82A00000, 16 * MIB),
+            (4, 1, 0x83A00000, 16 * MIB),
+        ])
+        self.assertEqual((layout.fabric_base, layout.fabric_size), (0x84A00000, 4 * MIB))
+
+    def test_default_harts_and_ram(self):
+        layout = compute_layout(load_profile("default"))
+        self.assertEqual([(c.first_hart, c.ncores) for c in layout.clusters],
+                         [(0, 2), (2, 5), (7, 5), (12, 5), (17, 5)])
+        self.assertEqual(layout.harts, 22)
+        # fabric end 0x84E00000 - 0x80000000 = 78 MiB, + 4 MiB for the DTB
+        self.assertEqual(layout.ram_mb, 82)
+        self.assertEqual((layout.slots_per_cluster, layout.capacity), (4, 16))
+
+    def test_mppa256_topology(self):
+        layout = compute_layout(load_profile("mppa256"))
+        self.assertEqual((layout.nio, layout.ncompute), (4, 16))
+        self.assertEqual([c.ncores for c in layout.clusters], [4] * 4 + [17] * 16)
+        self.assertEqual(layout.slots_per_cluster, 16)
+        self.assertEqual(layout.harts, 4 * 4 + 16 * 17)
+        # Contiguous, 2 MiB aligned windows, fabric right after the last one.
+        end = layout.profile.memory_base
+        for c in layout.clusters:
+            self.assertEqual(c.window_base, end)
+            self.assertEqual(c.window_base % (2 * MIB), 0)
+            end = c.window_end
+        self.assertEqual(layout.fabric_base, end)
+        self.assertTrue(all(c.window_size == 16 * MIB for c in layout.clusters[4:]))
+
+    def test_mppa256_refused_on_qemu(self):
+        layout = compute_layout(load_profile("mppa256"))
+        with self.assertRaises(ToolError) as cm:
+            check_platform(layout, "qemu-riscv64")
+        msg = str(cm.exception)
+        for w in ("'mppa256'", "288 harts", "at most 128", "OpenSBI 1.1", "linux64"):
+            self.assertIn(w, msg)
+        check_platform(layout, "linux64")      # the hosted target has no such limit
+
+    def test_hart_limit_is_128(self):
+        # 1 x 16 + 7 x 16 = 128 harts fits; one more core does not.
+        fits = compute_layout(parse_profile(profile(io_cores=16, compute_clusters=7,
+                                                    compute_cores=16)))
+        self.assertEqual(fits.harts, 128)
+        check_platform(fits, "qemu-riscv64")
+        over = compute_layout(parse_profile(profile(io_cores=17, compute_clusters=7,
+                                                    compute_cores=16)))
+        with self.assertRaisesRegex(ToolError, "129 harts"):
+            check_platform(over, "qemu-riscv64")
+
+    def test_opensbi_region_refused_on_qemu(self):
+        layout = compute_layout(parse_profile(profile(memory_base="0x80000000")))
+        with self.assertRaisesRegex(ToolError, "OpenSBI"):
+            check_platform(layout, "qemu-riscv64")
+
+    def test_unknown_platform(self):
+        with self.assertRaisesRegex(ToolError, "unknown platform 'x86'"):
+            check_platform(compute_layout(load_profile("default")), "x86")
+
+
+class CapacityTest(unittest.TestCase):
+    def setUp(self):
+        self.layout = compute_layout(load_profile("default"))
+
+    def test_fits(self):
+        for np in (1, 8, 16):
+            check_capacity(self.layout, np)
+
+    def test_too_many_processes(self):
+        for np in (17, 21):
+            with self.subTest(np=np), self.assertRaises(ToolError) as cm:
+                check_capacity(self.layout, np)
+            self.assertEqual(str(cm.exception),
+                             f"{np} processes requested but profile 'default' hosts at most 16 "
+                             f"(4 compute clusters x 4)")
+
+    def test_zero_processes(self):
+        with self.assertRaisesRegex(ToolError, "at least 1"):
+            check_capacity(self.layout, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""On-target tests: boot Tessera in QEMU through tools/mpirun and check the
+exact output and exit status of hello, fn and abort_test.
+
+Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
+    /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
+Needs the cross build (make build); TESSERA_TARGET_OUT selects it.
+"""
+import math
+import unittest
+
+from toolsupport import run_mpirun
+from tessera_profile import compute_layout, load_profile
+
+TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
+LAYOUT = compute_layout(load_profile("default"))
+
+
+def cluster_of(rank, policy):
+    """The cluster id hosting `rank` (services/pm/mapping.hpp, ids after the I/O clusters)."""
+    if policy == "compact":
+        index = rank // LAYOUT.slots_per_cluster
+    else:
+        index = rank % LAYOUT.ncompute
+    return LAYOUT.nio + index
+
+
+def friendly_pairs(a, b):
+    """Pairs i < j in [a, b] with the same abundancy sigma(n)/n, sequentially."""
+    sigma = [0] * (b + 1)
+    for d in range(1, b + 1):
+        for m in range(d, b + 1, d):
+            sigma[m] += d
+    groups = {}
+    for n in range(a, b + 1):
+        g = math.gcd(sigma[n], n)
+        key = (sigma[n] // g, n // g)
+        groups[key] = groups.get(key, 0) + 1
+    return sum(k * (k - 1) // 2 for k in groups.values())
+
+
+class Hello(unittest.TestCase):
+    def check(self, np, policy):
+        rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--timeout", TIMEOUT,
+                                  "hello")
+        self.assertEqual(rc, 0, f"stdout:\n{out}\nstderr:\n{err}")
+        want = [f"hello from rank {r} of {np} on cluster {cluster_of(r, policy)}"
+                for r in range(np)]
+        # Ranks print concurrently: any order, but every line exactly once.
+        self.assertEqual(sorted(out.splitlines()), sorted(want), f"stderr:\n{err}")
+
+    def test_np1_compact(self):
+        self.check(1, "compact")
+
+    def test_np1_scatter(self):
+        self.check(1, "scatter")
+
+    def test_np8_compact(self):
+        self.check(8, "compact")
+
+    def test_np8_scatter(self):
+        self.check(8, "scatter")
+
+    def test_np16_compact(self):
+        self.check(16, "compact")
+
+    def test_np16_scatter(self):
+        self.check(16, "scatter")
+
+
+class Fn(unittest.TestCase):
+    def check(self, np, policy, a, b):
+        rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--timeout", TIMEOUT,
+                                  "fn", str(a), str(b))
+        self.assertEqual(rc, 0, f"stdout:\n{out}\nstderr:\n{err}")
+        self.assertEqual(out, f"friendly pairs: {friendly_pairs(a, b)}\n", f"stderr:\n{err}")
+
+    def test_reference(self):
+        # Known small case: in 1..30, 6 ~ 28 (sigma/n = 2) is the only pair.
+        self.assertEqual(friendly_pairs(1, 30), 1)
+
+    def test_np4_1_500(self):
+        self.check(4, "compact", 1, 500)
+
+    def test_np16_1_4000(self):
+        self.check(16, "compact", 1, 4000)
+
+    def test_np5_scatter_100_2000(self):
+        self.check(5, "scatter", 100, 2000)
+
+
+class Abort(unittest.TestCase):
+    def test_exit_status(self):
+        rc, out, err = run_mpirun("-np", "4", "--timeout", TIMEOUT, "abort_test")
+        self.assertEqual(rc, 3, f"stdout:\n{out}\nstderr:\n{err}")
+
+
+class Capacity(unittest.TestCase):
+    def test_np17_refused(self):
+        rc, out, err = run_mpirun("-np", "17", "--timeout", TIMEOUT, "hello", timeout=60)
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(out, "")
+        self.assertEqual(err, "mpirun: 17 processes requested but profile 'default' hosts "
+                              "at most 16 (4 compute clusters x 4)\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

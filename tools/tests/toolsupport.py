@@ -1,0 +1,34 @@
+"""Shared helpers of the tools/ tests: paths, importing the tools, running
+tools/mpirun as a user would."""
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(TESTS)
+REPO = os.path.dirname(TOOLS)
+MPIRUN = os.path.join(TOOLS, "mpirun")
+
+sys.path.insert(0, TOOLS)
+
+
+def load_mpirun():
+    """tools/mpirun as a module (its file name has no .py)."""
+    loader = importlib.machinery.SourceFileLoader("mpirun", MPIRUN)
+    spec = importlib.util.spec_from_loader("mpirun", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def run_mpirun(*args, env=None, timeout=360):
+    """(exit status, stdout, stderr) of `tools/mpirun ARGS...`.
+
+    env: variables to set on top of the current environment.
+    """
+    full_env = dict(os.environ, **(env or {}))
+    p = subprocess.run([MPIRUN, *args], cwd=REPO, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout, env=full_env)
+    return p.returncode, p.stdout, p.stderr
