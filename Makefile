@@ -1,6 +1,7 @@
 # Tessera's entry point. `make run` and `make test` install what is missing,
 # build everything and then boot the demo or run every test.
 OUT      := out
+MAKEFLAGS += --no-print-directory
 JOBS     ?= $(shell nproc)
 CMAKE    := cmake
 NP       ?= 16

@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "..", "..", "userland", "tests"))
+                                "..", "..", "tools"))
 from tessera_run import mpirun  # noqa: E402
 
 STATUS_FAULT = 139

@@ -2,19 +2,13 @@
 """On-target tests of LWMPI: tests/target/*.c booted through tools/mpirun
 on the cross build ($TESSERA_TARGET_OUT, default out/target)."""
 import os
-import subprocess
+import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-MPIRUN = os.path.join(ROOT, "tools", "mpirun")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import mpirun  # noqa: E402
+
 MPI_ERR_RANK = 6
-
-
-def mpirun(*args, timeout=300):
-    """(exit status, combined output) of `tools/mpirun ARGS...`."""
-    p = subprocess.run([MPIRUN, *args], cwd=ROOT, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    return p.returncode, p.stdout
 
 
 class Pt2ptTest(unittest.TestCase):

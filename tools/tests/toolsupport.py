@@ -3,7 +3,6 @@ tools/mpirun as a user would."""
 import importlib.machinery
 import importlib.util
 import os
-import subprocess
 import sys
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -12,6 +11,7 @@ REPO = os.path.dirname(TOOLS)
 MPIRUN = os.path.join(TOOLS, "mpirun")
 
 sys.path.insert(0, TOOLS)
+import tessera_run  # noqa: E402
 
 
 def load_mpirun():
@@ -28,7 +28,5 @@ def run_mpirun(*args, env=None, timeout=360):
 
     env: variables to set on top of the current environment.
     """
-    full_env = dict(os.environ, **(env or {}))
-    p = subprocess.run([MPIRUN, *args], cwd=REPO, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, timeout=timeout, env=full_env)
+    p = tessera_run.run(MPIRUN, *args, env=env, timeout=timeout, merge=False)
     return p.returncode, p.stdout, p.stderr

@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """On-target test: raw IKC between 4 compute clusters (ikc_test)."""
+import os
 import re
+import sys
 import unittest
 
-from tessera_run import mpirun
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import mpirun  # noqa: E402
 
 
 class IkcTest(unittest.TestCase):

@@ -4,10 +4,12 @@ has the memory layout the kernel loads: PT_LOAD segments from 0x40000000
 (text R X, rodata R, data R W), none empty, all below 0x70000000."""
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
-from tessera_run import MPICC, ROOT, load_segments, target_out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import MPICC, ROOT, load_segments, target_out  # noqa: E402
 
 R, W, X = 4, 2, 1
 

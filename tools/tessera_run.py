@@ -4,7 +4,7 @@ import os
 import struct
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 MPIRUN = os.path.join(ROOT, "tools", "mpirun")
 MPICC = os.path.join(ROOT, "tools", "mpicc")
 
@@ -14,10 +14,17 @@ def target_out():
     return os.environ.get("TESSERA_TARGET_OUT") or os.path.join(ROOT, "out", "target")
 
 
+def run(*cmd, env=None, timeout=300, merge=True):
+    """CompletedProcess of CMD run from the repository root, output captured
+    as text (stderr into stdout when merge). env: variables to add."""
+    return subprocess.run(list(cmd), cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
+                          timeout=timeout, env=dict(os.environ, **(env or {})))
+
+
 def mpirun(*args, timeout=300):
     """(exit status, combined output) of `tools/mpirun ARGS...`."""
-    p = subprocess.run([MPIRUN, *args], cwd=ROOT, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    p = run(MPIRUN, *args, timeout=timeout)
     return p.returncode, p.stdout
 
 
