@@ -2,6 +2,7 @@
 """tools/mpicc builds a program like the build does, and every user program
 has the memory layout the kernel loads: PT_LOAD segments from 0x40000000
 (text R X, rodata R, data R W), none empty, all below 0x70000000."""
+import math
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import MPICC, ROOT, load_segments, target_out  # noqa: E402
+from tessera_run import MPICC, ROOT, load_segments, mpirun, target_out  # noqa: E402
 
 R, W, X = 4, 2, 1
 
@@ -42,6 +43,22 @@ class LayoutTest(unittest.TestCase):
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             self.assertEqual(p.returncode, 0, p.stdout)
             self.check_layout(out)
+
+    def test_mpicc_program_runs(self):
+        """A single-file MPI program with libc and libm, built by mpicc, runs."""
+        np = 16
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "libc.elf")
+            src = os.path.join(ROOT, "userland", "tests", "mpicc_libc.c")
+            p = subprocess.run([MPICC, "-o", out, src, "-lm"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            rc, output = mpirun("-np", str(np), "--timeout", "240", out)
+        self.assertEqual(rc, 0, output)
+        for rank in range(np):
+            self.assertIn(f"rank {rank} heap {256 * (rank + 1)}\n", output)
+        want = sum(math.sqrt(r + 1) * 2 ** (r % 3) for r in range(np))
+        self.assertIn(f"sum {want:.6f}\n", output)
 
     def test_mpicc_usage_errors(self):
         p = subprocess.run([MPICC], stderr=subprocess.PIPE, text=True)
