@@ -25,14 +25,7 @@ int local_index() { return ts_local_index(); }
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
 
-// TS_SYS_WRITE has no runtime wrapper yet: call the kernel directly
-// (a7 = call number, a0/a1 = arguments, a0 = result; syscall.h).
-void console_write(const char *s, size_t n) {
-    register long a0 asm("a0") = reinterpret_cast<long>(s);
-    register long a1 asm("a1") = static_cast<long>(n);
-    register long a7 asm("a7") = TS_SYS_WRITE;
-    asm volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a7) : "memory");
-}
+void console_write(const char *s, size_t n) { ts_console_write(s, n); }
 
 void abort_job(int code) { ts_job_abort(code); }
 

@@ -54,7 +54,6 @@ static inline uintptr_t ts__self_id(void)
 /* Console: each thread buffers its output (stdout and stderr share the
  * buffer, so their order is kept) and writes whole lines. */
 void ts__console_flush(void);
-void ts__console_write(const char *buf, unsigned long len);
 
 /* Ends the calling thread: runs the exit handlers when it is the process's
  * last thread (unless `quick`), flushes its output, frees its TLS. */

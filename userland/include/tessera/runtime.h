@@ -21,6 +21,10 @@ int ts_rank(void);
 /* This thread's index among the MPI processes of its cluster, or -1. */
 int ts_local_index(void);
 
+/* Writes len bytes to the console as one piece (TS_SYS_WRITE), bypassing
+ * stdio's per-thread line buffer. */
+void ts_console_write(const char *buf, unsigned long len);
+
 /* Time: the `time` CSR (ticks of ts_job()->timebase_hz). */
 unsigned long ts_time(void);
 int ts_sleep_ns(unsigned long ns);

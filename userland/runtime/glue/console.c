@@ -12,7 +12,7 @@
 static __thread unsigned line_len;
 static __thread char line[LINE_MAX_BYTES];
 
-void ts__console_write(const char *buf, unsigned long len)
+void ts_console_write(const char *buf, unsigned long len)
 {
     while (len > 0) {
         long n = TS__SC2(TS_SYS_WRITE, buf, len);
@@ -26,7 +26,7 @@ void ts__console_write(const char *buf, unsigned long len)
 void ts__console_flush(void)
 {
     if (line_len) {
-        ts__console_write(line, line_len);
+        ts_console_write(line, line_len);
         line_len = 0;
     }
 }
@@ -67,6 +67,6 @@ ssize_t write(int fd, const void *buf, size_t len)
     if (fd != 1 && fd != 2)
         return -1;
     ts__console_flush();
-    ts__console_write(buf, len);
+    ts_console_write(buf, len);
     return (ssize_t)len;
 }
