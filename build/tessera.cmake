@@ -17,6 +17,16 @@
 if(NOT TESSERA_TARGET)
   function(tessera_add_program NAME)
   endfunction()
+
+  # tessera_add_target_test(NAME SCRIPT): an on-target test driver (Python,
+  # booting QEMU through tools/mpirun on the cross build), label `target`.
+  function(tessera_add_target_test NAME SCRIPT)
+    add_test(NAME ${NAME} COMMAND /usr/bin/python3 ${SCRIPT}
+             WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    set_tests_properties(${NAME} PROPERTIES
+      LABELS target TIMEOUT 600
+      ENVIRONMENT "TESSERA_TARGET_OUT=${TESSERA_TARGET_OUT};PYTHONDONTWRITEBYTECODE=1")
+  endfunction()
   return()
 endif()
 

@@ -25,6 +25,9 @@ long mailbox_open(int local_port, int cluster, int port);
 /// min(size, message bytes) and returns the message's bytes.
 long mailbox_read(int id, void *buf, size_t size);
 long mailbox_write(int id, const void *buf, size_t size);
+/// The kernel's own sends (no virtual mailbox needed): one message from
+/// local_port to (cluster, port). Arguments must be valid.
+long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size);
 long mailbox_close(int id);
 long mailbox_unlink(int id);
 

@@ -13,8 +13,8 @@
 namespace kernel::ikc {
 namespace {
 
-constexpr int max_mailboxes = 64;
-constexpr int max_parked = 64;
+constexpr int max_mailboxes = 128;
+constexpr int max_parked = 128;
 constexpr size_t max_message = 256;
 
 struct Header {
@@ -108,19 +108,25 @@ long mailbox_read(int id, void *buf, size_t size) {
 }
 
 long mailbox_write(int id, const void *buf, size_t size) {
-    if (size > mailbox_payload()) return -TS_EINVAL;
-    Message m{};
-    int dst;
+    int local_port, cluster, port;
     {
         hal::Guard g(lock);
         Endpoint *e = mailboxes.get(id, false);
         if (!e) return -TS_EBADF;
-        m.h = Header{static_cast<uint16_t>(e->remote_port), static_cast<uint16_t>(e->local_port),
-                     static_cast<uint16_t>(size), 0};
-        dst = e->remote_cluster;
+        local_port = e->local_port;
+        cluster = e->remote_cluster;
+        port = e->remote_port;
     }
+    return mailbox_send(local_port, cluster, port, buf, size);
+}
+
+long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size) {
+    if (size > mailbox_payload()) return -TS_EINVAL;
+    Message m{};
+    m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port),
+                 static_cast<uint16_t>(size), 0};
     memcpy(m.data, buf, size);
-    block_until([&] { return hal::noc::mailbox_send(dst, &m); });
+    block_until([&] { return hal::noc::mailbox_send(cluster, &m); });
     return static_cast<long>(size);
 }
 

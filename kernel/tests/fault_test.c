@@ -1,7 +1,8 @@
 /* On-target test: a user fault kills only the faulting process, with a
  * one-line report, and the job ends with a non-zero status.
- * fault_test KIND, KIND one of: load kernel text illegal stack none.
- * Rank 0 faults; other ranks (on other clusters) end normally. */
+ * fault_test KIND [wait], KIND one of: load kernel text illegal stack none.
+ * Rank 0 faults; other ranks (on other clusters) end normally, or with
+ * "wait" block in a receive from rank 0 that can never complete. */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,10 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0 && argc > 1) fault(argv[1]);
+    if (rank != 0 && argc > 2 && !strcmp(argv[2], "wait")) {
+        int value;
+        MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     printf("rank %d survived\n", rank);
     return 0;
 }

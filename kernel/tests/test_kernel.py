@@ -43,6 +43,15 @@ class FaultTest(unittest.TestCase):
                 self.assertNotIn("kernel panic", out)
                 self.assertEqual(rc, STATUS_FAULT, out)
 
+    def test_fault_ends_the_job_while_peers_wait(self):
+        # Rank 1 waits for a message from the killed rank 0: the job must
+        # still end at once with the fault's status, not time out.
+        rc, out = mpirun("-np", "2", "--map-by", "scatter", "--timeout", "60",
+                         "fault_test", "load", "wait")
+        self.assertIn("process fault_test killed: load page fault", out)
+        self.assertNotIn("survived", out)
+        self.assertEqual(rc, STATUS_FAULT, out)
+
     def test_no_fault_no_report(self):
         rc, out = self.run_fault("none")
         self.assertNotIn("killed", out)

@@ -4,9 +4,10 @@
 // releases the compute clusters through a ONE_TO_ALL sync; each compute
 // cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
 // program (ring 1). When that process ends, its spawn server sends an exit
-// report to cluster 0's kernel port; cluster 0 powers off with the first
-// non-zero status once every hosting cluster has reported. MPI_Abort sends
-// an abort report that powers off at once.
+// report to cluster 0's kernel port. Cluster 0 powers off with status 0
+// once every hosting cluster has reported 0, and at once with the first
+// non-zero status (a failed or killed rank would leave its peers waiting
+// forever). MPI_Abort sends an abort report, which also powers off at once.
 #include "services/spawn/spawn.hpp"
 
 #include "ikc/ikc.hpp"
@@ -33,11 +34,15 @@ tessera::pm::JobShape job_shape() {
 }
 
 void send_report(ReportKind kind, int status) {
-    const long out = ikc::mailbox_open(TS_PORT_KERNEL, 0, TS_PORT_KERNEL);
-    if (out < 0) panic("cannot open the job monitor's mailbox");
     const Report r{kind, hal::cluster_id(), status};
-    ikc::mailbox_write(static_cast<int>(out), &r, sizeof(r));
-    ikc::mailbox_close(static_cast<int>(out));
+    ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, sizeof(r));
+}
+
+// The machine's exit status for a job status: QEMU's status is 8 bits, so
+// a non-zero status that is 0 modulo 256 becomes 1 (never a false success).
+[[noreturn]] void end_job(int status) {
+    const int code = status & 0xff;
+    hal::poweroff(status != 0 && code == 0 ? 1 : code);
 }
 
 // Cluster 0 and the compute clusters, for the ring barrier.
@@ -73,26 +78,24 @@ Process *start_ring(unsigned ring) {
     for (int k = 0; k < shape.ncompute; ++k) expected += shape.ranks_on(k) > 0 ? 1 : 0;
     const long in = ikc::mailbox_create(TS_PORT_KERNEL);
     if (in < 0) panic("cannot create the job monitor's mailbox");
-    int status = 0;
-    for (int reported = 0; reported < expected;) {
+    for (int reported = 0; reported < expected; ++reported) {
         Report r{};
         ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r));
         if (r.kind == ReportKind::abort) {
             kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.status);
-            hal::poweroff(r.status);
+            end_job(r.status);
         }
         kprintf("[kernel] cluster %d: MPI program exited with status %d\n", r.cluster, r.status);
-        if (status == 0) status = r.status;
-        ++reported;
+        if (r.status != 0) end_job(r.status);
     }
-    kprintf("[kernel] job done: status %d\n", status);
-    hal::poweroff(status);
+    kprintf("[kernel] job done: status 0\n");
+    end_job(0);
 }
 
 }  // namespace
 
 void job_abort(int code) {
-    if (hal::cluster_id() == 0) hal::poweroff(code);
+    if (hal::cluster_id() == 0) end_job(code);
     send_report(ReportKind::abort, code);
     {
         hal::Guard g(lock);
