@@ -41,21 +41,25 @@ uint64_t next_seq;
 
 // Kernel lock held for all of the below.
 
+Parked *free_parked() {
+    for (Parked &p : parked)
+        if (!p.used) return &p;
+    return nullptr;
+}
+
 bool take_parked(int port, Message &out) {
     Parked *oldest = nullptr;
     for (Parked &p : parked)
         if (p.used && p.msg.h.dst_port == port && (!oldest || p.seq < oldest->seq)) oldest = &p;
     if (!oldest) return false;
     out = oldest->msg;
+    const bool was_full = !free_parked();
     oldest->used = false;
+    // Readers whose messages wait in hardware slots for room may go on.
+    if (was_full) hal::notify_cluster(hal::cluster_id());
     return true;
 }
 
-Parked *free_parked() {
-    for (Parked &p : parked)
-        if (!p.used) return &p;
-    return nullptr;
-}
 
 // Empties the hardware slots into `out` (the first message for `port`) and
 // the buffers table (all others). A slot is only emptied while the buffers
@@ -102,9 +106,9 @@ long mailbox_read(int id, void *buf, size_t size) {
     }
     Message m;
     block_until([&] { return take_parked(port, m) || poll_hardware(port, m); });
-    const size_t n = m.h.length < size ? m.h.length : size;
-    memcpy(buf, m.data, n);
-    return m.h.length;
+    const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
+    memcpy(buf, m.data, length < size ? length : size);
+    return static_cast<long>(length);
 }
 
 long mailbox_write(int id, const void *buf, size_t size) {

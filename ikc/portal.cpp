@@ -46,11 +46,9 @@ long portal_read(int id, void *buf, size_t size) {
     block_until([&] { return !hardware_busy && (hardware_busy = true); });
     hal::noc::portal_allow(allow.allow_cluster, portal_tag(allow.allow_port, allow.local_port));
     auto *dst = static_cast<char *>(buf);
-    const size_t chunk = hal::noc::portal_chunk();
     for (size_t done = 0; done < size;) {
-        const size_t want = size - done < chunk ? size - done : chunk;
         block_until([&] {
-            const size_t n = hal::noc::portal_read_chunk(dst + done, want, done + want == size);
+            const size_t n = hal::noc::portal_read_chunk(dst + done, size - done);
             done += n;
             return n > 0;
         });

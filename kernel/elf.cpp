@@ -19,10 +19,13 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
     for (int i = 0; i < eh->e_phnum; ++i) {
         const Elf64_Phdr &s = ph[i];
         if (s.p_type != PT_LOAD || s.p_memsz == 0) continue;
+        // The segment must lie in the user area (checked without overflow),
+        // and have some permission (W needs R: W alone is reserved in Sv39).
         if (s.p_filesz > s.p_memsz || s.p_offset > size || s.p_filesz > size - s.p_offset ||
-            s.p_vaddr < user_base || s.p_memsz > user_heap_limit - s.p_vaddr)
+            s.p_vaddr < user_base || s.p_vaddr >= user_heap_limit ||
+            s.p_memsz > user_heap_limit - s.p_vaddr || !(s.p_flags & (PF_R | PF_W | PF_X)))
             return -TS_EINVAL;
-        unsigned perms = hal::perm_user | ((s.p_flags & PF_R) ? hal::perm_r : 0) |
+        unsigned perms = hal::perm_user | ((s.p_flags & (PF_R | PF_W)) ? hal::perm_r : 0) |
                          ((s.p_flags & PF_W) ? hal::perm_w : 0) | ((s.p_flags & PF_X) ? hal::perm_x : 0);
         const uintptr_t first = s.p_vaddr & ~(hal::page_size - 1);
         for (uintptr_t va = first; va < s.p_vaddr + s.p_memsz; va += hal::page_size) {
@@ -34,14 +37,14 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
             }
             // A page shared by two segments gets the union of their rights.
             if (!space.map(va, pa, perms)) return -TS_ENOMEM;
-        }
-        // The kernel sees its frames identity-mapped: copy through them.
-        for (uint64_t off = 0; off < s.p_filesz;) {
-            const uintptr_t va = s.p_vaddr + off;
-            const size_t in_page = hal::page_size - (va & (hal::page_size - 1));
-            const size_t n = in_page < s.p_filesz - off ? in_page : s.p_filesz - off;
-            memcpy(reinterpret_cast<void *>(space.lookup(va, nullptr)), base + s.p_offset + off, n);
-            off += n;
+            // The kernel sees its frames identity-mapped: copy through them.
+            const uintptr_t from = va < s.p_vaddr ? s.p_vaddr : va;
+            const uint64_t off = from - s.p_vaddr;
+            if (off < s.p_filesz) {
+                const size_t room = hal::page_size - (from & (hal::page_size - 1));
+                const size_t n = room < s.p_filesz - off ? room : s.p_filesz - off;
+                memcpy(reinterpret_cast<void *>(pa + (from & (hal::page_size - 1))), base + s.p_offset + off, n);
+            }
         }
         if (s.p_vaddr + s.p_memsz > top) top = s.p_vaddr + s.p_memsz;
     }

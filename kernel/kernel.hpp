@@ -63,7 +63,8 @@ struct Process {
     int live_threads = 0;
     int status = 0;           ///< first non-zero thread status
     uintptr_t heap_start = 0;
-    uintptr_t heap_end = 0;
+    uintptr_t heap_end = 0;     ///< the break
+    uintptr_t heap_mapped = 0;  ///< heap pages are mapped up to here
     hal::AddressSpace space;
     char name[TS_PROGRAM_NAME] = {};
 };

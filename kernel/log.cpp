@@ -37,8 +37,9 @@ void kprintf(const char *fmt, ...) {
             b.put(*p);
             continue;
         }
+        if (p[1] == '\0') break;  // a lone '%' at the end
         bool is_long = false;
-        if (p[1] == 'l') {
+        if (p[1] == 'l' && p[2] != '\0') {
             is_long = true;
             ++p;
         }

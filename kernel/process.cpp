@@ -69,7 +69,7 @@ Process *process_spawn(const char *name, const void *elf, size_t size) {
     long err = p->space.init(frame_alloc, &kernel_space) ? elf_load(p->space, elf, size, &entry, &end)
                                                           : -TS_ENOMEM;
     if (err == 0) {
-        p->heap_start = p->heap_end = (end + hal::page_size - 1) & ~(hal::page_size - 1);
+        p->heap_start = p->heap_end = p->heap_mapped = (end + hal::page_size - 1) & ~(hal::page_size - 1);
         err = thread_start(p, entry, 0);
     }
     if (err < 0) {
@@ -92,6 +92,7 @@ void thread_exit(int status) {
         t.proc = nullptr;
         t.state = ThreadState::free;
     }
+    hal::set_timer(0);  // a sleep cut short by a kill leaves it armed
     kernel_space.activate();
     hal::notify_cluster(hal::cluster_id());  // joiners and the spawn server
     core_loop(core);
@@ -107,14 +108,16 @@ void core_loop(int core) {
     Thread &t = threads[core];
     for (;;) {
         hal::clear_event();
-        bool run = false;
+        bool run = false, killed = false;
         {
             hal::Guard g(lock);
             if (t.state == ThreadState::ready) {
                 t.state = ThreadState::running;
                 run = true;
+                killed = t.proc->killed;  // its kill IPI may be the one just cleared
             }
         }
+        if (killed) thread_exit(0);
         if (run) hal::enter_user(&t.tf, t.proc->space.token());
         hal::wait_event();
     }
@@ -144,24 +147,23 @@ long sys_thread_join(uint64_t tid, uint64_t status_ptr, uint64_t, uint64_t) {
 
 long sys_thread_self(uint64_t, uint64_t, uint64_t, uint64_t) { return hal::core_id(); }
 
+// The heap's pages stay mapped once mapped: shrinking only moves the break.
+// Freeing them would race with the process's other cores, which may still
+// hold the translations, and with kernel copies in flight on those pages.
 long sys_brk(uint64_t new_end, uint64_t, uint64_t, uint64_t) {
     hal::Guard g(lock);
     Process *p = current_process();
     if (new_end == 0) return static_cast<long>(p->heap_end);
     if (new_end < p->heap_start || new_end > user_heap_limit) return -TS_ENOMEM;
-    auto page_up = [](uintptr_t a) { return (a + hal::page_size - 1) & ~(hal::page_size - 1); };
-    const uintptr_t old_top = page_up(p->heap_end), new_top = page_up(new_end);
-    for (uintptr_t va = old_top; va < new_top; va += hal::page_size) {
+    const uintptr_t top = (new_end + hal::page_size - 1) & ~(hal::page_size - 1);
+    for (; p->heap_mapped < top; p->heap_mapped += hal::page_size) {
         void *f = frame_alloc();
-        if (!f || !p->space.map(va, reinterpret_cast<uintptr_t>(f), hal::perm_r | hal::perm_w | hal::perm_user)) {
-            if (f) frame_free(f);
-            for (uintptr_t undo = old_top; undo < va; undo += hal::page_size)
-                frame_free(reinterpret_cast<void *>(p->space.unmap(undo)));
+        if (!f) return -TS_ENOMEM;
+        if (!p->space.map(p->heap_mapped, reinterpret_cast<uintptr_t>(f), hal::perm_r | hal::perm_w | hal::perm_user)) {
+            frame_free(f);
             return -TS_ENOMEM;
         }
     }
-    for (uintptr_t va = new_top; va < old_top; va += hal::page_size)
-        if (uintptr_t f = p->space.unmap(va)) frame_free(reinterpret_cast<void *>(f));
     p->heap_end = new_end;
     return static_cast<long>(new_end);
 }

@@ -1,12 +1,15 @@
 /* On-target test: a user fault kills only the faulting process, with a
  * one-line report, and the job ends with a non-zero status.
- * fault_test KIND [wait], KIND one of: load kernel text illegal stack none.
- * Rank 0 faults; other ranks (on other clusters) end normally, or with
- * "wait" block in a receive from rank 0 that can never complete. */
+ * fault_test KIND [wait|thread], KIND one of: load kernel text illegal stack
+ * none. Rank 0 faults; other ranks (on other clusters) end normally, or
+ * with "wait" block in a receive from rank 0 that can never complete. With
+ * "thread", rank 0 starts a spinning thread just before it faults: the
+ * kill must end that thread too. */
 #include <stdio.h>
 #include <string.h>
 
 #include <mpi.h>
+#include <tessera/runtime.h>
 
 static int deep(volatile char *p, int n) {
     volatile char frame[1024];
@@ -15,6 +18,11 @@ static int deep(volatile char *p, int n) {
 }
 
 int main(int argc, char **argv);
+
+static void spin(void *arg) {
+    (void)arg;
+    for (;;) {}
+}
 
 static void fault(const char *kind) {
     if (!strcmp(kind, "load")) {
@@ -34,11 +42,14 @@ int main(int argc, char **argv) {
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && argc > 2 && !strcmp(argv[2], "thread") && ts_thread_create(spin, 0) < 0)
+        printf("no core for the spinning thread\n");
     if (rank == 0 && argc > 1) fault(argv[1]);
     if (rank != 0 && argc > 2 && !strcmp(argv[2], "wait")) {
         int value;
         MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     printf("rank %d survived\n", rank);
+    MPI_Finalize();
     return 0;
 }

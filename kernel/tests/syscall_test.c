@@ -32,6 +32,17 @@ static void spin(void *arg) {
     for (;;) ts_sleep_ns(1000000);
 }
 
+/* Sends 100 bytes to port 22 of our own cluster in two writes of 50. */
+static void portal_sender(void *arg) {
+    static char data[100];
+    for (int i = 0; i < 100; ++i) data[i] = (char)(i + 1);
+    int out = ts_portal_open(23, ts_job()->cluster_id, 22);
+    ts_portal_write(out, data, 50);
+    ts_portal_write(out, data + 50, 50);
+    ts_portal_close(out);
+    ts_thread_exit((int)(long)arg);
+}
+
 int main(void) {
     static char page_end_buf[8192] __attribute__((aligned(4096)));
     const struct ts_job_info *job = ts_job();
@@ -71,6 +82,25 @@ int main(void) {
     EXPECT(portal >= 0, 1);
     EXPECT(ts_portal_read(portal, page_end_buf, 16), -TS_EINVAL); /* no allow yet */
     EXPECT(ts_portal_allow(portal, job->nclusters + 3, 1), -TS_EINVAL);
+    EXPECT(ts_portal_unlink(portal), 0);
+
+    /* the kernels' port 0 is not for programs */
+    EXPECT(ts_mailbox_create(TS_PORT_KERNEL), -TS_EINVAL);
+    EXPECT(ts_mailbox_open(21, 0, TS_PORT_KERNEL), -TS_EINVAL);
+    EXPECT(ts_mailbox_open(TS_PORT_KERNEL, 0, 5), -TS_EINVAL);
+    EXPECT(ts_portal_create(TS_PORT_KERNEL), -TS_EINVAL);
+
+    /* a portal read completes whatever the sender's pieces */
+    portal = ts_portal_create(22);
+    EXPECT(ts_portal_allow(portal, job->cluster_id, 23), 0);
+    int sender = ts_thread_create(portal_sender, (void *)7l);
+    EXPECT(sender > 0, 1);
+    memset(page_end_buf, 0, 100);
+    EXPECT(ts_portal_read(portal, page_end_buf, 100), 100);
+    EXPECT(page_end_buf[0] == 1 && page_end_buf[49] == 50 && page_end_buf[99] == 100, 1);
+    int status = 0;
+    EXPECT(ts_thread_join(sender, &status), 0);
+    EXPECT(status, 7);
     EXPECT(ts_portal_unlink(portal), 0);
 
     int clusters[2] = {0, job->cluster_id};

@@ -4,12 +4,14 @@ process, with a report, and the job's status says so; kernel calls with bad
 arguments get error codes."""
 import os
 import re
+import struct
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera_run import mpirun, target_out  # noqa: E402
 
 STATUS_FAULT = 139
 
@@ -52,12 +54,59 @@ class FaultTest(unittest.TestCase):
         self.assertNotIn("survived", out)
         self.assertEqual(rc, STATUS_FAULT, out)
 
+    def test_fault_ends_a_thread_that_was_about_to_start(self):
+        rc, out = mpirun("-np", "2", "--map-by", "scatter", "--timeout", "60",
+                         "fault_test", "load", "thread")
+        self.assertIn("process fault_test killed: load page fault", out)
+        self.assertNotIn("no core", out)
+        self.assertEqual(rc, STATUS_FAULT, out)
+
     def test_no_fault_no_report(self):
         rc, out = self.run_fault("none")
         self.assertNotIn("killed", out)
         self.assertIn("rank 0 survived", out)
         self.assertIn("rank 1 survived", out)
         self.assertEqual(rc, 0, out)
+
+
+PT_LOAD = 1
+
+
+def patched_elf(src, dst, **fields):
+    """Copies ELF src to dst with fields (p_vaddr, p_flags) of its first
+    PT_LOAD segment replaced."""
+    data = bytearray(open(src, "rb").read())
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        if struct.unpack_from("<I", data, at)[0] == PT_LOAD:
+            if "p_flags" in fields:
+                struct.pack_into("<I", data, at + 4, fields["p_flags"])
+            if "p_vaddr" in fields:
+                struct.pack_into("<Q", data, at + 16, fields["p_vaddr"])
+            break
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
+class ElfLoaderTest(unittest.TestCase):
+    """Programs the loader must refuse: the cluster reports 127, no panic."""
+
+    def test_bad_segments_are_refused(self):
+        hello = os.path.join(target_out(), "bin", "hello.elf")
+        cases = {"wrapping address": {"p_vaddr": 0xFFFFFFFFFFFFF000},
+                 "kernel's shared tables": {"p_vaddr": 0xBFE00000},
+                 "no permission": {"p_flags": 0}}
+        with tempfile.TemporaryDirectory() as tmp:
+            for what, fields in cases.items():
+                with self.subTest(what=what):
+                    bad = os.path.join(tmp, "bad.elf")
+                    patched_elf(hello, bad, **fields)
+                    rc, out = mpirun("-np", "1", "--timeout", "60", bad)
+                    self.assertIn("tessera: cluster 1: cannot start bad", out)
+                    self.assertNotIn("panic", out)
+                    self.assertEqual(rc, 127, out)
 
 
 class SyscallTest(unittest.TestCase):

@@ -106,6 +106,7 @@ extern "C" [[noreturn]] void hal_user_trap(TrapFrame *tf) {
     if (cause & rv::scause_interrupt) {
         info.kind = TrapKind::interrupt;
         clear_event();
+        if ((cause & ~rv::scause_interrupt) == rv::irq_supervisor_timer) set_timer(0);
     } else if (cause == rv::cause_ecall_user) {
         info.kind = TrapKind::syscall;
         tf->pc += 4;

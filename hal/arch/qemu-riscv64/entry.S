@@ -29,6 +29,8 @@ __image_header:
 _start_boot:
     csrw sie, zero
     csrw sscratch, zero
+    la t0, hal_trap_vector       # a fault while booting panics with a report
+    csrw stvec, t0
     la sp, boot_stack + 4096
     call hal_boot                # does not return
 

@@ -96,19 +96,6 @@ uintptr_t AddressSpace::lookup(uintptr_t va, unsigned *perms) const {
     return 0;
 }
 
-uintptr_t AddressSpace::unmap(uintptr_t va) {
-    uint64_t *t = root_;
-    for (int level = 2; level > 0; --level) {
-        const uint64_t e = t[vpn(va, level)];
-        if (!(e & rv::pte_v) || is_leaf(e)) return 0;
-        t = table_of(e);
-    }
-    const uint64_t leaf = t[vpn(va, 0)];
-    t[vpn(va, 0)] = 0;
-    asm volatile("sfence.vma" ::: "memory");
-    return (leaf & rv::pte_v) ? (leaf >> 10) << 12 : 0;
-}
-
 uint64_t AddressSpace::token() const {
     return rv::satp_sv39 | (reinterpret_cast<uintptr_t>(root_) >> 12);
 }

@@ -29,9 +29,12 @@ size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
 size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
 
+// The console lock has the first page; then one block per cluster.
+constexpr size_t first_block = 4096;
+size_t block_stride() { return align_up(mailbox_bytes() + portal_bytes() + sync_bytes(), 4096); }
+
 char *block(int cluster) {
-    const size_t stride = align_up(mailbox_bytes() + portal_bytes() + sync_bytes(), 4096);
-    return reinterpret_cast<char *>(manifest().fabric_base) + 4096 + stride * cluster;
+    return reinterpret_cast<char *>(manifest().fabric_base) + first_block + block_stride() * cluster;
 }
 
 uint32_t *slot_flag(int receiver, int sender) {
@@ -53,6 +56,10 @@ uint32_t load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); 
 void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
 }  // namespace
+
+bool fabric_fits() {
+    return first_block + block_stride() * manifest().nclusters <= manifest().fabric_size;
+}
 
 size_t mailbox_size() { return manifest().mailbox_size; }
 size_t portal_chunk() { return manifest().portal_chunk; }
@@ -82,15 +89,15 @@ void portal_allow(int src, uint32_t tag) {
     notify_cluster(src);
 }
 
-size_t portal_read_chunk(void *buf, size_t max, bool last) {
+size_t portal_read_chunk(void *buf, size_t remaining) {
     PortalCtl *p = portal(cluster_id());
     if (!load(&p->full)) return 0;
-    size_t n = p->length < max ? p->length : max;
+    const size_t n = p->length < remaining ? p->length : remaining;
     memcpy(buf, portal_data(cluster_id()), n);
     const int src = static_cast<int>(p->allowed) - 1;
-    if (last) store(&p->allowed, 0);  // before the release: see portal_write_chunk
+    if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
     store(&p->full, 0);
-    notify_cluster(src);
+    if (src >= 0) notify_cluster(src);
     return n;
 }
 

@@ -26,6 +26,7 @@ constexpr uint64_t sie_stie = 1ull << 5;
 // scause (4.1.9)
 constexpr uint64_t scause_interrupt = 1ull << 63;
 constexpr uint64_t cause_ecall_user = 8;
+constexpr uint64_t irq_supervisor_timer = 5;
 
 // Sv39 page-table entries (4.4.1)
 constexpr uint64_t pte_v = 1, pte_r = 2, pte_w = 4, pte_x = 8, pte_u = 16,

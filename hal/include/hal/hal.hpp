@@ -119,8 +119,6 @@ public:
     bool map(uintptr_t va, uintptr_t pa, unsigned perms);
     /// Physical address behind va and its perms; 0 when unmapped.
     uintptr_t lookup(uintptr_t va, unsigned *perms) const;
-    /// Removes the mapping of va; returns the frame it mapped, or 0.
-    uintptr_t unmap(uintptr_t va);
     /// Activates this address space on the calling core.
     void activate() const;
     uint64_t token() const;
@@ -140,6 +138,8 @@ private:
 // clear_event()/wait_event(), and every state change notifies the other side.
 namespace noc {
 
+/// True when the profile's fabric region holds every cluster's resources.
+bool fabric_fits();
 size_t mailbox_size();
 size_t portal_chunk();
 
@@ -151,10 +151,12 @@ bool mailbox_receive(int src, void *msg);
 
 /// Receiver: accept chunks from cluster src tagged `tag` (until disallowed).
 void portal_allow(int src, uint32_t tag);
-/// Receiver: takes the next chunk (up to max bytes into buf). `last` closes
-/// the allow before the chunk is released, so the sender's next transfer
-/// waits for a new allow. Returns bytes taken, 0 if no chunk yet.
-size_t portal_read_chunk(void *buf, size_t max, bool last);
+/// Receiver: takes the next chunk into buf, of a transfer that still has
+/// `remaining` bytes to come. The chunk that completes the transfer closes
+/// the allow before it is released, so the sender's next transfer waits for
+/// a new allow; bytes beyond `remaining` are dropped. Returns bytes taken,
+/// 0 if no chunk yet.
+size_t portal_read_chunk(void *buf, size_t remaining);
 /// Sender: writes one chunk (n <= portal_chunk()) into dst's portal; false
 /// until dst allows (our cluster, tag) and its chunk buffer is free.
 bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n);
