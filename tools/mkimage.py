@@ -87,6 +87,13 @@ def program_name(path):
     return base[:-4] if base.endswith(".elf") else base
 
 
+def program_label(name):
+    """The manifest's label of a program (ts_program_desc.name): its name,
+    cut to TS_PROGRAM_NAME - 1 bytes (whole UTF-8 characters) to fit."""
+    data = name.encode("utf-8")[:TS_PROGRAM_NAME - 1]
+    return data.decode("utf-8", errors="ignore").encode("utf-8")
+
+
 def encode_args(args):
     """Pack argv as NUL-terminated strings back to back; returns (argc, bytes)."""
     blob = b"".join(a.encode("utf-8") + b"\0" for a in args)
@@ -125,11 +132,8 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args):
     for i in range(TS_MAX_PROGRAMS):
         if i < len(programs):
             prog, offset = programs[i]
-            name = prog.name.encode("utf-8")
-            if len(name) >= TS_PROGRAM_NAME:
-                raise ImageError(f"program name '{prog.name}' is longer than "
-                                 f"{TS_PROGRAM_NAME - 1} bytes")
-            out += PROGRAM_DESC.pack(prog.ring, offset, len(prog.data), prog.is_mpi, name)
+            out += PROGRAM_DESC.pack(prog.ring, offset, len(prog.data), prog.is_mpi,
+                                     program_label(prog.name))
         else:
             out += bytes(PROGRAM_DESC.size)
     out += blob.ljust(TS_MANIFEST_ARGS, b"\0")
@@ -436,13 +440,15 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
 
 
 def resolve_program(spec, bin_dir=None):
-    """Path of an MPI program given by name (out/target/bin/NAME.elf) or by path."""
-    if os.path.isfile(spec):
+    """Path of an MPI program: a spec with a '/' or ending in .elf is a path;
+    any other is a built-in program's name (out/target/bin/NAME.elf), even
+    when a file of that name is in the current folder."""
+    if "/" in spec or os.sep in spec or spec.endswith(".elf"):
+        if not os.path.isfile(spec):
+            raise ImageError(f"no such program: {spec}")
         return spec
-    if os.sep in spec:
-        raise ImageError(f"no such program: {spec}")
     bin_dir = bin_dir or default_paths()["bin"]
-    path = os.path.join(bin_dir, program_name(spec) + ".elf")
+    path = os.path.join(bin_dir, spec + ".elf")
     if not os.path.isfile(path):
         raise ImageError(f"program '{spec}' not found (no {path}); run make first")
     return path
@@ -461,7 +467,8 @@ def main(argv=None):
     ap.add_argument("--kernel-lib", help="kernel library (default: the build folder's)")
     ap.add_argument("--kernel-ld", help="kernel linker script (default: build/kernel.ld)")
     ap.add_argument("-o", "--outdir", required=True, help="where the images go")
-    ap.add_argument("program", help="MPI program: a name in out/target/bin or a path")
+    ap.add_argument("program", help="MPI program: a path (with a '/' or ending in .elf) "
+                                    "or a name in out/target/bin")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
     try:

@@ -124,7 +124,9 @@ _INT_KEYS = {
     "compute_cores": (2, TS_MAX_CORES, 1, "cores per compute cluster"),
     "compute_memory_mb": (4, None, 2, "MiB per compute cluster window"),
     "fabric_mb": (2, None, 2, "MiB of NoC fabric"),
-    "mailbox_size": (16, None, 8, "bytes of one mailbox message"),
+    # A name request (84 bytes) and its 8-byte IKC header must fit; the
+    # kernel carries no message larger than 256 bytes.
+    "mailbox_size": (96, 256, 8, "bytes of one mailbox message, IKC header included"),
     "portal_chunk": (64, None, 8, "bytes of one portal chunk"),
     "timebase_hz": (1, None, 1, "frequency of the time CSR"),
 }

@@ -183,17 +183,22 @@ typedef struct MPI_Status {
  * portal. argc/argv may be NULL and are not changed. Calling it twice is
  * MPI_ERR_OTHER. (section 8.7) */
 int MPI_Init(int *argc, char ***argv);
-/* As MPI_Init; *provided is MPI_THREAD_SINGLE. (section 12.4.3) */
+/* As MPI_Init; *provided is MPI_THREAD_SINGLE, whatever `required` asks
+ * for; MPI_ERR_ARG when provided is NULL. (section 12.4.3) */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 /* Barrier over MPI_COMM_WORLD, then releases the rank's name and IKC
- * resources. (section 8.7) */
+ * resources. (section 8.7) A rank that ends (returns from main, calls
+ * exit) after MPI_Init without MPI_Finalize ends the whole job: it prints
+ * "MPI error: rank N exited with status S without calling MPI_Finalize"
+ * and the job exits with S, or 1 if S is 0. */
 int MPI_Finalize(void);
 /* *flag = 1 once MPI_Init has completed. Callable at any time. */
 int MPI_Initialized(int *flag);
 /* *flag = 1 once MPI_Finalize has completed. Callable at any time. */
 int MPI_Finalized(int *flag);
-/* Ends the whole job; the machine exits with status `errorcode`.
- * Does not return. (section 8.7) */
+/* Ends the whole job after the calling rank's buffered output. The job's
+ * exit status is errorcode & 0xff, or 1 when that is 0 but errorcode is
+ * not (e.g. 256); 0 only for errorcode 0. Does not return. (section 8.7) */
 int MPI_Abort(MPI_Comm comm, int errorcode);
 /* MPI_VERSION and MPI_SUBVERSION. Callable at any time. (section 8.1.1) */
 int MPI_Get_version(int *version, int *subversion);
@@ -206,9 +211,10 @@ double MPI_Wtick(void);
 
 /* ---- Errors (MPI 3.1 sections 8.3-8.4) ------------------------------ */
 
-/* MPI_ERRORS_ARE_FATAL (the default) prints "MPI error: <function>:
- * <string>" and ends the job with the error class as exit status;
- * MPI_ERRORS_RETURN returns the error class to the caller. */
+/* MPI_ERRORS_ARE_FATAL (the default) prints, after the rank's buffered
+ * output, "MPI error: rank <rank>: <function>: <string> (<details>)" and
+ * ends the job with the error class as exit status; MPI_ERRORS_RETURN
+ * returns the error class to the caller. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 /* Text of an error code (at most MPI_MAX_ERROR_STRING bytes with the NUL);
@@ -235,12 +241,14 @@ int MPI_Type_size(MPI_Datatype datatype, int *size);
 
 /* Blocking send of count elements (section 3.2.1). In this version every
  * send is synchronous (it returns once the receiver has the data), so
- * MPI_Send is MPI_Ssend (3.4): two ranks that send to each other before
- * receiving, or a rank that sends to itself, wait forever.
+ * MPI_Send is MPI_Ssend (3.4). It waits, without a time limit, for a
+ * destination that has not called MPI_Init yet. A send that could never
+ * complete raises MPI_ERR_OTHER at once: to the caller itself, or to a
+ * rank that is sending to the caller at the same time (head to head).
  * Errors: MPI_ERR_COMM, MPI_ERR_COUNT (count < 0), MPI_ERR_TYPE,
  * MPI_ERR_BUFFER (NULL with count > 0), MPI_ERR_RANK (not 0..size-1 or
- * MPI_PROC_NULL), MPI_ERR_TAG (not 0..LWMPI_TAG_UB), MPI_ERR_OTHER (the
- * destination never started, IKC failure), MPI_ERR_INTERN. */
+ * MPI_PROC_NULL), MPI_ERR_TAG (not 0..LWMPI_TAG_UB), MPI_ERR_OTHER (as
+ * above, IKC failure), MPI_ERR_INTERN. */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
              int tag, MPI_Comm comm);
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -249,7 +257,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
  * (source or MPI_ANY_SOURCE, tag or MPI_ANY_TAG; non-overtaking, 3.5).
  * A message longer than the buffer fills the buffer and raises
  * MPI_ERR_TRUNCATE (status then counts what was stored). Errors as
- * MPI_Send, with MPI_ANY_SOURCE and MPI_ANY_TAG allowed. status may be
+ * MPI_Send, with MPI_ANY_SOURCE and MPI_ANY_TAG allowed; a receive from
+ * the caller itself (MPI_COMM_SELF included) is MPI_ERR_OTHER at once. status may be
  * MPI_STATUS_IGNORE; its MPI_ERROR field is not set. */
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
              int tag, MPI_Comm comm, MPI_Status *status);

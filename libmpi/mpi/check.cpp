@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include "handles.hpp"
+#include "../mpiutil/text.hpp"
 
 namespace lwmpi {
 
@@ -50,6 +51,26 @@ int check_recv(const P2PArgs &a, int comm_size) {
     if (int e = check_source(a.peer, comm_size))
         return e;
     return check_recv_tag(a.tag);
+}
+
+void explain_p2p(TextBuilder &t, int code, const P2PArgs &a, int comm_size, const char *peer) {
+    switch (code) {
+    case MPI_ERR_COUNT:
+        t.put("count ").put_int(a.count);
+        break;
+    case MPI_ERR_BUFFER:
+        t.put("NULL buffer for count ").put_int(a.count);
+        break;
+    case MPI_ERR_RANK:
+        t.put(peer).put(' ').put_int(a.peer).put("; the communicator has ").put_int(comm_size);
+        t.put(comm_size == 1 ? " rank" : " ranks");
+        break;
+    case MPI_ERR_TAG:
+        t.put("tag ").put_int(a.tag).put("; tags are 0..").put_int(LWMPI_TAG_UB);
+        break;
+    default:
+        break;
+    }
 }
 
 }  // namespace lwmpi

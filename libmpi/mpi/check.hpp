@@ -8,6 +8,8 @@
 
 namespace lwmpi {
 
+class TextBuilder;
+
 /// count >= 0, else MPI_ERR_COUNT.
 int check_count(int count);
 /// A valid predefined datatype, else MPI_ERR_TYPE.
@@ -36,5 +38,10 @@ struct P2PArgs {
 int check_send(const P2PArgs &a, int comm_size);
 /// All checks of MPI_Recv.
 int check_recv(const P2PArgs &a, int comm_size);
+
+/// Appends to t why check_send or check_recv of `a` gave `code`: the bad
+/// value and what is allowed, e.g. "dest 7; the communicator has 2 ranks"
+/// (`peer` names a.peer: "dest" or "source"). Nothing for MPI_ERR_TYPE.
+void explain_p2p(TextBuilder &t, int code, const P2PArgs &a, int comm_size, const char *peer);
 
 }  // namespace lwmpi

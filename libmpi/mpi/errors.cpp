@@ -79,9 +79,13 @@ const char *error_text(int code) {
     return code >= 0 && code <= MPI_ERR_LASTCODE ? kErrorText[code] : nullptr;
 }
 
-size_t format_fatal(char *buf, size_t cap, const char *function, int code, const char *detail) {
+size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code,
+                    const char *detail) {
     TextBuilder t(buf, cap);
-    t.put("MPI error: ").put(function).put(": ");
+    t.put("MPI error: ");
+    if (rank >= 0)
+        t.put("rank ").put_int(rank).put(": ");
+    t.put(function).put(": ");
     if (const char *text = error_text(code))
         t.put(text);
     else
@@ -99,8 +103,9 @@ int raise_error(MPI_Comm comm, const char *function, int code, const char *detai
     if (errhandler_of(*c) == MPI_ERRORS_RETURN)
         return code;
     char report[MPI_MAX_ERROR_STRING + 128];
-    format_fatal(report, sizeof report, function, code, detail);
-    util::console(report);
+    const int rank = state().initialized ? util::world_rank() : -1;
+    format_fatal(report, sizeof report, rank, function, code, detail);
+    util::report(report);
     util::abort_job(code);
 }
 

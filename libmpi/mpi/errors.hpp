@@ -11,14 +11,17 @@ namespace lwmpi {
 const char *error_text(int code);
 
 /// Formats the fatal handler's report into buf (cap bytes, NUL-terminated):
-/// "MPI error: <function>: <text>" plus " (<detail>)" when detail is not
-/// empty, and a newline. Returns its length.
-size_t format_fatal(char *buf, size_t cap, const char *function, int code, const char *detail);
+/// "MPI error: rank <rank>: <function>: <text>" (without "rank <rank>: "
+/// when rank < 0) plus " (<detail>)" when detail is not empty, and a
+/// newline. Returns its length.
+size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code,
+                    const char *detail);
 
 /// Raises error `code` in `function` on communicator `comm` (on
 /// MPI_COMM_WORLD when comm is not valid), with an optional detail. With
 /// MPI_ERRORS_RETURN returns `code`. With MPI_ERRORS_ARE_FATAL (the
-/// default) prints the report and ends the job with exit status `code`
+/// default) prints the report after the rank's buffered output (its rank
+/// once MPI_Init has succeeded) and ends the job with exit status `code`
 /// (the error class: 1..MPI_ERR_LASTCODE).
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail = nullptr);
 

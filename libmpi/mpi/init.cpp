@@ -9,11 +9,11 @@
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
 
-int MPI_Init(int *argc, char ***argv) {
-    using namespace lwmpi;
-    (void)argc;
-    (void)argv;
-    static constexpr char fn[] = "MPI_Init";
+namespace lwmpi {
+namespace {
+
+// MPI_Init and MPI_Init_thread (named `fn` in error reports).
+int init(const char *fn) {
     MpiState &st = state();
     if (st.finalized)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
@@ -25,12 +25,27 @@ int MPI_Init(int *argc, char ***argv) {
     return MPI_SUCCESS;
 }
 
+}  // namespace
+}  // namespace lwmpi
+
+int MPI_Init(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    return lwmpi::init("MPI_Init");
+}
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Init_thread";
+    (void)argc;
+    (void)argv;
     (void)required;
-    const int e = MPI_Init(argc, argv);
-    if (e == MPI_SUCCESS && provided)
-        *provided = MPI_THREAD_SINGLE;
-    return e;
+    if (!provided)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
+    if (int e = init(fn))
+        return e;
+    *provided = MPI_THREAD_SINGLE;
+    return MPI_SUCCESS;
 }
 
 int MPI_Finalize(void) {
@@ -70,7 +85,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
     if (state().initialized && !state().finalized)
         t.put("rank ").put_int(util::world_rank()).put(' ');
     t.put("ends the job with error code ").put_int(errorcode).put('\n');
-    util::console(line);
+    util::report(line);
     util::abort_job(errorcode);
 }
 

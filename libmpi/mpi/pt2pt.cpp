@@ -7,12 +7,22 @@
 #include "protocol.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/text.hpp"
 
 namespace lwmpi {
 
 static_assert(util::kAnySource == MPI_ANY_SOURCE && util::kAnyTag == MPI_ANY_TAG);
 
 namespace {
+
+// Raises the failed argument check `code` of `a`, with the bad value.
+int raise_arg_error(MPI_Comm comm, const char *fn, int code, const P2PArgs &a, int size,
+                    const char *peer) {
+    char why[96];
+    TextBuilder t(why, sizeof why);
+    explain_p2p(t, code, a, size, peer);
+    return raise_error(comm, fn, code, why);
+}
 
 // MPI_Send and MPI_Ssend: every send is synchronous in this version.
 int send(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -21,8 +31,10 @@ int send(const char *fn, const void *buf, int count, MPI_Datatype datatype, int 
     if (int e = enter_comm(fn, comm, &c))
         return e;
     const int me = util::world_rank();
-    if (int e = check_send({buf, count, datatype, dest, tag}, comm_size(*c, util::world_size())))
-        return raise_error(comm, fn, e);
+    const int size = comm_size(*c, util::world_size());
+    const P2PArgs args{buf, count, datatype, dest, tag};
+    if (int e = check_send(args, size))
+        return raise_arg_error(comm, fn, e, args, size, "dest");
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     const uint64_t bytes = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
@@ -39,6 +51,17 @@ void set_status(MPI_Status *status, int source, int tag, uint64_t bytes) {
     status->_cancelled = 0;
     status->_count = static_cast<long long>(bytes);
     // MPI_ERROR is left alone by single-completion calls (section 3.2.5).
+}
+
+// Raises MPI_ERR_TRUNCATE for receive `r` from rank `source` of the
+// communicator, with the sizes.
+int raise_truncate(MPI_Comm comm, const char *fn, const util::RecvResult &r, int source) {
+    char why[96];
+    TextBuilder(why, sizeof why)
+        .put("received ").put_int(static_cast<long long>(r.bytes))
+        .put(" of ").put_int(static_cast<long long>(r.offered))
+        .put(" bytes from rank ").put_int(source).put(", tag ").put_int(r.tag);
+    return raise_error(comm, fn, MPI_ERR_TRUNCATE, why);
 }
 
 }  // namespace
@@ -61,20 +84,24 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (int e = enter_comm(fn, comm, &c))
         return e;
     const int me = util::world_rank();
-    if (int e = check_recv({buf, count, datatype, source, tag}, comm_size(*c, util::world_size())))
-        return raise_error(comm, fn, e);
+    const int size = comm_size(*c, util::world_size());
+    const P2PArgs args{buf, count, datatype, source, tag};
+    if (int e = check_recv(args, size))
+        return raise_arg_error(comm, fn, e, args, size, "source");
     if (source == MPI_PROC_NULL) {  // section 3.11
         set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     const uint64_t capacity = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
-    const int from = source == MPI_ANY_SOURCE ? util::kAnySource : to_world(*c, source, me);
+    // On MPI_COMM_SELF, any source can only be the caller.
+    const int from = source == MPI_ANY_SOURCE && !c->is_self ? util::kAnySource
+                                                             : to_world(*c, source, me);
     util::RecvResult r;
     if (int e = util::recv(from, tag, c->context, buf, capacity, &r))
         return raise_error(comm, fn, e, util::error_detail());
     set_status(status, from_world(*c, r.source), r.tag, r.bytes);
-    if (r.truncated)
-        return raise_error(comm, fn, MPI_ERR_TRUNCATE);
+    if (r.offered > r.bytes)
+        return raise_truncate(comm, fn, r, from_world(*c, r.source));
     return MPI_SUCCESS;
 }
 

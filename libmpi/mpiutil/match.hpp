@@ -76,6 +76,14 @@ struct UnexpectedQueue {
         return -1;
     }
 
+    /// True when a message from world rank `source` waits, in any context.
+    bool has_source(int32_t source) const {
+        for (int i = 0; i < count; ++i)
+            if (items[i].env.source == source)
+                return true;
+        return false;
+    }
+
     /// Removes the oldest message matching `p` into *out; false if none.
     bool take(const Pattern &p, PendingSend *out) {
         const int i = find(p);

@@ -41,20 +41,24 @@ int cluster_id();
 /// Sends `bytes` bytes of `buf` to world rank `dst` with envelope
 /// (my rank, tag, context) and returns once the receiver got them (the
 /// receiver may accept fewer bytes: truncation is reported there).
-/// MPI 3.1 section 3.4 (synchronous mode).
+/// MPI 3.1 section 3.4 (synchronous mode). Since no send completes before
+/// its receive starts, a send that can never complete is MPI_ERR_OTHER at
+/// once: to myself, or to a rank whose request to send to me is pending
+/// (both would wait for each other).
 int send(Protocol protocol, int dst, int tag, uint32_t context, const void *buf, uint64_t bytes);
 
 /// What a receive got.
 struct RecvResult {
-    int source;       ///< world rank of the sender
+    int source;        ///< world rank of the sender
     int tag;
-    uint64_t bytes;   ///< bytes stored in the buffer
-    bool truncated;   ///< the message was longer than the buffer
+    uint64_t bytes;    ///< bytes stored in the buffer
+    uint64_t offered;  ///< bytes the sender sent (more than bytes: truncated)
 };
 
 /// Receives the oldest message matching (source or kAnySource, tag or
 /// kAnyTag, context) into `buf` of `capacity` bytes. A longer message fills
-/// the buffer and sets truncated; that is not an error here.
+/// the buffer (offered > bytes); that is not an error here. A receive from
+/// myself is MPI_ERR_OTHER at once (no send to myself ever starts).
 /// MPI 3.1 sections 3.2.4 and 3.5.
 int recv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, RecvResult *out);
 
@@ -62,8 +66,9 @@ int recv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, Re
 double wtime();
 double wtick();
 
-/// Writes a NUL-terminated string to the console in one piece.
-void console(const char *s);
+/// Writes a report (a NUL-terminated line) to the console in one piece,
+/// after the caller's buffered stdio output and on a line of its own.
+void report(const char *line);
 /// Ends the whole job with exit status `code`.
 [[noreturn]] void abort_job(int code);
 

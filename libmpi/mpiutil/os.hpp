@@ -26,6 +26,9 @@ void sleep_ns(unsigned long ns);
 
 /// Writes `n` bytes to the console in one piece.
 void console_write(const char *s, size_t n);
+/// Writes out the caller's buffered stdio output; true when that output
+/// ends in the middle of a line (ts_console_flush).
+bool console_flush();
 /// Ends the whole job with exit status `code`.
 [[noreturn]] void abort_job(int code);
 
@@ -51,3 +54,13 @@ int name_lookup(const char *name);
 int name_unlink(const char *name);
 
 }  // namespace lwmpi::os
+
+namespace lwmpi::util {
+
+/// The one call the OS makes into MPIUtil (ts_rank_exit_hook): the calling
+/// thread ends with `status`. When it is a rank between init() and
+/// finalize(), reports it and ends the job with `status` (1 if that is 0),
+/// since the other ranks would wait for it forever.
+void rank_exit(int status);
+
+}  // namespace lwmpi::util

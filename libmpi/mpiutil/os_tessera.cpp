@@ -26,6 +26,7 @@ unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
 
 void console_write(const char *s, size_t n) { ts_console_write(s, n); }
+bool console_flush() { return ts_console_flush() != 0; }
 
 void abort_job(int code) { ts_job_abort(code); }
 
@@ -49,3 +50,5 @@ int name_lookup(const char *name) { return ts_name_lookup(name); }
 int name_unlink(const char *name) { return ts_name_unlink(name); }
 
 }  // namespace lwmpi::os
+
+extern "C" void ts_rank_exit_hook(int status) { lwmpi::util::rank_exit(status); }

@@ -1,5 +1,5 @@
-// MPIUtil: process identity, startup and shutdown, name resolution with a
-// per-rank cache, time and console.
+// MPIUtil: process identity, startup and shutdown (and the rank-exit hook),
+// name resolution with a per-rank cache, time and reports.
 #include <mpi.h>
 #include <tessera/syscall.h>
 
@@ -58,7 +58,6 @@ int init() {
     s.np = job->np;
     s.cluster = job->cluster_id;
     s.port = TS_PORT_MPI_BASE + local;
-    s.timebase_hz = job->timebase_hz ? job->timebase_hz : 1;
     s.shape = shape;
     s.next_seq = 0;
     s.unexpected.count = 0;
@@ -78,14 +77,13 @@ int init() {
     // Linked last: once others can resolve us, we can receive.
     char name[kNameMax];
     rank_name(name, rank);
-    int r = os::name_link(name, s.cluster);
-    if (r == -TS_EEXIST) {  // left over by a job that did not finalize
-        os::name_unlink(name);
-        r = os::name_link(name, s.cluster);
-    }
+    const int r = os::name_link(name, s.cluster);
     if (r < 0) {
         os::portal_unlink(s.portal);
         os::mailbox_unlink(s.mailbox);
+        // Every job boots afresh: a taken name means two threads got one rank.
+        if (r == -TS_EEXIST)
+            return fail(MPI_ERR_INTERN, "another process already has this rank (a mapping bug)");
         return fail(MPI_ERR_OTHER, "cannot link the rank's name", r);
     }
     s.ready = true;
@@ -113,29 +111,33 @@ int world_rank() { return t_state.rank; }
 int world_size() { return t_state.np; }
 int cluster_id() { return t_state.cluster; }
 
+namespace {
+
+// The cluster of world rank `rank` (>= 0), or -TS_E* from the name
+// server; waits while the rank has not linked its name.
+int lookup(int rank) {
+    char name[kNameMax];
+    rank_name(name, rank);
+    for (unsigned long pause = kLookupFirstPauseNs;; ) {
+        const int c = os::name_lookup(name);
+        if (c != -TS_ENOENT)
+            return c;
+        os::sleep_ns(pause);
+        pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
+    }
+}
+
+}  // namespace
+
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
     if (rank < 0 || rank >= s.np)
         return fail(MPI_ERR_RANK, "rank out of range");
     if (s.cluster_of[rank] == 0) {
-        char name[kNameMax];
-        rank_name(name, rank);
-        const unsigned long start = os::time();
-        const unsigned long limit = kLookupTimeoutS * s.timebase_hz;
-        unsigned long pause = 1'000'000;
-        for (;;) {
-            const int c = os::name_lookup(name);
-            if (c >= 0) {
-                s.cluster_of[rank] = static_cast<int16_t>(c + 1);
-                break;
-            }
-            if (c != -TS_ENOENT)
-                return fail(MPI_ERR_OTHER, "name lookup failed", c);
-            if (os::time() - start >= limit)
-                return fail(MPI_ERR_OTHER, "destination rank never linked its name");
-            os::sleep_ns(pause);
-            pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
-        }
+        const int c = lookup(rank);
+        if (c < 0)
+            return fail(MPI_ERR_OTHER, "name lookup failed", c);
+        s.cluster_of[rank] = static_cast<int16_t>(c + 1);
     }
     out->cluster = s.cluster_of[rank] - 1;
     out->port = TS_PORT_MPI_BASE + s.shape.place(rank).local;
@@ -152,7 +154,24 @@ double timebase() {
 double wtime() { return static_cast<double>(os::time()) / timebase(); }
 double wtick() { return 1.0 / timebase(); }
 
-void console(const char *s) { os::console_write(s, text_length(s)); }
+void report(const char *line) {
+    if (os::console_flush())
+        os::console_write("\n", 1);
+    os::console_write(line, text_length(line));
+}
+
 void abort_job(int code) { os::abort_job(code); }
+
+void rank_exit(int status) {
+    if (!t_state.ready)
+        return;
+    char line[96];
+    TextBuilder(line, sizeof line)
+        .put("MPI error: rank ").put_int(t_state.rank)
+        .put(" exited with status ").put_int(status)
+        .put(" without calling MPI_Finalize\n");
+    report(line);
+    abort_job(status ? status : 1);
+}
 
 }  // namespace lwmpi::util

@@ -14,9 +14,11 @@ struct Address {
 };
 
 /// Address of world rank `rank`: the cluster from the name server (looked
-/// up once, retried for up to kLookupTimeoutS seconds while the rank has
-/// not linked its name yet, then cached), the port from the job's mapping.
-/// MPI_ERR_RANK for a bad rank, MPI_ERR_OTHER when the name never appears.
+/// up once, then cached), the port from the job's mapping. While the rank
+/// has not linked its name yet, waits without a time limit, as a send to a
+/// rank that has not called MPI_Init must (mpirun's --timeout ends a job
+/// that really hangs). MPI_ERR_RANK for a bad rank, MPI_ERR_OTHER when the
+/// name server fails.
 int resolve(int rank, Address *out);
 
 }  // namespace lwmpi::util

@@ -12,10 +12,10 @@
 namespace lwmpi::util {
 
 inline constexpr int kDetailMax = 96;
-/// Bounded wait for a rank's name to appear (ranks start at slightly
-/// different times), in seconds, and the longest pause between lookups.
-inline constexpr unsigned long kLookupTimeoutS = 20;
-inline constexpr unsigned long kLookupMaxPauseNs = 50'000'000;
+/// Pauses between lookups of a name not linked yet (its rank has not
+/// called MPI_Init): the first, doubled each time up to the longest.
+inline constexpr unsigned long kLookupFirstPauseNs = 1'000'000;
+inline constexpr unsigned long kLookupMaxPauseNs = 10'000'000;
 
 struct RankState {
     bool ready;                ///< init() succeeded and finalize() not yet called
@@ -26,7 +26,6 @@ struct RankState {
     int mailbox;               ///< my input mailbox id
     int portal;                ///< my input portal id
     uint32_t next_seq;         ///< sequence number of my next send
-    unsigned long timebase_hz;
     tessera::pm::JobShape shape;
     int16_t cluster_of[kMaxRanks];  ///< name cache: cluster id + 1, 0 = unknown
     UnexpectedQueue<kMaxRanks> unexpected;

@@ -9,6 +9,7 @@
 #include "os.hpp"
 #include "process.hpp"
 #include "rank_state.hpp"
+#include "text.hpp"
 
 namespace lwmpi::util {
 
@@ -48,8 +49,19 @@ int post_control(const Address &to, const ControlMsg &m) {
     return MPI_SUCCESS;
 }
 
+// `peer` is blocked sending to me while I send to it: each waits for the
+// other's clear-to-send, for ever.
+int head_to_head(int peer) {
+    RankState &s = self();
+    TextBuilder(s.detail, sizeof s.detail)
+        .put("rank ").put_int(peer)
+        .put(" is sending to this rank at the same time; LWMPI sends are synchronous");
+    return MPI_ERR_OTHER;
+}
+
 // Waits for the `kind` reply of `peer` to my send number `seq`, queueing
-// the requests-to-send that arrive meanwhile.
+// the requests-to-send that arrive meanwhile; one from `peer` itself while
+// I wait for its clear-to-send is a head-to-head deadlock.
 int await_reply(ControlKind kind, int peer, uint32_t seq, ControlMsg *out) {
     for (;;) {
         if (int e = read_control(out))
@@ -57,6 +69,8 @@ int await_reply(ControlKind kind, int peer, uint32_t seq, ControlMsg *out) {
         if (out->kind == static_cast<uint8_t>(ControlKind::rts)) {
             if (int e = queue_unexpected(*out))
                 return e;
+            if (kind == ControlKind::cts && out->source == peer)
+                return head_to_head(peer);
             continue;
         }
         if (out->kind == static_cast<uint8_t>(kind) && out->source == peer && out->seq == seq)
@@ -95,6 +109,10 @@ int send(Protocol protocol, int dst, int tag, uint32_t context, const void *buf,
         return fail(MPI_ERR_OTHER, "MPI is not initialized");
     if (protocol != Protocol::rendezvous)
         return fail(MPI_ERR_INTERN, "protocol not implemented");
+    if (dst == s.rank)
+        return fail(MPI_ERR_OTHER, "a send to self never completes: LWMPI sends are synchronous");
+    if (s.unexpected.has_source(dst))
+        return head_to_head(dst);
     Address to;
     if (int e = resolve(dst, &to))
         return e;
@@ -131,6 +149,8 @@ int recv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, Re
     RankState &s = self();
     if (!s.ready)
         return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (source == s.rank)
+        return fail(MPI_ERR_OTHER, "a receive from self never completes: sends to self fail");
     PendingSend m{};
     if (int e = next_match(Pattern{source, tag, context}, &m))
         return e;
@@ -155,7 +175,7 @@ int recv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, Re
         if (int e = post_control(from, ack))
             return e;
     }
-    *out = RecvResult{m.env.source, m.env.tag, accepted, m.bytes > capacity};
+    *out = RecvResult{m.env.source, m.env.tag, accepted, m.bytes};
     return MPI_SUCCESS;
 }
 

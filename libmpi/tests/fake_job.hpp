@@ -18,6 +18,7 @@ struct JobConfig {
     int policy = 0;       ///< TS_MAP_COMPACT or TS_MAP_SCATTER
     int payload = 120;    ///< mailbox payload bytes
     double timeout_s = 20;  ///< a wait longer than this ends the job (deadlock)
+    double clock_rate = 1;  ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
 };
 
@@ -33,10 +34,21 @@ struct JobResult {
 };
 
 /// Runs body(rank) on np threads, each with the identity of one MPI rank
-/// placed by the mapping policy; returns once all threads ended.
+/// placed by the mapping policy; returns once all threads ended. A body
+/// that returns ends its rank as the runtime does: LWMPI's rank-exit hook,
+/// then its buffered output goes to the console.
 JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &body);
 
 /// True when every rank returned 0 and nothing went wrong in the fabric.
 bool clean(const JobResult &r);
+
+/// Buffers text as the calling rank's stdout (the runtime's line buffer):
+/// it reaches the console when the rank ends or the job aborts, or when
+/// LWMPI flushes it before a report.
+void print(const std::string &text);
+
+/// Waits until the mailboxes that world rank `rank` created have received
+/// `n` messages in all, so a test can order events without sleeping.
+void wait_arrivals(int rank, int n);
 
 }  // namespace fake

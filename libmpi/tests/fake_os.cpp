@@ -3,7 +3,9 @@
 // depends on it: a mailbox keeps one slot per sender (a writer waits while
 // its previous message is unread), messages are read in arrival order, a
 // portal write waits for the receiver's allow of that very sender and a
-// portal read needs a prior allow; all calls block until done.
+// portal read needs a prior allow; all calls block until done. Each rank's
+// stdout is a line buffer (fake::print) that reaches the console as the
+// runtime's does: when flushed, at the rank's end, at an abort.
 #include "fake_job.hpp"
 
 #include <tessera/syscall.h>
@@ -37,6 +39,8 @@ struct Message {
 struct InMailbox {
     std::deque<Message> queue;
     std::map<Addr, int> unread;  // per sender
+    int owner = -1;              // world rank of the creator
+    int arrived = 0;             // messages written to it so far
 };
 
 struct InPortal {
@@ -80,6 +84,8 @@ struct Identity {
     int rank = -1;
     int local = -1;
     ts_job_info info{};
+    std::string out;        // stdout's line buffer (fake::print)
+    bool mid_line = false;  // the last byte flushed was not '\n'
 };
 thread_local Identity t_me;
 
@@ -124,6 +130,17 @@ int violation(int err) {
     return err;
 }
 
+// ts_console_flush: the caller's buffered output to the console.
+bool flush_output() {
+    std::lock_guard<std::mutex> lock(fab().m);
+    if (!t_me.out.empty()) {
+        fab().console += t_me.out;
+        t_me.mid_line = t_me.out.back() != '\n';
+        t_me.out.clear();
+    }
+    return t_me.mid_line;
+}
+
 }  // namespace
 
 JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &body) {
@@ -158,6 +175,8 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
                 std::this_thread::sleep_for(std::chrono::milliseconds(config.start_delay_ms[rank]));
             try {
                 result.status[rank] = body(rank);
+                lwmpi::util::rank_exit(result.status[rank]);  // the runtime's thread end
+                flush_output();
             } catch (const Aborted &) {
                 result.status[rank] = -2;
             } catch (const TimedOut &) {
@@ -177,6 +196,19 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     result.leaked_objects = static_cast<int>(f.objects.size());
     result.console = f.console;
     return result;
+}
+
+void print(const std::string &text) { t_me.out += text; }
+
+void wait_arrivals(int rank, int n) {
+    std::unique_lock<std::mutex> lock(fab().m);
+    wait_for(lock, [&] {
+        int sum = 0;
+        for (const auto &[addr, mb] : fab().mailboxes)
+            if (mb.owner == rank)
+                sum += mb.arrived;
+        return sum >= n;
+    });
 }
 
 bool clean(const JobResult &r) {
@@ -203,7 +235,7 @@ unsigned long time() {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - fab().start)
                         .count();
-    return static_cast<unsigned long>(ns / 100);  // 10 MHz
+    return static_cast<unsigned long>(ns * fab().config.clock_rate / 100);  // 10 MHz
 }
 
 void sleep_ns(unsigned long ns) {
@@ -217,7 +249,10 @@ void console_write(const char *s, size_t n) {
     fab().console.append(s, n);
 }
 
+bool console_flush() { return flush_output(); }
+
 void abort_job(int code) {
+    flush_output();  // as ts_job_abort: the caller's last words
     {
         std::lock_guard<std::mutex> lock(fab().m);
         if (!fab().aborted)
@@ -235,7 +270,7 @@ int mailbox_create(int port) {
     const Addr a{t_me.info.cluster_id, port};
     if (fab().mailboxes.count(a))
         return violation(-TS_EBUSY);
-    fab().mailboxes[a];
+    fab().mailboxes[a].owner = t_me.rank;
     const int id = fab().next_id++;
     fab().objects[id] = Object{Kind::in_mailbox, a, {}};
     return id;
@@ -270,6 +305,7 @@ long mailbox_write(int id, const void *buf, size_t size) {
     const char *p = static_cast<const char *>(buf);
     it->second.queue.push_back(Message{from, std::vector<char>(p, p + size)});
     ++it->second.unread[from];
+    ++it->second.arrived;
     fab().cv.notify_all();
     return static_cast<long>(size);
 }

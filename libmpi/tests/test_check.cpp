@@ -130,15 +130,36 @@ TEST_CASE("every error class has a text", "[errors]") {
 
 TEST_CASE("the fatal handler's report", "[errors]") {
     char buf[256];
-    format_fatal(buf, sizeof buf, "MPI_Send", MPI_ERR_RANK, nullptr);
-    CHECK(std::string(buf) == "MPI error: MPI_Send: invalid rank\n");
-    format_fatal(buf, sizeof buf, "MPI_Recv", MPI_ERR_OTHER, "name lookup failed (error -2)");
-    CHECK(std::string(buf) == "MPI error: MPI_Recv: other error (name lookup failed (error -2))\n");
-    format_fatal(buf, sizeof buf, "MPI_Init", 999, "");
+    format_fatal(buf, sizeof buf, 3, "MPI_Send", MPI_ERR_RANK, nullptr);
+    CHECK(std::string(buf) == "MPI error: rank 3: MPI_Send: invalid rank\n");
+    format_fatal(buf, sizeof buf, 0, "MPI_Recv", MPI_ERR_OTHER, "name lookup failed (error -2)");
+    CHECK(std::string(buf) ==
+          "MPI error: rank 0: MPI_Recv: other error (name lookup failed (error -2))\n");
+    format_fatal(buf, sizeof buf, -1, "MPI_Init", 999, "");  // rank not known yet
     CHECK(std::string(buf) == "MPI error: MPI_Init: error code 999\n");
     char tiny[12];
-    format_fatal(tiny, sizeof tiny, "MPI_Send", MPI_ERR_RANK, nullptr);
+    format_fatal(tiny, sizeof tiny, 1, "MPI_Send", MPI_ERR_RANK, nullptr);
     CHECK(std::string(tiny) == "MPI error: ");
+}
+
+TEST_CASE("argument errors are explained with the bad value", "[check]") {
+    int x = 0;
+    const auto explain = [](int code, const P2PArgs &a, int size, const char *peer) {
+        char buf[96];
+        TextBuilder t(buf, sizeof buf);
+        explain_p2p(t, code, a, size, peer);
+        return std::string(buf);
+    };
+    CHECK(explain(MPI_ERR_RANK, {&x, 1, MPI_INT, 7, 0}, 2, "dest") ==
+          "dest 7; the communicator has 2 ranks");
+    CHECK(explain(MPI_ERR_RANK, {&x, 1, MPI_INT, -5, 0}, 1, "source") ==
+          "source -5; the communicator has 1 rank");
+    CHECK(explain(MPI_ERR_TAG, {&x, 1, MPI_INT, 0, -1}, 2, "dest") ==
+          "tag -1; tags are 0..1073741823");
+    CHECK(explain(MPI_ERR_COUNT, {&x, -3, MPI_INT, 0, 0}, 2, "dest") == "count -3");
+    CHECK(explain(MPI_ERR_BUFFER, {nullptr, 4, MPI_INT, 0, 0}, 2, "dest") ==
+          "NULL buffer for count 4");
+    CHECK(explain(MPI_ERR_TYPE, {&x, 1, 0, 0, 0}, 2, "dest").empty());
 }
 
 TEST_CASE("TextBuilder formats and truncates safely", "[text]") {

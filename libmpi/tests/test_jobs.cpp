@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
+#include <tessera/syscall.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fake_job.hpp"
+#include "../mpiutil/os.hpp"
 
 #define EXPECT(cond)          \
     do {                      \
@@ -173,10 +175,10 @@ TEST_CASE("ANY_SOURCE receives from every rank once", "[jobs]") {
 
 TEST_CASE("tags select among queued messages; arrival order otherwise", "[jobs]") {
     // Ranks 1 and 2 send while rank 0 waits for rank 3, so their requests
-    // queue up as unexpected messages, 1's before 2's.
+    // queue up as unexpected messages, 1's before 2's: 2 sends once 1's
+    // request reached rank 0, 3 once both did.
     JobConfig c = shape(4);
     const JobResult r = run_job(c, [](int rank) {
-        using namespace std::chrono_literals;
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         int v = rank;
         MPI_Status st;
@@ -196,11 +198,11 @@ TEST_CASE("tags select among queued messages; arrival order otherwise", "[jobs]"
             EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
             break;
         case 2:
-            std::this_thread::sleep_for(50ms);
+            fake::wait_arrivals(0, 1);
             EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD));
             break;
         case 3:
-            std::this_thread::sleep_for(200ms);
+            fake::wait_arrivals(0, 2);
             EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
             break;
         }
@@ -212,9 +214,9 @@ TEST_CASE("tags select among queued messages; arrival order otherwise", "[jobs]"
 
 TEST_CASE("a sender waiting for its reply queues others' requests", "[jobs]") {
     // 0 sends to 1 while 2 sends to 0: 0 reads 2's request while it waits
-    // for 1's confirmation, and must still receive it afterwards.
+    // for 1's confirmation (1 receives only once that request reached 0),
+    // and must still receive it afterwards.
     const JobResult r = run_job(shape(3), [](int rank) {
-        using namespace std::chrono_literals;
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         int v = rank;
         if (rank == 0) {
@@ -222,7 +224,7 @@ TEST_CASE("a sender waiting for its reply queues others' requests", "[jobs]") {
             EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             EXPECT(v == 2);
         } else if (rank == 1) {
-            std::this_thread::sleep_for(150ms);
+            fake::wait_arrivals(0, 1);
             EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             EXPECT(v == 0);
         } else {
@@ -328,9 +330,9 @@ TEST_CASE("barrier: nobody leaves before everyone arrived", "[jobs]") {
 
 TEST_CASE("user wildcards do not match barrier traffic", "[jobs]") {
     // Rank 1 enters the barrier while rank 0 still waits for a user
-    // message from rank 2 with ANY_SOURCE/ANY_TAG.
+    // message from rank 2 with ANY_SOURCE/ANY_TAG: 2 sends once 1's
+    // barrier request reached rank 0.
     const JobResult r = run_job(shape(3), [](int rank) {
-        using namespace std::chrono_literals;
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         int v = rank;
         MPI_Status st;
@@ -338,7 +340,7 @@ TEST_CASE("user wildcards do not match barrier traffic", "[jobs]") {
             EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
             EXPECT(st.MPI_SOURCE == 2 && v == 2);
         } else if (rank == 2) {
-            std::this_thread::sleep_for(100ms);
+            fake::wait_arrivals(0, 1);
             EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
         }
         EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -361,6 +363,25 @@ TEST_CASE("late starters: name lookups wait for the name", "[jobs]") {
             EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             EXPECT(v == 0);
         }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    REQUIRE_CLEAN(r);
+}
+
+TEST_CASE("a send waits for a late destination without a time limit", "[jobs]") {
+    // Rank 1 starts 40 s late by the job's clock: longer than any fixed
+    // limit on name lookups would allow.
+    JobConfig c = shape(2, 1);
+    c.clock_rate = 100;
+    c.start_delay_ms = {0, 400};
+    const JobResult r = run_job(c, [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        int v = rank;
+        if (rank == 0)
+            EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+        else
+            EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         EXPECT_OK(MPI_Finalize());
         return 0;
     });
@@ -419,7 +440,8 @@ TEST_CASE("the default handler reports and ends the job with the error class", "
     INFO(statuses(r));
     CHECK(r.aborted);
     CHECK(r.abort_code == MPI_ERR_RANK);
-    CHECK(r.console.find("MPI error: MPI_Send: invalid rank\n") != std::string::npos);
+    CHECK(r.console == "MPI error: rank 1: MPI_Send: invalid rank "
+                       "(dest 7; the communicator has 2 ranks)\n");
     CHECK(r.status[0] == -2);
     CHECK(r.status[1] == -2);
 }
@@ -436,6 +458,175 @@ TEST_CASE("MPI_Abort ends the job with its code", "[jobs]") {
     CHECK(r.aborted);
     CHECK(r.abort_code == 42);
     CHECK(r.console.find("MPI_Abort: rank 2 ends the job with error code 42") != std::string::npos);
+}
+
+TEST_CASE("fatal reports come after the rank's output, with details", "[jobs]") {
+    const JobResult r = run_job(shape(2), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        int v[4] = {1, 2, 3, 4};
+        fake::print("rank " + std::to_string(rank) + ": no newline yet");
+        if (rank == 0)
+            MPI_Send(v, 4, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        else
+            MPI_Recv(v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Finalize();  // rank 0 waits here for rank 1
+        return 1;
+    });
+    INFO(statuses(r));
+    CHECK(r.aborted);
+    CHECK(r.abort_code == MPI_ERR_TRUNCATE);
+    CHECK(r.console == "rank 1: no newline yet\n"
+                       "MPI error: rank 1: MPI_Recv: message truncated on receive "
+                       "(received 4 of 16 bytes from rank 0, tag 5)\n");
+}
+
+TEST_CASE("MPI_Abort reports after the rank's output", "[jobs]") {
+    const JobResult r = run_job(shape(1), [](int) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        fake::print("about to abort\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+        return 1;
+    });
+    INFO(statuses(r));
+    CHECK(r.abort_code == 3);
+    CHECK(r.console == "about to abort\nMPI_Abort: rank 0 ends the job with error code 3\n");
+}
+
+TEST_CASE("a rank that ends without MPI_Finalize ends the job", "[jobs]") {
+    for (int code : {1, 0}) {
+        INFO("status " << code);
+        const JobResult r = run_job(shape(3, 1), [code](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            int v = 0;
+            if (rank == 0) {
+                fake::print("rank 0: bad input\n");
+                return code;  // the others wait for it in MPI_Recv
+            }
+            MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            return 1;
+        });
+        INFO(statuses(r));
+        CHECK(r.aborted);
+        CHECK(r.abort_code == (code ? code : 1));
+        CHECK(r.console == "rank 0: bad input\nMPI error: rank 0 exited with status " +
+                               std::to_string(code) + " without calling MPI_Finalize\n");
+        CHECK(r.status == std::vector<int>{-2, -2, -2});
+    }
+}
+
+TEST_CASE("a rank may end with any status after MPI_Finalize", "[jobs]") {
+    const JobResult r = run_job(shape(2), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        EXPECT_OK(MPI_Finalize());
+        return rank == 1 ? 3 : 0;  // the job's status is the kernel's business
+    });
+    INFO(statuses(r));
+    CHECK_FALSE(r.aborted);
+    CHECK(r.status == std::vector<int>{0, 3});
+    CHECK(r.console.empty());
+}
+
+TEST_CASE("a send to self (or receive from self) fails at once", "[jobs]") {
+    const JobResult r = run_job(shape(2), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        int v = 0;
+        EXPECT(MPI_Send(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD) == MPI_ERR_OTHER);
+        EXPECT(MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_SELF) == MPI_ERR_OTHER);
+        EXPECT(MPI_Ssend(nullptr, 0, MPI_INT, 0, 0, MPI_COMM_SELF) == MPI_ERR_OTHER);
+        // Nothing can come from self either.
+        EXPECT(MPI_Recv(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_ERR_OTHER);
+        EXPECT(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE) ==
+               MPI_ERR_OTHER);
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    REQUIRE_CLEAN(r);
+
+    const JobResult fatal = run_job(shape(1), [](int) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        int v = 0;
+        MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_SELF);
+        return 1;
+    });
+    INFO(statuses(fatal));
+    CHECK(fatal.abort_code == MPI_ERR_OTHER);
+    CHECK(fatal.console == "MPI error: rank 0: MPI_Send: other error (a send to self never "
+                           "completes: LWMPI sends are synchronous)\n");
+}
+
+TEST_CASE("head-to-head sends are reported, not left to deadlock", "[jobs]") {
+    // Each reads the other's request to send while it waits for the
+    // other's clear-to-send.
+    const JobResult r = run_job(shape(2, 1), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        int v = rank;
+        MPI_Send(&v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
+        return 1;
+    });
+    INFO(statuses(r));
+    CHECK(r.aborted);
+    CHECK(r.abort_code == MPI_ERR_OTHER);
+    const auto line = [](int me, int peer) {
+        return "MPI error: rank " + std::to_string(me) + ": MPI_Send: other error (rank " +
+               std::to_string(peer) +
+               " is sending to this rank at the same time; LWMPI sends are synchronous)\n";
+    };
+    CHECK((r.console.find(line(0, 1)) != std::string::npos ||
+           r.console.find(line(1, 0)) != std::string::npos));
+}
+
+TEST_CASE("a send to a rank whose request is queued here fails at once", "[jobs]") {
+    // 1 sends to 0; 0 queues that request while it receives from 2, then
+    // sends to 1: refused before its request leaves, so 0 can still
+    // receive from 1 and the job ends cleanly.
+    const JobResult r = run_job(shape(3), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        int v = rank;
+        if (rank == 0) {
+            EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 2, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            EXPECT(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD) == MPI_ERR_OTHER);
+            EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            EXPECT(v == 1);
+        } else if (rank == 1) {
+            EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
+        } else {
+            fake::wait_arrivals(0, 1);
+            EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 2, MPI_COMM_WORLD));
+        }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    REQUIRE_CLEAN(r);
+}
+
+TEST_CASE("MPI_Init refuses a rank whose name is already linked", "[jobs]") {
+    const JobResult r = run_job(shape(1), [](int) {
+        EXPECT(lwmpi::os::name_link("mpi:0", lwmpi::os::job()->cluster_id) == 0);
+        EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        EXPECT(MPI_Init(nullptr, nullptr) == MPI_ERR_INTERN);
+        EXPECT(lwmpi::os::name_unlink("mpi:0") == 0);
+        return 0;
+    });
+    REQUIRE_CLEAN(r);  // mailbox and portal given back too
+}
+
+TEST_CASE("MPI_Init_thread needs somewhere to put the thread level", "[jobs]") {
+    const JobResult r = run_job(shape(2), [](int) {
+        EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        EXPECT(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, nullptr) == MPI_ERR_ARG);
+        int flag = -1;
+        EXPECT_OK(MPI_Initialized(&flag));
+        EXPECT(flag == 0);
+        int provided = -1;
+        EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+        EXPECT(provided == MPI_THREAD_SINGLE);
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    REQUIRE_CLEAN(r);
 }
 
 TEST_CASE("MPI calls outside MPI_Init..MPI_Finalize are errors", "[jobs]") {

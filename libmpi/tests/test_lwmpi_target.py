@@ -9,6 +9,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..
 from tessera_run import mpirun  # noqa: E402
 
 MPI_ERR_RANK = 6
+MPI_ERR_TRUNCATE = 15
+MPI_ERR_OTHER = 16
+SYNC = "LWMPI sends are synchronous"
 
 
 class Pt2ptTest(unittest.TestCase):
@@ -34,10 +37,44 @@ class Pt2ptTest(unittest.TestCase):
 
 
 class FatalTest(unittest.TestCase):
+    """lwmpi_fatal_test: each way a job ends early, with its report."""
+
+    def run_mode(self, *args, np=3, policy="compact"):
+        return mpirun("-np", str(np), "--map-by", policy, "--timeout", "120",
+                      "lwmpi_fatal_test", *args)
+
     def test_default_handler_ends_the_job_with_the_error_class(self):
-        rc, out = mpirun("-np", "3", "--timeout", "120", "lwmpi_fatal_test")
+        rc, out = self.run_mode()
         self.assertEqual(rc, MPI_ERR_RANK, out)
-        self.assertIn("MPI error: MPI_Send: invalid rank", out)
+        self.assertIn("MPI error: rank 2: MPI_Send: invalid rank "
+                      "(dest 3; the communicator has 3 ranks)\n", out)
+
+    def test_rank_ending_without_finalize_ends_the_job(self):
+        for status, want in (("7", 7), ("0", 1)):
+            with self.subTest(status=status):
+                rc, out = self.run_mode("exit", status, policy="scatter")
+                self.assertEqual(rc, want, out)
+                self.assertIn(f"rank 0: leaving early\nMPI error: rank 0 exited with status "
+                              f"{status} without calling MPI_Finalize\n", out)
+
+    def test_send_to_self_fails_at_once(self):
+        rc, out = self.run_mode("self")
+        self.assertEqual(rc, MPI_ERR_OTHER, out)
+        self.assertIn("MPI error: rank 2: MPI_Send: other error "
+                      f"(a send to self never completes: {SYNC})\n", out)
+
+    def test_head_to_head_sends_fail(self):
+        rc, out = self.run_mode("head-to-head", np=2, policy="scatter")
+        self.assertEqual(rc, MPI_ERR_OTHER, out)
+        self.assertRegex(out, r"MPI error: rank ([01]): MPI_Send: other error "
+                              r"\(rank (?!\1)[01] is sending to this rank at the same time; "
+                              + SYNC + r"\)\n")
+
+    def test_report_follows_the_ranks_output(self):
+        rc, out = self.run_mode("truncate")
+        self.assertEqual(rc, MPI_ERR_TRUNCATE, out)
+        self.assertIn("rank 1: partial line\nMPI error: rank 1: MPI_Recv: message truncated on "
+                      "receive (received 4 of 16 bytes from rank 0, tag 5)\n", out)
 
 
 if __name__ == "__main__":

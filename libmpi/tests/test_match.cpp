@@ -112,6 +112,19 @@ TEST_CASE("a full queue refuses more and recovers after a take", "[match]") {
     }
 }
 
+TEST_CASE("the queue knows whose requests wait, in any context", "[match]") {
+    UnexpectedQueue<4> q{};
+    CHECK_FALSE(q.has_source(0));
+    REQUIRE(q.push(msg(2, 0, 0)));
+    REQUIRE(q.push(msg(3, 0, 1)));  // collective context
+    CHECK(q.has_source(2));
+    CHECK(q.has_source(3));
+    CHECK_FALSE(q.has_source(1));
+    PendingSend out{};
+    REQUIRE(q.take({2, kAnyTag, 0}, &out));
+    CHECK_FALSE(q.has_source(2));
+}
+
 TEST_CASE("interleaved pushes and takes preserve per-sender order", "[match]") {
     UnexpectedQueue<64> q{};
     uint32_t next_seq[4] = {};

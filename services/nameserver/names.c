@@ -1,7 +1,8 @@
 /* The name client (<tessera/names.h>). Each thread lazily creates its reply
  * mailbox (port TS_PORT_NAME_REPLY_BASE + its core) and opens its own
  * output mailbox to the name server with that port, so threads never share
- * state and need no lock. */
+ * state and need no lock. Both go back when the thread ends, so that a
+ * later thread on the same core can create the reply mailbox again. */
 #include <string.h>
 #include <tessera/names.h>
 #include <tessera/runtime.h>
@@ -13,6 +14,16 @@ static __thread int server_id = -1;
 static __thread int reply_port;
 static __thread uint32_t next_seq;
 
+/* Run by ts_thread_at_exit when the thread ends. */
+static void release(void)
+{
+    if (server_id >= 0)
+        ts_mailbox_close(server_id);
+    if (reply_id >= 0)
+        ts_mailbox_unlink(reply_id);
+    server_id = reply_id = -1;
+}
+
 static int connect_server(void)
 {
     if (reply_id < 0) {
@@ -22,6 +33,11 @@ static int connect_server(void)
         int id = ts_mailbox_create(TS_PORT_NAME_REPLY_BASE + self);
         if (id < 0)
             return id;
+        int err = ts_thread_at_exit(release);
+        if (err < 0) {
+            ts_mailbox_unlink(id);
+            return err;
+        }
         reply_port = TS_PORT_NAME_REPLY_BASE + self;
         reply_id = id;
     }

@@ -140,10 +140,22 @@ class ManifestTest(unittest.TestCase):
         with self.assertRaisesRegex(ImageError, "513 bytes.*at most 512"):
             self.pack(args=["p", "a" * 510])
 
+    def label(self, m, i=0):
+        at = M["programs"] + 48 * i + PROGRAM["name"]
+        return m[at:at + 32]
+
     def test_long_program_name(self):
-        with self.assertRaisesRegex(ImageError, "longer than 31"):
-            self.pack(programs=[(Program("n" * 32, 1, 1, b""), 1800)])
-        self.pack(programs=[(Program("n" * 31, 1, 1, b""), 1800)])
+        """Only the manifest's label is cut to 31 bytes; argv[0] stays whole."""
+        name = "a_rather_long_program_name_for_mpirun_x"
+        m = self.pack(programs=[(Program(name, 1, 1, b""), 1800)], args=[name, "-v"])
+        self.assertEqual(self.label(m), name.encode()[:31] + b"\0")
+        self.assertEqual(m[M["args"]:M["args"] + len(name) + 4], name.encode() + b"\0-v\0")
+        m = self.pack(programs=[(Program("n" * 31, 1, 1, b""), 1800)])
+        self.assertEqual(self.label(m), b"n" * 31 + b"\0")
+
+    def test_label_keeps_whole_characters(self):
+        m = self.pack(programs=[(Program("x" * 30 + "\u00e9t\u00e9", 1, 1, b""), 1800)])
+        self.assertEqual(self.label(m), b"x" * 30 + bytes(2))     # no half of the "\u00e9"
 
     def test_too_many_programs(self):
         with self.assertRaisesRegex(ImageError, "at most 4"):
@@ -297,11 +309,30 @@ class InputsTest(unittest.TestCase):
         path = self.file("app.elf", b"\x7fELF")
         self.assertEqual(mkimage.resolve_program(path), path)
         self.assertEqual(mkimage.resolve_program("app", self.dir), path)
-        self.assertEqual(mkimage.resolve_program("app.elf", self.dir), path)
         with self.assertRaisesRegex(ImageError, "program 'nope' not found.*run make first"):
             mkimage.resolve_program("nope", self.dir)
         with self.assertRaisesRegex(ImageError, "no such program: /no/such.elf"):
             mkimage.resolve_program("/no/such.elf", self.dir)
+
+    def test_paths_and_names_are_told_apart(self):
+        """A '/' or .elf makes a path (from the current folder); any other
+        word is a built-in program, whatever files the current folder has."""
+        builtin = self.file("app.elf", b"\x7fELF")
+        cwd = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, cwd)
+        for name in ("app", "mine.elf"):
+            with open(os.path.join(cwd, name), "wb") as f:
+                f.write(b"\x7fELF")
+        old = os.getcwd()
+        os.chdir(cwd)
+        self.addCleanup(os.chdir, old)
+        self.assertEqual(mkimage.resolve_program("app", self.dir), builtin)
+        self.assertEqual(mkimage.resolve_program("./app", self.dir), "./app")
+        self.assertEqual(mkimage.resolve_program("mine.elf", self.dir), "mine.elf")
+        with self.assertRaisesRegex(ImageError, "no such program: app.elf"):
+            mkimage.resolve_program("app.elf", self.dir)    # not the built-in one
+        with self.assertRaisesRegex(ImageError, "program 'mine' not found"):
+            mkimage.resolve_program("mine", self.dir)
 
     def test_missing_kernel_library(self):
         prog = self.file("app.elf", b"\x7fELF")

@@ -4,10 +4,12 @@ boots, and the filter of the serial output. No QEMU."""
 import os
 import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 import unittest
 
-from toolsupport import load_mpirun, run_mpirun
+from toolsupport import TESTS, load_mpirun, run_mpirun
 
 mpirun = load_mpirun()
 
@@ -121,6 +123,48 @@ class CommandLineTest(unittest.TestCase):
         rc, _, err = self.run_mpirun(app)
         self.assertEqual(rc, 1)
         self.assertIn("libtessera_kernel.a not found; run make first", err)
+
+
+# A stand-in for QEMU: the kernel's first line, then output without end.
+FAKE_QEMU = """
+import os, sys
+with open(sys.argv[1], "w") as f:
+    f.write(str(os.getpid()))
+print("[kernel] up")
+while True:
+    print("hello from rank 0 of 1 on cluster 1", flush=True)
+"""
+
+# mpirun's main() with the image builder stubbed out to run FAKE_QEMU.
+DRIVER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from toolsupport import load_mpirun
+mpirun = load_mpirun()
+qemu = [sys.executable, "-c", sys.argv[2], sys.argv[3]]
+mpirun.mkimage.plan_job = lambda *args: None
+mpirun.mkimage.resolve_program = lambda spec: spec
+mpirun.mkimage.build_images = lambda *args: qemu
+sys.exit(mpirun.main(["hello"]))
+"""
+
+
+class BrokenPipeTest(unittest.TestCase):
+    def test_reader_gone(self):
+        """`mpirun ... | head -1`: QEMU stopped, exit 141, no traceback."""
+        with tempfile.TemporaryDirectory() as tmp:
+            pidfile = os.path.join(tmp, "qemu.pid")
+            p = subprocess.Popen([sys.executable, "-c", DRIVER, TESTS, FAKE_QEMU, pidfile],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(p.stdout.readline(), "hello from rank 0 of 1 on cluster 1\n")
+            p.stdout.close()                 # as head does after its line
+            err = p.stderr.read()
+            self.assertEqual(p.wait(timeout=30), 141, err)
+            self.assertEqual(err, "")
+            with open(pidfile) as f:
+                qemu = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(qemu, 0)
 
 
 class SerialFilterTest(unittest.TestCase):

@@ -69,6 +69,15 @@ class ParseTest(unittest.TestCase):
             with self.subTest(key=key, value=value):
                 self.bad(profile(**{key: value}), f"'{key}'")
 
+    def test_mailbox_size_fits_a_name_request_and_the_kernel(self):
+        for size in (96, 128, 256):
+            self.assertEqual(parse_profile(profile(mailbox_size=size)).mailbox_size, size)
+        for size in (16, 64, 88, 264, 512):
+            with self.subTest(size=size):
+                self.bad(profile(mailbox_size=size),
+                         "key 'mailbox_size'", "must be between 96 and 256", f"got {size}")
+        self.bad(profile(mailbox_size=100), "multiple of 8")
+
     def test_bad_name(self):
         self.bad(profile(name=""), "'name'")
         self.bad(profile(name=3), "'name'")

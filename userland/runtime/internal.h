@@ -51,12 +51,9 @@ static inline uintptr_t ts__self_id(void)
     return tp | 1;
 }
 
-/* Console: each thread buffers its output (stdout and stderr share the
- * buffer, so their order is kept) and writes whole lines. */
-void ts__console_flush(void);
-
-/* Ends the calling thread: runs the exit handlers when it is the process's
- * last thread (unless `quick`), flushes its output, frees its TLS. */
+/* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers
+ * when it is the process's last thread (unless `quick`), then the thread's
+ * own at-exit functions, flushes its output, frees its TLS. */
 void ts__thread_finish(int status, int quick) __attribute__((noreturn));
 
 /* Per-thread MPI identity (set by crt0's rank start-up). */

@@ -22,7 +22,7 @@ int ts_thread_self(void)
 
 void ts_job_abort(int code)
 {
-    ts__console_flush(); /* the caller's last words */
+    ts_console_flush(); /* the caller's last words */
     TS__SC1(TS_SYS_JOB_ABORT, code);
     for (;;)
         ;

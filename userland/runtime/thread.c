@@ -23,6 +23,10 @@ static int live_threads = 1;
 /* The block to free when this thread ends (the main thread's is static). */
 static __thread struct ts__thread_start *own_block;
 
+/* What ts_thread_at_exit registered, oldest first. */
+static __thread void (*at_exit[TS_THREAD_AT_EXIT_MAX])(void);
+static __thread int at_exit_count;
+
 int ts_thread_create(void (*fn)(void *), void *arg)
 {
     size_t align = _tls_align();
@@ -57,6 +61,21 @@ void ts__thread_main(struct ts__thread_start *s)
 
 void ts_thread_exit(int status) { ts__thread_finish(status, 0); }
 
+int ts_thread_at_exit(void (*fn)(void))
+{
+    if (at_exit_count == TS_THREAD_AT_EXIT_MAX)
+        return -TS_ENFILE;
+    at_exit[at_exit_count++] = fn;
+    return 0;
+}
+
+/* The thread's at-exit functions, latest first; each runs once. */
+static void run_at_exit(void)
+{
+    while (at_exit_count > 0)
+        at_exit[--at_exit_count]();
+}
+
 /* From picolibc: atexit handlers (weak: absent when nobody registers one)
  * and static destructors. */
 extern void __call_exitprocs(int code, void *dso) __attribute__((weak));
@@ -64,13 +83,16 @@ extern void __libc_fini_array(void);
 
 void ts__thread_finish(int status, int quick)
 {
+    if (ts_rank_exit_hook) /* may end the job: an MPI rank left early */
+        ts_rank_exit_hook(status);
     int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
     if (last && !quick) {
         if (__call_exitprocs)
             __call_exitprocs(status, 0);
         __libc_fini_array();
     }
-    ts__console_flush();
+    run_at_exit(); /* after the exit handlers, which may still need them */
+    ts_console_flush();
     /* Nothing below touches TLS, so the block can go back to the heap while
      * tp still points at it. */
     void *block = own_block;

@@ -1,13 +1,15 @@
 /* An ordinary single-file MPI C program, built with tools/mpicc by
- * test_mpicc.py: it uses printf, malloc, <string.h> and <math.h>.
- * Each rank fills 1 MiB of heap (4 MiB per compute cluster at 4 ranks a
- * cluster) and sends sqrt(rank + 1) * 2^(rank % 3) to rank 0, which prints
- * the sum. */
+ * test_mpicc.py: it uses printf, malloc, <string.h>, <math.h> and the
+ * sleeps of <unistd.h>. Each rank fills 1 MiB of heap (4 MiB per compute
+ * cluster at 4 ranks a cluster) and sends sqrt(rank + 1) * 2^(rank % 3) to
+ * rank 0, which prints the sum; rank 0 also checks that sleep and usleep
+ * sleep. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -30,6 +32,16 @@ int main(int argc, char **argv)
     snprintf(line, sizeof line, "rank %d heap %lu", rank, sum_bytes);
     printf("%s\n", line);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        double t0 = MPI_Wtime();
+        int u = usleep(20000);
+        double t1 = MPI_Wtime();
+        unsigned s = sleep(1);
+        double t2 = MPI_Wtime();
+        printf("usleep %d %s, sleep %u %s\n", u, t1 - t0 >= 0.02 ? "slept" : "did not sleep",
+               s, t2 - t1 >= 1.0 ? "slept" : "did not sleep");
+    }
 
     double v = sqrt((double)(rank + 1)) * pow(2.0, rank % 3);
     if (rank == 0) {

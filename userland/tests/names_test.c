@@ -2,6 +2,9 @@
  * names_test: the name client against the name server, from every MPI
  * process at once (several threads of one cluster with compact mapping,
  * several clusters with scatter). Each process works on names of its own.
+ * With scatter mapping (one process per cluster, free cores), two threads
+ * in a row on the same core also use the client: the first one's reply
+ * mailbox must have gone back when it ended.
  * Prints "names ok rank R" or "names FAIL rank R: ..." and exits 1.
  */
 #include <stdio.h>
@@ -17,6 +20,33 @@ static void expect(const char *what, int got, int want)
         printf("names FAIL rank %d: %s: got %d, want %d\n", ts_rank(), what, got, want);
         ++failures;
     }
+}
+
+struct lookup_call {
+    const char *name;
+    int result;
+};
+
+static void lookup_thread(void *arg)
+{
+    struct lookup_call *c = arg;
+    c->result = ts_name_lookup(c->name);
+}
+
+/* Two threads one after the other: both on the lowest free core. */
+static void check_thread_reuse(const char *unknown)
+{
+    int tid[2];
+    for (int i = 0; i < 2; ++i) {
+        struct lookup_call c = {unknown, 1};
+        tid[i] = ts_thread_create(lookup_thread, &c);
+        expect("thread create", tid[i] > 0, 1);
+        if (tid[i] <= 0)
+            return;
+        expect("thread join", ts_thread_join(tid[i], 0), 0);
+        expect("lookup from a thread", c.result, -TS_ENOENT);
+    }
+    expect("both threads on one core", tid[0] == tid[1], 1);
 }
 
 int main(void)
@@ -55,6 +85,8 @@ int main(void)
     expect("lookup after unlink", ts_name_lookup(name), -TS_ENOENT);
     expect("link after unlink", ts_name_link(name, me), 0);
     expect("final unlink", ts_name_unlink(name), 0);
+    if (job->map_policy == TS_MAP_SCATTER)
+        check_thread_reuse(other);
 
     if (failures)
         return 1;

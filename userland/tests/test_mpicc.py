@@ -45,7 +45,7 @@ class LayoutTest(unittest.TestCase):
             self.check_layout(out)
 
     def test_mpicc_program_runs(self):
-        """A single-file MPI program with libc and libm, built by mpicc, runs."""
+        """A single-file MPI program with libc, libm and sleeps, built by mpicc, runs."""
         np = 16
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "libc.elf")
@@ -59,6 +59,7 @@ class LayoutTest(unittest.TestCase):
             self.assertIn(f"rank {rank} heap {256 * (rank + 1)}\n", output)
         want = sum(math.sqrt(r + 1) * 2 ** (r % 3) for r in range(np))
         self.assertIn(f"sum {want:.6f}\n", output)
+        self.assertIn("usleep 0 slept, sleep 0 slept\n", output)
 
     def test_mpicc_usage_errors(self):
         p = subprocess.run([MPICC], stderr=subprocess.PIPE, text=True)

@@ -1,18 +1,49 @@
 /*
- * lwmpi_fatal_test: the default error handler. The last rank sends to a
- * rank that does not exist; the job must print
- * "MPI error: MPI_Send: invalid rank" and exit with MPI_ERR_RANK.
+ * lwmpi_fatal_test: the ways an MPI job ends early, chosen by argv[1]
+ * (test_lwmpi_target.py checks the report and the exit status):
+ *   (none)        the last rank sends to a rank that does not exist:
+ *                 the default error handler ends the job with MPI_ERR_RANK
+ *   exit S        rank 0 returns S from main without MPI_Finalize while
+ *                 the others wait for it in MPI_Recv
+ *   self          the last rank sends to itself (MPI_COMM_SELF)
+ *   head-to-head  ranks 0 and 1 send to each other
+ *   truncate      rank 1 leaves a partial line in its stdout buffer, then
+ *                 receives 1 of the 4 ints rank 0 sends
  */
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
-    int rank, size, v = 0;
+    int rank, size, v[4] = {1, 2, 3, 4};
+    const char *mode = argc > 1 ? argv[1] : "";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == size - 1)
-        MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    if (strcmp(mode, "exit") == 0) {
+        if (rank == 0) {
+            printf("rank 0: leaving early\n");
+            return argc > 2 ? atoi(argv[2]) : 0;
+        }
+        MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "self") == 0) {
+        if (rank == size - 1)
+            MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_SELF);
+    } else if (strcmp(mode, "head-to-head") == 0) {
+        if (rank < 2)
+            MPI_Send(v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
+    } else if (strcmp(mode, "truncate") == 0) {
+        if (rank == 1) {
+            printf("rank 1: partial line");
+            MPI_Recv(v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 0) {
+            MPI_Send(v, 4, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        }
+    } else if (rank == size - 1) {
+        MPI_Send(v, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;

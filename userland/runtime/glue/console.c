@@ -11,6 +11,7 @@
 
 static __thread unsigned line_len;
 static __thread char line[LINE_MAX_BYTES];
+static __thread int mid_line; /* the last byte written out was not '\n' */
 
 void ts_console_write(const char *buf, unsigned long len)
 {
@@ -23,12 +24,14 @@ void ts_console_write(const char *buf, unsigned long len)
     }
 }
 
-void ts__console_flush(void)
+int ts_console_flush(void)
 {
     if (line_len) {
         ts_console_write(line, line_len);
+        mid_line = line[line_len - 1] != '\n';
         line_len = 0;
     }
+    return mid_line;
 }
 
 static int console_put(char c, FILE *f)
@@ -36,14 +39,14 @@ static int console_put(char c, FILE *f)
     (void)f;
     line[line_len++] = c;
     if (c == '\n' || line_len == sizeof line)
-        ts__console_flush();
+        ts_console_flush();
     return (unsigned char)c;
 }
 
 static int console_flush(FILE *f)
 {
     (void)f;
-    ts__console_flush();
+    ts_console_flush();
     return 0;
 }
 
@@ -66,7 +69,9 @@ ssize_t write(int fd, const void *buf, size_t len)
 {
     if (fd != 1 && fd != 2)
         return -1;
-    ts__console_flush();
+    ts_console_flush();
     ts_console_write(buf, len);
+    if (len)
+        mid_line = ((const char *)buf)[len - 1] != '\n';
     return (ssize_t)len;
 }

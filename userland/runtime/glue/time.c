@@ -1,7 +1,10 @@
 /* The C library's clocks (gettimeofday, time, clock) from the time CSR:
- * time since the machine started. */
+ * time since the machine started; sleep and usleep over the kernel's
+ * sleep. */
+#include <errno.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <unistd.h>
 
 #include "../internal.h"
 
@@ -34,4 +37,20 @@ clock_t times(struct tms *t)
         t->tms_stime = t->tms_cutime = t->tms_cstime = 0;
     }
     return us;
+}
+
+/* Nothing interrupts a sleep here, so no time is ever left over. */
+unsigned sleep(unsigned seconds)
+{
+    ts_sleep_ns(seconds * 1000000000ul);
+    return 0;
+}
+
+int usleep(useconds_t us)
+{
+    if (ts_sleep_ns(us * 1000ul) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
 }
