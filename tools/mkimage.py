@@ -45,7 +45,7 @@ PROGRAM_DESC = struct.Struct("<4I32s")  # ring offset size is_mpi name
 MANIFEST_SIZE = (MANIFEST_HEAD.size + TS_MAX_CLUSTERS * CLUSTER_DESC.size
                  + TS_MAX_PROGRAMS * PROGRAM_DESC.size + TS_MANIFEST_ARGS)
 assert MANIFEST_SIZE == 1800, "struct ts_manifest changed: update mkimage.py"
-# struct ts_image_header: code0 magic cluster_id reserved | entry image_end manifest
+# struct ts_image_header: code0 magic cluster_id first_hart | entry image_end manifest
 # window_base. code0 is an instruction: QEMU makes OpenSBI enter the -kernel
 # image at its lowest address, not at its ELF entry.
 IMAGE_HEADER = struct.Struct("<4I4Q")
@@ -213,12 +213,15 @@ def check_header(cluster, header):
     """
     if len(header) < IMAGE_HEADER.size:
         raise ImageError(f"cluster {cluster.id}: no image header at {cluster.window_base:#x}")
-    _, magic, cid, _, entry, image_end, manifest, base = IMAGE_HEADER.unpack_from(header)
+    _, magic, cid, first_hart, entry, image_end, manifest, base = IMAGE_HEADER.unpack_from(header)
     if magic != TS_IMAGE_MAGIC:
         raise ImageError(f"cluster {cluster.id}: bad image header magic {magic:#x} at "
                          f"{cluster.window_base:#x} (want {TS_IMAGE_MAGIC:#x})")
     if cid != cluster.id:
         raise ImageError(f"cluster {cluster.id}: the image header says cluster {cid}")
+    if first_hart != cluster.first_hart:
+        raise ImageError(f"cluster {cluster.id}: the image header's first hart is {first_hart}, "
+                         f"want {cluster.first_hart}")
     if base != cluster.window_base:
         raise ImageError(f"cluster {cluster.id}: the image header's window_base is {base:#x}, "
                          f"want {cluster.window_base:#x}")
@@ -361,6 +364,7 @@ def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc):
                 f"WINDOW_BASE = {cluster.window_base:#x};\n"
                 f"WINDOW_SIZE = {cluster.window_size:#x};\n"
                 f"CLUSTER_ID = {cluster.id};\n"
+                f"FIRST_HART = {cluster.first_hart};\n"
                 f"INCLUDE {os.path.abspath(kernel_ld)}\n")
     _run([CROSS + "ld", "-nostdlib", "-T", stem + ".ld",
           "--whole-archive", kernel_lib, "--no-whole-archive",

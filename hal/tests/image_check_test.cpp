@@ -6,7 +6,7 @@
 
 namespace {
 
-constexpr ts_cluster_desc window{0x80200000, 8u << 20, 0, 2, TS_CLUSTER_IO, 0};
+constexpr ts_cluster_desc window{0x80200000, 8u << 20, 4, 2, TS_CLUSTER_IO, 0};
 
 ts_image_header good_header() {
     ts_image_header h{};
@@ -16,6 +16,7 @@ ts_image_header good_header() {
     h.image_end = window.window_base + 0x60000;
     h.manifest = window.window_base + 0x4000;
     h.window_base = window.window_base;
+    h.first_hart = window.first_hart;
     return h;
 }
 
@@ -37,6 +38,12 @@ TEST_CASE("an image linked at another window is refused", "[image]") {
     auto h = good_header();
     h.window_base += 2u << 20;
     REQUIRE(hal::check_image_header(h, 0, window) == hal::ImageError::wrong_window);
+}
+
+TEST_CASE("an image linked for other harts is refused", "[image]") {
+    auto h = good_header();
+    h.first_hart = 0;
+    REQUIRE(hal::check_image_header(h, 0, window) == hal::ImageError::wrong_harts);
 }
 
 TEST_CASE("an entry or end outside the window is refused", "[image]") {

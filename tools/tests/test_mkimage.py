@@ -21,7 +21,7 @@ M = {"magic": 0, "cluster_id": 4, "nclusters": 8, "nio_clusters": 12, "fabric_ba
      "timebase_hz": 64, "clusters": 72, "programs": 1096, "args": 1288}
 CLUSTER = {"window_base": 0, "window_size": 8, "first_hart": 16, "ncores": 20, "kind": 24}
 PROGRAM = {"ring": 0, "offset": 4, "size": 8, "is_mpi": 12, "name": 16}
-HEADER = {"code0": 0, "magic": 4, "cluster_id": 8, "entry": 16, "image_end": 24,
+HEADER = {"code0": 0, "magic": 4, "cluster_id": 8, "first_hart": 12, "entry": 16, "image_end": 24,
           "manifest": 32, "window_base": 40}
 SIZES = {"ts_manifest": 1800, "ts_cluster_desc": 32, "ts_program_desc": 48,
          "ts_image_header": 48}
@@ -232,10 +232,10 @@ class HeaderTest(unittest.TestCase):
     c2 = LAYOUT.clusters[2]          # 0x81A00000
 
     def header(self, **f):
-        v = dict(code0=j_insn(0x40), magic=0x53534554, cluster_id=2, entry=0x81A00040,
+        v = dict(code0=j_insn(0x40), magic=0x53534554, cluster_id=2, first_hart=7, entry=0x81A00040,
                  image_end=0x81A40000, manifest=0x81A10000, window_base=0x81A00000)
         v.update(f)
-        return mkimage.IMAGE_HEADER.pack(v["code0"], v["magic"], v["cluster_id"], 0, v["entry"],
+        return mkimage.IMAGE_HEADER.pack(v["code0"], v["magic"], v["cluster_id"], v["first_hart"], v["entry"],
                                          v["image_end"], v["manifest"], v["window_base"])
 
     def test_good(self):
@@ -246,6 +246,7 @@ class HeaderTest(unittest.TestCase):
     def test_bad(self):
         cases = [({"magic": 0x12345678}, "bad image header magic 0x12345678"),
                  ({"cluster_id": 3}, "the image header says cluster 3"),
+                 ({"first_hart": 2}, "first hart is 2, want 7"),
                  ({"window_base": 0x80A00000}, "window_base"),
                  ({"entry": 0x80000000}, "entry"),
                  ({"manifest": 0x82A00000 + 8}, "manifest"),

@@ -25,6 +25,21 @@ const ts_manifest &own_manifest() {
 
 void (*core_entries[TS_MAX_CORES])(int);
 
+// Set by the first hart to enter _start_boot. Under load QEMU's OpenSBI has
+// been seen to let a second hart enter there too: it must not boot again.
+uint32_t boot_claimed;
+
+// Starts a hart with SBI HSM. A hart that is still on its way to its own
+// hart_stop (a hart that lost the boot race) is not startable yet: retry for
+// up to a second of platform time before giving up.
+bool start_hart(unsigned long hart, uintptr_t entry, unsigned long opaque) {
+    const uint64_t deadline = HAL_CSR_READ(time) + own_manifest().timebase_hz;
+    do {
+        if (sbi::hart_start(hart, entry, opaque).error == 0) return true;
+    } while (HAL_CSR_READ(time) < deadline);
+    return false;
+}
+
 void say(const char *s) {
     size_t n = 0;
     while (s[n]) ++n;
@@ -55,12 +70,7 @@ bool start_core(int core, void (*entry)(int)) {
     core_entries[core] = entry;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     const unsigned long hart = own_manifest().clusters[cluster_id()].first_hart + core;
-    // The boot hart may still be on its way to hart_stop: retry while busy.
-    for (int tries = 0; tries < 100000; ++tries) {
-        if (sbi::hart_start(hart, reinterpret_cast<uintptr_t>(_start_core), core).error == 0)
-            return true;
-    }
-    return false;
+    return start_hart(hart, reinterpret_cast<uintptr_t>(_start_core), 0);
 }
 
 void notify_cluster(int cluster) {
@@ -72,13 +82,29 @@ void notify_cluster(int cluster) {
 
 using namespace hal;
 
+// The entry of the image of the cluster that `hart` belongs to, or 0.
+static uintptr_t entry_of(const ts_manifest &m, unsigned long hart) {
+    for (unsigned c = 0; c < m.nclusters; ++c) {
+        const auto &desc = m.clusters[c];
+        if (hart >= desc.first_hart && hart < desc.first_hart + desc.ncores)
+            return reinterpret_cast<const ts_image_header *>(desc.window_base)->entry;
+    }
+    return 0;
+}
+
 extern "C" [[noreturn]] void hal_boot(unsigned long hartid) {
     const ts_manifest &m = own_manifest();
     if (m.magic != TS_MANIFEST_MAGIC || m.nclusters == 0 || m.nclusters > TS_MAX_CLUSTERS)
         poweroff(status_bad_image);  // no console lock to trust without a manifest
+    // OpenSBI 1.1's hart_start marks a hart START_PENDING before it stores
+    // the start address: a hart that wakes in between leaves OpenSBI at the
+    // firmware's default address, which is here. It was being started, so
+    // send it to its cluster's entry, where it would have gone.
+    if (__atomic_exchange_n(&boot_claimed, 1u, __ATOMIC_ACQ_REL) != 0) {
+        if (const uintptr_t entry = entry_of(m, hartid)) hal_jump(entry, hartid, 0);
+        sbi::hart_stop();
+    }
     say("[kernel] tessera: boot hart starts the cluster masters\n");
-    uintptr_t self_entry = 0;
-    unsigned self_cluster = 0;
     for (unsigned c = 0; c < m.nclusters; ++c) {
         const auto &desc = m.clusters[c];
         const auto *h = reinterpret_cast<const ts_image_header *>(desc.window_base);
@@ -88,15 +114,15 @@ extern "C" [[noreturn]] void hal_boot(unsigned long hartid) {
             say(", not starting the machine\n");
             poweroff(status_bad_image);
         }
-        if (desc.first_hart == hartid) {
-            self_entry = h->entry;
-            self_cluster = c;
-        } else if (sbi::hart_start(desc.first_hart, h->entry, c).error != 0) {
+        if (desc.first_hart != hartid && !start_hart(desc.first_hart, h->entry, 0)) {
             say_cluster(": its master hart does not start\n", c);
             poweroff(status_bad_image);
         }
     }
-    if (self_entry) hal_jump(self_entry, hartid, self_cluster);
+    // The boot hart becomes what it is in its own cluster: a master goes to
+    // its cluster's entry; any other core waits for its master to start it.
+    for (unsigned c = 0; c < m.nclusters; ++c)
+        if (m.clusters[c].first_hart == hartid) hal_jump(entry_of(m, hartid), hartid, 0);
     sbi::hart_stop();
 }
 

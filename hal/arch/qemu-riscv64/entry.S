@@ -17,8 +17,8 @@ __image_header:
     .option pop
     .4byte 0x53534554           # TS_IMAGE_MAGIC
     .4byte CLUSTER_ID
-    .4byte 0
-    .8byte _start_master
+    .4byte FIRST_HART
+    .8byte _start_core
     .8byte __image_end
     .8byte __payload_start
     .8byte WINDOW_BASE
@@ -34,15 +34,16 @@ _start_boot:
     la sp, boot_stack + 4096
     call hal_boot                # does not return
 
-# A cluster's master, started by the boot hart: a0 = hartid, a1 = cluster.
-    .globl _start_master
-_start_master:
-    li a1, 0
-# Any core of a cluster: a0 = hartid, a1 = core index.
+# Every core of a cluster starts here, a0 = hartid: its master (started by
+# the boot hart) and its other cores (started by the master). The core's
+# index comes from the hart id alone, so a1 (SBI's opaque) is not needed.
     .globl _start_core
 _start_core:
     csrw sie, zero
     csrw sscratch, zero
+    la t0, __image_header
+    lwu t0, 12(t0)               # ts_image_header.first_hart
+    sub a1, a0, t0
     mv tp, a1
     la sp, kernel_stacks
     addi t0, a1, 1
@@ -52,7 +53,7 @@ _start_core:
     mv a0, a1
     call hal_core_start          # does not return
 
-# Jumps to another image's entry: a0 = entry, a1/a2 = its a0/a1.
+# Jumps to an image's entry: a0 = entry, a1/a2 = its a0/a1.
     .globl hal_jump
 hal_jump:
     mv t0, a0

@@ -33,8 +33,8 @@ struct ts_image_header {
     uint32_t code0;        /* an instruction: jump to the boot hart's entry */
     uint32_t magic;        /* TS_IMAGE_MAGIC */
     uint32_t cluster_id;   /* the cluster this image was linked for */
-    uint32_t reserved;
-    uint64_t entry;        /* where a cluster's master hart starts */
+    uint32_t first_hart;   /* the cluster's first hart (its master) */
+    uint64_t entry;        /* where every core of the cluster starts: a0 = hartid */
     uint64_t image_end;    /* first byte after the image (bss included) */
     uint64_t manifest;     /* address of the ts_manifest */
     uint64_t window_base;  /* the image's link base */

@@ -6,7 +6,7 @@
 
 namespace hal {
 
-enum class ImageError { none, bad_magic, wrong_cluster, wrong_window, entry_outside };
+enum class ImageError { none, bad_magic, wrong_cluster, wrong_window, wrong_harts, entry_outside };
 
 /// What is wrong with the header `h` found at the base of `cluster`'s
 /// window `w`, or ImageError::none.
@@ -15,6 +15,7 @@ constexpr ImageError check_image_header(const ts_image_header &h, uint32_t clust
     if (h.magic != TS_IMAGE_MAGIC) return ImageError::bad_magic;
     if (h.cluster_id != cluster) return ImageError::wrong_cluster;
     if (h.window_base != w.window_base) return ImageError::wrong_window;
+    if (h.first_hart != w.first_hart) return ImageError::wrong_harts;
     const uint64_t end = w.window_base + w.window_size;
     if (h.entry < w.window_base || h.entry >= end || h.image_end > end || h.manifest < w.window_base ||
         h.manifest >= end)
@@ -29,6 +30,7 @@ constexpr const char *image_error_text(ImageError e) {
     case ImageError::bad_magic: return "bad image magic";
     case ImageError::wrong_cluster: return "image linked for another cluster";
     case ImageError::wrong_window: return "image linked at another window";
+    case ImageError::wrong_harts: return "image linked for other harts";
     case ImageError::entry_outside: return "entry, manifest or end outside the window";
     }
     return "?";

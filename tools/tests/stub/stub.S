@@ -19,7 +19,7 @@
     .option pop
     .4byte  0x53534554          /* TS_IMAGE_MAGIC */
     .4byte  CLUSTER_ID
-    .4byte  0
+    .4byte  FIRST_HART
     .8byte  _start_boot         /* entry */
     .8byte  __image_end
     .8byte  __payload_start     /* manifest */
