@@ -47,12 +47,22 @@ void say(const char *s) {
 }
 
 // "[kernel] boot: cluster NN ..." without a printf: the HAL is below the kernel.
-void say_cluster(const char *what, unsigned c) {
-    char num[3] = {static_cast<char>('0' + c / 10 % 10), static_cast<char>('0' + c % 10), 0};
-    say("[kernel] boot: cluster ");
-    say(num);
+void say_numbered(const char *thing, unsigned n, const char *what) {
+    char num[12];
+    char *p = num + sizeof(num) - 1;
+    *p = 0;
+    do {
+        *--p = static_cast<char>('0' + n % 10);
+        n /= 10;
+    } while (n);
+    say("[kernel] boot: ");
+    say(thing);
+    say(p);
     say(what);
 }
+
+void say_cluster(const char *what, unsigned c) { say_numbered("cluster ", c, what); }
+void say_hart(const char *what, unsigned long hart) { say_numbered("hart ", static_cast<unsigned>(hart), what); }
 
 }  // namespace
 
@@ -101,6 +111,7 @@ extern "C" [[noreturn]] void hal_boot(unsigned long hartid) {
     // firmware's default address, which is here. It was being started, so
     // send it to its cluster's entry, where it would have gone.
     if (__atomic_exchange_n(&boot_claimed, 1u, __ATOMIC_ACQ_REL) != 0) {
+        say_hart(": came to the boot entry from hart_start; sent to its cluster\n", hartid);
         if (const uintptr_t entry = entry_of(m, hartid)) hal_jump(entry, hartid, 0);
         sbi::hart_stop();
     }
