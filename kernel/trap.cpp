@@ -15,6 +15,7 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     case hal::TrapKind::interrupt:
         break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
+        if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
         kprintf("tessera: cluster %d core %d: process %s killed: %s at pc=0x%lx addr=0x%lx\n",
                 hal::cluster_id(), hal::core_id(), p->name, hal::cause_name(info.cause), tf->pc, info.tval);
         {

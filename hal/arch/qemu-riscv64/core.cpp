@@ -96,6 +96,16 @@ const char *cause_name(uint64_t cause) {
     return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
 }
 
+bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
+    // Instruction, load and store page faults (privileged spec table 4.2).
+    const unsigned need = cause == 12 ? perm_x : cause == 13 ? perm_r : cause == 15 ? perm_w : 0;
+    unsigned perms = 0;
+    if (!need || !space.lookup(addr, &perms) || (perms & (need | perm_user)) != (need | perm_user))
+        return false;
+    asm volatile("sfence.vma %0" ::"r"(addr) : "memory");
+    return true;
+}
+
 }  // namespace hal
 
 using namespace hal;

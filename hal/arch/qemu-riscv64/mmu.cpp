@@ -75,6 +75,10 @@ bool AddressSpace::map(uintptr_t va, uintptr_t pa, unsigned perms) {
     const uint64_t want = ((pa >> 12) << 10) | pte_perms(perms);
     if ((leaf & rv::pte_v) && (leaf >> 10) != (want >> 10)) return false;
     leaf = want | (leaf & (rv::pte_r | rv::pte_w | rv::pte_x));  // widen, never narrow
+    // Privileged spec 4.2.1: order the new entry before later accesses on
+    // this core. Other cores may fault on a stale entry: the kernel retries
+    // such spurious faults (see page_fault_is_stale).
+    asm volatile("sfence.vma %0" ::"r"(va) : "memory");
     return true;
 }
 

@@ -100,6 +100,7 @@ struct TrapInfo {
 /// Name of a trap cause for reports ("load page fault", ...).
 const char *cause_name(uint64_t cause);
 
+
 // ---- memory management unit (RISC-V Sv39) -------------------------------------
 
 constexpr size_t page_size = 4096;
@@ -127,6 +128,11 @@ private:
     uint64_t *root_ = nullptr;
     void *(*alloc_)() = nullptr;
 };
+
+/// True when a page fault with `cause` at `addr` hit a translation that is
+/// valid by now in `space` (another core mapped it meanwhile): the calling
+/// core's TLB is flushed for it and the access can simply be retried.
+bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr);
 
 // ---- processor: the NoC interface ------------------------------------------------
 //
