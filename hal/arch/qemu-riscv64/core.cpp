@@ -97,8 +97,10 @@ const char *cause_name(uint64_t cause) {
 }
 
 bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
-    // Instruction, load and store page faults (privileged spec table 4.2).
-    const unsigned need = cause == 12 ? perm_x : cause == 13 ? perm_r : cause == 15 ? perm_w : 0;
+    const unsigned need = cause == rv::cause_fetch_page_fault  ? perm_x
+                        : cause == rv::cause_load_page_fault ? perm_r
+                        : cause == rv::cause_store_page_fault ? perm_w
+                                                              : 0;
     unsigned perms = 0;
     if (!need || !space.lookup(addr, &perms) || (perms & (need | perm_user)) != (need | perm_user))
         return false;

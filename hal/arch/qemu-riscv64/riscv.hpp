@@ -26,6 +26,9 @@ constexpr uint64_t sie_stie = 1ull << 5;
 // scause (4.1.9)
 constexpr uint64_t scause_interrupt = 1ull << 63;
 constexpr uint64_t cause_ecall_user = 8;
+constexpr uint64_t cause_fetch_page_fault = 12;
+constexpr uint64_t cause_load_page_fault = 13;
+constexpr uint64_t cause_store_page_fault = 15;
 constexpr uint64_t irq_supervisor_timer = 5;
 
 // Sv39 page-table entries (4.4.1)
