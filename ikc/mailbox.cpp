@@ -37,14 +37,19 @@ struct Parked {
 
 EndpointTable<max_mailboxes> mailboxes;
 Parked parked[max_parked];
+int nparked;
 uint64_t next_seq;
 
 // Kernel lock held for all of the below.
 
-Parked *free_parked() {
-    for (Parked &p : parked)
-        if (!p.used) return &p;
-    return nullptr;
+void park(const Message &m) {
+    for (Parked &p : parked) {
+        if (!p.used) {
+            p = Parked{true, next_seq++, m};
+            ++nparked;
+            return;
+        }
+    }
 }
 
 bool take_parked(int port, Message &out) {
@@ -53,10 +58,9 @@ bool take_parked(int port, Message &out) {
         if (p.used && p.msg.h.dst_port == port && (!oldest || p.seq < oldest->seq)) oldest = &p;
     if (!oldest) return false;
     out = oldest->msg;
-    const bool was_full = !free_parked();
     oldest->used = false;
     // Readers whose messages wait in hardware slots for room may go on.
-    if (was_full) hal::notify_cluster(hal::cluster_id());
+    if (nparked-- == max_parked) hal::notify_cluster(hal::cluster_id());
     return true;
 }
 
@@ -67,15 +71,14 @@ bool take_parked(int port, Message &out) {
 bool poll_hardware(int port, Message &out) {
     bool got = false;
     const int n = static_cast<int>(hal::manifest().nclusters);
-    for (int src = 0; src < n; ++src) {
-        Parked *slot = free_parked();
+    for (int src = 0; src < n && nparked < max_parked; ++src) {
         Message m;
-        if (!slot || !hal::noc::mailbox_receive(src, &m)) continue;
+        if (!hal::noc::mailbox_receive(src, &m)) continue;
         if (!got && m.h.dst_port == port) {
             out = m;
             got = true;
         } else {
-            *slot = Parked{true, next_seq++, m};
+            park(m);
             hal::notify_cluster(hal::cluster_id());  // its owner may be waiting
         }
     }

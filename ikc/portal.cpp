@@ -43,7 +43,11 @@ long portal_read(int id, void *buf, size_t size) {
         e->allowed = false;
     }
     if (size == 0) return 0;
-    block_until([&] { return !hardware_busy && (hardware_busy = true); });
+    block_until([&] {  // one transfer at a time on the hardware input portal
+        if (hardware_busy) return false;
+        hardware_busy = true;
+        return true;
+    });
     hal::noc::portal_allow(allow.allow_cluster, portal_tag(allow.allow_port, allow.local_port));
     auto *dst = static_cast<char *>(buf);
     for (size_t done = 0; done < size;) {

@@ -59,6 +59,14 @@ Sync *get(int id, bool waiter) {
     return s.used && s.waiter == waiter && s.owner == current_process() ? &s : nullptr;
 }
 
+// A copy of the caller's sync `id` (the wait itself runs without the lock).
+bool copy_of(int id, bool waiter, Sync &out) {
+    hal::Guard g(lock);
+    const Sync *e = get(id, waiter);
+    if (e) out = *e;
+    return e != nullptr;
+}
+
 }  // namespace
 
 long sync_create(const int *clusters, int n, int type, int port) {
@@ -73,12 +81,7 @@ long sync_open(const int *clusters, int n, int type, int port) {
 
 long sync_wait(int id) {
     Sync s;
-    {
-        hal::Guard g(lock);
-        Sync *e = get(id, true);
-        if (!e) return -TS_EBADF;
-        s = *e;
-    }
+    if (!copy_of(id, true, s)) return -TS_EBADF;
     const int first = s.type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
     const int last = s.type == TS_SYNC_ALL_TO_ONE ? s.n : 1;
     for (int i = first; i < last; ++i)
@@ -88,12 +91,7 @@ long sync_wait(int id) {
 
 long sync_signal(int id) {
     Sync s;
-    {
-        hal::Guard g(lock);
-        Sync *e = get(id, false);
-        if (!e) return -TS_EBADF;
-        s = *e;
-    }
+    if (!copy_of(id, false, s)) return -TS_EBADF;
     if (s.type == TS_SYNC_ALL_TO_ONE) {
         hal::noc::sync_signal(s.clusters[0], s.port);
     } else {

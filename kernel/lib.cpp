@@ -1,4 +1,4 @@
-// The few C library functions the compiler and the kernel need, since the
+// The few C library functions the compiler and the kernel use, since the
 // kernel is freestanding (no libc on the kernel side).
 #include <stddef.h>
 #include <stdint.h>
@@ -30,17 +30,6 @@ int memcmp(const void *a, const void *b, size_t n) {
     return 0;
 }
 
-size_t strlen(const char *s) {
-    size_t n = 0;
-    while (s[n]) ++n;
-    return n;
-}
-
-void __cxa_pure_virtual() {
-    for (;;) {}
-}
-
-void *__dso_handle = nullptr;
 }
 
 extern "C" char *strncpy(char *dst, const char *src, size_t n) {
