@@ -45,6 +45,11 @@ void send_report(ReportKind kind, int status) {
     hal::poweroff(status != 0 && code == 0 ? 1 : code);
 }
 
+// True when this (compute) cluster hosts MPI ranks of the job.
+bool hosts_ranks() {
+    return job_shape().ranks_on(hal::cluster_id() - static_cast<int>(hal::manifest().nio_clusters)) > 0;
+}
+
 // Cluster 0 and the compute clusters, for the ring barrier.
 int ring_members(int *clusters) {
     const ts_manifest &m = hal::manifest();
@@ -60,10 +65,7 @@ Process *start_ring(unsigned ring) {
     for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
         const ts_program_desc &prog = m.programs[i];
         if (prog.ring != ring) continue;
-        if (prog.is_mpi) {
-            const int compute_index = hal::cluster_id() - static_cast<int>(m.nio_clusters);
-            if (job_shape().ranks_on(compute_index) == 0) continue;
-        }
+        if (prog.is_mpi && !hosts_ranks()) continue;
         const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
         hal::Guard g(lock);
         last = process_spawn(prog.name, elf, prog.size);
@@ -123,8 +125,7 @@ void spawn_server() {
     Process *p = start_ring(1);
     if (!p) {
         // Either this cluster hosts no rank, or the program failed to start.
-        const int compute_index = self - static_cast<int>(m.nio_clusters);
-        if (job_shape().ranks_on(compute_index) > 0) send_report(ReportKind::exit, 127);
+        if (hosts_ranks()) send_report(ReportKind::exit, 127);
         hal::halt();
     }
     block_until([&] { return process_done(p); });
