@@ -34,9 +34,6 @@ set(TESSERA_PICOLIBC_DIR /usr/lib/picolibc/riscv64-unknown-elf
     CACHE PATH "picolibc for riscv64 (Debian picolibc-riscv64-unknown-elf)")
 set(TESSERA_USER_LD ${CMAKE_SOURCE_DIR}/userland/runtime/user.ld)
 
-if(NOT DEFINED TESSERA_ARCH_FLAGS)
-  set(TESSERA_ARCH_FLAGS "-march=rv64gc -mabi=lp64d")
-endif()
 separate_arguments(_ts_arch UNIX_COMMAND "${TESSERA_ARCH_FLAGS}")
 
 # The compiler's own headers (stddef.h, stdarg.h, ...) and libgcc. -nostdinc
@@ -102,7 +99,6 @@ function(tessera_add_program NAME)
   add_executable(${NAME} ${ARG_UNPARSED_ARGUMENTS} $<TARGET_OBJECTS:ts_crt0>)
   set_target_properties(${NAME} PROPERTIES
     OUTPUT_NAME ${NAME} SUFFIX .elf
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
     LINK_DEPENDS ${TESSERA_USER_LD})
   target_link_options(${NAME} PRIVATE ${TESSERA_USER_LD_FLAGS})
   set(libs)
@@ -116,8 +112,8 @@ endfunction()
 
 # The same recipe for tools/mpicc, as key=value lines (values are ;-lists).
 # Generator expressions are evaluated once every target is known.
-set(_ts_lwmpi_file "$<$<TARGET_EXISTS:lwmpi>:$<TARGET_FILE:lwmpi>>")
-set(_ts_lwmpi_inc "$<$<TARGET_EXISTS:lwmpi>:$<TARGET_PROPERTY:lwmpi,INTERFACE_INCLUDE_DIRECTORIES>>")
+set(_ts_lwmpi_file "$<TARGET_FILE:lwmpi>")
+set(_ts_lwmpi_inc "$<TARGET_PROPERTY:lwmpi,INTERFACE_INCLUDE_DIRECTORIES>")
 file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/mpicc.cfg CONTENT
 "# Written by build/tessera.cmake for tools/mpicc; do not edit.
 cc=${CMAKE_C_COMPILER}

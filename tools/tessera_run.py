@@ -4,14 +4,11 @@ import os
 import struct
 import subprocess
 
+from mkimage import target_out  # noqa: F401  (the cross build folder: one rule for all tools)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 MPIRUN = os.path.join(ROOT, "tools", "mpirun")
 MPICC = os.path.join(ROOT, "tools", "mpicc")
-
-
-def target_out():
-    """The cross build folder (CTest passes TESSERA_TARGET_OUT)."""
-    return os.environ.get("TESSERA_TARGET_OUT") or os.path.join(ROOT, "out", "target")
 
 
 def run(*cmd, env=None, timeout=300, merge=True):

@@ -25,7 +25,6 @@ constexpr int handle_index(int handle) { return handle & 0xffffff; }
 struct DatatypeInfo {
     MPI_Datatype handle;
     int size;
-    const char *name;
 };
 
 /// The datatype named by `h`, or nullptr (MPI_DATATYPE_NULL, other kinds,

@@ -56,7 +56,6 @@ struct UnexpectedQueue {
     PendingSend items[N];
     int count;
 
-    static constexpr int capacity() { return N; }
     int size() const { return count; }
     bool full() const { return count == N; }
 

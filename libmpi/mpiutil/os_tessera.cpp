@@ -5,16 +5,7 @@
 #include <tessera/runtime.h>
 #include <tessera/syscall.h>
 
-#if __has_include(<tessera/names.h>)
 #include <tessera/names.h>
-#else
-// The name client's contract (services/nameserver/include/tessera/names.h).
-extern "C" {
-int ts_name_link(const char *name, int cluster);
-int ts_name_lookup(const char *name);
-int ts_name_unlink(const char *name);
-}
-#endif
 
 namespace lwmpi::os {
 

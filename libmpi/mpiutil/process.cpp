@@ -48,14 +48,13 @@ int init() {
         return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
     if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)))
         return fail(MPI_ERR_INTERN, "mailbox payload too small for control messages");
-    const tessera::pm::JobShape shape{job->np, job->nclusters - job->nio_clusters,
-                                      job->slots_per_cluster,
-                                      static_cast<tessera::pm::MapPolicy>(job->map_policy)};
-    if (!shape.fits() || TS_PORT_MPI_BASE + local >= TS_PORT_NAME_REPLY_BASE)
+    tessera::pm::JobShape shape{};
+    if (!tessera::pm::make_shape(job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
+                                 job->map_policy, &shape) ||
+        !shape.fits() || TS_PORT_MPI_BASE + local >= TS_PORT_NAME_REPLY_BASE)
         return fail(MPI_ERR_OTHER, "job shape does not fit the platform");
 
     s.rank = rank;
-    s.np = job->np;
     s.cluster = job->cluster_id;
     s.port = TS_PORT_MPI_BASE + local;
     s.shape = shape;
@@ -108,7 +107,7 @@ int finalize() {
 }
 
 int world_rank() { return t_state.rank; }
-int world_size() { return t_state.np; }
+int world_size() { return t_state.shape.np; }
 int cluster_id() { return t_state.cluster; }
 
 namespace {
@@ -131,7 +130,7 @@ int lookup(int rank) {
 
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
-    if (rank < 0 || rank >= s.np)
+    if (rank < 0 || rank >= s.shape.np)
         return fail(MPI_ERR_RANK, "rank out of range");
     if (s.cluster_of[rank] == 0) {
         const int c = lookup(rank);

@@ -20,7 +20,6 @@ inline constexpr unsigned long kLookupMaxPauseNs = 10'000'000;
 struct RankState {
     bool ready;                ///< init() succeeded and finalize() not yet called
     int rank;                  ///< MPI_COMM_WORLD rank
-    int np;                    ///< MPI_COMM_WORLD size
     int cluster;               ///< my cluster id
     int port;                  ///< my mailbox and portal port
     int mailbox;               ///< my input mailbox id

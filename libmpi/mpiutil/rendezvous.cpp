@@ -25,7 +25,7 @@ int read_control(ControlMsg *m) {
     const long n = os::mailbox_read(s.mailbox, m, sizeof *m);
     if (n < 0)
         return fail(MPI_ERR_OTHER, "mailbox read failed", n);
-    if (!control_valid(*m, n, s.np))
+    if (!control_valid(*m, n, s.shape.np))
         return fail(MPI_ERR_INTERN, "malformed control message");
     return MPI_SUCCESS;
 }

@@ -2,7 +2,8 @@
  * Messages between the name client and the name server. A request goes to
  * the server's mailbox (cluster TS_NAMESERVER_CLUSTER, port
  * TS_PORT_NAMESERVER); the reply goes to the mailbox the request names.
- * Both fit one mailbox message (120 bytes of payload).
+ * Both fit one mailbox message of the smallest size a profile may give:
+ * 96 bytes, 8 of them the kernel's IKC header (tools/tessera_profile.py).
  */
 #ifndef TS_NAMES_PROTOCOL_H
 #define TS_NAMES_PROTOCOL_H
@@ -28,10 +29,11 @@ struct ts_name_reply {
     int32_t result; /* >= 0, or -TS_E* */
 };
 
+#define TS_NAME_MIN_PAYLOAD (96 - 8)
 #ifdef __cplusplus
-static_assert(sizeof(struct ts_name_request) <= 120, "a request fits one mailbox message");
+static_assert(sizeof(struct ts_name_request) <= TS_NAME_MIN_PAYLOAD, "a request fits one mailbox message");
 #else
-_Static_assert(sizeof(struct ts_name_request) <= 120, "a request fits one mailbox message");
+_Static_assert(sizeof(struct ts_name_request) <= TS_NAME_MIN_PAYLOAD, "a request fits one mailbox message");
 #endif
 
 #endif

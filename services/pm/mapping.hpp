@@ -56,4 +56,14 @@ struct JobShape {
     }
 };
 
+/// The shape of a job from the plain numbers the boot manifest and
+/// ts_job_info carry (policy: TS_MAP_COMPACT 0 or TS_MAP_SCATTER 1).
+/// False, with *out untouched, for an unknown policy.
+constexpr bool make_shape(int np, int ncompute, int slots, int policy, JobShape *out) {
+    if (policy != static_cast<int>(MapPolicy::compact) && policy != static_cast<int>(MapPolicy::scatter))
+        return false;
+    *out = {np, ncompute, slots, static_cast<MapPolicy>(policy)};
+    return true;
+}
+
 }  // namespace tessera::pm

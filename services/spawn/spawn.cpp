@@ -29,8 +29,12 @@ constexpr int ring_sync_port = 0;
 
 tessera::pm::JobShape job_shape() {
     const ts_manifest &m = hal::manifest();
-    return {static_cast<int>(m.np), static_cast<int>(m.nclusters - m.nio_clusters),
-            static_cast<int>(m.slots_per_cluster), static_cast<tessera::pm::MapPolicy>(m.map_policy)};
+    tessera::pm::JobShape shape{};
+    if (!tessera::pm::make_shape(static_cast<int>(m.np), static_cast<int>(m.nclusters - m.nio_clusters),
+                                 static_cast<int>(m.slots_per_cluster), static_cast<int>(m.map_policy),
+                                 &shape))
+        panic("the boot manifest names an unknown mapping policy");
+    return shape;
 }
 
 void send_report(ReportKind kind, int status) {

@@ -7,11 +7,12 @@ import sys
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(TESTS)
-REPO = os.path.dirname(TOOLS)
-MPIRUN = os.path.join(TOOLS, "mpirun")
 
 sys.path.insert(0, TOOLS)
 import tessera_run  # noqa: E402
+
+REPO = tessera_run.ROOT
+MPIRUN = tessera_run.MPIRUN
 
 
 def load_mpirun():

@@ -5,16 +5,15 @@
 #include "mapping.hpp"
 
 using tessera::pm::JobShape;
-using tessera::pm::MapPolicy;
 
 extern "C" int ts__local_ranks(const struct ts_job_info *job, int *ranks, int max)
 {
     if (job->np <= 0)
         return 0;
-    const JobShape shape{job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
-                         job->map_policy == TS_MAP_SCATTER ? MapPolicy::scatter
-                                                           : MapPolicy::compact};
-    if (!shape.fits() || (job->map_policy != TS_MAP_COMPACT && job->map_policy != TS_MAP_SCATTER))
+    JobShape shape{};
+    if (!tessera::pm::make_shape(job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
+                                 job->map_policy, &shape) ||
+        !shape.fits())
         return -TS_EINVAL;
     const int cluster = job->cluster_id - job->nio_clusters;
     if (cluster < 0 || cluster >= shape.ncompute)
