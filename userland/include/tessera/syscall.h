@@ -25,6 +25,7 @@
 #define TS_ENAMETOOLONG 36
 #define TS_EBADF    9   /* id does not name an open object */
 #define TS_ENOSYS  38   /* unknown kernel call number */
+#define TS_ETIMEDOUT 110 /* a wait with a timeout ran out */
 
 /* Kernel call numbers (a7). Arguments in order a0, a1, ... */
 enum ts_syscall {
@@ -55,6 +56,25 @@ enum ts_syscall {
     TS_SYS_JOB_ABORT = 8,
     /* (unsigned long ns) -> 0. Sleeps at least ns nanoseconds. */
     TS_SYS_SLEEP = 9,
+
+    /* Threads and memory (more). */
+    /* () -> 0. Gives up the core. A core runs one user thread, so there
+     * is nothing to switch to: the call only lets a pending kill land. */
+    TS_SYS_THREAD_YIELD = 40,
+    /* (const unsigned *addr, unsigned expected, unsigned long timeout_ns)
+     * -> 0 when woken. Sleeps while *addr == expected, until a
+     * TS_SYS_FUTEX_WAKE on addr or timeout_ns (0: no timeout).
+     * -TS_EAGAIN when *addr != expected on entry, -TS_ETIMEDOUT,
+     * -TS_EFAULT, -TS_EINVAL when addr is not 4-byte aligned. */
+    TS_SYS_FUTEX_WAIT = 41,
+    /* (const unsigned *addr, int n) -> threads woken (at most n >= 1) among
+     * those of the process waiting on addr, oldest first. */
+    TS_SYS_FUTEX_WAKE = 42,
+    /* (int number, int core) -> how many times kernel call `number` was
+     * made on `core` of this cluster since boot; -TS_EINVAL. */
+    TS_SYS_KCALL_COUNT = 43,
+    /* (struct ts_mem_info *info) -> 0. The cluster's page frames. */
+    TS_SYS_MEM_INFO = 44,
 
     /* Mailboxes: fixed-size messages, N:1. A message carries at most
      * info.mailbox_payload bytes. */
@@ -101,6 +121,13 @@ enum ts_syscall {
 #define TS_MAP_SCATTER 1
 
 #define TS_ARGS_MAX 512
+
+/* The page frames of a cluster (TS_SYS_MEM_INFO). */
+struct ts_mem_info {
+    unsigned long page_size;   /* bytes */
+    unsigned long total_pages; /* frames of the window after the kernel image */
+    unsigned long free_pages;  /* frames not in use */
+};
 
 /* What a program knows of its job and its cluster (TS_SYS_JOB_INFO). */
 struct ts_job_info {
