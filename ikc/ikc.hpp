@@ -7,8 +7,11 @@
 // index the virtual tables; an object belongs to the process that made it
 // (nullptr: the kernel itself) and only its owner may use it.
 //
-// The functions take the kernel lock themselves; buffers are kernel
-// addresses or user addresses already checked by the kernel-call layer.
+// Only the master runs these functions (kernel calls are forwarded to it),
+// so the tables have a single writer and need no lock. An operation that
+// may have to wait is written as attempts: it returns `pending` until it is
+// done; the master tries again on a later event. Buffers are kernel
+// addresses or user addresses the kernel-call layer has just checked.
 #pragma once
 
 #include "kernel/kernel.hpp"
@@ -22,11 +25,13 @@ size_t mailbox_payload();
 long mailbox_create(int port);
 long mailbox_open(int local_port, int cluster, int port);
 /// Next message for the mailbox's port, in arrival order; copies
-/// min(size, message bytes) and returns the message's bytes.
+/// min(size, message bytes) and returns the message's bytes, or pending.
 long mailbox_read(int id, void *buf, size_t size);
+/// size, -TS_EINVAL (more than mailbox_payload()), or pending while the
+/// receiver's slot is full.
 long mailbox_write(int id, const void *buf, size_t size);
 /// The kernel's own sends (no virtual mailbox needed): one message from
-/// local_port to (cluster, port). Arguments must be valid.
+/// local_port to (cluster, port), or pending. Arguments must be valid.
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size);
 long mailbox_close(int id);
 long mailbox_unlink(int id);
@@ -34,54 +39,70 @@ long mailbox_unlink(int id);
 long portal_create(int port);
 long portal_allow(int id, int cluster, int port);
 long portal_open(int local_port, int cluster, int port);
-/// Receives exactly `size` bytes from the allowed sender.
-long portal_read(int id, void *buf, size_t size);
-/// Sends `size` bytes once the receiver allows us.
-long portal_write(int id, const void *buf, size_t size);
+/// Receives exactly `size` bytes from the allowed sender into buf (which
+/// receives byte p.done next): size, or pending.
+long portal_read(int id, void *buf, size_t size, Progress &p);
+/// Gives the hardware portal back when a read is cut short.
+void portal_read_cancel(Call &c);
+/// Sends `size` bytes once the receiver allows us: size, or pending.
+long portal_write(int id, const void *buf, size_t size, Progress &p);
 long portal_close(int id);
 long portal_unlink(int id);
 
 long sync_create(const int *clusters, int n, int type, int port);
 long sync_open(const int *clusters, int n, int type, int port);
-long sync_wait(int id);
+/// 0 once every expected signal was consumed, or pending.
+long sync_wait(int id, Progress &p);
 long sync_signal(int id);
 long sync_close(int id);
 long sync_unlink(int id);
 
 // ---- kernel-call adapters ------------------------------------------------------
 // They turn a kernel call's registers into the arguments of the functions
-// above, checking user buffers on the way; syscall.cpp lists them.
+// above, checking user buffers on every attempt (a buffer may be unmapped by
+// another thread between two attempts); syscall.cpp lists them.
 
 template <long (*F)(int)>
-long sys_id(uint64_t a0, uint64_t, uint64_t, uint64_t) {
-    return F(static_cast<int>(a0));
+long sys_id(Call &c) {
+    return F(static_cast<int>(c.a[0]));
 }
 
 template <long (*F)(int, int, int)>
-long sys_three(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t) {
-    return F(static_cast<int>(a0), static_cast<int>(a1), static_cast<int>(a2));
+long sys_three(Call &c) {
+    return F(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2]));
 }
 
 template <long (*F)(int, void *, size_t)>
-long sys_receive(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, true)) return err;
-    return F(static_cast<int>(id), reinterpret_cast<void *>(buf), size);
+long sys_receive(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], true)) return err;
+    return F(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2]);
 }
 
 template <long (*F)(int, const void *, size_t)>
-long sys_send(uint64_t id, uint64_t buf, uint64_t size, uint64_t) {
-    if (long err = check_user(buf, size, false)) return err;
-    return F(static_cast<int>(id), reinterpret_cast<const void *>(buf), size);
+long sys_send(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], false)) return err;
+    return F(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2]);
+}
+
+/// Portal read (Buf = void *) and write (Buf = const void *).
+template <class Buf, long (*F)(int, Buf, size_t, Progress &)>
+long sys_transfer(Call &c) {
+    constexpr bool to_user = !__is_same(Buf, const void *);
+    if (long err = check_user(c.a[1], c.a[2], to_user)) return err;
+    return F(static_cast<int>(c.a[0]), reinterpret_cast<Buf>(c.a[1]), c.a[2], c.p);
 }
 
 /// For sync create/open: copies the user's cluster list first.
 template <long (*F)(const int *, int, int, int)>
-long sys_sync_make(uint64_t list, uint64_t n, uint64_t type, uint64_t port) {
+long sys_sync_make(Call &c) {
+    const uint64_t n = c.a[1];
     if (n < 2 || n > TS_MAX_CLUSTERS) return -TS_EINVAL;
     int clusters[TS_MAX_CLUSTERS];
-    if (long err = copy_from_user(clusters, list, n * sizeof(int))) return err;
-    return F(clusters, static_cast<int>(n), static_cast<int>(type), static_cast<int>(port));
+    if (long err = copy_from_user(clusters, c.a[0], n * sizeof(int))) return err;
+    return F(clusters, static_cast<int>(n), static_cast<int>(c.a[2]), static_cast<int>(c.a[3]));
 }
+
+inline long sys_sync_wait(Call &c) { return sync_wait(static_cast<int>(c.a[0]), c.p); }
 
 // ---- shared by mailboxes and portals ----------------------------------------
 
@@ -99,8 +120,7 @@ struct Endpoint {
     int allow_port = -1;
 };
 
-/// The virtual table of one abstraction. create/open/release take the
-/// kernel lock; get needs it held.
+/// The virtual table of one abstraction.
 template <int N>
 struct EndpointTable {
     Endpoint entries[N];
@@ -121,7 +141,6 @@ bool valid_cluster(int cluster);
 template <int N>
 long EndpointTable<N>::create(int port) {
     if (!valid_port(port)) return -TS_EINVAL;
-    hal::Guard g(lock);
     int free = -1;
     for (int i = 0; i < N; ++i) {
         if (entries[i].used && entries[i].input && entries[i].local_port == port) return -TS_EBUSY;
@@ -135,7 +154,6 @@ long EndpointTable<N>::create(int port) {
 template <int N>
 long EndpointTable<N>::open(int local_port, int cluster, int port) {
     if (!valid_port(local_port) || !valid_port(port) || !valid_cluster(cluster)) return -TS_EINVAL;
-    hal::Guard g(lock);
     for (int i = 0; i < N; ++i) {
         if (!entries[i].used) {
             entries[i] = Endpoint{true, false, current_process(), local_port, cluster, port};
@@ -154,7 +172,6 @@ Endpoint *EndpointTable<N>::get(int id, bool input) {
 
 template <int N>
 long EndpointTable<N>::release(int id, bool input) {
-    hal::Guard g(lock);
     Endpoint *e = get(id, input);
     if (!e) return -TS_EBADF;
     e->used = false;

@@ -40,8 +40,6 @@ Parked parked[max_parked];
 int nparked;
 uint64_t next_seq;
 
-// Kernel lock held for all of the below.
-
 void park(const Message &m) {
     for (Parked &p : parked) {
         if (!p.used) {
@@ -60,7 +58,7 @@ bool take_parked(int port, Message &out) {
     out = oldest->msg;
     oldest->used = false;
     // Readers whose messages wait in hardware slots for room may go on.
-    if (nparked-- == max_parked) hal::notify_cluster(hal::cluster_id());
+    if (nparked-- == max_parked) serve_again();
     return true;
 }
 
@@ -79,7 +77,7 @@ bool poll_hardware(int port, Message &out) {
             got = true;
         } else {
             park(m);
-            hal::notify_cluster(hal::cluster_id());  // its owner may be waiting
+            serve_again();  // its owner may be waiting
         }
     }
     return got;
@@ -100,31 +98,19 @@ long mailbox_close(int id) { return mailboxes.release(id, false); }
 long mailbox_unlink(int id) { return mailboxes.release(id, true); }
 
 long mailbox_read(int id, void *buf, size_t size) {
-    int port;
-    {
-        hal::Guard g(lock);
-        Endpoint *e = mailboxes.get(id, true);
-        if (!e) return -TS_EBADF;
-        port = e->local_port;
-    }
+    const Endpoint *e = mailboxes.get(id, true);
+    if (!e) return -TS_EBADF;
     Message m;
-    block_until([&] { return take_parked(port, m) || poll_hardware(port, m); });
+    if (!take_parked(e->local_port, m) && !poll_hardware(e->local_port, m)) return pending;
     const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
     memcpy(buf, m.data, length < size ? length : size);
     return static_cast<long>(length);
 }
 
 long mailbox_write(int id, const void *buf, size_t size) {
-    int local_port, cluster, port;
-    {
-        hal::Guard g(lock);
-        Endpoint *e = mailboxes.get(id, false);
-        if (!e) return -TS_EBADF;
-        local_port = e->local_port;
-        cluster = e->remote_cluster;
-        port = e->remote_port;
-    }
-    return mailbox_send(local_port, cluster, port, buf, size);
+    const Endpoint *e = mailboxes.get(id, false);
+    if (!e) return -TS_EBADF;
+    return mailbox_send(e->local_port, e->remote_cluster, e->remote_port, buf, size);
 }
 
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size) {
@@ -133,8 +119,7 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
     m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port),
                  static_cast<uint16_t>(size), 0};
     memcpy(m.data, buf, size);
-    block_until([&] { return hal::noc::mailbox_send(cluster, &m); });
-    return static_cast<long>(size);
+    return hal::noc::mailbox_send(cluster, &m) ? static_cast<long>(size) : pending;
 }
 
 }  // namespace kernel::ikc

@@ -3,7 +3,8 @@
 // The receiver allows one (cluster, port) on its virtual portal, then
 // reads: it holds the hardware input portal for the whole transfer (one
 // transfer at a time per cluster), and the data flows chunk by chunk from
-// the sender's buffer straight into the receiver's.
+// the sender's buffer straight into the receiver's. A transfer that waits
+// for chunks keeps its place in its Progress.
 #include "ikc/ikc.hpp"
 
 namespace kernel::ikc {
@@ -22,7 +23,6 @@ long portal_close(int id) { return portals.release(id, false); }
 long portal_unlink(int id) { return portals.release(id, true); }
 
 long portal_allow(int id, int cluster, int port) {
-    hal::Guard g(lock);
     Endpoint *e = portals.get(id, true);
     if (!e) return -TS_EBADF;
     if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
@@ -32,55 +32,47 @@ long portal_allow(int id, int cluster, int port) {
     return 0;
 }
 
-long portal_read(int id, void *buf, size_t size) {
-    Endpoint allow;
-    {
-        hal::Guard g(lock);
+// Steps: 0 check and wait for the hardware portal, 1 move chunks.
+long portal_read(int id, void *buf, size_t size, Progress &p) {
+    if (p.step == 0) {
         Endpoint *e = portals.get(id, true);
         if (!e) return -TS_EBADF;
         if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
-        allow = *e;
-        e->allowed = false;
-    }
-    if (size == 0) return 0;
-    block_until([&] {  // one transfer at a time on the hardware input portal
-        if (hardware_busy) return false;
+        if (size == 0) {
+            e->allowed = false;
+            return 0;
+        }
+        if (hardware_busy) return pending;  // one transfer at a time
         hardware_busy = true;
-        return true;
-    });
-    hal::noc::portal_allow(allow.allow_cluster, portal_tag(allow.allow_port, allow.local_port));
+        e->allowed = false;
+        hal::noc::portal_allow(e->allow_cluster, portal_tag(e->allow_port, e->local_port));
+        p.step = 1;
+    }
     auto *dst = static_cast<char *>(buf);
-    for (size_t done = 0; done < size;) {
-        block_until([&] {
-            const size_t n = hal::noc::portal_read_chunk(dst + done, size - done);
-            done += n;
-            return n > 0;
-        });
+    while (p.done < size) {
+        const size_t n = hal::noc::portal_read_chunk(dst + p.done, size - p.done);
+        if (n == 0) return pending;
+        p.done += n;
     }
-    {
-        hal::Guard g(lock);
-        hardware_busy = false;
-    }
-    hal::notify_cluster(hal::cluster_id());  // another reader may be waiting
+    hardware_busy = false;
+    serve_again();  // another reader may be waiting for the hardware portal
     return static_cast<long>(size);
 }
 
-long portal_write(int id, const void *buf, size_t size) {
-    int dst;
-    uint32_t tag;
-    {
-        hal::Guard g(lock);
-        Endpoint *e = portals.get(id, false);
-        if (!e) return -TS_EBADF;
-        dst = e->remote_cluster;
-        tag = portal_tag(e->local_port, e->remote_port);
-    }
+void portal_read_cancel(Call &c) {
+    if (c.p.step == 1) hardware_busy = false;
+}
+
+long portal_write(int id, const void *buf, size_t size, Progress &p) {
+    const Endpoint *e = portals.get(id, false);
+    if (!e) return -TS_EBADF;
+    const uint32_t tag = portal_tag(e->local_port, e->remote_port);
     const auto *src = static_cast<const char *>(buf);
     const size_t chunk = hal::noc::portal_chunk();
-    for (size_t done = 0; done < size;) {
-        const size_t n = size - done < chunk ? size - done : chunk;
-        block_until([&] { return hal::noc::portal_write_chunk(dst, tag, src + done, n); });
-        done += n;
+    while (p.done < size) {
+        const size_t n = size - p.done < chunk ? size - p.done : chunk;
+        if (!hal::noc::portal_write_chunk(e->remote_cluster, tag, src + p.done, n)) return pending;
+        p.done += n;
     }
     return static_cast<long>(size);
 }

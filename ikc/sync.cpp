@@ -26,7 +26,7 @@ struct Sync {
 
 Sync syncs[max_syncs];
 
-// Checks the list and the caller's role in it; kernel lock held.
+// Checks the list and the caller's role in it.
 long make(const int *clusters, int n, int type, int port, bool waiter) {
     if (n < 2 || n > TS_MAX_CLUSTERS || !valid_port(port) ||
         (type != TS_SYNC_ALL_TO_ONE && type != TS_SYNC_ONE_TO_ALL))
@@ -59,39 +59,29 @@ Sync *get(int id, bool waiter) {
     return s.used && s.waiter == waiter && s.owner == current_process() ? &s : nullptr;
 }
 
-// A copy of the caller's sync `id` (the wait itself runs without the lock).
-bool copy_of(int id, bool waiter, Sync &out) {
-    hal::Guard g(lock);
-    const Sync *e = get(id, waiter);
-    if (e) out = *e;
-    return e != nullptr;
-}
-
 }  // namespace
 
-long sync_create(const int *clusters, int n, int type, int port) {
-    hal::Guard g(lock);
-    return make(clusters, n, type, port, true);
-}
+long sync_create(const int *clusters, int n, int type, int port) { return make(clusters, n, type, port, true); }
 
-long sync_open(const int *clusters, int n, int type, int port) {
-    hal::Guard g(lock);
-    return make(clusters, n, type, port, false);
-}
+long sync_open(const int *clusters, int n, int type, int port) { return make(clusters, n, type, port, false); }
 
-long sync_wait(int id) {
-    Sync s;
-    if (!copy_of(id, true, s)) return -TS_EBADF;
-    const int first = s.type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
-    const int last = s.type == TS_SYNC_ALL_TO_ONE ? s.n : 1;
-    for (int i = first; i < last; ++i)
-        block_until([&] { return hal::noc::sync_consume(s.port, s.clusters[i]); });
+// p.done counts the signals consumed so far, in list order.
+long sync_wait(int id, Progress &p) {
+    const Sync *s = get(id, true);
+    if (!s) return -TS_EBADF;
+    const int first = s->type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
+    const int last = s->type == TS_SYNC_ALL_TO_ONE ? s->n : 1;
+    for (int i = first + static_cast<int>(p.done); i < last; ++i) {
+        if (!hal::noc::sync_consume(s->port, s->clusters[i])) return pending;
+        ++p.done;
+    }
     return 0;
 }
 
 long sync_signal(int id) {
-    Sync s;
-    if (!copy_of(id, false, s)) return -TS_EBADF;
+    const Sync *e = get(id, false);
+    if (!e) return -TS_EBADF;
+    const Sync &s = *e;
     if (s.type == TS_SYNC_ALL_TO_ONE) {
         hal::noc::sync_signal(s.clusters[0], s.port);
     } else {
@@ -103,7 +93,6 @@ long sync_signal(int id) {
 namespace {
 
 long release(int id, bool waiter) {
-    hal::Guard g(lock);
     Sync *e = get(id, waiter);
     if (!e) return -TS_EBADF;
     e->used = false;

@@ -20,22 +20,27 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
         const Elf64_Phdr &s = ph[i];
         if (s.p_type != PT_LOAD || s.p_memsz == 0) continue;
         // The segment must lie in the user area (checked without overflow),
-        // and have some permission (W needs R: W alone is reserved in Sv39).
+        // and have some permission (W needs R: W alone is reserved in Sv39),
+        // but never both write and execute (W^X).
         if (s.p_filesz > s.p_memsz || s.p_offset > size || s.p_filesz > size - s.p_offset ||
             s.p_vaddr < user_base || s.p_vaddr >= user_heap_limit ||
-            s.p_memsz > user_heap_limit - s.p_vaddr || !(s.p_flags & (PF_R | PF_W | PF_X)))
+            s.p_memsz > user_heap_limit - s.p_vaddr || !(s.p_flags & (PF_R | PF_W | PF_X)) ||
+            (s.p_flags & (PF_W | PF_X)) == (PF_W | PF_X))
             return -TS_EINVAL;
         unsigned perms = hal::perm_user | ((s.p_flags & (PF_R | PF_W)) ? hal::perm_r : 0) |
                          ((s.p_flags & PF_W) ? hal::perm_w : 0) | ((s.p_flags & PF_X) ? hal::perm_x : 0);
         const uintptr_t first = s.p_vaddr & ~(hal::page_size - 1);
         for (uintptr_t va = first; va < s.p_vaddr + s.p_memsz; va += hal::page_size) {
-            uintptr_t pa = space.lookup(va, nullptr);
+            unsigned had = 0;
+            uintptr_t pa = space.lookup(va, &had);
+            // A page shared by two segments gets the union of their rights,
+            // which must not make it writable and executable.
+            if ((had | perms) & hal::perm_w && (had | perms) & hal::perm_x) return -TS_EINVAL;
             if (!pa) {
                 void *f = frame_alloc();
                 if (!f) return -TS_ENOMEM;
                 pa = reinterpret_cast<uintptr_t>(f);
             }
-            // A page shared by two segments gets the union of their rights.
             if (!space.map(va, pa, perms)) return -TS_ENOMEM;
             // The kernel sees its frames identity-mapped: copy through them.
             const uintptr_t from = va < s.p_vaddr ? s.p_vaddr : va;

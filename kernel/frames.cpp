@@ -11,16 +11,17 @@ uintptr_t next_frame;  // first never-used frame
 uintptr_t frames_end;
 void *free_list;       // returned frames, linked through their first word
 size_t free_frames;
+size_t total_frames;
 
 }  // namespace
 
 void frames_init() {
     next_frame = (hal::image_end() + hal::page_size - 1) & ~(hal::page_size - 1);
     frames_end = hal::window_end();
-    free_frames = (frames_end - next_frame) / hal::page_size;
+    free_frames = total_frames = (frames_end - next_frame) / hal::page_size;
 }
 
-// Called with the kernel lock held, or before other cores run.
+// Master only.
 void *frame_alloc() {
     void *f = nullptr;
     if (free_list) {
@@ -44,5 +45,6 @@ void frame_free(void *frame) {
 }
 
 size_t frames_free_count() { return free_frames; }
+size_t frames_total_count() { return total_frames; }
 
 }  // namespace kernel

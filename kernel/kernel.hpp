@@ -1,12 +1,15 @@
 // The kernel of one cluster: shared declarations.
 //
 // One kernel per cluster, run by the cluster's master core (core 0): it
-// boots the cluster, owns the tables and runs the spawn server. The other
-// cores each run at most one user thread. In this slice a kernel call is
-// served on the calling core under the cluster's kernel lock (issue 3 moves
-// non-local calls to the master).
+// boots the cluster, owns the tables, serves the kernel calls of the other
+// cores and runs the spawn server. The other cores each run at most one
+// user thread. A kernel call that touches only the calling core's state is
+// served on that core; every other call is posted to the master (kcall.cpp)
+// and the caller sleeps until it is served. So the process, thread-exit and
+// IKC tables are only ever changed by the master.
 #pragma once
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,7 +18,8 @@
 
 namespace kernel {
 
-/// The cluster's kernel lock: every table below is guarded by it.
+/// Guards the hand-over of a thread-table entry between the master and the
+/// core that runs it (the only table both sides change).
 extern hal::Spinlock lock;
 
 // ---- log ------------------------------------------------------------------
@@ -31,6 +35,7 @@ void frames_init();
 void *frame_alloc();
 void frame_free(void *frame);
 size_t frames_free_count();
+size_t frames_total_count();
 
 /// The kernel's address space (its window, the fabric, the devices).
 extern hal::AddressSpace kernel_space;
@@ -61,6 +66,7 @@ struct Process {
     bool killed = false;
     bool stack_mapped[TS_MAX_CORES] = {};
     int live_threads = 0;
+    int threads_started = 0;  ///< ever, the main thread included
     int status = 0;           ///< first non-zero thread status
     uintptr_t heap_start = 0;
     uintptr_t heap_end = 0;     ///< the break
@@ -77,14 +83,20 @@ extern Thread threads[TS_MAX_CORES];
 Process *process_spawn(const char *name, const void *elf, size_t size);
 /// True once every thread of p has ended.
 bool process_done(const Process *p);
-/// Starts a user thread of p at pc with a0 = arg. Returns tid or -TS_EAGAIN.
+/// Starts a user thread of p at pc with a0 = arg (master only). Returns
+/// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
 long thread_start(Process *p, uintptr_t pc, uint64_t arg);
-/// Ends the calling thread (lock not held) and runs the core's idle loop.
-[[noreturn]] void thread_exit(int status);
+/// Ends the calling user thread with `status` (and first kills its process
+/// if `kill`), then runs the core's idle loop.
+[[noreturn]] void thread_exit(int status, bool kill = false);
 /// Kills p with `status`: its threads end at their next kernel entry.
 void process_kill(Process *p, int status);
-/// The process of the thread on the calling core.
+/// The process of the thread on the calling core; on the master, the
+/// process whose kernel call is being served (nullptr: the kernel's own).
 Process *current_process();
+/// The core of the calling user thread; on the master, the core whose
+/// kernel call is being served.
+int caller_core();
 
 /// The idle loop of a non-master core: runs the threads given to it.
 [[noreturn]] void core_loop(int core);
@@ -98,18 +110,73 @@ long check_user(uintptr_t va, size_t len, bool write);
 long copy_from_user(void *dst, uintptr_t src, size_t len);
 long copy_to_user(uintptr_t dst, const void *src, size_t len);
 
+// ---- kernel calls -------------------------------------------------------------
+
+/// What a call handler returns while the call has to wait: the master tries
+/// it again on a later event (it never blocks on behalf of one caller).
+constexpr long pending = LONG_MIN;
+
+/// What an operation written as attempts keeps between them (zero at the
+/// first attempt).
+struct Progress {
+    uint64_t step = 0;  ///< operation-defined stage
+    uint64_t done = 0;  ///< operation-defined count (e.g. bytes moved)
+};
+
+/// One kernel call being served: its arguments and its progress.
+struct Call {
+    uint64_t a[4];
+    Progress p;
+    uint64_t deadline = 0;  ///< time() at which to try again (0: none)
+};
+
+using Handler = long (*)(Call &c);
+
+/// Where a kernel call is served.
+enum class Where { local, master };
+
+/// An entry of the kernel call table (syscall.cpp).
+struct CallEntry {
+    uint64_t number;
+    Handler handler;
+    Where where;
+    /// Releases what an unfinished call holds when its process is killed.
+    void (*cancel)(Call &c) = nullptr;
+};
+
+/// The entry for `number`, or nullptr.
+const CallEntry *call_lookup(uint64_t number);
+
+/// Serves a kernel call of the calling user thread: runs it here if local,
+/// else posts it to the master and sleeps until it is served. Counts it.
+long kernel_call(uint64_t number, const uint64_t args[4]);
+/// Posts `handler` to the master for the calling core and waits for its
+/// result (for the kernel's own use, e.g. thread exit).
+long call_on_master(Handler handler, Call c);
+/// The master: serves every posted call once, and again while one makes
+/// progress. Arms the timer for the earliest deadline of a waiting call.
+void serve_calls();
+/// Asks the master for another serving pass (state changed that a waiting
+/// call may need).
+void serve_again();
+/// Calls of the same process waiting in `number` (master only), oldest
+/// first; for futex wake.
+int waiting_calls(uint64_t number, Call **out, int max);
+/// The time() at which `ns` nanoseconds from now have passed (saturating).
+uint64_t deadline_in(uint64_t ns);
+/// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
+long kcall_count(uint64_t number, uint64_t core);
+
 // ---- waiting ------------------------------------------------------------------
 
-/// Runs `attempt` under the kernel lock until it returns true, sleeping
-/// between attempts. A user thread whose process is killed meanwhile ends.
+/// Sleeps until `attempt` returns true. On the master, serves the other
+/// cores' calls meanwhile; a user thread whose process is killed ends.
 template <class F>
 void block_until(F attempt) {
     for (;;) {
         hal::clear_event();
-        {
-            hal::Guard g(lock);
-            if (attempt()) return;
-        }
+        if (hal::core_id() == 0) serve_calls();
+        if (attempt()) return;
         if (hal::core_id() != 0) {
             Process *p = current_process();
             if (p && p->killed) thread_exit(0);
@@ -118,19 +185,22 @@ void block_until(F attempt) {
     }
 }
 
-// ---- kernel calls -------------------------------------------------------------
-
-using Syscall = long (*)(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3);
-/// The kernel call table entry for `number`, or nullptr.
-Syscall syscall_lookup(uint64_t number);
+/// The master's own blocking form of an operation written as attempts
+/// (returning `pending` until done): its result.
+template <class F>
+long wait_for(F attempt) {
+    long r = pending;
+    block_until([&] { return (r = attempt()) != pending; });
+    return r;
+}
 
 // Handlers living in other files (registered in syscall.cpp).
-long sys_thread_create(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_thread_join(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_thread_self(uint64_t, uint64_t, uint64_t, uint64_t);
-long sys_brk(uint64_t, uint64_t, uint64_t, uint64_t);
-
-/// Ends the job: on cluster 0 powers off; elsewhere reports to cluster 0.
-[[noreturn]] void job_abort(int code);
+long sys_thread_create(Call &c);
+long sys_thread_join(Call &c);
+long sys_brk(Call &c);
+long sys_mem_info(Call &c);
+long sys_futex_wait(Call &c);
+long sys_futex_wake(Call &c);
+long sys_job_abort(Call &c);
 
 }  // namespace kernel

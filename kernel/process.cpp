@@ -30,16 +30,18 @@ bool map_stack(Process *p, int core) {
 
 }  // namespace
 
-Process *current_process() { return threads[hal::core_id()].proc; }
-
 bool process_done(const Process *p) { return p->live_threads == 0; }
 
-// Kernel lock held.
+// Master only.
 long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
     for (int core = 1; core < hal::ncores(); ++core) {
         Thread &t = threads[core];
-        if (t.state != ThreadState::free) continue;
+        {
+            hal::Guard g(lock);
+            if (t.state != ThreadState::free) continue;
+        }
         if (!map_stack(p, core)) return -TS_ENOMEM;
+        hal::Guard g(lock);
         t.tf = {};
         t.tf.pc = pc;
         t.tf.x[2] = stack_top(core);
@@ -47,13 +49,14 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
         t.proc = t.last_proc = p;
         t.state = ThreadState::ready;
         ++p->live_threads;
-        hal::notify_cluster(hal::cluster_id());
+        ++p->threads_started;
+        hal::notify_core(hal::cluster_id(), core);
         return core;
     }
     return -TS_EAGAIN;
 }
 
-// Kernel lock held.
+// Master only.
 Process *process_spawn(const char *name, const void *elf, size_t size) {
     Process *p = nullptr;
     for (auto &q : processes)
@@ -80,21 +83,33 @@ Process *process_spawn(const char *name, const void *elf, size_t size) {
     return p;
 }
 
-void thread_exit(int status) {
+namespace {
+
+// The master's half of a thread's end: a0 = status, a1 = kill the process.
+long end_thread(Call &c) {
+    Process *p = current_process();
+    const int status = static_cast<int>(c.a[0]);
+    if (c.a[1]) process_kill(p, status);
+    if (status != 0 && p->status == 0) p->status = status;
+    --p->live_threads;
+    hal::Guard g(lock);
+    Thread &t = threads[caller_core()];
+    t.exit_status = status;
+    t.proc = nullptr;
+    t.state = ThreadState::free;
+    return 0;
+}
+
+}  // namespace
+
+void thread_exit(int status, bool kill) {
     const int core = hal::core_id();
-    {
-        hal::Guard g(lock);
-        Thread &t = threads[core];
-        Process *p = t.proc;
-        if (status != 0 && p->status == 0) p->status = status;
-        --p->live_threads;
-        t.exit_status = status;
-        t.proc = nullptr;
-        t.state = ThreadState::free;
-    }
+    Call c{};
+    c.a[0] = static_cast<uint64_t>(status);
+    c.a[1] = kill;
+    call_on_master(end_thread, c);
     hal::set_timer(0);  // a sleep cut short by a kill leaves it armed
     kernel_space.activate();
-    hal::notify_cluster(hal::cluster_id());  // joiners and the spawn server
     core_loop(core);
 }
 
@@ -108,53 +123,48 @@ void core_loop(int core) {
     Thread &t = threads[core];
     for (;;) {
         hal::clear_event();
-        bool run = false, killed = false;
+        bool run = false;
         {
             hal::Guard g(lock);
             if (t.state == ThreadState::ready) {
                 t.state = ThreadState::running;
                 run = true;
-                killed = t.proc->killed;  // its kill IPI may be the one just cleared
             }
         }
-        if (killed) thread_exit(0);
+        // A kill IPI may be the one just cleared: enter the kernel at once.
+        if (run && t.proc->killed) thread_exit(0);
         if (run) hal::enter_user(&t.tf, t.proc->space.token());
         hal::wait_event();
     }
 }
 
-long sys_thread_create(uint64_t entry, uint64_t arg, uint64_t, uint64_t) {
-    if (check_user(entry, 4, false) < 0) return -TS_EFAULT;
-    hal::Guard g(lock);
-    return thread_start(current_process(), entry, arg);
+long sys_thread_create(Call &c) {
+    if (check_user(c.a[0], 4, false) < 0) return -TS_EFAULT;
+    return thread_start(current_process(), c.a[0], c.a[1]);
 }
 
-long sys_thread_join(uint64_t tid, uint64_t status_ptr, uint64_t, uint64_t) {
-    Process *p = current_process();
-    const int core = hal::core_id();
-    if (tid == 0 || tid >= static_cast<uint64_t>(hal::ncores()) || static_cast<int>(tid) == core)
+long sys_thread_join(Call &c) {
+    const Process *p = current_process();
+    const uint64_t tid = c.a[0];
+    if (tid == 0 || tid >= static_cast<uint64_t>(hal::ncores()) || tid == static_cast<uint64_t>(caller_core()))
         return -TS_EINVAL;
-    if (status_ptr && check_user(status_ptr, sizeof(int), true) < 0) return -TS_EFAULT;
-    Thread &t = threads[tid];
-    {
-        hal::Guard g(lock);
-        if (t.last_proc != p) return -TS_EINVAL;
-    }
-    block_until([&] { return t.proc != p; });
-    if (status_ptr) copy_to_user(status_ptr, &t.exit_status, sizeof(int));
-    return 0;
+    const Thread &t = threads[tid];
+    if (t.last_proc != p) return -TS_EINVAL;
+    if (c.a[1] && check_user(c.a[1], sizeof(int), true) < 0) return -TS_EFAULT;
+    if (t.proc == p) return pending;
+    return c.a[1] ? copy_to_user(c.a[1], &t.exit_status, sizeof(int)) : 0;
 }
 
-long sys_thread_self(uint64_t, uint64_t, uint64_t, uint64_t) { return hal::core_id(); }
-
-// The heap's pages stay mapped once mapped: shrinking only moves the break.
-// Freeing them would race with the process's other cores, which may still
-// hold the translations, and with kernel copies in flight on those pages.
-long sys_brk(uint64_t new_end, uint64_t, uint64_t, uint64_t) {
-    hal::Guard g(lock);
+// brk: heap pages are mapped as the break grows. When it shrinks, the pages
+// above it are freed only if the caller is its process's only thread: other
+// threads' cores may still hold the translations, and the kernel has no TLB
+// shoot-down yet. The caller's core flushes its TLB when the call returns.
+long sys_brk(Call &c) {
     Process *p = current_process();
+    const uint64_t new_end = c.a[0];
     if (new_end == 0) return static_cast<long>(p->heap_end);
-    if (new_end < p->heap_start || new_end > user_heap_limit) return -TS_ENOMEM;
+    if (new_end < p->heap_start) return -TS_EINVAL;
+    if (new_end > user_heap_limit) return -TS_ENOMEM;
     const uintptr_t top = (new_end + hal::page_size - 1) & ~(hal::page_size - 1);
     for (; p->heap_mapped < top; p->heap_mapped += hal::page_size) {
         void *f = frame_alloc();
@@ -164,8 +174,19 @@ long sys_brk(uint64_t new_end, uint64_t, uint64_t, uint64_t) {
             return -TS_ENOMEM;
         }
     }
+    if (p->live_threads == 1) {
+        for (; p->heap_mapped > top; p->heap_mapped -= hal::page_size) {
+            const uintptr_t frame = p->space.unmap(p->heap_mapped - hal::page_size);
+            if (frame) frame_free(reinterpret_cast<void *>(frame));
+        }
+    }
     p->heap_end = new_end;
     return static_cast<long>(new_end);
+}
+
+long sys_mem_info(Call &c) {
+    const ts_mem_info info{hal::page_size, frames_total_count(), frames_free_count()};
+    return copy_to_user(c.a[0], &info, sizeof(info));
 }
 
 }  // namespace kernel

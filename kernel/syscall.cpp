@@ -10,18 +10,17 @@ namespace {
 
 constexpr size_t max_write = 64 * 1024;
 
-long sys_write(uint64_t buf, uint64_t len, uint64_t, uint64_t) {
-    if (len > max_write) return -TS_EINVAL;
-    if (long err = check_user(buf, len, false)) return err;
-    hal::console_write(reinterpret_cast<const char *>(buf), len);
-    return static_cast<long>(len);
-}
+// ---- served on the calling core ----------------------------------------------
 
-long sys_thread_exit(uint64_t status, uint64_t, uint64_t, uint64_t) {
-    thread_exit(static_cast<int>(status));
-}
+long sys_thread_exit(Call &c) { thread_exit(static_cast<int>(c.a[0])); }
 
-long sys_job_info(uint64_t ptr, uint64_t, uint64_t, uint64_t) {
+long sys_thread_self(Call &) { return hal::core_id(); }
+
+long sys_thread_yield(Call &) { return 0; }  // the trap path lets a pending kill land
+
+long sys_kcall_count(Call &c) { return kcall_count(c.a[0], c.a[1]); }
+
+long sys_job_info(Call &c) {
     const ts_manifest &m = hal::manifest();
     ts_job_info info{};
     info.cluster_id = hal::cluster_id();
@@ -37,61 +36,78 @@ long sys_job_info(uint64_t ptr, uint64_t, uint64_t, uint64_t) {
     info.timebase_hz = m.timebase_hz;
     static_assert(sizeof(info.args) == sizeof(m.args));
     memcpy(info.args, m.args, sizeof(info.args));
-    return copy_to_user(ptr, &info, sizeof(info));
+    return copy_to_user(c.a[0], &info, sizeof(info));
 }
 
-long sys_job_abort(uint64_t code, uint64_t, uint64_t, uint64_t) { job_abort(static_cast<int>(code)); }
-
-long sys_sleep(uint64_t ns, uint64_t, uint64_t, uint64_t) {
-    const uint64_t ticks = ns / 1000 * (hal::timebase() / 1000) / 1000;
-    const uint64_t deadline = hal::time() + (ticks ? ticks : 1);
+// On the core's own timer.
+long sys_sleep(Call &c) {
+    const uint64_t deadline = deadline_in(c.a[0]);
     hal::set_timer(deadline);
     block_until([&] { return hal::time() >= deadline; });
     hal::set_timer(0);
     return 0;
 }
 
-struct Entry {
-    uint64_t number;
-    Syscall handler;
-};
+// ---- served by the master -------------------------------------------------------
 
-constexpr Entry table[] = {
-    {TS_SYS_WRITE, sys_write},
-    {TS_SYS_THREAD_EXIT, sys_thread_exit},
-    {TS_SYS_THREAD_CREATE, sys_thread_create},
-    {TS_SYS_THREAD_JOIN, sys_thread_join},
-    {TS_SYS_THREAD_SELF, sys_thread_self},
-    {TS_SYS_BRK, sys_brk},
-    {TS_SYS_JOB_INFO, sys_job_info},
-    {TS_SYS_JOB_ABORT, sys_job_abort},
-    {TS_SYS_SLEEP, sys_sleep},
-    {TS_SYS_MAILBOX_CREATE, ikc::sys_id<ikc::mailbox_create>},
-    {TS_SYS_MAILBOX_OPEN, ikc::sys_three<ikc::mailbox_open>},
-    {TS_SYS_MAILBOX_READ, ikc::sys_receive<ikc::mailbox_read>},
-    {TS_SYS_MAILBOX_WRITE, ikc::sys_send<ikc::mailbox_write>},
-    {TS_SYS_MAILBOX_CLOSE, ikc::sys_id<ikc::mailbox_close>},
-    {TS_SYS_MAILBOX_UNLINK, ikc::sys_id<ikc::mailbox_unlink>},
-    {TS_SYS_PORTAL_CREATE, ikc::sys_id<ikc::portal_create>},
-    {TS_SYS_PORTAL_ALLOW, ikc::sys_three<ikc::portal_allow>},
-    {TS_SYS_PORTAL_OPEN, ikc::sys_three<ikc::portal_open>},
-    {TS_SYS_PORTAL_READ, ikc::sys_receive<ikc::portal_read>},
-    {TS_SYS_PORTAL_WRITE, ikc::sys_send<ikc::portal_write>},
-    {TS_SYS_PORTAL_CLOSE, ikc::sys_id<ikc::portal_close>},
-    {TS_SYS_PORTAL_UNLINK, ikc::sys_id<ikc::portal_unlink>},
-    {TS_SYS_SYNC_CREATE, ikc::sys_sync_make<ikc::sync_create>},
-    {TS_SYS_SYNC_OPEN, ikc::sys_sync_make<ikc::sync_open>},
-    {TS_SYS_SYNC_WAIT, ikc::sys_id<ikc::sync_wait>},
-    {TS_SYS_SYNC_SIGNAL, ikc::sys_id<ikc::sync_signal>},
-    {TS_SYS_SYNC_CLOSE, ikc::sys_id<ikc::sync_close>},
-    {TS_SYS_SYNC_UNLINK, ikc::sys_id<ikc::sync_unlink>},
+// The console is a device: the master owns it.
+long sys_write(Call &c) {
+    const uint64_t len = c.a[1];
+    if (len > max_write) return -TS_EINVAL;
+    if (long err = check_user(c.a[0], len, false)) return err;
+    hal::console_write(reinterpret_cast<const char *>(c.a[0]), len);
+    return static_cast<long>(len);
+}
+
+/// The call table: which calls are local and which go to the master.
+constexpr CallEntry table[] = {
+    {TS_SYS_WRITE, sys_write, Where::master},
+    {TS_SYS_THREAD_EXIT, sys_thread_exit, Where::local},
+    {TS_SYS_THREAD_CREATE, sys_thread_create, Where::master},
+    {TS_SYS_THREAD_JOIN, sys_thread_join, Where::master},
+    {TS_SYS_THREAD_SELF, sys_thread_self, Where::local},
+    {TS_SYS_BRK, sys_brk, Where::master},
+    {TS_SYS_JOB_INFO, sys_job_info, Where::local},
+    {TS_SYS_JOB_ABORT, sys_job_abort, Where::master},
+    {TS_SYS_SLEEP, sys_sleep, Where::local},
+    {TS_SYS_THREAD_YIELD, sys_thread_yield, Where::local},
+    {TS_SYS_FUTEX_WAIT, sys_futex_wait, Where::master},
+    {TS_SYS_FUTEX_WAKE, sys_futex_wake, Where::master},
+    {TS_SYS_KCALL_COUNT, sys_kcall_count, Where::local},
+    {TS_SYS_MEM_INFO, sys_mem_info, Where::master},
+    {TS_SYS_MAILBOX_CREATE, ikc::sys_id<ikc::mailbox_create>, Where::master},
+    {TS_SYS_MAILBOX_OPEN, ikc::sys_three<ikc::mailbox_open>, Where::master},
+    {TS_SYS_MAILBOX_READ, ikc::sys_receive<ikc::mailbox_read>, Where::master},
+    {TS_SYS_MAILBOX_WRITE, ikc::sys_send<ikc::mailbox_write>, Where::master},
+    {TS_SYS_MAILBOX_CLOSE, ikc::sys_id<ikc::mailbox_close>, Where::master},
+    {TS_SYS_MAILBOX_UNLINK, ikc::sys_id<ikc::mailbox_unlink>, Where::master},
+    {TS_SYS_PORTAL_CREATE, ikc::sys_id<ikc::portal_create>, Where::master},
+    {TS_SYS_PORTAL_ALLOW, ikc::sys_three<ikc::portal_allow>, Where::master},
+    {TS_SYS_PORTAL_OPEN, ikc::sys_three<ikc::portal_open>, Where::master},
+    {TS_SYS_PORTAL_READ, ikc::sys_transfer<void *, ikc::portal_read>, Where::master, ikc::portal_read_cancel},
+    {TS_SYS_PORTAL_WRITE, ikc::sys_transfer<const void *, ikc::portal_write>, Where::master},
+    {TS_SYS_PORTAL_CLOSE, ikc::sys_id<ikc::portal_close>, Where::master},
+    {TS_SYS_PORTAL_UNLINK, ikc::sys_id<ikc::portal_unlink>, Where::master},
+    {TS_SYS_SYNC_CREATE, ikc::sys_sync_make<ikc::sync_create>, Where::master},
+    {TS_SYS_SYNC_OPEN, ikc::sys_sync_make<ikc::sync_open>, Where::master},
+    {TS_SYS_SYNC_WAIT, ikc::sys_sync_wait, Where::master},
+    {TS_SYS_SYNC_SIGNAL, ikc::sys_id<ikc::sync_signal>, Where::master},
+    {TS_SYS_SYNC_CLOSE, ikc::sys_id<ikc::sync_close>, Where::master},
+    {TS_SYS_SYNC_UNLINK, ikc::sys_id<ikc::sync_unlink>, Where::master},
 };
 
 }  // namespace
 
-Syscall syscall_lookup(uint64_t number) {
-    for (const Entry &e : table)
-        if (e.number == number) return e.handler;
+uint64_t deadline_in(uint64_t ns) {
+    const unsigned __int128 ticks = static_cast<unsigned __int128>(ns) * hal::timebase() / 1000000000u;
+    const uint64_t now = hal::time();
+    if (ticks >= UINT64_MAX - 1 - now) return UINT64_MAX - 1;
+    return now + (ticks ? static_cast<uint64_t>(ticks) : 1);
+}
+
+const CallEntry *call_lookup(uint64_t number) {
+    for (const CallEntry &e : table)
+        if (e.number == number) return &e;
     return nullptr;
 }
 

@@ -3,26 +3,39 @@
 
 using namespace kernel;
 
+namespace {
+
+// What the address of a page fault was, for the report.
+const char *fault_place(const Process *p, uint64_t addr) {
+    constexpr uint64_t stack_span = 1ull << 20;  // see stack_top() in process.cpp
+    if (addr >= user_stack_area) return " (outside the user area)";
+    if (addr >= user_stack_area - TS_MAX_CORES * stack_span &&
+        (user_stack_area - addr - 1) % stack_span >= user_stack_size)
+        return " (stack overflow into the guard area)";
+    unsigned perms = 0;
+    if (p->space.lookup(addr, &perms)) return (perms & hal::perm_x) ? " (text)" : " (page without that right)";
+    return "";
+}
+
+}  // namespace
+
 extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     Process *p = current_process();
     switch (info.kind) {
     case hal::TrapKind::syscall: {
         if (p->killed) thread_exit(0);
-        const Syscall call = syscall_lookup(tf->x[17]);
-        tf->x[10] = static_cast<uint64_t>(call ? call(tf->x[10], tf->x[11], tf->x[12], tf->x[13]) : -TS_ENOSYS);
+        const uint64_t args[4] = {tf->x[10], tf->x[11], tf->x[12], tf->x[13]};
+        tf->x[10] = static_cast<uint64_t>(kernel_call(tf->x[17], args));
         break;
     }
     case hal::TrapKind::interrupt:
         break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
-        kprintf("tessera: cluster %d core %d: process %s killed: %s at pc=0x%lx addr=0x%lx\n",
-                hal::cluster_id(), hal::core_id(), p->name, hal::cause_name(info.cause), tf->pc, info.tval);
-        {
-            hal::Guard g(lock);
-            process_kill(p, status_fault);
-        }
-        thread_exit(status_fault);
+        kprintf("tessera: cluster %d thread %d: process %s killed: %s at pc=0x%lx addr=0x%lx%s\n",
+                hal::cluster_id(), hal::core_id(), p->name, hal::cause_name(info.cause), tf->pc, info.tval,
+                hal::is_page_fault(info.cause) ? fault_place(p, info.tval) : "");
+        thread_exit(status_fault, true);
     }
     if (p->killed) thread_exit(0);
     hal::enter_user(tf, p->space.token());

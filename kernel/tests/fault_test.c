@@ -1,8 +1,9 @@
 /* On-target test: a user fault kills only the faulting process, with a
  * one-line report, and the job ends with a non-zero status.
  * fault_test KIND [wait|thread], KIND one of: load kernel text illegal stack
- * none. Rank 0 faults; other ranks (on other clusters) end normally, or
- * with "wait" block in a receive from rank 0 that can never complete. With
+ * misaligned range none. The other ranks (on other clusters) say they run
+ * and tell rank 0, which then faults; they end normally, or with "wait"
+ * block in a receive from rank 0 that can never complete. With
  * "thread", rank 0 starts a spinning thread just before it faults: the
  * kill must end that thread too. */
 #include <stdio.h>
@@ -35,6 +36,17 @@ static void fault(const char *kind) {
         __asm__ volatile(".word 0x00000000");
     } else if (!strcmp(kind, "stack")) {
         printf("depth %d\n", deep(0, 1 << 20));
+    } else if (!strcmp(kind, "misaligned")) {
+        /* Plain loads and stores may be misaligned; a load-reserved may not
+         * (unprivileged spec 8.2: a misaligned LR raises a load address
+         * misaligned exception). */
+        static int words[2];
+        int value;
+        __asm__ volatile("lr.w %0, (%1)" : "=r"(value) : "r"((char *)words + 1) : "memory");
+        printf("value %d\n", value);
+    } else if (!strcmp(kind, "range")) {
+        /* Bit 38 set, bits 63..39 clear: not a valid Sv39 address. */
+        printf("value %d\n", *(volatile int *)0x4000000000ul);
     }
 }
 
@@ -44,7 +56,16 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0 && argc > 2 && !strcmp(argv[2], "thread") && ts_thread_create(spin, 0) < 0)
         printf("no core for the spinning thread\n");
-    if (rank == 0 && argc > 1) fault(argv[1]);
+    if (rank == 0) {
+        int size, token;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        for (int r = 1; r < size; ++r) MPI_Recv(&token, 1, MPI_INT, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (argc > 1) fault(argv[1]);
+    } else {
+        printf("rank %d running\n", rank);
+        fflush(stdout);
+        MPI_Send(&rank, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+    }
     if (rank != 0 && argc > 2 && !strcmp(argv[2], "wait")) {
         int value;
         MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

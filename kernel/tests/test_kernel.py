@@ -15,13 +15,16 @@ from tessera_run import mpirun, target_out  # noqa: E402
 
 STATUS_FAULT = 139
 
-# kind -> (cause in the report, faulting address or None)
+# kind -> (cause in the report, faulting address or None, what the report
+# says of the address)
 FAULTS = {
-    "load": ("load page fault", "0x10"),
-    "kernel": ("load page fault", "0x80200000"),
-    "text": ("store page fault", None),
-    "illegal": ("illegal instruction", None),
-    "stack": ("store page fault", None),
+    "load": ("load page fault", "0x10", ""),
+    "kernel": ("load page fault", "0x80200000", " (outside the user area)"),
+    "text": ("store page fault", None, " (text)"),
+    "illegal": ("illegal instruction", None, ""),
+    "stack": ("store page fault", None, " (stack overflow into the guard area)"),
+    "misaligned": ("load address misaligned", None, ""),
+    "range": ("load page fault", "0x4000000000", " (outside the user area)"),
 }
 
 
@@ -31,17 +34,18 @@ class FaultTest(unittest.TestCase):
         return mpirun("-np", "2", "--map-by", "scatter", "--timeout", "120", "fault_test", *args)
 
     def test_each_fault_kills_only_its_process(self):
-        for kind, (cause, addr) in FAULTS.items():
+        for kind, (cause, addr, place) in FAULTS.items():
             with self.subTest(kind=kind):
                 rc, out = self.run_fault(kind)
-                report = re.search(r"^tessera: cluster 1 core \d+: process fault_test killed: "
-                                   r"(.+) at pc=0x[0-9a-f]+ addr=(0x[0-9a-f]+)$", out, re.M)
+                report = re.search(r"^tessera: cluster 1 thread \d+: process fault_test killed: "
+                                   r"(.+) at pc=0x[0-9a-f]+ addr=(0x[0-9a-f]+)(.*)$", out, re.M)
                 self.assertIsNotNone(report, out)
                 self.assertEqual(report.group(1), cause, out)
+                self.assertEqual(report.group(3), place, out)
                 if addr:
                     self.assertEqual(report.group(2), addr, out)
                 self.assertNotIn("rank 0 survived", out)
-                self.assertIn("rank 1 survived", out)
+                self.assertIn("rank 1 running", out)
                 self.assertNotIn("kernel panic", out)
                 self.assertEqual(rc, STATUS_FAULT, out)
 

@@ -37,9 +37,20 @@ tessera::pm::JobShape job_shape() {
     return shape;
 }
 
-void send_report(ReportKind kind, int status) {
+// One attempt at sending a report to the job monitor: sent, or pending.
+long try_report(ReportKind kind, int status) {
     const Report r{kind, hal::cluster_id(), status};
-    ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, sizeof(r));
+    return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, sizeof(r));
+}
+
+void send_report(ReportKind kind, int status) {
+    wait_for([&] { return try_report(kind, status); });
+}
+
+// What the master does once its part of the boot is done: serve calls.
+[[noreturn]] void serve_forever() {
+    block_until([] { return false; });
+    __builtin_unreachable();
 }
 
 // The machine's exit status for a job status: QEMU's status is 8 bits, so
@@ -71,7 +82,6 @@ Process *start_ring(unsigned ring) {
         if (prog.ring != ring) continue;
         if (prog.is_mpi && !hosts_ranks()) continue;
         const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
-        hal::Guard g(lock);
         last = process_spawn(prog.name, elf, prog.size);
         if (!last) return nullptr;
     }
@@ -86,7 +96,7 @@ Process *start_ring(unsigned ring) {
     if (in < 0) panic("cannot create the job monitor's mailbox");
     for (int reported = 0; reported < expected; ++reported) {
         Report r{};
-        ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r));
+        wait_for([&] { return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r)); });
         if (r.kind == ReportKind::abort) {
             kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.status);
             end_job(r.status);
@@ -100,14 +110,17 @@ Process *start_ring(unsigned ring) {
 
 }  // namespace
 
-void job_abort(int code) {
+// MPI_Abort: step 0 sends the abort report, then the process is killed
+// (its threads end as they enter the kernel).
+long sys_job_abort(Call &c) {
+    const int code = static_cast<int>(c.a[0]);
     if (hal::cluster_id() == 0) end_job(code);
-    send_report(ReportKind::abort, code);
-    {
-        hal::Guard g(lock);
-        process_kill(current_process(), code);
+    if (c.p.step == 0) {
+        if (try_report(ReportKind::abort, code) == pending) return pending;
+        c.p.step = 1;
     }
-    thread_exit(code);
+    process_kill(current_process(), code);
+    return 0;
 }
 
 void spawn_server() {
@@ -122,19 +135,20 @@ void spawn_server() {
         ikc::sync_signal(static_cast<int>(ring));
         job_monitor();
     }
-    if (static_cast<unsigned>(self) < m.nio_clusters) hal::halt();  // other I/O clusters: idle for now
+    if (static_cast<unsigned>(self) < m.nio_clusters) serve_forever();  // other I/O clusters: idle for now
     const long ring = ikc::sync_create(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
     if (ring < 0) panic("cannot create the ring barrier");
-    ikc::sync_wait(static_cast<int>(ring));
+    Progress ring_wait;
+    wait_for([&] { return ikc::sync_wait(static_cast<int>(ring), ring_wait); });
     Process *p = start_ring(1);
     if (!p) {
         // Either this cluster hosts no rank, or the program failed to start.
         if (hosts_ranks()) send_report(ReportKind::exit, 127);
-        hal::halt();
+        serve_forever();
     }
     block_until([&] { return process_done(p); });
     send_report(ReportKind::exit, p->status);
-    hal::halt();
+    serve_forever();
 }
 
 }  // namespace kernel

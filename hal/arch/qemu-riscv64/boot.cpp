@@ -88,6 +88,10 @@ void notify_cluster(int cluster) {
     sbi::send_ipi((1ul << c.ncores) - 1, c.first_hart);
 }
 
+void notify_core(int cluster, int core) {
+    sbi::send_ipi(1, own_manifest().clusters[cluster].first_hart + static_cast<unsigned long>(core));
+}
+
 }  // namespace hal
 
 using namespace hal;

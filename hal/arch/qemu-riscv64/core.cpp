@@ -96,6 +96,11 @@ const char *cause_name(uint64_t cause) {
     return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
 }
 
+bool is_page_fault(uint64_t cause) {
+    return cause == rv::cause_fetch_page_fault || cause == rv::cause_load_page_fault ||
+           cause == rv::cause_store_page_fault;
+}
+
 bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
     const unsigned need = cause == rv::cause_fetch_page_fault  ? perm_x
                         : cause == rv::cause_load_page_fault ? perm_r

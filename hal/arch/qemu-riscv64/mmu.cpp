@@ -82,6 +82,21 @@ bool AddressSpace::map(uintptr_t va, uintptr_t pa, unsigned perms) {
     return true;
 }
 
+uintptr_t AddressSpace::unmap(uintptr_t va) {
+    uint64_t *t = root_;
+    for (int level = 2; level > 0; --level) {
+        const uint64_t e = t[vpn(va, level)];
+        if (!(e & rv::pte_v) || is_leaf(e)) return 0;  // kernel megapages are never unmapped
+        t = table_of(e);
+    }
+    uint64_t &leaf = t[vpn(va, 0)];
+    if (!(leaf & rv::pte_v)) return 0;
+    const uintptr_t pa = (leaf >> 10) << 12;
+    leaf = 0;
+    asm volatile("sfence.vma %0" ::"r"(va) : "memory");
+    return pa;
+}
+
 uintptr_t AddressSpace::lookup(uintptr_t va, unsigned *perms) const {
     const uint64_t *t = root_;
     for (int level = 2; level >= 0; --level) {

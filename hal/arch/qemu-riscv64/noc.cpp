@@ -69,7 +69,7 @@ bool mailbox_send(int dst, const void *msg) {
     if (load(flag)) return false;
     memcpy(slot_data(dst, cluster_id()), msg, mailbox_size());
     store(flag, 1);
-    notify_cluster(dst);
+    notify_core(dst, 0);
     return true;
 }
 
@@ -78,7 +78,7 @@ bool mailbox_receive(int src, void *msg) {
     if (!load(flag)) return false;
     memcpy(msg, slot_data(cluster_id(), src), mailbox_size());
     store(flag, 0);
-    notify_cluster(src);
+    notify_core(src, 0);
     return true;
 }
 
@@ -86,7 +86,7 @@ void portal_allow(int src, uint32_t tag) {
     PortalCtl *p = portal(cluster_id());
     p->tag = tag;
     store(&p->allowed, static_cast<uint32_t>(src) + 1);
-    notify_cluster(src);
+    notify_core(src, 0);
 }
 
 size_t portal_read_chunk(void *buf, size_t remaining) {
@@ -97,7 +97,7 @@ size_t portal_read_chunk(void *buf, size_t remaining) {
     const int src = static_cast<int>(p->allowed) - 1;
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
     store(&p->full, 0);
-    if (src >= 0) notify_cluster(src);
+    if (src >= 0) notify_core(src, 0);
     return n;
 }
 
@@ -111,13 +111,13 @@ bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n) {
     memcpy(portal_data(dst), data, n);
     p->length = static_cast<uint32_t>(n);
     store(&p->full, 1);
-    notify_cluster(dst);
+    notify_core(dst, 0);
     return true;
 }
 
 void sync_signal(int dst, int port) {
     __atomic_fetch_add(sync_counter(dst, port, cluster_id()), 1u, __ATOMIC_ACQ_REL);
-    notify_cluster(dst);
+    notify_core(dst, 0);
 }
 
 bool sync_consume(int port, int src) {

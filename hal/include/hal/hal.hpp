@@ -72,6 +72,8 @@ bool start_core(int core, void (*entry)(int core));
 
 /// Raises an event on every core of `cluster` (an inter-processor interrupt).
 void notify_cluster(int cluster);
+/// Raises an event on one core of `cluster`.
+void notify_core(int cluster, int core);
 
 // ---- traps and user context --------------------------------------------------
 
@@ -99,6 +101,8 @@ struct TrapInfo {
 
 /// Name of a trap cause for reports ("load page fault", ...).
 const char *cause_name(uint64_t cause);
+/// True when `cause` is a page fault (instruction, load or store).
+bool is_page_fault(uint64_t cause);
 
 
 // ---- memory management unit (RISC-V Sv39) -------------------------------------
@@ -118,6 +122,9 @@ public:
     /// Maps one 4 KiB page va -> pa with perms; false when out of memory or
     /// already mapped with a different frame.
     bool map(uintptr_t va, uintptr_t pa, unsigned perms);
+    /// Unmaps the 4 KiB page at va and flushes it from the calling core's
+    /// TLB; returns the frame it mapped, or 0 when it was not mapped.
+    uintptr_t unmap(uintptr_t va);
     /// Physical address behind va and its perms; 0 when unmapped.
     uintptr_t lookup(uintptr_t va, unsigned *perms) const;
     /// Activates this address space on the calling core.
@@ -141,7 +148,8 @@ bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t add
 // input portal (the receiver allows one sender; data moves in chunks of
 // manifest().portal_chunk bytes) and sync points (per port, a signal counter
 // per sender cluster). Every call is non-blocking; the kernel waits with
-// clear_event()/wait_event(), and every state change notifies the other side.
+// clear_event()/wait_event(), and every state change notifies the other
+// side's master core (core 0), which runs the kernel.
 namespace noc {
 
 /// True when the profile's fabric region holds every cluster's resources.
