@@ -18,13 +18,16 @@ if(NOT TESSERA_TARGET)
   function(tessera_add_program NAME)
   endfunction()
 
-  # tessera_add_target_test(NAME SCRIPT): an on-target test driver (Python,
-  # booting QEMU through tools/mpirun on the cross build), label `target`.
+  # tessera_add_target_test(NAME SCRIPT [LABELS L...]): an on-target test
+  # driver (Python, booting QEMU through tools/mpirun on the cross build),
+  # label `target` plus the LABELS given.
   function(tessera_add_target_test NAME SCRIPT)
+    cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "LABELS")
+    set(labels target ${ARG_LABELS})
     add_test(NAME ${NAME} COMMAND /usr/bin/python3 ${SCRIPT}
              WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
     set_tests_properties(${NAME} PROPERTIES
-      LABELS target TIMEOUT 600
+      LABELS "${labels}" TIMEOUT 600
       ENVIRONMENT "TESSERA_TARGET_OUT=${TESSERA_TARGET_OUT};PYTHONDONTWRITEBYTECODE=1")
   endfunction()
   return()

@@ -22,6 +22,7 @@ struct Slot {
     uint64_t number = 0;  ///< the kernel call number (0: the kernel's own)
     void (*cancel)(Call &) = nullptr;
     bool survives_kill = false;  ///< served even if the process was killed
+    bool flush_tlb = false;      ///< the call unmapped pages of the caller
     Process *proc = nullptr;
     uint64_t seq = 0;  ///< posting order
     Call call;
@@ -33,6 +34,9 @@ constexpr long call_killed = LONG_MIN + 1;
 constexpr uint64_t max_number = 64;
 
 Slot slots[TS_MAX_CORES];
+/// The address space active on the master. Every space maps the kernel, so
+/// it stays in whatever space served the last call.
+const hal::AddressSpace *active_space;  // master only
 uint64_t next_seq;  // master only
 bool again;         // master only: serve another pass
 bool timer_armed;   // master only
@@ -56,8 +60,10 @@ long post_and_wait(Slot &s) {
         hal::wait_event();
     }
     store_state(s, SlotState::idle);
-    // The master may have unmapped pages of this process (brk).
-    asm volatile("sfence.vma" ::: "memory");
+    if (s.flush_tlb) {
+        s.flush_tlb = false;
+        hal::flush_tlb();
+    }
     if (s.result == call_killed) thread_exit(0);
     return s.result;
 }
@@ -69,16 +75,16 @@ void finish(int core, Slot &s, long result) {
 }
 
 // One attempt at the call in slot `core`. True when it finished.
-bool serve_one(int core, Slot &s, const hal::AddressSpace *&active) {
+bool serve_one(int core, Slot &s) {
     if (s.proc->killed && !s.survives_kill) {
         if (s.cancel) s.cancel(s.call);
         finish(core, s, call_killed);
         return true;
     }
     if (s.seq == 0) s.seq = ++next_seq;
-    if (active != &s.proc->space) {
+    if (active_space != &s.proc->space) {
         s.proc->space.activate();  // user pointers are the caller's
-        active = &s.proc->space;
+        active_space = &s.proc->space;
     }
     serving = s.proc;
     serving_core = core;
@@ -126,7 +132,6 @@ long call_on_master(Handler handler, Call c) {
 }
 
 void serve_calls() {
-    const hal::AddressSpace *active = &kernel_space;
     uint64_t earliest = 0;
     do {
         again = false;
@@ -134,14 +139,13 @@ void serve_calls() {
         for (int core = 1; core < hal::ncores(); ++core) {
             Slot &s = slots[core];
             if (load_state(s) != SlotState::posted) continue;
-            if (serve_one(core, s, active)) {
+            if (serve_one(core, s)) {
                 again = true;  // its completion may unblock another call
             } else if (s.call.deadline && (!earliest || s.call.deadline < earliest)) {
                 earliest = s.call.deadline;
             }
         }
     } while (again);
-    if (active != &kernel_space) kernel_space.activate();
     if (earliest) {
         hal::set_timer(earliest);
         timer_armed = true;
@@ -152,6 +156,8 @@ void serve_calls() {
 }
 
 void serve_again() { again = true; }
+
+void caller_flushes_tlb() { slots[serving_core].flush_tlb = true; }
 
 int waiting_calls(uint64_t number, Call **out, int max) {
     int n = 0;

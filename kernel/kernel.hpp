@@ -44,7 +44,8 @@ extern hal::AddressSpace kernel_space;
 
 constexpr uintptr_t user_base = 0x40000000;
 constexpr uintptr_t user_heap_limit = 0x60000000;
-constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k MiB
+constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
+constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
 constexpr size_t user_stack_size = 128 * 1024;
 constexpr int status_fault = 139;  ///< exit status of a process killed by a fault
 constexpr int status_panic = 126;  ///< machine exit status after a kernel panic
@@ -159,6 +160,9 @@ void serve_calls();
 /// Asks the master for another serving pass (state changed that a waiting
 /// call may need).
 void serve_again();
+/// The caller of the call being served flushes its TLB when the call
+/// returns (the call unmapped some of its pages).
+void caller_flushes_tlb();
 /// Calls of the same process waiting in `number` (master only), oldest
 /// first; for futex wake.
 int waiting_calls(uint64_t number, Call **out, int max);

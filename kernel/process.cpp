@@ -14,18 +14,34 @@ namespace {
 constexpr int max_processes = 2;
 Process processes[max_processes];
 
-uintptr_t stack_top(int core) { return user_stack_area - static_cast<uintptr_t>(core) * (1u << 20); }
+uintptr_t stack_top(int core) { return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span; }
+
+// Unmaps [from, to) of p's space and frees the frames.
+void unmap_range(Process *p, uintptr_t from, uintptr_t to) {
+    for (uintptr_t va = from; va < to; va += hal::page_size) {
+        const uintptr_t frame = p->space.unmap(va);
+        if (frame) frame_free(reinterpret_cast<void *>(frame));
+    }
+}
+
+// Maps fresh zeroed user pages over [from, to): all of them, or none.
+bool map_fresh(Process *p, uintptr_t from, uintptr_t to) {
+    for (uintptr_t va = from; va < to; va += hal::page_size) {
+        void *f = frame_alloc();
+        if (f && p->space.map(va, reinterpret_cast<uintptr_t>(f), hal::perm_r | hal::perm_w | hal::perm_user))
+            continue;
+        if (f) frame_free(f);
+        unmap_range(p, from, va);
+        return false;
+    }
+    return true;
+}
 
 bool map_stack(Process *p, int core) {
     if (p->stack_mapped[core]) return true;
     const uintptr_t top = stack_top(core);
-    for (uintptr_t va = top - user_stack_size; va < top; va += hal::page_size) {
-        void *f = frame_alloc();
-        if (!f || !p->space.map(va, reinterpret_cast<uintptr_t>(f), hal::perm_r | hal::perm_w | hal::perm_user))
-            return false;
-    }
-    p->stack_mapped[core] = true;
-    return true;
+    p->stack_mapped[core] = map_fresh(p, top - user_stack_size, top);
+    return p->stack_mapped[core];
 }
 
 }  // namespace
@@ -158,7 +174,8 @@ long sys_thread_join(Call &c) {
 // brk: heap pages are mapped as the break grows. When it shrinks, the pages
 // above it are freed only if the caller is its process's only thread: other
 // threads' cores may still hold the translations, and the kernel has no TLB
-// shoot-down yet. The caller's core flushes its TLB when the call returns.
+// shoot-down yet. The caller's core flushes its TLB when the call returns;
+// the master's own entries go as it unmaps.
 long sys_brk(Call &c) {
     Process *p = current_process();
     const uint64_t new_end = c.a[0];
@@ -166,19 +183,14 @@ long sys_brk(Call &c) {
     if (new_end < p->heap_start) return -TS_EINVAL;
     if (new_end > user_heap_limit) return -TS_ENOMEM;
     const uintptr_t top = (new_end + hal::page_size - 1) & ~(hal::page_size - 1);
-    for (; p->heap_mapped < top; p->heap_mapped += hal::page_size) {
-        void *f = frame_alloc();
-        if (!f) return -TS_ENOMEM;
-        if (!p->space.map(p->heap_mapped, reinterpret_cast<uintptr_t>(f), hal::perm_r | hal::perm_w | hal::perm_user)) {
-            frame_free(f);
-            return -TS_ENOMEM;
-        }
+    if (top > p->heap_mapped) {
+        if (!map_fresh(p, p->heap_mapped, top)) return -TS_ENOMEM;
+        p->heap_mapped = top;
     }
-    if (p->live_threads == 1) {
-        for (; p->heap_mapped > top; p->heap_mapped -= hal::page_size) {
-            const uintptr_t frame = p->space.unmap(p->heap_mapped - hal::page_size);
-            if (frame) frame_free(reinterpret_cast<void *>(frame));
-        }
+    if (p->live_threads == 1 && p->heap_mapped > top) {
+        caller_flushes_tlb();
+        unmap_range(p, top, p->heap_mapped);
+        p->heap_mapped = top;
     }
     p->heap_end = new_end;
     return static_cast<long>(new_end);

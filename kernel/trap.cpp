@@ -7,10 +7,9 @@ namespace {
 
 // What the address of a page fault was, for the report.
 const char *fault_place(const Process *p, uint64_t addr) {
-    constexpr uint64_t stack_span = 1ull << 20;  // see stack_top() in process.cpp
     if (addr >= user_stack_area) return " (outside the user area)";
-    if (addr >= user_stack_area - TS_MAX_CORES * stack_span &&
-        (user_stack_area - addr - 1) % stack_span >= user_stack_size)
+    if (addr >= user_stack_area - TS_MAX_CORES * user_stack_span &&
+        (user_stack_area - addr - 1) % user_stack_span >= user_stack_size)
         return " (stack overflow into the guard area)";
     unsigned perms = 0;
     if (p->space.lookup(addr, &perms)) return (perms & hal::perm_x) ? " (text)" : " (page without that right)";

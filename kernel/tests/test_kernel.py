@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """On-target tests of the kernel: user faults kill only the faulting
 process, with a report, and the job's status says so; kernel calls with bad
-arguments get error codes."""
+arguments get error codes, and random ones all return with known results."""
 import os
 import re
 import struct
@@ -113,6 +113,15 @@ class SyscallTest(unittest.TestCase):
     def test_bad_arguments_get_error_codes(self):
         rc, out = mpirun("-np", "1", "--timeout", "120", "syscall_test")
         self.assertIn("syscall checks: 0 failed", out, out)
+        self.assertEqual(rc, 0, out)
+
+    def test_random_calls_all_return_known_results(self):
+        # 5000 random calls (fixed seed): each returns, with a result >= 0
+        # or a known error code, and the kernel still works afterwards.
+        rc, out = mpirun("-np", "1", "--timeout", "60", "kcall_fuzz")
+        self.assertIn("kcall_fuzz: 5000 calls, 0 unexpected", out, out)
+        self.assertNotIn("killed", out)
+        self.assertNotIn("panic", out)
         self.assertEqual(rc, 0, out)
 
 

@@ -36,8 +36,9 @@ static inline long ts__syscall(long n, long a, long b, long c, long d, long e, l
 #define TS__SC3(n, a, b, c)       ts__syscall((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
 #define TS__SC4(n, a, b, c, d)    ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
-/* Spinlock (amoswap). Sleeping is not needed: critical sections are short
- * and every thread of a process runs on its own core. */
+/* Spinlock (amoswap), for sbrk's break only: it is taken under malloc's
+ * lock, so it is never contended and need not sleep. Everything else uses
+ * ts_mutex_t, which sleeps in the kernel. */
 typedef struct { volatile int locked; } ts__spinlock;
 void ts__spin_lock(ts__spinlock *l);
 void ts__spin_unlock(ts__spinlock *l);
@@ -49,6 +50,17 @@ static inline uintptr_t ts__self_id(void)
     uintptr_t tp;
     __asm__("mv %0, tp" : "=r"(tp));
     return tp | 1;
+}
+
+/* The time since the machine started in units of 1/per_second s (10^6:
+ * microseconds), exact and without overflow for any timebase up to 18 GHz;
+ * raw ticks when the timebase is unknown. */
+static inline unsigned long ts__time_in(unsigned long per_second)
+{
+    unsigned long t = ts_time(), hz = ts_job()->timebase_hz;
+    if (!hz)
+        return t;
+    return t / hz * per_second + t % hz * per_second / hz;
 }
 
 /* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers

@@ -20,6 +20,19 @@ int ts_thread_self(void)
     return self_tid;
 }
 
+int ts_thread_yield(void) { return (int)TS__SC0(TS_SYS_THREAD_YIELD); }
+
+int ts_futex_wait(const unsigned *addr, unsigned expected, unsigned long timeout_ns)
+{
+    return (int)TS__SC3(TS_SYS_FUTEX_WAIT, addr, expected, timeout_ns);
+}
+
+int ts_futex_wake(const unsigned *addr, int n) { return (int)TS__SC2(TS_SYS_FUTEX_WAKE, addr, n); }
+
+long ts_kcall_count(int number, int core) { return TS__SC2(TS_SYS_KCALL_COUNT, number, core); }
+
+int ts_mem_info(struct ts_mem_info *info) { return (int)TS__SC1(TS_SYS_MEM_INFO, info); }
+
 void ts_job_abort(int code)
 {
     ts_console_flush(); /* the caller's last words */

@@ -78,8 +78,12 @@ void enter_user(TrapFrame *tf, uint64_t space) {
     constexpr uintptr_t kstack_size = 16384;
     tf->kernel_tp = static_cast<uint64_t>(core_id());
     tf->kernel_sp = reinterpret_cast<uintptr_t>(kernel_stacks) + (core_id() + 1) * kstack_size;
-    HAL_CSR_WRITE(satp, space);
-    asm volatile("sfence.vma" ::: "memory");
+    // Switching spaces flushes the TLB; staying in one keeps it (a page the
+    // kernel mapped meanwhile may fault once: see page_fault_is_stale).
+    if (HAL_CSR_READ(satp) != space) {
+        HAL_CSR_WRITE(satp, space);
+        asm volatile("sfence.vma" ::: "memory");
+    }
     HAL_CSR_CLEAR(sstatus, rv::sstatus_spp | rv::sstatus_spie);
     HAL_CSR_SET(sstatus, rv::sstatus_fs_initial);
     hal_user_return(tf);

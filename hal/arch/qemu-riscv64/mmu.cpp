@@ -119,6 +119,8 @@ uint64_t AddressSpace::token() const {
     return rv::satp_sv39 | (reinterpret_cast<uintptr_t>(root_) >> 12);
 }
 
+void flush_tlb() { asm volatile("sfence.vma" ::: "memory"); }
+
 void AddressSpace::activate() const {
     HAL_CSR_WRITE(satp, token());
     asm volatile("sfence.vma" ::: "memory");

@@ -136,6 +136,9 @@ private:
     void *(*alloc_)() = nullptr;
 };
 
+/// Drops every translation the calling core's TLB holds.
+void flush_tlb();
+
 /// True when a page fault with `cause` at `addr` hit a translation that is
 /// valid by now in `space` (another core mapped it meanwhile): the calling
 /// core's TLB is flushed for it and the access can simply be retried.

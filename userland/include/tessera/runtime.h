@@ -43,6 +43,9 @@ int ts_thread_self(void);
 void ts_thread_exit(int status) __attribute__((noreturn));
 /* Ends the whole job with exit status `code` (MPI_Abort). */
 void ts_job_abort(int code) __attribute__((noreturn));
+/* Gives up the core: 0. A core runs one user thread, so this only lets a
+ * pending kill of the process land. */
+int ts_thread_yield(void);
 
 /* Runs fn() when the calling thread ends (exit, _exit, return from main or
  * from its thread function, ts_thread_exit), the latest registered first.
@@ -55,6 +58,67 @@ int ts_thread_at_exit(void (*fn)(void));
  * the job there if the thread is an MPI process that called MPI_Init but
  * not MPI_Finalize, so that the other ranks do not wait for it forever. */
 void ts_rank_exit_hook(int status) __attribute__((weak));
+
+/* Futexes (TS_SYS_FUTEX_WAIT/WAKE), between the threads of a process.
+ * ts_futex_wait sleeps while *addr == expected, until a ts_futex_wake on
+ * addr or timeout_ns nanoseconds (0: no timeout). 0 when woken (a wake-up
+ * may be spurious: check *addr again); -TS_EAGAIN when *addr != expected
+ * on entry, -TS_ETIMEDOUT, -TS_EFAULT for a bad addr, -TS_EINVAL when addr
+ * is not 4-byte aligned. */
+int ts_futex_wait(const unsigned *addr, unsigned expected, unsigned long timeout_ns);
+/* Wakes at most n (>= 1) threads waiting on addr, oldest first; returns how
+ * many it woke. */
+int ts_futex_wake(const unsigned *addr, int n);
+
+/* How many times kernel call `number` (TS_SYS_*) was made on `core` of this
+ * cluster since boot (the core numbers are the tids); -TS_EINVAL for an
+ * unknown number or core. */
+long ts_kcall_count(int number, int core);
+/* Fills *info with the cluster's page frames (sizes in bytes, counts in
+ * pages): 0, or -TS_EFAULT. */
+int ts_mem_info(struct ts_mem_info *info);
+
+/* Synchronisation between the threads of a process, over the futex calls.
+ * A blocked thread sleeps in the kernel; it spins only briefly first.
+ * Timeouts are relative, in nanoseconds; 0 means no timeout (as for
+ * ts_futex_wait). The fields are private. */
+
+/* Mutex: not recursive; any thread may unlock it. */
+typedef struct { unsigned state; } ts_mutex_t; /* 0 free, 1 locked, 2 locked with waiters */
+#define TS_MUTEX_INIT {0}
+void ts_mutex_init(ts_mutex_t *m);
+void ts_mutex_lock(ts_mutex_t *m);
+/* 0 when it took the mutex, -TS_EBUSY when the mutex is held. */
+int ts_mutex_trylock(ts_mutex_t *m);
+/* 0, or -TS_EPERM when the mutex was not locked. */
+int ts_mutex_unlock(ts_mutex_t *m);
+
+/* Counting semaphore. */
+typedef struct { unsigned value, waiters; } ts_sem_t;
+void ts_sem_init(ts_sem_t *s, unsigned count);
+/* Takes one unit, waiting while there is none: 0, or the -TS_E* error of
+ * ts_futex_wait that stopped the wait (e.g. -TS_ENOSYS). */
+int ts_sem_wait(ts_sem_t *s);
+/* 0 when it took a unit, -TS_EAGAIN when there was none. */
+int ts_sem_trywait(ts_sem_t *s);
+/* ts_sem_wait for at most timeout_ns: -TS_ETIMEDOUT when it ran out. */
+int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns);
+/* Adds one unit and wakes a waiter if there is one. */
+void ts_sem_post(ts_sem_t *s);
+
+/* Condition variable: a sequence number that every signal bumps. */
+typedef struct { unsigned seq; } ts_cond_t;
+#define TS_COND_INIT {0}
+void ts_cond_init(ts_cond_t *c);
+/* Unlocks m, sleeps until signalled, locks m again (always, whatever the
+ * result). May wake spuriously: wait in a loop on the predicate. 0, or the
+ * -TS_E* error of ts_futex_wait (e.g. -TS_ENOSYS). */
+int ts_cond_wait(ts_cond_t *c, ts_mutex_t *m);
+/* ts_cond_wait for at most timeout_ns: -TS_ETIMEDOUT when it ran out. */
+int ts_cond_timedwait(ts_cond_t *c, ts_mutex_t *m, unsigned long timeout_ns);
+/* Wakes one waiter (signal) or all of them (broadcast). */
+void ts_cond_signal(ts_cond_t *c);
+void ts_cond_broadcast(ts_cond_t *c);
 
 /* IKC: see <tessera/syscall.h> for the semantics of each call. */
 int  ts_mailbox_create(int port);

@@ -1,11 +1,13 @@
-/* picolibc's retargetable locks (malloc, atexit, ...) as spinlocks, since
- * the threads of a process run truly in parallel. Defining every
- * __retarget_lock_* here keeps picolibc's no-op versions out of the link. */
+/* picolibc's retargetable locks (malloc, atexit, stdio, C++ static guards)
+ * as ts_mutex_t: a thread that finds one held sleeps in the kernel rather
+ * than spinning on its core. Defining every __retarget_lock_* here keeps
+ * picolibc's no-op versions out of the link. */
 #include <stdlib.h>
 #include <sys/lock.h>
 
 #include "../internal.h"
 
+/* Only sbrk uses it (see internal.h). */
 void ts__spin_lock(ts__spinlock *l)
 {
     /* Test-and-test-and-set: spin on a plain load, swap only when free. */
@@ -16,8 +18,9 @@ void ts__spin_lock(ts__spinlock *l)
 
 void ts__spin_unlock(ts__spinlock *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
 
+/* All zeroes is a free lock, so the static ones need no initialiser. */
 struct __lock {
-    ts__spinlock spin;
+    ts_mutex_t mutex;
     uintptr_t owner; /* ts__self_id() of the holder, 0 when free */
     unsigned depth;  /* recursive acquisitions by the owner */
 };
@@ -30,14 +33,9 @@ void __retarget_lock_init_recursive(_LOCK_T *lock) { __retarget_lock_init(lock);
 void __retarget_lock_close(_LOCK_T lock) { free(lock); }
 void __retarget_lock_close_recursive(_LOCK_T lock) { free(lock); }
 
-void __retarget_lock_acquire(_LOCK_T lock) { ts__spin_lock(&lock->spin); }
-
-int __retarget_lock_try_acquire(_LOCK_T lock)
-{
-    return !__atomic_exchange_n(&lock->spin.locked, 1, __ATOMIC_ACQUIRE);
-}
-
-void __retarget_lock_release(_LOCK_T lock) { ts__spin_unlock(&lock->spin); }
+void __retarget_lock_acquire(_LOCK_T lock) { ts_mutex_lock(&lock->mutex); }
+int __retarget_lock_try_acquire(_LOCK_T lock) { return ts_mutex_trylock(&lock->mutex) == 0; }
+void __retarget_lock_release(_LOCK_T lock) { ts_mutex_unlock(&lock->mutex); }
 
 /* Only the holder ever stores its own id in owner, so reading owner == me
  * without the lock is safe. */
@@ -45,7 +43,7 @@ void __retarget_lock_acquire_recursive(_LOCK_T lock)
 {
     uintptr_t me = ts__self_id();
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != me) {
-        ts__spin_lock(&lock->spin);
+        ts_mutex_lock(&lock->mutex);
         __atomic_store_n(&lock->owner, me, __ATOMIC_RELAXED);
     }
     lock->depth++;
@@ -55,7 +53,7 @@ int __retarget_lock_try_acquire_recursive(_LOCK_T lock)
 {
     uintptr_t me = ts__self_id();
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != me) {
-        if (!__retarget_lock_try_acquire(lock))
+        if (ts_mutex_trylock(&lock->mutex) != 0)
             return 0;
         __atomic_store_n(&lock->owner, me, __ATOMIC_RELAXED);
     }
@@ -67,6 +65,6 @@ void __retarget_lock_release_recursive(_LOCK_T lock)
 {
     if (--lock->depth == 0) {
         __atomic_store_n(&lock->owner, 0, __ATOMIC_RELAXED);
-        ts__spin_unlock(&lock->spin);
+        ts_mutex_unlock(&lock->mutex);
     }
 }

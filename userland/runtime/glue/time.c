@@ -8,14 +8,7 @@
 
 #include "../internal.h"
 
-/* Microseconds since start, exact and without overflow for any rate. */
-static unsigned long now_us(void)
-{
-    unsigned long t = ts_time(), hz = ts_job()->timebase_hz;
-    if (!hz)
-        return t;
-    return t / hz * 1000000ul + t % hz * 1000000ul / hz;
-}
+static unsigned long now_us(void) { return ts__time_in(1000000ul); }
 
 int gettimeofday(struct timeval *tv, void *tz)
 {

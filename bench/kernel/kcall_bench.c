@@ -1,0 +1,217 @@
+/* kcall_bench [REPS]: what kernel calls cost, seen from a user thread.
+ *
+ * Each figure is the median over REPS samples (default 501) of one
+ * operation, read from the `cycle` and `time` CSRs around it:
+ *   empty             nothing between the two reads: the floor of every row
+ *   null local        a raw ecall of TS_SYS_THREAD_SELF (served on the
+ *                     calling core)
+ *   null forwarded    a raw TS_SYS_FUTEX_WAKE of a word nobody waits on
+ *                     (served by the master); its result is printed, since
+ *                     a kernel without the call answers -TS_ENOSYS locally
+ *   thread create+join  ts_thread_create of an empty function, then
+ *                     ts_thread_join
+ *   brk +1 page (new)   growing the break by one page the process never had
+ *   brk +1 page (again) the same over pages it had before (the kernel keeps
+ *                     heap pages when the break shrinks)
+ * Short operations are timed in batches of BATCH and divided, since the
+ * time CSR ticks far slower than one call takes. Run it alone (np 1).
+ * See bench/README.md for what the figures mean. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <tessera/runtime.h>
+
+#define DEFAULT_REPS 501
+#define MAX_REPS 4001
+#define BATCH 16          /* operations per sample for the short ones */
+#define PAGE 4096ul
+
+/* The kernel enables U-mode reads of both (scounteren.CY and .TM). */
+static inline unsigned long read_cycle(void)
+{
+    unsigned long c;
+    __asm__ volatile("rdcycle %0" : "=r"(c));
+    return c;
+}
+
+static inline unsigned long read_time(void)
+{
+    unsigned long t;
+    __asm__ volatile("rdtime %0" : "=r"(t));
+    return t;
+}
+
+/* A raw ecall: the runtime's wrappers may cache (ts_thread_self does). */
+static inline long raw_call(long number, long a0, long a1)
+{
+    register long r0 __asm__("a0") = a0;
+    register long r1 __asm__("a1") = a1;
+    register long r7 __asm__("a7") = number;
+    __asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r7) : "memory");
+    return r0;
+}
+
+/* ---- samples and medians ------------------------------------------------ */
+
+struct samples {
+    unsigned long cycles[MAX_REPS];
+    unsigned long ticks[MAX_REPS];
+    int n;
+};
+
+/* Static: the benchmark moves the break, so it must not need malloc while
+ * it measures. */
+static struct samples s;
+
+static void record(unsigned long c0, unsigned long t0, unsigned long c1, unsigned long t1)
+{
+    s.cycles[s.n] = c1 - c0;
+    s.ticks[s.n] = t1 - t0;
+    ++s.n;
+}
+
+static int compare(const void *a, const void *b)
+{
+    const unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+    return (x > y) - (x < y);
+}
+
+static unsigned long median(unsigned long *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare);
+    return v[n / 2];
+}
+
+/* One row of results, per operation: cycles, and ticks in tenths (a tick
+ * is long next to one call). */
+struct row {
+    const char *name;
+    unsigned long cycles;
+    unsigned long ticks10;
+};
+
+static struct row summarize(const char *name, int per_sample)
+{
+    struct row r = {name, median(s.cycles, s.n) / (unsigned long)per_sample,
+                    median(s.ticks, s.n) * 10 / (unsigned long)per_sample};
+    s.n = 0;
+    return r;
+}
+
+/* ---- the operations --------------------------------------------------------- */
+
+static unsigned futex_word; /* nobody ever waits on it */
+static long forwarded_result;
+
+static void op_empty(void) {}
+static void op_null_local(void) { raw_call(TS_SYS_THREAD_SELF, 0, 0); }
+static void op_null_forwarded(void)
+{
+    forwarded_result = raw_call(TS_SYS_FUTEX_WAKE, (long)&futex_word, 1);
+}
+
+/* BATCH back-to-back operations per sample. */
+static struct row time_batched(const char *name, void (*op)(void), int reps)
+{
+    for (int i = 0; i < reps; ++i) {
+        const unsigned long t0 = read_time(), c0 = read_cycle();
+        for (int k = 0; k < BATCH; ++k)
+            op();
+        const unsigned long c1 = read_cycle(), t1 = read_time();
+        record(c0, t0, c1, t1);
+    }
+    return summarize(name, BATCH);
+}
+
+static void empty_thread(void *arg) { (void)arg; }
+
+static struct row time_thread(int reps)
+{
+    for (int i = 0; i < reps; ++i) {
+        const unsigned long t0 = read_time(), c0 = read_cycle();
+        const int tid = ts_thread_create(empty_thread, 0);
+        const int joined = tid > 0 ? ts_thread_join(tid, 0) : tid;
+        const unsigned long c1 = read_cycle(), t1 = read_time();
+        if (joined < 0) {
+            printf("kcall_bench: thread create/join failed: %d\n", joined);
+            exit(1);
+        }
+        record(c0, t0, c1, t1);
+    }
+    return summarize("thread create+join", 1);
+}
+
+/* Grows the break from `from` by one page per call, `pages` times, then
+ * puts it back. malloc's own break (picolibc's sbrk) is left as it was. */
+static struct row time_brk(const char *name, unsigned long from, int pages)
+{
+    long failed = 0;
+    for (int i = 1; i <= pages && !failed; ++i) {
+        const unsigned long want = from + (unsigned long)i * PAGE;
+        const unsigned long t0 = read_time(), c0 = read_cycle();
+        const long got = raw_call(TS_SYS_BRK, (long)want, 0);
+        const unsigned long c1 = read_cycle(), t1 = read_time();
+        if (got != (long)want)
+            failed = got;
+        else
+            record(c0, t0, c1, t1);
+    }
+    raw_call(TS_SYS_BRK, (long)from, 0);
+    if (failed) {
+        printf("kcall_bench: brk failed: %ld\n", failed);
+        exit(1);
+    }
+    return summarize(name, 1);
+}
+
+/* ---- report -------------------------------------------------------------------- */
+
+static void print_row(const struct row *r, const struct row *base, unsigned long timebase)
+{
+    const unsigned long ns = r->ticks10 * 100000000ul / timebase; /* ticks10 / 10 / hz * 1e9 */
+    const unsigned long ratio10 = base->cycles ? r->cycles * 10 / base->cycles : 0;
+    printf("%-22s %10lu %8lu.%lu %9lu %7lu.%lu\n", r->name, r->cycles, r->ticks10 / 10,
+           r->ticks10 % 10, ns, ratio10 / 10, ratio10 % 10);
+}
+
+/* How fast the cycle counter runs, against the time CSR, over ~10 ms. */
+static void print_clocks(unsigned long timebase)
+{
+    const unsigned long t0 = read_time(), c0 = read_cycle();
+    ts_sleep_ns(10000000);
+    const unsigned long c1 = read_cycle(), t1 = read_time();
+    const unsigned long per_tick = (c1 - c0) / (t1 - t0 ? t1 - t0 : 1);
+    printf("time: %lu Hz; cycle counter: %lu per tick (%lu MHz)\n", timebase, per_tick,
+           per_tick * (timebase / 1000) / 1000);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : DEFAULT_REPS;
+    if (reps < 1 || reps > MAX_REPS)
+        reps = DEFAULT_REPS;
+    const unsigned long timebase = ts_job()->timebase_hz;
+    print_clocks(timebase);
+
+    struct row rows[6];
+    rows[0] = time_batched("empty", op_empty, reps);
+    rows[1] = time_batched("null local", op_null_local, reps);
+    rows[2] = time_batched("null forwarded", op_null_forwarded, reps);
+    rows[3] = time_thread(reps);
+
+    /* The break after the last malloc (thread start-up blocks): nothing
+     * from here on needs the heap to grow, so it may move under malloc. */
+    const unsigned long brk0 = (unsigned long)raw_call(TS_SYS_BRK, 0, 0);
+    const int pages = reps < 256 ? reps : 256;
+    rows[4] = time_brk("brk +1 page (new)", brk0, pages);
+    rows[5] = time_brk("brk +1 page (again)", brk0, pages);
+
+    printf("null forwarded call (futex_wake) returns %ld%s\n", forwarded_result,
+           forwarded_result == -TS_ENOSYS ? " (ENOSYS: not in this kernel, answered locally)" : "");
+    printf("median of %d samples; %d calls per sample for the null calls, %d pages for brk\n", reps,
+           BATCH, pages);
+    printf("%-22s %10s %10s %9s %9s\n", "operation", "cycles", "ticks", "ns", "x local");
+    for (int i = 0; i < 6; ++i)
+        print_row(&rows[i], &rows[1], timebase);
+    return 0;
+}

@@ -1,0 +1,602 @@
+/* On-target test: random kernel calls. Makes CALLS kernel calls (default
+ * 5000) with random numbers 0..63 (unknown ones included, plus a few
+ * numbers with high bits set) and random arguments: small ints, huge
+ * values, kernel and other clusters' memory, devices, NULL and low pages,
+ * valid buffers, read-only memory, pointers that straddle the end of mapped
+ * memory, lengths. Every call must return, with a result >= 0 or a known
+ * -TS_E* code (-TS_ENOSYS exactly for unknown numbers), and keep a1..a5 and
+ * a7 as they were. Before and after, ordinary calls must still work.
+ *
+ *   kcall_fuzz [CALLS [SEED]]
+ *
+ * Prints a table of results per call number, then
+ * "kcall_fuzz: N calls, M unexpected", and exits with M (at most 255).
+ * Run alone (np 1): it uses ports and cores freely.
+ *
+ * It never makes a call that may legitimately end the thread or block for
+ * good: no thread exit, job abort or thread create (a random pc runs
+ * garbage); sleeps and futex waits get short timeouts; and whatever a
+ * random create/open makes is released at once, so no mailbox, portal or
+ * sync of ours is ever open when a random read, write or wait comes, and
+ * no thread of ours runs when a random join comes: those fail at once. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tessera/runtime.h>
+
+#define DEFAULT_CALLS 5000
+#define DEFAULT_SEED 0x7e55e7a0c0ffee01ul
+#define NUMBERS 64           /* call numbers drawn: 0..NUMBERS-1 */
+#define MAX_REPORTS 20       /* unexpected results printed in full */
+#define PAGE 4096ul
+#define HEAP_SLACK (64ul << 10) /* random brk may move the break this far */
+#define SLEEP_MAX_NS 100000ul   /* longest random sleep or futex timeout */
+#define STACK_BUF 2048          /* bytes of the buffer on main's stack */
+
+/* The kernel's layout of user stacks (kernel/kernel.hpp): core k's stack
+ * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around. */
+#define STACK_SIZE (128ul << 10)
+#define STACK_ALIGN (1ul << 20)
+
+static unsigned long unexpected;
+
+/* Counts one unexpected outcome; true while it should still be printed. */
+static int note_unexpected(void) { return unexpected++ < MAX_REPORTS; }
+
+/* ---- random numbers --------------------------------------------------- */
+
+static uint64_t rng;
+
+/* xorshift64 (Marsaglia 2003): small, fast, and plenty for picking cases. */
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static unsigned long below(unsigned long n) { return (unsigned long)(rnd() % n); }
+
+/* splitmix64 of the seed, so that nearby seeds give unrelated runs and no
+ * seed gives xorshift's one forbidden state, 0. */
+static void seed_rng(uint64_t seed)
+{
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    rng = (z ^ (z >> 31)) | 1;
+}
+
+/* ---- the memory the arguments point into ------------------------------ */
+
+/* Scratch for valid pointers: the kernel may write anything into it. Sync
+ * cluster lists are read from it, so it holds small ints (see refill).
+ * Pointers into it (and into the stack buffer) keep WRITE_ROOM bytes to
+ * the end: the most a kernel call writes through a pointer without a
+ * length is a struct ts_job_info, and with a length only into an open
+ * mailbox or portal, which never exists here. */
+#define WRITE_ROOM 1024
+_Static_assert(sizeof(struct ts_job_info) <= WRITE_ROOM, "job info outgrew the buffers' room");
+static int scratch[2048] __attribute__((aligned(PAGE)));
+static const char rodata_text[64] = "read-only: a kernel write here must fail";
+
+static struct {
+    uintptr_t stack_top;   /* the main thread's stack: [top - 128 KiB, top) */
+    char *stack_buf;       /* a live buffer on that stack */
+    unsigned long break0;  /* the break when the run started */
+} mem;
+
+/* Small ints (-1..4), so that cluster lists read from it name real
+ * clusters, some twice, some not at all. */
+static void refill_scratch(void)
+{
+    for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; ++i)
+        scratch[i] = (int)below(6) - 1;
+}
+
+/* One argument: its value, and how many bytes from it are known to be
+ * readable user memory (0: none; ~0: some, extent unknown). */
+struct arg {
+    unsigned long v;
+    unsigned long room;
+};
+
+#define ROOM_SOME (~0ul)
+
+static struct arg pick(const unsigned long *values, size_t n)
+{
+    return (struct arg){values[below(n)], 0};
+}
+
+#define PICK(values) pick(values, sizeof(values) / sizeof(values[0]))
+
+/* -2..70, half of the time -1..5: clusters, cores and tids are that small,
+ * so some random opens and joins get past the argument checks. */
+static struct arg small_int(void)
+{
+    const long v = below(2) ? (long)below(73) - 2 : (long)below(7) - 1;
+    return (struct arg){(unsigned long)v, 0};
+}
+
+static struct arg huge_value(void)
+{
+    static const unsigned long v[] = {~0ul, 1ul << 63, 0x7ffffffful, 0xfffffffful,
+                                      1ul << 32, 0x8000000000000010ul, ~0ul - PAGE + 1};
+    return PICK(v);
+}
+
+/* The kernels' windows (this cluster's and the others'), the NoC fabric,
+ * OpenSBI, and devices (UART, test finisher: a write there powers off). */
+static struct arg kernel_address(void)
+{
+    static const unsigned long v[] = {0x80000000ul, 0x80200000ul, 0x80a00000ul, 0x81000000ul,
+                                      0x81a00000ul, 0x82000000ul, 0x83000000ul, 0x84a00000ul,
+                                      0x10000000ul, 0x100000ul, 0xbfe00000ul};
+    return PICK(v);
+}
+
+static struct arg low_address(void)
+{
+    static const unsigned long v[] = {0, 0x10, 0xff8, 0x1000, 0x3ffff000ul};
+    return PICK(v);
+}
+
+static struct arg static_buffer(void)
+{
+    return (struct arg){(uintptr_t)scratch + below(sizeof scratch - WRITE_ROOM), ROOM_SOME};
+}
+
+static struct arg stack_buffer(void)
+{
+    return (struct arg){(uintptr_t)mem.stack_buf + below(STACK_BUF - WRITE_ROOM), ROOM_SOME};
+}
+
+/* Program text and read-only data: readable, never writable. */
+static struct arg read_only(void)
+{
+    if (below(2))
+        return (struct arg){0x40000000ul + below(64) * 4, ROOM_SOME};
+    return (struct arg){(uintptr_t)rodata_text + below(sizeof rodata_text), ROOM_SOME};
+}
+
+/* Pointers at the edges of mapped memory. Just before the end of the heap
+ * pages (mapped up to break0 + HEAP_SLACK and no further, see
+ * setup_memory; room = the bytes left), where a longer range runs off the
+ * end; and unmapped ones just before the program, before the bottom of
+ * our stack (its guard gap, so a range may run into the stack) and at its
+ * top (nothing above). No edge is near live data: the kernel may write at
+ * any of them as far as it finds memory mapped. */
+static struct arg edge(void)
+{
+    static const unsigned long before[] = {1, 4, 8, 16, 100};
+    const unsigned long k = before[below(sizeof before / sizeof before[0])];
+    switch (below(4)) {
+    case 0: return (struct arg){mem.break0 + HEAP_SLACK - k, k};
+    case 1: return (struct arg){0x40000000ul - k, 0};
+    case 2: return (struct arg){mem.stack_top - STACK_SIZE - k, 0};
+    default: return (struct arg){mem.stack_top, 0};
+    }
+}
+
+static struct arg length(void)
+{
+    static const unsigned long v[] = {0, 1, 2, 8, 100, 4096, 4097, 65536, 65537, 1ul << 20,
+                                      1ul << 31, ~0ul, ~0ul >> 1};
+    return PICK(v);
+}
+
+static struct arg random_arg(void)
+{
+    static struct arg (*const kinds[])(void) = {
+        small_int, small_int, huge_value, kernel_address, low_address,
+        static_buffer, stack_buffer, read_only, edge, length,
+    };
+    return kinds[below(sizeof kinds / sizeof kinds[0])]();
+}
+
+/* Arguments of the right shape, for the calls that take structured ones. */
+static unsigned long any_port(void) { return 1 + below(TS_PORTS - 1); }
+static unsigned long any_cluster(void) { return below((unsigned long)ts_job()->nclusters); }
+
+/* Every cluster once, in random order but ours first or second (so that
+ * either role of a sync may be ours), in a buffer nothing else points
+ * into. */
+static struct arg cluster_list(void)
+{
+    static int list[64];
+    const int self = ts_job()->cluster_id;
+    unsigned long all = (unsigned long)ts_job()->nclusters;
+    if (all > sizeof list / sizeof list[0])
+        all = sizeof list / sizeof list[0];
+    for (unsigned long i = 0; i < all; ++i)
+        list[i] = (int)i;
+    for (unsigned long i = all - 1; i > 0; --i) { /* Fisher-Yates */
+        const unsigned long j = below(i + 1);
+        const int t = list[i];
+        list[i] = list[j];
+        list[j] = t;
+    }
+    const unsigned long want = below(2);
+    for (unsigned long i = 0; i < all; ++i) {
+        if (list[i] == self) {
+            list[i] = list[want];
+            list[want] = self;
+        }
+    }
+    return (struct arg){(uintptr_t)list, sizeof list};
+}
+
+/* ---- one kernel call ------------------------------------------------------ */
+
+struct call {
+    unsigned long nr;
+    struct arg a[6];
+};
+
+/* ecall with every argument register set; the ABI keeps all registers but
+ * a0, so a1..a5 and a7 are read back and compared. */
+static long kcall(const struct call *c)
+{
+    register unsigned long r0 __asm__("a0") = c->a[0].v;
+    register unsigned long r1 __asm__("a1") = c->a[1].v;
+    register unsigned long r2 __asm__("a2") = c->a[2].v;
+    register unsigned long r3 __asm__("a3") = c->a[3].v;
+    register unsigned long r4 __asm__("a4") = c->a[4].v;
+    register unsigned long r5 __asm__("a5") = c->a[5].v;
+    register unsigned long r7 __asm__("a7") = c->nr;
+    __asm__ volatile("ecall"
+                     : "+r"(r0), "+r"(r1), "+r"(r2), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r7)
+                     :
+                     : "memory");
+    const unsigned long after[6] = {r0, r1, r2, r3, r4, r5};
+    for (int i = 1; i < 6; ++i)
+        if (after[i] != c->a[i].v && note_unexpected())
+            printf("UNEXPECTED call %lu changed a%d: 0x%lx -> 0x%lx\n", c->nr, i, c->a[i].v,
+                   after[i]);
+    if (r7 != c->nr && note_unexpected())
+        printf("UNEXPECTED call %lu changed a7 to 0x%lx\n", c->nr, r7);
+    return (long)r0;
+}
+
+/* A plain call for the fuzzer's own bookkeeping (not counted). */
+static long kcall_args(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
+{
+    struct call c = {nr, {{a0, 0}, {a1, 0}, {a2, 0}}};
+    return kcall(&c);
+}
+
+/* ---- what is known of each call ---------------------------------------------- */
+
+static const char *const call_names[NUMBERS] = {
+    [TS_SYS_WRITE] = "write",
+    [TS_SYS_THREAD_EXIT] = "thread_exit",
+    [TS_SYS_THREAD_CREATE] = "thread_create",
+    [TS_SYS_THREAD_JOIN] = "thread_join",
+    [TS_SYS_THREAD_SELF] = "thread_self",
+    [TS_SYS_BRK] = "brk",
+    [TS_SYS_JOB_INFO] = "job_info",
+    [TS_SYS_JOB_ABORT] = "job_abort",
+    [TS_SYS_SLEEP] = "sleep",
+    [TS_SYS_THREAD_YIELD] = "thread_yield",
+    [TS_SYS_FUTEX_WAIT] = "futex_wait",
+    [TS_SYS_FUTEX_WAKE] = "futex_wake",
+    [TS_SYS_KCALL_COUNT] = "kcall_count",
+    [TS_SYS_MEM_INFO] = "mem_info",
+    [TS_SYS_MAILBOX_CREATE] = "mailbox_create",
+    [TS_SYS_MAILBOX_OPEN] = "mailbox_open",
+    [TS_SYS_MAILBOX_READ] = "mailbox_read",
+    [TS_SYS_MAILBOX_WRITE] = "mailbox_write",
+    [TS_SYS_MAILBOX_CLOSE] = "mailbox_close",
+    [TS_SYS_MAILBOX_UNLINK] = "mailbox_unlink",
+    [TS_SYS_PORTAL_CREATE] = "portal_create",
+    [TS_SYS_PORTAL_ALLOW] = "portal_allow",
+    [TS_SYS_PORTAL_OPEN] = "portal_open",
+    [TS_SYS_PORTAL_READ] = "portal_read",
+    [TS_SYS_PORTAL_WRITE] = "portal_write",
+    [TS_SYS_PORTAL_CLOSE] = "portal_close",
+    [TS_SYS_PORTAL_UNLINK] = "portal_unlink",
+    [TS_SYS_SYNC_CREATE] = "sync_create",
+    [TS_SYS_SYNC_OPEN] = "sync_open",
+    [TS_SYS_SYNC_WAIT] = "sync_wait",
+    [TS_SYS_SYNC_SIGNAL] = "sync_signal",
+    [TS_SYS_SYNC_CLOSE] = "sync_close",
+    [TS_SYS_SYNC_UNLINK] = "sync_unlink",
+};
+
+static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }
+
+/* Calls that end the thread or the job, or start random code. */
+static int never_made(unsigned long nr)
+{
+    return nr == TS_SYS_THREAD_EXIT || nr == TS_SYS_JOB_ABORT || nr == TS_SYS_THREAD_CREATE;
+}
+
+/* The call that undoes a successful create/open (returning an id), or 0. */
+static unsigned long release_of(unsigned long nr)
+{
+    switch (nr) {
+    case TS_SYS_MAILBOX_CREATE: return TS_SYS_MAILBOX_UNLINK;
+    case TS_SYS_MAILBOX_OPEN: return TS_SYS_MAILBOX_CLOSE;
+    case TS_SYS_PORTAL_CREATE: return TS_SYS_PORTAL_UNLINK;
+    case TS_SYS_PORTAL_OPEN: return TS_SYS_PORTAL_CLOSE;
+    case TS_SYS_SYNC_CREATE: return TS_SYS_SYNC_UNLINK;
+    case TS_SYS_SYNC_OPEN: return TS_SYS_SYNC_CLOSE;
+    default: return 0;
+    }
+}
+
+static const struct {
+    int code;
+    const char *name;
+} errors[] = {
+    {TS_EPERM, "EPERM"},   {TS_ENOENT, "ENOENT"}, {TS_EBADF, "EBADF"},   {TS_EAGAIN, "EAGAIN"},
+    {TS_ENOMEM, "ENOMEM"}, {TS_EFAULT, "EFAULT"}, {TS_EBUSY, "EBUSY"},   {TS_EEXIST, "EEXIST"},
+    {TS_EINVAL, "EINVAL"}, {TS_ENFILE, "ENFILE"}, {TS_ENAMETOOLONG, "ENAMETOOLONG"},
+    {TS_ENOSYS, "ENOSYS"}, {TS_ETIMEDOUT, "ETIMEDOUT"},
+};
+#define NERRORS (sizeof errors / sizeof errors[0])
+
+/* Index in errors[] of result r < 0, or -1 for an unknown code. */
+static int error_index(long r)
+{
+    for (size_t i = 0; i < NERRORS; ++i)
+        if (r == -(long)errors[i].code)
+            return (int)i;
+    return -1;
+}
+
+/* ---- making the calls safe --------------------------------------------------- */
+
+/* Half of the time, the calls that take structured arguments get ones of
+ * the right shape (ports, clusters, a cluster list, its length, a type),
+ * so that they get past the first checks: the deeper checks and the
+ * successes (then undone) are exercised too. */
+static void shape(struct call *c)
+{
+    struct arg *a = c->a;
+    if (below(2))
+        return;
+    switch (c->nr) {
+    case TS_SYS_MAILBOX_OPEN:
+    case TS_SYS_PORTAL_OPEN:
+        a[0].v = any_port();
+        a[1].v = any_cluster();
+        a[2].v = any_port();
+        break;
+    case TS_SYS_PORTAL_ALLOW:
+        a[1].v = any_cluster();
+        a[2].v = any_port();
+        break;
+    case TS_SYS_SYNC_CREATE:
+    case TS_SYS_SYNC_OPEN:
+        a[0] = cluster_list();
+        a[1].v = 2 + below((unsigned long)ts_job()->nclusters - 1);
+        a[2].v = below(2);
+        a[3].v = any_port();
+        break;
+    }
+}
+
+/* Arguments changed so that the call cannot block for long, flood the
+ * console or starve the cluster of memory. */
+static void tame(struct call *c)
+{
+    struct arg *a = c->a;
+    switch (c->nr) {
+    case TS_SYS_SLEEP:
+        a[0].v %= SLEEP_MAX_NS + 1;
+        break;
+    case TS_SYS_FUTEX_WAIT: /* 0 would mean no timeout */
+        a[2].v = 1 + a[2].v % SLEEP_MAX_NS;
+        break;
+    case TS_SYS_WRITE:
+        /* Readable memory would be printed: only lengths that surely fail
+         * (running off mapped memory, or longer than user space) stay. */
+        if (a[0].room && a[1].v <= a[0].room && a[1].v < (1ul << 30))
+            a[1].v = 0;
+        break;
+    case TS_SYS_BRK:
+        /* A break between the heap's slack and our stack would take many
+         * page frames for good (the heap keeps its pages when it shrinks,
+         * and a brk that fails with ENOMEM keeps those it took before it
+         * ran out), leaving none for later calls: move it into the slack. */
+        if (a[0].v > mem.break0 + HEAP_SLACK && a[0].v < mem.stack_top - STACK_SIZE)
+            a[0].v = mem.break0 + a[0].v % HEAP_SLACK;
+        break;
+    }
+}
+
+static void report(const struct call *c, long r, const char *why)
+{
+    if (note_unexpected())
+        printf("UNEXPECTED %s: call %lu (0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx) -> %ld\n", why,
+               c->nr, c->a[0].v, c->a[1].v, c->a[2].v, c->a[3].v, c->a[4].v, c->a[5].v, r);
+}
+
+/* Undoes what a successful call made or moved, so that later calls find
+ * nothing of ours open and the break where malloc left it (nothing else
+ * moves it while the fuzzer runs). */
+static void undo(const struct call *c, long r)
+{
+    const unsigned long release = release_of(c->nr);
+    long rr = 0;
+    if (release)
+        rr = kcall_args(release, (unsigned long)r, 0, 0);
+    else if (c->nr == TS_SYS_BRK)
+        rr = kcall_args(TS_SYS_BRK, mem.break0, 0, 0) == (long)mem.break0 ? 0 : -1;
+    if (rr != 0 && note_unexpected())
+        printf("UNEXPECTED cannot undo call %lu (0x%lx, ...) -> %ld: %ld\n", c->nr, c->a[0].v, r,
+               rr);
+}
+
+/* ---- tallies ----------------------------------------------------------------- */
+
+struct tally {
+    unsigned long calls, ok, bad;
+    unsigned long err[NERRORS];
+};
+
+/* Per known number, and one row for every unknown number. */
+static struct tally tallies[NUMBERS], unknown_tally;
+
+static struct tally *tally_of(unsigned long nr)
+{
+    return known(nr) ? &tallies[nr] : &unknown_tally;
+}
+
+static void check_result(const struct call *c, long r)
+{
+    struct tally *t = tally_of(c->nr);
+    ++t->calls;
+    if (r >= 0) {
+        ++t->ok;
+        if (!known(c->nr)) {
+            ++t->bad;
+            report(c, r, "unknown call succeeded");
+        }
+        return;
+    }
+    const int e = error_index(r);
+    if (e >= 0)
+        ++t->err[e];
+    if (e < 0 || (!known(c->nr) && r != -TS_ENOSYS)) {
+        ++t->bad;
+        report(c, r, e < 0 ? "unknown error code" : "unknown call without ENOSYS");
+    }
+}
+
+static void print_row(const char *name, const struct tally *t)
+{
+    char line[256];
+    int n = snprintf(line, sizeof line, "  %-15s %6lu %6lu %4lu ", name, t->calls, t->ok, t->bad);
+    for (size_t i = 0; i < NERRORS && n < (int)sizeof line; ++i)
+        if (t->err[i])
+            n += snprintf(line + n, sizeof line - (size_t)n, " %s:%lu", errors[i].name, t->err[i]);
+    printf("%s\n", line);
+}
+
+static void print_table(void)
+{
+    printf("  %-15s %6s %6s %4s  errors\n", "call", "calls", "ok", "bad");
+    for (unsigned long nr = 0; nr < NUMBERS; ++nr)
+        if (tallies[nr].calls)
+            print_row(call_names[nr], &tallies[nr]);
+    print_row("(unknown)", &unknown_tally);
+}
+
+/* ---- the random calls -------------------------------------------------------- */
+
+/* Mostly 0..63; sometimes a number with high bits set, which must not be
+ * taken for its low bits (THREAD_EXIT | 1 << 32 is unknown, not an exit). */
+static unsigned long random_number(void)
+{
+    for (;;) {
+        unsigned long nr = below(NUMBERS);
+        if (never_made(nr))
+            continue;
+        switch (below(32)) {
+        case 0: return nr | 1ul << 32;
+        case 1: return nr | 1ul << 63;
+        default: return nr;
+        }
+    }
+}
+
+static void fuzz_one(void)
+{
+    struct call c = {random_number(), {{0, 0}}};
+    for (int i = 0; i < 6; ++i)
+        c.a[i] = random_arg();
+    shape(&c);
+    tame(&c);
+    const long r = kcall(&c);
+    check_result(&c, r);
+    if (r >= 0)
+        undo(&c, r);
+}
+
+/* ---- the kernel still works ---------------------------------------------------- */
+
+#define EXPECT(what, cond)                                                            \
+    do {                                                                              \
+        if (!(cond) && note_unexpected())                                             \
+            printf("UNEXPECTED %s check failed: %s\n", what, #cond);                  \
+    } while (0)
+
+static void noop(void *arg) { (void)arg; }
+
+/* A mailbox round trip on our own cluster and a thread start and join, as
+ * any program would make them. */
+static void sanity(const char *when)
+{
+    const struct ts_job_info *job = ts_job();
+    char buf[8] = {0};
+    int in = ts_mailbox_create(20);
+    int out = ts_mailbox_open(21, job->cluster_id, 20);
+    EXPECT(when, in >= 0 && out >= 0);
+    EXPECT(when, ts_mailbox_write(out, "ping", 5) == 5);
+    EXPECT(when, ts_mailbox_read(in, buf, sizeof buf) == 5 && strcmp(buf, "ping") == 0);
+    EXPECT(when, ts_mailbox_close(out) == 0 && ts_mailbox_unlink(in) == 0);
+
+    int status = -1;
+    int tid = ts_thread_create(noop, 0);
+    EXPECT(when, tid > 0 && ts_thread_join(tid, &status) == 0 && status == 0);
+
+    struct ts_job_info now;
+    EXPECT(when, kcall_args(TS_SYS_JOB_INFO, (uintptr_t)&now, 0, 0) == 0);
+    EXPECT(when, memcmp(&now, job, sizeof now) == 0);
+}
+
+/* Free page frames, or -1 while the kernel has no TS_SYS_MEM_INFO. */
+static long free_pages(void)
+{
+    struct ts_mem_info info;
+    return kcall_args(TS_SYS_MEM_INFO, (uintptr_t)&info, 0, 0) == 0 ? (long)info.free_pages : -1;
+}
+
+/* Maps the heap's slack once (and gives it back to malloc's break), so
+ * random breaks within it take no new frames and the top of the heap pages
+ * is a known edge. */
+static void setup_memory(char *stack_buf)
+{
+    mem.stack_buf = stack_buf;
+    mem.stack_top = ((uintptr_t)stack_buf + STACK_ALIGN - 1) & ~(STACK_ALIGN - 1);
+    mem.break0 = (unsigned long)kcall_args(TS_SYS_BRK, 0, 0, 0);
+    const unsigned long slack_end = mem.break0 + HEAP_SLACK;
+    EXPECT("setup", kcall_args(TS_SYS_BRK, slack_end, 0, 0) == (long)slack_end);
+    EXPECT("setup", kcall_args(TS_SYS_BRK, mem.break0, 0, 0) == (long)mem.break0);
+    refill_scratch();
+}
+
+int main(int argc, char **argv)
+{
+    const unsigned long calls = argc > 1 ? strtoul(argv[1], 0, 0) : DEFAULT_CALLS;
+    const uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 0) : DEFAULT_SEED;
+    char stack_buf[STACK_BUF];
+    memset(stack_buf, 0, sizeof stack_buf);
+
+    printf("kcall_fuzz: %lu calls, seed 0x%llx\n", calls, (unsigned long long)seed);
+    seed_rng(seed);
+    sanity("before"); /* first: it may grow malloc's heap */
+    setup_memory(stack_buf);
+    const long pages_before = free_pages();
+
+    for (unsigned long i = 0; i < calls; ++i) {
+        if (i % 256 == 0)
+            refill_scratch();
+        fuzz_one();
+    }
+
+    const long pages_after = free_pages();
+    if (pages_before >= 0)
+        EXPECT("page frames", pages_after == pages_before);
+    EXPECT("break", kcall_args(TS_SYS_BRK, 0, 0, 0) == (long)mem.break0);
+    sanity("after");
+
+    print_table();
+    printf("kcall_fuzz: %lu calls, %lu unexpected\n", calls, unexpected);
+    return unexpected > 255 ? 255 : (int)unexpected;
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/python3
+"""On-target test: threads, futexes, the runtime's mutexes, semaphores and
+condition variables, kernel call counters and memory info (sync_test, one
+process alone on a compute cluster)."""
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import mpirun  # noqa: E402
+
+
+class SyncTest(unittest.TestCase):
+    longMessage = False  # a failed assertion shows the program's output, once
+
+    def test_threads_futexes_and_locks(self):
+        rc, out = mpirun("-np", "1", "--timeout", "120", "sync_test")
+        self.assertNotIn("FAIL", out, out)
+        self.assertIsNotNone(re.search(r"^sync checks: 0 failed$", out, re.M), out)
+        self.assertEqual(rc, 0, out)
+
+
+if __name__ == "__main__":
+    unittest.main()
