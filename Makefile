@@ -6,6 +6,8 @@ JOBS     ?= $(shell nproc)
 CMAKE    := cmake
 NP       ?= 16
 DEMO     ?= fn 1 4000
+# make test T=kernel runs only the tests labelled `kernel` (ctest -L).
+T        ?=
 
 .PHONY: all setup build run test clean
 
@@ -25,7 +27,7 @@ run: build
 	tools/mpirun -np $(NP) --map-by scatter $(DEMO)
 
 test: build
-	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS)
+	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)')
 
 clean:
 	rm -rf $(OUT)

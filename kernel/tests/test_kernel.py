@@ -11,9 +11,11 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 "..", "..", "tools"))
-from tessera_run import mpirun, target_out  # noqa: E402
+import mkimage  # noqa: E402
+from tessera_run import mpirun, run, target_out  # noqa: E402
 
 STATUS_FAULT = 139
+STATUS_PANIC = 126
 
 # kind -> (cause in the report, faulting address or None, what the report
 # says of the address)
@@ -97,7 +99,8 @@ class ElfLoaderTest(unittest.TestCase):
         hello = os.path.join(target_out(), "bin", "hello.elf")
         cases = {"wrapping address": {"p_vaddr": 0xFFFFFFFFFFFFF000},
                  "kernel's shared tables": {"p_vaddr": 0xBFE00000},
-                 "no permission": {"p_flags": 0}}
+                 "no permission": {"p_flags": 0},
+                 "writable and executable": {"p_flags": 7}}
         with tempfile.TemporaryDirectory() as tmp:
             for what, fields in cases.items():
                 with self.subTest(what=what):
@@ -123,6 +126,27 @@ class SyscallTest(unittest.TestCase):
         self.assertNotIn("killed", out)
         self.assertNotIn("panic", out)
         self.assertEqual(rc, 0, out)
+
+
+class PanicTest(unittest.TestCase):
+    def test_panic_reports_and_powers_off(self):
+        # A boot manifest the tools never write (an unknown mapping policy):
+        # the compute clusters' kernels must panic with a report and power
+        # the machine off with the panic status, not hang.
+        policies = dict(mkimage.MAP_POLICIES)
+        mkimage.MAP_POLICIES["bogus"] = 7
+        try:
+            layout = mkimage.plan_job("default", 1)
+            hello = os.path.join(target_out(), "bin", "hello.elf")
+            with tempfile.TemporaryDirectory() as tmp:
+                cmd = mkimage.build_images(layout, hello, [], 1, "bogus", tmp)
+                p = run(*cmd, timeout=120)
+        finally:
+            mkimage.MAP_POLICIES.clear()
+            mkimage.MAP_POLICIES.update(policies)
+        self.assertRegex(p.stdout, r"tessera: kernel panic: cluster \d+ core 0: "
+                                   r"the boot manifest names an unknown mapping policy")
+        self.assertEqual(p.returncode, STATUS_PANIC, p.stdout)
 
 
 if __name__ == "__main__":
