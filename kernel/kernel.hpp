@@ -199,6 +199,7 @@ long wait_for(F attempt) {
 }
 
 // Handlers living in other files (registered in syscall.cpp).
+long sys_write(Call &c);
 long sys_thread_create(Call &c);
 long sys_thread_join(Call &c);
 long sys_brk(Call &c);

@@ -8,8 +8,6 @@
 namespace kernel {
 namespace {
 
-constexpr size_t max_write = 64 * 1024;
-
 // ---- served on the calling core ----------------------------------------------
 
 long sys_thread_exit(Call &c) { thread_exit(static_cast<int>(c.a[0])); }
@@ -46,17 +44,6 @@ long sys_sleep(Call &c) {
     block_until([&] { return hal::time() >= deadline; });
     hal::set_timer(0);
     return 0;
-}
-
-// ---- served by the master -------------------------------------------------------
-
-// The console is a device: the master owns it.
-long sys_write(Call &c) {
-    const uint64_t len = c.a[1];
-    if (len > max_write) return -TS_EINVAL;
-    if (long err = check_user(c.a[0], len, false)) return err;
-    hal::console_write(reinterpret_cast<const char *>(c.a[0]), len);
-    return static_cast<long>(len);
 }
 
 /// The call table: which calls are local and which go to the master.

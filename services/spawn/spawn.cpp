@@ -12,18 +12,11 @@
 
 #include "ikc/ikc.hpp"
 #include "kernel/kernel.hpp"
+#include "kernel/kmsg.hpp"
 #include "services/pm/mapping.hpp"
 
 namespace kernel {
 namespace {
-
-enum class ReportKind : int { exit = 1, abort = 2 };
-
-struct Report {
-    ReportKind kind;
-    int cluster;
-    int status;
-};
 
 constexpr int ring_sync_port = 0;
 
@@ -38,12 +31,15 @@ tessera::pm::JobShape job_shape() {
 }
 
 // One attempt at sending a report to the job monitor: sent, or pending.
-long try_report(ReportKind kind, int status) {
-    const Report r{kind, hal::cluster_id(), status};
-    return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, sizeof(r));
+long try_report(KmsgKind kind, int status) {
+    Kmsg r;
+    r.kind = kind;
+    r.cluster = hal::cluster_id();
+    r.value = status;
+    return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header);
 }
 
-void send_report(ReportKind kind, int status) {
+void send_report(KmsgKind kind, int status) {
     wait_for([&] { return try_report(kind, status); });
 }
 
@@ -88,21 +84,39 @@ Process *start_ring(unsigned ring) {
     return last;
 }
 
+// Before the job ends: writes out the console output that has already
+// reached cluster 0 (the messages are queued, so a read does not wait).
+void drain_console(int in) {
+    for (;;) {
+        Kmsg r{};
+        if (ikc::mailbox_read(in, &r, sizeof(r)) == pending) break;
+        if (r.kind == KmsgKind::console) console_deliver(r);
+    }
+    console_flush_all();
+}
+
 [[noreturn]] void job_monitor() {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
     for (int k = 0; k < shape.ncompute; ++k) expected += shape.ranks_on(k) > 0 ? 1 : 0;
     const long in = ikc::mailbox_create(TS_PORT_KERNEL);
     if (in < 0) panic("cannot create the job monitor's mailbox");
-    for (int reported = 0; reported < expected; ++reported) {
-        Report r{};
+    for (int reported = 0; reported < expected;) {
+        Kmsg r{};
         wait_for([&] { return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r)); });
-        if (r.kind == ReportKind::abort) {
-            kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.status);
-            end_job(r.status);
+        if (r.kind == KmsgKind::console) {
+            console_deliver(r);
+            continue;
         }
-        kprintf("[kernel] cluster %d: MPI program exited with status %d\n", r.cluster, r.status);
-        if (r.status != 0) end_job(r.status);
+        if (r.kind == KmsgKind::abort || r.value != 0 || reported + 1 == expected)
+            drain_console(static_cast<int>(in));
+        if (r.kind == KmsgKind::abort) {
+            kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.value);
+            end_job(r.value);
+        }
+        kprintf("[kernel] cluster %d: MPI program exited with status %d\n", r.cluster, r.value);
+        if (r.value != 0) end_job(r.value);
+        ++reported;
     }
     kprintf("[kernel] job done: status 0\n");
     end_job(0);
@@ -116,7 +130,7 @@ long sys_job_abort(Call &c) {
     const int code = static_cast<int>(c.a[0]);
     if (hal::cluster_id() == 0) end_job(code);
     if (c.p.step == 0) {
-        if (try_report(ReportKind::abort, code) == pending) return pending;
+        if (try_report(KmsgKind::abort, code) == pending) return pending;
         c.p.step = 1;
     }
     process_kill(current_process(), code);
@@ -143,11 +157,11 @@ void spawn_server() {
     Process *p = start_ring(1);
     if (!p) {
         // Either this cluster hosts no rank, or the program failed to start.
-        if (hosts_ranks()) send_report(ReportKind::exit, 127);
+        if (hosts_ranks()) send_report(KmsgKind::exit, 127);
         serve_forever();
     }
     block_until([&] { return process_done(p); });
-    send_report(ReportKind::exit, p->status);
+    send_report(KmsgKind::exit, p->status);
     serve_forever();
 }
 
