@@ -24,7 +24,7 @@ struct Slot {
     bool survives_kill = false;  ///< served even if the process was killed
     bool flush_tlb = false;      ///< the call unmapped pages of the caller
     Process *proc = nullptr;
-    uint64_t seq = 0;  ///< posting order
+    uint64_t seq = 0;  ///< order of first attempt (0: not tried yet)
     Call call;
     long result = 0;
 };
@@ -49,7 +49,15 @@ SlotState load_state(const Slot &s) { return __atomic_load_n(&s.state, __ATOMIC_
 void store_state(Slot &s, SlotState v) { __atomic_store_n(&s.state, v, __ATOMIC_RELEASE); }
 
 // Posts a call in the calling core's slot and sleeps until it is served.
-long post_and_wait(Slot &s) {
+long post_and_wait(Handler handler, uint64_t number, void (*cancel)(Call &), bool survives_kill,
+                   const Call &c) {
+    Slot &s = slots[hal::core_id()];
+    s.handler = handler;
+    s.number = number;
+    s.cancel = cancel;
+    s.survives_kill = survives_kill;
+    s.seq = 0;
+    s.call = c;
     s.proc = current_process();
     s.result = 0;
     store_state(s, SlotState::posted);
@@ -110,26 +118,10 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     Call c;
     for (int i = 0; i < 4; ++i) c.a[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
-    Slot &s = slots[core];
-    s.handler = e->handler;
-    s.number = number;
-    s.cancel = e->cancel;
-    s.survives_kill = false;
-    s.seq = 0;
-    s.call = c;
-    return post_and_wait(s);
+    return post_and_wait(e->handler, number, e->cancel, false, c);
 }
 
-long call_on_master(Handler handler, Call c) {
-    Slot &s = slots[hal::core_id()];
-    s.handler = handler;
-    s.number = 0;
-    s.cancel = nullptr;
-    s.survives_kill = true;
-    s.seq = 0;
-    s.call = c;
-    return post_and_wait(s);
-}
+long call_on_master(Handler handler, Call c) { return post_and_wait(handler, 0, nullptr, true, c); }
 
 void serve_calls() {
     uint64_t earliest = 0;

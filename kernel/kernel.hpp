@@ -67,7 +67,6 @@ struct Process {
     bool killed = false;
     bool stack_mapped[TS_MAX_CORES] = {};
     int live_threads = 0;
-    int threads_started = 0;  ///< ever, the main thread included
     int status = 0;           ///< first non-zero thread status
     uintptr_t heap_start = 0;
     uintptr_t heap_end = 0;     ///< the break

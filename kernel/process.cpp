@@ -65,7 +65,6 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
         t.proc = t.last_proc = p;
         t.state = ThreadState::ready;
         ++p->live_threads;
-        ++p->threads_started;
         hal::notify_core(hal::cluster_id(), core);
         return core;
     }

@@ -1,10 +1,6 @@
 /* Mutexes, semaphores and condition variables for the threads of a
  * process, over the kernel's futexes (TS_SYS_FUTEX_WAIT/WAKE): a thread
- * that has to wait sleeps in the kernel instead of spinning on its core.
- *
- * A kernel without futexes (-TS_ENOSYS) still gives a working mutex (it
- * degrades to a spinlock); semaphores and condition variables return the
- * error instead of waiting. */
+ * that has to wait sleeps in the kernel instead of spinning on its core. */
 #include <limits.h>
 
 #include "internal.h"
