@@ -69,9 +69,10 @@ bool take_parked(int port, Message &out) {
 bool poll_hardware(int port, Message &out) {
     bool got = false;
     const int n = static_cast<int>(hal::manifest().nclusters);
-    for (int src = 0; src < n && nparked < max_parked; ++src) {
+    const int nhw = hal::noc::mailboxes(hal::cluster_id());
+    for (int i = 0; i < n * nhw && nparked < max_parked; ++i) {
         Message m;
-        if (!hal::noc::mailbox_receive(src, &m)) continue;
+        if (!hal::noc::mailbox_receive(i / n, i % n, &m)) continue;
         if (!got && m.h.dst_port == port) {
             out = m;
             got = true;
@@ -119,7 +120,8 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
     m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port),
                  static_cast<uint16_t>(size), 0};
     memcpy(m.data, buf, size);
-    return hal::noc::mailbox_send(cluster, &m) ? static_cast<long>(size) : pending;
+    const int hw = port % hal::noc::mailboxes(cluster);
+    return hal::noc::mailbox_send(cluster, hw, &m) ? static_cast<long>(size) : pending;
 }
 
 }  // namespace kernel::ikc

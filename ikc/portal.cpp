@@ -34,9 +34,9 @@ long portal_allow(int id, int cluster, int port) {
 
 // Steps: 0 check and wait for the hardware portal, 1 move chunks.
 long portal_read(int id, void *buf, size_t size, Progress &p) {
+    Endpoint *e = portals.get(id, true);
+    if (!e) return -TS_EBADF;
     if (p.step == 0) {
-        Endpoint *e = portals.get(id, true);
-        if (!e) return -TS_EBADF;
         if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
         if (size == 0) {
             e->allowed = false;
@@ -45,12 +45,12 @@ long portal_read(int id, void *buf, size_t size, Progress &p) {
         if (hardware_busy) return pending;  // one transfer at a time
         hardware_busy = true;
         e->allowed = false;
-        hal::noc::portal_allow(e->allow_cluster, portal_tag(e->allow_port, e->local_port));
+        hal::noc::portal_allow(e->local_port % hal::noc::portals(hal::cluster_id()), e->allow_cluster, portal_tag(e->allow_port, e->local_port));
         p.step = 1;
     }
     auto *dst = static_cast<char *>(buf);
     while (p.done < size) {
-        const size_t n = hal::noc::portal_read_chunk(dst + p.done, size - p.done);
+        const size_t n = hal::noc::portal_read_chunk(e->local_port % hal::noc::portals(hal::cluster_id()), dst + p.done, size - p.done);
         if (n == 0) return pending;
         p.done += n;
     }
@@ -71,7 +71,7 @@ long portal_write(int id, const void *buf, size_t size, Progress &p) {
     const size_t chunk = hal::noc::portal_chunk();
     while (p.done < size) {
         const size_t n = size - p.done < chunk ? size - p.done : chunk;
-        if (!hal::noc::portal_write_chunk(e->remote_cluster, tag, src + p.done, n)) return pending;
+        if (!hal::noc::portal_write_chunk(e->remote_cluster, e->remote_port % hal::noc::portals(e->remote_cluster), tag, src + p.done, n)) return pending;
         p.done += n;
     }
     return static_cast<long>(size);

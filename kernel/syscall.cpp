@@ -34,6 +34,10 @@ long sys_job_info(Call &c) {
     info.timebase_hz = m.timebase_hz;
     static_assert(sizeof(info.args) == sizeof(m.args));
     memcpy(info.args, m.args, sizeof(info.args));
+    info.hw_mailboxes = hal::noc::mailboxes(hal::cluster_id());
+    info.hw_portals = hal::noc::portals(hal::cluster_id());
+    info.virtual_per_hw = m.virtual_per_hw;
+    info.ikc_buffers = m.ikc_buffers;
     return copy_to_user(c.a[0], &info, sizeof(info));
 }
 

@@ -35,16 +35,18 @@ TS_PROGRAM_NAME = 32
 TS_MANIFEST_ARGS = 512
 MAP_POLICIES = {"compact": 0, "scatter": 1}   # TS_MAP_COMPACT, TS_MAP_SCATTER
 
-# struct ts_manifest, field by field up to timebase_hz:
+# struct ts_manifest, field by field up to its cluster table:
 # magic cluster_id nclusters nio_clusters | fabric_base fabric_size |
-# mailbox_size portal_chunk np map_policy slots_per_cluster nprograms argc reserved |
-# timebase_hz
-MANIFEST_HEAD = struct.Struct("<4I2Q8IQ")
-CLUSTER_DESC = struct.Struct("<2Q4I")   # window_base window_size first_hart ncores kind reserved
+# mailbox_size portal_chunk np map_policy slots_per_cluster nprograms argc |
+# ikc_buffers virtual_per_hw | timebase_hz | flags reserved
+MANIFEST_HEAD = struct.Struct("<4I2Q7I2HQ2I")
+# window_base window_size first_hart ncores kind mailboxes portals
+CLUSTER_DESC = struct.Struct("<2Q3I2H")
+TS_MANIFEST_TAG_OUTPUT = 1
 PROGRAM_DESC = struct.Struct("<4I32s")  # ring offset size is_mpi name
 MANIFEST_SIZE = (MANIFEST_HEAD.size + TS_MAX_CLUSTERS * CLUSTER_DESC.size
                  + TS_MAX_PROGRAMS * PROGRAM_DESC.size + TS_MANIFEST_ARGS)
-assert MANIFEST_SIZE == 1800, "struct ts_manifest changed: update mkimage.py"
+assert MANIFEST_SIZE == 1808, "struct ts_manifest changed: update mkimage.py"
 # struct ts_image_header: code0 magic cluster_id first_hart | entry image_end manifest
 # window_base. code0 is an instruction: QEMU makes OpenSBI enter the -kernel
 # image at its lowest address, not at its ELF entry.
@@ -103,11 +105,11 @@ def encode_args(args):
     return len(args), blob
 
 
-def pack_manifest(layout, cluster_id, np, policy, programs, args):
+def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0):
     """struct ts_manifest for one cluster, as bytes.
 
     programs: list of (Program, offset of its ELF from the manifest's start).
-    args: argv of the MPI program (argv[0] first).
+    args: argv of the MPI program (argv[0] first). flags: TS_MANIFEST_*.
     """
     if len(programs) > TS_MAX_PROGRAMS:
         raise ImageError(f"cluster {cluster_id}: {len(programs)} programs, "
@@ -120,13 +122,14 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args):
         TS_MANIFEST_MAGIC, cluster_id, len(layout.clusters), layout.nio,
         layout.fabric_base, layout.fabric_size,
         p.mailbox_size, p.portal_chunk, np, MAP_POLICIES[policy],
-        layout.slots_per_cluster, len(programs), argc, 0,
-        p.timebase_hz))
+        layout.slots_per_cluster, len(programs), argc,
+        p.ikc_buffers, p.virtual_per_hw, p.timebase_hz, flags, 0))
     for i in range(TS_MAX_CLUSTERS):
         if i < len(layout.clusters):
             c = layout.clusters[i]
+            mailboxes, portals = layout.hw_resources(c)
             out += CLUSTER_DESC.pack(c.window_base, c.window_size, c.first_hart,
-                                     c.ncores, c.kind, 0)
+                                     c.ncores, c.kind, mailboxes, portals)
         else:
             out += bytes(CLUSTER_DESC.size)
     for i in range(TS_MAX_PROGRAMS):
@@ -141,7 +144,7 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args):
     return bytes(out)
 
 
-def build_payload(layout, cluster_id, np, policy, programs, args):
+def build_payload(layout, cluster_id, np, policy, programs, args, flags=0):
     """The .payload contents of one cluster: manifest, then each ELF 8-byte aligned."""
     placed = []
     offset = MANIFEST_SIZE
@@ -149,7 +152,7 @@ def build_payload(layout, cluster_id, np, policy, programs, args):
         offset = (offset + ELF_ALIGN - 1) // ELF_ALIGN * ELF_ALIGN
         placed.append((prog, offset))
         offset += len(prog.data)
-    out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args))
+    out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args, flags))
     for prog, at in placed:
         out += bytes(at - len(out)) + prog.data
     return bytes(out)
@@ -409,10 +412,11 @@ def _need(path, what):
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
-                 kernel_lib=None, kernel_ld=None):
+                 kernel_lib=None, kernel_ld=None, flags=0):
     """Build and check every cluster's image in outdir; returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
+    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT).
     services, kernel_lib, kernel_ld default to the build folder's (default_paths).
     """
     paths = default_paths()
@@ -437,7 +441,8 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     images = []
     for cluster in layout.clusters:
         payload = build_payload(layout, cluster.id, np, policy,
-                                cluster_programs(layout, cluster.id, mpi, nameserver), argv)
+                                cluster_programs(layout, cluster.id, mpi, nameserver), argv,
+                                flags)
         images.append(link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc))
     verify_images(layout, images)
     return qemu_command(layout, images)

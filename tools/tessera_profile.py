@@ -61,6 +61,12 @@ class Profile:
     fabric_mb: int
     mailbox_size: int
     portal_chunk: int
+    io_mailboxes: int
+    io_portals: int
+    compute_mailboxes: int
+    compute_portals: int
+    virtual_per_hw: int
+    ikc_buffers: int
     timebase_hz: int
     source: str = "<profile>"
 
@@ -108,6 +114,13 @@ class Layout:
     def ncompute(self):
         return self.profile.compute_clusters
 
+    def hw_resources(self, cluster):
+        """(hardware input mailboxes, hardware input portals) of a cluster."""
+        p = self.profile
+        if cluster.is_io:
+            return p.io_mailboxes, p.io_portals
+        return p.compute_mailboxes, p.compute_portals
+
     @property
     def capacity(self):
         """Most MPI processes a job may have on this platform."""
@@ -128,6 +141,14 @@ _INT_KEYS = {
     # kernel carries no message larger than 256 bytes.
     "mailbox_size": (96, 256, 8, "bytes of one mailbox message, IKC header included"),
     "portal_chunk": (64, None, 8, "bytes of one portal chunk"),
+    # The kernel's tables (ikc/) hold at most 4 hardware resources of each
+    # kind per cluster, 64 virtual ones per resource and 256 parked messages.
+    "io_mailboxes": (1, 4, 1, "hardware input mailboxes per I/O cluster"),
+    "io_portals": (1, 4, 1, "hardware input portals per I/O cluster"),
+    "compute_mailboxes": (1, 4, 1, "hardware input mailboxes per compute cluster"),
+    "compute_portals": (1, 4, 1, "hardware input portals per compute cluster"),
+    "virtual_per_hw": (2, 64, 1, "virtual abstractions one hardware resource carries"),
+    "ikc_buffers": (8, 256, 1, "messages the kernel's buffers table parks"),
     "timebase_hz": (1, None, 1, "frequency of the time CSR"),
 }
 _KNOWN_KEYS = set(_INT_KEYS) | {"name", "description", "memory_base"}

@@ -17,13 +17,15 @@ from tessera_profile import MIB, ToolError, compute_layout, load_profile
 # checked against a C compiler below when one is installed).
 M = {"magic": 0, "cluster_id": 4, "nclusters": 8, "nio_clusters": 12, "fabric_base": 16,
      "fabric_size": 24, "mailbox_size": 32, "portal_chunk": 36, "np": 40, "map_policy": 44,
-     "slots_per_cluster": 48, "nprograms": 52, "argc": 56, "reserved": 60,
-     "timebase_hz": 64, "clusters": 72, "programs": 1096, "args": 1288}
-CLUSTER = {"window_base": 0, "window_size": 8, "first_hart": 16, "ncores": 20, "kind": 24}
+     "slots_per_cluster": 48, "nprograms": 52, "argc": 56, "ikc_buffers": 60,
+     "virtual_per_hw": 62, "timebase_hz": 64, "flags": 72, "reserved": 76, "clusters": 80,
+     "programs": 1104, "args": 1296}
+CLUSTER = {"window_base": 0, "window_size": 8, "first_hart": 16, "ncores": 20, "kind": 24,
+           "mailboxes": 28, "portals": 30}
 PROGRAM = {"ring": 0, "offset": 4, "size": 8, "is_mpi": 12, "name": 16}
 HEADER = {"code0": 0, "magic": 4, "cluster_id": 8, "first_hart": 12, "entry": 16, "image_end": 24,
           "manifest": 32, "window_base": 40}
-SIZES = {"ts_manifest": 1800, "ts_cluster_desc": 32, "ts_program_desc": 48,
+SIZES = {"ts_manifest": 1808, "ts_cluster_desc": 32, "ts_program_desc": 48,
          "ts_image_header": 48}
 
 LAYOUT = compute_layout(load_profile("default"))
@@ -82,7 +84,7 @@ class ManifestTest(unittest.TestCase):
 
     def test_size_and_header_fields(self):
         m = self.pack()
-        self.assertEqual(len(m), 1800)
+        self.assertEqual(len(m), 1808)
         self.assertEqual(u32(m, M["magic"]), 0x464D5354)
         self.assertEqual(u32(m, M["cluster_id"]), 2)
         self.assertEqual(u32(m, M["nclusters"]), 5)
@@ -96,8 +98,10 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(u32(m, M["slots_per_cluster"]), 4)
         self.assertEqual(u32(m, M["nprograms"]), 0)
         self.assertEqual(u32(m, M["argc"]), 2)
-        self.assertEqual(u32(m, M["reserved"]), 0)
+        self.assertEqual(struct.unpack_from("<2H", m, M["ikc_buffers"]), (128, 32))
         self.assertEqual(u64(m, M["timebase_hz"]), 10000000)
+        self.assertEqual(u32(m, M["flags"]), 0)
+        self.assertEqual(u32(m, M["reserved"]), 0)
 
     def test_compact_is_0(self):
         self.assertEqual(u32(self.pack(policy="compact"), M["map_policy"]), 0)
@@ -106,22 +110,25 @@ class ManifestTest(unittest.TestCase):
 
     def test_cluster_descs(self):
         m = self.pack()
-        expect = [(0x80200000, 8 * MIB, 0, 2, 0), (0x80A00000, 16 * MIB, 2, 5, 1),
-                  (0x81A00000, 16 * MIB, 7, 5, 1), (0x82A00000, 16 * MIB, 12, 5, 1),
-                  (0x83A00000, 16 * MIB, 17, 5, 1)]
+        # The default profile: 2 hardware mailboxes and portals on the I/O
+        # cluster, 1 on each compute cluster.
+        expect = [(0x80200000, 8 * MIB, 0, 2, 0, 2, 2), (0x80A00000, 16 * MIB, 2, 5, 1, 1, 1),
+                  (0x81A00000, 16 * MIB, 7, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 12, 5, 1, 1, 1),
+                  (0x83A00000, 16 * MIB, 17, 5, 1, 1, 1)]
         for i in range(32):
             at = M["clusters"] + 32 * i
             got = (u64(m, at + CLUSTER["window_base"]), u64(m, at + CLUSTER["window_size"]),
                    u32(m, at + CLUSTER["first_hart"]), u32(m, at + CLUSTER["ncores"]),
-                   u32(m, at + CLUSTER["kind"]))
-            self.assertEqual(got, expect[i] if i < 5 else (0, 0, 0, 0, 0), f"cluster {i}")
+                   u32(m, at + CLUSTER["kind"]),
+                   *struct.unpack_from("<2H", m, at + CLUSTER["mailboxes"]))
+            self.assertEqual(got, expect[i] if i < 5 else (0,) * 7, f"cluster {i}")
 
     def test_program_descs(self):
-        progs = [(Program("nameserver", 0, 0, b"x" * 100), 1800),
+        progs = [(Program("nameserver", 0, 0, b"x" * 100), 1808),
                  (Program("fn", 1, 1, b"y" * 7), 1904)]
         m = self.pack(programs=progs)
         self.assertEqual(u32(m, M["nprograms"]), 2)
-        for i, (ring, off, size, mpi, name) in enumerate([(0, 1800, 100, 0, b"nameserver"),
+        for i, (ring, off, size, mpi, name) in enumerate([(0, 1808, 100, 0, b"nameserver"),
                                                           (1, 1904, 7, 1, b"fn")]):
             at = M["programs"] + 48 * i
             self.assertEqual((u32(m, at), u32(m, at + 4), u32(m, at + 8), u32(m, at + 12)),
@@ -147,19 +154,19 @@ class ManifestTest(unittest.TestCase):
     def test_long_program_name(self):
         """Only the manifest's label is cut to 31 bytes; argv[0] stays whole."""
         name = "a_rather_long_program_name_for_mpirun_x"
-        m = self.pack(programs=[(Program(name, 1, 1, b""), 1800)], args=[name, "-v"])
+        m = self.pack(programs=[(Program(name, 1, 1, b""), 1808)], args=[name, "-v"])
         self.assertEqual(self.label(m), name.encode()[:31] + b"\0")
         self.assertEqual(m[M["args"]:M["args"] + len(name) + 4], name.encode() + b"\0-v\0")
-        m = self.pack(programs=[(Program("n" * 31, 1, 1, b""), 1800)])
+        m = self.pack(programs=[(Program("n" * 31, 1, 1, b""), 1808)])
         self.assertEqual(self.label(m), b"n" * 31 + b"\0")
 
     def test_label_keeps_whole_characters(self):
-        m = self.pack(programs=[(Program("x" * 30 + "\u00e9t\u00e9", 1, 1, b""), 1800)])
+        m = self.pack(programs=[(Program("x" * 30 + "\u00e9t\u00e9", 1, 1, b""), 1808)])
         self.assertEqual(self.label(m), b"x" * 30 + bytes(2))     # no half of the "\u00e9"
 
     def test_too_many_programs(self):
         with self.assertRaisesRegex(ImageError, "at most 4"):
-            self.pack(programs=[(Program("p", 1, 1, b""), 1800)] * 5)
+            self.pack(programs=[(Program("p", 1, 1, b""), 1808)] * 5)
 
 
 class PayloadTest(unittest.TestCase):
@@ -169,8 +176,8 @@ class PayloadTest(unittest.TestCase):
         p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], ["hello"])
         off_a, size_a = u32(p, M["programs"] + 4), u32(p, M["programs"] + 8)
         off_b, size_b = u32(p, M["programs"] + 52), u32(p, M["programs"] + 56)
-        self.assertEqual((off_a, size_a), (1800, 13))
-        self.assertEqual((off_b, size_b), (1816, 24))     # 1813 rounded up to 8
+        self.assertEqual((off_a, size_a), (1808, 13))
+        self.assertEqual((off_b, size_b), (1824, 24))     # 1821 rounded up to 8
         self.assertEqual(p[off_a:off_a + size_a], a.data)
         self.assertEqual(p[off_b:off_b + size_b], b.data)
         self.assertEqual(len(p), off_b + size_b)

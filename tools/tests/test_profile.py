@@ -14,7 +14,9 @@ with open(os.path.join(PROFILE_DIR, "default.json")) as f:
 
 REQUIRED = ["name", "memory_base", "io_clusters", "io_cores", "io_memory_mb",
             "compute_clusters", "compute_cores", "compute_memory_mb", "fabric_mb",
-            "mailbox_size", "portal_chunk", "timebase_hz"]
+            "mailbox_size", "portal_chunk", "io_mailboxes", "io_portals",
+            "compute_mailboxes", "compute_portals", "virtual_per_hw", "ikc_buffers",
+            "timebase_hz"]
 
 
 def profile(**changes):

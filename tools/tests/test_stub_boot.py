@@ -94,12 +94,12 @@ class StubBootTest(unittest.TestCase):
             head = mkimage.MANIFEST_HEAD.unpack_from(m)
             self.assertEqual(head[:4], (mkimage.TS_MANIFEST_MAGIC, c.id, 5, 1))
             self.assertEqual(head[8:13], (6, 0, 4, 1, 3))   # np policy slots nprograms argc
-            ring, off, size, is_mpi, name = mkimage.PROGRAM_DESC.unpack_from(m, 1096)
+            ring, off, size, is_mpi, name = mkimage.PROGRAM_DESC.unpack_from(m, 1104)
             want = (0, 0, b"nameserver", ns) if c.id == 0 else (1, 1, b"prog", prog)
             self.assertEqual((ring, is_mpi, name.rstrip(b"\0")), want[:3])
             self.assertEqual(off % 8, 0)
             self.assertEqual(read(header["manifest"] + off, size), want[3])
-            self.assertEqual(m[1288:1288 + 9], b"prog\x001\x002\x00")
+            self.assertEqual(m[1296:1296 + 9], b"prog\x001\x002\x00")
 
     def test_oversized_image_refused(self):
         big = os.path.join(self.dir, "big.elf")

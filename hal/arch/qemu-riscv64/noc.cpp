@@ -1,8 +1,10 @@
 // The emulated NoC interface. The fabric region holds, after the console
-// lock, one block per cluster with that cluster's *input* resources:
+// lock, one block per cluster with that cluster's *input* resources, as
+// many of each as the profile gives the cluster (manifest cluster table):
 //   mailbox  one slot per sender cluster: [full flag | message]
 //   portal   [allowed sender + 1 | tag | full flag | length | chunk]
 //   sync     a signal counter per (port, sender cluster)
+// Blocks have one size, that of the richest cluster.
 // A sender writes into the receiver's block and raises an IPI on the
 // receiver's cluster; the receiver empties it and raises one back.
 #include <string.h>
@@ -29,26 +31,45 @@ size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
 size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
 
+// The most hardware mailboxes and portals any cluster has.
+int most_mailboxes() {
+    int most = 1;
+    for (unsigned c = 0; c < manifest().nclusters; ++c)
+        if (mailboxes(static_cast<int>(c)) > most) most = mailboxes(static_cast<int>(c));
+    return most;
+}
+int most_portals() {
+    int most = 1;
+    for (unsigned c = 0; c < manifest().nclusters; ++c)
+        if (portals(static_cast<int>(c)) > most) most = portals(static_cast<int>(c));
+    return most;
+}
+
+size_t mailboxes_bytes() { return mailbox_bytes() * static_cast<size_t>(most_mailboxes()); }
+size_t portals_bytes() { return portal_bytes() * static_cast<size_t>(most_portals()); }
+
 // The console lock has the first page; then one block per cluster.
 constexpr size_t first_block = 4096;
-size_t block_stride() { return align_up(mailbox_bytes() + portal_bytes() + sync_bytes(), 4096); }
+size_t block_stride() { return align_up(mailboxes_bytes() + portals_bytes() + sync_bytes(), 4096); }
 
 char *block(int cluster) {
     return reinterpret_cast<char *>(manifest().fabric_base) + first_block + block_stride() * cluster;
 }
 
-uint32_t *slot_flag(int receiver, int sender) {
-    return reinterpret_cast<uint32_t *>(block(receiver) + sender * slot_bytes());
+uint32_t *slot_flag(int receiver, int hw, int sender) {
+    return reinterpret_cast<uint32_t *>(block(receiver) + hw * mailbox_bytes() + sender * slot_bytes());
 }
-char *slot_data(int receiver, int sender) {
-    return reinterpret_cast<char *>(slot_flag(receiver, sender)) + header_bytes;
+char *slot_data(int receiver, int hw, int sender) {
+    return reinterpret_cast<char *>(slot_flag(receiver, hw, sender)) + header_bytes;
 }
-PortalCtl *portal(int receiver) {
-    return reinterpret_cast<PortalCtl *>(block(receiver) + mailbox_bytes());
+PortalCtl *portal(int receiver, int hw) {
+    return reinterpret_cast<PortalCtl *>(block(receiver) + mailboxes_bytes() + hw * portal_bytes());
 }
-char *portal_data(int receiver) { return reinterpret_cast<char *>(portal(receiver)) + header_bytes; }
+char *portal_data(int receiver, int hw) {
+    return reinterpret_cast<char *>(portal(receiver, hw)) + header_bytes;
+}
 uint32_t *sync_counter(int receiver, int port, int sender) {
-    auto *base = reinterpret_cast<uint32_t *>(block(receiver) + mailbox_bytes() + portal_bytes());
+    auto *base = reinterpret_cast<uint32_t *>(block(receiver) + mailboxes_bytes() + portals_bytes());
     return base + port * TS_MAX_CLUSTERS + sender;
 }
 
@@ -63,37 +84,39 @@ bool fabric_fits() {
 
 size_t mailbox_size() { return manifest().mailbox_size; }
 size_t portal_chunk() { return manifest().portal_chunk; }
+int mailboxes(int cluster) { return manifest().clusters[cluster].mailboxes; }
+int portals(int cluster) { return manifest().clusters[cluster].portals; }
 
-bool mailbox_send(int dst, const void *msg) {
-    uint32_t *flag = slot_flag(dst, cluster_id());
+bool mailbox_send(int dst, int hw, const void *msg) {
+    uint32_t *flag = slot_flag(dst, hw, cluster_id());
     if (load(flag)) return false;
-    memcpy(slot_data(dst, cluster_id()), msg, mailbox_size());
+    memcpy(slot_data(dst, hw, cluster_id()), msg, mailbox_size());
     store(flag, 1);
     notify_core(dst, 0);
     return true;
 }
 
-bool mailbox_receive(int src, void *msg) {
-    uint32_t *flag = slot_flag(cluster_id(), src);
+bool mailbox_receive(int hw, int src, void *msg) {
+    uint32_t *flag = slot_flag(cluster_id(), hw, src);
     if (!load(flag)) return false;
-    memcpy(msg, slot_data(cluster_id(), src), mailbox_size());
+    memcpy(msg, slot_data(cluster_id(), hw, src), mailbox_size());
     store(flag, 0);
     notify_core(src, 0);
     return true;
 }
 
-void portal_allow(int src, uint32_t tag) {
-    PortalCtl *p = portal(cluster_id());
+void portal_allow(int hw, int src, uint32_t tag) {
+    PortalCtl *p = portal(cluster_id(), hw);
     p->tag = tag;
     store(&p->allowed, static_cast<uint32_t>(src) + 1);
     notify_core(src, 0);
 }
 
-size_t portal_read_chunk(void *buf, size_t remaining) {
-    PortalCtl *p = portal(cluster_id());
+size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
+    PortalCtl *p = portal(cluster_id(), hw);
     if (!load(&p->full)) return 0;
     const size_t n = p->length < remaining ? p->length : remaining;
-    memcpy(buf, portal_data(cluster_id()), n);
+    memcpy(buf, portal_data(cluster_id(), hw), n);
     const int src = static_cast<int>(p->allowed) - 1;
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
     store(&p->full, 0);
@@ -101,14 +124,14 @@ size_t portal_read_chunk(void *buf, size_t remaining) {
     return n;
 }
 
-bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n) {
-    PortalCtl *p = portal(dst);
+bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n) {
+    PortalCtl *p = portal(dst, hw);
     // Read `full` before `allowed`: a receiver that ends a transfer clears
     // `allowed` before `full`, so a free chunk buffer seen here with our
     // allow still set belongs to a live transfer.
     if (load(&p->full)) return false;
     if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) return false;
-    memcpy(portal_data(dst), data, n);
+    memcpy(portal_data(dst, hw), data, n);
     p->length = static_cast<uint32_t>(n);
     store(&p->full, 1);
     notify_core(dst, 0);

@@ -157,26 +157,33 @@ namespace noc {
 
 /// True when the profile's fabric region holds every cluster's resources.
 bool fabric_fits();
+/// Bytes of one hardware mailbox message and of one portal chunk.
 size_t mailbox_size();
 size_t portal_chunk();
+/// Hardware input mailboxes and portals of `cluster` (the profile's; at
+/// least 1). `hw` arguments below index them: 0..mailboxes(c)-1 and
+/// 0..portals(c)-1 of the receiving cluster c.
+int mailboxes(int cluster);
+int portals(int cluster);
 
-/// Puts `msg` (mailbox_size() bytes) in our slot at cluster dst; false when
-/// the slot is still full.
-bool mailbox_send(int dst, const void *msg);
-/// Takes the message in sender `src`'s slot of our mailbox; false if empty.
-bool mailbox_receive(int src, void *msg);
+/// Puts `msg` (mailbox_size() bytes) in our slot of mailbox `hw` of
+/// cluster dst; false when the slot is still full.
+bool mailbox_send(int dst, int hw, const void *msg);
+/// Takes the message in sender `src`'s slot of our mailbox `hw`; false if empty.
+bool mailbox_receive(int hw, int src, void *msg);
 
-/// Receiver: accept chunks from cluster src tagged `tag` (until disallowed).
-void portal_allow(int src, uint32_t tag);
-/// Receiver: takes the next chunk into buf, of a transfer that still has
-/// `remaining` bytes to come. The chunk that completes the transfer closes
-/// the allow before it is released, so the sender's next transfer waits for
-/// a new allow; bytes beyond `remaining` are dropped. Returns bytes taken,
-/// 0 if no chunk yet.
-size_t portal_read_chunk(void *buf, size_t remaining);
-/// Sender: writes one chunk (n <= portal_chunk()) into dst's portal; false
-/// until dst allows (our cluster, tag) and its chunk buffer is free.
-bool portal_write_chunk(int dst, uint32_t tag, const void *data, size_t n);
+/// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`
+/// (until the transfer's last chunk).
+void portal_allow(int hw, int src, uint32_t tag);
+/// Receiver: takes the next chunk of portal `hw` into buf, of a transfer
+/// that still has `remaining` bytes to come. The chunk that completes the
+/// transfer closes the allow before it is released, so the sender's next
+/// transfer waits for a new allow; bytes beyond `remaining` are dropped.
+/// Returns bytes taken, 0 if no chunk yet.
+size_t portal_read_chunk(int hw, void *buf, size_t remaining);
+/// Sender: writes one chunk (n <= portal_chunk()) into portal `hw` of dst;
+/// false until dst allows (our cluster, tag) and its chunk buffer is free.
+bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n);
 
 /// Adds one signal from this cluster to dst's sync `port`.
 void sync_signal(int dst, int port);

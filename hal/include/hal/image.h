@@ -24,6 +24,9 @@
 #define TS_PROGRAM_NAME   32
 #define TS_MANIFEST_ARGS  512
 
+/* Manifest flags. */
+#define TS_MANIFEST_TAG_OUTPUT 1u     /* prefix console lines with the thread's tag (rank) */
+
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
 
@@ -48,7 +51,8 @@ struct ts_cluster_desc {
     uint32_t first_hart;
     uint32_t ncores;
     uint32_t kind;         /* TS_CLUSTER_IO or TS_CLUSTER_COMPUTE */
-    uint32_t reserved;
+    uint16_t mailboxes;    /* hardware input mailboxes of its NoC interface */
+    uint16_t portals;      /* hardware input portals */
 };
 
 /* A program the cluster's spawn server starts (48 bytes). */
@@ -75,8 +79,11 @@ struct ts_manifest {
     uint32_t slots_per_cluster;/* MPI processes per compute cluster */
     uint32_t nprograms;
     uint32_t argc;             /* of the MPI program; argv[0] is its name */
-    uint32_t reserved;
+    uint16_t ikc_buffers;      /* messages the kernel's buffers table parks */
+    uint16_t virtual_per_hw;   /* virtual abstractions per hardware resource */
     uint64_t timebase_hz;
+    uint32_t flags;            /* TS_MANIFEST_* */
+    uint32_t reserved;
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */

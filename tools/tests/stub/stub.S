@@ -8,7 +8,7 @@
 #define UART    0x10000000      /* QEMU virt 16550 */
 #define FINISH  0x100000        /* QEMU virt test finisher */
 #define ARGC    56              /* offsetof(struct ts_manifest, argc) */
-#define ARGS    1288            /* offsetof(struct ts_manifest, args) */
+#define ARGS    1296            /* offsetof(struct ts_manifest, args) */
 
 /* struct ts_image_header (hal/image.h). OpenSBI enters the image at its
  * base, so code0 is a jump. */

@@ -89,6 +89,18 @@ enum ts_syscall {
     TS_SYS_MAILBOX_WRITE = 13,  /* (int id, const void *buf, unsigned long size) -> size */
     TS_SYS_MAILBOX_CLOSE = 14,  /* (int id) -> 0; output mailboxes */
     TS_SYS_MAILBOX_UNLINK = 15, /* (int id) -> 0; input mailboxes */
+    /* Asynchronous forms: start the read or write and return 0 at once;
+     * the kernel moves the data in the background, into or from the
+     * caller's buffer, which must stay valid until TS_SYS_*_WAIT returns.
+     * One asynchronous operation per virtual abstraction at a time
+     * (-TS_EBUSY otherwise). WAIT returns what the synchronous call would
+     * have returned; -TS_EINVAL when nothing was started. */
+    TS_SYS_MAILBOX_AREAD = 16,  /* (int id, void *buf, unsigned long size) -> 0 */
+    TS_SYS_MAILBOX_AWRITE = 17, /* (int id, const void *buf, unsigned long size) -> 0 */
+    TS_SYS_MAILBOX_WAIT = 18,   /* (int id) -> result of the AREAD or AWRITE */
+    /* (int id, int request, void *arg) -> 0. TS_IKC_IOCTL_STATS copies the
+     * virtual mailbox's struct ts_ikc_stats to arg. */
+    TS_SYS_MAILBOX_IOCTL = 19,
 
     /* Portals: arbitrary size, 1:1, receiver-driven. */
     TS_SYS_PORTAL_CREATE = 20,  /* (int port) -> id of an input portal */
@@ -98,6 +110,10 @@ enum ts_syscall {
     TS_SYS_PORTAL_WRITE = 24,   /* (int id, const void *buf, unsigned long size) -> size; waits for the receiver's allow */
     TS_SYS_PORTAL_CLOSE = 25,   /* (int id) -> 0 */
     TS_SYS_PORTAL_UNLINK = 26,  /* (int id) -> 0 */
+    TS_SYS_PORTAL_AREAD = 27,   /* (int id, void *buf, unsigned long size) -> 0; as MAILBOX_AREAD */
+    TS_SYS_PORTAL_AWRITE = 28,  /* (int id, const void *buf, unsigned long size) -> 0 */
+    TS_SYS_PORTAL_WAIT = 29,    /* (int id) -> result of the AREAD or AWRITE */
+    TS_SYS_PORTAL_IOCTL = 37,   /* (int id, int request, void *arg) -> 0; as MAILBOX_IOCTL */
 
     /* Syncs: ALL_TO_ONE (the one waits for a signal from all others) and
      * ONE_TO_ALL (all others wait for the one's signal). clusters[0] is
@@ -108,16 +124,42 @@ enum ts_syscall {
     TS_SYS_SYNC_SIGNAL = 33,    /* (int id) -> 0 */
     TS_SYS_SYNC_CLOSE = 34,     /* (int id) -> 0 */
     TS_SYS_SYNC_UNLINK = 35,    /* (int id) -> 0 */
+    TS_SYS_SYNC_IOCTL = 36,     /* (int id, int request, void *arg) -> 0; as MAILBOX_IOCTL */
+
+    /* (int tag) -> 0. Labels the calling thread (LWMPI: its world rank;
+     * -1: none). The console prefixes each of the thread's lines with it
+     * when the job was started with tag_output, and fault reports name it.
+     * -TS_EINVAL when tag < -1. */
+    TS_SYS_THREAD_TAG = 45,
 };
 
 #define TS_SYNC_ALL_TO_ONE 0
 #define TS_SYNC_ONE_TO_ALL 1
+
+/* ioctl requests on virtual mailboxes, portals and syncs. */
+#define TS_IKC_IOCTL_STATS 1
+
+/* Statistics of one virtual mailbox, portal or sync (TS_IKC_IOCTL_STATS),
+ * counted since it was created or opened. */
+struct ts_ikc_stats {
+    unsigned long bytes;        /* user bytes moved by completed reads and writes */
+    unsigned long reads;        /* completed reads (synchronous or AREAD) */
+    unsigned long writes;       /* completed writes (synchronous or AWRITE) */
+    unsigned long areads;       /* AREADs started */
+    unsigned long awrites;      /* AWRITEs started */
+    unsigned long waits;        /* completed WAITs (mailbox, portal and sync) */
+    unsigned long allows;       /* portal allows given */
+    unsigned long signals;      /* sync signals sent */
+    unsigned long transfer_ns;  /* time from the start to the end of every
+                                 * completed read, write and sync wait */
+};
 
 /* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
  * Port 0 is the kernel's; user programs use 1..TS_PORTS-1. */
 #define TS_PORTS 64
 #define TS_PORT_KERNEL 0            /* kernel-to-kernel messages (job exit, abort) */
 #define TS_PORT_NAMESERVER 1        /* name server's mailbox on cluster 0 */
+#define TS_PORT_NAME_DAEMON 2       /* the local name daemon's mailbox on every compute cluster */
 #define TS_PORT_MPI_BASE 8          /* MPI process with local index l: mailbox and portal port 8+l */
 #define TS_PORT_NAME_REPLY_BASE 32  /* name client on core c: reply mailbox port 32+c */
 
@@ -148,6 +190,11 @@ struct ts_job_info {
     int argc;                /* argv[0] is the program name */
     unsigned long timebase_hz; /* frequency of the `time` CSR (rdtime) */
     char args[TS_ARGS_MAX];  /* argc NUL-terminated strings, back to back */
+    /* IKC limits of this cluster (from the platform profile). */
+    int hw_mailboxes;        /* hardware input mailboxes */
+    int hw_portals;          /* hardware input portals */
+    int virtual_per_hw;      /* virtual abstractions one hardware resource carries */
+    int ikc_buffers;         /* messages the buffers table parks for other ports */
 };
 
 #endif
