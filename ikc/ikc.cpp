@@ -1,7 +1,26 @@
-// IKC pieces shared by mailboxes, portals and syncs.
-#include "ikc/ikc.hpp"
+// IKC pieces shared by mailboxes, portals and syncs: ports, the active and
+// virtual tables, statistics, asynchronous operations and ioctl.
+#include "ikc/virtual.hpp"
 
 namespace kernel::ikc {
+namespace {
+
+constinit ActiveTable<max_active> active;
+constinit VirtualTable mailboxes{Kind::mailbox};
+constinit VirtualTable portals{Kind::portal};
+
+// Hardware input resources of `cluster` of the given kind.
+int hw_count(Kind kind, int cluster) {
+    return kind == Kind::mailbox ? hal::noc::mailboxes(cluster) : hal::noc::portals(cluster);
+}
+
+ActiveKey key_for(Kind kind, bool input, int cluster, int port) {
+    return ActiveKey{static_cast<int>(kind), input, cluster, port % hw_count(kind, cluster)};
+}
+
+int per_hw_limit() { return static_cast<int>(hal::manifest().virtual_per_hw); }
+
+}  // namespace
 
 // Port 0 is the kernels' own (job reports, ring barrier): programs may
 // neither bind it nor send to it.
@@ -15,7 +34,166 @@ void mailbox_init();
 
 void init() {
     if (!hal::noc::fabric_fits()) panic("the profile's NoC fabric region is too small");
+    if (hal::manifest().virtual_per_hw < 1) panic("the profile gives no virtual abstraction per hardware resource");
     mailbox_init();
+}
+
+ActiveTable<max_active> &active_table() { return active; }
+VirtualTable &mailbox_table() { return mailboxes; }
+VirtualTable &portal_table() { return portals; }
+
+// ---- virtual tables ----------------------------------------------------------------
+
+long VirtualTable::create(int port) {
+    if (!valid_port(port)) return -TS_EINVAL;
+    Endpoint *free = nullptr;
+    for (Endpoint &e : entries) {
+        if (e.used && e.input && e.local_port == port) return -TS_EBUSY;
+        if (!e.used && !free) free = &e;
+    }
+    if (!free) return -TS_ENFILE;
+    const int a = active.attach(key_for(kind_, true, hal::cluster_id(), port), per_hw_limit());
+    if (a < 0) return a;
+    *free = Endpoint{};
+    free->used = true;
+    free->input = true;
+    free->owner = current_process();
+    free->local_port = port;
+    free->active = a;
+    return free - entries;
+}
+
+long VirtualTable::open(int local_port, int cluster, int port) {
+    if (!valid_port(local_port) || !valid_port(port) || !valid_cluster(cluster)) return -TS_EINVAL;
+    for (Endpoint &e : entries) {
+        if (e.used) continue;
+        const int a = active.attach(key_for(kind_, false, cluster, port), per_hw_limit());
+        if (a < 0) return a;
+        e = Endpoint{};
+        e.used = true;
+        e.owner = current_process();
+        e.local_port = local_port;
+        e.remote_cluster = cluster;
+        e.remote_port = port;
+        e.active = a;
+        return &e - entries;
+    }
+    return -TS_ENFILE;
+}
+
+long VirtualTable::get(int id, Dir dir, Endpoint *&out) {
+    out = nullptr;
+    if (id < 0 || id >= max_virtual) return -TS_EBADF;
+    Endpoint &e = entries[id];
+    if (!e.used || (dir == Dir::input && !e.input) || (dir == Dir::output && e.input)) return -TS_EBADF;
+    if (e.owner != current_process()) return -TS_EPERM;
+    out = &e;
+    return 0;
+}
+
+void VirtualTable::free(Endpoint &e) {
+    const int who = static_cast<int>(&e - entries) + 1;
+    active.unlock(e.active, who);
+    active.detach(e.active);
+    e.used = false;
+    serve_again();  // a transfer waiting for the lock may go on
+}
+
+long VirtualTable::release(int id, bool input) {
+    Endpoint *e;
+    if (long err = get(id, input ? Dir::input : Dir::output, e)) return err;
+    if (e->async.started && !e->async.finished) return -TS_EBUSY;
+    free(*e);
+    return 0;
+}
+
+void VirtualTable::release_process(Process *p) {
+    for (Endpoint &e : entries) {
+        if (!e.used || e.owner != p) continue;
+        if (e.async.started && !e.async.finished && e.async.cancel) e.async.cancel(e.async.call);
+        free(e);
+    }
+}
+
+bool VirtualTable::poll() {
+    bool finished = false;
+    for (Endpoint &e : entries) {
+        Async &a = e.async;
+        if (!e.used || !a.started || a.finished || (e.owner && e.owner->killed)) continue;
+        const long r = run_as(e.owner, a.attempt, a.call);
+        if (r == pending) continue;
+        a.result = r;
+        a.finished = true;
+        finished = true;
+    }
+    return finished;
+}
+
+bool poll() {
+    const bool m = mailboxes.poll();
+    const bool p = portals.poll();
+    return m || p;
+}
+
+void sync_release_process(Process *p);
+
+void release_process(Process *p) {
+    mailboxes.release_process(p);
+    portals.release_process(p);
+    sync_release_process(p);
+}
+
+// ---- statistics ------------------------------------------------------------------------
+
+uint64_t elapsed_ns(const Progress &p) {
+    const unsigned __int128 ticks = hal::time() - p.start;
+    return static_cast<uint64_t>(ticks * 1000000000u / hal::timebase());
+}
+
+void count_transfer(ts_ikc_stats &s, const Progress &p, size_t bytes, bool write) {
+    s.bytes += bytes;
+    ++(write ? s.writes : s.reads);
+    s.transfer_ns += elapsed_ns(p);
+}
+
+long endpoint_ioctl(VirtualTable &t, Call &c) {
+    Endpoint *e;
+    if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
+    if (c.a[1] != TS_IKC_IOCTL_STATS) return -TS_EINVAL;
+    return copy_to_user(c.a[2], &e->stats, sizeof(e->stats));
+}
+
+// ---- asynchronous operations -------------------------------------------------------
+
+long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*cancel)(Call &)) {
+    Endpoint *e;
+    if (long err = t.get(static_cast<int>(c.a[0]), dir, e)) return err;
+    if (e->async.started) return -TS_EBUSY;  // WAIT for the last one first
+    if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
+    ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
+    e->async = Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0};
+    serve_again();  // the master's next pass makes the first attempt
+    return 0;
+}
+
+long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt) {
+    if (!c.p.start) {
+        Endpoint *e;
+        if (long err = t.get(static_cast<int>(c.a[0]), dir, e)) return err;
+        if (e->async.started) return -TS_EBUSY;
+    }
+    return attempt(c);
+}
+
+long async_wait(VirtualTable &t, Call &c) {
+    Endpoint *e;
+    if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
+    Async &a = e->async;
+    if (!a.started) return -TS_EINVAL;  // nothing to wait for
+    if (!a.finished) return pending;    // poll() moves it on
+    a.started = false;
+    ++e->stats.waits;
+    return a.result;
 }
 
 }  // namespace kernel::ikc

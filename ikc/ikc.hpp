@@ -1,35 +1,49 @@
 // Inter-kernel communication: virtual mailboxes, portals and syncs,
 // multiplexed over the cluster's NoC resources through logical ports.
 //
-// Every cluster has one hardware input mailbox and one hardware input
-// portal (hal::noc); any number of virtual ones (up to the table sizes)
-// share them, each bound to a logical port 0..TS_PORTS-1. Ids returned here
-// index the virtual tables; an object belongs to the process that made it
-// (nullptr: the kernel itself) and only its owner may use it.
+// Each cluster has the hardware input mailboxes and portals its profile
+// gives it (hal::noc). Programs never see them: they create and open
+// virtual abstractions by (cluster, logical port), 0..TS_PORTS-1; the
+// kernel maps them N:1 onto the hardware through an active table
+// (active.hpp) and parks messages that arrive for other ports in a buffers
+// table (buffers.hpp). Ids returned here index the virtual tables; an
+// object belongs to the process that made it (nullptr: the kernel itself)
+// and only its owner may use it.
 //
 // Only the master runs these functions (kernel calls are forwarded to it),
-// so the tables have a single writer and need no lock. An operation that
-// may have to wait is written as attempts: it returns `pending` until it is
-// done; the master tries again on a later event. Buffers are kernel
-// addresses or user addresses the kernel-call layer has just checked.
+// so the tables have a single writer and need no lock of their own. An
+// operation that may have to wait is written as attempts: it returns
+// `pending` until it is done; the master tries again on a later event.
+// Buffers are kernel addresses or user addresses the kernel-call layer has
+// just checked.
 #pragma once
 
 #include "kernel/kernel.hpp"
 
 namespace kernel::ikc {
 
+/// Checks the profile's NoC parameters against the kernel's tables; panics
+/// when they do not fit (the image builder refuses such profiles first).
 void init();
 /// Bytes of user data that fit in one mailbox message.
 size_t mailbox_payload();
+/// The master, on every pass: attempts the running asynchronous operations.
+/// True when one finished (a WAIT may complete).
+bool poll();
+/// The master, when p has ended: frees p's mailboxes, portals and syncs.
+void release_process(Process *p);
 
+/// An input mailbox on `port`: id, -TS_EINVAL, -TS_EBUSY, -TS_ENFILE.
 long mailbox_create(int port);
+/// An output mailbox from local_port to (cluster, port): id, -TS_EINVAL, -TS_ENFILE.
 long mailbox_open(int local_port, int cluster, int port);
 /// Next message for the mailbox's port, in arrival order; copies
 /// min(size, message bytes) and returns the message's bytes, or pending.
-long mailbox_read(int id, void *buf, size_t size);
+/// p (optional) times the read for the statistics.
+long mailbox_read(int id, void *buf, size_t size, Progress *p = nullptr);
 /// size, -TS_EINVAL (more than mailbox_payload()), or pending while the
 /// receiver's slot is full.
-long mailbox_write(int id, const void *buf, size_t size);
+long mailbox_write(int id, const void *buf, size_t size, Progress *p = nullptr);
 /// The kernel's own sends (no virtual mailbox needed): one message from
 /// local_port to (cluster, port), or pending. Arguments must be valid.
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size);
@@ -37,6 +51,8 @@ long mailbox_close(int id);
 long mailbox_unlink(int id);
 
 long portal_create(int port);
+/// Lets (cluster, port) send the next transfer to input portal id: 0,
+/// -TS_EBADF, -TS_EPERM, -TS_EINVAL.
 long portal_allow(int id, int cluster, int port);
 long portal_open(int local_port, int cluster, int port);
 /// Receives exactly `size` bytes from the allowed sender into buf (which
@@ -57,7 +73,7 @@ long sync_signal(int id);
 long sync_close(int id);
 long sync_unlink(int id);
 
-// ---- kernel-call adapters ------------------------------------------------------
+// ---- kernel-call handlers ----------------------------------------------------
 // They turn a kernel call's registers into the arguments of the functions
 // above, checking user buffers on every attempt (a buffer may be unmapped by
 // another thread between two attempts); syscall.cpp lists them.
@@ -72,25 +88,19 @@ long sys_three(Call &c) {
     return F(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2]));
 }
 
-template <long (*F)(int, void *, size_t)>
-long sys_receive(Call &c) {
-    if (long err = check_user(c.a[1], c.a[2], true)) return err;
-    return F(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2]);
-}
+long sys_mailbox_read(Call &c);
+long sys_mailbox_write(Call &c);
+long sys_mailbox_aread(Call &c);
+long sys_mailbox_awrite(Call &c);
+long sys_mailbox_wait(Call &c);
+long sys_mailbox_ioctl(Call &c);
 
-template <long (*F)(int, const void *, size_t)>
-long sys_send(Call &c) {
-    if (long err = check_user(c.a[1], c.a[2], false)) return err;
-    return F(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2]);
-}
-
-/// Portal read (Buf = void *) and write (Buf = const void *).
-template <class Buf, long (*F)(int, Buf, size_t, Progress &)>
-long sys_transfer(Call &c) {
-    constexpr bool to_user = !__is_same(Buf, const void *);
-    if (long err = check_user(c.a[1], c.a[2], to_user)) return err;
-    return F(static_cast<int>(c.a[0]), reinterpret_cast<Buf>(c.a[1]), c.a[2], c.p);
-}
+long sys_portal_read(Call &c);
+long sys_portal_write(Call &c);
+long sys_portal_aread(Call &c);
+long sys_portal_awrite(Call &c);
+long sys_portal_wait(Call &c);
+long sys_portal_ioctl(Call &c);
 
 /// For sync create/open: copies the user's cluster list first.
 template <long (*F)(const int *, int, int, int)>
@@ -103,84 +113,14 @@ long sys_sync_make(Call &c) {
 }
 
 inline long sys_sync_wait(Call &c) { return sync_wait(static_cast<int>(c.a[0]), c.p); }
-
-// ---- shared by mailboxes and portals ----------------------------------------
-
-/// A virtual mailbox or portal: an input bound to a local port, or an
-/// output from a local port to a remote (cluster, port).
-struct Endpoint {
-    bool used = false;
-    bool input = false;
-    Process *owner = nullptr;
-    int local_port = 0;
-    int remote_cluster = -1;
-    int remote_port = -1;
-    bool allowed = false;  ///< input portals: an allow waits for its read
-    int allow_cluster = -1;
-    int allow_port = -1;
-};
-
-/// The virtual table of one abstraction.
-template <int N>
-struct EndpointTable {
-    Endpoint entries[N];
-
-    /// A new input on `port`: id, -TS_EINVAL (bad port), -TS_EBUSY, -TS_ENFILE.
-    long create(int port);
-    /// A new output: id, -TS_EINVAL (bad port or cluster), -TS_ENFILE.
-    long open(int local_port, int cluster, int port);
-    /// The caller's endpoint `id` of the given direction, or nullptr.
-    Endpoint *get(int id, bool input);
-    /// Frees the caller's endpoint: 0 or -TS_EBADF.
-    long release(int id, bool input);
-};
-
-bool valid_port(int port);
-bool valid_cluster(int cluster);
-
-template <int N>
-long EndpointTable<N>::create(int port) {
-    if (!valid_port(port)) return -TS_EINVAL;
-    int free = -1;
-    for (int i = 0; i < N; ++i) {
-        if (entries[i].used && entries[i].input && entries[i].local_port == port) return -TS_EBUSY;
-        if (!entries[i].used && free < 0) free = i;
-    }
-    if (free < 0) return -TS_ENFILE;
-    entries[free] = Endpoint{true, true, current_process(), port};
-    return free;
-}
-
-template <int N>
-long EndpointTable<N>::open(int local_port, int cluster, int port) {
-    if (!valid_port(local_port) || !valid_port(port) || !valid_cluster(cluster)) return -TS_EINVAL;
-    for (int i = 0; i < N; ++i) {
-        if (!entries[i].used) {
-            entries[i] = Endpoint{true, false, current_process(), local_port, cluster, port};
-            return i;
-        }
-    }
-    return -TS_ENFILE;
-}
-
-template <int N>
-Endpoint *EndpointTable<N>::get(int id, bool input) {
-    if (id < 0 || id >= N) return nullptr;
-    Endpoint &e = entries[id];
-    return e.used && e.input == input && e.owner == current_process() ? &e : nullptr;
-}
-
-template <int N>
-long EndpointTable<N>::release(int id, bool input) {
-    Endpoint *e = get(id, input);
-    if (!e) return -TS_EBADF;
-    e->used = false;
-    return 0;
-}
+long sys_sync_ioctl(Call &c);
 
 /// Tag of a portal transfer between two ports (carried by the allow).
 constexpr uint32_t portal_tag(int sender_port, int receiver_port) {
     return static_cast<uint32_t>(sender_port) << 16 | static_cast<uint32_t>(receiver_port);
 }
+
+bool valid_port(int port);
+bool valid_cluster(int cluster);
 
 }  // namespace kernel::ikc

@@ -1,20 +1,21 @@
-// Virtual mailboxes over the cluster's one hardware input mailbox.
+// Virtual mailboxes over the cluster's hardware input mailboxes.
 //
 // A hardware message carries a small header (destination port, source
 // port, length) before the user data. A reader takes the next message for
 // its port: first from the buffers table, where messages that arrived for
-// other ports are parked, then from the hardware slots. When the buffers
-// table is full, messages stay in the hardware slots, so their senders wait
-// (flow control): nothing is dropped, and per sender the order is kept.
+// other ports are parked, then from the slots of its port's hardware
+// mailbox. When the buffers table is full, messages stay in the hardware
+// slots, so their senders wait (flow control): nothing is dropped, and per
+// sender the order is kept.
 #include <string.h>
 
-#include "ikc/ikc.hpp"
+#include "ikc/buffers.hpp"
+#include "ikc/virtual.hpp"
 
 namespace kernel::ikc {
 namespace {
 
-constexpr int max_mailboxes = 128;
-constexpr int max_parked = 128;
+constexpr int max_buffers = 256;  // the profile's ikc_buffers may not exceed it
 constexpr size_t max_message = 256;
 
 struct Header {
@@ -29,89 +30,88 @@ struct Message {
     char data[max_message - sizeof(Header)];
 };
 
-struct Parked {
-    bool used;
-    uint64_t seq;  // arrival order
-    Message msg;
-};
-
-EndpointTable<max_mailboxes> mailboxes;
-Parked parked[max_parked];
-int nparked;
-uint64_t next_seq;
-
-void park(const Message &m) {
-    for (Parked &p : parked) {
-        if (!p.used) {
-            p = Parked{true, next_seq++, m};
-            ++nparked;
-            return;
-        }
-    }
-}
+constinit BuffersTable<Message, max_buffers> buffers;
 
 bool take_parked(int port, Message &out) {
-    Parked *oldest = nullptr;
-    for (Parked &p : parked)
-        if (p.used && p.msg.h.dst_port == port && (!oldest || p.seq < oldest->seq)) oldest = &p;
-    if (!oldest) return false;
-    out = oldest->msg;
-    oldest->used = false;
+    const bool was_full = buffers.full();
+    if (!buffers.take(port, out)) return false;
     // Readers whose messages wait in hardware slots for room may go on.
-    if (nparked-- == max_parked) serve_again();
+    if (was_full) serve_again();
     return true;
 }
 
-
-// Empties the hardware slots into `out` (the first message for `port`) and
-// the buffers table (all others). A slot is only emptied while the buffers
-// table has room for whatever it holds. True when `out` was filled.
-bool poll_hardware(int port, Message &out) {
+// Empties the slots of hardware mailbox `hw` into `out` (the first message
+// for `port`) and the buffers table (all others). A slot is only emptied
+// while the buffers table has room. True when `out` was filled.
+bool poll_hardware(int hw, int port, Message &out) {
     bool got = false;
     const int n = static_cast<int>(hal::manifest().nclusters);
-    const int nhw = hal::noc::mailboxes(hal::cluster_id());
-    for (int i = 0; i < n * nhw && nparked < max_parked; ++i) {
+    for (int src = 0; src < n && !buffers.full(); ++src) {
         Message m;
-        if (!hal::noc::mailbox_receive(i / n, i % n, &m)) continue;
+        if (!hal::noc::mailbox_receive(hw, src, &m)) continue;
         if (!got && m.h.dst_port == port) {
             out = m;
             got = true;
         } else {
-            park(m);
+            buffers.park(m.h.dst_port, m);
             serve_again();  // its owner may be waiting
         }
     }
     return got;
 }
 
+long read_call(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], true)) return err;
+    return mailbox_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], &c.p);
+}
+
+long write_call(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], false)) return err;
+    return mailbox_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], &c.p);
+}
+
 }  // namespace
 
 void mailbox_init() {
+    const ts_manifest &m = hal::manifest();
     if (hal::noc::mailbox_size() > max_message || hal::noc::mailbox_size() <= sizeof(Header))
         panic("mailbox message size of the profile is not supported");
+    if (m.ikc_buffers < 1 || m.ikc_buffers > max_buffers) panic("buffers table size of the profile is not supported");
+    buffers.set_limit(m.ikc_buffers);
 }
 
 size_t mailbox_payload() { return hal::noc::mailbox_size() - sizeof(Header); }
 
-long mailbox_create(int port) { return mailboxes.create(port); }
-long mailbox_open(int local_port, int cluster, int port) { return mailboxes.open(local_port, cluster, port); }
-long mailbox_close(int id) { return mailboxes.release(id, false); }
-long mailbox_unlink(int id) { return mailboxes.release(id, true); }
+long mailbox_create(int port) { return mailbox_table().create(port); }
+long mailbox_open(int local_port, int cluster, int port) { return mailbox_table().open(local_port, cluster, port); }
+long mailbox_close(int id) { return mailbox_table().release(id, false); }
+long mailbox_unlink(int id) { return mailbox_table().release(id, true); }
 
-long mailbox_read(int id, void *buf, size_t size) {
-    const Endpoint *e = mailboxes.get(id, true);
-    if (!e) return -TS_EBADF;
+long mailbox_read(int id, void *buf, size_t size, Progress *p) {
+    Endpoint *e;
+    if (long err = mailbox_table().get(id, Dir::input, e)) return err;
+    Progress once;
+    Progress &prog = p ? *p : once;
+    mark_start(prog);
+    const int hw = e->local_port % hal::noc::mailboxes(hal::cluster_id());
     Message m;
-    if (!take_parked(e->local_port, m) && !poll_hardware(e->local_port, m)) return pending;
+    if (!take_parked(e->local_port, m) && !poll_hardware(hw, e->local_port, m)) return pending;
     const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
-    memcpy(buf, m.data, length < size ? length : size);
+    const size_t copied = length < size ? length : size;
+    memcpy(buf, m.data, copied);
+    count_transfer(e->stats, prog, copied, false);
     return static_cast<long>(length);
 }
 
-long mailbox_write(int id, const void *buf, size_t size) {
-    const Endpoint *e = mailboxes.get(id, false);
-    if (!e) return -TS_EBADF;
-    return mailbox_send(e->local_port, e->remote_cluster, e->remote_port, buf, size);
+long mailbox_write(int id, const void *buf, size_t size, Progress *p) {
+    Endpoint *e;
+    if (long err = mailbox_table().get(id, Dir::output, e)) return err;
+    Progress once;
+    Progress &prog = p ? *p : once;
+    mark_start(prog);
+    const long r = mailbox_send(e->local_port, e->remote_cluster, e->remote_port, buf, size);
+    if (r >= 0) count_transfer(e->stats, prog, size, true);
+    return r;
 }
 
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size) {
@@ -123,5 +123,12 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
     const int hw = port % hal::noc::mailboxes(cluster);
     return hal::noc::mailbox_send(cluster, hw, &m) ? static_cast<long>(size) : pending;
 }
+
+long sys_mailbox_read(Call &c) { return sync_call(mailbox_table(), c, Dir::input, read_call); }
+long sys_mailbox_write(Call &c) { return sync_call(mailbox_table(), c, Dir::output, write_call); }
+long sys_mailbox_aread(Call &c) { return async_start(mailbox_table(), c, Dir::input, read_call, nullptr); }
+long sys_mailbox_awrite(Call &c) { return async_start(mailbox_table(), c, Dir::output, write_call, nullptr); }
+long sys_mailbox_wait(Call &c) { return async_wait(mailbox_table(), c); }
+long sys_mailbox_ioctl(Call &c) { return endpoint_ioctl(mailbox_table(), c); }
 
 }  // namespace kernel::ikc

@@ -1,80 +1,108 @@
-// Virtual portals over the cluster's one hardware input portal.
+// Virtual portals over the cluster's hardware input portals.
 //
 // The receiver allows one (cluster, port) on its virtual portal, then
-// reads: it holds the hardware input portal for the whole transfer (one
-// transfer at a time per cluster), and the data flows chunk by chunk from
-// the sender's buffer straight into the receiver's. A transfer that waits
-// for chunks keeps its place in its Progress.
-#include "ikc/ikc.hpp"
+// reads: it takes the lock of its port's hardware portal (the active-table
+// entry) for the whole transfer, so the virtual portals that share one
+// hardware portal take turns, one transfer at a time; the data flows chunk
+// by chunk from the sender's buffer straight into the receiver's. A
+// transfer that waits for chunks keeps its place in its Progress.
+#include "ikc/virtual.hpp"
 
 namespace kernel::ikc {
 namespace {
 
-constexpr int max_portals = 64;
+int input_hw(const Endpoint &e) { return e.local_port % hal::noc::portals(hal::cluster_id()); }
+int lock_owner(int id) { return id + 1; }
 
-EndpointTable<max_portals> portals;
-bool hardware_busy;  // the input portal is in a transfer
+long read_call(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], true)) return err;
+    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.p);
+}
+
+long write_call(Call &c) {
+    if (long err = check_user(c.a[1], c.a[2], false)) return err;
+    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], c.p);
+}
 
 }  // namespace
 
-long portal_create(int port) { return portals.create(port); }
-long portal_open(int local_port, int cluster, int port) { return portals.open(local_port, cluster, port); }
-long portal_close(int id) { return portals.release(id, false); }
-long portal_unlink(int id) { return portals.release(id, true); }
+long portal_create(int port) { return portal_table().create(port); }
+long portal_open(int local_port, int cluster, int port) { return portal_table().open(local_port, cluster, port); }
+long portal_close(int id) { return portal_table().release(id, false); }
+long portal_unlink(int id) { return portal_table().release(id, true); }
 
 long portal_allow(int id, int cluster, int port) {
-    Endpoint *e = portals.get(id, true);
-    if (!e) return -TS_EBADF;
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::input, e)) return err;
     if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
     e->allowed = true;
     e->allow_cluster = cluster;
     e->allow_port = port;
+    ++e->stats.allows;
     return 0;
 }
 
-// Steps: 0 check and wait for the hardware portal, 1 move chunks.
+// Steps: 0 check and take the hardware portal's lock, 1 move chunks.
 long portal_read(int id, void *buf, size_t size, Progress &p) {
-    Endpoint *e = portals.get(id, true);
-    if (!e) return -TS_EBADF;
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::input, e)) return err;
+    mark_start(p);
     if (p.step == 0) {
         if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
         if (size == 0) {
             e->allowed = false;
+            count_transfer(e->stats, p, 0, false);
             return 0;
         }
-        if (hardware_busy) return pending;  // one transfer at a time
-        hardware_busy = true;
+        if (!active_table().lock(e->active, lock_owner(id))) return pending;  // another transfer
         e->allowed = false;
-        hal::noc::portal_allow(e->local_port % hal::noc::portals(hal::cluster_id()), e->allow_cluster, portal_tag(e->allow_port, e->local_port));
+        hal::noc::portal_allow(input_hw(*e), e->allow_cluster, portal_tag(e->allow_port, e->local_port));
         p.step = 1;
     }
     auto *dst = static_cast<char *>(buf);
     while (p.done < size) {
-        const size_t n = hal::noc::portal_read_chunk(e->local_port % hal::noc::portals(hal::cluster_id()), dst + p.done, size - p.done);
+        const size_t n = hal::noc::portal_read_chunk(input_hw(*e), dst + p.done, size - p.done);
         if (n == 0) return pending;
         p.done += n;
     }
-    hardware_busy = false;
+    active_table().unlock(e->active, lock_owner(id));
     serve_again();  // another reader may be waiting for the hardware portal
+    count_transfer(e->stats, p, size, false);
     return static_cast<long>(size);
 }
 
 void portal_read_cancel(Call &c) {
-    if (c.p.step == 1) hardware_busy = false;
+    const int id = static_cast<int>(c.a[0]);
+    if (c.p.step != 1 || id < 0 || id >= max_virtual) return;
+    Endpoint &e = portal_table().entries[id];
+    if (e.used) active_table().unlock(e.active, lock_owner(id));
+    serve_again();
 }
 
 long portal_write(int id, const void *buf, size_t size, Progress &p) {
-    const Endpoint *e = portals.get(id, false);
-    if (!e) return -TS_EBADF;
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::output, e)) return err;
+    mark_start(p);
+    const int hw = e->remote_port % hal::noc::portals(e->remote_cluster);
     const uint32_t tag = portal_tag(e->local_port, e->remote_port);
     const auto *src = static_cast<const char *>(buf);
     const size_t chunk = hal::noc::portal_chunk();
     while (p.done < size) {
         const size_t n = size - p.done < chunk ? size - p.done : chunk;
-        if (!hal::noc::portal_write_chunk(e->remote_cluster, e->remote_port % hal::noc::portals(e->remote_cluster), tag, src + p.done, n)) return pending;
+        if (!hal::noc::portal_write_chunk(e->remote_cluster, hw, tag, src + p.done, n)) return pending;
         p.done += n;
     }
+    count_transfer(e->stats, p, size, true);
     return static_cast<long>(size);
 }
+
+long sys_portal_read(Call &c) { return sync_call(portal_table(), c, Dir::input, read_call); }
+long sys_portal_write(Call &c) { return sync_call(portal_table(), c, Dir::output, write_call); }
+long sys_portal_aread(Call &c) {
+    return async_start(portal_table(), c, Dir::input, read_call, portal_read_cancel);
+}
+long sys_portal_awrite(Call &c) { return async_start(portal_table(), c, Dir::output, write_call, nullptr); }
+long sys_portal_wait(Call &c) { return async_wait(portal_table(), c); }
+long sys_portal_ioctl(Call &c) { return endpoint_ioctl(portal_table(), c); }
 
 }  // namespace kernel::ikc

@@ -7,7 +7,7 @@
 //               signal; the one opens it and signals all.
 // Signals are counted per (port, sender), so none is lost if a signal
 // arrives before the wait. A barrier is ALL_TO_ONE followed by ONE_TO_ALL.
-#include "ikc/ikc.hpp"
+#include "ikc/virtual.hpp"
 
 namespace kernel::ikc {
 namespace {
@@ -22,6 +22,7 @@ struct Sync {
     int port = 0;
     int n = 0;
     int clusters[TS_MAX_CLUSTERS] = {};
+    ts_ikc_stats stats{};
 };
 
 Sync syncs[max_syncs];
@@ -48,15 +49,21 @@ long make(const int *clusters, int n, int type, int port, bool waiter) {
     }
     if (free < 0) return -TS_ENFILE;
     Sync &s = syncs[free];
-    s = Sync{true, waiter, current_process(), type, port, n, {}};
+    s = Sync{true, waiter, current_process(), type, port, n, {}, {}};
     for (int i = 0; i < n; ++i) s.clusters[i] = clusters[i];
     return free;
 }
 
-Sync *get(int id, bool waiter) {
-    if (id < 0 || id >= max_syncs) return nullptr;
+// The caller's sync `id` in out: 0, -TS_EBADF (no such sync of that side)
+// or -TS_EPERM (another process's).
+long get(int id, Dir dir, Sync *&out) {
+    out = nullptr;
+    if (id < 0 || id >= max_syncs) return -TS_EBADF;
     Sync &s = syncs[id];
-    return s.used && s.waiter == waiter && s.owner == current_process() ? &s : nullptr;
+    if (!s.used || (dir == Dir::input && !s.waiter) || (dir == Dir::output && s.waiter)) return -TS_EBADF;
+    if (s.owner != current_process()) return -TS_EPERM;
+    out = &s;
+    return 0;
 }
 
 }  // namespace
@@ -67,21 +74,25 @@ long sync_open(const int *clusters, int n, int type, int port) { return make(clu
 
 // p.done counts the signals consumed so far, in list order.
 long sync_wait(int id, Progress &p) {
-    const Sync *s = get(id, true);
-    if (!s) return -TS_EBADF;
+    Sync *s;
+    if (long err = get(id, Dir::input, s)) return err;
+    mark_start(p);
     const int first = s->type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
     const int last = s->type == TS_SYNC_ALL_TO_ONE ? s->n : 1;
     for (int i = first + static_cast<int>(p.done); i < last; ++i) {
         if (!hal::noc::sync_consume(s->port, s->clusters[i])) return pending;
         ++p.done;
     }
+    ++s->stats.waits;
+    s->stats.transfer_ns += elapsed_ns(p);
     return 0;
 }
 
 long sync_signal(int id) {
-    const Sync *e = get(id, false);
-    if (!e) return -TS_EBADF;
-    const Sync &s = *e;
+    Sync *e;
+    if (long err = get(id, Dir::output, e)) return err;
+    Sync &s = *e;
+    ++s.stats.signals;
     if (s.type == TS_SYNC_ALL_TO_ONE) {
         hal::noc::sync_signal(s.clusters[0], s.port);
     } else {
@@ -92,16 +103,28 @@ long sync_signal(int id) {
 
 namespace {
 
-long release(int id, bool waiter) {
-    Sync *e = get(id, waiter);
-    if (!e) return -TS_EBADF;
+long release(int id, Dir dir) {
+    Sync *e;
+    if (long err = get(id, dir, e)) return err;
     e->used = false;
     return 0;
 }
 
 }  // namespace
 
-long sync_close(int id) { return release(id, false); }
-long sync_unlink(int id) { return release(id, true); }
+void sync_release_process(Process *p) {
+    for (Sync &s : syncs)
+        if (s.used && s.owner == p) s.used = false;
+}
+
+long sys_sync_ioctl(Call &c) {
+    Sync *s;
+    if (long err = get(static_cast<int>(c.a[0]), Dir::any, s)) return err;
+    if (c.a[1] != TS_IKC_IOCTL_STATS) return -TS_EINVAL;
+    return copy_to_user(c.a[2], &s->stats, sizeof(s->stats));
+}
+
+long sync_close(int id) { return release(id, Dir::output); }
+long sync_unlink(int id) { return release(id, Dir::input); }
 
 }  // namespace kernel::ikc

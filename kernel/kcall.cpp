@@ -9,6 +9,7 @@
 // arrived, a full slot at the receiver) returns `pending`: its slot stays
 // posted and the master tries it again on its next event, so one waiting
 // call never holds up the others.
+#include "ikc/ikc.hpp"
 #include "kernel/kernel.hpp"
 
 namespace kernel {
@@ -90,14 +91,8 @@ bool serve_one(int core, Slot &s) {
         return true;
     }
     if (s.seq == 0) s.seq = ++next_seq;
-    if (active_space != &s.proc->space) {
-        s.proc->space.activate();  // user pointers are the caller's
-        active_space = &s.proc->space;
-    }
-    serving = s.proc;
     serving_core = core;
-    const long r = s.handler(s.call);
-    serving = nullptr;
+    const long r = run_as(s.proc, s.handler, s.call);
     serving_core = 0;
     if (r == pending) return false;
     finish(core, s, r);
@@ -105,6 +100,17 @@ bool serve_one(int core, Slot &s) {
 }
 
 }  // namespace
+
+long run_as(Process *p, Handler handler, Call &c) {
+    if (p && active_space != &p->space) {
+        p->space.activate();  // user pointers are the caller's
+        active_space = &p->space;
+    }
+    serving = p;
+    const long r = handler(c);
+    serving = nullptr;
+    return r;
+}
 
 Process *current_process() { return hal::core_id() == 0 ? serving : threads[hal::core_id()].proc; }
 
@@ -137,6 +143,7 @@ void serve_calls() {
                 earliest = s.call.deadline;
             }
         }
+        if (ikc::poll()) again = true;  // an asynchronous transfer finished: a WAIT may go on
     } while (again);
     if (earliest) {
         hal::set_timer(earliest);

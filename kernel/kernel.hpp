@@ -121,6 +121,7 @@ constexpr long pending = LONG_MIN;
 struct Progress {
     uint64_t step = 0;  ///< operation-defined stage
     uint64_t done = 0;  ///< operation-defined count (e.g. bytes moved)
+    uint64_t start = 0; ///< time() of the first attempt, where the operation records it
 };
 
 /// One kernel call being served: its arguments and its progress.
@@ -131,6 +132,11 @@ struct Call {
 };
 
 using Handler = long (*)(Call &c);
+
+/// The master: runs `handler` on c as if serving a call of process p (p's
+/// address space active, current_process() == p; nullptr: the kernel's
+/// own). Returns what the handler returns.
+long run_as(Process *p, Handler handler, Call &c);
 
 /// Where a kernel call is served.
 enum class Where { local, master };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernel/elf.hpp"
+#include "ikc/ikc.hpp"
 #include "kernel/kernel.hpp"
 
 namespace kernel {
@@ -106,7 +107,7 @@ long end_thread(Call &c) {
     const int status = static_cast<int>(c.a[0]);
     if (c.a[1]) process_kill(p, status);
     if (status != 0 && p->status == 0) p->status = status;
-    --p->live_threads;
+    if (--p->live_threads == 0) ikc::release_process(p);  // its mailboxes, portals and syncs
     hal::Guard g(lock);
     Thread &t = threads[caller_core()];
     t.exit_status = status;

@@ -291,6 +291,10 @@ static const char *const call_names[NUMBERS] = {
     [TS_SYS_MAILBOX_WRITE] = "mailbox_write",
     [TS_SYS_MAILBOX_CLOSE] = "mailbox_close",
     [TS_SYS_MAILBOX_UNLINK] = "mailbox_unlink",
+    [TS_SYS_MAILBOX_AREAD] = "mailbox_aread",
+    [TS_SYS_MAILBOX_AWRITE] = "mailbox_awrite",
+    [TS_SYS_MAILBOX_WAIT] = "mailbox_wait",
+    [TS_SYS_MAILBOX_IOCTL] = "mailbox_ioctl",
     [TS_SYS_PORTAL_CREATE] = "portal_create",
     [TS_SYS_PORTAL_ALLOW] = "portal_allow",
     [TS_SYS_PORTAL_OPEN] = "portal_open",
@@ -298,12 +302,17 @@ static const char *const call_names[NUMBERS] = {
     [TS_SYS_PORTAL_WRITE] = "portal_write",
     [TS_SYS_PORTAL_CLOSE] = "portal_close",
     [TS_SYS_PORTAL_UNLINK] = "portal_unlink",
+    [TS_SYS_PORTAL_AREAD] = "portal_aread",
+    [TS_SYS_PORTAL_AWRITE] = "portal_awrite",
+    [TS_SYS_PORTAL_WAIT] = "portal_wait",
+    [TS_SYS_PORTAL_IOCTL] = "portal_ioctl",
     [TS_SYS_SYNC_CREATE] = "sync_create",
     [TS_SYS_SYNC_OPEN] = "sync_open",
     [TS_SYS_SYNC_WAIT] = "sync_wait",
     [TS_SYS_SYNC_SIGNAL] = "sync_signal",
     [TS_SYS_SYNC_CLOSE] = "sync_close",
     [TS_SYS_SYNC_UNLINK] = "sync_unlink",
+    [TS_SYS_SYNC_IOCTL] = "sync_ioctl",
 };
 
 static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }

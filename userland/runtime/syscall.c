@@ -100,3 +100,42 @@ int ts_sync_wait(int id) { return (int)TS__SC1(TS_SYS_SYNC_WAIT, id); }
 int ts_sync_signal(int id) { return (int)TS__SC1(TS_SYS_SYNC_SIGNAL, id); }
 int ts_sync_close(int id) { return (int)TS__SC1(TS_SYS_SYNC_CLOSE, id); }
 int ts_sync_unlink(int id) { return (int)TS__SC1(TS_SYS_SYNC_UNLINK, id); }
+
+long ts_mailbox_aread(int id, void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_MAILBOX_AREAD, id, buf, size);
+}
+
+long ts_mailbox_awrite(int id, const void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_MAILBOX_AWRITE, id, buf, size);
+}
+
+long ts_mailbox_wait(int id) { return TS__SC1(TS_SYS_MAILBOX_WAIT, id); }
+
+int ts_mailbox_ioctl(int id, int request, void *arg)
+{
+    return (int)TS__SC3(TS_SYS_MAILBOX_IOCTL, id, request, arg);
+}
+
+long ts_portal_aread(int id, void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_PORTAL_AREAD, id, buf, size);
+}
+
+long ts_portal_awrite(int id, const void *buf, unsigned long size)
+{
+    return TS__SC3(TS_SYS_PORTAL_AWRITE, id, buf, size);
+}
+
+long ts_portal_wait(int id) { return TS__SC1(TS_SYS_PORTAL_WAIT, id); }
+
+int ts_portal_ioctl(int id, int request, void *arg)
+{
+    return (int)TS__SC3(TS_SYS_PORTAL_IOCTL, id, request, arg);
+}
+
+int ts_sync_ioctl(int id, int request, void *arg)
+{
+    return (int)TS__SC3(TS_SYS_SYNC_IOCTL, id, request, arg);
+}

@@ -127,6 +127,13 @@ long ts_mailbox_read(int id, void *buf, unsigned long size);
 long ts_mailbox_write(int id, const void *buf, unsigned long size);
 int  ts_mailbox_close(int id);
 int  ts_mailbox_unlink(int id);
+/* Asynchronous forms: 0 once started; ts_mailbox_wait returns what the
+ * synchronous call would have (the buffer must live until then). */
+long ts_mailbox_aread(int id, void *buf, unsigned long size);
+long ts_mailbox_awrite(int id, const void *buf, unsigned long size);
+long ts_mailbox_wait(int id);
+/* TS_IKC_IOCTL_STATS: copies the mailbox's struct ts_ikc_stats to arg. */
+int  ts_mailbox_ioctl(int id, int request, void *arg);
 
 int  ts_portal_create(int port);
 int  ts_portal_allow(int id, int cluster, int port);
@@ -135,6 +142,10 @@ long ts_portal_read(int id, void *buf, unsigned long size);
 long ts_portal_write(int id, const void *buf, unsigned long size);
 int  ts_portal_close(int id);
 int  ts_portal_unlink(int id);
+long ts_portal_aread(int id, void *buf, unsigned long size);
+long ts_portal_awrite(int id, const void *buf, unsigned long size);
+long ts_portal_wait(int id);
+int  ts_portal_ioctl(int id, int request, void *arg);
 
 int ts_sync_create(const int *clusters, int n, int type, int port);
 int ts_sync_open(const int *clusters, int n, int type, int port);
@@ -142,6 +153,18 @@ int ts_sync_wait(int id);
 int ts_sync_signal(int id);
 int ts_sync_close(int id);
 int ts_sync_unlink(int id);
+int ts_sync_ioctl(int id, int request, void *arg);
+
+/* A barrier between the clusters of a list (clusters[0] first), built from
+ * an ALL_TO_ONE and a ONE_TO_ALL sync on one logical port. Every listed
+ * cluster creates it with the same list and port, then calls wait. */
+typedef struct { int gather, release, is_first; } ts_barrier_t;
+/* 0, or the -TS_E* error of the sync calls (e.g. -TS_EINVAL when this
+ * cluster is not in the list, -TS_EBUSY when the port is taken). */
+int ts_barrier_create(ts_barrier_t *b, const int *clusters, int n, int port);
+/* Returns once every listed cluster has called it: 0 or -TS_E*. */
+int ts_barrier_wait(ts_barrier_t *b);
+int ts_barrier_destroy(ts_barrier_t *b);
 
 #ifdef __cplusplus
 }

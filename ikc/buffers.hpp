@@ -1,0 +1,67 @@
+// The buffers table: mailbox messages that arrived for a port other than
+// the reader's, parked until their owner reads.
+//
+// A reader takes the oldest parked message for its port, so messages
+// between one pair of ports come out in the order they arrived (and a
+// sender's messages arrive in the order it sent them: one hardware slot per
+// sender). The table holds at most `limit` messages (the profile's
+// ikc_buffers, at most Capacity); when it is full the kernel leaves new
+// messages in the hardware slots, so their senders wait: nothing is dropped.
+//
+// Pure logic (no hardware access), so the host tests can check it.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace kernel::ikc {
+
+template <class Message, int Capacity>
+class BuffersTable {
+public:
+    constexpr explicit BuffersTable(int limit = Capacity) : limit_(limit < Capacity ? limit : Capacity) {}
+
+    void set_limit(int limit) { limit_ = limit < Capacity ? limit : Capacity; }
+    int limit() const { return limit_; }
+    int count() const { return count_; }
+    bool full() const { return count_ >= limit_; }
+
+    /// Parks m (for port `port`); false when the table is full.
+    bool park(int port, const Message &m) {
+        if (full()) return false;
+        for (Slot &s : slots_) {
+            if (!s.used) {
+                s = Slot{true, port, next_seq_++, m};
+                ++count_;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// Moves the oldest message parked for `port` into out; false if none.
+    bool take(int port, Message &out) {
+        Slot *oldest = nullptr;
+        for (Slot &s : slots_)
+            if (s.used && s.port == port && (!oldest || s.seq < oldest->seq)) oldest = &s;
+        if (!oldest) return false;
+        out = oldest->msg;
+        oldest->used = false;
+        --count_;
+        return true;
+    }
+
+private:
+    struct Slot {
+        bool used = false;
+        int port = 0;
+        uint64_t seq = 0;  ///< arrival order
+        Message msg{};
+    };
+    Slot slots_[Capacity];
+    int limit_;
+    int count_ = 0;
+    uint64_t next_seq_ = 0;
+};
+
+}  // namespace kernel::ikc

@@ -1,0 +1,104 @@
+// The virtual tables: the mailboxes and portals that programs (and the
+// kernel itself) hold, each bound to a logical port and attached to an
+// entry of the active table (active.hpp). Internal to ikc/.
+#pragma once
+
+#include "ikc/active.hpp"
+#include "ikc/ikc.hpp"
+
+namespace kernel::ikc {
+
+enum class Kind { mailbox, portal };
+/// Which endpoints an operation accepts.
+enum class Dir { input, output, any };
+
+/// An asynchronous read or write (AREAD/AWRITE): the kernel-call handler
+/// of the synchronous form, attempted by the master on every pass (poll())
+/// in the owner's address space until it finishes; WAIT collects `result`.
+struct Async {
+    bool started = false;
+    bool finished = false;
+    Handler attempt = nullptr;
+    void (*cancel)(Call &) = nullptr;
+    Call call{};
+    long result = 0;
+};
+
+/// A virtual mailbox or portal: an input bound to a local port, or an
+/// output from a local port to a remote (cluster, port).
+struct Endpoint {
+    bool used = false;
+    bool input = false;
+    Process *owner = nullptr;  ///< nullptr: the kernel's own
+    int local_port = 0;
+    int remote_cluster = -1;
+    int remote_port = -1;
+    int active = -1;           ///< its active-table entry
+    bool allowed = false;      ///< input portals: an allow waits for its read
+    int allow_cluster = -1;
+    int allow_port = -1;
+    ts_ikc_stats stats{};
+    Async async;
+};
+
+constexpr int max_virtual = 128;  ///< virtual mailboxes (and portals) per cluster
+constexpr int max_active = 64;    ///< active-table entries per cluster
+
+/// The cluster's active table (both kinds).
+ActiveTable<max_active> &active_table();
+
+class VirtualTable {
+public:
+    constexpr explicit VirtualTable(Kind kind) : kind_(kind) {}
+
+    /// A new input on `port`: id, -TS_EINVAL (bad port), -TS_EBUSY (port
+    /// taken), -TS_ENFILE (table or hardware resource full).
+    long create(int port);
+    /// A new output to (cluster, port): id, -TS_EINVAL, -TS_ENFILE.
+    long open(int local_port, int cluster, int port);
+    /// The caller's endpoint `id` of the given direction in `out`: 0,
+    /// -TS_EBADF (no such open endpoint) or -TS_EPERM (another process's).
+    long get(int id, Dir dir, Endpoint *&out);
+    /// Closes (output) or unlinks (input) the caller's endpoint: 0,
+    /// -TS_EBADF, -TS_EPERM, -TS_EBUSY (an asynchronous operation is running).
+    long release(int id, bool input);
+    /// Frees every endpoint of p (p has ended), cancelling their operations.
+    void release_process(Process *p);
+    /// Attempts every running asynchronous operation once; true when one finished.
+    bool poll();
+
+    Endpoint entries[max_virtual];
+
+private:
+    void free(Endpoint &e);
+    Kind kind_;
+};
+
+VirtualTable &mailbox_table();
+VirtualTable &portal_table();
+
+/// Nanoseconds since p.start.
+uint64_t elapsed_ns(const Progress &p);
+/// Counts a completed read or write of `bytes` that started at p.start.
+void count_transfer(ts_ikc_stats &s, const Progress &p, size_t bytes, bool write);
+/// Marks the start of an operation (at its first attempt), for count_transfer.
+inline void mark_start(Progress &p) {
+    if (!p.start) p.start = hal::time();
+}
+
+// ---- asynchronous operations and ioctl, shared by mailboxes and portals ----------
+
+/// AREAD/AWRITE (a0 id, a1 buffer, a2 size): checks the endpoint and the
+/// buffer, then starts `attempt` (the synchronous call's handler) in the
+/// background: 0, or the synchronous call's argument errors, -TS_EBUSY.
+long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*cancel)(Call &));
+/// A synchronous READ or WRITE (a0 id): `attempt`, refused with -TS_EBUSY
+/// at its start while an asynchronous operation runs on the endpoint.
+long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt);
+/// WAIT (a0 id): the finished operation's result, or pending.
+long async_wait(VirtualTable &t, Call &c);
+/// IOCTL (a0 id, a1 request, a2 user pointer): 0, -TS_EBADF, -TS_EPERM,
+/// -TS_EINVAL (unknown request), -TS_EFAULT.
+long endpoint_ioctl(VirtualTable &t, Call &c);
+
+}  // namespace kernel::ikc
