@@ -25,6 +25,12 @@ public:
     int limit() const { return limit_; }
     int count() const { return count_; }
     bool full() const { return count_ >= limit_; }
+    /// Messages parked for `port`.
+    int count(int port) const {
+        int n = 0;
+        for (const Slot &s : slots_) n += s.used && s.port == port;
+        return n;
+    }
 
     /// Parks m (for port `port`); false when the table is full.
     bool park(int port, const Message &m) {

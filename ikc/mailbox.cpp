@@ -129,6 +129,11 @@ long sys_mailbox_write(Call &c) { return sync_call(mailbox_table(), c, Dir::outp
 long sys_mailbox_aread(Call &c) { return async_start(mailbox_table(), c, Dir::input, read_call, nullptr); }
 long sys_mailbox_awrite(Call &c) { return async_start(mailbox_table(), c, Dir::output, write_call, nullptr); }
 long sys_mailbox_wait(Call &c) { return async_wait(mailbox_table(), c); }
-long sys_mailbox_ioctl(Call &c) { return endpoint_ioctl(mailbox_table(), c); }
+long sys_mailbox_ioctl(Call &c) {
+    Endpoint *e;
+    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0)
+        e->stats.parked = static_cast<unsigned long>(buffers.count(e->local_port));
+    return endpoint_ioctl(mailbox_table(), c);
+}
 
 }  // namespace kernel::ikc

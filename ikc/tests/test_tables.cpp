@@ -107,6 +107,7 @@ TEST_CASE("buffers table: filled to its limit, refused, then drained in order", 
     CHECK(b.limit() == 10);
     for (int i = 0; i < 10; ++i) REQUIRE(b.park(i % 2, Msg{0, i}));
     CHECK(b.full());
+    CHECK((b.count(0) == 5 && b.count(1) == 5 && b.count(2) == 0));
     CHECK_FALSE(b.park(0, Msg{0, 99}));
     CHECK(b.count() == 10);
     Msg m{};

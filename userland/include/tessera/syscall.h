@@ -152,6 +152,8 @@ struct ts_ikc_stats {
     unsigned long signals;      /* sync signals sent */
     unsigned long transfer_ns;  /* time from the start to the end of every
                                  * completed read, write and sync wait */
+    unsigned long parked;       /* input mailboxes: messages for it waiting
+                                 * now in the kernel's buffers table */
 };
 
 /* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
