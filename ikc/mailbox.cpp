@@ -40,16 +40,21 @@ bool take_parked(int port, Message &out) {
     return true;
 }
 
-// Empties the slots of hardware mailbox `hw` into `out` (the first message
-// for `port`) and the buffers table (all others). A slot is only emptied
-// while the buffers table has room. True when `out` was filled.
+// Empties the slots of hardware mailbox `hw`: the first message for `port`
+// goes into `out`, the others into the buffers table while it has room. A
+// message that finds the table full stays in its slot, so that its sender
+// waits (and the sender's later messages stay behind it). True when `out`
+// was filled.
 bool poll_hardware(int hw, int port, Message &out) {
     bool got = false;
     const int n = static_cast<int>(hal::manifest().nclusters);
-    for (int src = 0; src < n && !buffers.full(); ++src) {
+    for (int src = 0; src < n; ++src) {
         Message m;
-        if (!hal::noc::mailbox_receive(hw, src, &m)) continue;
-        if (!got && m.h.dst_port == port) {
+        if (!hal::noc::mailbox_peek(hw, src, &m)) continue;
+        const bool ours = !got && m.h.dst_port == port;
+        if (!ours && buffers.full()) continue;
+        hal::noc::mailbox_receive(hw, src, &m);
+        if (ours) {
             out = m;
             got = true;
         } else {

@@ -96,6 +96,13 @@ bool mailbox_send(int dst, int hw, const void *msg) {
     return true;
 }
 
+bool mailbox_peek(int hw, int src, void *msg) {
+    const uint32_t *flag = slot_flag(cluster_id(), hw, src);
+    if (!load(flag)) return false;
+    memcpy(msg, slot_data(cluster_id(), hw, src), mailbox_size());
+    return true;
+}
+
 bool mailbox_receive(int hw, int src, void *msg) {
     uint32_t *flag = slot_flag(cluster_id(), hw, src);
     if (!load(flag)) return false;

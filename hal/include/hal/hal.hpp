@@ -169,6 +169,9 @@ int portals(int cluster);
 /// Puts `msg` (mailbox_size() bytes) in our slot of mailbox `hw` of
 /// cluster dst; false when the slot is still full.
 bool mailbox_send(int dst, int hw, const void *msg);
+/// Copies the message in sender `src`'s slot of our mailbox `hw` and
+/// leaves it there; false if empty.
+bool mailbox_peek(int hw, int src, void *msg);
 /// Takes the message in sender `src`'s slot of our mailbox `hw`; false if empty.
 bool mailbox_receive(int hw, int src, void *msg);
 

@@ -1,0 +1,252 @@
+/*
+ * ikc_api: the IKC kernel calls' behaviour and errors, on one cluster and
+ * between two. Run as `mpirun -np 2 --map-by scatter ikc_api`: one process
+ * on each of the first two compute clusters (A and B).
+ *
+ *   local (each cluster, loopback through its own NoC interface):
+ *     bad ports and clusters, a taken port, closed and wrong-direction ids,
+ *     another owner's object, oversized and truncated messages, the limit
+ *     of virtual abstractions per hardware resource, aread/awrite/wait and
+ *     their errors, ioctl statistics, portal reads without an allow;
+ *   A <-> B: an asynchronous mailbox and portal exchange, two virtual
+ *     portals multiplexed on one hardware portal, and a barrier.
+ *
+ * Prints "ikc_api ok cluster C" at the end, or "ikc_api FAIL ..." and
+ * aborts the job with status 1.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define PORT_A 10
+#define PORT_B 11
+#define PORT_C 12
+#define BARRIER_PORT 60
+
+static int me;
+
+static struct ts_ikc_stats mailbox_stats(int id)
+{
+    struct ts_ikc_stats s;
+    check(ts_mailbox_ioctl(id, TS_IKC_IOCTL_STATS, &s), "mailbox_ioctl");
+    return s;
+}
+
+static void bad_arguments(void)
+{
+    expect(ts_mailbox_create(0), -TS_EINVAL, "create on the kernel's port 0");
+    expect(ts_mailbox_create(-1), -TS_EINVAL, "create on port -1");
+    expect(ts_mailbox_create(TS_PORTS), -TS_EINVAL, "create on port TS_PORTS");
+    expect(ts_portal_create(TS_PORTS + 5), -TS_EINVAL, "portal create on a bad port");
+    expect(ts_mailbox_open(PORT_A, ts_job()->nclusters, PORT_A), -TS_EINVAL, "open to a bad cluster");
+    expect(ts_mailbox_open(PORT_A, me, 0), -TS_EINVAL, "open to the kernel's port");
+    expect(ts_portal_open(0, me, PORT_A), -TS_EINVAL, "open from the kernel's port");
+    int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
+    expect(ts_mailbox_create(PORT_A), -TS_EBUSY, "create on a taken port");
+    expect(ts_mailbox_write(in, "x", 1), -TS_EBADF, "write to an input mailbox");
+    expect(ts_mailbox_close(in), -TS_EBADF, "close an input mailbox");
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+    char buf[8];
+    expect(ts_mailbox_read(in, buf, sizeof buf), -TS_EBADF, "read an unlinked mailbox");
+    expect(ts_mailbox_unlink(in), -TS_EBADF, "unlink twice");
+    expect(ts_mailbox_read(9999, buf, sizeof buf), -TS_EBADF, "read a bad id");
+    expect(ts_mailbox_read(-1, buf, sizeof buf), -TS_EBADF, "read id -1");
+    in = check(ts_portal_create(PORT_A), "portal_create");
+    expect(ts_portal_read(in, buf, sizeof buf), -TS_EINVAL, "portal read without an allow");
+    expect(ts_portal_allow(in, -3, PORT_A), -TS_EINVAL, "allow a bad cluster");
+    expect(ts_portal_allow(in, me, TS_PORTS), -TS_EINVAL, "allow a bad port");
+    check(ts_portal_unlink(in), "portal_unlink");
+}
+
+/* The kernel's own objects (e.g. the spawn server's ring sync) belong to
+ * no process: using their ids is refused as not ours. */
+static void not_owner(void)
+{
+    struct ts_ikc_stats s;
+    int eperm = 0;
+    for (int id = 0; id < 32; ++id) {
+        int r = ts_sync_ioctl(id, TS_IKC_IOCTL_STATS, &s);
+        if (r == -TS_EPERM)
+            ++eperm;
+        else if (r != -TS_EBADF)
+            fail("sync ioctl on an id that is not ours", r);
+    }
+    if (eperm == 0)
+        fail("no sync of the kernel refused with EPERM", 0);
+}
+
+static void messages_and_stats(void)
+{
+    const long payload = ts_job()->mailbox_payload;
+    int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
+    int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open to ourselves");
+    char big[512];
+    memset(big, 'm', sizeof big);
+    expect(ts_mailbox_write(out, big, payload + 1), -TS_EINVAL, "write more than the payload");
+    expect(ts_mailbox_write(out, (void *)16, 4), -TS_EFAULT, "write from a bad pointer");
+    expect(ts_mailbox_write(out, big, payload), payload, "write a full message");
+    char small[5] = {0};
+    expect(ts_mailbox_read(in, small, 4), payload, "read truncated: returns the message's bytes");
+    if (memcmp(small, "mmmm", 4) != 0)
+        fail("truncated read copied the wrong bytes", 0);
+    expect(ts_mailbox_write(out, "hi", 2), 2, "write 2 bytes");
+    expect(ts_mailbox_read(in, big, sizeof big), 2, "read 2 bytes");
+    struct ts_ikc_stats s = mailbox_stats(in);
+    expect((long)s.reads, 2, "input stats: reads");
+    expect((long)s.bytes, 4 + 2, "input stats: bytes copied");
+    expect((long)s.writes, 0, "input stats: writes");
+    s = mailbox_stats(out);
+    expect((long)s.writes, 2, "output stats: writes");
+    expect((long)s.bytes, payload + 2, "output stats: bytes");
+    expect(ts_mailbox_ioctl(out, 77, &s), -TS_EINVAL, "ioctl with an unknown request");
+    expect(ts_mailbox_ioctl(out, TS_IKC_IOCTL_STATS, (void *)8), -TS_EFAULT, "ioctl to a bad pointer");
+    check(ts_mailbox_close(out), "mailbox_close");
+    expect(ts_mailbox_write(out, "x", 1), -TS_EBADF, "write after close");
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+}
+
+static void async_errors(void)
+{
+    int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
+    int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open");
+    char buf[64];
+    expect(ts_mailbox_wait(in), -TS_EINVAL, "wait with nothing started");
+    expect(ts_mailbox_aread(in, (void *)16, 8), -TS_EFAULT, "aread into a bad buffer");
+    expect(ts_mailbox_aread(out, buf, sizeof buf), -TS_EBADF, "aread on an output mailbox");
+    check(ts_mailbox_aread(in, buf, sizeof buf), "aread");
+    expect(ts_mailbox_aread(in, buf, sizeof buf), -TS_EBUSY, "a second aread");
+    expect(ts_mailbox_read(in, buf, sizeof buf), -TS_EBUSY, "read during an aread");
+    expect(ts_mailbox_unlink(in), -TS_EBUSY, "unlink during an aread");
+    check(ts_mailbox_awrite(out, "async", 5), "awrite");
+    expect(ts_mailbox_wait(out), 5, "wait for the awrite");
+    expect(ts_mailbox_wait(in), 5, "wait for the aread");
+    if (memcmp(buf, "async", 5) != 0)
+        fail("aread delivered the wrong bytes", 0);
+    expect(ts_mailbox_wait(in), -TS_EINVAL, "wait twice");
+    struct ts_ikc_stats s = mailbox_stats(in);
+    expect((long)s.areads, 1, "stats: areads");
+    expect((long)s.reads, 1, "stats: reads (the aread's)");
+    expect((long)s.waits, 1, "stats: waits");
+    check(ts_mailbox_close(out), "mailbox_close");
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+}
+
+/* Creates virtual mailboxes on every port until the one hardware mailbox
+ * of a compute cluster carries its limit: ports taken by others (the
+ * kernel's) count against the same hardware mailbox. */
+static void limit_per_hardware(void)
+{
+    const struct ts_job_info *j = ts_job();
+    if (j->hw_mailboxes != 1)
+        fail("a compute cluster should have one hardware mailbox", j->hw_mailboxes);
+    int ids[TS_PORTS];
+    int made = 0, taken = 0, port = 1;
+    for (; port < TS_PORTS; ++port) {
+        int r = ts_mailbox_create(port);
+        if (r == -TS_ENFILE)
+            break;
+        if (r == -TS_EBUSY) {
+            ++taken;
+            continue;
+        }
+        ids[made++] = check(r, "mailbox_create under the limit");
+    }
+    if (port == TS_PORTS)
+        fail("no limit reached", made);
+    expect(made + taken, j->virtual_per_hw, "virtual mailboxes on one hardware mailbox");
+    check(ts_mailbox_unlink(ids[made - 1]), "mailbox_unlink");
+    int again = check(ts_mailbox_create(port), "create once one is free");
+    check(ts_mailbox_unlink(again), "mailbox_unlink");
+    for (int i = 0; i < made - 1; ++i)
+        check(ts_mailbox_unlink(ids[i]), "mailbox_unlink");
+    /* Outputs to one remote hardware mailbox have the same limit. */
+    for (made = 0; made < TS_PORTS; ++made) {
+        int r = ts_mailbox_open(1 + made % (TS_PORTS - 1), me, PORT_A);
+        if (r == -TS_ENFILE)
+            break;
+        ids[made] = check(r, "mailbox_open under the limit");
+    }
+    expect(made, j->virtual_per_hw, "virtual output mailboxes to one hardware mailbox");
+    for (int i = 0; i < made; ++i)
+        check(ts_mailbox_close(ids[i]), "mailbox_close");
+}
+
+static char pattern(int i, int seed) { return (char)(i * 7 + seed); }
+
+static void fill(char *buf, long n, int seed)
+{
+    for (long i = 0; i < n; ++i)
+        buf[i] = pattern((int)i, seed);
+}
+
+static void verify(const char *buf, long n, int seed, const char *what)
+{
+    for (long i = 0; i < n; ++i)
+        if (buf[i] != pattern((int)i, seed))
+            fail(what, i);
+}
+
+#define PORTAL_BYTES (3 * 4096 + 99)
+static char send_a[PORTAL_BYTES], send_b[PORTAL_BYTES], recv_a[PORTAL_BYTES], recv_b[PORTAL_BYTES];
+
+/* A receives from B on two virtual portals (ports A and B) that share its
+ * one hardware portal, both reads running at once (aread); B writes both
+ * at once (awrite). The kernel lets one transfer hold the hardware portal
+ * at a time; both must arrive whole. */
+static void multiplexed_portals(int a, int b)
+{
+    if (me == a) {
+        int p1 = check(ts_portal_create(PORT_A), "portal_create 1");
+        int p2 = check(ts_portal_create(PORT_B), "portal_create 2");
+        check(ts_portal_allow(p1, b, PORT_A), "allow 1");
+        check(ts_portal_allow(p2, b, PORT_B), "allow 2");
+        check(ts_portal_aread(p1, recv_a, PORTAL_BYTES), "aread 1");
+        check(ts_portal_aread(p2, recv_b, PORTAL_BYTES), "aread 2");
+        parts_barrier(BARRIER_PORT);
+        expect(ts_portal_wait(p2), PORTAL_BYTES, "wait 2");
+        expect(ts_portal_wait(p1), PORTAL_BYTES, "wait 1");
+        verify(recv_a, PORTAL_BYTES, 1, "portal 1 data");
+        verify(recv_b, PORTAL_BYTES, 2, "portal 2 data");
+        struct ts_ikc_stats s;
+        check(ts_portal_ioctl(p1, TS_IKC_IOCTL_STATS, &s), "portal_ioctl");
+        expect((long)s.allows, 1, "portal stats: allows");
+        expect((long)s.bytes, PORTAL_BYTES, "portal stats: bytes");
+        expect((long)(s.reads + s.areads * 10 + s.waits * 100), 111, "portal stats: reads, areads, waits");
+        if (s.transfer_ns == 0)
+            fail("portal stats: no transfer time", 0);
+        check(ts_portal_unlink(p1), "portal_unlink");
+        check(ts_portal_unlink(p2), "portal_unlink");
+    } else {
+        fill(send_a, PORTAL_BYTES, 1);
+        fill(send_b, PORTAL_BYTES, 2);
+        int o1 = check(ts_portal_open(PORT_A, a, PORT_A), "portal_open 1");
+        int o2 = check(ts_portal_open(PORT_B, a, PORT_B), "portal_open 2");
+        parts_barrier(BARRIER_PORT);
+        check(ts_portal_awrite(o1, send_a, PORTAL_BYTES), "awrite 1");
+        check(ts_portal_awrite(o2, send_b, PORTAL_BYTES), "awrite 2");
+        expect(ts_portal_wait(o1), PORTAL_BYTES, "wait awrite 1");
+        expect(ts_portal_wait(o2), PORTAL_BYTES, "wait awrite 2");
+        check(ts_portal_close(o1), "portal_close");
+        check(ts_portal_close(o2), "portal_close");
+    }
+}
+
+int main(void)
+{
+    int parts[IKC_MAX_PARTS];
+    const int n = ikc_parts(parts, "ikc_api");
+    me = ts_job()->cluster_id;
+    if (n < 2)
+        fail("run with -np 2 --map-by scatter", n);
+    bad_arguments();
+    not_owner();
+    messages_and_stats();
+    async_errors();
+    limit_per_hardware();
+    parts_barrier(BARRIER_PORT);
+    multiplexed_portals(parts[0], parts[1]);
+    parts_barrier(BARRIER_PORT);
+    printf("ikc_api ok cluster %d\n", me);
+    return 0;
+}

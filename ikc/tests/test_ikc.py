@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+"""On-target IKC tests (label ikc): the kernel calls' behaviour and errors
+(ikc_api), and mailboxes, portals and the buffers table under load between
+every pair of compute clusters (ikc_stress)."""
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import mpirun  # noqa: E402
+
+
+def oks(name, out):
+    """Clusters that printed '<name> ok cluster C'."""
+    return re.findall(rf"^{name} ok cluster (\d+)", out, re.M)
+
+
+class IkcApiTest(unittest.TestCase):
+    def test_api_and_errors_on_two_clusters(self):
+        rc, out = mpirun("-np", "2", "--map-by", "scatter", "--timeout", "120", "ikc_api")
+        self.assertNotIn("FAIL", out, out)
+        self.assertEqual(sorted(oks("ikc_api", out)), ["1", "2"], out)
+        self.assertEqual(rc, 0, out)
+
+
+class IkcStressTest(unittest.TestCase):
+    def test_all_pairs_of_four_clusters(self):
+        rc, out = mpirun("-np", "4", "--map-by", "scatter", "--timeout", "400", "ikc_stress", "1000")
+        self.assertNotIn("FAIL", out, out)
+        self.assertEqual(sorted(oks("ikc_stress", out)), ["1", "2", "3", "4"], out)
+        self.assertEqual(rc, 0, out)
+
+
+if __name__ == "__main__":
+    unittest.main()
