@@ -24,7 +24,7 @@
 #define TS_EBUSY   16   /* port or object already in use */
 #define TS_EEXIST  17   /* name already linked */
 #define TS_EINVAL  22   /* bad argument (id, size, flag, cluster) */
-#define TS_ENFILE  23   /* a kernel table is full */
+#define TS_ENFILE  23   /* a kernel table, or a hardware resource's share of virtual ones, is full */
 #define TS_ENAMETOOLONG 36
 #define TS_EBADF    9   /* id does not name an open object */
 #define TS_ENOSYS  38   /* unknown kernel call number */
