@@ -65,7 +65,9 @@ class ParseTest(unittest.TestCase):
             ("io_clusters", 0), ("compute_clusters", 0), ("io_memory_mb", 7),
             ("compute_memory_mb", 0), ("fabric_mb", 3), ("mailbox_size", "128"),
             ("portal_chunk", 100), ("timebase_hz", 0), ("compute_cores", True),
-            ("io_memory_mb", 8.0),
+            ("io_memory_mb", 8.0), ("io_mailboxes", 0), ("io_portals", 5),
+            ("compute_mailboxes", 0), ("compute_portals", 5), ("virtual_per_hw", 1),
+            ("virtual_per_hw", 65), ("ikc_buffers", 7), ("ikc_buffers", 257),
         ]
         for key, value in cases:
             with self.subTest(key=key, value=value):
