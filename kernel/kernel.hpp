@@ -26,6 +26,15 @@ extern hal::Spinlock lock;
 
 /// printf-like console output (%d %u %x %lx %lu %ld %s %c %p %%), one write.
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/// kprintf's formatting into buf (size bytes): as much as fits, always
+/// NUL-terminated when size > 0. Returns the length of the text written.
+size_t ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/// Room for thread_name's text.
+constexpr size_t thread_name_max = 48;
+/// How reports name a thread: "rank R (cluster C thread T)" when it has a
+/// tag R >= 0, "cluster C thread T" when not, "cluster C" when core < 0
+/// (no particular thread).
+void thread_name(char (&buf)[thread_name_max], int cluster, int core, int tag);
 [[noreturn]] void panic(const char *what);
 
 // ---- page frames ------------------------------------------------------------
@@ -59,6 +68,7 @@ struct Thread {
     Process *proc = nullptr;       ///< while ready or running
     Process *last_proc = nullptr;  ///< the process of the last thread that ran here
     int exit_status = 0;           ///< of the last thread that ran here
+    int tag = -1;                  ///< TS_SYS_THREAD_TAG's label (LWMPI: the rank); -1: none
     hal::TrapFrame tf{};
 };
 
@@ -68,6 +78,8 @@ struct Process {
     bool stack_mapped[TS_MAX_CORES] = {};
     int live_threads = 0;
     int status = 0;           ///< first non-zero thread status
+    int status_core = -1;     ///< the core of the thread that status comes from
+    int status_tag = -1;      ///< and that thread's tag, for the exit report
     uintptr_t heap_start = 0;
     uintptr_t heap_end = 0;     ///< the break
     uintptr_t heap_mapped = 0;  ///< heap pages are mapped up to here
@@ -89,7 +101,9 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg);
 /// Ends the calling user thread with `status` (and first kills its process
 /// if `kill`), then runs the core's idle loop.
 [[noreturn]] void thread_exit(int status, bool kill = false);
-/// Kills p with `status`: its threads end at their next kernel entry.
+/// Kills p with `status`, which it blames on the caller's thread (the
+/// calling core, or on the master the core whose call is served) unless p
+/// already has a status: its threads end at their next kernel entry.
 void process_kill(Process *p, int status);
 /// The process of the thread on the calling core; on the master, the
 /// process whose kernel call is being served (nullptr: the kernel's own).

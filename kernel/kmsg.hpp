@@ -5,27 +5,37 @@
 // before its exit report.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 namespace kernel {
 
-enum class KmsgKind : int32_t { exit = 1, abort = 2, console = 3 };
+/// exit: the cluster's MPI program ended (by itself); killed: it ended
+/// because a fault killed it; abort: a thread ended the whole job.
+enum class KmsgKind : int32_t { exit = 1, abort = 2, console = 3, killed = 4 };
 
 struct Kmsg {
     KmsgKind kind;
     int32_t cluster;  ///< the sender
-    int32_t value;    ///< exit/abort: the status; console: bytes of text
-    char text[244];   ///< console: the bytes (as many as fit in one message)
+    int32_t core;     ///< console: the writing thread; reports: the thread the status comes from (-1: none)
+    int32_t tag;      ///< that thread's tag (TS_SYS_THREAD_TAG; -1: none)
+    int32_t value;    ///< exit/killed/abort: the status; console: bytes of text
+    char text[236];   ///< console: the bytes (as many as fit in one message)
 };
 
 /// Bytes of a Kmsg before its text.
-constexpr unsigned kmsg_header = 12;
-static_assert(sizeof(Kmsg) == kmsg_header + sizeof(Kmsg::text));
+constexpr unsigned kmsg_header = offsetof(Kmsg, text);
+/// The smallest mailbox payload a profile allows (tools/tessera_profile.py:
+/// 96-byte messages, 8 bytes of them IKC's header).
+constexpr unsigned min_mailbox_payload = 96 - 8;
+static_assert(kmsg_header + 64 <= min_mailbox_payload, "a console message must carry 64 bytes of text or more");
 
-/// Cluster 0: writes a compute cluster's console bytes out, a whole line at
-/// a time per sender, so lines of different clusters never mix.
+/// Cluster 0: takes the bytes a compute cluster's thread wrote to the
+/// console and writes out each line they complete, whole (console.cpp says
+/// how). A message with a bad cluster, core or length is dropped.
 void console_deliver(const Kmsg &m);
-/// Cluster 0: writes out what is left of every sender's partial line.
+/// Cluster 0: writes out what is left of every thread's partial line,
+/// ended with a newline.
 void console_flush_all();
 
 }  // namespace kernel

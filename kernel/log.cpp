@@ -6,11 +6,13 @@
 namespace kernel {
 namespace {
 
+// Formatted text being written into `data` (cut at `size` bytes).
 struct Buffer {
-    char data[256];
+    char *data;
+    size_t size;
     size_t n = 0;
     void put(char c) {
-        if (n < sizeof(data)) data[n++] = c;
+        if (n < size) data[n++] = c;
     }
     void put(const char *s) {
         while (*s) put(*s++);
@@ -26,12 +28,7 @@ struct Buffer {
     }
 };
 
-}  // namespace
-
-void kprintf(const char *fmt, ...) {
-    Buffer b;
-    va_list ap;
-    va_start(ap, fmt);
+void format(Buffer &b, const char *fmt, va_list ap) {
     for (const char *p = fmt; *p; ++p) {
         if (*p != '%') {
             b.put(*p);
@@ -76,8 +73,38 @@ void kprintf(const char *fmt, ...) {
             break;
         }
     }
+}
+
+}  // namespace
+
+void kprintf(const char *fmt, ...) {
+    char text[256];
+    Buffer b{text, sizeof(text)};
+    va_list ap;
+    va_start(ap, fmt);
+    format(b, fmt, ap);
     va_end(ap);
     hal::console_write(b.data, b.n);
+}
+
+size_t ksnprintf(char *buf, size_t size, const char *fmt, ...) {
+    if (size == 0) return 0;
+    Buffer b{buf, size - 1};
+    va_list ap;
+    va_start(ap, fmt);
+    format(b, fmt, ap);
+    va_end(ap);
+    buf[b.n] = '\0';
+    return b.n;
+}
+
+void thread_name(char (&buf)[thread_name_max], int cluster, int core, int tag) {
+    if (core < 0)
+        ksnprintf(buf, sizeof(buf), "cluster %d", cluster);
+    else if (tag < 0)
+        ksnprintf(buf, sizeof(buf), "cluster %d thread %d", cluster, core);
+    else
+        ksnprintf(buf, sizeof(buf), "rank %d (cluster %d thread %d)", tag, cluster, core);
 }
 
 void panic(const char *what) {

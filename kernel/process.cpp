@@ -38,6 +38,14 @@ bool map_fresh(Process *p, uintptr_t from, uintptr_t to) {
     return true;
 }
 
+// Keeps the first non-zero status of p, and which thread it came from.
+void note_status(Process *p, int status, int core) {
+    if (status == 0 || p->status != 0) return;
+    p->status = status;
+    p->status_core = core;
+    p->status_tag = threads[core].tag;
+}
+
 bool map_stack(Process *p, int core) {
     if (p->stack_mapped[core]) return true;
     const uintptr_t top = stack_top(core);
@@ -64,6 +72,7 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
         t.tf.x[2] = stack_top(core);
         t.tf.x[10] = arg;
         t.proc = t.last_proc = p;
+        t.tag = -1;
         t.state = ThreadState::ready;
         ++p->live_threads;
         hal::notify_core(hal::cluster_id(), core);
@@ -106,7 +115,7 @@ long end_thread(Call &c) {
     Process *p = current_process();
     const int status = static_cast<int>(c.a[0]);
     if (c.a[1]) process_kill(p, status);
-    if (status != 0 && p->status == 0) p->status = status;
+    note_status(p, status, caller_core());
     if (--p->live_threads == 0) ikc::release_process(p);  // its mailboxes, portals and syncs
     hal::Guard g(lock);
     Thread &t = threads[caller_core()];
@@ -130,7 +139,7 @@ void thread_exit(int status, bool kill) {
 }
 
 void process_kill(Process *p, int status) {
-    if (!p->killed && p->status == 0) p->status = status;
+    if (!p->killed) note_status(p, status, caller_core());
     p->killed = true;
     hal::notify_cluster(hal::cluster_id());  // running threads trap and end
 }

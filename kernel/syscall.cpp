@@ -16,6 +16,15 @@ long sys_thread_self(Call &) { return hal::core_id(); }
 
 long sys_thread_yield(Call &) { return 0; }  // the trap path lets a pending kill land
 
+// (int tag): the C caller's int arrives sign-extended (RISC-V LP64 ABI), so
+// anything outside -1..INT_MAX is a bad value, not a tag to truncate.
+long sys_thread_tag(Call &c) {
+    const int64_t tag = static_cast<int64_t>(c.a[0]);
+    if (tag < -1 || tag > INT_MAX) return -TS_EINVAL;
+    threads[hal::core_id()].tag = static_cast<int>(tag);
+    return 0;
+}
+
 long sys_kcall_count(Call &c) { return kcall_count(c.a[0], c.a[1]); }
 
 long sys_job_info(Call &c) {
@@ -62,6 +71,7 @@ constexpr CallEntry table[] = {
     {TS_SYS_JOB_ABORT, sys_job_abort, Where::master},
     {TS_SYS_SLEEP, sys_sleep, Where::local},
     {TS_SYS_THREAD_YIELD, sys_thread_yield, Where::local},
+    {TS_SYS_THREAD_TAG, sys_thread_tag, Where::local},
     {TS_SYS_FUTEX_WAIT, sys_futex_wait, Where::master},
     {TS_SYS_FUTEX_WAKE, sys_futex_wake, Where::master},
     {TS_SYS_KCALL_COUNT, sys_kcall_count, Where::local},

@@ -16,6 +16,16 @@ const char *fault_place(const Process *p, uint64_t addr) {
     return "";
 }
 
+// The one-line report of a fault that kills p, naming the thread (its rank
+// when it has a tag), e.g. "tessera: rank 5 (cluster 2 thread 3): process
+// app killed: store page fault at pc=0x40000a10 addr=0x10".
+void report_fault(const Process *p, uint64_t pc, hal::TrapInfo info) {
+    char who[thread_name_max];
+    thread_name(who, hal::cluster_id(), hal::core_id(), threads[hal::core_id()].tag);
+    kprintf("tessera: %s: process %s killed: %s at pc=0x%lx addr=0x%lx%s\n", who, p->name,
+            hal::cause_name(info.cause), pc, info.tval, hal::is_page_fault(info.cause) ? fault_place(p, info.tval) : "");
+}
+
 }  // namespace
 
 extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
@@ -31,9 +41,7 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
         break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
-        kprintf("tessera: cluster %d thread %d: process %s killed: %s at pc=0x%lx addr=0x%lx%s\n",
-                hal::cluster_id(), hal::core_id(), p->name, hal::cause_name(info.cause), tf->pc, info.tval,
-                hal::is_page_fault(info.cause) ? fault_place(p, info.tval) : "");
+        report_fault(p, tf->pc, info);
         thread_exit(status_fault, true);
     }
     if (p->killed) thread_exit(0);

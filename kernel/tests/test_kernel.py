@@ -39,7 +39,7 @@ class FaultTest(unittest.TestCase):
         for kind, (cause, addr, place) in FAULTS.items():
             with self.subTest(kind=kind):
                 rc, out = self.run_fault(kind)
-                report = re.search(r"^tessera: cluster 1 thread \d+: process fault_test killed: "
+                report = re.search(r"^tessera: rank 0 \(cluster 1 thread \d+\): process fault_test killed: "
                                    r"(.+) at pc=0x[0-9a-f]+ addr=(0x[0-9a-f]+)(.*)$", out, re.M)
                 self.assertIsNotNone(report, out)
                 self.assertEqual(report.group(1), cause, out)

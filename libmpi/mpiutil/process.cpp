@@ -86,6 +86,7 @@ int init() {
         return fail(MPI_ERR_OTHER, "cannot link the rank's name", r);
     }
     s.ready = true;
+    os::thread_tag(rank);  // the console and fault reports name the rank from now on
     return MPI_SUCCESS;
 }
 

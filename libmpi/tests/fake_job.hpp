@@ -47,6 +47,9 @@ bool clean(const JobResult &r);
 /// LWMPI flushes it before a report.
 void print(const std::string &text);
 
+/// The calling rank's thread label (lwmpi::os::thread_tag; -1: none).
+int thread_tag();
+
 /// Waits until the mailboxes that world rank `rank` created have received
 /// `n` messages in all, so a test can order events without sleeping.
 void wait_arrivals(int rank, int n);

@@ -4,10 +4,13 @@
 // releases the compute clusters through a ONE_TO_ALL sync; each compute
 // cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
 // program (ring 1). When that process ends, its spawn server sends an exit
-// report to cluster 0's kernel port. Cluster 0 powers off with status 0
-// once every hosting cluster has reported 0, and at once with the first
-// non-zero status (a failed or killed rank would leave its peers waiting
-// forever). MPI_Abort sends an abort report, which also powers off at once.
+// report to cluster 0's kernel port, naming the thread (rank) its status
+// comes from. Cluster 0 powers off with status 0 once every hosting
+// cluster has reported 0, and at once with the first non-zero status (a
+// failed or killed rank would leave its peers waiting forever). MPI_Abort
+// sends an abort report, which also powers off at once. A job that ends
+// early or fails ends with a line that mpirun shows, e.g.
+//   tessera: job ended: rank 5 (cluster 2 thread 3) was killed by a fault, status 139
 #include "services/spawn/spawn.hpp"
 
 #include "ikc/ikc.hpp"
@@ -30,17 +33,23 @@ tessera::pm::JobShape job_shape() {
     return shape;
 }
 
-// One attempt at sending a report to the job monitor: sent, or pending.
-long try_report(KmsgKind kind, int status) {
+// A report to the job monitor: `status`, from the thread on `core` with
+// `tag` (core -1: no particular thread).
+Kmsg report(KmsgKind kind, int status, int core, int tag) {
     Kmsg r;
     r.kind = kind;
     r.cluster = hal::cluster_id();
+    r.core = core;
+    r.tag = tag;
     r.value = status;
-    return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header);
+    return r;
 }
 
-void send_report(KmsgKind kind, int status) {
-    wait_for([&] { return try_report(kind, status); });
+// One attempt at sending r to the job monitor: sent, or pending.
+long try_report(const Kmsg &r) { return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header); }
+
+void send_report(const Kmsg &r) {
+    wait_for([&] { return try_report(r); });
 }
 
 // What the master does once its part of the boot is done: serve calls.
@@ -95,6 +104,16 @@ void drain_console(int in) {
     console_flush_all();
 }
 
+// The visible last line of a job that fails or is aborted: who ended it, how.
+void say_why_job_ends(const Kmsg &r) {
+    char who[thread_name_max];
+    thread_name(who, r.cluster, r.core, r.tag);
+    const char *how = r.kind == KmsgKind::abort    ? "aborted the job with status"
+                      : r.kind == KmsgKind::killed ? "was killed by a fault, status"
+                                                   : "exited with status";
+    kprintf("tessera: job ended: %s %s %d\n", who, how, r.value);
+}
+
 [[noreturn]] void job_monitor() {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
@@ -108,14 +127,13 @@ void drain_console(int in) {
             console_deliver(r);
             continue;
         }
-        if (r.kind == KmsgKind::abort || r.value != 0 || reported + 1 == expected)
-            drain_console(static_cast<int>(in));
-        if (r.kind == KmsgKind::abort) {
-            kprintf("[kernel] job aborted by cluster %d with status %d\n", r.cluster, r.value);
+        const bool ends_job = r.kind == KmsgKind::abort || r.value != 0;
+        if (ends_job || reported + 1 == expected) drain_console(static_cast<int>(in));
+        if (ends_job) {
+            say_why_job_ends(r);
             end_job(r.value);
         }
-        kprintf("[kernel] cluster %d: MPI program exited with status %d\n", r.cluster, r.value);
-        if (r.value != 0) end_job(r.value);
+        kprintf("[kernel] cluster %d: MPI program exited with status 0\n", r.cluster);
         ++reported;
     }
     kprintf("[kernel] job done: status 0\n");
@@ -130,7 +148,8 @@ long sys_job_abort(Call &c) {
     const int code = static_cast<int>(c.a[0]);
     if (hal::cluster_id() == 0) end_job(code);
     if (c.p.step == 0) {
-        if (try_report(KmsgKind::abort, code) == pending) return pending;
+        const int core = caller_core();
+        if (try_report(report(KmsgKind::abort, code, core, threads[core].tag)) == pending) return pending;
         c.p.step = 1;
     }
     process_kill(current_process(), code);
@@ -157,11 +176,11 @@ void spawn_server() {
     Process *p = start_ring(1);
     if (!p) {
         // Either this cluster hosts no rank, or the program failed to start.
-        if (hosts_ranks()) send_report(KmsgKind::exit, 127);
+        if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
         serve_forever();
     }
     block_until([&] { return process_done(p); });
-    send_report(KmsgKind::exit, p->status);
+    send_report(report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
     serve_forever();
 }
 

@@ -103,6 +103,11 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(u32(m, M["flags"]), 0)
         self.assertEqual(u32(m, M["reserved"]), 0)
 
+    def test_flags(self):
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"],
+                                  flags=mkimage.TS_MANIFEST_TAG_OUTPUT)
+        self.assertEqual(u32(m, M["flags"]), 1)  # hal/image.h: TS_MANIFEST_TAG_OUTPUT
+
     def test_compact_is_0(self):
         self.assertEqual(u32(self.pack(policy="compact"), M["map_policy"]), 0)
         with self.assertRaisesRegex(ImageError, "mapping policy"):

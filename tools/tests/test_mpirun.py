@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from toolsupport import TESTS, load_mpirun, run_mpirun
 
@@ -17,21 +18,21 @@ mpirun = load_mpirun()
 class ParseTest(unittest.TestCase):
     def test_defaults(self):
         o = mpirun.parse_args(["hello"])
-        self.assertEqual((o.np, o.map_by, o.profile, o.platform, o.timeout, o.verbose),
-                         (1, "compact", "default", "qemu-riscv64", 300.0, False))
+        self.assertEqual((o.np, o.map_by, o.profile, o.platform, o.timeout, o.tag_output, o.verbose),
+                         (1, "compact", "default", "qemu-riscv64", 300.0, False, False))
         self.assertEqual((o.program, o.args), ("hello", []))
 
     def test_options(self):
         o = mpirun.parse_args(["-np", "8", "--map-by=scatter", "--profile", "x.json",
-                               "--timeout", "2.5", "--verbose", "fn", "1", "4000"])
-        self.assertEqual((o.np, o.map_by, o.profile, o.timeout, o.verbose),
-                         (8, "scatter", "x.json", 2.5, True))
+                               "--timeout", "2.5", "--tag-output", "--verbose", "fn", "1", "4000"])
+        self.assertEqual((o.np, o.map_by, o.profile, o.timeout, o.tag_output, o.verbose),
+                         (8, "scatter", "x.json", 2.5, True, True))
         self.assertEqual((o.program, o.args), ("fn", ["1", "4000"]))
 
     def test_program_options_pass_through(self):
-        o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--verbose"])
-        self.assertEqual((o.np, o.verbose, o.program, o.args),
-                         (2, False, "app.elf", ["-np", "3", "--verbose"]))
+        o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--tag-output", "--verbose"])
+        self.assertEqual((o.np, o.tag_output, o.verbose, o.program, o.args),
+                         (2, False, False, "app.elf", ["-np", "3", "--tag-output", "--verbose"]))
         o = mpirun.parse_args(["--", "-weird-name"])
         self.assertEqual(o.program, "-weird-name")
 
@@ -44,6 +45,7 @@ class ParseTest(unittest.TestCase):
                  (["--platform", "linux64", "hello"], "linux64 is not available yet"),
                  (["--platform", "vax", "hello"], "unknown platform 'vax'"),
                  (["--frobnicate", "hello"], "unknown option '--frobnicate'"),
+                 (["--tag-output=yes", "hello"], "unknown option '--tag-output=yes'"),
                  (["-np", "2"], "no program given"),
                  ([], "no program given")]
         for argv, words in cases:
@@ -85,6 +87,7 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("usage: mpirun", out)
         self.assertIn("--map-by", out)
+        self.assertIn("--tag-output", out)
 
     def test_too_many_processes_refused_before_boot(self):
         rc, out, err = self.run_mpirun("-np", "21", "hello")
@@ -144,9 +147,27 @@ mpirun = load_mpirun()
 qemu = [sys.executable, "-c", sys.argv[2], sys.argv[3]]
 mpirun.mkimage.plan_job = lambda *args: None
 mpirun.mkimage.resolve_program = lambda spec: spec
-mpirun.mkimage.build_images = lambda *args: qemu
+mpirun.mkimage.build_images = lambda *args, **kwargs: qemu
 sys.exit(mpirun.main(["hello"]))
 """
+
+
+class TagOutputTest(unittest.TestCase):
+    """--tag-output reaches the boot manifest as TS_MANIFEST_TAG_OUTPUT."""
+
+    def manifest_flags(self, *options):
+        """The flags main() gives the image builder (nothing boots)."""
+        build = mock.Mock(return_value=["qemu"])
+        with mock.patch.object(mpirun.mkimage, "plan_job"), \
+                mock.patch.object(mpirun.mkimage, "resolve_program"), \
+                mock.patch.object(mpirun.mkimage, "build_images", build), \
+                mock.patch.object(mpirun, "run_machine", return_value=(0, False)):
+            self.assertEqual(mpirun.main([*options, "hello"]), 0)
+        return build.call_args.kwargs["flags"]
+
+    def test_flag(self):
+        self.assertEqual(self.manifest_flags("--tag-output"), mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT)
+        self.assertEqual(self.manifest_flags(), 0)
 
 
 class BrokenPipeTest(unittest.TestCase):

@@ -22,6 +22,8 @@ int ts_thread_self(void)
 
 int ts_thread_yield(void) { return (int)TS__SC0(TS_SYS_THREAD_YIELD); }
 
+int ts_thread_tag(int tag) { return (int)TS__SC1(TS_SYS_THREAD_TAG, tag); }
+
 int ts_futex_wait(const unsigned *addr, unsigned expected, unsigned long timeout_ns)
 {
     return (int)TS__SC3(TS_SYS_FUTEX_WAIT, addr, expected, timeout_ns);

@@ -46,6 +46,13 @@ void ts_job_abort(int code) __attribute__((noreturn));
 /* Gives up the core: 0. A core runs one user thread, so this only lets a
  * pending kill of the process land. */
 int ts_thread_yield(void);
+/* Labels the calling thread with tag (>= 0; -1 removes the label): 0, or
+ * -TS_EINVAL when tag < -1. LWMPI labels each rank with its world rank at
+ * MPI_Init. With mpirun --tag-output the console starts each of the
+ * thread's lines with "[rank TAG] " ("[cluster C] " without a label), and
+ * the kernel's fault reports and the job's end name the thread by it. A
+ * new thread starts without a label. */
+int ts_thread_tag(int tag);
 
 /* Runs fn() when the calling thread ends (exit, _exit, return from main or
  * from its thread function, ts_thread_exit), the latest registered first.

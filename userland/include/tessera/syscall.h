@@ -6,9 +6,10 @@
  * six arguments in a0..a5, and the result comes back in a0. A negative result
  * is an error code (-TS_E*). The kernel checks every pointer, length and id it
  * is given; bad input returns an error and never changes kernel state.
- * Calls that touch only the calling core (THREAD_SELF, THREAD_YIELD, SLEEP,
- * JOB_INFO, KCALL_COUNT, and the start of THREAD_EXIT) are served on that
- * core; all others by the cluster's master core (kernel/syscall.cpp).
+ * Calls that touch only the calling core (THREAD_SELF, THREAD_YIELD,
+ * THREAD_TAG, SLEEP, JOB_INFO, KCALL_COUNT, and the start of THREAD_EXIT)
+ * are served on that core; all others by the cluster's master core
+ * (kernel/syscall.cpp).
  *
  * This header is shared by the kernel (C++) and the user runtime (C).
  */
@@ -35,7 +36,8 @@ enum ts_syscall {
     /* (const void *buf, unsigned long len <= 64 KiB) -> bytes written.
      * Writes to the console, which cluster 0's kernel owns: from a compute
      * cluster the bytes travel over the NoC, and cluster 0 writes them out a
-     * whole line at a time, so lines of different clusters never mix. */
+     * whole line at a time per thread, so lines of different threads (ranks)
+     * never mix (kernel/console.cpp: long and unfinished lines, prefixes). */
     TS_SYS_WRITE = 1,
     /* (int status) -> does not return. Ends the calling thread; when the
      * last thread of the process ends, the process ends with the first
