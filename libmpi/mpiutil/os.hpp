@@ -63,7 +63,8 @@ namespace lwmpi::util {
 /// The one call the OS makes into MPIUtil (ts_rank_exit_hook): the calling
 /// thread ends with `status`. When it is a rank between init() and
 /// finalize(), reports it and ends the job with `status` (1 if that is 0),
-/// since the other ranks would wait for it forever.
-void rank_exit(int status);
+/// since the other ranks would wait for it forever. True when the thread
+/// is a rank that called init() (the runtime leaves the others to itself).
+bool rank_exit(int status);
 
 }  // namespace lwmpi::util

@@ -43,4 +43,4 @@ int name_unlink(const char *name) { return ts_name_unlink(name); }
 
 }  // namespace lwmpi::os
 
-extern "C" void ts_rank_exit_hook(int status) { lwmpi::util::rank_exit(status); }
+extern "C" int ts_rank_exit_hook(int status) { return lwmpi::util::rank_exit(status); }

@@ -86,6 +86,7 @@ int init() {
         return fail(MPI_ERR_OTHER, "cannot link the rank's name", r);
     }
     s.ready = true;
+    s.entered = true;
     os::thread_tag(rank);  // the console and fault reports name the rank from now on
     return MPI_SUCCESS;
 }
@@ -162,9 +163,9 @@ void report(const char *line) {
 
 void abort_job(int code) { os::abort_job(code); }
 
-void rank_exit(int status) {
+bool rank_exit(int status) {
     if (!t_state.ready)
-        return;
+        return t_state.entered;
     char line[96];
     TextBuilder(line, sizeof line)
         .put("MPI error: rank ").put_int(t_state.rank)
@@ -172,6 +173,7 @@ void rank_exit(int status) {
         .put(" without calling MPI_Finalize\n");
     report(line);
     abort_job(status ? status : 1);
+    return true;
 }
 
 }  // namespace lwmpi::util

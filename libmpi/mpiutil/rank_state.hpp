@@ -19,6 +19,7 @@ inline constexpr unsigned long kLookupMaxPauseNs = 10'000'000;
 
 struct RankState {
     bool ready;                ///< init() succeeded and finalize() not yet called
+    bool entered;              ///< init() succeeded once (finalize() leaves it set)
     int rank;                  ///< MPI_COMM_WORLD rank
     int cluster;               ///< my cluster id
     int port;                  ///< my mailbox and portal port

@@ -70,6 +70,8 @@ void ts__thread_finish(int status, int quick) __attribute__((noreturn));
 
 /* Per-thread MPI identity (set by crt0's rank start-up). */
 extern __thread int ts__rank;
+/* 1 on the thread that runs a rank's main() (not on threads it creates). */
+extern __thread int ts__rank_main;
 extern __thread int ts__local;
 
 /* Called by crt0 on the main thread with gp set; never returns. */

@@ -4,6 +4,7 @@
 
 __thread int ts__rank = -1;
 __thread int ts__local = -1;
+__thread int ts__rank_main;
 
 static struct ts_job_info job_info;
 static volatile int job_loaded;

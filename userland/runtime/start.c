@@ -56,6 +56,8 @@ static void rank_thread(void *arg)
     int local = (int)(intptr_t)arg;
     ts__rank = local_ranks[local];
     ts__local = local;
+    ts__rank_main = 1;
+    ts_thread_tag(ts__rank); /* console lines and reports name the rank from the start */
     run_main();
 }
 

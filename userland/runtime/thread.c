@@ -1,6 +1,7 @@
 /* User threads: each gets its own TLS block (picolibc's errno and stdio
  * state, the runtime's rank and output buffer live there), allocated with
  * the start record that crt0's trampoline reads. */
+#include <stdio.h>
 #include <malloc.h>
 #include <picolibc.h> /* before picotls.h, which needs PICOLIBC_TLS */
 #include <picotls.h>
@@ -81,10 +82,23 @@ static void run_at_exit(void)
 extern void __call_exitprocs(int code, void *dso) __attribute__((weak));
 extern void __libc_fini_array(void);
 
+/* An MPI process ended with a failure before MPI_Init: the job's
+ * status is already decided, and the other ranks would wait for this one
+ * forever, so the job ends now. */
+static void end_job_early(int status)
+{
+    fprintf(stderr, "tessera: rank %d on cluster %d exited with status %d before MPI_Init\n",
+            ts__rank, ts_job()->cluster_id, status);
+    ts_console_flush();
+    ts_job_abort(status);
+}
+
 void ts__thread_finish(int status, int quick)
 {
-    if (ts_rank_exit_hook) /* may end the job: an MPI rank left early */
-        ts_rank_exit_hook(status);
+    /* May end the job: an MPI rank left early. */
+    const int in_mpi = ts_rank_exit_hook && ts_rank_exit_hook(status);
+    if (!in_mpi && status != 0 && ts__rank_main)
+        end_job_early(status);
     int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
     if (last && !quick) {
         if (__call_exitprocs)

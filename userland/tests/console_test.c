@@ -5,7 +5,8 @@
  * cluster 0 interleaved; test_console.py checks that every line comes out
  * whole and, with mpirun --tag-output, prefixed with the rank that wrote it.
  * Each rank writes, in this order:
- *   "cluster C: before MPI_Init"       (printf; the thread has no tag yet)
+ *   "rank R cluster C: before MPI_Init" (printf; the runtime has tagged
+ *                                      the thread with its rank already)
  *   LINES (default 100) lines "rank R line I: R R R R R R R R", one write
  *                                      per word
  *   LONG_LINE letters 'a'+R%26 and a newline, in writes of LONG_PIECE
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 {
     int rank;
     const int lines = argc > 1 ? atoi(argv[1]) : 100;
-    printf("cluster %d: before MPI_Init\n", ts_job()->cluster_id);
+    printf("rank %d cluster %d: before MPI_Init\n", ts_rank(), ts_job()->cluster_id);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Barrier(MPI_COMM_WORLD); /* every rank writes at the same time */

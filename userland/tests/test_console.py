@@ -3,7 +3,7 @@
 cluster (threads of one process on different cores), each writing its
 lines in small pieces at the same time. Every line must come out whole and
 in its rank's order; with --tag-output, prefixed with the rank that wrote
-it ("[rank R] "), or its cluster before MPI_Init ("[cluster C] ")."""
+it ("[rank R] "), from the start (the runtime tags a rank's thread)."""
 import collections
 import os
 import re
@@ -20,7 +20,7 @@ LONG = 600      # console_test's long line
 LINE_MAX = 232  # kernel/console.cpp cuts longer lines into pieces of this
 
 PREFIX = re.compile(r"\[(rank|cluster) (\d+)\] ")
-BEFORE_INIT = re.compile(r"cluster (\d+): before MPI_Init$")
+BEFORE_INIT = re.compile(r"rank (\d+) cluster (\d+): before MPI_Init$")
 SHORT = re.compile(r"rank (\d+) line (\d+):((?: \d+)*)$")
 LETTERS = re.compile(r"([a-z])\1*$")
 LAST = re.compile(r"rank (\d+): last words$")
@@ -51,9 +51,8 @@ class Output:
                 return False
             prefix, line = (m.group(1), int(m.group(2))), line[m.end():]
         if m := BEFORE_INIT.match(line):
-            cluster = int(m.group(1))
-            self.clusters_before_init.append(cluster)
-            return prefix in (None, ("cluster", cluster))
+            self.clusters_before_init.append(int(m.group(2)))
+            return prefix in (None, ("rank", int(m.group(1))))
         if m := SHORT.match(line):
             rank = int(m.group(1))
             self.short[rank].append(int(m.group(2)))

@@ -5,6 +5,8 @@
  *                 the default error handler ends the job with MPI_ERR_RANK
  *   exit S        rank 0 returns S from main without MPI_Finalize while
  *                 the others wait for it in MPI_Recv
+ *   early S       rank 0 returns S before MPI_Init (its rank from the
+ *                 runtime), while the others wait for it in MPI_Recv
  *   self          the last rank sends to itself (MPI_COMM_SELF)
  *   head-to-head  ranks 0 and 1 send to each other
  *   truncate      rank 1 leaves a partial line in its stdout buffer, then
@@ -14,15 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tessera/runtime.h>
 
 int main(int argc, char **argv)
 {
     int rank, size, v[4] = {1, 2, 3, 4};
     const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "early") == 0 && ts_rank() == 0) {
+        printf("rank 0: leaving before MPI_Init\n");
+        return argc > 2 ? atoi(argv[2]) : 0;
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (strcmp(mode, "exit") == 0) {
+    if (strcmp(mode, "exit") == 0 || strcmp(mode, "early") == 0) {
         if (rank == 0) {
             printf("rank 0: leaving early\n");
             return argc > 2 ? atoi(argv[2]) : 0;

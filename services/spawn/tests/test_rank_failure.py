@@ -43,6 +43,15 @@ class RankFailureTest(unittest.TestCase):
                               r"with status 3$")
         self.assertEqual(rc, 3, out)
 
+    def test_exit_before_init(self):
+        # lwmpi_fatal_test early 5: rank 0 returns 5 before MPI_Init; the
+        # other ranks (rank 4 a thread of the same process) wait for it.
+        rc, out = self.run_job("lwmpi_fatal_test", "early", "5")
+        self.assertIn("tessera: rank 0 on cluster 1 exited with status 5 before MPI_Init\n", out)
+        self.assertRegex(out, r"(?m)^tessera: job ended: rank 0 \(cluster 1 thread \d+\) aborted the job "
+                              r"with status 5$")
+        self.assertEqual(rc, 5, out)
+
 
 if __name__ == "__main__":
     unittest.main()

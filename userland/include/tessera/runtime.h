@@ -63,8 +63,10 @@ int ts_thread_at_exit(void (*fn)(void));
 /* Defined by LWMPI (weak: absent from non-MPI programs). The runtime calls
  * it first when a thread ends, with the thread's exit status; LWMPI ends
  * the job there if the thread is an MPI process that called MPI_Init but
- * not MPI_Finalize, so that the other ranks do not wait for it forever. */
-void ts_rank_exit_hook(int status) __attribute__((weak));
+ * not MPI_Finalize, so that the other ranks do not wait for it forever.
+ * Returns non-zero when the thread is a rank that called MPI_Init; for the
+ * others, the runtime ends the job itself on a non-zero status. */
+int ts_rank_exit_hook(int status) __attribute__((weak));
 
 /* Futexes (TS_SYS_FUTEX_WAIT/WAKE), between the threads of a process.
  * ts_futex_wait sleeps while *addr == expected, until a ts_futex_wake on
