@@ -56,12 +56,13 @@ long portal_create(int port);
 long portal_allow(int id, int cluster, int port);
 long portal_open(int local_port, int cluster, int port);
 /// Receives exactly `size` bytes from the allowed sender into buf (which
-/// receives byte p.done next): size, or pending.
-long portal_read(int id, void *buf, size_t size, Progress &p);
+/// receives byte p.done next): size, or pending. `user`: buf is a user
+/// address, checked chunk by chunk (-TS_EFAULT).
+long portal_read(int id, void *buf, size_t size, Progress &p, bool user);
 /// Gives the hardware portal back when a read is cut short.
 void portal_read_cancel(Call &c);
 /// Sends `size` bytes once the receiver allows us: size, or pending.
-long portal_write(int id, const void *buf, size_t size, Progress &p);
+long portal_write(int id, const void *buf, size_t size, Progress &p, bool user);
 long portal_close(int id);
 long portal_unlink(int id);
 

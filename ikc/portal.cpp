@@ -14,14 +14,24 @@ namespace {
 int input_hw(const Endpoint &e) { return e.local_port % hal::noc::portals(hal::cluster_id()); }
 int lock_owner(int id) { return id + 1; }
 
+// The user buffer is checked chunk by chunk as the data moves (the
+// transfer's attempts would otherwise check all of it again each time,
+// which grows with the square of its size); a buffer unmapped halfway
+// through ends the transfer with -TS_EFAULT.
 long read_call(Call &c) {
-    if (long err = check_user(c.a[1], c.a[2], true)) return err;
-    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.p);
+    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.p, true);
 }
 
 long write_call(Call &c) {
-    if (long err = check_user(c.a[1], c.a[2], false)) return err;
-    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], c.p);
+    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], c.p, true);
+}
+
+// For a user buffer, checks the next chunk's bytes [done, done + chunk).
+long check_chunk(bool user, const void *buf, size_t size, size_t done, bool write) {
+    if (!user) return 0;
+    const size_t chunk = hal::noc::portal_chunk();
+    const size_t n = size - done < chunk ? size - done : chunk;
+    return check_user(reinterpret_cast<uintptr_t>(buf) + done, n, write);
 }
 
 }  // namespace
@@ -43,7 +53,7 @@ long portal_allow(int id, int cluster, int port) {
 }
 
 // Steps: 0 check and take the hardware portal's lock, 1 move chunks.
-long portal_read(int id, void *buf, size_t size, Progress &p) {
+long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
     Endpoint *e;
     if (long err = portal_table().get(id, Dir::input, e)) return err;
     mark_start(p);
@@ -61,6 +71,11 @@ long portal_read(int id, void *buf, size_t size, Progress &p) {
     }
     auto *dst = static_cast<char *>(buf);
     while (p.done < size) {
+        if (long err = check_chunk(user, buf, size, p.done, true)) {
+            active_table().unlock(e->active, lock_owner(id));
+            serve_again();
+            return err;
+        }
         const size_t n = hal::noc::portal_read_chunk(input_hw(*e), dst + p.done, size - p.done);
         if (n == 0) return pending;
         p.done += n;
@@ -79,7 +94,7 @@ void portal_read_cancel(Call &c) {
     serve_again();
 }
 
-long portal_write(int id, const void *buf, size_t size, Progress &p) {
+long portal_write(int id, const void *buf, size_t size, Progress &p, bool user) {
     Endpoint *e;
     if (long err = portal_table().get(id, Dir::output, e)) return err;
     mark_start(p);
@@ -89,6 +104,7 @@ long portal_write(int id, const void *buf, size_t size, Progress &p) {
     const size_t chunk = hal::noc::portal_chunk();
     while (p.done < size) {
         const size_t n = size - p.done < chunk ? size - p.done : chunk;
+        if (long err = check_chunk(user, buf, size, p.done, false)) return err;
         if (!hal::noc::portal_write_chunk(e->remote_cluster, hw, tag, src + p.done, n)) return pending;
         p.done += n;
     }

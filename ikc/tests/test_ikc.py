@@ -32,5 +32,16 @@ class IkcStressTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
 
 
+class IkcBenchSmokeTest(unittest.TestCase):
+    """bench/ikc/ikc_bench --quick: the benchmark still runs and its data
+    checks pass (it fails on a wrong byte)."""
+
+    def test_quick_run(self):
+        rc, out = mpirun("-np", "2", "--map-by", "scatter", "--timeout", "300", "ikc_bench", "--quick")
+        self.assertNotIn("FAIL", out, out)
+        self.assertIn("ikc_bench: done", out, out)
+        self.assertEqual(rc, 0, out)
+
+
 if __name__ == "__main__":
     unittest.main()
