@@ -26,6 +26,14 @@ long write_call(Call &c) {
     return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], c.p, true);
 }
 
+// A read that ends before its last chunk: the hardware portal stops
+// taking the sender's chunks and goes to the next reader.
+void abandon(Endpoint &e, int id) {
+    hal::noc::portal_close(input_hw(e));
+    active_table().unlock(e.active, lock_owner(id));
+    serve_again();
+}
+
 // For a user buffer, checks the next chunk's bytes [done, done + chunk).
 long check_chunk(bool user, const void *buf, size_t size, size_t done, bool write) {
     if (!user) return 0;
@@ -72,8 +80,7 @@ long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
     auto *dst = static_cast<char *>(buf);
     while (p.done < size) {
         if (long err = check_chunk(user, buf, size, p.done, true)) {
-            active_table().unlock(e->active, lock_owner(id));
-            serve_again();
+            abandon(*e, id);
             return err;
         }
         const size_t n = hal::noc::portal_read_chunk(input_hw(*e), dst + p.done, size - p.done);
@@ -90,8 +97,7 @@ void portal_read_cancel(Call &c) {
     const int id = static_cast<int>(c.a[0]);
     if (c.p.step != 1 || id < 0 || id >= max_virtual) return;
     Endpoint &e = portal_table().entries[id];
-    if (e.used) active_table().unlock(e.active, lock_owner(id));
-    serve_again();
+    if (e.used) abandon(e, id);
 }
 
 long portal_write(int id, const void *buf, size_t size, Progress &p, bool user) {

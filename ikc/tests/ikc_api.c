@@ -16,6 +16,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -172,6 +173,47 @@ static void limit_per_hardware(void)
         check(ts_mailbox_close(ids[i]), "mailbox_close");
 }
 
+/* Syncs: each side's role is checked, one waiter per port, and the
+ * statistics count signals and waits. */
+static void sync_roles_and_stats(int a, int b)
+{
+    int both[2] = {a, b}, others[2] = {0, me == a ? b : a}; /* the I/O cluster and the other part */
+    expect(ts_sync_create(others, 2, TS_SYNC_ALL_TO_ONE, PORT_C), -TS_EINVAL, "sync without us in the list");
+    expect(ts_sync_create(both, 2, 7, PORT_C), -TS_EINVAL, "sync of an unknown type");
+    expect(ts_sync_create(both, 1, TS_SYNC_ALL_TO_ONE, PORT_C), -TS_EINVAL, "sync of one cluster");
+    int dup[2] = {me, me};
+    expect(ts_sync_create(dup, 2, TS_SYNC_ALL_TO_ONE, PORT_C), -TS_EINVAL, "sync listing a cluster twice");
+    /* ALL_TO_ONE: the one (a) waits, b signals; ONE_TO_ALL: b waits, a signals. */
+    const int one = me == a;
+    expect(ts_sync_create(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C) < 0, !one, "ALL_TO_ONE: only the one waits");
+    expect(ts_sync_open(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C) < 0, !one, "ONE_TO_ALL: only the one signals");
+    int w = check(one ? ts_sync_create(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C + 1)
+                      : ts_sync_create(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C + 1), "sync_create");
+    expect(ts_sync_create(both, 2, one ? TS_SYNC_ALL_TO_ONE : TS_SYNC_ONE_TO_ALL, PORT_C + 1), -TS_EBUSY,
+           "a second waiter on the port");
+    int s = check(one ? ts_sync_open(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C + 1)
+                      : ts_sync_open(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C + 1), "sync_open");
+    expect(ts_sync_wait(s), -TS_EBADF, "wait on the signalling side");
+    expect(ts_sync_signal(w), -TS_EBADF, "signal on the waiting side");
+    for (int round = 0; round < 3; ++round) {
+        if (one) {
+            check(ts_sync_wait(w), "sync_wait");
+            check(ts_sync_signal(s), "sync_signal");
+        } else {
+            check(ts_sync_signal(s), "sync_signal");
+            check(ts_sync_wait(w), "sync_wait");
+        }
+    }
+    struct ts_ikc_stats st;
+    check(ts_sync_ioctl(w, TS_IKC_IOCTL_STATS, &st), "sync_ioctl");
+    expect((long)st.waits, 3, "sync stats: waits");
+    check(ts_sync_ioctl(s, TS_IKC_IOCTL_STATS, &st), "sync_ioctl");
+    expect((long)st.signals, 3, "sync stats: signals");
+    check(ts_sync_unlink(w), "sync_unlink");
+    check(ts_sync_close(s), "sync_close");
+    expect(ts_sync_close(s), -TS_EBADF, "sync closed twice");
+}
+
 static char pattern(int i, int seed) { return (char)(i * 7 + seed); }
 
 static void fill(char *buf, long n, int seed)
@@ -185,6 +227,59 @@ static void verify(const char *buf, long n, int seed, const char *what)
     for (long i = 0; i < n; ++i)
         if (buf[i] != pattern((int)i, seed))
             fail(what, i);
+}
+
+/* A portal write whose buffer runs off the end of the heap: the chunks
+ * before the unmapped page go, then the write fails with -TS_EFAULT; the
+ * reader (loopback, asynchronous) is not disturbed and gets the rest from
+ * a second write. */
+static void portal_fault_midway(void)
+{
+    static char rest[8192], got[3 * 4096];
+    const long chunk = ts_job()->portal_chunk;
+    if (chunk != 4096)
+        fail("this check assumes 4 KiB portal chunks", chunk);
+    char *end = (char *)(((uintptr_t)sbrk(0) + 4095) & ~(uintptr_t)4095);
+    char *edge = end - 4096; /* one mapped page, then none */
+    memset(edge, 'e', 4096);
+    memset(rest, 'r', sizeof rest);
+    int in = check(ts_portal_create(PORT_C), "portal_create");
+    int out = check(ts_portal_open(PORT_C, me, PORT_C), "portal_open");
+    check(ts_portal_allow(in, me, PORT_C), "portal_allow");
+    check(ts_portal_aread(in, got, sizeof got), "portal_aread");
+    expect(ts_portal_write(out, edge, sizeof got), -TS_EFAULT, "write running off the heap");
+    expect(ts_portal_write(out, rest, sizeof rest), sizeof rest, "write the rest");
+    expect(ts_portal_wait(in), sizeof got, "the reader gets every byte");
+    for (int i = 0; i < (int)sizeof got; ++i)
+        if (got[i] != (i < 4096 ? 'e' : 'r'))
+            fail("portal data after a fault", i);
+    expect(ts_portal_read(in, (void *)16, 8), -TS_EINVAL, "read without a new allow");
+    check(ts_portal_allow(in, me, PORT_C), "portal_allow");
+    expect(ts_portal_read(in, (void *)16, 8), -TS_EFAULT, "read into a bad buffer");
+    check(ts_portal_close(out), "portal_close");
+
+    /* The reader's buffer runs off the heap: the read fails after the
+     * first chunk and the transfer is closed. Its sender (an awrite left
+     * waiting for good) no longer gets in: the next transfer on the same
+     * hardware portal, from another port, arrives whole and unmixed. */
+    static char ys[4096 + 5];
+    memset(rest, 'x', sizeof rest);
+    memset(ys, 'y', sizeof ys);
+    int abandoned = check(ts_portal_open(PORT_C + 1, me, PORT_C), "portal_open");
+    int next = check(ts_portal_open(PORT_C + 2, me, PORT_C), "portal_open");
+    check(ts_portal_allow(in, me, PORT_C + 1), "portal_allow");
+    check(ts_portal_awrite(abandoned, rest, sizeof rest), "portal_awrite");
+    expect(ts_portal_read(in, edge, sizeof got), -TS_EFAULT, "read running off the heap");
+    check(ts_portal_allow(in, me, PORT_C + 2), "portal_allow");
+    check(ts_portal_awrite(next, ys, sizeof ys), "portal_awrite");
+    expect(ts_portal_read(in, got, sizeof ys), sizeof ys, "the next transfer");
+    for (int i = 0; i < (int)sizeof ys; ++i)
+        if (got[i] != 'y')
+            fail("a closed transfer's data got into the next one", i);
+    expect(ts_portal_wait(next), sizeof ys, "wait for the next transfer's awrite");
+    expect(ts_portal_close(abandoned), -TS_EBUSY, "close with its awrite still waiting");
+    check(ts_portal_close(next), "portal_close");
+    check(ts_portal_unlink(in), "portal_unlink");
 }
 
 #define PORTAL_BYTES (3 * 4096 + 99)
@@ -244,6 +339,9 @@ int main(void)
     messages_and_stats();
     async_errors();
     limit_per_hardware();
+    portal_fault_midway();
+    parts_barrier(BARRIER_PORT);
+    sync_roles_and_stats(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);
     multiplexed_portals(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);

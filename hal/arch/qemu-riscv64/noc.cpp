@@ -17,11 +17,20 @@ namespace {
 
 constexpr size_t header_bytes = 64;  // keeps flags and data in separate cache lines
 
+// The chunk buffer is claimed by a sender (chunk_writing) before it checks
+// the allow, so that two senders never write it at once. Every allow and
+// every close starts a new epoch; a chunk carries the epoch it was written
+// in, and the receiver drops one from an earlier epoch (written for a
+// transfer that was closed before it ended).
+enum : uint32_t { chunk_free = 0, chunk_full = 1, chunk_writing = 2 };
+
 struct PortalCtl {
     uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
     uint32_t tag;
-    uint32_t full;
+    uint32_t full;     // chunk_*
     uint32_t length;
+    uint32_t epoch;
+    uint32_t chunk_epoch;
 };
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -115,32 +124,52 @@ bool mailbox_receive(int hw, int src, void *msg) {
 void portal_allow(int hw, int src, uint32_t tag) {
     PortalCtl *p = portal(cluster_id(), hw);
     p->tag = tag;
+    __atomic_fetch_add(&p->epoch, 1u, __ATOMIC_ACQ_REL);
     store(&p->allowed, static_cast<uint32_t>(src) + 1);
     notify_core(src, 0);
 }
 
+void portal_close(int hw) {
+    PortalCtl *p = portal(cluster_id(), hw);
+    store(&p->allowed, 0);
+    __atomic_fetch_add(&p->epoch, 1u, __ATOMIC_ACQ_REL);
+}
+
 size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
     PortalCtl *p = portal(cluster_id(), hw);
-    if (!load(&p->full)) return 0;
+    if (load(&p->full) != chunk_full) return 0;
+    const int src = static_cast<int>(p->allowed) - 1;
+    if (load(&p->chunk_epoch) != load(&p->epoch)) {  // left over from a closed transfer
+        store(&p->full, chunk_free);
+        if (src >= 0) notify_core(src, 0);
+        return 0;
+    }
     const size_t n = p->length < remaining ? p->length : remaining;
     memcpy(buf, portal_data(cluster_id(), hw), n);
-    const int src = static_cast<int>(p->allowed) - 1;
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
-    store(&p->full, 0);
+    store(&p->full, chunk_free);
     if (src >= 0) notify_core(src, 0);
     return n;
 }
 
 bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n) {
     PortalCtl *p = portal(dst, hw);
-    // Read `full` before `allowed`: a receiver that ends a transfer clears
-    // `allowed` before `full`, so a free chunk buffer seen here with our
-    // allow still set belongs to a live transfer.
-    if (load(&p->full)) return false;
-    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) return false;
+    // Claim the chunk buffer, then check the allow: a receiver that ends a
+    // transfer clears `allowed` before it frees the buffer, so an allow
+    // seen after the claim belongs to a live transfer.
+    uint32_t expected = chunk_free;
+    if (!__atomic_compare_exchange_n(&p->full, &expected, chunk_writing, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return false;
+    const uint32_t epoch = load(&p->epoch);
+    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) {
+        store(&p->full, chunk_free);
+        return false;
+    }
     memcpy(portal_data(dst, hw), data, n);
     p->length = static_cast<uint32_t>(n);
-    store(&p->full, 1);
+    store(&p->chunk_epoch, epoch);
+    store(&p->full, chunk_full);
     notify_core(dst, 0);
     return true;
 }

@@ -178,6 +178,10 @@ bool mailbox_receive(int hw, int src, void *msg);
 /// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`
 /// (until the transfer's last chunk).
 void portal_allow(int hw, int src, uint32_t tag);
+/// Receiver: ends the transfer on portal `hw` before its last chunk (the
+/// reader gave up): the sender is no longer allowed, and a chunk it wrote
+/// for this transfer is dropped.
+void portal_close(int hw);
 /// Receiver: takes the next chunk of portal `hw` into buf, of a transfer
 /// that still has `remaining` bytes to come. The chunk that completes the
 /// transfer closes the allow before it is released, so the sender's next
