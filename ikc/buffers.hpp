@@ -47,6 +47,7 @@ public:
 
     /// Moves the oldest message parked for `port` into out; false if none.
     bool take(int port, Message &out) {
+        if (count_ == 0) return false;  // the common case: readers poll an empty table often
         Slot *oldest = nullptr;
         for (Slot &s : slots_)
             if (s.used && s.port == port && (!oldest || s.seq < oldest->seq)) oldest = &s;

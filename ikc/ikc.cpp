@@ -92,6 +92,7 @@ long VirtualTable::get(int id, Dir dir, Endpoint *&out) {
 }
 
 void VirtualTable::free(Endpoint &e) {
+    if (e.async.started && !e.async.finished) --running;
     const int who = static_cast<int>(&e - entries) + 1;
     active.unlock(e.active, who);
     active.detach(e.active);
@@ -116,6 +117,7 @@ void VirtualTable::release_process(Process *p) {
 }
 
 bool VirtualTable::poll() {
+    if (running == 0) return false;
     bool finished = false;
     for (Endpoint &e : entries) {
         Async &a = e.async;
@@ -125,6 +127,7 @@ bool VirtualTable::poll() {
         a.result = r;
         a.finished = true;
         finished = true;
+        --running;
     }
     return finished;
 }
@@ -172,6 +175,7 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
     ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
     e->async = Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0};
+    ++t.running;
     serve_again();  // the master's next pass makes the first attempt
     return 0;
 }

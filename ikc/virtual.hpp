@@ -68,6 +68,9 @@ public:
     bool poll();
 
     Endpoint entries[max_virtual];
+    /// Asynchronous operations started and not finished (poll() skips the
+    /// table when there are none: it runs on every pass of the master).
+    int running = 0;
 
 private:
     void free(Endpoint &e);

@@ -144,6 +144,7 @@ void serve_calls() {
             }
         }
         if (ikc::poll()) again = true;  // an asynchronous transfer finished: a WAIT may go on
+        if (!again) services_poll();
     } while (again);
     if (earliest) {
         hal::set_timer(earliest);

@@ -190,6 +190,19 @@ uint64_t deadline_in(uint64_t ns);
 /// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
 long kcall_count(uint64_t number, uint64_t core);
 
+// ---- kernel-resident services -------------------------------------------------
+
+/// Creates what the kernel-resident services need before any program runs
+/// (the local name daemon's mailbox). Master only, at boot.
+void services_init();
+/// One step of the kernel-resident services that answer messages (the
+/// local name daemon): takes what arrived, sends what the receivers have
+/// room for, never waits, and asks for another serving pass (serve_again)
+/// when it moved anything. Run by serve_calls, in kernel context, each time
+/// a pass over the posted calls finishes none of them: at least once per
+/// serve_calls, and after anything a call did that it might need.
+void services_poll();
+
 // ---- waiting ------------------------------------------------------------------
 
 /// Sleeps until `attempt` returns true. On the master, serves the other

@@ -32,6 +32,8 @@
 
 #include <tessera/runtime.h>
 
+#include "bench.h"
+
 #define MAILBOX_PORT 20  /* each cluster's input mailbox */
 #define ECHO_PORT 21     /* input mailbox of the meter's loopback echo thread */
 #define PORTAL_PORT 20   /* part i uses portal port PORTAL_PORT + i at both ends */
@@ -98,21 +100,6 @@ static void barrier_wait(void) { check(ts_barrier_wait(&barrier), "barrier_wait"
 
 /* ---- clocks and samples --------------------------------------------------------------- */
 
-/* The kernel lets U-mode read both counters (scounteren.CY and .TM). */
-static inline unsigned long read_cycle(void)
-{
-    unsigned long c;
-    __asm__ volatile("rdcycle %0" : "=r"(c));
-    return c;
-}
-
-static inline unsigned long read_time(void)
-{
-    unsigned long t;
-    __asm__ volatile("rdtime %0" : "=r"(t));
-    return t;
-}
-
 struct stamp {
     unsigned long cycles, ticks;
 };
@@ -146,17 +133,12 @@ struct figure {
     unsigned long cycles_min, cycles_med, ns_min, ns_med;
 };
 
-static int compare(const void *a, const void *b)
-{
-    const unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-    return (x > y) - (x < y);
-}
-
+/* bench_median sorts, so the first sample is then the smallest. */
 static struct figure summarize(struct samples *s)
 {
-    qsort(s->cycles, (size_t)s->n, sizeof s->cycles[0], compare);
-    qsort(s->ns, (size_t)s->n, sizeof s->ns[0], compare);
-    return (struct figure){s->cycles[0], s->cycles[s->n / 2], s->ns[0], s->ns[s->n / 2]};
+    const unsigned long cycles_med = bench_median(s->cycles, s->n);
+    const unsigned long ns_med = bench_median(s->ns, s->n);
+    return (struct figure){s->cycles[0], cycles_med, s->ns[0], ns_med};
 }
 
 /* Bytes per microsecond: 10^6 bytes per second. */

@@ -21,25 +21,12 @@
 
 #include <tessera/runtime.h>
 
+#include "bench.h"
+
 #define DEFAULT_REPS 501
 #define MAX_REPS 4001
 #define BATCH 16          /* operations per sample for the short ones */
 #define PAGE 4096ul
-
-/* The kernel enables U-mode reads of both (scounteren.CY and .TM). */
-static inline unsigned long read_cycle(void)
-{
-    unsigned long c;
-    __asm__ volatile("rdcycle %0" : "=r"(c));
-    return c;
-}
-
-static inline unsigned long read_time(void)
-{
-    unsigned long t;
-    __asm__ volatile("rdtime %0" : "=r"(t));
-    return t;
-}
 
 /* A raw ecall: the runtime's wrappers may cache (ts_thread_self does). */
 static inline long raw_call(long number, long a0, long a1)
@@ -70,30 +57,10 @@ static void record(unsigned long c0, unsigned long t0, unsigned long c1, unsigne
     ++s.n;
 }
 
-static int compare(const void *a, const void *b)
+static struct bench_row summarize(const char *name, int per_sample)
 {
-    const unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-    return (x > y) - (x < y);
-}
-
-static unsigned long median(unsigned long *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare);
-    return v[n / 2];
-}
-
-/* One row of results, per operation: cycles, and ticks in tenths (a tick
- * is long next to one call). */
-struct row {
-    const char *name;
-    unsigned long cycles;
-    unsigned long ticks10;
-};
-
-static struct row summarize(const char *name, int per_sample)
-{
-    struct row r = {name, median(s.cycles, s.n) / (unsigned long)per_sample,
-                    median(s.ticks, s.n) * 10 / (unsigned long)per_sample};
+    struct bench_row r = {name, bench_median(s.cycles, s.n) / (unsigned long)per_sample,
+                    bench_median(s.ticks, s.n) * 10 / (unsigned long)per_sample};
     s.n = 0;
     return r;
 }
@@ -111,7 +78,7 @@ static void op_null_forwarded(void)
 }
 
 /* BATCH back-to-back operations per sample. */
-static struct row time_batched(const char *name, void (*op)(void), int reps)
+static struct bench_row time_batched(const char *name, void (*op)(void), int reps)
 {
     for (int i = 0; i < reps; ++i) {
         const unsigned long t0 = read_time(), c0 = read_cycle();
@@ -125,7 +92,7 @@ static struct row time_batched(const char *name, void (*op)(void), int reps)
 
 static void empty_thread(void *arg) { (void)arg; }
 
-static struct row time_thread(int reps)
+static struct bench_row time_thread(int reps)
 {
     for (int i = 0; i < reps; ++i) {
         const unsigned long t0 = read_time(), c0 = read_cycle();
@@ -143,7 +110,7 @@ static struct row time_thread(int reps)
 
 /* Grows the break from `from` by one page per call, `pages` times, then
  * puts it back. malloc's own break (picolibc's sbrk) is left as it was. */
-static struct row time_brk(const char *name, unsigned long from, int pages)
+static struct bench_row time_brk(const char *name, unsigned long from, int pages)
 {
     long failed = 0;
     for (int i = 1; i <= pages && !failed; ++i) {
@@ -166,23 +133,12 @@ static struct row time_brk(const char *name, unsigned long from, int pages)
 
 /* ---- report -------------------------------------------------------------------- */
 
-static void print_row(const struct row *r, const struct row *base, unsigned long timebase)
+static void print_row(const struct bench_row *r, const struct bench_row *base, unsigned long timebase)
 {
-    const unsigned long ns = r->ticks10 * 100000000ul / timebase; /* ticks10 / 10 / hz * 1e9 */
+    const unsigned long ns = bench_ns(r, timebase);
     const unsigned long ratio10 = base->cycles ? r->cycles * 10 / base->cycles : 0;
     printf("%-22s %10lu %8lu.%lu %9lu %7lu.%lu\n", r->name, r->cycles, r->ticks10 / 10,
            r->ticks10 % 10, ns, ratio10 / 10, ratio10 % 10);
-}
-
-/* How fast the cycle counter runs, against the time CSR, over ~10 ms. */
-static void print_clocks(unsigned long timebase)
-{
-    const unsigned long t0 = read_time(), c0 = read_cycle();
-    ts_sleep_ns(10000000);
-    const unsigned long c1 = read_cycle(), t1 = read_time();
-    const unsigned long per_tick = (c1 - c0) / (t1 - t0 ? t1 - t0 : 1);
-    printf("time: %lu Hz; cycle counter: %lu per tick (%lu MHz)\n", timebase, per_tick,
-           per_tick * (timebase / 1000) / 1000);
 }
 
 int main(int argc, char **argv)
@@ -191,9 +147,9 @@ int main(int argc, char **argv)
     if (reps < 1 || reps > MAX_REPS)
         reps = DEFAULT_REPS;
     const unsigned long timebase = ts_job()->timebase_hz;
-    print_clocks(timebase);
+    bench_print_clocks(timebase);
 
-    struct row rows[6];
+    struct bench_row rows[6];
     rows[0] = time_batched("empty", op_empty, reps);
     rows[1] = time_batched("null local", op_null_local, reps);
     rows[2] = time_batched("null forwarded", op_null_forwarded, reps);

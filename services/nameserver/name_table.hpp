@@ -2,9 +2,7 @@
 // host tests can check them.
 #pragma once
 
-#include <stddef.h>
-
-#include "protocol.h"
+#include "name_map.hpp"
 
 namespace tessera::names {
 
@@ -23,24 +21,11 @@ public:
     /// 0 | -TS_ENOENT | -TS_ENAMETOOLONG | -TS_EINVAL.
     int unlink(const char *name);
     /// Names linked now.
-    int size() const { return count_; }
-
-    /// 0 for a valid name, else -TS_EINVAL (null, empty) or -TS_ENAMETOOLONG.
-    /// Reads at most TS_NAME_MAX + 1 bytes.
-    static int check_name(const char *name);
+    int size() const { return map_.size(); }
 
 private:
-    struct Entry {
-        bool used;
-        int cluster;
-        char name[TS_NAME_MAX + 1];
-    };
-
-    int find(const char *name) const;
-
     int nclusters_;
-    int count_ = 0;
-    Entry entries_[kCapacity] = {};
+    NameMap<int, kCapacity> map_;
 };
 
 /// Serves one request: the result to send back (-TS_EINVAL for a bad op).

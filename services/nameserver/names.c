@@ -1,63 +1,79 @@
 /* The name client (<tessera/names.h>). Each thread lazily creates its reply
  * mailbox (port TS_PORT_NAME_REPLY_BASE + its core) and opens its own
- * output mailbox to the name server with that port, so threads never share
- * state and need no lock. Both go back when the thread ends, so that a
- * later thread on the same core can create the reply mailbox again. */
+ * output mailboxes, from that port, to the name server and to its
+ * cluster's name daemon, so threads never share state and need no lock.
+ * They all go back when the thread ends, so that a later thread on the
+ * same core can create the reply mailbox again. */
 #include <string.h>
 #include <tessera/names.h>
 #include <tessera/runtime.h>
 
 #include "protocol.h"
 
+/* Who a request goes to. */
+enum server { NAME_SERVER, NAME_DAEMON, NSERVERS };
+
 static __thread int reply_id = -1;
-static __thread int server_id = -1;
+static __thread int server_id[NSERVERS] = {-1, -1};
 static __thread int reply_port;
 static __thread uint32_t next_seq;
 
 /* Run by ts_thread_at_exit when the thread ends. */
 static void release(void)
 {
-    if (server_id >= 0)
-        ts_mailbox_close(server_id);
+    for (int s = 0; s < NSERVERS; ++s) {
+        if (server_id[s] >= 0)
+            ts_mailbox_close(server_id[s]);
+        server_id[s] = -1;
+    }
     if (reply_id >= 0)
         ts_mailbox_unlink(reply_id);
-    server_id = reply_id = -1;
+    reply_id = -1;
 }
 
-static int connect_server(void)
+static int create_reply_mailbox(void)
+{
+    int self = ts_thread_self();
+    if (self < 0)
+        return self;
+    int id = ts_mailbox_create(TS_PORT_NAME_REPLY_BASE + self);
+    if (id < 0)
+        return id;
+    int err = ts_thread_at_exit(release);
+    if (err < 0) {
+        ts_mailbox_unlink(id);
+        return err;
+    }
+    reply_port = TS_PORT_NAME_REPLY_BASE + self;
+    reply_id = id;
+    return 0;
+}
+
+static int connect_to(enum server to)
 {
     if (reply_id < 0) {
-        int self = ts_thread_self();
-        if (self < 0)
-            return self;
-        int id = ts_mailbox_create(TS_PORT_NAME_REPLY_BASE + self);
-        if (id < 0)
-            return id;
-        int err = ts_thread_at_exit(release);
-        if (err < 0) {
-            ts_mailbox_unlink(id);
+        int err = create_reply_mailbox();
+        if (err < 0)
             return err;
-        }
-        reply_port = TS_PORT_NAME_REPLY_BASE + self;
-        reply_id = id;
     }
-    if (server_id < 0) {
-        int id = ts_mailbox_open(reply_port, TS_NAMESERVER_CLUSTER, TS_PORT_NAMESERVER);
+    if (server_id[to] < 0) {
+        int id = to == NAME_SERVER
+                     ? ts_mailbox_open(reply_port, TS_NAMESERVER_CLUSTER, TS_PORT_NAMESERVER)
+                     : ts_mailbox_open(reply_port, ts_job()->cluster_id, TS_PORT_NAME_DAEMON);
         if (id < 0)
             return id;
-        server_id = id;
+        server_id[to] = id;
     }
     return 0;
 }
 
-static int call(int op, const char *name, int cluster)
+/* One request (name already checked, or empty for TS_NAME_STATS) and its
+ * reply, in *rep: the reply's result. */
+static int call(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
 {
-    if (!name || !*name)
-        return -TS_EINVAL;
-    size_t len = strnlen(name, TS_NAME_MAX + 1);
-    if (len > TS_NAME_MAX)
-        return -TS_ENAMETOOLONG;
-    int err = connect_server();
+    if (to == NAME_DAEMON && ts_job()->cluster_id < ts_job()->nio_clusters)
+        return -TS_ENOSYS;
+    int err = connect_to(to);
     if (err < 0)
         return err;
 
@@ -65,25 +81,82 @@ static int call(int op, const char *name, int cluster)
     memset(&req, 0, sizeof req);
     req.op = op;
     req.seq = ++next_seq;
-    req.cluster = cluster;
+    req.arg = arg;
     req.reply_cluster = ts_job()->cluster_id;
     req.reply_port = reply_port;
-    memcpy(req.name, name, len);
-    long n = ts_mailbox_write(server_id, &req, sizeof req);
+    strcpy(req.name, name);
+    long n = ts_mailbox_write(server_id[to], &req, sizeof req);
     if (n < 0)
         return (int)n;
 
     /* Skip anything that is not the answer to this request. */
     for (;;) {
-        struct ts_name_reply rep;
-        n = ts_mailbox_read(reply_id, &rep, sizeof rep);
+        n = ts_mailbox_read(reply_id, rep, sizeof *rep);
         if (n < 0)
             return (int)n;
-        if (n == (long)sizeof rep && rep.seq == req.seq)
-            return rep.result;
+        if (n == (long)sizeof *rep && rep->op == TS_NAME_REPLY && rep->seq == req.seq)
+            return rep->result;
     }
 }
 
-int ts_name_link(const char *name, int cluster) { return call(TS_NAME_LINK, name, cluster); }
-int ts_name_lookup(const char *name) { return call(TS_NAME_LOOKUP, name, 0); }
-int ts_name_unlink(const char *name) { return call(TS_NAME_UNLINK, name, 0); }
+/* A request about a name: its reply's result. */
+static int call_named(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
+{
+    int err = ts_name_check(name);
+    return err < 0 ? err : call(to, op, name, arg, rep);
+}
+
+int ts_name_link(const char *name, int cluster)
+{
+    struct ts_name_reply rep;
+    return call_named(NAME_SERVER, TS_NAME_LINK, name, cluster, &rep);
+}
+
+int ts_name_lookup(const char *name)
+{
+    struct ts_name_reply rep;
+    return call_named(NAME_SERVER, TS_NAME_LOOKUP, name, 0, &rep);
+}
+
+int ts_name_unlink(const char *name)
+{
+    struct ts_name_reply rep;
+    return call_named(NAME_SERVER, TS_NAME_UNLINK, name, 0, &rep);
+}
+
+int ts_name_register(const char *name, int port)
+{
+    struct ts_name_reply rep;
+    return call_named(NAME_DAEMON, TS_NAME_REGISTER, name, port, &rep);
+}
+
+int ts_name_resolve(const char *name, int *cluster, int *port)
+{
+    if (!cluster || !port)
+        return -TS_EINVAL;
+    struct ts_name_reply rep;
+    int r = call_named(NAME_DAEMON, TS_NAME_RESOLVE, name, 0, &rep);
+    if (r < 0)
+        return r;
+    *cluster = r;
+    *port = rep.port;
+    return 0;
+}
+
+int ts_name_unregister(const char *name)
+{
+    struct ts_name_reply rep;
+    return call_named(NAME_DAEMON, TS_NAME_UNREGISTER, name, 0, &rep);
+}
+
+int ts_name_daemon_stats(struct ts_name_daemon_stats *stats)
+{
+    if (!stats)
+        return -TS_EINVAL;
+    struct ts_name_reply rep;
+    int r = call(NAME_DAEMON, TS_NAME_STATS, "", 0, &rep);
+    if (r < 0)
+        return r;
+    *stats = rep.stats;
+    return 0;
+}

@@ -20,7 +20,10 @@ void reply(const ts_name_request &req, int result, int nclusters)
     const int out = ts_mailbox_open(TS_PORT_NAMESERVER, req.reply_cluster, req.reply_port);
     if (out < 0)
         return;
-    const ts_name_reply rep{req.seq, result};
+    ts_name_reply rep{};
+    rep.op = TS_NAME_REPLY;
+    rep.seq = req.seq;
+    rep.result = result;
     ts_mailbox_write(out, &rep, sizeof rep);
     ts_mailbox_close(out);
 }

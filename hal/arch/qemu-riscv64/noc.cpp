@@ -40,22 +40,23 @@ size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
 size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
 
-// The most hardware mailboxes and portals any cluster has.
-int most_mailboxes() {
+// The most hardware resources of one kind any cluster has.
+int most(int (*count)(int)) {
     int most = 1;
     for (unsigned c = 0; c < manifest().nclusters; ++c)
-        if (mailboxes(static_cast<int>(c)) > most) most = mailboxes(static_cast<int>(c));
-    return most;
-}
-int most_portals() {
-    int most = 1;
-    for (unsigned c = 0; c < manifest().nclusters; ++c)
-        if (portals(static_cast<int>(c)) > most) most = portals(static_cast<int>(c));
+        if (count(static_cast<int>(c)) > most) most = count(static_cast<int>(c));
     return most;
 }
 
-size_t mailboxes_bytes() { return mailbox_bytes() * static_cast<size_t>(most_mailboxes()); }
-size_t portals_bytes() { return portal_bytes() * static_cast<size_t>(most_portals()); }
+// Every slot access needs these: computed once (the manifest never changes).
+size_t mailboxes_bytes() {
+    static const size_t bytes = mailbox_bytes() * static_cast<size_t>(most(mailboxes));
+    return bytes;
+}
+size_t portals_bytes() {
+    static const size_t bytes = portal_bytes() * static_cast<size_t>(most(portals));
+    return bytes;
+}
 
 // The console lock has the first page; then one block per cluster.
 constexpr size_t first_block = 4096;

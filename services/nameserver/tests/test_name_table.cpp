@@ -73,7 +73,7 @@ TEST_CASE("requests off the wire")
     NameTable t(4);
     ts_name_request req{};
     req.op = TS_NAME_LINK;
-    req.cluster = 3;
+    req.arg = 3;
     strcpy(req.name, "svc");
     CHECK(handle_request(t, req) == 0);
     CHECK(handle_request(t, req) == -TS_EEXIST);

@@ -1,13 +1,25 @@
 /*
- * The name client: names -> clusters, kept by the name server on cluster 0
- * (DESIGN section 3, services). Every call is one request and one reply;
- * a thread has at most one request in flight (replies come back to its own
- * mailbox, port TS_PORT_NAME_REPLY_BASE + its core), so any thread may call
- * these at any time.
+ * The name service (DESIGN section 3, services).
+ *
+ * - The name server on cluster 0 links names to clusters: ts_name_link,
+ *   ts_name_lookup, ts_name_unlink.
+ * - The local name daemon of every compute cluster (it runs in the kernel
+ *   on the cluster's master core) gives names logical addresses (cluster,
+ *   port): ts_name_register adds a name of this cluster to its table and
+ *   links it at the name server; ts_name_resolve answers from the local
+ *   table, then from a small cache of remote resolutions, then asks the
+ *   name server for the cluster and that cluster's daemon for the port.
+ *   These calls return -TS_ENOSYS on an I/O cluster, which has no daemon.
+ *
+ * Every call is one request and one reply; a thread has at most one request
+ * in flight (replies come back to its own mailbox, port
+ * TS_PORT_NAME_REPLY_BASE + its core), so any thread may call these at any
+ * time.
  *
  * A name is 1..TS_NAME_MAX characters. Every call also returns
- * -TS_ENAMETOOLONG for a longer name and -TS_EINVAL for an empty or null
- * one, and a negative kernel error when the name server cannot be reached.
+ * -TS_ENAMETOOLONG for a longer name (checked before anything is sent) and
+ * -TS_EINVAL for an empty or null one, and a negative kernel error when the
+ * server or the daemon cannot be reached.
  */
 #ifndef TESSERA_NAMES_H
 #define TESSERA_NAMES_H
@@ -20,6 +32,8 @@
 extern "C" {
 #endif
 
+/* ---- the name server: name -> cluster --------------------------------------- */
+
 /* 0 | -TS_EEXIST | -TS_ENAMETOOLONG | -TS_EINVAL (bad cluster or name)
  *   | -TS_ENFILE (the table is full) */
 int ts_name_link(const char *name, int cluster);
@@ -27,6 +41,39 @@ int ts_name_link(const char *name, int cluster);
 int ts_name_lookup(const char *name);
 /* 0 | -TS_ENOENT */
 int ts_name_unlink(const char *name);
+
+/* ---- the local name daemon: name -> (cluster, port) ------------------------- */
+
+/* Counters and sizes of this cluster's daemon, since boot. */
+struct ts_name_daemon_stats {
+    unsigned long local_hits; /* resolutions answered from the local table */
+    unsigned long cache_hits; /* resolutions answered from the cache */
+    unsigned long misses;     /* resolutions that asked the name server (unknown names too) */
+    unsigned long queries;    /* port queries answered for other clusters' daemons */
+    unsigned int names;       /* names registered on this cluster now */
+    unsigned int cached;      /* resolutions in the cache now (at most 16) */
+};
+
+/* Registers `name` as (this cluster, port) for the calling process, and
+ * links it to this cluster at the name server; returns once the name
+ * server has answered.
+ * 0 | -TS_EEXIST (registered on this cluster, or linked at the name server)
+ *   | -TS_EINVAL (port not in 1..TS_PORTS-1) | -TS_ENFILE (the daemon's
+ *   table, 32 names, or the name server's is full) */
+int ts_name_register(const char *name, int port);
+/* The logical address of `name`, in *cluster and *port (both non-null).
+ * A cached resolution is not checked again: it outlives an unregister on
+ * another cluster until the cache evicts it (least recently used first).
+ * 0 | -TS_ENOENT (not registered through a daemon, or linked to a cluster
+ *   without one) | -TS_EINVAL (a null pointer) */
+int ts_name_resolve(const char *name, int *cluster, int *port);
+/* Removes a name the calling process registered on this cluster, here and
+ * at the name server.
+ * 0 | -TS_ENOENT (not registered on this cluster) | -TS_EPERM (registered
+ *   by another process) */
+int ts_name_unregister(const char *name);
+/* 0, and the daemon's counters in *stats | -TS_EINVAL (null) */
+int ts_name_daemon_stats(struct ts_name_daemon_stats *stats);
 
 #ifdef __cplusplus
 }
