@@ -19,9 +19,12 @@ namespace kernel::ikc {
 template <class Message, int Capacity>
 class BuffersTable {
 public:
-    constexpr explicit BuffersTable(int limit = Capacity) : limit_(limit < Capacity ? limit : Capacity) {}
+    /// A table of limit 0 (it parks nothing) until set_limit: all zero, so
+    /// that the kernel's table costs no space in its image (.bss).
+    constexpr BuffersTable() = default;
+    constexpr explicit BuffersTable(int limit) { set_limit(limit); }
 
-    void set_limit(int limit) { limit_ = limit < Capacity ? limit : Capacity; }
+    constexpr void set_limit(int limit) { limit_ = limit < Capacity ? limit : Capacity; }
     int limit() const { return limit_; }
     int count() const { return count_; }
     bool full() const { return count_ >= limit_; }
@@ -66,7 +69,7 @@ private:
         Message msg{};
     };
     Slot slots_[Capacity];
-    int limit_;
+    int limit_ = 0;
     int count_ = 0;
     uint64_t next_seq_ = 0;
 };

@@ -30,13 +30,15 @@ struct Endpoint {
     bool used = false;
     bool input = false;
     Process *owner = nullptr;  ///< nullptr: the kernel's own
+    // All-zero defaults keep the tables in .bss; the fields mean something
+    // only while `used` (and `allowed`) say so.
     int local_port = 0;
-    int remote_cluster = -1;
-    int remote_port = -1;
-    int active = -1;           ///< its active-table entry
+    int remote_cluster = 0;    ///< outputs
+    int remote_port = 0;       ///< outputs
+    int active = 0;            ///< its active-table entry
     bool allowed = false;      ///< input portals: an allow waits for its read
-    int allow_cluster = -1;
-    int allow_port = -1;
+    int allow_cluster = 0;
+    int allow_port = 0;
     ts_ikc_stats stats{};
     Async async;
 };

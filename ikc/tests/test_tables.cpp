@@ -84,7 +84,7 @@ struct Msg {
 }  // namespace
 
 TEST_CASE("buffers table: per port, oldest first", "[ikc][buffers]") {
-    BuffersTable<Msg, 8> b;
+    BuffersTable<Msg, 8> b(8);
     REQUIRE(b.park(5, Msg{1, 0}));
     REQUIRE(b.park(6, Msg{1, 1}));
     REQUIRE(b.park(5, Msg{2, 0}));
@@ -124,6 +124,14 @@ TEST_CASE("buffers table: filled to its limit, refused, then drained in order", 
     REQUIRE(b.take(0, m));
     CHECK(m.seq == 100);
     CHECK(b.count() == 0);
+}
+
+TEST_CASE("buffers table: parks nothing until it has a limit", "[ikc][buffers]") {
+    BuffersTable<Msg, 4> b;
+    CHECK(b.full());
+    CHECK_FALSE(b.park(1, Msg{}));
+    b.set_limit(4);
+    CHECK(b.park(1, Msg{}));
 }
 
 TEST_CASE("buffers table: a limit above the capacity is cut to it", "[ikc][buffers]") {
