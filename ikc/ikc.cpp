@@ -149,6 +149,7 @@ void release_process(Process *p) {
 // ---- statistics ------------------------------------------------------------------------
 
 uint64_t elapsed_ns(const Progress &p) {
+    if (!p.start) return 0;
     const unsigned __int128 ticks = hal::time() - p.start;
     return static_cast<uint64_t>(ticks * 1000000000u / hal::timebase());
 }

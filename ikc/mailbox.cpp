@@ -53,7 +53,7 @@ bool poll_hardware(int hw, int port, Message &out) {
         if (!hal::noc::mailbox_peek(hw, src, &m)) continue;
         const bool ours = !got && m.h.dst_port == port;
         if (!ours && buffers.full()) continue;
-        hal::noc::mailbox_receive(hw, src, &m);
+        hal::noc::mailbox_release(hw, src);
         if (ours) {
             out = m;
             got = true;
@@ -95,27 +95,25 @@ long mailbox_unlink(int id) { return mailbox_table().release(id, true); }
 long mailbox_read(int id, void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::input, e)) return err;
-    Progress once;
-    Progress &prog = p ? *p : once;
-    mark_start(prog);
     const int hw = e->local_port % hal::noc::mailboxes(hal::cluster_id());
     Message m;
-    if (!take_parked(e->local_port, m) && !poll_hardware(hw, e->local_port, m)) return pending;
+    if (!take_parked(e->local_port, m) && !poll_hardware(hw, e->local_port, m)) {
+        if (p) mark_start(*p);  // the read waits from now on
+        return pending;
+    }
     const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
     const size_t copied = length < size ? length : size;
     memcpy(buf, m.data, copied);
-    count_transfer(e->stats, prog, copied, false);
+    count_transfer(e->stats, p ? *p : Progress{}, copied, false);
     return static_cast<long>(length);
 }
 
 long mailbox_write(int id, const void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::output, e)) return err;
-    Progress once;
-    Progress &prog = p ? *p : once;
-    mark_start(prog);
     const long r = mailbox_send(e->local_port, e->remote_cluster, e->remote_port, buf, size);
-    if (r >= 0) count_transfer(e->stats, prog, size, true);
+    if (r == pending && p) mark_start(*p);  // the write waits from now on
+    if (r >= 0) count_transfer(e->stats, p ? *p : Progress{}, size, true);
     return r;
 }
 

@@ -82,11 +82,13 @@ private:
 VirtualTable &mailbox_table();
 VirtualTable &portal_table();
 
-/// Nanoseconds since p.start.
+/// Nanoseconds since p.start; 0 when no start was marked (the operation
+/// completed at its first attempt, at once).
 uint64_t elapsed_ns(const Progress &p);
 /// Counts a completed read or write of `bytes` that started at p.start.
 void count_transfer(ts_ikc_stats &s, const Progress &p, size_t bytes, bool write);
-/// Marks the start of an operation (at its first attempt), for count_transfer.
+/// Marks the start of an operation that has to wait (at its first attempt),
+/// for count_transfer.
 inline void mark_start(Progress &p) {
     if (!p.start) p.start = hal::time();
 }

@@ -12,7 +12,7 @@
 //   - when the job was started with TS_MANIFEST_TAG_OUTPUT (mpirun
 //     --tag-output), each line starts with "[rank R] ", R being the tag the
 //     thread had when it began the line, or "[cluster C] " for a thread
-//     without a tag (LWMPI tags a rank at MPI_Init).
+//     without a tag (the runtime tags a rank's thread when it starts it).
 // Kernel diagnostics (fault reports, panics) still go straight to the UART
 // from every cluster, so that a panic gets out even when the NoC does not.
 #include <string.h>

@@ -19,9 +19,6 @@ const ts_job_info *job();
 int rank();
 /// The caller's index among the MPI processes of its cluster, or -1.
 int local_index();
-/// Labels the calling thread with `tag` (>= -1; a rank: its world rank),
-/// which the console's --tag-output prefixes and the fault reports show.
-void thread_tag(int tag);
 
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();

@@ -12,7 +12,6 @@ namespace lwmpi::os {
 const ts_job_info *job() { return ts_job(); }
 int rank() { return ts_rank(); }
 int local_index() { return ts_local_index(); }
-void thread_tag(int tag) { ts_thread_tag(tag); }
 
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }

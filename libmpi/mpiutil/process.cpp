@@ -87,7 +87,6 @@ int init() {
     }
     s.ready = true;
     s.entered = true;
-    os::thread_tag(rank);  // the console and fault reports name the rank from now on
     return MPI_SUCCESS;
 }
 

@@ -47,8 +47,6 @@ bool clean(const JobResult &r);
 /// LWMPI flushes it before a report.
 void print(const std::string &text);
 
-/// The calling rank's thread label (lwmpi::os::thread_tag; -1: none).
-int thread_tag();
 
 /// Waits until the mailboxes that world rank `rank` created have received
 /// `n` messages in all, so a test can order events without sleeping.

@@ -86,7 +86,6 @@ struct Identity {
     ts_job_info info{};
     std::string out;        // stdout's line buffer (fake::print)
     bool mid_line = false;  // the last byte flushed was not '\n'
-    int tag = -1;           // os::thread_tag's label
 };
 thread_local Identity t_me;
 
@@ -201,8 +200,6 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
 
 void print(const std::string &text) { t_me.out += text; }
 
-int thread_tag() { return t_me.tag; }
-
 void wait_arrivals(int rank, int n) {
     std::unique_lock<std::mutex> lock(fab().m);
     wait_for(lock, [&] {
@@ -233,7 +230,6 @@ using namespace fake;
 const ts_job_info *job() { return &t_me.info; }
 int rank() { return t_me.rank; }
 int local_index() { return t_me.local; }
-void thread_tag(int tag) { t_me.tag = tag; }
 
 unsigned long time() {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -29,7 +29,7 @@ class LayoutTest(unittest.TestCase):
             self.assertLessEqual(a + amem, b, path)
 
     def test_built_programs(self):
-        for name in ("nameserver", "ikc_test", "names_test", "hello", "fn", "abort_test"):
+        for name in ("nameserver", "ikc_api", "names_test", "hello", "fn", "abort_test"):
             path = os.path.join(target_out(), "bin", name + ".elf")
             self.assertTrue(os.path.isfile(path), path + " is missing: run make first")
             with self.subTest(program=name):

@@ -113,13 +113,9 @@ bool mailbox_peek(int hw, int src, void *msg) {
     return true;
 }
 
-bool mailbox_receive(int hw, int src, void *msg) {
-    uint32_t *flag = slot_flag(cluster_id(), hw, src);
-    if (!load(flag)) return false;
-    memcpy(msg, slot_data(cluster_id(), hw, src), mailbox_size());
-    store(flag, 0);
+void mailbox_release(int hw, int src) {
+    store(slot_flag(cluster_id(), hw, src), 0);
     notify_core(src, 0);
-    return true;
 }
 
 void portal_allow(int hw, int src, uint32_t tag) {

@@ -172,8 +172,9 @@ bool mailbox_send(int dst, int hw, const void *msg);
 /// Copies the message in sender `src`'s slot of our mailbox `hw` and
 /// leaves it there; false if empty.
 bool mailbox_peek(int hw, int src, void *msg);
-/// Takes the message in sender `src`'s slot of our mailbox `hw`; false if empty.
-bool mailbox_receive(int hw, int src, void *msg);
+/// Empties sender `src`'s slot of our mailbox `hw` (after a peek) and tells
+/// the sender, whose next message may come.
+void mailbox_release(int hw, int src);
 
 /// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`
 /// (until the transfer's last chunk).
