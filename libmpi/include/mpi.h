@@ -3,8 +3,9 @@
  *
  * Usable from C (C99 or later) and C++. Every handle is a plain `int`:
  * the top byte says what kind of object it names ('C' communicator,
- * 'D' datatype, 'E' error handler) and the low 24 bits index that kind's
- * table; the null handle of every kind is 0. Handles are therefore
+ * 'D' datatype, 'E' error handler, 'G' group, 'O' operation, 'R' request)
+ * and the low 24 bits index that kind's table; the null handle of every
+ * kind is 0. Handles are therefore
  * compile-time constants that can be compared, switched on and stored in
  * static initializers.
  *
@@ -32,6 +33,9 @@ extern "C" {
 typedef int MPI_Comm;
 typedef int MPI_Datatype;
 typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef int MPI_Op;
+typedef int MPI_Request;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -75,12 +79,55 @@ typedef long long MPI_Count;
 #define MPI_AINT               ((MPI_Datatype)0x4400001b)
 #define MPI_OFFSET             ((MPI_Datatype)0x4400001c)
 #define MPI_COUNT              ((MPI_Datatype)0x4400001d)
+#define MPI_C_FLOAT_COMPLEX    ((MPI_Datatype)0x4400001e)
+#define MPI_C_COMPLEX          MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX   ((MPI_Datatype)0x4400001f)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x44000020)
+/* Pair types for MPI_MINLOC and MPI_MAXLOC (section 5.9.4): a value and an
+ * int index, laid out as the C struct {value; int index;}. */
+#define MPI_FLOAT_INT          ((MPI_Datatype)0x44000021)
+#define MPI_DOUBLE_INT         ((MPI_Datatype)0x44000022)
+#define MPI_LONG_INT           ((MPI_Datatype)0x44000023)
+#define MPI_2INT               ((MPI_Datatype)0x44000024)
+#define MPI_SHORT_INT          ((MPI_Datatype)0x44000025)
+#define MPI_LONG_DOUBLE_INT    ((MPI_Datatype)0x44000026)
+/* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */
 
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x45000001)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x45000002)
+/* MPI 4.0's MPI_ERRORS_ABORT: as MPI_ERRORS_ARE_FATAL (in LWMPI the job is
+ * the only group of processes a communicator can hold). */
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x45000003)
+
+/* ---- Groups (kind 'G' = 0x47), MPI 3.1 section 6.3 ------------------ */
+
+#define MPI_GROUP_NULL  ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x47000001)
+
+/* ---- Reduction operations (kind 'O' = 0x4f), MPI 3.1 section 5.9.2 -- */
+
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX     ((MPI_Op)0x4f000001)
+#define MPI_MIN     ((MPI_Op)0x4f000002)
+#define MPI_SUM     ((MPI_Op)0x4f000003)
+#define MPI_PROD    ((MPI_Op)0x4f000004)
+#define MPI_LAND    ((MPI_Op)0x4f000005)
+#define MPI_BAND    ((MPI_Op)0x4f000006)
+#define MPI_LOR     ((MPI_Op)0x4f000007)
+#define MPI_BOR     ((MPI_Op)0x4f000008)
+#define MPI_LXOR    ((MPI_Op)0x4f000009)
+#define MPI_BXOR    ((MPI_Op)0x4f00000a)
+#define MPI_MINLOC  ((MPI_Op)0x4f00000b)
+#define MPI_MAXLOC  ((MPI_Op)0x4f00000c)
+#define MPI_REPLACE ((MPI_Op)0x4f00000d)
+#define MPI_NO_OP   ((MPI_Op)0x4f00000e)
+
+/* ---- Requests (kind 'R' = 0x52), MPI 3.1 section 3.7 ---------------- */
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
 
 /* ---- Special values ------------------------------------------------- */
 
@@ -88,9 +135,38 @@ typedef long long MPI_Count;
 #define MPI_PROC_NULL  (-2)
 #define MPI_ANY_TAG    (-1)
 #define MPI_UNDEFINED  (-32766)
+#define MPI_ROOT       (-3)
 /* Largest tag value (the MPI_TAG_UB attribute of MPI_COMM_WORLD). */
 #define LWMPI_TAG_UB   0x3fffffff
 #define MPI_BOTTOM     ((void *)0)
+/* In place of a send buffer in collectives (section 5.2.1). */
+#define MPI_IN_PLACE   ((void *)1)
+/* Bytes MPI_Bsend needs in the attached buffer on top of the message. */
+#define MPI_BSEND_OVERHEAD 64
+
+/* Results of MPI_Comm_compare and MPI_Group_compare (sections 6.3.1, 6.4.1). */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* MPI_Topo_test (section 7.5.5). */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
+/* Predefined attribute keys of MPI_COMM_WORLD (section 8.1.2). */
+#define MPI_TAG_UB          1
+#define MPI_HOST            2
+#define MPI_IO              3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_KEYVAL_INVALID  0
+
+/* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). */
+#define MPI_COMBINER_NAMED 1
+
+#define MPI_MAX_OBJECT_NAME   64
+#define MPI_MAX_LIBRARY_VERSION_STRING 64
 
 #define MPI_MAX_ERROR_STRING   128
 #define MPI_MAX_PROCESSOR_NAME 64
@@ -110,6 +186,10 @@ typedef struct MPI_Status {
     int _cancelled;  /* private */
     long long _count; /* private: bytes received */
 } MPI_Status;
+
+/* User functions (sections 5.9.5 and 8.3.1). */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
 
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
@@ -177,20 +257,36 @@ typedef struct MPI_Status {
 #define MPI_ERR_IO                    57
 #define MPI_ERR_LASTCODE              57
 
-/* ---- Environment (MPI 3.1 chapter 8) -------------------------------- */
+/* Every function below returns MPI_SUCCESS or an error class, after the
+ * error handler of the communicator concerned (MPI_COMM_WORLD's when none
+ * is concerned or it is invalid) has run: MPI_ERRORS_ARE_FATAL (the
+ * default) and MPI_ERRORS_ABORT print, after the rank's buffered output,
+ * "MPI error: rank <rank>: <function>: <string> (<details>)" and end the
+ * job with the error class as exit status; MPI_ERRORS_RETURN returns the
+ * class. Calls other than those marked "callable at any time" raise
+ * MPI_ERR_OTHER before MPI_Init and after MPI_Finalize. Pointers to
+ * results must not be NULL (MPI_ERR_ARG). */
+
+/* ---- Environment (MPI 3.1 chapter 8, section 12.4.3) ---------------- */
 
 /* Starts MPI for the calling rank: links its name, opens its mailbox and
  * portal. argc/argv may be NULL and are not changed. Calling it twice is
  * MPI_ERR_OTHER. (section 8.7) */
 int MPI_Init(int *argc, char ***argv);
-/* As MPI_Init; *provided is MPI_THREAD_SINGLE, whatever `required` asks
- * for; MPI_ERR_ARG when provided is NULL. (section 12.4.3) */
+/* As MPI_Init; *provided is MPI_THREAD_FUNNELED whatever `required` asks
+ * for: only the thread that is the MPI process may call MPI (a rank's
+ * other threads may not). (section 12.4.3) */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-/* Barrier over MPI_COMM_WORLD, then releases the rank's name and IKC
- * resources. (section 8.7) A rank that ends (returns from main, calls
- * exit) after MPI_Init without MPI_Finalize ends the whole job: it prints
- * "MPI error: rank N exited with status S without calling MPI_Finalize"
- * and the job exits with S, or 1 if S is 0. */
+/* MPI_THREAD_FUNNELED after MPI_Init_thread or MPI_Init. (12.4.3) */
+int MPI_Query_thread(int *provided);
+/* *flag = 1 on the thread that called MPI_Init. (12.4.3) */
+int MPI_Is_thread_main(int *flag);
+/* Completes the rank's pending communication, synchronises MPI_COMM_WORLD,
+ * then releases the rank's name and IKC resources. (section 8.7) A rank
+ * that ends (returns from main, calls exit) after MPI_Init without
+ * MPI_Finalize ends the whole job: it prints "MPI error: rank N exited
+ * with status S without calling MPI_Finalize" and the job exits with S,
+ * or 1 if S is 0. */
 int MPI_Finalize(void);
 /* *flag = 1 once MPI_Init has completed. Callable at any time. */
 int MPI_Initialized(int *flag);
@@ -202,74 +298,273 @@ int MPI_Finalized(int *flag);
 int MPI_Abort(MPI_Comm comm, int errorcode);
 /* MPI_VERSION and MPI_SUBVERSION. Callable at any time. (section 8.1.1) */
 int MPI_Get_version(int *version, int *subversion);
-/* "cluster<id>", the compute cluster that hosts the rank. (section 8.1.2) */
+/* "LWMPI <version> (Tessera), MPI 3.1". Callable at any time. (8.1.1) */
+int MPI_Get_library_version(char *version, int *resultlen);
+/* "cluster<C>.core<K>": the compute cluster and the core that run the
+ * rank. (section 8.1.2) */
 int MPI_Get_processor_name(char *name, int *resultlen);
-/* Seconds since an arbitrary origin, from the `time` CSR. (section 8.6) */
+/* Seconds since an arbitrary origin, from the `time` CSR; the same clock
+ * on every cluster (MPI_WTIME_IS_GLOBAL is 1). Callable at any time.
+ * (section 8.6) */
 double MPI_Wtime(void);
-/* Seconds between two ticks of MPI_Wtime. (section 8.6) */
+/* Seconds between two ticks of MPI_Wtime. Callable at any time. (8.6) */
 double MPI_Wtick(void);
 
-/* ---- Errors (MPI 3.1 sections 8.3-8.4) ------------------------------ */
+/* ---- Errors (MPI 3.1 sections 8.3-8.5) ------------------------------ */
 
-/* MPI_ERRORS_ARE_FATAL (the default) prints, after the rank's buffered
- * output, "MPI error: rank <rank>: <function>: <string> (<details>)" and
- * ends the job with the error class as exit status; MPI_ERRORS_RETURN
- * returns the error class to the caller. */
+/* Error handlers may be set and read before MPI_Init too. */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+/* A handler that calls `function` with the communicator and the error
+ * code; if it returns, the MPI call returns the code. (section 8.3.1) */
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                               MPI_Errhandler *errhandler);
+/* Invokes comm's error handler with `errorcode`; returns MPI_SUCCESS
+ * when the handler returns. (section 8.3.4) */
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+/* Frees a user handler (communicators that use it keep it); sets
+ * *errhandler to MPI_ERRHANDLER_NULL. Predefined handlers: MPI_ERR_ARG. */
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 /* Text of an error code (at most MPI_MAX_ERROR_STRING bytes with the NUL);
- * MPI_ERR_ARG for an unknown code. */
+ * MPI_ERR_ARG for an unknown code. Callable at any time. */
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
-/* The class of an error code; MPI_ERR_ARG for an unknown code. */
+/* The class of an error code; MPI_ERR_ARG for an unknown code. Callable at
+ * any time. */
 int MPI_Error_class(int errorcode, int *errorclass);
-
-/* ---- Communicators and datatypes ------------------------------------ */
-
-/* Errors of every call below that takes a communicator go to its error
- * handler; an invalid communicator (MPI_ERR_COMM) to MPI_COMM_WORLD's.
- * Calls before MPI_Init or after MPI_Finalize raise MPI_ERR_OTHER. */
-
-/* The caller's rank in comm (0..size-1); MPI_ERR_ARG for a NULL rank.
- * (section 6.4.1) */
-int MPI_Comm_rank(MPI_Comm comm, int *rank);
-/* The number of ranks in comm; MPI_ERR_ARG for a NULL size. (6.4.1) */
-int MPI_Comm_size(MPI_Comm comm, int *size);
-/* Bytes of one element of `datatype`; MPI_ERR_TYPE. (section 4.1.5) */
-int MPI_Type_size(MPI_Datatype datatype, int *size);
 
 /* ---- Point-to-point (MPI 3.1 chapter 3) ----------------------------- */
 
-/* Blocking send of count elements (section 3.2.1). In this version every
- * send is synchronous (it returns once the receiver has the data), so
- * MPI_Send is MPI_Ssend (3.4). It waits, without a time limit, for a
- * destination that has not called MPI_Init yet. A send that could never
- * complete raises MPI_ERR_OTHER at once: to the caller itself, or to a
- * rank that is sending to the caller at the same time (head to head).
- * Errors: MPI_ERR_COMM, MPI_ERR_COUNT (count < 0), MPI_ERR_TYPE,
- * MPI_ERR_BUFFER (NULL with count > 0), MPI_ERR_RANK (not 0..size-1 or
- * MPI_PROC_NULL), MPI_ERR_TAG (not 0..LWMPI_TAG_UB), MPI_ERR_OTHER (as
- * above, IKC failure), MPI_ERR_INTERN. */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
-             int tag, MPI_Comm comm);
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
-              int tag, MPI_Comm comm);
-/* Blocking receive (section 3.2.4) of the oldest matching message
- * (source or MPI_ANY_SOURCE, tag or MPI_ANY_TAG; non-overtaking, 3.5).
- * A message longer than the buffer fills the buffer and raises
- * MPI_ERR_TRUNCATE (status then counts what was stored). Errors as
- * MPI_Send, with MPI_ANY_SOURCE and MPI_ANY_TAG allowed; a receive from
- * the caller itself (MPI_COMM_SELF included) is MPI_ERR_OTHER at once. status may be
- * MPI_STATUS_IGNORE; its MPI_ERROR field is not set. */
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
-             int tag, MPI_Comm comm, MPI_Status *status);
+/* Common errors: MPI_ERR_COMM, MPI_ERR_COUNT (count < 0), MPI_ERR_TYPE
+ * (invalid or uncommitted datatype), MPI_ERR_BUFFER (NULL with count > 0),
+ * MPI_ERR_RANK (not a rank of the communicator, MPI_PROC_NULL, or for
+ * receives MPI_ANY_SOURCE), MPI_ERR_TAG (not 0..LWMPI_TAG_UB, or for
+ * receives MPI_ANY_TAG), MPI_ERR_REQUEST, MPI_ERR_TRUNCATE (a message
+ * longer than the receive buffer: the buffer is filled and the status
+ * counts what was stored), MPI_ERR_OTHER (IKC failure).
+ *
+ * Matching follows the envelope (source, tag, communicator) and messages
+ * between a pair of ranks do not overtake each other (section 3.5).
+ * Standard-mode sends of up to the eager threshold return once the data
+ * is on its way (buffered at the receiver, with flow control); larger
+ * ones and all synchronous-mode sends complete once the receive started.
+ * MPI_Rsend is MPI_Send (legal: section 3.4). MPI_Bsend copies into the
+ * buffer given to MPI_Buffer_attach, or fails with MPI_ERR_BUFFER when it
+ * has no room. A send to oneself is allowed (non-blocking receive first,
+ * or eager size). */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+/* Send, then receive, in either order the peers need (section 3.10). */
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+/* The buffer MPI_Bsend copies into (section 3.6); one per rank.
+ * MPI_ERR_BUFFER when one is attached already or size < 0; detach waits
+ * until the messages in it have left and gives it back. */
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+/* Completion (section 3.7.3, 3.7.5). A completed request is freed and
+ * set to MPI_REQUEST_NULL (a persistent one becomes inactive). Errors of
+ * the multiple-completion calls are MPI_ERR_IN_STATUS, with each
+ * request's class in its status's MPI_ERROR. */
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]);
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]);
+/* Marks the request for freeing; the operation still completes. (3.7.3) */
+int MPI_Request_free(MPI_Request *request);
+/* Whether a matching message has arrived, without receiving it. (3.8.1) */
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* Persistent requests (section 3.9): inactive until MPI_Start. */
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request requests[]);
 /* Elements of `datatype` received; MPI_UNDEFINED when the bytes received
  * are not a whole number of elements. (section 3.2.5) */
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+/* Basic elements received (section 4.1.11); MPI_UNDEFINED as above. */
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* ---- Datatypes (MPI 3.1 chapter 4) ---------------------------------- */
+
+/* Derived datatypes: MPI_ERR_COUNT for negative counts, MPI_ERR_TYPE for
+ * invalid old types, MPI_ERR_ARG for NULL arrays; a new type must be
+ * committed before it is used in communication. */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int blocklengths[],
+                             const MPI_Aint displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                           const MPI_Datatype types[], MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+/* Frees a derived type (sets it to MPI_DATATYPE_NULL); predefined types:
+ * MPI_ERR_TYPE. Pending communication that uses it is not affected. */
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+/* Packing (section 4.2): MPI_ERR_TRUNCATE when outbuf has no room. */
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 
 /* ---- Collectives (MPI 3.1 chapter 5) -------------------------------- */
 
-/* Returns once every rank of comm has called it (section 5.3). */
+/* Every rank of comm calls them in the same order with matching
+ * arguments. MPI_IN_PLACE where section 5 allows it. Errors also
+ * MPI_ERR_ROOT (root not a rank of comm) and MPI_ERR_OP (invalid
+ * operation, or not defined for the datatype). The algorithms follow the
+ * clusters: ranks of one cluster combine first, then one rank per cluster
+ * talks over the NoC. Reductions with a non-commutative user operation
+ * combine in rank order. */
 int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+/* Operations (section 5.9.5): at most 16 user operations per rank. */
+int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+/* inoutbuf[i] = inbuf[i] op inoutbuf[i] (section 5.9.7). */
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+
+/* ---- Groups (MPI 3.1 section 6.3) ----------------------------------- */
+
+/* Errors: MPI_ERR_GROUP for invalid groups, MPI_ERR_RANK for ranks out
+ * of range or repeated, MPI_ERR_ARG for bad ranges or NULL arrays. At most
+ * 32 groups per rank (MPI_ERR_NO_MEM beyond). */
+int MPI_Group_size(MPI_Group group, int *size);
+/* The caller's rank in the group, or MPI_UNDEFINED. */
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_free(MPI_Group *group);
+
+/* ---- Communicators (MPI 3.1 sections 6.4, 6.8) ---------------------- */
+
+/* The caller's rank in comm (0..size-1) and comm's size. (6.4.1) */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+/* New communicators are collective over comm and each gets its own
+ * contexts, so their messages never match another communicator's. At
+ * most 32 communicators per rank (MPI_ERR_NO_MEM beyond). (6.4.2) */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* Frees a communicator made by the calls above; MPI_COMM_WORLD and
+ * MPI_COMM_SELF: MPI_ERR_COMM. (6.4.3) */
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+/* Predefined attributes only: MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, MPI_HOST,
+ * MPI_IO (*flag = 0 for other keys). *attribute_val is a pointer to an
+ * int. (section 8.1.2) */
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+/* Topology of comm: MPI_CART or MPI_UNDEFINED. (7.5.5) */
+int MPI_Topo_test(MPI_Comm comm, int *status);
+
+/* ---- Cartesian topologies (MPI 3.1 section 7.5) --------------------- */
+
+/* Errors: MPI_ERR_DIMS (bad ndims or dims), MPI_ERR_TOPOLOGY (comm has no
+ * Cartesian topology), MPI_ERR_ARG (more nodes than ranks, bad
+ * coordinates). At most 8 dimensions. */
+int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *comm_cart);
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,7 @@
 #include "check.hpp"
 
+#include "comm.hpp"
+#include "datatype.hpp"
 #include "handles.hpp"
 #include "../mpiutil/text.hpp"
 
@@ -8,7 +10,7 @@ namespace lwmpi {
 int check_count(int count) { return count >= 0 ? MPI_SUCCESS : MPI_ERR_COUNT; }
 
 int check_datatype(MPI_Datatype datatype) {
-    return datatype_info(datatype) ? MPI_SUCCESS : MPI_ERR_TYPE;
+    return datatype_get(datatype) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 int check_buffer(const void *buf, int count) {

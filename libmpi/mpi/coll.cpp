@@ -12,19 +12,18 @@ namespace {
 constexpr int kBarrierTag = 0;
 }  // namespace
 
-int barrier(const CommInfo &c) {
-    const int me = util::world_rank();
-    const int size = comm_size(c, util::world_size());
-    const int rank = comm_rank(c, me);
+int barrier(const Comm &c) {
+    const int size = c.group.size;
+    const int rank = c.rank;
     if (size == 1)
         return MPI_SUCCESS;
     const uint32_t context = c.context + 1;
     const auto send = [&](int peer) {
-        return util::send(choose_protocol(0), to_world(c, peer, me), kBarrierTag, context, nullptr, 0);
+        return util::send(choose_protocol(0), c.group.world[peer], kBarrierTag, context, nullptr, 0);
     };
     const auto recv = [&](int peer) {
         util::RecvResult r;
-        return util::recv(to_world(c, peer, me), kBarrierTag, context, nullptr, 0, &r);
+        return util::recv(c.group.world[peer], kBarrierTag, context, nullptr, 0, &r);
     };
     // My subtree is [rank, rank + span): span is rank's lowest set bit
     // (for rank 0, the smallest power of two >= size).
@@ -54,7 +53,7 @@ int barrier(const CommInfo &c) {
 int MPI_Barrier(MPI_Comm comm) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Barrier";
-    const CommInfo *c;
+    Comm *c;
     if (int e = enter_comm(fn, comm, &c))
         return e;
     if (int e = barrier(*c))

@@ -2,6 +2,8 @@
 // on a communicator's collective context.
 #pragma once
 
+#include "comm.hpp"
+#include "datatype.hpp"
 #include "handles.hpp"
 
 namespace lwmpi {
@@ -9,6 +11,6 @@ namespace lwmpi {
 /// Barrier over `c` (MPI 3.1 section 5.3): zero-byte messages up a binomial
 /// tree to rank 0 (gather), then down again (release); 2*ceil(log2 p)
 /// steps. Returns MPI_SUCCESS or an error class (util::error_detail()).
-int barrier(const CommInfo &c);
+int barrier(const Comm &c);
 
 }  // namespace lwmpi

@@ -96,12 +96,41 @@ size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int c
     return t.length();
 }
 
+namespace {
+
+// Error handlers made by MPI_Comm_create_errhandler, per rank; index 0..3
+// of the handle space are the null and the predefined handlers.
+constexpr int kFirstUser = 4;
+constexpr int kMaxErrhandlers = kFirstUser + 8;
+thread_local MPI_Comm_errhandler_function *t_user[kMaxErrhandlers];
+
+bool is_predefined(MPI_Errhandler h) {
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
+}
+
+MPI_Comm_errhandler_function *user_function(MPI_Errhandler h) {
+    const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
+    return i < 0 ? nullptr : t_user[i];
+}
+
+}  // namespace
+
+bool errhandler_valid(MPI_Errhandler h) { return is_predefined(h) || user_function(h); }
+
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail) {
-    const CommInfo *c = comm_info(comm);
-    if (!c)
-        c = comm_info(MPI_COMM_WORLD);
-    if (errhandler_of(*c) == MPI_ERRORS_RETURN)
+    const Comm *c = comm_get(comm);
+    if (!c) {
+        comm = MPI_COMM_WORLD;
+        c = comm_get(comm);
+    }
+    const MPI_Errhandler h = c->errhandler ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (h == MPI_ERRORS_RETURN)
         return code;
+    if (MPI_Comm_errhandler_function *f = user_function(h)) {
+        int error = code;
+        f(&comm, &error);
+        return code;
+    }
     char report[MPI_MAX_ERROR_STRING + 128];
     const int rank = state().initialized ? util::world_rank() : -1;
     format_fatal(report, sizeof report, rank, function, code, detail);
@@ -110,3 +139,75 @@ int raise_error(MPI_Comm comm, const char *function, int code, const char *detai
 }
 
 }  // namespace lwmpi
+
+// Allowed before MPI_Init too, so that a program (or a test) can choose
+// MPI_ERRORS_RETURN for MPI_Init's own errors.
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_set_errhandler";
+    Comm *c = comm_get(comm);
+    if (!c)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
+    if (!errhandler_valid(errhandler))
+        return raise_error(comm, fn, MPI_ERR_ARG, "invalid error handler");
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_get_errhandler";
+    const Comm *c = comm_get(comm);
+    if (!c)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
+    if (!errhandler)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    *errhandler = c->errhandler ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_create_errhandler";
+    if (int e = require_active(fn))
+        return e;
+    if (!function || !errhandler)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    for (int i = kFirstUser; i < kMaxErrhandlers; ++i)
+        if (!t_user[i]) {
+            t_user[i] = function;
+            *errhandler = make_handle(HandleKind::errhandler, i);
+            return MPI_SUCCESS;
+        }
+    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "too many error handlers");
+}
+
+// A freed handler stays usable by the communicators that have it until
+// they change it (section 8.3.4): its slot is only marked for reuse when
+// no communicator of the rank refers to it.
+int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Errhandler_free";
+    if (!errhandler || !errhandler_valid(*errhandler))
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "invalid error handler");
+    if (is_predefined(*errhandler)) {
+        *errhandler = MPI_ERRHANDLER_NULL;  // section 8.3.4 allows freeing these
+        return MPI_SUCCESS;
+    }
+    bool used = false;
+    for (const Comm &c : state().comms)
+        used = used || (c.in_use && c.errhandler == *errhandler);
+    if (!used)
+        t_user[handle_index(*errhandler)] = nullptr;
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_call_errhandler";
+    if (!comm_get(comm))
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
+    raise_error(comm, fn, errorcode, "raised by the program");
+    return MPI_SUCCESS;
+}

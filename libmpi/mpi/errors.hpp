@@ -17,10 +17,14 @@ const char *error_text(int code);
 size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code,
                     const char *detail);
 
+/// True for the predefined error handlers and the live user ones.
+bool errhandler_valid(MPI_Errhandler h);
+
 /// Raises error `code` in `function` on communicator `comm` (on
 /// MPI_COMM_WORLD when comm is not valid), with an optional detail. With
-/// MPI_ERRORS_RETURN returns `code`. With MPI_ERRORS_ARE_FATAL (the
-/// default) prints the report after the rank's buffered output (its rank
+/// MPI_ERRORS_RETURN returns `code`; a user handler is called with the
+/// communicator and the code, and then `code` is returned. With
+/// MPI_ERRORS_ARE_FATAL (the default) or MPI_ERRORS_ABORT prints the report after the rank's buffered output (its rank
 /// once MPI_Init has succeeded) and ends the job with exit status `code`
 /// (the error class: 1..MPI_ERR_LASTCODE).
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail = nullptr);

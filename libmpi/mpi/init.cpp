@@ -4,6 +4,8 @@
 
 #include "coll.hpp"
 #include "errors.hpp"
+#include "comm.hpp"
+#include "datatype.hpp"
 #include "handles.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
@@ -21,6 +23,7 @@ int init(const char *fn) {
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
     if (int e = util::init())
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    comm_init_predefined(util::world_rank(), util::world_size());
     st.initialized = true;
     return MPI_SUCCESS;
 }
@@ -54,7 +57,7 @@ int MPI_Finalize(void) {
     if (int e = require_active(fn))
         return e;
     // Every rank has stopped sending once all are here (section 8.7).
-    if (int e = barrier(*comm_info(MPI_COMM_WORLD)))
+    if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;
     if (int e = util::finalize())

@@ -3,6 +3,8 @@
 
 #include "check.hpp"
 #include "errors.hpp"
+#include "comm.hpp"
+#include "datatype.hpp"
 #include "handles.hpp"
 #include "protocol.hpp"
 #include "state.hpp"
@@ -27,18 +29,17 @@ int raise_arg_error(MPI_Comm comm, const char *fn, int code, const P2PArgs &a, i
 // MPI_Send and MPI_Ssend: every send is synchronous in this version.
 int send(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
          MPI_Comm comm) {
-    const CommInfo *c;
+    Comm *c;
     if (int e = enter_comm(fn, comm, &c))
         return e;
-    const int me = util::world_rank();
-    const int size = comm_size(*c, util::world_size());
+    const int size = c->group.size;
     const P2PArgs args{buf, count, datatype, dest, tag};
     if (int e = check_send(args, size))
         return raise_arg_error(comm, fn, e, args, size, "dest");
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    const uint64_t bytes = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
-    if (int e = util::send(choose_protocol(bytes), to_world(*c, dest, me), tag, c->context, buf, bytes))
+    const uint64_t bytes = static_cast<uint64_t>(count) * datatype_get(datatype)->size;
+    if (int e = util::send(choose_protocol(bytes), c->group.world[dest], tag, c->context, buf, bytes))
         return raise_error(comm, fn, e, util::error_detail());
     return MPI_SUCCESS;
 }
@@ -80,11 +81,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
              MPI_Status *status) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Recv";
-    const CommInfo *c;
+    Comm *c;
     if (int e = enter_comm(fn, comm, &c))
         return e;
-    const int me = util::world_rank();
-    const int size = comm_size(*c, util::world_size());
+    const int size = c->group.size;
     const P2PArgs args{buf, count, datatype, source, tag};
     if (int e = check_recv(args, size))
         return raise_arg_error(comm, fn, e, args, size, "source");
@@ -92,16 +92,14 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
         set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
-    const uint64_t capacity = static_cast<uint64_t>(count) * datatype_info(datatype)->size;
-    // On MPI_COMM_SELF, any source can only be the caller.
-    const int from = source == MPI_ANY_SOURCE && !c->is_self ? util::kAnySource
-                                                             : to_world(*c, source, me);
+    const uint64_t capacity = static_cast<uint64_t>(count) * datatype_get(datatype)->size;
+    const int from = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];
     util::RecvResult r;
     if (int e = util::recv(from, tag, c->context, buf, capacity, &r))
         return raise_error(comm, fn, e, util::error_detail());
-    set_status(status, from_world(*c, r.source), r.tag, r.bytes);
+    set_status(status, group_rank_of(c->group, r.source), r.tag, r.bytes);
     if (r.offered > r.bytes)
-        return raise_truncate(comm, fn, r, from_world(*c, r.source));
+        return raise_truncate(comm, fn, r, group_rank_of(c->group, r.source));
     return MPI_SUCCESS;
 }
 
@@ -110,7 +108,7 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     static constexpr char fn[] = "MPI_Get_count";
     if (!status || !count)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    const DatatypeInfo *t = datatype_info(datatype);
+    const Datatype *t = datatype_get(datatype);
     if (!t)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     const long long bytes = status->_count;

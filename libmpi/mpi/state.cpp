@@ -10,11 +10,6 @@ thread_local MpiState t_mpi;
 
 MpiState &state() { return t_mpi; }
 
-MPI_Errhandler errhandler_of(const CommInfo &c) {
-    const MPI_Errhandler h = t_mpi.errhandler[c.slot];
-    return h ? h : MPI_ERRORS_ARE_FATAL;
-}
-
 int require_active(const char *function) {
     if (!t_mpi.initialized)
         return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is not initialized");
@@ -23,10 +18,10 @@ int require_active(const char *function) {
     return MPI_SUCCESS;
 }
 
-int enter_comm(const char *function, MPI_Comm comm, const CommInfo **out) {
+int enter_comm(const char *function, MPI_Comm comm, Comm **out) {
     if (int e = require_active(function))
         return e;
-    *out = comm_info(comm);
+    *out = comm_get(comm);
     if (!*out)
         return raise_error(MPI_COMM_WORLD, function, MPI_ERR_COMM);
     return MPI_SUCCESS;

@@ -1,0 +1,2 @@
+// Reduction operations and the MPI_Op_* calls.
+#include "op.hpp"

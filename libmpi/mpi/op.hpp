@@ -1,0 +1,25 @@
+// Reduction operations (MPI 3.1 section 5.9): the predefined operations
+// on the types section 5.9.2 allows, the pair types of MINLOC and MAXLOC
+// (5.9.4), and user operations (5.9.5).
+#pragma once
+
+#include <mpi.h>
+
+namespace lwmpi {
+
+/// MPI_SUCCESS when `op` is valid and defined on `datatype` (a predefined
+/// operation on a derived type is defined when every basic element has
+/// one predefined type it is defined on); else MPI_ERR_OP (or
+/// MPI_ERR_TYPE for an invalid datatype).
+int check_op(MPI_Op op, MPI_Datatype datatype);
+
+/// inout[i] = in[i] op inout[i] for i in 0..count-1, both buffers laid out
+/// as `count` elements of `datatype` (the user layout, with its extent).
+/// Call check_op first; returns its result.
+int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, MPI_Op op);
+
+/// True for the commutative operations (every predefined one; a user
+/// operation as created).
+bool op_commutative(MPI_Op op);
+
+}  // namespace lwmpi

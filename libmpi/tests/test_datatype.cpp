@@ -1,0 +1,2 @@
+// Host tests of libmpi/mpi/datatype.
+#include <catch2/catch.hpp>

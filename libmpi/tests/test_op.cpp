@@ -1,0 +1,2 @@
+// Host tests of libmpi/mpi/op.
+#include <catch2/catch.hpp>

@@ -1,0 +1,2 @@
+// Host tests of libmpi/mpi/topo.
+#include <catch2/catch.hpp>
