@@ -195,7 +195,8 @@ long async_wait(VirtualTable &t, Call &c) {
     if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
     Async &a = e->async;
     if (!a.started) return -TS_EINVAL;  // nothing to wait for
-    if (!a.finished) return pending;    // poll() moves it on
+    if (!a.finished)  // poll() moves it on
+        return c.a[1] & TS_IKC_NOWAIT ? -TS_EAGAIN : pending;
     a.started = false;
     ++e->stats.waits;
     return a.result;

@@ -102,7 +102,8 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
 /// A synchronous READ or WRITE (a0 id): `attempt`, refused with -TS_EBUSY
 /// at its start while an asynchronous operation runs on the endpoint.
 long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt);
-/// WAIT (a0 id): the finished operation's result, or pending.
+/// WAIT (a0 id, a1 flags): the finished operation's result, or pending
+/// (-TS_EAGAIN with TS_IKC_NOWAIT).
 long async_wait(VirtualTable &t, Call &c);
 /// IOCTL (a0 id, a1 request, a2 user pointer): 0, -TS_EBADF, -TS_EPERM,
 /// -TS_EINVAL (unknown request), -TS_EFAULT.

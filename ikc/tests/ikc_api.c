@@ -116,6 +116,7 @@ static void async_errors(void)
     expect(ts_mailbox_aread(in, (void *)16, 8), -TS_EFAULT, "aread into a bad buffer");
     expect(ts_mailbox_aread(out, buf, sizeof buf), -TS_EBADF, "aread on an output mailbox");
     check(ts_mailbox_aread(in, buf, sizeof buf), "aread");
+    expect(ts_mailbox_test(in), -TS_EAGAIN, "test of an aread with nothing to read");
     expect(ts_mailbox_aread(in, buf, sizeof buf), -TS_EBUSY, "a second aread");
     expect(ts_mailbox_read(in, buf, sizeof buf), -TS_EBUSY, "read during an aread");
     expect(ts_mailbox_unlink(in), -TS_EBUSY, "unlink during an aread");

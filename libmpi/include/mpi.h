@@ -185,6 +185,7 @@ typedef struct MPI_Status {
     int MPI_ERROR;
     int _cancelled;  /* private */
     long long _count; /* private: bytes received */
+    long long _offered; /* private: bytes the sender sent */
 } MPI_Status;
 
 /* User functions (sections 5.9.5 and 8.3.1). */

@@ -2,7 +2,7 @@
 #include "coll.hpp"
 
 #include "errors.hpp"
-#include "protocol.hpp"
+#include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 
@@ -17,13 +17,13 @@ int barrier(const Comm &c) {
     const int rank = c.rank;
     if (size == 1)
         return MPI_SUCCESS;
-    const uint32_t context = c.context + 1;
     const auto send = [&](int peer) {
-        return util::send(choose_protocol(0), c.group.world[peer], kBarrierTag, context, nullptr, 0);
+        return run(P2POp{Op2::send, nullptr, nullptr, 0, MPI_BYTE, peer, kBarrierTag, c.handle, true},
+                   MPI_STATUS_IGNORE);
     };
     const auto recv = [&](int peer) {
-        util::RecvResult r;
-        return util::recv(c.group.world[peer], kBarrierTag, context, nullptr, 0, &r);
+        return run(P2POp{Op2::recv, nullptr, nullptr, 0, MPI_BYTE, peer, kBarrierTag, c.handle, true},
+                   MPI_STATUS_IGNORE);
     };
     // My subtree is [rank, rank + span): span is rank's lowest set bit
     // (for rank 0, the smallest power of two >= size).

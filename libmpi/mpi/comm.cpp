@@ -30,6 +30,7 @@ void comm_init_predefined(int world_rank, int world_size) {
     MpiState &st = state();
     Comm &world = st.comms[kWorld];
     world.in_use = true;
+    world.handle = MPI_COMM_WORLD;
     world.context = 0;  // contexts 0 (pt2pt) and 1 (collective)
     world.rank = world_rank;
     world.group.size = world_size;
@@ -37,6 +38,7 @@ void comm_init_predefined(int world_rank, int world_size) {
         world.group.world[r] = static_cast<int16_t>(r);
     Comm &self = st.comms[kSelf];
     self.in_use = true;
+    self.handle = MPI_COMM_SELF;
     self.context = 2;  // contexts 2 and 3
     self.rank = 0;
     self.group.size = 1;

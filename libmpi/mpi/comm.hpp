@@ -26,6 +26,7 @@ struct CartTopology {
 /// never match another communicator's (section 6.1.2).
 struct Comm {
     bool in_use;
+    MPI_Comm handle;
     uint32_t context;
     int rank;                   ///< the caller's rank in it
     GroupData group;            ///< its members, by rank

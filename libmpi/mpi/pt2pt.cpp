@@ -1,12 +1,13 @@
-// Blocking point-to-point communication (MPI 3.1 chapter 3).
+// Point-to-point communication (MPI 3.1 chapter 3): blocking, non-blocking
+// and persistent operations in all four modes, completion, probe.
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "check.hpp"
-#include "errors.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
-#include "handles.hpp"
-#include "protocol.hpp"
+#include "errors.hpp"
+#include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
@@ -17,94 +18,533 @@ static_assert(util::kAnySource == MPI_ANY_SOURCE && util::kAnyTag == MPI_ANY_TAG
 
 namespace {
 
-// Raises the failed argument check `code` of `a`, with the bad value.
-int raise_arg_error(MPI_Comm comm, const char *fn, int code, const P2PArgs &a, int size,
-                    const char *peer) {
+// Checks the arguments of `op` on its communicator; raises what is wrong.
+int check_op(const char *fn, const P2POp &op) {
+    Comm *c;
+    if (int e = enter_comm(fn, op.comm, &c))
+        return e;
+    const bool recv = op.op == Op2::recv;
+    const P2PArgs args{recv ? op.rbuf : op.sbuf, op.count, op.datatype, op.peer, op.tag};
+    const int size = c->group.size;
+    const int e = recv ? check_recv(args, size) : check_send(args, size);
+    if (e == MPI_SUCCESS)
+        return MPI_SUCCESS;
     char why[96];
     TextBuilder t(why, sizeof why);
-    explain_p2p(t, code, a, size, peer);
-    return raise_error(comm, fn, code, why);
+    explain_p2p(t, e, args, size, recv ? "source" : "dest");
+    return raise_error(op.comm, fn, e, why);
 }
 
-// MPI_Send and MPI_Ssend: every send is synchronous in this version.
-int send(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-         MPI_Comm comm) {
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    const int size = c->group.size;
-    const P2PArgs args{buf, count, datatype, dest, tag};
-    if (int e = check_send(args, size))
-        return raise_arg_error(comm, fn, e, args, size, "dest");
-    if (dest == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    const uint64_t bytes = static_cast<uint64_t>(count) * datatype_get(datatype)->size;
-    if (int e = util::send(choose_protocol(bytes), c->group.world[dest], tag, c->context, buf, bytes))
+// Raises the error `e` a completed request `r` of `comm` ended with.
+int raise_completion(MPI_Comm comm, const char *fn, int e, const MPI_Status &st) {
+    if (e != MPI_ERR_TRUNCATE)
         return raise_error(comm, fn, e, util::error_detail());
+    char why[96];
+    TextBuilder(why, sizeof why)
+        .put("received ").put_int(st._count).put(" of ").put_int(st._offered)
+        .put(" bytes from rank ").put_int(st.MPI_SOURCE).put(", tag ").put_int(st.MPI_TAG);
+    return raise_error(comm, fn, e, why);
+}
+
+// Blocking operation `op`.
+int blocking(const char *fn, const P2POp &op, MPI_Status *status) {
+    if (int e = check_op(fn, op))
+        return e;
+    MPI_Status st{};
+    const int e = run(op, &st);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return e ? raise_completion(op.comm, fn, e, st) : MPI_SUCCESS;
+}
+
+// Non-blocking or persistent operation `op` into *request.
+int nonblocking(const char *fn, const P2POp &op, bool persistent, MPI_Request *request) {
+    if (int e = check_op(fn, op))
+        return e;
+    if (!request)
+        return raise_error(op.comm, fn, MPI_ERR_ARG, "request is NULL");
+    if (int e = request_new(op, persistent, request))
+        return raise_error(op.comm, fn, e, "too many requests");
+    if (persistent)
+        return MPI_SUCCESS;
+    if (int e = request_start(*request_get(*request))) {
+        MPI_Request h = *request;
+        request_finish(&h, MPI_STATUS_IGNORE);
+        *request = MPI_REQUEST_NULL;
+        return raise_error(op.comm, fn, e, util::error_detail());
+    }
     return MPI_SUCCESS;
 }
 
-void set_status(MPI_Status *status, int source, int tag, uint64_t bytes) {
-    if (status == MPI_STATUS_IGNORE)
-        return;
-    status->MPI_SOURCE = source;
-    status->MPI_TAG = tag;
-    status->_cancelled = 0;
-    status->_count = static_cast<long long>(bytes);
-    // MPI_ERROR is left alone by single-completion calls (section 3.2.5).
+P2POp send_op(Op2 kind, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return P2POp{kind, buf, nullptr, count, datatype, dest, tag, comm, false};
 }
 
-// Raises MPI_ERR_TRUNCATE for receive `r` from rank `source` of the
-// communicator, with the sizes.
-int raise_truncate(MPI_Comm comm, const char *fn, const util::RecvResult &r, int source) {
-    char why[96];
-    TextBuilder(why, sizeof why)
-        .put("received ").put_int(static_cast<long long>(r.bytes))
-        .put(" of ").put_int(static_cast<long long>(r.offered))
-        .put(" bytes from rank ").put_int(source).put(", tag ").put_int(r.tag);
-    return raise_error(comm, fn, MPI_ERR_TRUNCATE, why);
+P2POp recv_op(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm) {
+    return P2POp{Op2::recv, nullptr, buf, count, datatype, source, tag, comm, false};
+}
+
+// ---- completion ----
+
+// Where a completion call stands on one request handle.
+enum class Slot { null, inactive, pending, complete };
+
+// Looks at handle *h (moving requests on once when `poll`); raises
+// MPI_ERR_REQUEST for an invalid handle.
+int look(const char *fn, MPI_Request *h, bool poll, Slot *out) {
+    if (*h == MPI_REQUEST_NULL) {
+        *out = Slot::null;
+        return MPI_SUCCESS;
+    }
+    Request *r = request_get(*h);
+    if (!r)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
+    if (!r->active) {
+        *out = Slot::inactive;
+        return MPI_SUCCESS;
+    }
+    int e = MPI_SUCCESS;
+    const bool done = poll ? request_test(*r, &e) : r->complete;
+    if (e)
+        return raise_error(r->args.comm, fn, e, util::error_detail());
+    *out = done ? Slot::complete : Slot::pending;
+    return MPI_SUCCESS;
+}
+
+// Finishes complete request *h into `status`; its error goes to its
+// communicator's handler.
+int finish(const char *fn, MPI_Request *h, MPI_Status *status) {
+    const MPI_Comm comm = request_get(*h)->args.comm;
+    MPI_Status st;
+    if (int e = request_finish(h, &st)) {
+        if (status != MPI_STATUS_IGNORE)
+            *status = st;
+        return raise_completion(comm, fn, e, st);
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return MPI_SUCCESS;
+}
+
+// One pass of a multiple-completion call over requests[0..count): finishes
+// the complete ones (all of them, or with `first_only` the first one) and
+// records their indices. *active counts the handles still pending or
+// finished in this pass (null and inactive ones do not count).
+struct Pass {
+    int finished;
+    int active;
+    int error;  ///< MPI_ERR_IN_STATUS when one finished with an error
+};
+
+int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[], int indices[],
+         bool first_only, bool all_or_none, Pass *out) {
+    *out = Pass{0, 0, MPI_SUCCESS};
+    if (int e = progress_requests())
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    bool all = true;
+    for (int i = 0; i < count; ++i) {
+        Slot s;
+        if (int e = look(fn, &requests[i], false, &s))
+            return e;
+        if (s == Slot::null || s == Slot::inactive)
+            continue;
+        ++out->active;
+        if (s == Slot::pending) {
+            int e = MPI_SUCCESS;
+            if (request_test(*request_get(requests[i]), &e))
+                s = Slot::complete;
+            if (e)
+                return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+        }
+        all = all && s == Slot::complete;
+    }
+    if (all_or_none && !all)
+        return MPI_SUCCESS;
+    for (int i = 0; i < count && !(first_only && out->finished); ++i) {
+        // Waitall's statuses follow the requests; the others' are packed.
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? nullptr
+                         : all_or_none                   ? &statuses[i]
+                                                         : &statuses[first_only ? 0 : out->finished];
+        Slot s;
+        look(fn, &requests[i], false, &s);
+        if (s != Slot::complete) {
+            if (all_or_none && st)
+                empty_status(st);
+            continue;
+        }
+        MPI_Status tmp;
+        const int e = request_finish(&requests[i], &tmp);
+        if (st) {
+            *st = tmp;
+            st->MPI_ERROR = e;
+        }
+        if (e)
+            out->error = MPI_ERR_IN_STATUS;
+        if (indices)
+            indices[out->finished] = i;
+        ++out->finished;
+    }
+    return MPI_SUCCESS;
+}
+
+int check_array(const char *fn, int count, const void *requests) {
+    if (count < 0)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
+    if (count > 0 && !requests)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "requests is NULL");
+    return MPI_SUCCESS;
 }
 
 }  // namespace
 
 }  // namespace lwmpi
 
+using namespace lwmpi;
+
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return lwmpi::send("MPI_Send", buf, count, datatype, dest, tag, comm);
+    return blocking("MPI_Send", send_op(Op2::send, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return lwmpi::send("MPI_Ssend", buf, count, datatype, dest, tag, comm);
+    return blocking("MPI_Ssend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
+}
+
+// A ready send is a standard one (section 3.4 allows it).
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return blocking("MPI_Rsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
+}
+
+// Copies into the attached buffer and returns; the message leaves in the
+// background (section 3.6).
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    MPI_Request r;
+    if (int e = MPI_Ibsend(buf, count, datatype, dest, tag, comm, &r))
+        return e;
+    return MPI_Request_free(&r);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Recv";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
+    return blocking("MPI_Recv", recv_op(buf, count, datatype, source, tag, comm), status);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    return nonblocking("MPI_Isend", send_op(Op2::send, buf, count, datatype, dest, tag, comm), false, request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+    return nonblocking("MPI_Issend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false, request);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+    return nonblocking("MPI_Ibsend", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, request);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+    return nonblocking("MPI_Irsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false, request);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    return nonblocking("MPI_Irecv", recv_op(buf, count, datatype, source, tag, comm), false, request);
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request) {
+    return nonblocking("MPI_Send_init", send_op(Op2::send, buf, count, datatype, dest, tag, comm), true, request);
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+    return nonblocking("MPI_Ssend_init", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), true, request);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+    return nonblocking("MPI_Bsend_init", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), true, request);
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+    return nonblocking("MPI_Rsend_init", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), true, request);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request) {
+    return nonblocking("MPI_Recv_init", recv_op(buf, count, datatype, source, tag, comm), true, request);
+}
+
+int MPI_Start(MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Start";
+    if (int e = require_active(fn))
         return e;
-    const int size = c->group.size;
-    const P2PArgs args{buf, count, datatype, source, tag};
-    if (int e = check_recv(args, size))
-        return raise_arg_error(comm, fn, e, args, size, "source");
-    if (source == MPI_PROC_NULL) {  // section 3.11
-        set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-        return MPI_SUCCESS;
-    }
-    const uint64_t capacity = static_cast<uint64_t>(count) * datatype_get(datatype)->size;
-    const int from = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];
-    util::RecvResult r;
-    if (int e = util::recv(from, tag, c->context, buf, capacity, &r))
-        return raise_error(comm, fn, e, util::error_detail());
-    set_status(status, group_rank_of(c->group, r.source), r.tag, r.bytes);
-    if (r.offered > r.bytes)
-        return raise_truncate(comm, fn, r, group_rank_of(c->group, r.source));
+    Request *r = request ? request_get(*request) : nullptr;
+    if (!r || !r->persistent || r->active)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "not an inactive persistent request");
+    if (int e = request_start(*r))
+        return raise_error(r->args.comm, fn, e, util::error_detail());
     return MPI_SUCCESS;
 }
 
+int MPI_Startall(int count, MPI_Request requests[]) {
+    static constexpr char fn[] = "MPI_Startall";
+    if (int e = require_active(fn))
+        return e;
+    if (int e = check_array(fn, count, requests))
+        return e;
+    for (int i = 0; i < count; ++i)
+        if (int e = MPI_Start(&requests[i]))
+            return e;
+    return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    static constexpr char fn[] = "MPI_Wait";
+    if (int e = require_active(fn))
+        return e;
+    if (!request)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
+    for (;;) {
+        Slot s;
+        if (int e = look(fn, request, true, &s))
+            return e;
+        if (s == Slot::null || s == Slot::inactive) {
+            empty_status(status);
+            return MPI_SUCCESS;
+        }
+        if (s == Slot::complete)
+            return finish(fn, request, status);
+        util::idle();
+    }
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    static constexpr char fn[] = "MPI_Test";
+    if (int e = require_active(fn))
+        return e;
+    if (!request || !flag)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Slot s;
+    if (int e = look(fn, request, true, &s))
+        return e;
+    *flag = s != Slot::pending;
+    if (s == Slot::null || s == Slot::inactive)
+        empty_status(status);
+    return s == Slot::complete ? finish(fn, request, status) : MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    static constexpr char fn[] = "MPI_Waitall";
+    if (int e = require_active(fn))
+        return e;
+    if (int e = check_array(fn, count, requests))
+        return e;
+    for (;;) {
+        Pass p;
+        if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
+            return e;
+        if (p.finished == p.active)
+            return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+        util::idle();
+    }
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    static constexpr char fn[] = "MPI_Testall";
+    if (int e = require_active(fn))
+        return e;
+    if (int e = check_array(fn, count, requests))
+        return e;
+    if (!flag)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Pass p;
+    if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
+        return e;
+    *flag = p.finished == p.active;
+    return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+}
+
+// Waitany and Testany: the first complete request (section 3.7.5).
+static int any(const char *fn, int count, MPI_Request requests[], int *index, int *flag,
+               MPI_Status *status) {
+    if (int e = require_active(fn))
+        return e;
+    if (int e = check_array(fn, count, requests))
+        return e;
+    if (!index)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    for (;;) {
+        Pass p;
+        int i = MPI_UNDEFINED;
+        if (int e = pass(fn, count, requests, status, &i, true, false, &p))
+            return e;
+        if (p.finished || p.active == 0 || flag) {
+            if (flag)
+                *flag = p.finished || p.active == 0;
+            *index = p.finished ? i : MPI_UNDEFINED;
+            if (p.active == 0)
+                empty_status(status);
+            if (p.error)
+                return raise_error(MPI_COMM_WORLD, fn, status ? status->MPI_ERROR : MPI_ERR_OTHER);
+            return MPI_SUCCESS;
+        }
+        util::idle();
+    }
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    return any("MPI_Waitany", count, requests, index, nullptr, status);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    if (!flag)
+        return raise_error(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
+    return any("MPI_Testany", count, requests, index, flag, status);
+}
+
+// Waitsome and Testsome: every complete request (section 3.7.5).
+static int some(const char *fn, int incount, MPI_Request requests[], int *outcount, int indices[],
+                MPI_Status statuses[], bool wait) {
+    if (int e = require_active(fn))
+        return e;
+    if (int e = check_array(fn, incount, requests))
+        return e;
+    if (!outcount || (incount > 0 && !indices))
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    for (;;) {
+        Pass p;
+        if (int e = pass(fn, incount, requests, statuses, indices, false, false, &p))
+            return e;
+        if (p.finished || p.active == 0 || !wait) {
+            *outcount = p.active == 0 ? MPI_UNDEFINED : p.finished;
+            return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+        }
+        util::idle();
+    }
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+    return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+    return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
+}
+
+int MPI_Request_free(MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Request_free";
+    if (int e = require_active(fn))
+        return e;
+    Request *r = request ? request_get(*request) : nullptr;
+    if (!r)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
+    if (r->active && !r->complete && r->util_req >= 0)
+        r->freed = true;  // progress frees it once its operation is over
+    else
+        r->in_use = false;
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+// Probe and Iprobe (section 3.8.1).
+static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_source(source, c->group.size))
+        return raise_error(comm, fn, e);
+    if (int e = check_recv_tag(tag))
+        return raise_error(comm, fn, e);
+    if (source == MPI_PROC_NULL) {
+        if (flag)
+            *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    const int world = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];
+    for (;;) {
+        if (int e = progress_requests())
+            return raise_error(comm, fn, e, util::error_detail());
+        util::Status st;
+        const bool found = util::probe(world, tag, c->context, &st);
+        if (found && status != MPI_STATUS_IGNORE) {
+            status->MPI_SOURCE = group_rank_of(c->group, st.source);
+            status->MPI_TAG = st.tag;
+            status->_count = static_cast<long long>(st.bytes);
+            status->_cancelled = 0;
+        }
+        if (flag) {
+            *flag = found;
+            return MPI_SUCCESS;
+        }
+        if (found)
+            return MPI_SUCCESS;
+        util::idle();
+    }
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    return probe("MPI_Probe", source, tag, comm, nullptr, status);
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    if (!flag)
+        return raise_error(comm, "MPI_Iprobe", MPI_ERR_ARG);
+    return probe("MPI_Iprobe", source, tag, comm, flag, status);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    static constexpr char fn[] = "MPI_Sendrecv";
+    MPI_Request reqs[2];
+    MPI_Status st[2];
+    if (int e = nonblocking(fn, recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), false, &reqs[0]))
+        return e;
+    if (int e = nonblocking(fn, send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm), false, &reqs[1])) {
+        MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        return e;
+    }
+    MPI_Errhandler h;
+    MPI_Comm_get_errhandler(comm, &h);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);  // report as MPI_Sendrecv
+    const int e = MPI_Waitall(2, reqs, st);
+    MPI_Comm_set_errhandler(comm, h);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st[0];
+    if (e)
+        return raise_completion(comm, fn, st[0].MPI_ERROR ? st[0].MPI_ERROR : st[1].MPI_ERROR, st[0]);
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status) {
+    static constexpr char fn[] = "MPI_Sendrecv_replace";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    const Datatype *t = datatype_get(datatype);
+    if (int e = check_datatype(datatype))
+        return raise_error(comm, fn, e);
+    if (int e = check_count(count))
+        return raise_error(comm, fn, e);
+    // The message to send leaves from a packed copy; the receive lands in buf.
+    const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t->size);
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    pack(buf, count, *t, copy);
+    const int e = MPI_Sendrecv(copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
+                               source, recvtag, comm, status);
+    free(copy);
+    return e;
+}
+
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
-    using namespace lwmpi;
     static constexpr char fn[] = "MPI_Get_count";
     if (!status || !count)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -112,7 +552,40 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     if (!t)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     const long long bytes = status->_count;
+    if (t->size == 0) {
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
     *count = bytes % t->size == 0 && bytes / t->size <= 0x7fffffff ? static_cast<int>(bytes / t->size)
                                                                  : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+    static constexpr char fn[] = "MPI_Get_elements_x";
+    if (!status || !count)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    const Datatype *t = datatype_get(datatype);
+    if (!t)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    const int64_t n = count_basic(*t, static_cast<uint64_t>(status->_count));
+    *count = n < 0 ? MPI_UNDEFINED : n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    MPI_Count n = 0;
+    if (int e = MPI_Get_elements_x(status, datatype, &n))
+        return e;
+    if (!count)
+        return raise_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG);
+    *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);
+    return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
+    if (!status || !flag)
+        return raise_error(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
+    *flag = status->_cancelled;
     return MPI_SUCCESS;
 }

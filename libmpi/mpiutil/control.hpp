@@ -1,15 +1,26 @@
-// The control messages of LWMPI's rendezvous protocol, carried in IKC
-// mailboxes (one message per mailbox write). Pure C++ (host-tested).
+// The messages of LWMPI's IKC protocols, carried in mailbox messages (one
+// per mailbox write). Pure C++ (host-tested).
+//
+// Rendezvous (messages above the eager threshold, and synchronous sends):
 //
 //   sender S                                  receiver R
-//   RTS{ctx, tag, S, seq, bytes}  ------------>  (matched by MPI_Recv)
-//                                               portal allow(S)   [bytes>0]
+//   RTS{ctx, tag, S, seq, bytes}  ------------>  (matched by a receive)
+//                                               portal allow(S), aread
 //                      <------------ CTS{seq, accepted = min(bytes, capacity)}
-//   portal write(accepted bytes) ===========>  portal read       [accepted>0]
-//                      <------------ ACK{seq, accepted}           [accepted>0]
+//   portal awrite(accepted bytes) ==========>  (data lands in the buffer)
+//                      <------------ ACK{seq, accepted}
 //
-// With accepted == 0 (zero-byte message, or a zero-size receive buffer)
-// the CTS ends the exchange on both sides: no portal transfer, no ACK.
+// With accepted == 0 the CTS ends the exchange: no portal transfer, no ACK.
+//
+// Eager (standard sends up to the threshold): an EAGER message carries the
+// envelope and the first bytes; EAGER_MORE messages from the same sender
+// follow at once with the rest (a sender's mailbox messages arrive in
+// order). The send completes when the last one is written. A receiver
+// returns CREDIT to the sender once it consumed half of the eager messages
+// a sender may have outstanding (kEagerCredits).
+//
+// KICK wakes a rank of the same cluster that sleeps on its mailbox (the
+// local path signals through shared memory otherwise).
 #pragma once
 
 #include <stddef.h>
@@ -17,30 +28,44 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t kControlVersion = 1;
+inline constexpr uint8_t kControlVersion = 2;
 
 enum class ControlKind : uint8_t {
-    rts = 1,  ///< request to send: an envelope and the bytes offered
-    cts = 2,  ///< clear to send: the bytes the receiver accepts
-    ack = 3,  ///< the receiver got the data
+    rts = 1,         ///< request to send: an envelope and the bytes offered
+    cts = 2,         ///< clear to send: the bytes the receiver accepts
+    ack = 3,         ///< the receiver got the data
+    eager = 4,       ///< an envelope, the size and the first bytes of data
+    eager_more = 5,  ///< the next bytes of the sender's current eager message
+    credit = 6,      ///< `bytes` eager messages of the receiver's were consumed
+    kick = 7,        ///< wake up (nothing else)
 };
 
-/// One control message: 32 bytes, naturally aligned, in the byte order of
-/// the machine (every cluster runs the same ISA).
+/// The header of every message but EAGER_MORE: 32 bytes, naturally
+/// aligned, in the byte order of the machine (every cluster runs the same
+/// ISA).
 struct ControlMsg {
     uint8_t kind;      ///< ControlKind
     uint8_t version;   ///< kControlVersion
     uint16_t reserved0;
-    uint32_t context;  ///< RTS: communicator context id; else 0
+    uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
-    int32_t tag;       ///< RTS: message tag; else 0
-    uint32_t seq;      ///< the sending rank's sequence number of the send
+    int32_t tag;       ///< RTS, EAGER: message tag; else 0
+    uint32_t seq;      ///< RTS, CTS, ACK: the sender's id of the send
     int16_t cluster;   ///< writer's cluster id (reply address)
     int16_t port;      ///< writer's mailbox and portal port (reply address)
-    uint64_t bytes;    ///< RTS: offered; CTS: accepted; ACK: received
+    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; ACK: received; CREDIT: count
 };
 static_assert(sizeof(ControlMsg) == 32, "the control message layout is part of the protocol");
 static_assert(alignof(ControlMsg) == 8);
+
+/// The header of EAGER_MORE: 8 bytes, then data.
+struct FragmentHeader {
+    uint8_t kind;  ///< ControlKind::eager_more
+    uint8_t version;
+    uint16_t reserved0;
+    int32_t source;  ///< world rank of the writer
+};
+static_assert(sizeof(FragmentHeader) == 8);
 
 /// A control message of kind `k` with the writer's identity filled in.
 constexpr ControlMsg make_control(ControlKind k, int source, int cluster, int port, uint32_t seq) {
@@ -54,16 +79,34 @@ constexpr ControlMsg make_control(ControlKind k, int source, int cluster, int po
     return m;
 }
 
-/// True when `m` (of which `nread` bytes were read from the mailbox) is a
-/// well-formed LWMPI control message from a rank of a job of `np` ranks.
-constexpr bool control_valid(const ControlMsg &m, long nread, int np) {
-    if (nread != static_cast<long>(sizeof(ControlMsg)) || m.version != kControlVersion)
+/// Data bytes an EAGER message (`first`) and an EAGER_MORE message carry,
+/// for a mailbox payload of `payload` bytes.
+constexpr uint64_t eager_first_bytes(uint64_t payload) { return payload - sizeof(ControlMsg); }
+constexpr uint64_t eager_more_bytes(uint64_t payload) { return payload - sizeof(FragmentHeader); }
+
+/// True when the `nread` bytes at `m` are a well-formed LWMPI message
+/// from a rank of a job of `np` ranks. `m` is aligned for ControlMsg.
+inline bool control_valid(const void *m, long nread, int np) {
+    if (nread < static_cast<long>(sizeof(FragmentHeader)))
         return false;
-    if (m.kind < static_cast<uint8_t>(ControlKind::rts) || m.kind > static_cast<uint8_t>(ControlKind::ack))
+    const auto *f = static_cast<const FragmentHeader *>(m);
+    if (f->version != kControlVersion || f->source < 0 || f->source >= np)
         return false;
-    if (m.source < 0 || m.source >= np || m.cluster < 0 || m.port < 0)
+    const auto kind = static_cast<ControlKind>(f->kind);
+    if (kind == ControlKind::eager_more)
+        return nread > static_cast<long>(sizeof(FragmentHeader));
+    if (f->kind < static_cast<uint8_t>(ControlKind::rts) || f->kind > static_cast<uint8_t>(ControlKind::kick))
         return false;
-    return m.kind != static_cast<uint8_t>(ControlKind::rts) || m.tag >= 0;
+    if (nread < static_cast<long>(sizeof(ControlMsg)))
+        return false;
+    const auto *c = static_cast<const ControlMsg *>(m);
+    if (c->cluster < 0 || c->port < 0)
+        return false;
+    if (kind == ControlKind::eager)  // the first bytes of the message
+        return c->tag >= 0 && static_cast<uint64_t>(nread) - sizeof(ControlMsg) <= c->bytes;
+    if (kind == ControlKind::rts)
+        return c->tag >= 0 && nread == static_cast<long>(sizeof(ControlMsg));
+    return nread == static_cast<long>(sizeof(ControlMsg));
 }
 
 }  // namespace lwmpi::util

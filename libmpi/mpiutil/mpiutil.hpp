@@ -2,9 +2,11 @@
 // libmpi). LibMPI (libmpi/mpi) calls only these functions.
 //
 // Ranks are MPI_COMM_WORLD ranks; messages are told apart by a context id
-// chosen by LibMPI per communicator. Every function that can fail returns
-// MPI_SUCCESS or an MPI error class, and then error_detail() explains the
-// failure (for the error handler's message).
+// chosen by LibMPI per communicator. Communication is non-blocking: isend()
+// and irecv() start a request, progress() moves every request of the
+// calling rank on, idle() sleeps until something may have happened. Every
+// function that can fail returns MPI_SUCCESS or an MPI error class, and then
+// error_detail() explains the failure (for the error handler's message).
 #pragma once
 
 #include <stddef.h>
@@ -15,21 +17,49 @@ namespace lwmpi::util {
 /// Most ranks a job may have (bounds the per-rank tables; QEMU virt with
 /// OpenSBI 1.1 has at most 128 harts, masters included).
 inline constexpr int kMaxRanks = 128;
+/// Most MPI processes on one cluster (threads of one process).
+inline constexpr int kMaxLocalRanks = 64;
+/// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
+/// persistent and buffered requests included.
+inline constexpr int kMaxRequests = 128;
+/// Default eager threshold (bytes), when mpirun gives none.
+inline constexpr uint64_t kDefaultEagerMax = 512;
+/// Eager messages a sender may have unconsumed at one receiver; beyond,
+/// standard sends use the rendezvous (flow control, nothing dropped).
+inline constexpr int kEagerCredits = 8;
+/// Bytes of eager data a rank may have waiting, unconsumed, at the other
+/// ranks of its cluster on the local path.
+inline constexpr uint64_t kLocalEagerBudget = 16384;
 
-/// Wildcards of recv(); equal to MPI_ANY_SOURCE and MPI_ANY_TAG.
+/// Wildcards of irecv(); equal to MPI_ANY_SOURCE and MPI_ANY_TAG.
 inline constexpr int kAnySource = -1;
 inline constexpr int kAnyTag = -1;
 
-/// How a message travels. LibMPI chooses; only rendezvous exists so far.
-enum class Protocol : int {
-    rendezvous = 0,  ///< RTS -> CTS -> portal data -> ACK (synchronous)
+/// How a message travels (DESIGN section 3, libmpi). LibMPI chooses.
+enum class Protocol : uint8_t {
+    eager,       ///< inside mailbox messages; the send completes at once
+    rendezvous,  ///< RTS -> CTS + portal allow -> portal data -> ACK
+    local,       ///< same cluster: through shared memory, one copy
+};
+
+/// Send modes that change the protocol's completion (MPI 3.1 section 3.4).
+enum class SendMode : uint8_t {
+    standard,     ///< may complete before the receive starts
+    synchronous,  ///< completes once the receive has started
+};
+
+/// Job parameters of LWMPI (from mpirun).
+struct Limits {
+    uint64_t eager_max;  ///< largest eager message, bytes
+    bool local_path;     ///< the shared-memory path between ranks of a cluster
 };
 
 /// Starts the calling rank: IKC mailbox and portal on its MPI port, name
-/// "mpi:<rank>" linked to its cluster. MPI_ERR_OTHER when the caller is not
-/// an MPI rank or the job does not fit the tables.
+/// "mpi:<rank>" registered with the local name daemon. MPI_ERR_OTHER when
+/// the caller is not an MPI rank or the job does not fit the tables.
 int init();
-/// Releases what init() took (name, mailbox, portal). Call after a barrier.
+/// Releases what init() took. Call after every request completed and a
+/// barrier.
 int finalize();
 
 /// The caller's MPI_COMM_WORLD rank and the world's size (after init()).
@@ -37,34 +67,54 @@ int world_rank();
 int world_size();
 /// The caller's cluster id (after init()).
 int cluster_id();
+/// The job's LWMPI parameters (after init()).
+const Limits &limits();
+/// Whether world rank `rank` runs on the caller's cluster; resolves its
+/// address first (waiting while it has not called MPI_Init). MPI_SUCCESS
+/// or an error class.
+int same_cluster(int rank, bool *out);
 
-/// Sends `bytes` bytes of `buf` to world rank `dst` with envelope
-/// (my rank, tag, context) and returns once the receiver got them (the
-/// receiver may accept fewer bytes: truncation is reported there).
-/// MPI 3.1 section 3.4 (synchronous mode). Since no send completes before
-/// its receive starts, a send that can never complete is MPI_ERR_OTHER at
-/// once: to myself, or to a rank whose request to send to me is pending
-/// (both would wait for each other).
-int send(Protocol protocol, int dst, int tag, uint32_t context, const void *buf, uint64_t bytes);
-
-/// What a receive got.
-struct RecvResult {
+/// What a completed request reports.
+struct Status {
     int source;        ///< world rank of the sender
     int tag;
-    uint64_t bytes;    ///< bytes stored in the buffer
+    uint64_t bytes;    ///< bytes stored in the receive buffer
     uint64_t offered;  ///< bytes the sender sent (more than bytes: truncated)
+    int error;         ///< MPI_SUCCESS or the class of the failure
 };
 
-/// Receives the oldest message matching (source or kAnySource, tag or
-/// kAnyTag, context) into `buf` of `capacity` bytes. A longer message fills
-/// the buffer (offered > bytes); that is not an error here. A receive from
-/// myself is MPI_ERR_OTHER at once (no send to myself ever starts).
-/// MPI 3.1 sections 3.2.4 and 3.5.
-int recv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, RecvResult *out);
+/// Starts sending `bytes` bytes of `buf` to world rank `dst` (may be the
+/// caller) with envelope (my rank, tag, context) by `protocol`; *req gets
+/// the request. An eager request falls back to the rendezvous when the
+/// receiver has no credit left for the caller. MPI_ERR_NO_MEM when the
+/// request pool is full.
+int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, const void *buf,
+          uint64_t bytes, int *req);
+
+/// Starts receiving the oldest message matching (source or kAnySource, tag
+/// or kAnyTag, context) into `buf` of `capacity` bytes (MPI 3.1 sections
+/// 3.2.4, 3.5). A longer message fills the buffer (Status::offered >
+/// bytes).
+int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req);
+
+/// Moves every request of the caller on, without blocking. An error here
+/// (an IKC failure) is fatal for the rank's communication.
+int progress();
+/// Blocks until progress() may have something new to do.
+void idle();
+/// True when request `req` completed; *st (may be null) gets its status.
+bool done(int req, Status *st);
+/// Frees a completed request.
+void release(int req);
+/// Whether a message matching (source, tag, context) has arrived, without
+/// receiving it (MPI 3.1 section 3.8.1): its envelope and size in *st.
+bool probe(int source, int tag, uint32_t context, Status *st);
 
 /// Seconds since an arbitrary origin, and the length of one tick.
 double wtime();
 double wtick();
+/// The core of its cluster the caller runs on.
+int core_id();
 
 /// Writes a report (a NUL-terminated line) to the console in one piece,
 /// after the caller's buffered stdio output and on a line of its own.

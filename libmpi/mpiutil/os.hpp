@@ -20,6 +20,12 @@ int rank();
 /// The caller's index among the MPI processes of its cluster, or -1.
 int local_index();
 
+/// Memory shared by the MPI processes of the caller's cluster and only
+/// them (they are threads of one process): `size` bytes, zero at the
+/// start of the job; the same pointer on every call. nullptr when size
+/// exceeds what the platform gives.
+void *cluster_shared(size_t size);
+
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();
 void sleep_ns(unsigned long ns);
@@ -37,6 +43,12 @@ int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);
 long mailbox_read(int id, void *buf, size_t size);
 long mailbox_write(int id, const void *buf, size_t size);
+/// Asynchronous read: 0 once started; mailbox_wait() blocks until it is
+/// done and returns what mailbox_read would have; mailbox_test() is the
+/// same but returns -TS_EAGAIN at once while it runs.
+long mailbox_aread(int id, void *buf, size_t size);
+long mailbox_wait(int id);
+long mailbox_test(int id);
 int mailbox_close(int id);
 int mailbox_unlink(int id);
 
@@ -45,13 +57,19 @@ int portal_allow(int id, int cluster, int port);
 int portal_open(int local_port, int cluster, int port);
 long portal_read(int id, void *buf, size_t size);
 long portal_write(int id, const void *buf, size_t size);
+/// Asynchronous forms, as for mailboxes.
+long portal_aread(int id, void *buf, size_t size);
+long portal_awrite(int id, const void *buf, size_t size);
+long portal_wait(int id);
+long portal_test(int id);
 int portal_close(int id);
 int portal_unlink(int id);
 
-// Name service: 0 | cluster id on success, -TS_E* otherwise.
-int name_link(const char *name, int cluster);
-int name_lookup(const char *name);
-int name_unlink(const char *name);
+// Names through the local name daemon (<tessera/names.h>): 0 on
+// success, -TS_E* otherwise (-TS_ENOENT: not registered yet).
+int name_register(const char *name, int port);
+int name_resolve(const char *name, int *cluster, int *port);
+int name_unregister(const char *name);
 
 }  // namespace lwmpi::os
 

@@ -13,6 +13,15 @@ const ts_job_info *job() { return ts_job(); }
 int rank() { return ts_rank(); }
 int local_index() { return ts_local_index(); }
 
+// The ranks of a cluster are threads of one process, so a global of the
+// library is the memory they share (and nothing outside the cluster sees it).
+namespace {
+constexpr size_t kSharedBytes = 8192;
+alignas(64) unsigned char g_shared[kSharedBytes];
+}  // namespace
+
+void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_shared : nullptr; }
+
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
 
@@ -25,6 +34,9 @@ int mailbox_create(int port) { return ts_mailbox_create(port); }
 int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open(local_port, cluster, port); }
 long mailbox_read(int id, void *buf, size_t size) { return ts_mailbox_read(id, buf, size); }
 long mailbox_write(int id, const void *buf, size_t size) { return ts_mailbox_write(id, buf, size); }
+long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id, buf, size); }
+long mailbox_wait(int id) { return ts_mailbox_wait(id); }
+long mailbox_test(int id) { return ts_mailbox_test(id); }
 int mailbox_close(int id) { return ts_mailbox_close(id); }
 int mailbox_unlink(int id) { return ts_mailbox_unlink(id); }
 
@@ -33,12 +45,16 @@ int portal_allow(int id, int cluster, int port) { return ts_portal_allow(id, clu
 int portal_open(int local_port, int cluster, int port) { return ts_portal_open(local_port, cluster, port); }
 long portal_read(int id, void *buf, size_t size) { return ts_portal_read(id, buf, size); }
 long portal_write(int id, const void *buf, size_t size) { return ts_portal_write(id, buf, size); }
+long portal_aread(int id, void *buf, size_t size) { return ts_portal_aread(id, buf, size); }
+long portal_awrite(int id, const void *buf, size_t size) { return ts_portal_awrite(id, buf, size); }
+long portal_wait(int id) { return ts_portal_wait(id); }
+long portal_test(int id) { return ts_portal_test(id); }
 int portal_close(int id) { return ts_portal_close(id); }
 int portal_unlink(int id) { return ts_portal_unlink(id); }
 
-int name_link(const char *name, int cluster) { return ts_name_link(name, cluster); }
-int name_lookup(const char *name) { return ts_name_lookup(name); }
-int name_unlink(const char *name) { return ts_name_unlink(name); }
+int name_register(const char *name, int port) { return ts_name_register(name, port); }
+int name_resolve(const char *name, int *cluster, int *port) { return ts_name_resolve(name, cluster, port); }
+int name_unregister(const char *name) { return ts_name_unregister(name); }
 
 }  // namespace lwmpi::os
 

@@ -3,9 +3,12 @@
 #include <mpi.h>
 #include <tessera/syscall.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "control.hpp"
+#include "engine.hpp"
 #include "os.hpp"
-#include "process.hpp"
 #include "rank_state.hpp"
 #include "text.hpp"
 
@@ -46,23 +49,35 @@ int init() {
         return fail(MPI_ERR_OTHER, "not an MPI process");
     if (job->np > kMaxRanks)
         return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
-    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)))
-        return fail(MPI_ERR_INTERN, "mailbox payload too small for control messages");
+    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 ||
+        job->mailbox_payload > kMailboxMax)
+        return fail(MPI_ERR_INTERN, "mailbox payload does not suit the protocols");
     tessera::pm::JobShape shape{};
     if (!tessera::pm::make_shape(job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
                                  job->map_policy, &shape) ||
         !shape.fits() || TS_PORT_MPI_BASE + local >= TS_PORT_NAME_REPLY_BASE)
         return fail(MPI_ERR_OTHER, "job shape does not fit the platform");
 
+    const bool entered = s.entered;
+    memset(&s, 0, sizeof s);  // (too big for a temporary on a thread's stack)
+    s.entered = entered;
     s.rank = rank;
     s.cluster = job->cluster_id;
+    s.local = local;
     s.port = TS_PORT_MPI_BASE + local;
     s.shape = shape;
-    s.next_seq = 0;
-    s.unexpected.count = 0;
-    for (auto &c : s.cluster_of)
-        c = 0;
-    s.cluster_of[rank] = static_cast<int16_t>(s.cluster + 1);
+    s.limits.eager_max = job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : kDefaultEagerMax;
+    s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
+    for (Address &a : s.address)
+        a.cluster = -1;
+    s.posted = RequestQueue{-1, -1};
+    s.incoming = RequestQueue{-1, -1};
+    s.unexpected_tail = &s.unexpected;
+    for (Assembly &a : s.assembly)
+        a.req = -1;
+    s.out_mailbox = -1;
+    if (int e = local_init())
+        return e;
 
     s.mailbox = os::mailbox_create(s.port);
     if (s.mailbox < 0)
@@ -73,18 +88,19 @@ int init() {
         os::mailbox_unlink(s.mailbox);
         return fail(MPI_ERR_OTHER, "cannot create the rank's portal", err);
     }
-    // Linked last: once others can resolve us, we can receive.
+    // Registered last: once others can resolve us, we can receive.
     char name[kNameMax];
     rank_name(name, rank);
-    const int r = os::name_link(name, s.cluster);
+    const int r = os::name_register(name, s.port);
     if (r < 0) {
         os::portal_unlink(s.portal);
         os::mailbox_unlink(s.mailbox);
         // Every job boots afresh: a taken name means two threads got one rank.
         if (r == -TS_EEXIST)
             return fail(MPI_ERR_INTERN, "another process already has this rank (a mapping bug)");
-        return fail(MPI_ERR_OTHER, "cannot link the rank's name", r);
+        return fail(MPI_ERR_OTHER, "cannot register the rank's name", r);
     }
+    s.address[rank] = Address{static_cast<int16_t>(s.cluster), static_cast<int16_t>(s.port)};
     s.ready = true;
     s.entered = true;
     return MPI_SUCCESS;
@@ -94,14 +110,27 @@ int finalize() {
     RankState &s = t_state;
     if (!s.ready)
         return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    // The mailbox read still posted ends with a message to myself.
+    if (s.rx_posted && !s.rx_ready) {
+        const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
+        if (int e = post_control(s.address[s.rank], &kick, sizeof kick))
+            return e;
+        os::mailbox_wait(s.mailbox);
+    }
     s.ready = false;
+    if (s.out_mailbox >= 0)
+        os::mailbox_close(s.out_mailbox);
+    while (Unexpected *u = s.unexpected) {  // sent but never received
+        s.unexpected = u->next;
+        free(u);
+    }
     char name[kNameMax];
     rank_name(name, s.rank);
-    const int r1 = os::name_unlink(name);
+    const int r1 = os::name_unregister(name);
     const int r2 = os::portal_unlink(s.portal);
     const int r3 = os::mailbox_unlink(s.mailbox);
     if (r1 < 0)
-        return fail(MPI_ERR_OTHER, "cannot unlink the rank's name", r1);
+        return fail(MPI_ERR_OTHER, "cannot unregister the rank's name", r1);
     if (r2 < 0 || r3 < 0)
         return fail(MPI_ERR_OTHER, "cannot release the rank's mailbox or portal", r2 < 0 ? r2 : r3);
     return MPI_SUCCESS;
@@ -110,37 +139,37 @@ int finalize() {
 int world_rank() { return t_state.rank; }
 int world_size() { return t_state.shape.np; }
 int cluster_id() { return t_state.cluster; }
-
-namespace {
-
-// The cluster of world rank `rank` (>= 0), or -TS_E* from the name
-// server; waits while the rank has not linked its name.
-int lookup(int rank) {
-    char name[kNameMax];
-    rank_name(name, rank);
-    for (unsigned long pause = kLookupFirstPauseNs;; ) {
-        const int c = os::name_lookup(name);
-        if (c != -TS_ENOENT)
-            return c;
-        os::sleep_ns(pause);
-        pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
-    }
-}
-
-}  // namespace
+const Limits &limits() { return t_state.limits; }
 
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
     if (rank < 0 || rank >= s.shape.np)
         return fail(MPI_ERR_RANK, "rank out of range");
-    if (s.cluster_of[rank] == 0) {
-        const int c = lookup(rank);
-        if (c < 0)
-            return fail(MPI_ERR_OTHER, "name lookup failed", c);
-        s.cluster_of[rank] = static_cast<int16_t>(c + 1);
+    Address &a = s.address[rank];
+    if (a.cluster < 0) {
+        char name[kNameMax];
+        rank_name(name, rank);
+        int cluster, port;
+        for (unsigned long pause = kLookupFirstPauseNs;;) {
+            const int r = os::name_resolve(name, &cluster, &port);
+            if (r == 0)
+                break;
+            if (r != -TS_ENOENT)
+                return fail(MPI_ERR_OTHER, "name resolution failed", r);
+            os::sleep_ns(pause);
+            pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
+        }
+        a = Address{static_cast<int16_t>(cluster), static_cast<int16_t>(port)};
     }
-    out->cluster = s.cluster_of[rank] - 1;
-    out->port = TS_PORT_MPI_BASE + s.shape.place(rank).local;
+    *out = a;
+    return MPI_SUCCESS;
+}
+
+int same_cluster(int rank, bool *out) {
+    Address a;
+    if (int e = resolve(rank, &a))
+        return e;
+    *out = a.cluster == t_state.cluster;
     return MPI_SUCCESS;
 }
 

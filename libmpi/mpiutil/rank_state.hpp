@@ -1,6 +1,8 @@
-// Per-rank state of MPIUtil (internal). MPI ranks are threads of one
-// process per cluster, so this lives in thread_local storage: plain data,
-// zero-initialised, no constructors (about 4.5 KiB per thread).
+// Per-rank state of MPIUtil's engine (internal). MPI ranks are threads of
+// one process per cluster, so this lives in thread_local storage: plain
+// data, zero-initialised, no constructors (about 24 KiB per rank, most of it
+// the request pool). Messages that arrive before their receive are kept on
+// the heap (bounded by the senders' requests and eager credits).
 #pragma once
 
 #include <stdint.h>
@@ -12,10 +14,84 @@
 namespace lwmpi::util {
 
 inline constexpr int kDetailMax = 96;
-/// Pauses between lookups of a name not linked yet (its rank has not
-/// called MPI_Init): the first, doubled each time up to the longest.
+/// Room for "mpi:<rank>" and its NUL.
+inline constexpr int kNameMax = 16;
+/// Largest mailbox message LWMPI reads (the profile's payload is smaller).
+inline constexpr int kMailboxMax = 256;
+/// Pauses between resolutions of a name not registered yet (its rank has
+/// not called MPI_Init): the first, doubled each time up to the longest.
 inline constexpr unsigned long kLookupFirstPauseNs = 1'000'000;
 inline constexpr unsigned long kLookupMaxPauseNs = 10'000'000;
+
+/// The IKC address of a rank: its cluster id and its mailbox/portal port.
+struct Address {
+    int16_t cluster;  ///< -1 while unknown
+    int16_t port;
+};
+
+enum class ReqState : uint8_t { free = 0, active, done };
+
+/// Where a request stands in its protocol.
+enum class Phase : uint8_t {
+    none,       ///< nothing left but completion
+    await_cts,  ///< rendezvous send: RTS written
+    transfer,   ///< rendezvous: queued for, or in, the portal transfer
+    await_ack,  ///< rendezvous send: data written
+    await_copy, ///< local send: published, the receiver has not copied yet
+    eager_in,   ///< receive: eager fragments still arriving
+};
+
+struct LocalMsg;
+
+/// A send or receive of the calling rank.
+struct Request {
+    ReqState state;
+    bool is_send;
+    SendMode mode;
+    Protocol protocol;
+    Phase phase;
+    uint16_t gen;        ///< bumped on every reuse: stale replies do not match
+    int next;            ///< link in a request queue, -1 at the end
+    int peer;            ///< send: destination; receive: source or kAnySource
+    int tag;             ///< send: tag; receive: tag or kAnyTag
+    uint32_t context;
+    const void *sbuf;
+    void *rbuf;
+    uint64_t size;       ///< send: bytes; receive: capacity
+    Address reply;       ///< rendezvous: the peer's address
+    uint32_t peer_seq;   ///< rendezvous receive: the sender's id of the send
+    int portal;          ///< rendezvous send: output portal id, -1 if none
+    LocalMsg *local;     ///< local send: the published message
+    Status status;
+};
+
+/// A FIFO of requests linked through Request::next.
+struct RequestQueue {
+    int head;  ///< -1 when empty (set by init())
+    int tail;
+};
+
+/// A message that arrived before a receive matched it (heap node).
+struct Unexpected {
+    Unexpected *next;
+    Envelope env;
+    Protocol protocol;
+    uint64_t bytes;      ///< offered by the sender
+    Address reply;       ///< rendezvous: the sender's address
+    uint32_t seq;        ///< rendezvous: the sender's id of the send
+    LocalMsg *local;     ///< local: the sender's published message
+    uint64_t filled;     ///< eager: bytes of data arrived so far
+    char data[];         ///< eager: `bytes` bytes
+};
+
+/// The eager message of one sender whose fragments are still arriving:
+/// into a receive's buffer or into an unexpected node.
+struct Assembly {
+    int req;             ///< the receive, or -1
+    Unexpected *node;    ///< or the node, or nullptr
+    uint64_t filled;
+    uint64_t total;
+};
 
 struct RankState {
     bool ready;                ///< init() succeeded and finalize() not yet called
@@ -23,12 +99,36 @@ struct RankState {
     int rank;                  ///< MPI_COMM_WORLD rank
     int cluster;               ///< my cluster id
     int port;                  ///< my mailbox and portal port
+    int local;                 ///< my index among the ranks of my cluster
     int mailbox;               ///< my input mailbox id
     int portal;                ///< my input portal id
-    uint32_t next_seq;         ///< sequence number of my next send
+    Limits limits;
     tessera::pm::JobShape shape;
-    int16_t cluster_of[kMaxRanks];  ///< name cache: cluster id + 1, 0 = unknown
-    UnexpectedQueue<kMaxRanks> unexpected;
+    Address address[kMaxRanks];  ///< resolved addresses; cluster -1 = unknown
+
+    // Mailbox reading: one aread always posted into rx.
+    alignas(8) char rx[kMailboxMax];
+    bool rx_posted;
+    long rx_result;            ///< a read idle() waited for, not yet handled
+    bool rx_ready;
+
+    // Output mailbox kept open to the last destination.
+    int out_mailbox;           ///< -1 if none
+    Address out_to;
+
+    Request requests[kMaxRequests];
+    RequestQueue posted;       ///< receives not matched yet, oldest first
+    RequestQueue incoming;     ///< matched rendezvous receives: head uses the portal
+    bool incoming_started;     ///< the head's allow and aread are done
+    Unexpected *unexpected;    ///< oldest first
+    Unexpected **unexpected_tail;
+    Assembly assembly[kMaxRanks];  ///< per sender
+    uint8_t credits_used[kMaxRanks];  ///< my eager messages unconsumed at each rank
+    uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
+
+    int pending_local;         ///< my local sends waiting for their copy
+    unsigned long backoff_ns;  ///< pause of a polling idle()
+
     char detail[kDetailMax];
 };
 
@@ -38,5 +138,12 @@ RankState &self();
 /// Records why an operation failed and returns `mpi_class`; `os_error`
 /// (a -TS_E* value, or 0 for none) is appended to the detail.
 int fail(int mpi_class, const char *what, long os_error = 0);
+
+/// Address of world rank `rank`, from the local name daemon (then
+/// cached). While the rank has not registered its name yet, waits without
+/// a time limit, as a send to a rank that has not called MPI_Init must
+/// (mpirun's --timeout ends a job that really hangs). MPI_ERR_RANK for a
+/// bad rank, MPI_ERR_OTHER when the name service fails.
+int resolve(int rank, Address *out);
 
 }  // namespace lwmpi::util

@@ -1,6 +1,8 @@
 // The rendezvous control message format.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include <stddef.h>
 
 #include "../mpiutil/control.hpp"
@@ -35,23 +37,42 @@ TEST_CASE("make_control fills in the writer", "[control]") {
 TEST_CASE("control_valid rejects what is not ours", "[control]") {
     ControlMsg m = make_control(ControlKind::rts, 1, 2, 8, 0);
     m.tag = 3;
-    CHECK(control_valid(m, sizeof m, 4));
-    CHECK_FALSE(control_valid(m, sizeof m - 1, 4));  // short read
-    CHECK_FALSE(control_valid(m, -22, 4));           // read error
-    CHECK_FALSE(control_valid(m, sizeof m, 1));      // source outside the job
+    CHECK(control_valid(&m, sizeof m, 4));
+    CHECK_FALSE(control_valid(&m, sizeof m - 1, 4));  // short read
+    CHECK_FALSE(control_valid(&m, -22, 4));           // read error
+    CHECK_FALSE(control_valid(&m, sizeof m, 1));      // source outside the job
 
     ControlMsg bad = m;
-    bad.version = 2;
-    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    bad.version = kControlVersion + 1;
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.kind = 0;
-    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
-    bad.kind = 4;
-    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
+    bad.kind = 8;
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.tag = -1;  // an RTS carries a real tag
-    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.port = -1;
-    CHECK_FALSE(control_valid(bad, sizeof bad, 4));
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
+}
+
+TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
+    alignas(8) char buf[120] = {};
+    ControlMsg m = make_control(ControlKind::eager, 1, 2, 8, 0);
+    m.bytes = 100;
+    std::memcpy(buf, &m, sizeof m);
+    CHECK(control_valid(buf, sizeof buf, 4));                   // 88 of 100 bytes
+    CHECK(control_valid(buf, sizeof m, 4));                     // no data yet is fine
+    m.bytes = 10;
+    std::memcpy(buf, &m, sizeof m);
+    CHECK_FALSE(control_valid(buf, sizeof buf, 4));             // more data than the message
+    const FragmentHeader f{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, 3};
+    std::memcpy(buf, &f, sizeof f);
+    CHECK(control_valid(buf, sizeof buf, 4));
+    CHECK_FALSE(control_valid(buf, sizeof f, 4));               // a fragment carries data
+    CHECK_FALSE(control_valid(buf, sizeof buf, 3));             // source outside the job
+    CHECK(eager_first_bytes(120) == 88);
+    CHECK(eager_more_bytes(120) == 112);
 }

@@ -11,7 +11,6 @@ from tessera_run import mpirun  # noqa: E402
 MPI_ERR_RANK = 6
 MPI_ERR_TRUNCATE = 15
 MPI_ERR_OTHER = 16
-SYNC = "LWMPI sends are synchronous"
 
 
 class Pt2ptTest(unittest.TestCase):
@@ -56,19 +55,6 @@ class FatalTest(unittest.TestCase):
                 self.assertEqual(rc, want, out)
                 self.assertIn(f"rank 0: leaving early\nMPI error: rank 0 exited with status "
                               f"{status} without calling MPI_Finalize\n", out)
-
-    def test_send_to_self_fails_at_once(self):
-        rc, out = self.run_mode("self")
-        self.assertEqual(rc, MPI_ERR_OTHER, out)
-        self.assertIn("MPI error: rank 2: MPI_Send: other error "
-                      f"(a send to self never completes: {SYNC})\n", out)
-
-    def test_head_to_head_sends_fail(self):
-        rc, out = self.run_mode("head-to-head", np=2, policy="scatter")
-        self.assertEqual(rc, MPI_ERR_OTHER, out)
-        self.assertRegex(out, r"MPI error: rank ([01]): MPI_Send: other error "
-                              r"\(rank (?!\1)[01] is sending to this rank at the same time; "
-                              + SYNC + r"\)\n")
 
     def test_report_follows_the_ranks_output(self):
         rc, out = self.run_mode("truncate")

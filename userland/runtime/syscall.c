@@ -113,7 +113,8 @@ long ts_mailbox_awrite(int id, const void *buf, unsigned long size)
     return TS__SC3(TS_SYS_MAILBOX_AWRITE, id, buf, size);
 }
 
-long ts_mailbox_wait(int id) { return TS__SC1(TS_SYS_MAILBOX_WAIT, id); }
+long ts_mailbox_wait(int id) { return TS__SC2(TS_SYS_MAILBOX_WAIT, id, 0); }
+long ts_mailbox_test(int id) { return TS__SC2(TS_SYS_MAILBOX_WAIT, id, TS_IKC_NOWAIT); }
 
 int ts_mailbox_ioctl(int id, int request, void *arg)
 {
@@ -130,7 +131,8 @@ long ts_portal_awrite(int id, const void *buf, unsigned long size)
     return TS__SC3(TS_SYS_PORTAL_AWRITE, id, buf, size);
 }
 
-long ts_portal_wait(int id) { return TS__SC1(TS_SYS_PORTAL_WAIT, id); }
+long ts_portal_wait(int id) { return TS__SC2(TS_SYS_PORTAL_WAIT, id, 0); }
+long ts_portal_test(int id) { return TS__SC2(TS_SYS_PORTAL_WAIT, id, TS_IKC_NOWAIT); }
 
 int ts_portal_ioctl(int id, int request, void *arg)
 {

@@ -7,8 +7,6 @@
  *                 the others wait for it in MPI_Recv
  *   early S       rank 0 returns S before MPI_Init (its rank from the
  *                 runtime), while the others wait for it in MPI_Recv
- *   self          the last rank sends to itself (MPI_COMM_SELF)
- *   head-to-head  ranks 0 and 1 send to each other
  *   truncate      rank 1 leaves a partial line in its stdout buffer, then
  *                 receives 1 of the 4 ints rank 0 sends
  */
@@ -35,12 +33,6 @@ int main(int argc, char **argv)
             return argc > 2 ? atoi(argv[2]) : 0;
         }
         MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (strcmp(mode, "self") == 0) {
-        if (rank == size - 1)
-            MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_SELF);
-    } else if (strcmp(mode, "head-to-head") == 0) {
-        if (rank < 2)
-            MPI_Send(v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
     } else if (strcmp(mode, "truncate") == 0) {
         if (rank == 1) {
             printf("rank 1: partial line");

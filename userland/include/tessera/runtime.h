@@ -141,6 +141,8 @@ int  ts_mailbox_unlink(int id);
 long ts_mailbox_aread(int id, void *buf, unsigned long size);
 long ts_mailbox_awrite(int id, const void *buf, unsigned long size);
 long ts_mailbox_wait(int id);
+/* As ts_mailbox_wait, but -TS_EAGAIN at once while the operation runs. */
+long ts_mailbox_test(int id);
 /* TS_IKC_IOCTL_STATS: copies the mailbox's struct ts_ikc_stats to arg. */
 int  ts_mailbox_ioctl(int id, int request, void *arg);
 
@@ -154,6 +156,7 @@ int  ts_portal_unlink(int id);
 long ts_portal_aread(int id, void *buf, unsigned long size);
 long ts_portal_awrite(int id, const void *buf, unsigned long size);
 long ts_portal_wait(int id);
+long ts_portal_test(int id);
 int  ts_portal_ioctl(int id, int request, void *arg);
 
 int ts_sync_create(const int *clusters, int n, int type, int port);

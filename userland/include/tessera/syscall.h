@@ -96,10 +96,12 @@ enum ts_syscall {
      * caller's buffer, which must stay valid until TS_SYS_*_WAIT returns.
      * One asynchronous operation per virtual abstraction at a time
      * (-TS_EBUSY otherwise). WAIT returns what the synchronous call would
-     * have returned; -TS_EINVAL when nothing was started. */
+     * have returned; -TS_EINVAL when nothing was started. With `flags`
+     * TS_IKC_NOWAIT, WAIT returns -TS_EAGAIN at once while the operation
+     * runs (it keeps running). */
     TS_SYS_MAILBOX_AREAD = 16,  /* (int id, void *buf, unsigned long size) -> 0 */
     TS_SYS_MAILBOX_AWRITE = 17, /* (int id, const void *buf, unsigned long size) -> 0 */
-    TS_SYS_MAILBOX_WAIT = 18,   /* (int id) -> result of the AREAD or AWRITE */
+    TS_SYS_MAILBOX_WAIT = 18,   /* (int id, int flags) -> result of the AREAD or AWRITE */
     /* (int id, int request, void *arg) -> 0. TS_IKC_IOCTL_STATS copies the
      * virtual mailbox's struct ts_ikc_stats to arg. */
     TS_SYS_MAILBOX_IOCTL = 19,
@@ -114,7 +116,7 @@ enum ts_syscall {
     TS_SYS_PORTAL_UNLINK = 26,  /* (int id) -> 0 */
     TS_SYS_PORTAL_AREAD = 27,   /* (int id, void *buf, unsigned long size) -> 0; as MAILBOX_AREAD */
     TS_SYS_PORTAL_AWRITE = 28,  /* (int id, const void *buf, unsigned long size) -> 0 */
-    TS_SYS_PORTAL_WAIT = 29,    /* (int id) -> result of the AREAD or AWRITE */
+    TS_SYS_PORTAL_WAIT = 29,    /* (int id, int flags) -> result of the AREAD or AWRITE */
     TS_SYS_PORTAL_IOCTL = 37,   /* (int id, int request, void *arg) -> 0; as MAILBOX_IOCTL */
 
     /* Syncs: ALL_TO_ONE (the one waits for a signal from all others) and
@@ -139,6 +141,8 @@ enum ts_syscall {
 #define TS_SYNC_ONE_TO_ALL 1
 
 /* ioctl requests on virtual mailboxes, portals and syncs. */
+/* Flags of TS_SYS_MAILBOX_WAIT and TS_SYS_PORTAL_WAIT. */
+#define TS_IKC_NOWAIT 1
 #define TS_IKC_IOCTL_STATS 1
 
 /* Statistics of one virtual mailbox, portal or sync (TS_IKC_IOCTL_STATS),
@@ -199,6 +203,12 @@ struct ts_job_info {
     int hw_portals;          /* hardware input portals */
     int virtual_per_hw;      /* virtual abstractions one hardware resource carries */
     int ikc_buffers;         /* messages the buffers table parks for other ports */
+    /* Parameters of the MPI library (tools/mpirun). */
+    unsigned mpi_flags;      /* TS_JOB_MPI_* */
+    int mpi_eager_max;       /* bytes; 0: LWMPI's default */
 };
+
+/* ts_job_info.mpi_flags */
+#define TS_JOB_MPI_LOCAL_IKC 1u  /* ranks of one cluster talk through IKC too */
 
 #endif

@@ -1,0 +1,18 @@
+// The buffer of MPI_Bsend (MPI 3.1 section 3.6): one per rank, attached by
+// the program; buffered sends copy their message into it and it is given
+// back once they have left.
+#pragma once
+
+#include <stdint.h>
+
+namespace lwmpi {
+
+/// A block of `bytes` bytes of the attached buffer in *out;
+/// MPI_ERR_BUFFER when no buffer is attached or it has no room.
+int bsend_reserve(uint64_t bytes, void **out);
+/// Gives back a block from bsend_reserve.
+void bsend_release(void *block);
+/// True when `p` is a block of the attached buffer.
+bool bsend_owns(const void *p);
+
+}  // namespace lwmpi

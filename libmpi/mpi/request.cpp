@@ -1,0 +1,206 @@
+// LibMPI requests over MPIUtil's engine.
+#include "request.hpp"
+
+#include <stdlib.h>
+
+#include "bsend.hpp"
+#include "comm.hpp"
+#include "datatype.hpp"
+#include "handles.hpp"
+#include "protocol.hpp"
+
+namespace lwmpi {
+
+namespace {
+
+thread_local Request t_requests[util::kMaxRequests];
+
+void free_packed(Request &r) {
+    if (!r.packed)
+        return;
+    if (bsend_owns(r.packed))
+        bsend_release(r.packed);
+    else
+        free(r.packed);
+    r.packed = nullptr;
+}
+
+// The MPIUtil request of `r` has completed: fill the status, unpack.
+void settle(Request &r, const util::Status &st) {
+    const P2POp &a = r.args;
+    const Comm *c = comm_get(a.comm);
+    r.error = st.error;
+    if (a.op == Op2::recv) {
+        r.status.MPI_SOURCE = c ? group_rank_of(c->group, st.source) : st.source;
+        r.status.MPI_TAG = st.tag;
+        r.status._count = static_cast<long long>(st.bytes);
+        r.status._offered = static_cast<long long>(st.offered);
+        if (r.packed && st.error == MPI_SUCCESS)
+            unpack(r.packed, st.bytes, a.rbuf, a.count, *datatype_get(a.datatype));
+        if (st.error == MPI_SUCCESS && st.offered > st.bytes)
+            r.error = MPI_ERR_TRUNCATE;
+    }
+    free_packed(r);
+    util::release(r.util_req);
+    r.util_req = -1;
+    r.complete = true;
+}
+
+// Frees requests that MPI_Request_free (or MPI_Bsend) gave up once their
+// operation is over.
+void reap() {
+    for (Request &r : t_requests) {
+        if (!r.in_use || !r.freed || r.util_req < 0)
+            continue;
+        util::Status st;
+        if (util::done(r.util_req, &st)) {
+            settle(r, st);
+            r.in_use = false;
+        }
+    }
+}
+
+}  // namespace
+
+int progress_requests() {
+    if (int e = util::progress())
+        return e;
+    reap();
+    return MPI_SUCCESS;
+}
+
+void empty_status(MPI_Status *status) {
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->_count = 0;
+    status->_cancelled = 0;
+}
+
+Request *request_get(MPI_Request h) {
+    const int i = table_index(h, HandleKind::request, 1, util::kMaxRequests);
+    return i < 0 || !t_requests[i].in_use || t_requests[i].freed ? nullptr : &t_requests[i];
+}
+
+int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
+    for (int i = 1; i < util::kMaxRequests; ++i) {
+        Request &r = t_requests[i];
+        if (r.in_use)
+            continue;
+        r = Request{};
+        r.in_use = true;
+        r.persistent = persistent;
+        r.args = op;
+        r.util_req = -1;
+        *out = make_handle(HandleKind::request, i);
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_NO_MEM;
+}
+
+int request_start(Request &r) {
+    const P2POp &a = r.args;
+    r.active = true;
+    r.complete = false;
+    r.error = MPI_SUCCESS;
+    r.status = MPI_Status{};
+    if (a.peer == MPI_PROC_NULL) {  // section 3.11: completes at once
+        empty_status(&r.status);
+        r.complete = true;
+        return MPI_SUCCESS;
+    }
+    const Comm &c = *comm_get(a.comm);
+    const Datatype &t = *datatype_get(a.datatype);
+    const uint32_t context = c.context + (a.collective ? 1 : 0);
+    r.bytes = static_cast<uint64_t>(a.count) * static_cast<uint64_t>(t.size);
+    const bool is_send = a.op != Op2::recv;
+    // A contiguous message moves from or into the user's buffer itself.
+    void *data = const_cast<char *>(static_cast<const char *>(is_send ? a.sbuf : a.rbuf)) + t.true_lb;
+    if (a.op == Op2::bsend) {
+        if (int e = bsend_reserve(r.bytes, &r.packed))
+            return e;
+    } else if (!t.contiguous && r.bytes > 0) {
+        r.packed = malloc(r.bytes);
+        if (!r.packed)
+            return MPI_ERR_NO_MEM;
+    }
+    if (r.packed) {
+        if (is_send)
+            pack(a.sbuf, a.count, t, r.packed);
+        data = r.packed;
+    }
+    int e;
+    if (is_send) {
+        const int dst = c.group.world[a.peer];
+        bool local = false;
+        e = util::same_cluster(dst, &local);
+        if (e == MPI_SUCCESS) {
+            const auto mode = a.op == Op2::ssend ? util::SendMode::synchronous : util::SendMode::standard;
+            e = util::isend(choose_protocol(r.bytes, local, util::limits()), mode, dst, a.tag, context,
+                            data, r.bytes, &r.util_req);
+        }
+    } else {
+        const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : c.group.world[a.peer];
+        e = util::irecv(src, a.tag, context, data, r.bytes, &r.util_req);
+    }
+    if (e) {
+        free_packed(r);
+        r.util_req = -1;
+        r.active = false;
+    }
+    return e;
+}
+
+bool request_test(Request &r, int *error) {
+    *error = MPI_SUCCESS;
+    if (r.complete)
+        return true;
+    if (int e = progress_requests()) {
+        *error = e;
+        return false;
+    }
+    util::Status st;
+    if (r.util_req < 0 || !util::done(r.util_req, &st))
+        return false;
+    settle(r, st);
+    return true;
+}
+
+int request_wait(Request &r) {
+    for (int e; !request_test(r, &e); util::idle())
+        if (e)
+            return e;
+    return MPI_SUCCESS;
+}
+
+int request_finish(MPI_Request *h, MPI_Status *status) {
+    Request &r = *request_get(*h);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r.status;
+    const int error = r.error;
+    r.active = false;
+    r.complete = false;
+    if (!r.persistent) {
+        r.in_use = false;
+        *h = MPI_REQUEST_NULL;
+    }
+    return error;
+}
+
+int run(const P2POp &op, MPI_Status *status) {
+    MPI_Request h;
+    if (int e = request_new(op, false, &h))
+        return e;
+    Request &r = *request_get(h);
+    int e = request_start(r);
+    if (e == MPI_SUCCESS)
+        e = request_wait(r);
+    if (e) {
+        r.in_use = false;
+        return e;
+    }
+    return request_finish(&h, status);
+}
+
+}  // namespace lwmpi

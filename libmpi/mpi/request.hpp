@@ -1,0 +1,83 @@
+// LibMPI requests (MPI 3.1 sections 3.7-3.9): the per-rank table behind
+// MPI_Request handles, over MPIUtil's requests. A LibMPI request remembers
+// the call's arguments (so that a persistent one can start again), packs a
+// non-contiguous datatype before a send and unpacks after a receive, and
+// turns MPIUtil's status into an MPI_Status.
+#pragma once
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "../mpiutil/mpiutil.hpp"
+
+namespace lwmpi {
+
+struct Comm;
+
+/// What a point-to-point call asks for.
+enum class Op2 : uint8_t { send, ssend, bsend, rsend, recv };
+
+/// The arguments of a point-to-point operation.
+struct P2POp {
+    Op2 op;
+    const void *sbuf;  ///< send buffer
+    void *rbuf;        ///< receive buffer
+    int count;
+    MPI_Datatype datatype;
+    int peer;          ///< rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+    int tag;
+    MPI_Comm comm;
+    bool collective;   ///< on the communicator's collective context
+};
+
+struct Request {
+    bool in_use;
+    bool persistent;
+    bool active;     ///< started and not completed by a wait or test
+    bool freed;      ///< MPI_Request_free'd while active
+    P2POp args;
+    int util_req;    ///< the MPIUtil request, -1 when none
+    void *packed;    ///< temporary contiguous copy, or nullptr
+    uint64_t bytes;  ///< bytes on the wire (send) or room (receive)
+    bool complete;   ///< done: status below is final
+    MPI_Status status;
+    int error;       ///< MPI_SUCCESS or the class raised at completion
+};
+
+/// The request named by `h`, or nullptr.
+Request *request_get(MPI_Request h);
+
+/// A new request for `op` (not started); MPI_ERR_NO_MEM when the table is
+/// full. `persistent` requests survive their completion.
+int request_new(const P2POp &op, bool persistent, MPI_Request *out);
+
+/// Starts `r` (checks done by the caller): packs, chooses the protocol,
+/// hands the message to MPIUtil. MPI_SUCCESS or an error class.
+int request_start(Request &r);
+
+/// Moves every request of the rank on once, and frees the ones given up
+/// by MPI_Request_free and MPI_Bsend whose operation is over.
+int progress_requests();
+
+/// Moves every request on once; true when `r` is complete (its status and
+/// error set). An MPIUtil failure is returned in *error.
+bool request_test(Request &r, int *error);
+
+/// Blocks until `r` is complete. MPI_SUCCESS or the class of an MPIUtil
+/// failure.
+int request_wait(Request &r);
+
+/// Ends the use of a complete request: a persistent one becomes inactive,
+/// another is freed and *h set to MPI_REQUEST_NULL. Copies the status to
+/// `status` unless it is MPI_STATUS_IGNORE. Returns the request's error.
+int request_finish(MPI_Request *h, MPI_Status *status);
+
+/// Blocking send or receive of one operation on a communicator, for
+/// LibMPI's own use (collectives, Sendrecv): start, wait, finish.
+int run(const P2POp &op, MPI_Status *status);
+
+/// Fills `status` for an empty completion (MPI_PROC_NULL, inactive
+/// persistent requests, MPI 3.1 section 3.7.3).
+void empty_status(MPI_Status *status);
+
+}  // namespace lwmpi

@@ -1,0 +1,219 @@
+// MPIUtil's engine: the request pool, matching in arrival order (MPI 3.1
+// section 3.5), and the progress and idle loops shared by the protocols.
+//
+// Every message of a sender reaches a receiver through one FIFO channel:
+// its mailbox (eager and rendezvous) or, inside a cluster, the receiver's
+// shared-memory inbox (local). The receiver matches arrivals against its
+// posted receives oldest first; the unmatched ones wait in the unexpected
+// list in arrival order, which a new receive searches first. So messages
+// of one sender never overtake each other.
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.hpp"
+#include "os.hpp"
+
+namespace lwmpi::util {
+
+namespace {
+
+// Pauses of idle() while it must poll (a portal transfer into this rank
+// runs): the first, doubled each time up to the longest.
+constexpr unsigned long kFirstPauseNs = 20'000;
+constexpr unsigned long kMaxPauseNs = 1'000'000;
+
+int alloc_request(bool is_send, int *out) {
+    RankState &s = self();
+    for (int i = 0; i < kMaxRequests; ++i) {
+        Request &r = s.requests[i];
+        if (r.state != ReqState::free)
+            continue;
+        const uint16_t gen = static_cast<uint16_t>(r.gen + 1);
+        r = Request{};
+        r.gen = gen;
+        r.state = ReqState::active;
+        r.is_send = is_send;
+        r.next = -1;
+        r.portal = -1;
+        *out = i;
+        return MPI_SUCCESS;
+    }
+    return fail(MPI_ERR_NO_MEM, "too many requests in flight");
+}
+
+bool accepts(const Request &r, const Envelope &e) {
+    return matches(Pattern{r.peer, r.tag, r.context}, e);
+}
+
+// Receive `r` takes message `u`.
+int accept(Request &r, Unexpected *u) {
+    r.status.source = u->env.source;
+    r.status.tag = u->env.tag;
+    r.status.offered = u->bytes;
+    r.status.bytes = u->bytes < r.size ? u->bytes : r.size;
+    if (u->protocol == Protocol::local) {
+        local_accept(r, u);
+        return MPI_SUCCESS;
+    }
+    return ikc_accept(r, u);
+}
+
+}  // namespace
+
+Request &request(int i) { return self().requests[i]; }
+int request_index(const Request &r) { return static_cast<int>(&r - self().requests); }
+
+void complete(Request &r, int error) {
+    r.state = ReqState::done;
+    r.phase = Phase::none;
+    r.status.error = error;
+}
+
+void queue_push(RequestQueue &q, int i) {
+    request(i).next = -1;
+    if (q.head < 0)
+        q.head = i;
+    else
+        request(q.tail).next = i;
+    q.tail = i;
+}
+
+int queue_pop(RequestQueue &q) {
+    const int i = q.head;
+    if (i >= 0)
+        q.head = request(i).next;
+    return i;
+}
+
+Unexpected *new_unexpected(uint64_t data) {
+    auto *u = static_cast<Unexpected *>(malloc(sizeof(Unexpected) + data));
+    if (u)
+        memset(u, 0, sizeof *u);
+    return u;
+}
+
+int arrive(Unexpected *u) {
+    RankState &s = self();
+    // The oldest posted receive that accepts it.
+    for (int *link = &s.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
+        const int i = *link;
+        Request &r = request(i);
+        if (!accepts(r, u->env))
+            continue;
+        *link = r.next;
+        if (s.posted.tail == i)
+            s.posted.tail = prev;
+        if (int e = accept(r, u))
+            complete(r, e);
+        return i;
+    }
+    u->next = nullptr;
+    *s.unexpected_tail = u;
+    s.unexpected_tail = &u->next;
+    return -1;
+}
+
+int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, const void *buf,
+          uint64_t bytes, int *req) {
+    RankState &s = self();
+    if (!s.ready)
+        return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (int e = alloc_request(true, req))
+        return e;
+    Request &r = request(*req);
+    r.protocol = protocol;
+    r.peer = dst;
+    r.tag = tag;
+    r.context = context;
+    r.mode = mode;
+    r.sbuf = buf;
+    r.size = bytes;
+    // A synchronous send completes only once matched: never eager.
+    if (mode == SendMode::synchronous && protocol == Protocol::eager)
+        r.protocol = Protocol::rendezvous;
+    const int e = r.protocol == Protocol::local ? local_send(r) : ikc_send(r);
+    if (e) {
+        r.state = ReqState::free;
+        return e;
+    }
+    return MPI_SUCCESS;
+}
+
+int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req) {
+    RankState &s = self();
+    if (!s.ready)
+        return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (int e = alloc_request(false, req))
+        return e;
+    Request &r = request(*req);
+    r.peer = source;
+    r.tag = tag;
+    r.context = context;
+    r.rbuf = buf;
+    r.size = capacity;
+    // The oldest unexpected message it accepts, else wait for one.
+    for (Unexpected **link = &s.unexpected; *link; link = &(*link)->next) {
+        Unexpected *u = *link;
+        if (!accepts(r, u->env))
+            continue;
+        *link = u->next;
+        if (s.unexpected_tail == &u->next)
+            s.unexpected_tail = link;
+        if (int e = accept(r, u))
+            complete(r, e);
+        return MPI_SUCCESS;
+    }
+    queue_push(s.posted, *req);
+    return MPI_SUCCESS;
+}
+
+int progress() {
+    RankState &s = self();
+    bool did = false;
+    if (int e = local_progress(&did))
+        return e;
+    if (int e = ikc_progress(&did))
+        return e;
+    if (did)
+        s.backoff_ns = 0;
+    return MPI_SUCCESS;
+}
+
+void idle() {
+    RankState &s = self();
+    if (ikc_transfer_running()) {
+        s.backoff_ns = s.backoff_ns ? s.backoff_ns * 2 : kFirstPauseNs;
+        if (s.backoff_ns > kMaxPauseNs)
+            s.backoff_ns = kMaxPauseNs;
+        os::sleep_ns(s.backoff_ns);
+        return;
+    }
+    if (local_sleep_begin())
+        return;
+    ikc_wait();  // an error shows again in the next progress()
+    local_sleep_end();
+}
+
+bool done(int req, Status *st) {
+    const Request &r = request(req);
+    if (r.state != ReqState::done)
+        return false;
+    if (st)
+        *st = r.status;
+    return true;
+}
+
+void release(int req) { request(req).state = ReqState::free; }
+
+bool probe(int source, int tag, uint32_t context, Status *st) {
+    const Pattern p{source, tag, context};
+    for (const Unexpected *u = self().unexpected; u; u = u->next)
+        if (matches(p, u->env)) {
+            *st = Status{u->env.source, u->env.tag, u->bytes, u->bytes, MPI_SUCCESS};
+            return true;
+        }
+    return false;
+}
+
+}  // namespace lwmpi::util

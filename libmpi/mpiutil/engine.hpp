@@ -1,0 +1,62 @@
+// MPIUtil's engine, internal interface between engine.cpp (requests,
+// matching, progress), ikc_path.cpp (eager and rendezvous over IKC) and
+// local_path.cpp (the shared-memory path inside a cluster).
+#pragma once
+
+#include <stddef.h>
+
+#include "rank_state.hpp"
+
+namespace lwmpi::util {
+
+// ---- engine.cpp ----
+
+Request &request(int i);
+int request_index(const Request &r);
+/// Marks `r` done with `error` (MPI_SUCCESS or a class).
+void complete(Request &r, int error);
+void queue_push(RequestQueue &q, int i);
+/// Removes and returns the head, or -1.
+int queue_pop(RequestQueue &q);
+
+/// A message has arrived (its envelope, size and protocol in *u, a heap
+/// node): the oldest posted receive that matches takes it, else it joins
+/// the unexpected messages. Returns the receive's index or -1.
+int arrive(Unexpected *u);
+/// A heap node for an arriving message with room for `data` bytes.
+Unexpected *new_unexpected(uint64_t data);
+
+// ---- ikc_path.cpp ----
+
+/// Starts an eager or rendezvous send over IKC.
+int ikc_send(Request &r);
+/// Receive `r` takes IKC message `u` (eager or rendezvous); frees `u`
+/// unless eager fragments are still due.
+int ikc_accept(Request &r, Unexpected *u);
+/// Reads what the mailbox has and moves portal transfers on; *did is set
+/// when anything happened.
+int ikc_progress(bool *did);
+/// Blocks until the mailbox has a message (kept for ikc_progress).
+int ikc_wait();
+/// True while a portal transfer into this rank runs (its end sends no
+/// message, so idle() must poll).
+bool ikc_transfer_running();
+/// Writes `n` bytes of `msg` to the mailbox at `to` from my port.
+int post_control(const Address &to, const void *msg, size_t n);
+
+// ---- local_path.cpp ----
+
+/// Starts a send to a rank of my cluster through shared memory.
+int local_send(Request &r);
+/// Receive `r` takes local message `u`; frees `u`.
+void local_accept(Request &r, Unexpected *u);
+/// Takes arrived local messages and completes copied sends; *did as above.
+int local_progress(bool *did);
+/// Before sleeping on the mailbox: true when local work is already there
+/// (then do not sleep); otherwise the others will kick me from now on.
+bool local_sleep_begin();
+void local_sleep_end();
+/// Sets up my slot of the cluster's shared area (init()).
+int local_init();
+
+}  // namespace lwmpi::util

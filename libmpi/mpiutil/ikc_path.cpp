@@ -1,0 +1,381 @@
+// MPIUtil: the eager and rendezvous protocols over IKC (control.hpp shows
+// the exchanges). Each rank has one input mailbox, always with an
+// asynchronous read posted, and one input portal on its MPI port. The
+// portal takes one transfer at a time: matched rendezvous receives queue
+// for it. Nothing here blocks but mailbox writes (which wait only while the
+// receiver's hardware slot is full) and ikc_wait().
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tessera/syscall.h>
+
+#include "control.hpp"
+#include "engine.hpp"
+#include "os.hpp"
+
+namespace lwmpi::util {
+
+namespace {
+
+uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
+
+// A send's id on the wire: its pool index and its generation, so that a
+// late reply never reaches a reused request.
+uint32_t send_id(const Request &r) { return static_cast<uint32_t>(r.gen) << 8 | request_index(r); }
+
+Request *send_of(uint32_t id) {
+    const int i = static_cast<int>(id & 0xff);
+    if (i >= kMaxRequests)
+        return nullptr;
+    Request &r = request(i);
+    const bool live = r.state == ReqState::active && r.is_send && r.gen == static_cast<uint16_t>(id >> 8);
+    return live ? &r : nullptr;
+}
+
+ControlMsg control(ControlKind k, uint32_t seq) {
+    const RankState &s = self();
+    return make_control(k, s.rank, s.cluster, s.port, seq);
+}
+
+int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
+    ControlMsg m = control(k, r.peer_seq);
+    m.bytes = bytes;
+    return post_control(r.reply, &m, sizeof m);
+}
+
+// I consumed an eager message of `source`: return the credits in batches.
+int consume_eager(int source) {
+    RankState &s = self();
+    if (++s.consumed[source] < kEagerCredits / 2)
+        return MPI_SUCCESS;
+    const uint8_t n = s.consumed[source];
+    s.consumed[source] = 0;
+    if (source == s.rank) {
+        s.credits_used[source] -= n;
+        return MPI_SUCCESS;
+    }
+    ControlMsg m = control(ControlKind::credit, 0);
+    m.bytes = n;
+    return post_control(s.address[source], &m, sizeof m);
+}
+
+// Receive `r` gets the whole eager message `u` (then freed).
+int finish_eager(Request &r, Unexpected *u) {
+    memcpy(r.rbuf, u->data, r.status.bytes);
+    const int source = u->env.source;
+    free(u);
+    complete(r, MPI_SUCCESS);
+    return consume_eager(source);
+}
+
+// ---- sending ----
+
+int send_eager(Request &r, const Address &to) {
+    RankState &s = self();
+    alignas(8) char msg[kMailboxMax];
+    ControlMsg head = control(ControlKind::eager, 0);
+    head.context = r.context;
+    head.tag = r.tag;
+    head.bytes = r.size;
+    const auto *data = static_cast<const char *>(r.sbuf);
+    uint64_t n = eager_first_bytes(payload());
+    n = r.size < n ? r.size : n;
+    memcpy(msg, &head, sizeof head);
+    memcpy(msg + sizeof head, data, n);
+    if (int e = post_control(to, msg, sizeof head + n))
+        return e;
+    const FragmentHeader more{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, s.rank};
+    for (uint64_t sent = n; sent < r.size; sent += n) {
+        n = eager_more_bytes(payload());
+        n = r.size - sent < n ? r.size - sent : n;
+        memcpy(msg, &more, sizeof more);
+        memcpy(msg + sizeof more, data + sent, n);
+        if (int e = post_control(to, msg, sizeof more + n))
+            return e;
+    }
+    ++s.credits_used[r.peer];
+    complete(r, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+int send_rts(Request &r, const Address &to) {
+    r.protocol = Protocol::rendezvous;
+    r.reply = to;
+    r.phase = Phase::await_cts;
+    ControlMsg rts = control(ControlKind::rts, send_id(r));
+    rts.context = r.context;
+    rts.tag = r.tag;
+    rts.bytes = r.size;
+    return post_control(to, &rts, sizeof rts);
+}
+
+// CTS: write the accepted bytes through the receiver's portal (the
+// receiver allowed me and posted its read before it sent the CTS).
+int on_cts(Request &r, uint64_t accepted) {
+    RankState &s = self();
+    if (accepted > r.size)
+        return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
+    if (accepted == 0) {
+        complete(r, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+    if (r.portal < 0)
+        return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
+    const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
+    if (e < 0)
+        return fail(MPI_ERR_OTHER, "portal write failed", e);
+    r.phase = Phase::await_ack;
+    return MPI_SUCCESS;
+}
+
+// ACK: the receiver has the data, so the write has ended too.
+int on_ack(Request &r) {
+    const long n = os::portal_wait(r.portal);
+    os::portal_close(r.portal);
+    r.portal = -1;
+    if (n < 0)
+        return fail(MPI_ERR_OTHER, "portal write failed", n);
+    complete(r, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+// ---- receiving ----
+
+// Starts the portal transfer of the oldest matched rendezvous receive.
+int start_incoming() {
+    RankState &s = self();
+    if (s.incoming_started || s.incoming.head < 0)
+        return MPI_SUCCESS;
+    Request &r = request(s.incoming.head);
+    const int a = os::portal_allow(s.portal, r.reply.cluster, r.reply.port);
+    if (a < 0)
+        return fail(MPI_ERR_OTHER, "portal allow failed", a);
+    const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes);
+    if (e < 0)
+        return fail(MPI_ERR_OTHER, "portal read failed", e);
+    s.incoming_started = true;
+    return post_reply(r, ControlKind::cts, r.status.bytes);
+}
+
+int poll_incoming(bool *did) {
+    RankState &s = self();
+    if (!s.incoming_started)
+        return MPI_SUCCESS;
+    const long n = os::portal_test(s.portal);
+    if (n == -TS_EAGAIN)
+        return MPI_SUCCESS;
+    *did = true;
+    s.incoming_started = false;
+    Request &r = request(queue_pop(s.incoming));
+    if (n != static_cast<long>(r.status.bytes)) {
+        complete(r, fail(MPI_ERR_OTHER, "portal read failed", n < 0 ? n : 0));
+        return start_incoming();
+    }
+    complete(r, MPI_SUCCESS);
+    if (int e = post_reply(r, ControlKind::ack, r.status.bytes))
+        return e;
+    return start_incoming();
+}
+
+// EAGER_MORE: the next bytes of the eager message `source` is sending.
+int on_fragment(int source, const char *data, uint64_t n) {
+    Assembly &a = self().assembly[source];
+    if (a.filled + n > a.total)
+        return fail(MPI_ERR_INTERN, "eager fragment without its message");
+    if (a.req >= 0) {  // straight into the receive's buffer
+        Request &r = request(a.req);
+        if (a.filled < r.status.bytes) {
+            const uint64_t room = r.status.bytes - a.filled;
+            memcpy(static_cast<char *>(r.rbuf) + a.filled, data, n < room ? n : room);
+        }
+    } else {
+        memcpy(a.node->data + a.filled, data, n);
+        a.node->filled += n;
+    }
+    a.filled += n;
+    if (a.filled < a.total)
+        return MPI_SUCCESS;
+    const Assembly whole = a;
+    a = Assembly{-1, nullptr, 0, 0};
+    if (whole.req < 0)  // complete in the unexpected list
+        return MPI_SUCCESS;
+    complete(request(whole.req), MPI_SUCCESS);
+    return consume_eager(source);
+}
+
+int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
+    RankState &s = self();
+    if (s.assembly[m.source].total)
+        return fail(MPI_ERR_INTERN, "eager message inside another");
+    Unexpected *u = new_unexpected(m.bytes);
+    if (!u)
+        return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
+    u->env = Envelope{m.source, m.tag, m.context};
+    u->protocol = Protocol::eager;
+    u->bytes = m.bytes;
+    memcpy(u->data, data, n);
+    u->filled = n;
+    // Fragments still due go where the message is now (see ikc_accept).
+    if (n < m.bytes)
+        s.assembly[m.source] = Assembly{-1, u, n, m.bytes};
+    arrive(u);
+    return MPI_SUCCESS;
+}
+
+int on_rts(const ControlMsg &m) {
+    Unexpected *u = new_unexpected(0);
+    if (!u)
+        return fail(MPI_ERR_NO_MEM, "no memory for a request to send");
+    u->env = Envelope{m.source, m.tag, m.context};
+    u->protocol = Protocol::rendezvous;
+    u->bytes = m.bytes;
+    u->reply = Address{m.cluster, m.port};
+    u->seq = m.seq;
+    arrive(u);
+    return MPI_SUCCESS;
+}
+
+int handle(const char *msg, long n) {
+    RankState &s = self();
+    if (!control_valid(msg, n, s.shape.np))
+        return fail(MPI_ERR_INTERN, "malformed LWMPI message");
+    const auto kind = static_cast<ControlKind>(msg[0]);
+    if (kind == ControlKind::eager_more) {
+        const auto *f = reinterpret_cast<const FragmentHeader *>(msg);
+        return on_fragment(f->source, msg + sizeof *f, static_cast<uint64_t>(n) - sizeof *f);
+    }
+    const auto &m = *reinterpret_cast<const ControlMsg *>(msg);
+    switch (kind) {
+    case ControlKind::eager:
+        return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
+    case ControlKind::rts:
+        return on_rts(m);
+    case ControlKind::credit:
+        s.credits_used[m.source] -= static_cast<uint8_t>(m.bytes);
+        return MPI_SUCCESS;
+    case ControlKind::kick:
+        return MPI_SUCCESS;
+    default:
+        break;
+    }
+    Request *r = send_of(m.seq);
+    if (!r || r->peer != m.source)
+        return fail(MPI_ERR_INTERN, "reply without a pending send");
+    if (kind == ControlKind::cts && r->phase == Phase::await_cts)
+        return on_cts(*r, m.bytes);
+    if (kind == ControlKind::ack && r->phase == Phase::await_ack)
+        return on_ack(*r);
+    return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
+}
+
+int post_read() {
+    RankState &s = self();
+    const long e = os::mailbox_aread(s.mailbox, s.rx, payload());
+    if (e < 0)
+        return fail(MPI_ERR_OTHER, "mailbox read failed", e);
+    s.rx_posted = true;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int post_control(const Address &to, const void *msg, size_t n) {
+    RankState &s = self();
+    if (s.out_mailbox < 0 || s.out_to.cluster != to.cluster || s.out_to.port != to.port) {
+        if (s.out_mailbox >= 0)
+            os::mailbox_close(s.out_mailbox);
+        s.out_mailbox = os::mailbox_open(s.port, to.cluster, to.port);
+        if (s.out_mailbox < 0)
+            return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", s.out_mailbox);
+        s.out_to = to;
+    }
+    const long w = os::mailbox_write(s.out_mailbox, msg, n);
+    if (w != static_cast<long>(n))
+        return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
+    return MPI_SUCCESS;
+}
+
+int ikc_send(Request &r) {
+    RankState &s = self();
+    Address to;
+    if (int e = resolve(r.peer, &to))
+        return e;
+    const bool eager = r.protocol == Protocol::eager && r.size <= s.limits.eager_max &&
+                       s.credits_used[r.peer] < kEagerCredits;
+    return eager ? send_eager(r, to) : send_rts(r, to);
+}
+
+int ikc_accept(Request &r, Unexpected *u) {
+    RankState &s = self();
+    r.protocol = u->protocol;
+    if (u->protocol == Protocol::eager) {
+        if (u->filled == u->bytes)
+            return finish_eager(r, u);
+        // Fragments are still due: the ones to come go straight into the
+        // buffer, after what has arrived.
+        Assembly &a = s.assembly[u->env.source];
+        memcpy(r.rbuf, u->data, u->filled < r.status.bytes ? u->filled : r.status.bytes);
+        a.req = request_index(r);
+        a.node = nullptr;
+        free(u);
+        r.phase = Phase::eager_in;
+        return MPI_SUCCESS;
+    }
+    r.reply = u->reply;
+    r.peer_seq = u->seq;
+    free(u);
+    if (r.status.bytes == 0) {
+        complete(r, MPI_SUCCESS);
+        return post_reply(r, ControlKind::cts, 0);
+    }
+    r.phase = Phase::transfer;
+    queue_push(s.incoming, request_index(r));
+    return start_incoming();
+}
+
+int ikc_progress(bool *did) {
+    RankState &s = self();
+    if (int e = poll_incoming(did))
+        return e;
+    for (;;) {
+        if (!s.rx_posted && !s.rx_ready)
+            if (int e = post_read())
+                return e;
+        long n;
+        if (s.rx_ready) {
+            n = s.rx_result;
+            s.rx_ready = false;
+        } else {
+            n = os::mailbox_test(s.mailbox);
+            if (n == -TS_EAGAIN)
+                return MPI_SUCCESS;
+        }
+        s.rx_posted = false;
+        if (n < 0)
+            return fail(MPI_ERR_OTHER, "mailbox read failed", n);
+        alignas(8) char msg[kMailboxMax];
+        memcpy(msg, s.rx, static_cast<size_t>(n));
+        if (int e = post_read())  // the next message may come in meanwhile
+            return e;
+        *did = true;
+        if (int e = handle(msg, n))
+            return e;
+    }
+}
+
+int ikc_wait() {
+    RankState &s = self();
+    if (s.rx_ready)
+        return MPI_SUCCESS;
+    if (!s.rx_posted)
+        if (int e = post_read())
+            return e;
+    s.rx_result = os::mailbox_wait(s.mailbox);
+    s.rx_ready = true;
+    return MPI_SUCCESS;
+}
+
+bool ikc_transfer_running() { return self().incoming_started; }
+
+}  // namespace lwmpi::util

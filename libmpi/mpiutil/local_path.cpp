@@ -1,0 +1,215 @@
+// MPIUtil: the local path. The MPI processes of a cluster are threads of
+// one process, so a message between two of them need not cross IKC: the
+// sender publishes it in the receiver's inbox in the cluster's shared
+// memory, and the receiver copies it once into the receive buffer.
+//
+// A message up to the eager threshold (standard mode) is copied into the
+// published block and the send completes at once; the sender's bytes
+// waiting this way are bounded (kLocalEagerBudget). A larger or
+// synchronous one publishes the send buffer itself: the receiver copies
+// straight from it and then marks the block copied, which completes the
+// send. A rank that has nothing to do sleeps on its mailbox; a rank that
+// publishes to it, or completes its send, wakes it with a KICK message.
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tessera/syscall.h>
+
+#include "control.hpp"
+#include "engine.hpp"
+#include "os.hpp"
+
+namespace lwmpi::util {
+
+/// A message on the local path (heap block of the sender).
+struct LocalMsg {
+    LocalMsg *next;
+    Envelope env;
+    uint64_t bytes;
+    int sender;                   ///< local index of the sender
+    bool inline_data;             ///< data follows in `payload`
+    uint32_t copied;              ///< published buffer: the receiver is done (atomic)
+    const void *data;
+    char payload[];
+};
+
+namespace {
+
+// One per MPI process of the cluster, in the shared area. The fields
+// other threads touch are accessed with the __atomic builtins only
+// (sequentially consistent unless said otherwise): <atomic> does not
+// exist in the freestanding target build.
+struct LocalSlot {
+    LocalMsg *inbox;       ///< newest first
+    uint32_t sleeping;     ///< 1 while its owner waits on its mailbox
+    int64_t eager_bytes;   ///< its copied bytes not consumed yet
+    int16_t port;          ///< its MPI port (for kicks)
+};
+
+template <typename T>
+T load(const T &x) { return __atomic_load_n(&x, __ATOMIC_SEQ_CST); }
+template <typename T>
+void store(T &x, T v) { __atomic_store_n(&x, v, __ATOMIC_SEQ_CST); }
+template <typename T>
+T exchange(T &x, T v) { return __atomic_exchange_n(&x, v, __ATOMIC_SEQ_CST); }
+template <typename T>
+void add(T &x, T v) { __atomic_add_fetch(&x, v, __ATOMIC_SEQ_CST); }
+
+// Below one slice of the emulated machine's scheduling, checking for
+// local work is cheaper than sleeping on the mailbox and being kicked.
+constexpr unsigned long kSpinNs = 20'000;
+
+LocalSlot *slots() {
+    return static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * kMaxLocalRanks));
+}
+
+LocalSlot &slot(int local) { return slots()[local]; }
+
+// Wakes the rank with local index `local` if it sleeps on its mailbox.
+void wake(int local) {
+    LocalSlot &t = slot(local);
+    if (!exchange(t.sleeping, 0u))
+        return;
+    const RankState &s = self();
+    const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
+    post_control(Address{static_cast<int16_t>(s.cluster), t.port}, &kick, sizeof kick);
+}
+
+void publish(int local, LocalMsg *m) {
+    LocalMsg **inbox = &slot(local).inbox;
+    LocalMsg *head = load(*inbox);
+    do
+        m->next = head;
+    while (!__atomic_compare_exchange_n(inbox, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    wake(local);
+}
+
+bool copies_done() {
+    const RankState &s = self();
+    if (s.pending_local == 0)
+        return false;
+    for (const Request &r : s.requests)
+        if (r.state == ReqState::active && r.phase == Phase::await_copy &&
+            load(r.local->copied))
+            return true;
+    return false;
+}
+
+bool work_waiting() { return load(slot(self().local).inbox) || copies_done(); }
+
+}  // namespace
+
+int local_init() {
+    RankState &s = self();
+    if (s.local >= kMaxLocalRanks || !slots())
+        return fail(MPI_ERR_OTHER, "more MPI processes on this cluster than LWMPI supports");
+    LocalSlot &mine = slot(s.local);
+    mine.port = static_cast<int16_t>(s.port);
+    store(mine.sleeping, 0u);
+    return MPI_SUCCESS;
+}
+
+int local_send(Request &r) {
+    RankState &s = self();
+    const int to = s.shape.place(r.peer).local;
+    int64_t &budget = slot(s.local).eager_bytes;
+    const bool copy = r.mode == SendMode::standard && r.size <= s.limits.eager_max &&
+                      load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(kLocalEagerBudget);
+    auto *m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + (copy ? r.size : 0)));
+    if (!m)
+        return fail(MPI_ERR_NO_MEM, "no memory for a local message");
+    m->env = Envelope{s.rank, r.tag, r.context};
+    m->bytes = r.size;
+    m->sender = s.local;
+    m->inline_data = copy;
+    m->copied = 0;
+    if (copy) {
+        memcpy(m->payload, r.sbuf, r.size);
+        m->data = m->payload;
+        add(budget, static_cast<int64_t>(r.size));
+        complete(r, MPI_SUCCESS);
+    } else {
+        m->data = r.sbuf;
+        r.local = m;
+        r.phase = Phase::await_copy;
+        ++s.pending_local;
+    }
+    publish(to, m);
+    return MPI_SUCCESS;
+}
+
+void local_accept(Request &r, Unexpected *u) {
+    LocalMsg *m = u->local;
+    free(u);
+    memcpy(r.rbuf, m->data, r.status.bytes);
+    if (m->inline_data) {
+        add(slot(m->sender).eager_bytes, -static_cast<int64_t>(m->bytes));
+        free(m);
+    } else {
+        const int sender = m->sender;
+        store(m->copied, 1u);  // m is the sender's again
+        wake(sender);
+    }
+    complete(r, MPI_SUCCESS);
+}
+
+int local_progress(bool *did) {
+    RankState &s = self();
+    if (!s.limits.local_path)
+        return MPI_SUCCESS;
+    // Completed copies of my published sends.
+    for (int i = 0; s.pending_local > 0 && i < kMaxRequests; ++i) {
+        Request &r = s.requests[i];
+        if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied))
+            continue;
+        free(r.local);
+        r.local = nullptr;
+        --s.pending_local;
+        complete(r, MPI_SUCCESS);
+        *did = true;
+    }
+    // New messages: the inbox holds them newest first.
+    LocalMsg *m = exchange(slot(s.local).inbox, static_cast<LocalMsg *>(nullptr));
+    LocalMsg *oldest = nullptr;
+    while (m) {
+        LocalMsg *next = m->next;
+        m->next = oldest;
+        oldest = m;
+        m = next;
+    }
+    for (m = oldest; m; m = oldest) {
+        oldest = m->next;
+        Unexpected *u = new_unexpected(0);
+        if (!u)
+            return fail(MPI_ERR_NO_MEM, "no memory for a local message");
+        u->env = m->env;
+        u->protocol = Protocol::local;
+        u->bytes = m->bytes;
+        u->local = m;
+        arrive(u);
+        *did = true;
+    }
+    return MPI_SUCCESS;
+}
+
+bool local_sleep_begin() {
+    const RankState &s = self();
+    if (!s.limits.local_path)
+        return false;
+    for (const unsigned long start = os::time(), hz = os::job()->timebase_hz;
+         (os::time() - start) * 1'000'000'000 / (hz ? hz : 1) < kSpinNs;)
+        if (work_waiting())
+            return true;
+    store(slot(s.local).sleeping, 1u);
+    if (!work_waiting())
+        return false;
+    store(slot(s.local).sleeping, 0u);
+    return true;
+}
+
+void local_sleep_end() {
+    if (self().limits.local_path)
+        store(slot(self().local).sleeping, 0u);
+}
+
+}  // namespace lwmpi::util
