@@ -15,8 +15,13 @@ int check_op(MPI_Op op, MPI_Datatype datatype);
 
 /// inout[i] = in[i] op inout[i] for i in 0..count-1, both buffers laid out
 /// as `count` elements of `datatype` (the user layout, with its extent).
-/// Call check_op first; returns its result.
+/// Call check_op first; returns its result. MPI_ERR_NO_MEM when the
+/// packed copies a non-contiguous derived type needs do not fit.
 int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, MPI_Op op);
+
+/// Why check_op(op, ...) gave MPI_ERR_OP, for the error handler's report:
+/// nullptr when `op` is not a valid handle (the class's text says it all).
+const char *explain_op_error(MPI_Op op);
 
 /// True for the commutative operations (every predefined one; a user
 /// operation as created).
