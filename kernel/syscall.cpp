@@ -12,7 +12,9 @@ namespace {
 
 long sys_thread_exit(Call &c) { thread_exit(static_cast<int>(c.a[0])); }
 
-long sys_thread_self(Call &) { return hal::core_id(); }
+long sys_thread_self(Call &) { return hal::core_id(); }  // tids are core numbers, for now
+
+long sys_thread_core(Call &) { return hal::core_id(); }
 
 long sys_thread_yield(Call &) { return 0; }  // the trap path lets a pending kill land
 
@@ -47,6 +49,8 @@ long sys_job_info(Call &c) {
     info.hw_portals = hal::noc::portals(hal::cluster_id());
     info.virtual_per_hw = m.virtual_per_hw;
     info.ikc_buffers = m.ikc_buffers;
+    info.mpi_flags = m.flags & TS_MANIFEST_MPI_LOCAL_IKC ? TS_JOB_MPI_LOCAL_IKC : 0;
+    info.mpi_eager_max = static_cast<int>(m.mpi_eager_max);
     return copy_to_user(c.a[0], &info, sizeof(info));
 }
 
@@ -72,6 +76,7 @@ constexpr CallEntry table[] = {
     {TS_SYS_SLEEP, sys_sleep, Where::local},
     {TS_SYS_THREAD_YIELD, sys_thread_yield, Where::local},
     {TS_SYS_THREAD_TAG, sys_thread_tag, Where::local},
+    {TS_SYS_THREAD_CORE, sys_thread_core, Where::local},
     {TS_SYS_FUTEX_WAIT, sys_futex_wait, Where::master},
     {TS_SYS_FUTEX_WAKE, sys_futex_wake, Where::master},
     {TS_SYS_KCALL_COUNT, sys_kcall_count, Where::local},

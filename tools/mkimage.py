@@ -38,11 +38,12 @@ MAP_POLICIES = {"compact": 0, "scatter": 1}   # TS_MAP_COMPACT, TS_MAP_SCATTER
 # struct ts_manifest, field by field up to its cluster table:
 # magic cluster_id nclusters nio_clusters | fabric_base fabric_size |
 # mailbox_size portal_chunk np map_policy slots_per_cluster nprograms argc |
-# ikc_buffers virtual_per_hw | timebase_hz | flags reserved
+# ikc_buffers virtual_per_hw | timebase_hz | flags mpi_eager_max
 MANIFEST_HEAD = struct.Struct("<4I2Q7I2HQ2I")
 # window_base window_size first_hart ncores kind mailboxes portals
 CLUSTER_DESC = struct.Struct("<2Q3I2H")
-TS_MANIFEST_TAG_OUTPUT = 1
+TS_MANIFEST_TAG_OUTPUT = 1       # console lines start with the rank
+TS_MANIFEST_MPI_LOCAL_IKC = 2    # LWMPI: ranks of one cluster talk through IKC
 PROGRAM_DESC = struct.Struct("<4I32s")  # ring offset size is_mpi name
 MANIFEST_SIZE = (MANIFEST_HEAD.size + TS_MAX_CLUSTERS * CLUSTER_DESC.size
                  + TS_MAX_PROGRAMS * PROGRAM_DESC.size + TS_MANIFEST_ARGS)
@@ -81,6 +82,17 @@ class Segment:
     memsz: int
 
 
+# --- mapping -----------------------------------------------------------------
+
+def placement(layout, policy, rank):
+    """(compute cluster index, local index) of `rank` under `policy`: the
+    process manager's JobShape::place (services/pm/mapping.hpp), which the
+    spawn servers and crt0 follow."""
+    if policy == "compact":
+        return divmod(rank, layout.slots_per_cluster)
+    return rank % layout.ncompute, rank // layout.ncompute
+
+
 # --- manifest and payload ----------------------------------------------------
 
 def program_name(path):
@@ -105,11 +117,12 @@ def encode_args(args):
     return len(args), blob
 
 
-def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0):
+def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0):
     """struct ts_manifest for one cluster, as bytes.
 
     programs: list of (Program, offset of its ELF from the manifest's start).
     args: argv of the MPI program (argv[0] first). flags: TS_MANIFEST_*.
+    mpi_eager_max: LWMPI's largest eager message in bytes (0: its default).
     """
     if len(programs) > TS_MAX_PROGRAMS:
         raise ImageError(f"cluster {cluster_id}: {len(programs)} programs, "
@@ -123,7 +136,7 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0):
         layout.fabric_base, layout.fabric_size,
         p.mailbox_size, p.portal_chunk, np, MAP_POLICIES[policy],
         layout.slots_per_cluster, len(programs), argc,
-        p.ikc_buffers, p.virtual_per_hw, p.timebase_hz, flags, 0))
+        p.ikc_buffers, p.virtual_per_hw, p.timebase_hz, flags, mpi_eager_max))
     for i in range(TS_MAX_CLUSTERS):
         if i < len(layout.clusters):
             c = layout.clusters[i]
@@ -144,7 +157,7 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0):
     return bytes(out)
 
 
-def build_payload(layout, cluster_id, np, policy, programs, args, flags=0):
+def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0):
     """The .payload contents of one cluster: manifest, then each ELF 8-byte aligned."""
     placed = []
     offset = MANIFEST_SIZE
@@ -152,7 +165,8 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0):
         offset = (offset + ELF_ALIGN - 1) // ELF_ALIGN * ELF_ALIGN
         placed.append((prog, offset))
         offset += len(prog.data)
-    out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args, flags))
+    out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args, flags,
+                                  mpi_eager_max))
     for prog, at in placed:
         out += bytes(at - len(out)) + prog.data
     return bytes(out)
@@ -412,11 +426,12 @@ def _need(path, what):
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
-                 kernel_lib=None, kernel_ld=None, flags=0):
+                 kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0):
     """Build and check every cluster's image in outdir; returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
-    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT).
+    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max: as
+    pack_manifest.
     services, kernel_lib, kernel_ld default to the build folder's (default_paths).
     """
     paths = default_paths()
@@ -442,7 +457,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     for cluster in layout.clusters:
         payload = build_payload(layout, cluster.id, np, policy,
                                 cluster_programs(layout, cluster.id, mpi, nameserver), argv,
-                                flags)
+                                flags, mpi_eager_max)
         images.append(link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc))
     verify_images(layout, images)
     return qemu_command(layout, images)

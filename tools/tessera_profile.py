@@ -282,10 +282,14 @@ def check_platform(layout, platform):
 
 
 def check_capacity(layout, np):
-    """Refuse a job with more MPI processes than the compute clusters have slots."""
+    """Refuse a job with more MPI processes than the compute clusters have
+    slots: one per core, the master core excepted (it runs the kernel and the
+    local name daemon; the I/O clusters run the services and host no rank)."""
     if np < 1:
         raise ToolError(f"{np} processes requested; a job needs at least 1")
     if np > layout.capacity:
         raise ToolError(
             f"{np} processes requested but profile '{layout.profile.name}' hosts at most "
-            f"{layout.capacity} ({layout.ncompute} compute clusters x {layout.slots_per_cluster})")
+            f"{layout.capacity}: {layout.ncompute} compute clusters x {layout.slots_per_cluster} "
+            f"cores (each cluster's master core runs the kernel and the local name daemon; "
+            f"I/O clusters host no MPI process)")

@@ -282,6 +282,7 @@ static const char *const call_names[NUMBERS] = {
     [TS_SYS_SLEEP] = "sleep",
     [TS_SYS_THREAD_YIELD] = "thread_yield",
     [TS_SYS_THREAD_TAG] = "thread_tag",
+    [TS_SYS_THREAD_CORE] = "thread_core",
     [TS_SYS_FUTEX_WAIT] = "futex_wait",
     [TS_SYS_FUTEX_WAKE] = "futex_wake",
     [TS_SYS_KCALL_COUNT] = "kcall_count",

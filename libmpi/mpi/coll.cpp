@@ -1,62 +1,785 @@
-// MPI_Barrier.
+// Collective operations (MPI 3.1 chapter 5) over point-to-point messages on
+// a communicator's collective context.
+//
+// The algorithms follow the clusters. The ranks of a communicator are
+// grouped by the compute cluster that hosts them; each group has a leader
+// (the root itself in the root's group). Bcast goes down a binomial tree of
+// the leaders over the NoC, then down a binomial tree inside each cluster
+// (the local path); Reduce goes up the same trees the other way, combining
+// on the way, so one message per cluster crosses the NoC on each level.
+// Allreduce, Barrier, Allgather and Reduce_scatter are built on those two.
+// A non-commutative user operation is combined in rank order instead
+// (MPI 3.1 section 5.9.1). Gather, Scatter and Alltoall move each rank's
+// own block, which must cross the NoC anyway, straight to its destination.
 #include "coll.hpp"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.hpp"
+#include "comm.hpp"
+#include "datatype.hpp"
 #include "errors.hpp"
+#include "op.hpp"
 #include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/text.hpp"
 
 namespace lwmpi {
 
 namespace {
-constexpr int kBarrierTag = 0;
+
+// One tag per kind of collective: calls on a communicator come in the
+// same order on every rank, so the tag only guards against mistakes.
+enum Tag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall, kScan };
+
+// Requests a collective keeps in flight at most.
+constexpr int kBatch = 32;
+
+int send(const Comm &c, int dst, int tag, const void *buf, int count, MPI_Datatype t) {
+    return run(P2POp{Op2::send, buf, nullptr, count, t, dst, tag, c.handle, true}, MPI_STATUS_IGNORE);
+}
+
+int recv(const Comm &c, int src, int tag, void *buf, int count, MPI_Datatype t) {
+    return run(P2POp{Op2::recv, nullptr, buf, count, t, src, tag, c.handle, true}, MPI_STATUS_IGNORE);
+}
+
+// Point-to-point operations started together and completed together,
+// kBatch at a time.
+class Batch {
+public:
+    explicit Batch(const Comm &c) : c_(c) {}
+    Batch(const Batch &) = delete;
+    Batch &operator=(const Batch &) = delete;
+    ~Batch() { finish(); }
+
+    void send(int dst, int tag, const void *buf, int count, MPI_Datatype t) {
+        add(P2POp{Op2::send, buf, nullptr, count, t, dst, tag, c_.handle, true});
+    }
+    void recv(int src, int tag, void *buf, int count, MPI_Datatype t) {
+        add(P2POp{Op2::recv, nullptr, buf, count, t, src, tag, c_.handle, true});
+    }
+    /// Waits for every operation; the first error class, or MPI_SUCCESS.
+    int finish() {
+        for (int i = 0; i < n_; ++i) {
+            Request &r = *request_get(h_[i]);
+            int e = request_wait(r);
+            const int e2 = request_finish(&h_[i], MPI_STATUS_IGNORE);
+            e = e ? e : e2;
+            error_ = error_ ? error_ : e;
+        }
+        n_ = 0;
+        return error_;
+    }
+
+private:
+    void add(const P2POp &op) {
+        if (n_ == kBatch)
+            finish();
+        if (error_)
+            return;
+        int e = request_new(op, false, &h_[n_]);
+        if (e == MPI_SUCCESS) {
+            e = request_start(*request_get(h_[n_]));
+            if (e)
+                request_finish(&h_[n_], MPI_STATUS_IGNORE);
+            else
+                ++n_;
+        }
+        error_ = e;
+    }
+
+    const Comm &c_;
+    MPI_Request h_[kBatch];
+    int n_ = 0;
+    int error_ = MPI_SUCCESS;
+};
+
+// A temporary buffer for `count` elements of `t`, in t's layout.
+class TempBuf {
+public:
+    TempBuf(int count, const Datatype &t) : lb_(t.true_lb) {
+        const MPI_Aint span = count > 0 ? (count - 1) * t.extent + t.true_extent : 0;
+        mem_ = static_cast<char *>(malloc(span > 0 ? static_cast<size_t>(span) : 1));
+    }
+    TempBuf(const TempBuf &) = delete;
+    TempBuf &operator=(const TempBuf &) = delete;
+    ~TempBuf() { free(mem_); }
+
+    bool ok() const { return mem_ != nullptr; }
+    /// The buffer as an MPI buffer argument (its first byte of data is at
+    /// get() + true_lb).
+    void *get() const { return mem_ - lb_; }
+
+private:
+    MPI_Aint lb_;
+    char *mem_;
+};
+
+// Copies `count` elements of `t` from `src` to `dst` (same layout).
+int copy(const void *src, void *dst, int count, const Datatype &t) {
+    const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t.size);
+    if (bytes == 0 || src == dst)
+        return MPI_SUCCESS;
+    void *packed = malloc(bytes);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    pack(src, count, t, packed);
+    unpack(packed, bytes, dst, count, t);
+    free(packed);
+    return MPI_SUCCESS;
+}
+
+// Copies between two type signatures that match (a rank's own block in
+// Gather, Scatter, Alltoall).
+int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt) {
+    const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(st.size);
+    const uint64_t room = static_cast<uint64_t>(rcount) * static_cast<uint64_t>(rt.size);
+    if (bytes > room)
+        return MPI_ERR_TRUNCATE;
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    void *packed = malloc(bytes);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    pack(src, scount, st, packed);
+    unpack(packed, bytes, dst, rcount, rt);
+    free(packed);
+    return MPI_SUCCESS;
+}
+
+char *at(void *buf, MPI_Aint index, const Datatype &t) { return static_cast<char *>(buf) + index * t.extent; }
+const char *at(const void *buf, MPI_Aint index, const Datatype &t) {
+    return static_cast<const char *>(buf) + index * t.extent;
+}
+
+// ---- the two-level trees ----
+
+// The ranks of a communicator arranged for a collective rooted at `root`:
+// `leaders` (one per cluster, root's first) and `locals` (the ranks of my
+// cluster, my leader first), and my index in each (-1 if absent).
+struct Layout {
+    int leaders[util::kMaxRanks];
+    int nleaders;
+    int my_leader_index;
+    int locals[util::kMaxRanks];
+    int nlocals;
+    int my_local_index;
+};
+
+void make_layout(const Comm &c, int root, Layout *l) {
+    const int n = c.group.size;
+    const auto cluster = [&](int r) { return util::cluster_of(c.group.world[r]); };
+    const int mine = cluster(c.rank);
+    l->nleaders = l->nlocals = 0;
+    l->my_leader_index = l->my_local_index = -1;
+    // Leaders: root, then the lowest rank of each other cluster.
+    l->leaders[l->nleaders++] = root;
+    for (int r = 0; r < n; ++r) {
+        bool seen = cluster(r) == cluster(root);
+        for (int i = 1; i < l->nleaders && !seen; ++i)
+            seen = cluster(l->leaders[i]) == cluster(r);
+        if (!seen)
+            l->leaders[l->nleaders++] = r;
+    }
+    int leader = -1;
+    for (int i = 0; i < l->nleaders; ++i) {
+        if (cluster(l->leaders[i]) == mine)
+            leader = l->leaders[i];
+        if (l->leaders[i] == c.rank)
+            l->my_leader_index = i;
+    }
+    l->locals[l->nlocals++] = leader;
+    for (int r = 0; r < n; ++r)
+        if (r != leader && cluster(r) == mine)
+            l->locals[l->nlocals++] = r;
+    for (int i = 0; i < l->nlocals; ++i)
+        if (l->locals[i] == c.rank)
+            l->my_local_index = i;
+}
+
+// Binomial broadcast over ranks list[0..m) from list[0]; I am list[me].
+int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int count, MPI_Datatype t) {
+    int mask = 1;
+    for (; mask < m; mask <<= 1)
+        if (me & mask) {
+            if (int e = recv(c, list[me - mask], kBcast, buf, count, t))
+                return e;
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (me + mask < m)
+            if (int e = send(c, list[me + mask], kBcast, buf, count, t))
+                return e;
+    return MPI_SUCCESS;
+}
+
+// Binomial reduction over ranks list[0..m) into list[0]'s `acc`; I am
+// list[me]. `tmp` holds one incoming contribution. With op ==
+// MPI_OP_NULL, nothing is combined (a barrier's fan-in).
+int tree_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *tmp, int count,
+                MPI_Datatype t, MPI_Op op) {
+    for (int mask = 1; mask < m; mask <<= 1) {
+        if (me & mask)
+            return send(c, list[me - mask], kReduce, acc, count, t);
+        if (me + mask < m) {
+            if (int e = recv(c, list[me + mask], kReduce, tmp, count, t))
+                return e;
+            if (op != MPI_OP_NULL)
+                if (int e = reduce_local(tmp, acc, count, t, op))
+                    return e;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
+    Layout l;
+    make_layout(c, root, &l);
+    if (l.my_leader_index >= 0)
+        if (int e = tree_bcast(c, l.leaders, l.nleaders, l.my_leader_index, buf, count, t))
+            return e;
+    return tree_bcast(c, l.locals, l.nlocals, l.my_local_index, buf, count, t);
+}
+
+// Reduces `count` elements of every rank's `acc` into root's `acc` (other
+// ranks' acc is clobbered).
+int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op op, int root) {
+    const Datatype &t = *datatype_get(type);
+    TempBuf tmp(count, t);
+    if (!tmp.ok())
+        return MPI_ERR_NO_MEM;
+    if (op != MPI_OP_NULL && !op_commutative(op)) {
+        // In rank order: acc(root) = x0 op (x1 op (... op x(n-1))).
+        const int n = c.group.size;
+        if (c.rank != root)
+            return send(c, root, kReduce, acc, count, type);
+        TempBuf mine(count, t);
+        if (!mine.ok())
+            return MPI_ERR_NO_MEM;
+        if (int e = copy(acc, mine.get(), count, t))
+            return e;
+        for (int r = n - 1; r >= 0; --r) {
+            void *x = r == root ? mine.get() : tmp.get();
+            if (r != root)
+                if (int e = recv(c, r, kReduce, x, count, type))
+                    return e;
+            if (r == n - 1) {
+                if (int e = copy(x, acc, count, t))
+                    return e;
+            } else if (int e = reduce_local(x, acc, count, type, op)) {
+                return e;
+            }
+        }
+        return MPI_SUCCESS;
+    }
+    Layout l;
+    make_layout(c, root, &l);
+    if (int e = tree_reduce(c, l.locals, l.nlocals, l.my_local_index, acc, tmp.get(), count, type, op))
+        return e;
+    if (l.my_leader_index < 0)
+        return MPI_SUCCESS;
+    return tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, acc, tmp.get(), count, type, op);
+}
+
+// ---- argument checks ----
+
+// Raises `e` with the bad value when it is not MPI_SUCCESS.
+int check(const char *fn, MPI_Comm comm, int e, const char *what, long long value) {
+    if (e == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    char why[64];
+    TextBuilder(why, sizeof why).put(what).put(' ').put_int(value);
+    return raise_error(comm, fn, e, why);
+}
+
+int check_root(const char *fn, const Comm &c, int root) {
+    return check(fn, c.handle, root >= 0 && root < c.group.size ? MPI_SUCCESS : MPI_ERR_ROOT, "root", root);
+}
+
+// A buffer of `count` elements of `type` (MPI_IN_PLACE allowed where the
+// caller says so).
+int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type) {
+    if (int e = check(fn, comm, check_count(count), "count", count))
+        return e;
+    if (int e = check_datatype(type))
+        return raise_error(comm, fn, e);
+    return check(fn, comm, check_buffer(buf, count), "NULL buffer for count", count);
+}
+
+int check_counts(const char *fn, MPI_Comm comm, const Comm &c, const int *counts, const int *displs,
+                 MPI_Datatype type, const void *buf) {
+    if (!counts || (displs == nullptr) != (counts == nullptr))
+        return raise_error(comm, fn, MPI_ERR_ARG, "counts or displacements are NULL");
+    for (int r = 0; r < c.group.size; ++r)
+        if (int e = check_buf(fn, comm, buf, counts[r], type))
+            return e;
+    return MPI_SUCCESS;
+}
+
+int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {
+    if (int e = check_buf(fn, comm, buf, count, type))
+        return e;
+    if (int e = check_op(op, type))
+        return raise_error(comm, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
+    return MPI_SUCCESS;
+}
+
+int fail(const char *fn, MPI_Comm comm, int e) {
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+// Allreduce into recvbuf (the input in sendbuf, or already in recvbuf).
+int allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op) {
+    const Datatype &t = *datatype_get(type);
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = copy(sendbuf, recvbuf, count, t))
+            return e;
+    if (int e = reduce_into(c, recvbuf, count, type, op, 0))
+        return e;
+    return bcast(c, recvbuf, count, type, 0);
+}
+
 }  // namespace
 
 int barrier(const Comm &c) {
-    const int size = c.group.size;
-    const int rank = c.rank;
-    if (size == 1)
-        return MPI_SUCCESS;
-    const auto send = [&](int peer) {
-        return run(P2POp{Op2::send, nullptr, nullptr, 0, MPI_BYTE, peer, kBarrierTag, c.handle, true},
-                   MPI_STATUS_IGNORE);
-    };
-    const auto recv = [&](int peer) {
-        return run(P2POp{Op2::recv, nullptr, nullptr, 0, MPI_BYTE, peer, kBarrierTag, c.handle, true},
-                   MPI_STATUS_IGNORE);
-    };
-    // My subtree is [rank, rank + span): span is rank's lowest set bit
-    // (for rank 0, the smallest power of two >= size).
-    int span = rank & -rank;
-    if (rank == 0)
-        for (span = 1; span < size; span <<= 1) {
-        }
-    for (int m = 1; m < span; m <<= 1)  // gather from children
-        if (rank + m < size)
-            if (int e = recv(rank + m))
-                return e;
-    if (rank != 0) {  // report to the parent, wait for its release
-        if (int e = send(rank - span))
+    // Up the trees with empty messages, then down again.
+    Layout l;
+    make_layout(c, 0, &l);
+    char none = 0;
+    if (int e = tree_reduce(c, l.locals, l.nlocals, l.my_local_index, &none, &none, 0, MPI_BYTE, MPI_OP_NULL))
+        return e;
+    if (l.my_leader_index >= 0)
+        if (int e = tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, &none, &none, 0, MPI_BYTE,
+                                MPI_OP_NULL))
             return e;
-        if (int e = recv(rank - span))
-            return e;
-    }
-    for (int m = span >> 1; m >= 1; m >>= 1)  // release the children
-        if (rank + m < size)
-            if (int e = send(rank + m))
-                return e;
+    return bcast(c, &none, 0, MPI_BYTE, 0);
+}
+
+int allreduce_max(const Comm &c, uint32_t *value) {
+    unsigned v = *value;
+    if (int e = allreduce(c, MPI_IN_PLACE, &v, 1, MPI_UNSIGNED, MPI_MAX))
+        return e;
+    *value = v;
     return MPI_SUCCESS;
 }
 
 }  // namespace lwmpi
 
+using namespace lwmpi;
+
 int MPI_Barrier(MPI_Comm comm) {
-    using namespace lwmpi;
     static constexpr char fn[] = "MPI_Barrier";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c))
         return e;
-    if (int e = barrier(*c))
-        return raise_error(comm, fn, e, util::error_detail());
+    return fail(fn, comm, barrier(*c));
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Bcast";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    if (int e = check_buf(fn, comm, buffer, count, datatype))
+        return e;
+    return fail(fn, comm, bcast(*c, buffer, count, datatype, root));
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Reduce";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
+    if (int e = check_reduce(fn, comm, in_place ? recvbuf : sendbuf, count, datatype, op))
+        return e;
+    if (c->rank == root)
+        if (int e = check_buf(fn, comm, recvbuf, count, datatype))
+            return e;
+    const Datatype &t = *datatype_get(datatype);
+    if (c->rank == root) {
+        const int e = in_place ? MPI_SUCCESS : copy(sendbuf, recvbuf, count, t);
+        return fail(fn, comm, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
+    }
+    TempBuf acc(count, t);
+    if (!acc.ok())
+        return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    int e = copy(sendbuf, acc.get(), count, t);
+    if (e == MPI_SUCCESS)
+        e = reduce_into(*c, acc.get(), count, datatype, op, root);
+    return fail(fn, comm, e);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Allreduce";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_reduce(fn, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op))
+        return e;
+    if (int e = check_buf(fn, comm, recvbuf, count, datatype))
+        return e;
+    return fail(fn, comm, allreduce(*c, sendbuf, recvbuf, count, datatype, op));
+}
+
+namespace {
+
+// Gather and Gatherv: rank r's block lands at recvbuf + displs[r] (in
+// elements of recvtype) with room for counts[r] elements.
+int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+            void *recvbuf, const int *counts, const int *displs, int fixed_count, MPI_Datatype recvtype, int root) {
+    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
+    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
+    if (c.rank != root)
+        return fail(fn, c.handle, send(c, root, kGather, sendbuf, sendcount, sendtype));
+    const Datatype &rt = *datatype_get(recvtype);
+    Batch b(c);
+    for (int r = 0; r < c.group.size; ++r) {
+        char *block = at(recvbuf, displ_of(r), rt);
+        if (r != root)
+            b.recv(r, kGather, block, count_of(r), recvtype);
+        else if (sendbuf != MPI_IN_PLACE)
+            if (int e = copy_as(sendbuf, sendcount, *datatype_get(sendtype), block, count_of(r), rt))
+                return fail(fn, c.handle, e);
+    }
+    return fail(fn, c.handle, b.finish());
+}
+
+// Scatter and Scatterv, the other way.
+int scatterv(const char *fn, const Comm &c, const void *sendbuf, const int *counts, const int *displs,
+             int fixed_count, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
+    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
+    if (c.rank != root)
+        return fail(fn, c.handle, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
+    const Datatype &st = *datatype_get(sendtype);
+    Batch b(c);
+    for (int r = 0; r < c.group.size; ++r) {
+        const char *block = at(sendbuf, displ_of(r), st);
+        if (r != root)
+            b.send(r, kScatter, block, count_of(r), sendtype);
+        else if (recvbuf != MPI_IN_PLACE)
+            if (int e = copy_as(block, count_of(r), st, recvbuf, recvcount, *datatype_get(recvtype)))
+                return fail(fn, c.handle, e);
+    }
+    return fail(fn, c.handle, b.finish());
+}
+
+}  // namespace
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Gather";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
+    if (!in_place)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (c->rank == root)
+        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
+            return e;
+    return gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Gatherv";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
+    if (!in_place)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (c->rank == root)
+        if (int e = check_counts(fn, comm, *c, recvcounts, displs, recvtype, recvbuf))
+            return e;
+    return gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Scatter";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    const bool in_place = c->rank == root && recvbuf == MPI_IN_PLACE;
+    if (!in_place)
+        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
+            return e;
+    if (c->rank == root)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    return scatterv(fn, *c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Scatterv";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    const bool in_place = c->rank == root && recvbuf == MPI_IN_PLACE;
+    if (!in_place)
+        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
+            return e;
+    if (c->rank == root)
+        if (int e = check_counts(fn, comm, *c, sendcounts, displs, sendtype, sendbuf))
+            return e;
+    return scatterv(fn, *c, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root);
+}
+
+namespace {
+
+// Allgather(v): gather to rank 0, then every block down the bcast trees.
+int allgatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+               void *recvbuf, const int *counts, const int *displs, int fixed_count, MPI_Datatype recvtype) {
+    const Datatype &rt = *datatype_get(recvtype);
+    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
+    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
+    if (sendbuf == MPI_IN_PLACE && c.rank != 0) {  // my block is in recvbuf already
+        sendbuf = at(recvbuf, displ_of(c.rank), rt);
+        sendcount = count_of(c.rank);
+        sendtype = recvtype;
+    }
+    if (int e = gatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, counts, displs, fixed_count, recvtype, 0))
+        return e;
+    if (!counts)  // the blocks are one array
+        return fail(fn, c.handle, bcast(c, recvbuf, fixed_count * c.group.size, recvtype, 0));
+    for (int r = 0; r < c.group.size; ++r)
+        if (int e = bcast(c, at(recvbuf, displ_of(r), rt), count_of(r), recvtype, 0))
+            return fail(fn, c.handle, e);
     return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Allgather";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
+        return e;
+    return allgatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Allgatherv";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (int e = check_counts(fn, comm, *c, recvcounts, displs, recvtype, recvbuf))
+        return e;
+    return allgatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype);
+}
+
+namespace {
+
+// Alltoall(v): every pair exchanges its blocks directly.
+int alltoallv(const char *fn, const Comm &c, const void *sendbuf, const int *scounts, const int *sdispls,
+              int fixed_scount, MPI_Datatype sendtype, void *recvbuf, const int *rcounts, const int *rdispls,
+              int fixed_rcount, MPI_Datatype recvtype) {
+    const int n = c.group.size;
+    const auto count = [](const int *v, int fixed, int r) { return v ? v[r] : fixed; };
+    const auto displ = [](const int *v, int fixed, int r) {
+        return v ? static_cast<MPI_Aint>(v[r]) : static_cast<MPI_Aint>(r) * fixed;
+    };
+    const Datatype &rt = *datatype_get(recvtype);
+    // In place: what is sent is a copy of recvbuf as it was.
+    MPI_Aint span = 0;
+    for (int r = 0; r < n; ++r) {
+        const MPI_Aint end = displ(rdispls, fixed_rcount, r) + count(rcounts, fixed_rcount, r);
+        span = end > span ? end : span;
+    }
+    TempBuf copy_of_recv(sendbuf == MPI_IN_PLACE ? static_cast<int>(span) : 0, rt);
+    if (sendbuf == MPI_IN_PLACE) {
+        if (!copy_of_recv.ok())
+            return fail(fn, c.handle, MPI_ERR_NO_MEM);
+        if (int e = copy(recvbuf, copy_of_recv.get(), static_cast<int>(span), rt))
+            return fail(fn, c.handle, e);
+        sendbuf = copy_of_recv.get();
+        scounts = rcounts;
+        sdispls = rdispls;
+        fixed_scount = fixed_rcount;
+        sendtype = recvtype;
+    }
+    const Datatype &st = *datatype_get(sendtype);
+    Batch b(c);
+    for (int i = 1; i < n; ++i) {  // partners in a rotating order spread the load
+        const int to = (c.rank + i) % n, from = (c.rank - i + n) % n;
+        b.recv(from, kAlltoall, at(recvbuf, displ(rdispls, fixed_rcount, from), rt), count(rcounts, fixed_rcount, from),
+               recvtype);
+        b.send(to, kAlltoall, at(sendbuf, displ(sdispls, fixed_scount, to), st), count(scounts, fixed_scount, to),
+               sendtype);
+    }
+    const int me = c.rank;
+    if (int e = copy_as(at(sendbuf, displ(sdispls, fixed_scount, me), st), count(scounts, fixed_scount, me), st,
+                        at(recvbuf, displ(rdispls, fixed_rcount, me), rt), count(rcounts, fixed_rcount, me), rt))
+        return fail(fn, c.handle, e);
+    return fail(fn, c.handle, b.finish());
+}
+
+}  // namespace
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Alltoall";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
+        return e;
+    return alltoallv(fn, *c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
+                     recvtype);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Alltoallv";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_counts(fn, comm, *c, sendcounts, sdispls, sendtype, sendbuf))
+            return e;
+    if (int e = check_counts(fn, comm, *c, recvcounts, rdispls, recvtype, recvbuf))
+        return e;
+    return alltoallv(fn, *c, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype);
+}
+
+namespace {
+
+// Reduce_scatter(_block): reduce the whole vector to rank 0, then scatter
+// its pieces (counts[r] elements to rank r).
+int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, const int *counts,
+                   int fixed_count, MPI_Datatype type, MPI_Op op) {
+    const int n = c.group.size;
+    const Datatype &t = *datatype_get(type);
+    int total = 0, displs[util::kMaxRanks];
+    for (int r = 0; r < n; ++r) {
+        displs[r] = total;
+        total += counts ? counts[r] : fixed_count;
+    }
+    const int mine = counts ? counts[c.rank] : fixed_count;
+    if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, type, op))
+        return e;
+    if (int e = check_buf(fn, c.handle, recvbuf, mine, type))
+        return e;
+    TempBuf all(total, t);
+    if (!all.ok())
+        return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);
+    if (e == MPI_SUCCESS)
+        e = reduce_into(c, all.get(), total, type, op, 0);
+    if (e)
+        return fail(fn, c.handle, e);
+    int sizes[util::kMaxRanks];
+    for (int r = 0; r < n; ++r)
+        sizes[r] = counts ? counts[r] : fixed_count;
+    return scatterv(fn, c, all.get(), sizes, displs, 0, type, recvbuf, mine, type, 0);
+}
+
+}  // namespace
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Reduce_scatter";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!recvcounts)
+        return raise_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
+    for (int r = 0; r < c->group.size; ++r)
+        if (int e = check(fn, comm, check_count(recvcounts[r]), "count", recvcounts[r]))
+            return e;
+    return reduce_scatter(fn, *c, sendbuf, recvbuf, recvcounts, 0, datatype, op);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Reduce_scatter_block";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check(fn, comm, check_count(recvcount), "count", recvcount))
+        return e;
+    return reduce_scatter(fn, *c, sendbuf, recvbuf, nullptr, recvcount, datatype, op);
+}
+
+namespace {
+
+// Scan and Exscan (section 5.11): the prefix travels along the ranks in
+// order, each combining its own contribution on the right.
+int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+         bool inclusive) {
+    if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, op))
+        return e;
+    if (int e = check_buf(fn, c.handle, recvbuf, count, type))
+        return e;
+    const Datatype &t = *datatype_get(type);
+    TempBuf mine(count, t), prefix(count, t);
+    if (!mine.ok() || !prefix.ok())
+        return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, mine.get(), count, t);
+    if (e == MPI_SUCCESS && c.rank > 0) {
+        e = recv(c, c.rank - 1, kScan, prefix.get(), count, type);
+        if (e == MPI_SUCCESS && !inclusive)  // the prefix of the ranks before me
+            e = copy(prefix.get(), recvbuf, count, t);
+        if (e == MPI_SUCCESS)  // mine = prefix op mine
+            e = reduce_local(prefix.get(), mine.get(), count, type, op);
+    }
+    if (e == MPI_SUCCESS && inclusive)
+        e = copy(mine.get(), recvbuf, count, t);
+    if (e == MPI_SUCCESS && c.rank + 1 < c.group.size)
+        e = send(c, c.rank + 1, kScan, mine.get(), count, type);
+    return fail(fn, c.handle, e);
+}
+
+}  // namespace
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Scan";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, true);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Exscan";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, false);
 }

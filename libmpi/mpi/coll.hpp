@@ -1,16 +1,19 @@
-// Collective algorithms of LibMPI, over MPIUtil's point-to-point messages
-// on a communicator's collective context.
+// Collective algorithms of LibMPI that other parts of LibMPI use, over
+// point-to-point messages on a communicator's collective context.
 #pragma once
 
+#include <stdint.h>
+
 #include "comm.hpp"
-#include "datatype.hpp"
-#include "handles.hpp"
 
 namespace lwmpi {
 
-/// Barrier over `c` (MPI 3.1 section 5.3): zero-byte messages up a binomial
-/// tree to rank 0 (gather), then down again (release); 2*ceil(log2 p)
-/// steps. Returns MPI_SUCCESS or an error class (util::error_detail()).
+/// Barrier over `c` (MPI 3.1 section 5.3): empty messages up the two-level
+/// trees (ranks of a cluster, then one leader per cluster) and down
+/// again. Returns MPI_SUCCESS or an error class (util::error_detail()).
 int barrier(const Comm &c);
+
+/// *value = the largest *value of the ranks of `c` (collective over c).
+int allreduce_max(const Comm &c, uint32_t *value);
 
 }  // namespace lwmpi

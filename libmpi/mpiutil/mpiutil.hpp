@@ -67,6 +67,9 @@ int world_rank();
 int world_size();
 /// The caller's cluster id (after init()).
 int cluster_id();
+/// Which compute cluster hosts world rank `rank` (0..clusters-1, as placed
+/// by the process manager), for the collectives' choice of partners.
+int cluster_of(int rank);
 /// The job's LWMPI parameters (after init()).
 const Limits &limits();
 /// Whether world rank `rank` runs on the caller's cluster; resolves its

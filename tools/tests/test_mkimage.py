@@ -18,7 +18,7 @@ from tessera_profile import MIB, ToolError, compute_layout, load_profile
 M = {"magic": 0, "cluster_id": 4, "nclusters": 8, "nio_clusters": 12, "fabric_base": 16,
      "fabric_size": 24, "mailbox_size": 32, "portal_chunk": 36, "np": 40, "map_policy": 44,
      "slots_per_cluster": 48, "nprograms": 52, "argc": 56, "ikc_buffers": 60,
-     "virtual_per_hw": 62, "timebase_hz": 64, "flags": 72, "reserved": 76, "clusters": 80,
+     "virtual_per_hw": 62, "timebase_hz": 64, "flags": 72, "mpi_eager_max": 76, "clusters": 80,
      "programs": 1104, "args": 1296}
 CLUSTER = {"window_base": 0, "window_size": 8, "first_hart": 16, "ncores": 20, "kind": 24,
            "mailboxes": 28, "portals": 30}
@@ -27,6 +27,7 @@ HEADER = {"code0": 0, "magic": 4, "cluster_id": 8, "first_hart": 12, "entry": 16
           "manifest": 32, "window_base": 40}
 SIZES = {"ts_manifest": 1808, "ts_cluster_desc": 32, "ts_program_desc": 48,
          "ts_image_header": 48}
+FLAGS = ("TS_MANIFEST_TAG_OUTPUT", "TS_MANIFEST_MPI_LOCAL_IKC")
 
 LAYOUT = compute_layout(load_profile("default"))
 
@@ -60,6 +61,7 @@ class LayoutMatchesCTest(unittest.TestCase):
         lines = [f'printf("%s.%s %zu\\n", "{s}", "{f}", offsetof(struct {s}, {f}));'
                  for s, f, _ in checks]
         lines += [f'printf("%s %zu\\n", "{s}", sizeof(struct {s}));' for s in SIZES]
+        lines += [f'printf("%s %u\\n", "{f}", {f});' for f in FLAGS]
         src = ("#include <stddef.h>\n#include <stdio.h>\n#include \"hal/image.h\"\n"
                "int main(void) {\n" + "\n".join(lines) + "\nreturn 0; }\n")
         with tempfile.TemporaryDirectory() as d:
@@ -74,6 +76,8 @@ class LayoutMatchesCTest(unittest.TestCase):
             self.assertEqual(int(got[f"{s}.{f}"]), o, f"{s}.{f}")
         for s, size in SIZES.items():
             self.assertEqual(int(got[s]), size, s)
+        for f in FLAGS:
+            self.assertEqual(int(got[f]), getattr(mkimage, f), f)
         self.assertEqual(mkimage.MANIFEST_SIZE, SIZES["ts_manifest"])
         self.assertEqual(mkimage.IMAGE_HEADER.size, SIZES["ts_image_header"])
 
@@ -101,12 +105,22 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(struct.unpack_from("<2H", m, M["ikc_buffers"]), (128, 32))
         self.assertEqual(u64(m, M["timebase_hz"]), 10000000)
         self.assertEqual(u32(m, M["flags"]), 0)
-        self.assertEqual(u32(m, M["reserved"]), 0)
+        self.assertEqual(u32(m, M["mpi_eager_max"]), 0)
 
     def test_flags(self):
         m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"],
                                   flags=mkimage.TS_MANIFEST_TAG_OUTPUT)
         self.assertEqual(u32(m, M["flags"]), 1)  # hal/image.h: TS_MANIFEST_TAG_OUTPUT
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"],
+                                  flags=mkimage.TS_MANIFEST_MPI_LOCAL_IKC)
+        self.assertEqual(u32(m, M["flags"]), 2)  # TS_MANIFEST_MPI_LOCAL_IKC
+
+    def test_mpi_eager_max(self):
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], mpi_eager_max=65536)
+        self.assertEqual((u32(m, M["flags"]), u32(m, M["mpi_eager_max"])), (0, 65536))
+        payload = mkimage.build_payload(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=3,
+                                        mpi_eager_max=100)
+        self.assertEqual((u32(payload, M["flags"]), u32(payload, M["mpi_eager_max"])), (3, 100))
 
     def test_compact_is_0(self):
         self.assertEqual(u32(self.pack(policy="compact"), M["map_policy"]), 0)

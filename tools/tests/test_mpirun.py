@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Unit tests of tools/mpirun: its command line, its errors before anything
-boots, and the filter of the serial output. No QEMU."""
+"""Unit tests of tools/mpirun: its command line, what it puts in the boot
+manifest, --report-bindings, its errors before anything boots, and the
+filter of the serial output. No QEMU."""
+import io
 import os
 import shutil
 import struct
@@ -10,7 +12,8 @@ import tempfile
 import unittest
 from unittest import mock
 
-from toolsupport import TESTS, load_mpirun, run_mpirun
+from toolsupport import TESTS, load_mpirun, run_mpirun, too_many_processes
+from tessera_profile import compute_layout, load_profile
 
 mpirun = load_mpirun()
 
@@ -20,6 +23,7 @@ class ParseTest(unittest.TestCase):
         o = mpirun.parse_args(["hello"])
         self.assertEqual((o.np, o.map_by, o.profile, o.platform, o.timeout, o.tag_output, o.verbose),
                          (1, "compact", "default", "qemu-riscv64", 300.0, False, False))
+        self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("shm", 0, False))
         self.assertEqual((o.program, o.args), ("hello", []))
 
     def test_options(self):
@@ -28,6 +32,13 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((o.np, o.map_by, o.profile, o.timeout, o.tag_output, o.verbose),
                          (8, "scatter", "x.json", 2.5, True, True))
         self.assertEqual((o.program, o.args), ("fn", ["1", "4000"]))
+
+    def test_mpi_options(self):
+        o = mpirun.parse_args(["--local-path", "ikc", "--eager-threshold=65536",
+                               "--report-bindings", "hello"])
+        self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("ikc", 65536, True))
+        o = mpirun.parse_args(["--local-path=shm", "--eager-threshold", "0", "hello"])
+        self.assertEqual((o.local_path, o.eager_threshold), ("shm", 0))
 
     def test_program_options_pass_through(self):
         o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--tag-output", "--verbose"])
@@ -46,12 +57,22 @@ class ParseTest(unittest.TestCase):
                  (["--platform", "vax", "hello"], "unknown platform 'vax'"),
                  (["--frobnicate", "hello"], "unknown option '--frobnicate'"),
                  (["--tag-output=yes", "hello"], "unknown option '--tag-output=yes'"),
+                 (["--local-path", "tcp", "hello"], "--local-path must be shm or ikc, got 'tcp'"),
+                 (["--local-path"], "--local-path needs a value"),
+                 (["--report-bindings=yes", "hello"], "unknown option '--report-bindings=yes'"),
                  (["-np", "2"], "no program given"),
                  ([], "no program given")]
         for argv, words in cases:
             with self.subTest(argv=argv), self.assertRaises(mpirun.UsageError) as cm:
                 mpirun.parse_args(argv)
             self.assertIn(words, str(cm.exception))
+
+    def test_bad_eager_thresholds(self):
+        for value in ("-1", "65537", "1e3", "0x10", "4k", "", " 8", "\u00b2", "9" * 20):
+            with self.subTest(value=value), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args(["--eager-threshold", value, "hello"])
+            self.assertEqual(str(cm.exception), "--eager-threshold needs a number of bytes from 0 "
+                                                f"to 65536, got '{value}'")
 
 
 class CommandLineTest(unittest.TestCase):
@@ -73,6 +94,9 @@ class CommandLineTest(unittest.TestCase):
                  (["--bogus", "hello"], "unknown option '--bogus'"),
                  (["--platform", "linux64", "hello"], "--platform linux64 is not available yet"),
                  (["--timeout", "soon", "hello"], "--timeout needs a positive number"),
+                 (["--local-path", "smh", "hello"], "--local-path must be shm or ikc"),
+                 (["--eager-threshold", "70000", "hello"],
+                  "--eager-threshold needs a number of bytes from 0 to 65536, got '70000'"),
                  ([], "no program given")]
         for argv, words in cases:
             with self.subTest(argv=argv):
@@ -87,14 +111,14 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("usage: mpirun", out)
         self.assertIn("--map-by", out)
-        self.assertIn("--tag-output", out)
+        for option in ("--tag-output", "--local-path", "--eager-threshold", "--report-bindings"):
+            self.assertIn(option, out)
 
     def test_too_many_processes_refused_before_boot(self):
         rc, out, err = self.run_mpirun("-np", "21", "hello")
         self.assertEqual(rc, 1)
         self.assertEqual(out, "")
-        self.assertEqual(err, "mpirun: 21 processes requested but profile 'default' hosts "
-                              "at most 16 (4 compute clusters x 4)\n")
+        self.assertEqual(err, f"mpirun: {too_many_processes(21)}\n")
 
     def test_mppa256_refused_on_qemu(self):
         rc, _, err = self.run_mpirun("--profile", "mppa256", "hello")
@@ -152,22 +176,87 @@ sys.exit(mpirun.main(["hello"]))
 """
 
 
-class TagOutputTest(unittest.TestCase):
-    """--tag-output reaches the boot manifest as TS_MANIFEST_TAG_OUTPUT."""
+class ManifestTest(unittest.TestCase):
+    """Options reach the boot manifest: --tag-output as TS_MANIFEST_TAG_OUTPUT,
+    --local-path ikc as TS_MANIFEST_MPI_LOCAL_IKC, --eager-threshold as
+    mpi_eager_max."""
 
-    def manifest_flags(self, *options):
-        """The flags main() gives the image builder (nothing boots)."""
+    def manifest(self, *options):
+        """(flags, mpi_eager_max) main() gives the image builder (nothing boots)."""
         build = mock.Mock(return_value=["qemu"])
         with mock.patch.object(mpirun.mkimage, "plan_job"), \
                 mock.patch.object(mpirun.mkimage, "resolve_program"), \
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
                 mock.patch.object(mpirun, "run_machine", return_value=(0, False)):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
-        return build.call_args.kwargs["flags"]
+        return build.call_args.kwargs["flags"], build.call_args.kwargs["mpi_eager_max"]
 
-    def test_flag(self):
-        self.assertEqual(self.manifest_flags("--tag-output"), mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT)
-        self.assertEqual(self.manifest_flags(), 0)
+    def test_defaults(self):
+        self.assertEqual(self.manifest(), (0, 0))
+        self.assertEqual(self.manifest("--local-path", "shm"), (0, 0))
+
+    def test_tag_output(self):
+        self.assertEqual(self.manifest("--tag-output"), (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT, 0))
+
+    def test_local_path_ikc(self):
+        ikc, tag = mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC, mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT
+        self.assertEqual(self.manifest("--local-path", "ikc"), (ikc, 0))
+        self.assertEqual(self.manifest("--local-path=ikc", "--tag-output"), (ikc | tag, 0))
+
+    def test_eager_threshold(self):
+        self.assertEqual(self.manifest("--eager-threshold", "1024"), (0, 1024))
+        self.assertEqual(self.manifest("--eager-threshold=65536"), (0, 65536))
+
+
+class ReportBindingsTest(unittest.TestCase):
+    """--report-bindings: one line per rank, from the mapping policies."""
+    LAYOUT = compute_layout(load_profile("default"))
+
+    def report(self, np, policy):
+        out = io.StringIO()
+        mpirun.report_bindings(self.LAYOUT, mpirun.parse_args(["-np", str(np), "--map-by", policy,
+                                                               "hello"]), out)
+        return out.getvalue().splitlines()
+
+    def test_compact(self):
+        lines = self.report(6, "compact")
+        self.assertEqual(lines[0], "mpirun: rank 0 -> cluster 1 core 1 "
+                                   "(compute cluster 0 of 4, local rank 0)")
+        self.assertEqual(lines[3], "mpirun: rank 3 -> cluster 1 core 4 "
+                                   "(compute cluster 0 of 4, local rank 3)")
+        self.assertEqual(lines[5], "mpirun: rank 5 -> cluster 2 core 2 "
+                                   "(compute cluster 1 of 4, local rank 1)")
+        self.assertEqual(len(lines), 6)
+
+    def test_scatter(self):
+        lines = self.report(9, "scatter")
+        self.assertEqual(lines[3], "mpirun: rank 3 -> cluster 4 core 1 "
+                                   "(compute cluster 3 of 4, local rank 0)")
+        self.assertEqual(lines[8], "mpirun: rank 8 -> cluster 1 core 3 "
+                                   "(compute cluster 0 of 4, local rank 2)")
+        self.assertEqual(len(lines), 9)
+
+    def test_every_slot_once(self):
+        for policy in ("compact", "scatter"):
+            with self.subTest(policy=policy):
+                lines = self.report(16, policy)
+                slots = {line.split(" (")[0].split("-> ")[1] for line in lines}
+                self.assertEqual(len(slots), 16)
+
+    def test_printed_before_boot_on_stderr(self):
+        """Through mpirun itself: stderr has the lines, stdout nothing, and
+        the capacity check comes first."""
+        out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, out)
+        env = {"TESSERA_TARGET_OUT": out}       # no build: it fails after the report
+        rc, stdout, err = run_mpirun("-np", "2", "--report-bindings", "/bin/sh", env=env,
+                                     timeout=60)
+        self.assertEqual((rc, stdout), (1, ""))
+        self.assertEqual(err.splitlines()[:2], [
+            "mpirun: rank 0 -> cluster 1 core 1 (compute cluster 0 of 4, local rank 0)",
+            "mpirun: rank 1 -> cluster 1 core 2 (compute cluster 0 of 4, local rank 1)"])
+        rc, _, err = run_mpirun("-np", "17", "--report-bindings", "/bin/sh", env=env, timeout=60)
+        self.assertEqual((rc, err), (1, f"mpirun: {too_many_processes(17)}\n"))
 
 
 class BrokenPipeTest(unittest.TestCase):
@@ -180,6 +269,7 @@ class BrokenPipeTest(unittest.TestCase):
             self.assertEqual(p.stdout.readline(), "hello from rank 0 of 1 on cluster 1\n")
             p.stdout.close()                 # as head does after its line
             err = p.stderr.read()
+            p.stderr.close()
             self.assertEqual(p.wait(timeout=30), 141, err)
             self.assertEqual(err, "")
             with open(pidfile) as f:

@@ -1,15 +1,22 @@
 #!/usr/bin/python3
 """On-target tests: boot Tessera in QEMU through tools/mpirun and check the
-exact output and exit status of hello, fn and abort_test.
+exact output and exit status of hello, fn and abort_test, and that
+--report-bindings, --local-path and --eager-threshold tell the truth (probe.c).
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
 Needs the cross build (make build); TESSERA_TARGET_OUT selects it.
 """
 import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
 import unittest
 
-from toolsupport import run_mpirun
+from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
+from mkimage import placement
 from tessera_profile import compute_layout, load_profile
 
 TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
@@ -17,12 +24,8 @@ LAYOUT = compute_layout(load_profile("default"))
 
 
 def cluster_of(rank, policy):
-    """The cluster id hosting `rank` (services/pm/mapping.hpp, ids after the I/O clusters)."""
-    if policy == "compact":
-        index = rank // LAYOUT.slots_per_cluster
-    else:
-        index = rank % LAYOUT.ncompute
-    return LAYOUT.nio + index
+    """The cluster id hosting `rank` (ids of compute clusters follow the I/O clusters')."""
+    return LAYOUT.nio + placement(LAYOUT, policy, rank)[0]
 
 
 def friendly_pairs(a, b):
@@ -95,13 +98,46 @@ class Abort(unittest.TestCase):
         self.assertEqual(rc, 3, f"stdout:\n{out}\nstderr:\n{err}")
 
 
+class Bindings(unittest.TestCase):
+    """Each rank of probe.c prints where it runs and its job info; mpirun's
+    --report-bindings must have said the same, and --local-path and
+    --eager-threshold must reach the job info."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tessera-probe-")
+        cls.probe = os.path.join(cls.tmp, "probe.elf")
+        subprocess.run([os.path.join(TOOLS, "mpicc"), "-o", cls.probe,
+                        os.path.join(TESTS, "probe.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def check(self, np, policy, options, mpi_flags, eager_max):
+        rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--report-bindings",
+                                  *options, "--timeout", TIMEOUT, self.probe)
+        self.assertEqual(rc, 0, f"stdout:\n{out}\nstderr:\n{err}")
+        reported = re.findall(r"^mpirun: rank (\d+) -> cluster (\d+) core (\d+) "
+                              r"\(compute cluster \d+ of \d+, local rank (\d+)\)$", err, re.M)
+        seen = re.findall(r"^rank (\d+) cluster (\d+) core (\d+) local (\d+) "
+                          rf"mpi_flags {mpi_flags} mpi_eager_max {eager_max}$", out, re.M)
+        self.assertEqual(len(reported), np, err)
+        self.assertEqual(sorted(seen), sorted(reported), f"stdout:\n{out}\nstderr:\n{err}")
+
+    def test_np8_compact(self):
+        self.check(8, "compact", [], 0, 0)
+
+    def test_np7_scatter_ikc(self):
+        self.check(7, "scatter", ["--local-path", "ikc", "--eager-threshold", "4096"], 1, 4096)
+
+
 class Capacity(unittest.TestCase):
     def test_np17_refused(self):
         rc, out, err = run_mpirun("-np", "17", "--timeout", TIMEOUT, "hello", timeout=60)
         self.assertNotEqual(rc, 0)
         self.assertEqual(out, "")
-        self.assertEqual(err, "mpirun: 17 processes requested but profile 'default' hosts "
-                              "at most 16 (4 compute clusters x 4)\n")
+        self.assertEqual(err, f"mpirun: {too_many_processes(17)}\n")
 
 
 if __name__ == "__main__":

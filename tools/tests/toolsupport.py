@@ -15,6 +15,13 @@ REPO = tessera_run.ROOT
 MPIRUN = tessera_run.MPIRUN
 
 
+def too_many_processes(np):
+    """The capacity error for np processes on the default profile (16 slots)."""
+    return (f"{np} processes requested but profile 'default' hosts at most 16: 4 compute "
+            f"clusters x 4 cores (each cluster's master core runs the kernel and the local "
+            f"name daemon; I/O clusters host no MPI process)")
+
+
 def load_mpirun():
     """tools/mpirun as a module (its file name has no .py)."""
     loader = importlib.machinery.SourceFileLoader("mpirun", MPIRUN)

@@ -20,6 +20,14 @@ extern void __libc_init_array(void);
 
 static int local_ranks[MAX_LOCAL];
 
+/* Set once every rank thread of the cluster exists; until then none runs
+ * main, so none can end, or start a thread of its own, and take a core out
+ * of turn. As the kernel gives a new thread the first free core, and the
+ * main thread (local index 0) had the first one, the rank with local index
+ * l runs on core l + 1 (core 0 is the master): mpirun --report-bindings
+ * says so. */
+static unsigned all_started;
+
 /* A private argv for each rank (programs may modify theirs, e.g. getopt),
  * from the job's argc NUL-terminated strings. */
 static char **make_argv(int *argc_out)
@@ -53,6 +61,8 @@ static void __attribute__((noreturn)) run_main(void)
 
 static void rank_thread(void *arg)
 {
+    while (!__atomic_load_n(&all_started, __ATOMIC_ACQUIRE))
+        ts_futex_wait(&all_started, 0, 0);
     int local = (int)(intptr_t)arg;
     ts__rank = local_ranks[local];
     ts__local = local;
@@ -88,6 +98,8 @@ void ts__start(void)
         if (tid < 0)
             fail("cannot start an MPI process thread", tid);
     }
+    __atomic_store_n(&all_started, 1, __ATOMIC_RELEASE);
+    ts_futex_wake(&all_started, n);
     rank_thread((void *)0);
     for (;;)
         ;

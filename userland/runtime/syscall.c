@@ -20,6 +20,8 @@ int ts_thread_self(void)
     return self_tid;
 }
 
+int ts_thread_core(void) { return (int)TS__SC0(TS_SYS_THREAD_CORE); }
+
 int ts_thread_yield(void) { return (int)TS__SC0(TS_SYS_THREAD_YIELD); }
 
 int ts_thread_tag(int tag) { return (int)TS__SC1(TS_SYS_THREAD_TAG, tag); }

@@ -1,7 +1,7 @@
 /*
  * sync_test: on-target test of threads, futexes, the runtime's mutexes,
- * semaphores and condition variables, kernel call counters and memory
- * info. Run alone (mpirun -np 1): it takes every free core of its cluster
+ * semaphores and condition variables, kernel call counters, the core a
+ * thread runs on and memory info. Run alone (mpirun -np 1): it takes every free core of its cluster
  * and exhausts the heap.
  *
  * Prints "FAIL line L: ..." for each failed check and "sync checks: N
@@ -144,10 +144,12 @@ static void finish(struct worker *w, int n, const char *what)
 
 static int release;                 /* parked threads may end */
 static int parked_self[MAX_THREADS]; /* what ts_thread_self says in each */
+static int parked_core[MAX_THREADS]; /* and ts_thread_core */
 
 static void parked(void *arg)
 {
     int i = (int)(long)arg;
+    parked_core[i] = ts_thread_core();
     __atomic_store_n(&parked_self[i], ts_thread_self(), __ATOMIC_RELEASE);
     unsigned long t0 = now_us();
     while (!__atomic_load_n(&release, __ATOMIC_ACQUIRE) && keep_polling(t0))
@@ -157,7 +159,8 @@ static void parked(void *arg)
     ts_thread_exit(0);
 }
 
-/* Fills every free core with a parked thread and checks their tids. */
+/* Fills every free core with a parked thread and checks their tids and
+ * cores (a tid is the number of the thread's core). */
 static int fill_cores(int *tids, int nfree)
 {
     int n = 0, r = 0;
@@ -173,6 +176,8 @@ static int fill_cores(int *tids, int nfree)
             ;
         CHECK(parked_self[i] == tids[i], "thread %d: self %d, created as %d", i, parked_self[i],
               tids[i]);
+        CHECK(parked_core[i] == tids[i], "thread %d: on core %d, created as %d", i,
+              parked_core[i], tids[i]);
         CHECK(tids[i] != me, "thread %d has the main thread's tid %d", i, me);
         for (int j = 0; j < i; ++j)
             CHECK(tids[i] != tids[j], "threads %d and %d share tid %d", i, j, tids[i]);
@@ -587,6 +592,19 @@ static void test_kcall_count(void)
     EXPECT(ts_kcall_count(TS_SYS_THREAD_YIELD, ts_job()->ncores), -TS_EINVAL);
 }
 
+/* ---- (i) the core a thread runs on */
+
+static void test_thread_core(void)
+{
+    int core = ts_thread_core();
+    /* The runtime's placement (mpirun --report-bindings): local index l on core l + 1. */
+    EXPECT(core, ts_local_index() + 1);
+    EXPECT(core, ts_thread_self());
+    long before = ts_kcall_count(TS_SYS_THREAD_CORE, core);
+    EXPECT(ts_thread_core(), core);
+    EXPECT(ts_kcall_count(TS_SYS_THREAD_CORE, core) - before, 1); /* served on that core */
+}
+
 int main(void)
 {
     int nfree = ts_job()->ncores - 2; /* the master runs no thread, main has one core */
@@ -599,6 +617,7 @@ int main(void)
     test_cond();
     test_ping_pong();
     test_kcall_count();
+    test_thread_core();
     test_memory(); /* last: nothing else may allocate while the heap is exhausted */
     return summary(); /* every thread has been joined */
 }

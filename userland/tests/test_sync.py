@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """On-target test: threads, futexes, the runtime's mutexes, semaphores and
-condition variables, kernel call counters and memory info (sync_test, one
-process alone on a compute cluster)."""
+condition variables, kernel call counters, the core a thread runs on and
+memory info (sync_test, one process alone on a compute cluster)."""
 import os
 import re
 import sys

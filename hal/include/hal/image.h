@@ -26,6 +26,8 @@
 
 /* Manifest flags. */
 #define TS_MANIFEST_TAG_OUTPUT 1u     /* prefix console lines with the thread's tag (rank) */
+#define TS_MANIFEST_MPI_LOCAL_IKC 2u  /* LWMPI: ranks of one cluster talk through IKC, as
+                                       * remote ones do (no shared-memory path) */
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
@@ -83,7 +85,7 @@ struct ts_manifest {
     uint16_t virtual_per_hw;   /* virtual abstractions per hardware resource */
     uint64_t timebase_hz;
     uint32_t flags;            /* TS_MANIFEST_* */
-    uint32_t reserved;
+    uint32_t mpi_eager_max;    /* LWMPI's largest eager message, bytes; 0: its default */
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */

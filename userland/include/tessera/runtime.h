@@ -40,6 +40,11 @@ int ts_sleep_ns(unsigned long ns);
 int ts_thread_create(void (*fn)(void *), void *arg);
 int ts_thread_join(int tid, int *status);
 int ts_thread_self(void);
+/* The index of the core of this cluster that runs the calling thread (0 is
+ * the master, which runs no user thread). The ranks of a cluster run on
+ * cores 1, 2, ... in the order of their local index (ts_local_index() + 1),
+ * as mpirun --report-bindings shows. */
+int ts_thread_core(void);
 void ts_thread_exit(int status) __attribute__((noreturn));
 /* Ends the whole job with exit status `code` (MPI_Abort). */
 void ts_job_abort(int code) __attribute__((noreturn));

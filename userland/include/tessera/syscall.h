@@ -6,10 +6,10 @@
  * six arguments in a0..a5, and the result comes back in a0. A negative result
  * is an error code (-TS_E*). The kernel checks every pointer, length and id it
  * is given; bad input returns an error and never changes kernel state.
- * Calls that touch only the calling core (THREAD_SELF, THREAD_YIELD,
- * THREAD_TAG, SLEEP, JOB_INFO, KCALL_COUNT, and the start of THREAD_EXIT)
- * are served on that core; all others by the cluster's master core
- * (kernel/syscall.cpp).
+ * Calls that touch only the calling core (THREAD_SELF, THREAD_CORE,
+ * THREAD_YIELD, THREAD_TAG, SLEEP, JOB_INFO, KCALL_COUNT, and the start of
+ * THREAD_EXIT) are served on that core; all others by the cluster's master
+ * core (kernel/syscall.cpp).
  *
  * This header is shared by the kernel (C++) and the user runtime (C).
  */
@@ -135,6 +135,9 @@ enum ts_syscall {
      * when the job was started with tag_output, and fault reports name it.
      * -TS_EINVAL when tag < -1. */
     TS_SYS_THREAD_TAG = 45,
+    /* () -> the index of the core of this cluster that runs the caller
+     * (0 is the master). */
+    TS_SYS_THREAD_CORE = 46,
 };
 
 #define TS_SYNC_ALL_TO_ONE 0
@@ -203,12 +206,13 @@ struct ts_job_info {
     int hw_portals;          /* hardware input portals */
     int virtual_per_hw;      /* virtual abstractions one hardware resource carries */
     int ikc_buffers;         /* messages the buffers table parks for other ports */
-    /* Parameters of the MPI library (tools/mpirun). */
+    /* LWMPI's parameters for the job (mpirun --local-path, --eager-threshold). */
     unsigned mpi_flags;      /* TS_JOB_MPI_* */
     int mpi_eager_max;       /* bytes; 0: LWMPI's default */
 };
 
-/* ts_job_info.mpi_flags */
-#define TS_JOB_MPI_LOCAL_IKC 1u  /* ranks of one cluster talk through IKC too */
+/* ts_job_info.mpi_flags. */
+#define TS_JOB_MPI_LOCAL_IKC 1u /* ranks of one cluster talk through IKC, as remote
+                                 * ones do (the shared-memory path is off) */
 
 #endif

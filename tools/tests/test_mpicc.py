@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Tests of tools/mpicc: its command line (-c, -o, several files, -l/-L) and
+its warning about writable global variables. The usage errors need nothing;
+the others compile and link with the cross build in TESSERA_TARGET_OUT (its
+compiler and mpicc.cfg), without booting anything."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from toolsupport import TOOLS
+from mkimage import CROSS
+
+MPICC = os.path.join(TOOLS, "mpicc")
+ADVICE = '(declare them _Thread_local, or const; see README "Global variables in MPI programs")'
+
+# Every kind of file-scope and static variable, each used so that -O2 keeps it.
+GLOBALS_C = """\
+int total;                                  /* .bss (.sbss) */
+int counts[8];                              /* .bss */
+static double scale = 1.5;                  /* .data (.sdata) */
+int shared_common __attribute__((common));  /* COMMON */
+const int limit = 3;                        /* read-only */
+const char *const names[] = {"a", "b"};     /* read-only */
+_Thread_local int mine;                     /* TLS */
+static _Thread_local long acc = 7;          /* TLS */
+extern int elsewhere;                       /* not defined here */
+
+int step(int i)
+{
+    static int calls;                       /* a function's static: .sbss */
+    int local = i * limit;                  /* on the stack */
+    ++calls;
+    scale *= 2;
+    total += counts[i & 7] + local + names[i & 1][0] + mine + (int)acc + elsewhere;
+    shared_common = calls;
+    return total + (int)scale;
+}
+"""
+GLOBALS_LISTED = "calls, counts, scale, shared_common, total"
+
+MAIN_C = """\
+#include <stdio.h>
+int step(int);
+int helper(void);
+int elsewhere = 1;
+int main(void) { printf("%d %d\\n", step(1), helper()); return 0; }
+"""
+HELPER_C = "int helper(void) { return 42; }\n"
+CLEAN_C = "static const int table[2] = {1, 2};\nint get(int i) { return table[i & 1]; }\n"
+
+
+def mpicc(*args, cwd=None, env=None):
+    """(exit status, stdout, stderr) of tools/mpicc ARGS."""
+    p = subprocess.run([MPICC, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout, p.stderr
+
+
+def elf_facts(path):
+    """(e_type, e_machine, names of the defined symbols) of an ELF file."""
+    from elftools.elf.elffile import ELFFile
+
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        names = {s.name for s in symtab.iter_symbols() if s["st_shndx"] != "SHN_UNDEF"}
+        return elf.header["e_type"], elf.header["e_machine"], names
+
+
+class Sources(unittest.TestCase):
+    """A temporary folder with the sample sources, the current folder of mpicc."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mpicc-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        for name, text in (("globals.c", GLOBALS_C), ("main.c", MAIN_C),
+                           ("sub/helper.c", HELPER_C), ("clean.c", CLEAN_C)):
+            self.write(name, text)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def ok(self, *args):
+        """Runs mpicc in the folder; it must succeed. Returns its stderr."""
+        rc, out, err = mpicc(*args, cwd=self.dir)
+        self.assertEqual(rc, 0, out + err)
+        return err
+
+
+class UsageErrors(Sources):
+    """Refused before anything is compiled, even without a build: exit 2."""
+
+    def check(self, args, words):
+        rc, out, err = mpicc(*args, cwd=self.dir, env={"TESSERA_TARGET_OUT": self.path("none")})
+        self.assertEqual((rc, out), (2, ""), err)
+        self.assertIn(f"mpicc: {words}", err)
+
+    def test_errors(self):
+        cases = [(["-c", "main.c", "globals.c", "-o", "x.o"], "-o with -c names one object"),
+                 (["-c", "-lm"], "-c needs at least one source"),
+                 (["main.c"], "need -o OUT"),
+                 (["-o", "a.elf"], "need -o OUT"),
+                 (["-o", "a.elf", "main.c", "-fopenmp"], "unknown option -fopenmp"),
+                 (["-o", "a.elf", "main.c", "-Wl,-Map,x"], "unknown option -Wl,-Map,x"),
+                 (["-o", "a.elf", "main.c", "-o", "b.elf"], "more than one -o"),
+                 (["-o", "a.elf", "nosuch.c"], "nosuch.c: no such file"),
+                 (["-o", "a.elf", "main.cpp"], "main.cpp: not a C source"),
+                 (["-o", "a.elf", "main.c", "-L"], "-L needs an argument")]
+        for args, words in cases:
+            with self.subTest(args=args):
+                self.check(args, words)
+
+
+class WithBuild(Sources):
+    """Needs the cross build (make build)."""
+
+    def test_compile_only_one_object_per_source(self):
+        """-c without -o: one .o per source, named like it, in the current folder."""
+        self.assertEqual(self.ok("-c", "-O2", "-g", "-Wall", "-std=c11", "-DN=1", "-UM", "-I",
+                                 "sub", "clean.c", "sub/helper.c"), "")
+        for name in ("clean.o", "helper.o"):
+            e_type, machine, _ = elf_facts(self.path(name))
+            self.assertEqual((e_type, machine), ("ET_REL", "EM_RISCV"), name)
+        self.assertFalse(os.path.exists(self.path("sub/helper.o")))
+
+    def test_compile_only_with_output(self):
+        self.ok("-c", "sub/helper.c", "-o", "other.o")
+        self.assertIn("helper", elf_facts(self.path("other.o"))[2])
+        self.assertEqual(self.ok("-c", "clean.c", "other.o"),
+                         "mpicc: warning: other.o: linker input unused with -c\n")
+
+    def test_link_several_files(self):
+        """Sources and objects, linked in one program; two sources may share a name."""
+        self.ok("-c", "sub/helper.c")
+        self.write("a/x.c", "int ax(void) { return 1; }\n")
+        self.write("b/x.c", "int bx(void) { return 2; }\n")
+        self.write("many.c", "int step(int), helper(void), ax(void), bx(void);\n"
+                             "int elsewhere;\n"
+                             "int main(void) { return step(0) + helper() + ax() + bx(); }\n")
+        self.ok("-o", "app.elf", "many.c", "globals.c", "helper.o", "a/x.c", "b/x.c",
+                "-Wno-mpi-globals")
+        e_type, machine, names = elf_facts(self.path("app.elf"))
+        self.assertEqual((e_type, machine), ("ET_EXEC", "EM_RISCV"))
+        self.assertLessEqual({"main", "step", "helper", "ax", "bx"}, names)
+
+    def test_libraries(self):
+        self.ok("-c", "sub/helper.c")
+        os.mkdir(self.path("lib"))
+        subprocess.run([CROSS + "ar", "rcs", self.path("lib/libutil.a"), self.path("helper.o")],
+                       check=True)
+        self.ok("-o", "app.elf", "main.c", "globals.c", "-Llib", "-lutil", "-lm",
+                "-Wno-mpi-globals")
+        self.assertIn("helper", elf_facts(self.path("app.elf"))[2])
+        rc, _, err = mpicc("-o", "app.elf", "main.c", "globals.c", "-lutil", cwd=self.dir)
+        self.assertEqual(rc, 2)
+        self.assertEqual(err, "mpicc: -lutil: libutil.a is not in any -L folder (none given); "
+                              "mpicc links static libraries only\n")
+        rc, _, err = mpicc("-o", "app.elf", "main.c", "-L", "lib", "-Lsub", "-lnope", cwd=self.dir)
+        self.assertEqual(rc, 2)
+        self.assertIn("-lnope: libnope.a is not in the -L folders (lib, sub)", err)
+
+    def test_globals_warning_lists_exactly_the_writable_variables(self):
+        err = self.ok("-c", "globals.c")
+        self.assertEqual(err, "mpicc: warning: globals.c: writable global/static variables are "
+                              f"shared by the MPI processes of a cluster: {GLOBALS_LISTED} "
+                              f"{ADVICE}\n")
+
+    def test_globals_warning_one_line_per_file_when_linking(self):
+        err = self.ok("-o", "app.elf", "main.c", "clean.c", "globals.c", "sub/helper.c")
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 2, err)
+        self.assertTrue(lines[0].startswith("mpicc: warning: main.c: writable global/static "
+                                            "variables are shared by the MPI processes of a "
+                                            "cluster: elsewhere ("), err)
+        self.assertIn(f"globals.c: writable global/static variables are shared by the MPI "
+                      f"processes of a cluster: {GLOBALS_LISTED} (", lines[1])
+
+    def test_no_warning_for_clean_file_or_with_the_option(self):
+        self.assertEqual(self.ok("-c", "clean.c", "sub/helper.c"), "")
+        self.assertEqual(self.ok("-c", "globals.c", "-Wno-mpi-globals"), "")
+        self.assertEqual(self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c",
+                                 "-Wno-mpi-globals"), "")
+
+
+if __name__ == "__main__":
+    unittest.main()
