@@ -2,10 +2,12 @@
 // the calls that query them (MPI 3.1 sections 6.4 and 8.3).
 #include "comm.hpp"
 
+#include "coll.hpp"
 #include "errors.hpp"
 #include "handles.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/text.hpp"
 
 namespace lwmpi {
 
@@ -47,10 +49,30 @@ void comm_init_predefined(int world_rank, int world_size) {
 }
 
 int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
-    (void)parent;
-    (void)members;
+    MpiState &st = state();
     *out = MPI_COMM_NULL;
-    return MPI_ERR_INTERN;
+    // A context free on every rank of parent: above all the ones in use.
+    uint32_t context = st.next_context;
+    if (int e = allreduce_max(parent, &context))
+        return e;
+    st.next_context = context + 2;
+    if (!members)
+        return MPI_SUCCESS;
+    for (int i = kSelf + 1; i < kMaxComms; ++i) {
+        Comm &c = st.comms[i];
+        if (c.in_use)
+            continue;
+        c = Comm{};
+        c.in_use = true;
+        c.handle = make_handle(HandleKind::comm, i);
+        c.context = context;
+        c.group = *members;
+        c.rank = group_rank_of(c.group, util::world_rank());
+        c.errhandler = parent.errhandler;  // inherited (section 8.3)
+        *out = c.handle;
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_NO_MEM;
 }
 
 }  // namespace lwmpi
@@ -76,5 +98,183 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
     if (!size)
         return raise_error(comm, fn, MPI_ERR_ARG);
     *size = c->group.size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_group";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!group)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = group_new(c->group, group))
+        return raise_error(comm, fn, e, "too many groups");
+    return MPI_SUCCESS;
+}
+
+// IDENT: the same handle; CONGRUENT: same members in the same order;
+// SIMILAR: same members; else UNEQUAL (section 6.4.1).
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_compare";
+    Comm *a, *b;
+    if (int e = enter_comm(fn, comm1, &a))
+        return e;
+    if (int e = enter_comm(fn, comm2, &b))
+        return e;
+    if (!result)
+        return raise_error(comm1, fn, MPI_ERR_ARG);
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    const GroupData &g1 = a->group, &g2 = b->group;
+    bool same_order = g1.size == g2.size, same_members = g1.size == g2.size;
+    for (int r = 0; r < g1.size && same_members; ++r) {
+        same_order = same_order && g1.world[r] == g2.world[r];
+        same_members = group_rank_of(g2, g1.world[r]) != MPI_UNDEFINED;
+    }
+    *result = same_order ? MPI_CONGRUENT : same_members ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_dup";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!newcomm)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = comm_make(*c, &c->group, newcomm))
+        return raise_error(comm, fn, e, util::error_detail());
+    comm_get(*newcomm)->cart = c->cart;  // the topology goes along (section 6.4.2)
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_create";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    const GroupData *g = group_get(group);
+    if (!g)
+        return raise_error(comm, fn, MPI_ERR_GROUP);
+    if (!newcomm)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    for (int r = 0; r < g->size; ++r)
+        if (group_rank_of(c->group, g->world[r]) == MPI_UNDEFINED)
+            return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
+    const bool member = group_rank_of(*g, util::world_rank()) != MPI_UNDEFINED;
+    if (int e = comm_make(*c, member ? g : nullptr, newcomm))
+        return raise_error(comm, fn, e, util::error_detail());
+    return MPI_SUCCESS;
+}
+
+// Every rank learns every (color, key) through an allgather; the ranks of
+// my color, ordered by key then by rank in comm, form my communicator.
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_split";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!newcomm)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (color < 0 && color != MPI_UNDEFINED)
+        return raise_error(comm, fn, MPI_ERR_ARG, "negative color");
+    int mine[2] = {color, key}, all[2 * util::kMaxRanks];
+    MPI_Errhandler h = c->errhandler;
+    c->errhandler = MPI_ERRORS_RETURN;  // errors are MPI_Comm_split's
+    const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    c->errhandler = h;
+    if (e)
+        return raise_error(comm, fn, e, util::error_detail());
+    GroupData g{};
+    for (int r = 0; r < c->group.size && color != MPI_UNDEFINED; ++r) {
+        if (all[2 * r] != color)
+            continue;
+        int at = g.size++;  // insertion by (key, rank): stable
+        for (; at > 0 && all[2 * group_rank_of(c->group, g.world[at - 1]) + 1] > all[2 * r + 1]; --at)
+            g.world[at] = g.world[at - 1];
+        g.world[at] = c->group.world[r];
+    }
+    if (int e2 = comm_make(*c, color == MPI_UNDEFINED ? nullptr : &g, newcomm))
+        return raise_error(comm, fn, e2, util::error_detail());
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_free";
+    if (!comm)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Comm *c;
+    if (int e = enter_comm(fn, *comm, &c))
+        return e;
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return raise_error(*comm, fn, MPI_ERR_COMM, "a predefined communicator cannot be freed");
+    c->in_use = false;
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_set_name";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!comm_name)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    TextBuilder(c->name, sizeof c->name).put(comm_name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_get_name";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!comm_name || !resultlen)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    const char *name = c->name[0] ? c->name
+                       : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                       : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF"
+                                                : "";
+    TextBuilder t(comm_name, MPI_MAX_OBJECT_NAME);
+    t.put(name);
+    *resultlen = static_cast<int>(t.length());
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_get_attr";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!attribute_val || !flag)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    // The values live as long as the program (section 8.1.2).
+    static constexpr int kTagUb = LWMPI_TAG_UB, kWtimeIsGlobal = 1, kHost = MPI_PROC_NULL,
+                         kIo = MPI_ANY_SOURCE;
+    const int *value = comm_keyval == MPI_TAG_UB            ? &kTagUb
+                       : comm_keyval == MPI_WTIME_IS_GLOBAL ? &kWtimeIsGlobal
+                       : comm_keyval == MPI_HOST            ? &kHost
+                       : comm_keyval == MPI_IO              ? &kIo
+                                                            : nullptr;
+    if (!value && comm_keyval != MPI_KEYVAL_INVALID && comm_keyval > 0) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    if (!value)
+        return raise_error(comm, fn, MPI_ERR_KEYVAL);
+    *static_cast<const int **>(attribute_val) = value;
+    *flag = 1;
     return MPI_SUCCESS;
 }

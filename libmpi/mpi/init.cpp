@@ -7,6 +7,7 @@
 #include "comm.hpp"
 #include "datatype.hpp"
 #include "handles.hpp"
+#include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
@@ -47,7 +48,29 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
     if (int e = init(fn))
         return e;
-    *provided = MPI_THREAD_SINGLE;
+    *provided = MPI_THREAD_FUNNELED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int *provided) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Query_thread";
+    if (int e = require_active(fn))
+        return e;
+    if (!provided)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    *provided = MPI_THREAD_FUNNELED;
+    return MPI_SUCCESS;
+}
+
+// MPI state is per thread (each rank is a thread), so the thread that
+// sees MPI initialized is the one that called MPI_Init.
+int MPI_Is_thread_main(int *flag) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Is_thread_main";
+    if (!flag)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    *flag = state().initialized;
     return MPI_SUCCESS;
 }
 
@@ -56,7 +79,10 @@ int MPI_Finalize(void) {
     static constexpr char fn[] = "MPI_Finalize";
     if (int e = require_active(fn))
         return e;
-    // Every rank has stopped sending once all are here (section 8.7).
+    // Buffered and freed sends leave first; every rank has stopped sending
+    // once all are past the barrier (section 8.7).
+    if (int e = drain_requests())
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;
@@ -108,7 +134,16 @@ int MPI_Get_processor_name(char *name, int *resultlen) {
     if (!name || !resultlen)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     TextBuilder t(name, MPI_MAX_PROCESSOR_NAME);
-    t.put("cluster").put_int(util::cluster_id());
+    t.put("cluster").put_int(util::cluster_id()).put(".core").put_int(util::core_id());
+    *resultlen = static_cast<int>(t.length());
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen) {
+    if (!version || !resultlen)
+        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_library_version", MPI_ERR_ARG);
+    lwmpi::TextBuilder t(version, MPI_MAX_LIBRARY_VERSION_STRING);
+    t.put("LWMPI 1.0 (Tessera), MPI 3.1");
     *resultlen = static_cast<int>(t.length());
     return MPI_SUCCESS;
 }

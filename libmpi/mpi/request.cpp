@@ -152,6 +152,19 @@ int request_start(Request &r) {
     return e;
 }
 
+int drain_requests() {
+    for (;;) {
+        if (int e = progress_requests())
+            return e;
+        bool left = false;
+        for (const Request &r : t_requests)
+            left = left || (r.in_use && r.freed);
+        if (!left)
+            return MPI_SUCCESS;
+        util::idle();
+    }
+}
+
 bool request_test(Request &r, int *error) {
     *error = MPI_SUCCESS;
     if (r.complete)

@@ -59,6 +59,10 @@ int request_start(Request &r);
 /// by MPI_Request_free and MPI_Bsend whose operation is over.
 int progress_requests();
 
+/// Progress until the requests given up by MPI_Request_free and
+/// MPI_Bsend are over (MPI_Finalize).
+int drain_requests();
+
 /// Moves every request on once; true when `r` is complete (its status and
 /// error set). An MPIUtil failure is returned in *error.
 bool request_test(Request &r, int *error);

@@ -15,6 +15,8 @@ namespace lwmpi::os {
 
 /// The job and cluster of the caller (never null).
 const ts_job_info *job();
+/// The core of its cluster that runs the caller (0 is the master).
+int core();
 /// The caller's MPI_COMM_WORLD rank, or -1 in a non-MPI program.
 int rank();
 /// The caller's index among the MPI processes of its cluster, or -1.

@@ -10,6 +10,7 @@
 namespace lwmpi::os {
 
 const ts_job_info *job() { return ts_job(); }
+int core() { return ts_thread_core(); }
 int rank() { return ts_rank(); }
 int local_index() { return ts_local_index(); }
 

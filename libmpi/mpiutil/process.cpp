@@ -139,6 +139,7 @@ int finalize() {
 int world_rank() { return t_state.rank; }
 int world_size() { return t_state.shape.np; }
 int cluster_id() { return t_state.cluster; }
+int core_id() { return os::core(); }
 int cluster_of(int rank) { return t_state.shape.place(rank).cluster; }
 const Limits &limits() { return t_state.limits; }
 
