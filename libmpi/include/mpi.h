@@ -512,7 +512,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 /* Errors: MPI_ERR_GROUP for invalid groups, MPI_ERR_RANK for ranks out
  * of range or repeated, MPI_ERR_ARG for bad ranges or NULL arrays. At most
- * 32 groups per rank (MPI_ERR_NO_MEM beyond). */
+ * 16 groups per rank (MPI_ERR_NO_MEM beyond). */
 int MPI_Group_size(MPI_Group group, int *size);
 /* The caller's rank in the group, or MPI_UNDEFINED. */
 int MPI_Group_rank(MPI_Group group, int *rank);
@@ -537,7 +537,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 /* New communicators are collective over comm and each gets its own
  * contexts, so their messages never match another communicator's. At
- * most 32 communicators per rank (MPI_ERR_NO_MEM beyond). (6.4.2) */
+ * most 16 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF included (MPI_ERR_NO_MEM beyond). (6.4.2) */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);

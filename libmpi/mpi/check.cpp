@@ -10,7 +10,9 @@ namespace lwmpi {
 int check_count(int count) { return count >= 0 ? MPI_SUCCESS : MPI_ERR_COUNT; }
 
 int check_datatype(MPI_Datatype datatype) {
-    return datatype_get(datatype) ? MPI_SUCCESS : MPI_ERR_TYPE;
+    // Only committed types may be used in communication (section 4.1.9).
+    const Datatype *t = datatype_get(datatype);
+    return t && t->committed ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 int check_buffer(const void *buf, int count) {

@@ -12,7 +12,7 @@ class TextBuilder;
 
 /// count >= 0, else MPI_ERR_COUNT.
 int check_count(int count);
-/// A valid predefined datatype, else MPI_ERR_TYPE.
+/// A valid, committed datatype, else MPI_ERR_TYPE.
 int check_datatype(MPI_Datatype datatype);
 /// A non-null buffer unless count == 0, else MPI_ERR_BUFFER.
 int check_buffer(const void *buf, int count);

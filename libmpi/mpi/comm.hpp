@@ -10,7 +10,7 @@
 
 namespace lwmpi {
 
-inline constexpr int kMaxComms = 32;  ///< per rank, WORLD and SELF included
+inline constexpr int kMaxComms = 16;  ///< per rank, WORLD and SELF included
 inline constexpr int kMaxDims = 8;    ///< of a Cartesian topology
 
 /// A Cartesian topology (section 7.5.1): rank r of the communicator sits

@@ -1,33 +1,67 @@
-// Datatypes: the table of predefined types.
+// Datatypes: the predefined table, the per-rank table of derived types,
+// building a type map from a constructor's blocks, and packing.
 #include "datatype.hpp"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "handles.hpp"
+#include "../mpiutil/text.hpp"
 
 namespace lwmpi {
 
 namespace {
 
+// ---- Predefined types --------------------------------------------------
+
+// The type map of a basic type: one block, one run.
+template <typename T>
+struct BasicMap {
+    static constexpr Block blocks[] = {{0, sizeof(T)}};
+    static constexpr Run runs[] = {{sizeof(T), 1}};
+};
+
 template <typename T>
 constexpr Datatype basic(MPI_Datatype self) {
+    using M = BasicMap<T>;
     const auto n = static_cast<MPI_Aint>(sizeof(T));
-    return Datatype{n, 0, n, 0, n, true, true, true, self, 1};
+    return Datatype{.size = n, .lb = 0, .extent = n, .true_lb = 0, .true_extent = n,
+                    .contiguous = true, .committed = true, .predefined = true, .resized = false,
+                    .basic = self, .basic_count = 1, .align = alignof(T),
+                    .blocks = M::blocks, .nblocks = 1, .runs = M::runs, .nruns = 1};
 }
 
-// A {value; int index;} pair of MINLOC/MAXLOC (section 5.9.4): not
-// contiguous when the struct has padding.
+// The type map of a {value; int index;} pair of MINLOC/MAXLOC (section
+// 5.9.4): value and index are one block unless padding parts them, and
+// one run when they have the same size.
 template <typename T>
-constexpr Datatype pair(MPI_Datatype self) {
+struct PairMap {
     struct P {
         T value;
         int index;
     };
+    static constexpr MPI_Aint kIndex = offsetof(P, index);
+    static constexpr bool kOneBlock = kIndex == sizeof(T);
+    static constexpr bool kOneRun = sizeof(T) == sizeof(int);
+    static constexpr Block blocks[] = {{0, kOneBlock ? kIndex + sizeof(int) : sizeof(T)},
+                                       {kIndex, sizeof(int)}};
+    static constexpr Run runs[] = {{sizeof(T), kOneRun ? 2 : 1}, {sizeof(int), 1}};
+};
+
+// A pair's size is its value and index; its extent is the C struct's, so
+// trailing padding (MPI_DOUBLE_INT: 12 and 16) makes it non-contiguous.
+template <typename T>
+constexpr Datatype pair(MPI_Datatype self) {
+    using M = PairMap<T>;
     const auto n = static_cast<MPI_Aint>(sizeof(T) + sizeof(int));
-    const auto ext = static_cast<MPI_Aint>(sizeof(P));
-    return Datatype{n, 0, ext, 0, static_cast<MPI_Aint>(offsetof(P, index) + sizeof(int)),
-                    n == ext, true, true, self, 1};
+    const auto ext = static_cast<MPI_Aint>(sizeof(typename M::P));
+    return Datatype{.size = n, .lb = 0, .extent = ext, .true_lb = 0,
+                    .true_extent = static_cast<MPI_Aint>(M::kIndex + sizeof(int)),
+                    .contiguous = M::kOneBlock && n == ext, .committed = true, .predefined = true,
+                    .resized = false, .basic = self, .basic_count = 1,
+                    .align = alignof(typename M::P), .blocks = M::blocks,
+                    .nblocks = M::kOneBlock ? 1 : 2, .runs = M::runs, .nruns = M::kOneRun ? 1 : 2};
 }
 
 constexpr Datatype kPredefined[] = {
@@ -82,24 +116,422 @@ constexpr bool predefined_consistent() {
 }
 static_assert(predefined_consistent(), "mpi.h datatype handles and the table disagree");
 
+// ---- The per-rank table of derived types -------------------------------
+
+struct Slot {
+    Datatype type;  // owns its blocks and runs (malloc)
+    bool used;      // holds a type, maybe freed but still held
+    bool freed;     // MPI_Type_free was called: the handle is no longer valid
+    int holds;      // pending operations using it (datatype_hold)
+};
+
+// Index kNumPredefined + i is t_derived[i].
+thread_local Slot t_derived[kMaxDerivedTypes];
+
+// The slot of derived type `h`, freed or not, or nullptr.
+Slot *slot_of(MPI_Datatype h) {
+    const int i = table_index(h, HandleKind::datatype, kNumPredefined,
+                              kNumPredefined + kMaxDerivedTypes);
+    if (i < 0 || !t_derived[i - kNumPredefined].used)
+        return nullptr;
+    return &t_derived[i - kNumPredefined];
+}
+
+// The slot of derived type `h` while its handle is valid, or nullptr.
+Slot *live_slot(MPI_Datatype h) {
+    Slot *s = slot_of(h);
+    return s && !s->freed ? s : nullptr;
+}
+
+Slot *free_slot() {
+    for (Slot &s : t_derived)
+        if (!s.used)
+            return &s;
+    return nullptr;
+}
+
+void release_slot(Slot &s) {
+    // The lists were allocated by flatten(); only Datatype's view is const.
+    free(const_cast<Block *>(s.type.blocks));
+    free(const_cast<Run *>(s.type.runs));
+    s = Slot{};
+}
+
+// ---- Measuring a recipe: size, bounds, basic type ----------------------
+
+// MPI_Aint arithmetic that remembers an overflow.
+struct Checked {
+    bool overflow;
+
+    MPI_Aint add(MPI_Aint a, MPI_Aint b) {
+        MPI_Aint r;
+        overflow |= __builtin_add_overflow(a, b, &r);
+        return r;
+    }
+    MPI_Aint sub(MPI_Aint a, MPI_Aint b) {
+        MPI_Aint r;
+        overflow |= __builtin_sub_overflow(a, b, &r);
+        return r;
+    }
+    MPI_Aint mul(MPI_Aint a, MPI_Aint b) {
+        MPI_Aint r;
+        overflow |= __builtin_mul_overflow(a, b, &r);
+        return r;
+    }
+};
+
+// Addresses [lo, hi), once set.
+struct Range {
+    MPI_Aint lo;
+    MPI_Aint hi;
+    bool set;
+};
+
+// Widens `r` to cover n >= 1 copies of [lo, hi), `step` bytes apart from
+// `disp` on (step < 0: the copies go downwards).
+void cover_copies(Range &r, Checked &c, MPI_Aint disp, int64_t n, MPI_Aint step, MPI_Aint lo,
+                  MPI_Aint hi) {
+    const MPI_Aint last = c.mul(n - 1, step);
+    const MPI_Aint first_lo = c.add(c.add(disp, lo), last < 0 ? last : 0);
+    const MPI_Aint last_hi = c.add(c.add(disp, hi), last > 0 ? last : 0);
+    if (!r.set || first_lo < r.lo)
+        r.lo = first_lo;
+    if (!r.set || last_hi > r.hi)
+        r.hi = last_hi;
+    r.set = true;
+}
+
+// Block i of a recipe: `len` elements of `type` (nullptr: not a valid
+// type) from byte displacement `disp` on.
+struct Piece {
+    int64_t len;
+    const Datatype *type;
+    MPI_Aint disp;
+};
+
+Piece piece(const Recipe &r, int i, Checked &c) {
+    Piece p;
+    p.len = r.lengths ? r.lengths[i] : r.length;
+    p.type = datatype_get(r.types ? r.types[i] : r.type);
+    const MPI_Aint d = r.disps ? r.disps[i] : r.byte_disps ? r.byte_disps[i] : c.mul(i, r.stride);
+    p.disp = r.in_extents && p.type ? c.mul(d, p.type->extent) : d;
+    return p;
+}
+
+// What a recipe's blocks add up to.
+struct Shape {
+    Checked c;
+    int64_t size;
+    int64_t basic_count;
+    MPI_Aint align;
+    Range bounds;   // lb..ub of the blocks of types not resized
+    Range marked;   // lb..ub of those of resized types, which override them
+    Range data;     // true_lb..true ub
+    bool voted;     // a block with data set `basic`
+    MPI_Datatype basic;
+    bool mixed;     // a later one had another basic type
+};
+
+// Adds block `p` to `s`. A block of no elements adds no entries to the
+// type map, so it moves no bound (nor does a type with no data and no
+// explicit bounds).
+void add_piece(Shape &s, const Piece &p) {
+    const Datatype &t = *p.type;
+    s.size = s.c.add(s.size, s.c.mul(p.len, t.size));
+    s.basic_count = s.c.add(s.basic_count, s.c.mul(p.len, t.basic_count));
+    if (p.len == 0)
+        return;
+    if (t.resized || t.size > 0)
+        cover_copies(t.resized ? s.marked : s.bounds, s.c, p.disp, p.len, t.extent, t.lb,
+                     s.c.add(t.lb, t.extent));
+    if (t.size == 0)
+        return;
+    cover_copies(s.data, s.c, p.disp, p.len, t.extent, t.true_lb,
+                 s.c.add(t.true_lb, t.true_extent));
+    if (t.align > s.align)
+        s.align = t.align;
+    if (!s.voted)
+        s.basic = t.basic;
+    else if (t.basic != s.basic)
+        s.mixed = true;
+    s.voted = true;
+}
+
+// `n` rounded up to a multiple of `align`.
+MPI_Aint round_up(Checked &c, MPI_Aint n, MPI_Aint align) {
+    const MPI_Aint rest = align > 0 ? n % align : 0;
+    return rest ? c.add(n, align - rest) : n;
+}
+
+// The bounds of the type: those of the resized blocks when there are any,
+// else of all blocks, with a struct's extent rounded up to the alignment
+// of its basic elements (section 4.1.6); create_resized's own (4.1.7).
+void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
+    t.resized = r.resize || s.marked.set;
+    const Range &b = s.marked.set ? s.marked : s.bounds;
+    if (r.resize) {
+        t.lb = r.lb;
+        t.extent = r.extent;
+    } else if (b.set) {
+        t.lb = b.lo;
+        t.extent = s.c.sub(b.hi, b.lo);
+    }
+    if (r.pad && !t.resized)
+        t.extent = round_up(s.c, t.extent, s.align);
+    if (s.data.set) {
+        t.true_lb = s.data.lo;
+        t.true_extent = s.c.sub(s.data.hi, s.data.lo);
+    }
+}
+
+// Checks the blocks of `r` and sets every field of `t` but its lists and
+// the flags that depend on them.
+int measure(const Recipe &r, Datatype &t, TextBuilder &why) {
+    Shape s{};
+    for (int i = 0; i < r.count; ++i) {
+        const Piece p = piece(r, i, s.c);
+        if (!p.type) {
+            if (r.types)
+                why.put("types[").put_int(i).put("]");
+            else
+                why.put("oldtype");
+            why.put(" is not a valid datatype");
+            return MPI_ERR_TYPE;
+        }
+        if (p.len < 0) {
+            if (r.lengths)
+                why.put("blocklengths[").put_int(i).put("] ");
+            else
+                why.put("blocklength ");
+            why.put_int(p.len);
+            return MPI_ERR_COUNT;
+        }
+        add_piece(s, p);
+    }
+    set_bounds(r, s, t);
+    if (s.c.overflow) {
+        why.put("the displacements overflow MPI_Aint");
+        return MPI_ERR_ARG;
+    }
+    t.size = s.size;
+    t.basic = s.mixed ? MPI_DATATYPE_NULL : s.basic;
+    t.basic_count = s.basic_count;
+    t.align = s.align;
+    return MPI_SUCCESS;
+}
+
+// ---- Flattening a recipe into blocks and runs --------------------------
+
+// A growing array (malloc'd; no C++ library on the target).
+template <typename T>
+struct List {
+    T *items;
+    int64_t n;
+    int64_t cap;
+};
+
+// Joins `next` to `last` when its bytes follow last's in memory.
+bool merge(Block &last, const Block &next) {
+    if (last.disp + last.len != next.disp)
+        return false;
+    last.len += next.len;
+    return true;
+}
+
+// Joins `next` to `last` when its elements have the same size.
+bool merge(Run &last, const Run &next) {
+    if (last.size != next.size)
+        return false;
+    last.count += next.count;
+    return true;
+}
+
+template <typename T>
+bool push(List<T> &l, const T &x) {
+    if (l.n > 0 && merge(l.items[l.n - 1], x))
+        return true;
+    if (l.n == l.cap) {
+        const int64_t cap = l.cap ? 2 * l.cap : 4;
+        T *grown = static_cast<T *>(realloc(l.items, static_cast<size_t>(cap) * sizeof(T)));
+        if (!grown)
+            return false;
+        l.items = grown;
+        l.cap = cap;
+    }
+    l.items[l.n++] = x;
+    return true;
+}
+
+// Appends the blocks of n copies of `t` (which has data), t.extent apart
+// from `disp` on.
+bool append_blocks(List<Block> &l, const Datatype &t, MPI_Aint disp, int64_t n) {
+    // The copies of a contiguous type make one block.
+    if (t.contiguous)
+        return push(l, Block{disp + t.true_lb, n * t.size});
+    for (int64_t k = 0; k < n; ++k, disp += t.extent)
+        for (int64_t b = 0; b < t.nblocks; ++b)
+            if (!push(l, Block{disp + t.blocks[b].disp, t.blocks[b].len}))
+                return false;
+    return true;
+}
+
+// Appends the runs of n copies of `t` (which has data).
+bool append_runs(List<Run> &l, const Datatype &t, int64_t n) {
+    if (t.nruns == 1)
+        return push(l, Run{t.runs[0].size, n * t.runs[0].count});
+    for (int64_t k = 0; k < n; ++k)
+        for (int64_t i = 0; i < t.nruns; ++i)
+            if (!push(l, t.runs[i]))
+                return false;
+    return true;
+}
+
+// Sets t's lists to the type map of `r` (measured: no overflow, valid
+// types). False when out of memory.
+bool flatten(const Recipe &r, Datatype &t) {
+    List<Block> blocks{};
+    List<Run> runs{};
+    Checked c{};
+    for (int i = 0; i < r.count; ++i) {
+        const Piece p = piece(r, i, c);
+        if (p.len == 0 || p.type->size == 0)
+            continue;
+        if (!append_blocks(blocks, *p.type, p.disp, p.len) || !append_runs(runs, *p.type, p.len)) {
+            free(blocks.items);
+            free(runs.items);
+            return false;
+        }
+    }
+    t.blocks = blocks.items;
+    t.nblocks = blocks.n;
+    t.runs = runs.items;
+    t.nruns = runs.n;
+    return true;
+}
+
+// ---- Packing -----------------------------------------------------------
+
+// Copies n bytes between user memory and the packed stream.
+void copy_bytes(uintptr_t user, uintptr_t stream, uint64_t n, bool to_stream) {
+    void *u = reinterpret_cast<void *>(user);
+    void *s = reinterpret_cast<void *>(stream);
+    if (to_stream)
+        memcpy(s, u, n);
+    else
+        memcpy(u, s, n);
+}
+
+// Copies the first `bytes` bytes of the type map of `count` elements of
+// `t` at `user` to or from the packed stream at `stream`. Addresses are
+// integers because the user buffer may be MPI_BOTTOM (NULL) with absolute
+// displacements.
+void copy_elements(uintptr_t user, uintptr_t stream, uint64_t bytes, int count, const Datatype &t,
+          bool to_stream) {
+    if (t.contiguous) {
+        copy_bytes(user + t.true_lb, stream, bytes, to_stream);
+        return;
+    }
+    for (int i = 0; i < count && bytes > 0; ++i, user += t.extent)
+        for (int64_t b = 0; b < t.nblocks && bytes > 0; ++b) {
+            const uint64_t len = static_cast<uint64_t>(t.blocks[b].len);
+            const uint64_t n = bytes < len ? bytes : len;
+            copy_bytes(user + t.blocks[b].disp, stream, n, to_stream);
+            stream += n;
+            bytes -= n;
+        }
+}
+
+uintptr_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }
+
 }  // namespace
 
 const Datatype *datatype_get(MPI_Datatype h) {
     const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
-    return i < 0 ? nullptr : &kPredefined[i];
+    if (i >= 0)
+        return &kPredefined[i];
+    const Slot *s = live_slot(h);
+    return s ? &s->type : nullptr;
+}
+
+int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
+    Datatype t{};
+    if (int e = measure(r, t, why))
+        return e;
+    Slot *s = free_slot();
+    if (!s) {
+        why.put("at most ").put_int(kMaxDerivedTypes).put(" derived datatypes per rank");
+        return MPI_ERR_NO_MEM;
+    }
+    if (!flatten(r, t)) {
+        why.put("no memory for the type map");
+        return MPI_ERR_NO_MEM;
+    }
+    // One element's data is one block, and the next element's follows it.
+    t.contiguous = t.nblocks == 0 || (t.nblocks == 1 && t.blocks[0].len == t.extent);
+    *s = Slot{t, true, false, 0};
+    *out = make_handle(HandleKind::datatype, kNumPredefined + static_cast<int>(s - t_derived));
+    return MPI_SUCCESS;
+}
+
+int datatype_commit(MPI_Datatype h) {
+    if (Slot *s = live_slot(h)) {
+        s->type.committed = true;
+        return MPI_SUCCESS;
+    }
+    return datatype_get(h) ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+int datatype_free(MPI_Datatype h) {
+    Slot *s = live_slot(h);
+    if (!s)
+        return MPI_ERR_TYPE;
+    s->freed = true;
+    if (s->holds == 0)
+        release_slot(*s);
+    return MPI_SUCCESS;
+}
+
+const Datatype *datatype_hold(MPI_Datatype h) {
+    if (Slot *s = live_slot(h)) {
+        ++s->holds;
+        return &s->type;
+    }
+    return datatype_get(h);
+}
+
+void datatype_release(MPI_Datatype h) {
+    Slot *s = slot_of(h);
+    if (s && --s->holds == 0 && s->freed)
+        release_slot(*s);
 }
 
 void pack(const void *buf, int count, const Datatype &t, void *out) {
-    memcpy(out, static_cast<const char *>(buf) + t.true_lb, static_cast<size_t>(count * t.size));
+    const uint64_t bytes = static_cast<uint64_t>(count) * t.size;
+    copy_elements(address(buf), address(out), bytes, count, t, true);
 }
 
 void unpack(const void *in, uint64_t bytes, void *buf, int count, const Datatype &t) {
-    (void)count;
-    memcpy(static_cast<char *>(buf) + t.true_lb, in, bytes);
+    copy_elements(address(buf), address(in), bytes, count, t, false);
 }
 
 int64_t count_basic(const Datatype &t, uint64_t bytes) {
-    return bytes % t.size == 0 ? static_cast<int64_t>(bytes / t.size) * t.basic_count : -1;
+    if (t.size == 0)
+        return bytes == 0 ? 0 : -1;
+    const uint64_t size = static_cast<uint64_t>(t.size);
+    uint64_t rest = bytes % size;  // of the last, partial element
+    int64_t per_element = 0;
+    int64_t in_rest = 0;
+    for (int64_t i = 0; i < t.nruns; ++i) {
+        const Run &run = t.runs[i];
+        const uint64_t run_bytes = static_cast<uint64_t>(run.size * run.count);
+        const uint64_t taken = rest < run_bytes ? rest : run_bytes;
+        if (taken % run.size)
+            return -1;
+        per_element += run.count;
+        in_rest += static_cast<int64_t>(taken) / run.size;
+        rest -= taken;
+    }
+    return static_cast<int64_t>(bytes / size) * per_element + in_rest;
 }
 
 }  // namespace lwmpi

@@ -6,12 +6,37 @@
 // t's type map. A contiguous type is sent from the user buffer directly;
 // any other is packed into a temporary buffer first (and unpacked after a
 // receive).
+//
+// A type map is kept flattened: the data bytes of one element as a list
+// of contiguous blocks in type-map order (adjacent ones merged), so
+// packing is a loop of memcpy, and the sizes of its basic elements as a
+// list of runs (for MPI_Get_elements). Derived types live in a per-rank
+// table of kMaxDerivedTypes entries; a constructor copies the blocks of
+// its old types, so a type never depends on another one after it is made.
 #pragma once
 
 #include <mpi.h>
 #include <stdint.h>
 
 namespace lwmpi {
+
+class TextBuilder;
+
+/// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).
+constexpr int kMaxDerivedTypes = 64;
+
+/// `len` bytes of data at `disp` bytes from the address of an element
+/// (the buffer address a call is given; lb is measured from it too).
+struct Block {
+    MPI_Aint disp;
+    MPI_Aint len;
+};
+
+/// `count` consecutive basic elements of `size` bytes each.
+struct Run {
+    int64_t size;
+    int64_t count;
+};
 
 /// What the rest of LibMPI needs to know about a datatype.
 struct Datatype {
@@ -23,15 +48,70 @@ struct Datatype {
     bool contiguous;       ///< count elements are count*size bytes from buf + true_lb
     bool committed;        ///< usable in communication (predefined: always)
     bool predefined;
+    /// lb and extent were set by MPI_Type_create_resized, on this type or
+    /// one it is built from: they override the data's bounds (the sticky
+    /// lb/ub markers of section 4.1.7).
+    bool resized;
     /// The predefined type of every basic element (for reductions and
-    /// MPI_Get_elements), or MPI_DATATYPE_NULL when the elements mix types.
+    /// MPI_Get_elements), or MPI_DATATYPE_NULL when the elements mix types
+    /// or there are none. A pair type (MPI_DOUBLE_INT...) is its own basic
+    /// type, and so it is for types built of one pair type only.
     MPI_Datatype basic;
-    int64_t basic_count;   ///< basic elements in one element
+    int64_t basic_count;   ///< elements of `basic` in one element (a pair counts 1)
+    MPI_Aint align;        ///< the largest alignment of a basic element (section 4.1.6)
+    const Block *blocks;   ///< the data of one element, in type-map order
+    int64_t nblocks;
+    const Run *runs;       ///< its basic elements in type-map order (a pair's two members apart)
+    int64_t nruns;
 };
 
 /// The datatype named by `h` (predefined, or derived and not freed), or
 /// nullptr.
 const Datatype *datatype_get(MPI_Datatype h);
+
+/// The arguments of any type constructor (MPI 3.1 sections 4.1.2-4.1.7),
+/// as `count` blocks: block i is length(i) consecutive elements of
+/// type(i) (each the type's extent after the previous one) starting at
+/// displacement(i). Unused pointers are nullptr.
+struct Recipe {
+    int count = 0;
+    int length = 0;                       ///< every block's length, when lengths is nullptr
+    const int *lengths = nullptr;
+    MPI_Datatype type = MPI_DATATYPE_NULL;  ///< every block's type, when types is nullptr
+    const MPI_Datatype *types = nullptr;
+    /// displacement(i) is disps[i], else byte_disps[i], else i * stride; in
+    /// extents of `type` when in_extents, else in bytes.
+    const int *disps = nullptr;
+    const MPI_Aint *byte_disps = nullptr;
+    int64_t stride = 0;
+    bool in_extents = false;
+    bool pad = false;     ///< MPI_Type_create_struct: round the extent up to the alignment (4.1.6)
+    bool resize = false;  ///< MPI_Type_create_resized: then lb and extent are these (4.1.7)
+    MPI_Aint lb = 0;
+    MPI_Aint extent = 0;
+};
+
+/// Makes a new, uncommitted, derived type from `r` into *out. Returns
+/// MPI_SUCCESS, or MPI_ERR_COUNT (negative count or block length),
+/// MPI_ERR_TYPE (an invalid old type), MPI_ERR_ARG (bounds that overflow
+/// MPI_Aint) or MPI_ERR_NO_MEM (table full, out of memory), with what is
+/// wrong appended to `why`.
+int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why);
+
+/// Marks a derived type usable in communication (section 4.1.9); a
+/// predefined one is already. MPI_ERR_TYPE when `h` is not valid.
+int datatype_commit(MPI_Datatype h);
+
+/// Frees a derived type (section 4.1.9); types built from it are not
+/// affected, nor holders (datatype_hold). MPI_ERR_TYPE for predefined or
+/// invalid handles.
+int datatype_free(MPI_Datatype h);
+
+/// datatype_get(h), and keeps the type alive until datatype_release(h)
+/// even if it is freed meanwhile: a pending operation holds its type.
+/// Predefined types need no holding (both calls do nothing for them).
+const Datatype *datatype_hold(MPI_Datatype h);
+void datatype_release(MPI_Datatype h);
 
 /// Copies `count` elements of `t` from the user buffer `buf` into `out`
 /// (count * t.size bytes, in type-map order).
@@ -43,7 +123,8 @@ void pack(const void *buf, int count, const Datatype &t, void *out);
 void unpack(const void *in, uint64_t bytes, void *buf, int count, const Datatype &t);
 
 /// Basic elements in the first `bytes` packed bytes of elements of `t`,
-/// or -1 when `bytes` ends inside a basic element (MPI_Get_elements).
+/// or -1 when `bytes` ends inside a basic element (MPI_Get_elements,
+/// section 4.1.11: a pair type's value and index are two elements).
 int64_t count_basic(const Datatype &t, uint64_t bytes);
 
 }  // namespace lwmpi

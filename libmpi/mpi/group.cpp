@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kEmpty = handle_index(MPI_GROUP_EMPTY);
 constexpr int kFirstUser = kEmpty + 1;
-constexpr int kMaxGroups = 32;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
+constexpr int kMaxGroups = 16;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
 
 constexpr GroupData kEmptyGroup{};
 

@@ -445,7 +445,7 @@ int MPI_Request_free(MPI_Request *request) {
     if (r->active && !r->complete && r->util_req >= 0)
         r->freed = true;  // progress frees it once its operation is over
     else
-        r->in_use = false;
+        request_drop(*r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -462,7 +462,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
     if (source == MPI_PROC_NULL) {
         if (flag)
             *flag = 1;
-        empty_status(status);
+        proc_null_status(status);
         return MPI_SUCCESS;
     }
     const int world = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];

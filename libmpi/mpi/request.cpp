@@ -36,7 +36,7 @@ void settle(Request &r, const util::Status &st) {
         r.status._count = static_cast<long long>(st.bytes);
         r.status._offered = static_cast<long long>(st.offered);
         if (r.packed && st.error == MPI_SUCCESS)
-            unpack(r.packed, st.bytes, a.rbuf, a.count, *datatype_get(a.datatype));
+            unpack(r.packed, st.bytes, a.rbuf, a.count, *r.type);
         if (st.error == MPI_SUCCESS && st.offered > st.bytes)
             r.error = MPI_ERR_TRUNCATE;
     }
@@ -55,7 +55,7 @@ void reap() {
         util::Status st;
         if (util::done(r.util_req, &st)) {
             settle(r, st);
-            r.in_use = false;
+            request_drop(r);
         }
     }
 }
@@ -72,10 +72,18 @@ int progress_requests() {
 void empty_status(MPI_Status *status) {
     if (status == MPI_STATUS_IGNORE)
         return;
-    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
     status->_count = 0;
+    status->_offered = 0;
     status->_cancelled = 0;
+}
+
+void proc_null_status(MPI_Status *status) {
+    empty_status(status);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_SOURCE = MPI_PROC_NULL;
 }
 
 Request *request_get(MPI_Request h) {
@@ -92,11 +100,17 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
         r.in_use = true;
         r.persistent = persistent;
         r.args = op;
+        r.type = datatype_hold(op.datatype);
         r.util_req = -1;
         *out = make_handle(HandleKind::request, i);
         return MPI_SUCCESS;
     }
     return MPI_ERR_NO_MEM;
+}
+
+void request_drop(Request &r) {
+    datatype_release(r.args.datatype);
+    r.in_use = false;
 }
 
 int request_start(Request &r) {
@@ -106,12 +120,12 @@ int request_start(Request &r) {
     r.error = MPI_SUCCESS;
     r.status = MPI_Status{};
     if (a.peer == MPI_PROC_NULL) {  // section 3.11: completes at once
-        empty_status(&r.status);
+        proc_null_status(&r.status);
         r.complete = true;
         return MPI_SUCCESS;
     }
     const Comm &c = *comm_get(a.comm);
-    const Datatype &t = *datatype_get(a.datatype);
+    const Datatype &t = *r.type;
     const uint32_t context = c.context + (a.collective ? 1 : 0);
     r.bytes = static_cast<uint64_t>(a.count) * static_cast<uint64_t>(t.size);
     const bool is_send = a.op != Op2::recv;
@@ -195,7 +209,7 @@ int request_finish(MPI_Request *h, MPI_Status *status) {
     r.active = false;
     r.complete = false;
     if (!r.persistent) {
-        r.in_use = false;
+        request_drop(r);
         *h = MPI_REQUEST_NULL;
     }
     return error;
@@ -210,7 +224,7 @@ int run(const P2POp &op, MPI_Status *status) {
     if (e == MPI_SUCCESS)
         e = request_wait(r);
     if (e) {
-        r.in_use = false;
+        request_drop(r);
         return e;
     }
     return request_finish(&h, status);

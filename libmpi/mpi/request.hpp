@@ -13,6 +13,7 @@
 namespace lwmpi {
 
 struct Comm;
+struct Datatype;
 
 /// What a point-to-point call asks for.
 enum class Op2 : uint8_t { send, ssend, bsend, rsend, recv };
@@ -36,6 +37,7 @@ struct Request {
     bool active;     ///< started and not completed by a wait or test
     bool freed;      ///< MPI_Request_free'd while active
     P2POp args;
+    const Datatype *type;  ///< args.datatype, held until the request is dropped
     int util_req;    ///< the MPIUtil request, -1 when none
     void *packed;    ///< temporary contiguous copy, or nullptr
     uint64_t bytes;  ///< bytes on the wire (send) or room (receive)
@@ -50,6 +52,9 @@ Request *request_get(MPI_Request h);
 /// A new request for `op` (not started); MPI_ERR_NO_MEM when the table is
 /// full. `persistent` requests survive their completion.
 int request_new(const P2POp &op, bool persistent, MPI_Request *out);
+
+/// Frees the table entry of `r` (its operation over or never started).
+void request_drop(Request &r);
 
 /// Starts `r` (checks done by the caller): packs, chooses the protocol,
 /// hands the message to MPIUtil. MPI_SUCCESS or an error class.
@@ -80,8 +85,10 @@ int request_finish(MPI_Request *h, MPI_Status *status);
 /// LibMPI's own use (collectives, Sendrecv): start, wait, finish.
 int run(const P2POp &op, MPI_Status *status);
 
-/// Fills `status` for an empty completion (MPI_PROC_NULL, inactive
-/// persistent requests, MPI 3.1 section 3.7.3).
+/// Fills `status` (unless MPI_STATUS_IGNORE) as an empty status: for null
+/// and inactive requests (MPI 3.1 section 3.7.3).
 void empty_status(MPI_Status *status);
+/// As an operation with MPI_PROC_NULL leaves it (section 3.11).
+void proc_null_status(MPI_Status *status);
 
 }  // namespace lwmpi

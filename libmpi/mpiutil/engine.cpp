@@ -175,14 +175,23 @@ int progress() {
         return e;
     if (int e = ikc_progress(&did))
         return e;
-    if (did)
+    if (did) {
         s.backoff_ns = 0;
+        s.progressed = true;
+    }
     return MPI_SUCCESS;
 }
 
 void idle() {
     RankState &s = self();
-    if (ikc_transfer_running()) {
+    // Something happened since the caller last looked at its requests
+    // (completing a request it had already checked, maybe): look again
+    // before sleeping, or that completion would wait for another message.
+    if (s.progressed) {
+        s.progressed = false;
+        return;
+    }
+    if (ikc_must_poll()) {
         s.backoff_ns = s.backoff_ns ? s.backoff_ns * 2 : kFirstPauseNs;
         if (s.backoff_ns > kMaxPauseNs)
             s.backoff_ns = kMaxPauseNs;

@@ -38,11 +38,14 @@ int ikc_accept(Request &r, Unexpected *u);
 int ikc_progress(bool *did);
 /// Blocks until the mailbox has a message (kept for ikc_progress).
 int ikc_wait();
-/// True while a portal transfer into this rank runs (its end sends no
-/// message, so idle() must poll).
-bool ikc_transfer_running();
-/// Writes `n` bytes of `msg` to the mailbox at `to` from my port.
+/// True while a portal transfer into this rank runs or a message waits to
+/// be written (their ends send no message, so idle() must poll).
+bool ikc_must_poll();
+/// Queues `n` bytes of `msg` for the mailbox at `to`, from my port (they
+/// leave in order, in the background).
 int post_control(const Address &to, const void *msg, size_t n);
+/// Writes what the queue holds as far as it can without waiting.
+int write_out();
 
 // ---- local_path.cpp ----
 

@@ -246,6 +246,10 @@ int handle(const char *msg, long n) {
         return on_fragment(f->source, msg + sizeof *f, static_cast<uint64_t>(n) - sizeof *f);
     }
     const auto &m = *reinterpret_cast<const ControlMsg *>(msg);
+    // The writer's reply address saves a name resolution (credits go back
+    // to ranks I never sent to).
+    if (s.address[m.source].cluster < 0)
+        s.address[m.source] = Address{m.cluster, m.port};
     switch (kind) {
     case ControlKind::eager:
         return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
@@ -282,18 +286,55 @@ int post_read() {
 
 int post_control(const Address &to, const void *msg, size_t n) {
     RankState &s = self();
-    if (s.out_mailbox < 0 || s.out_to.cluster != to.cluster || s.out_to.port != to.port) {
-        if (s.out_mailbox >= 0)
-            os::mailbox_close(s.out_mailbox);
-        s.out_mailbox = os::mailbox_open(s.port, to.cluster, to.port);
-        if (s.out_mailbox < 0)
-            return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", s.out_mailbox);
-        s.out_to = to;
+    auto *m = static_cast<OutMessage *>(malloc(sizeof(OutMessage)));
+    if (!m)
+        return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
+    m->next = nullptr;
+    m->to = to;
+    m->size = n;
+    memcpy(m->data, msg, n);
+    *s.out_tail = m;
+    s.out_tail = &m->next;
+    return write_out();
+}
+
+// Writes queued messages until one has to wait for room at its receiver;
+// its write goes on in the background. A rank never blocks on a write:
+// it must keep reading its own mailbox meanwhile, or two ranks writing
+// to each other's full slots would wait for ever.
+int write_out() {
+    RankState &s = self();
+    for (;;) {
+        if (s.out_busy) {
+            const long w = os::mailbox_test(s.out_mailbox);
+            if (w == -TS_EAGAIN)
+                return MPI_SUCCESS;
+            s.out_busy = false;
+            OutMessage *done = s.out_head;
+            s.out_head = done->next;
+            if (!s.out_head)
+                s.out_tail = &s.out_head;
+            const size_t size = done->size;
+            free(done);
+            if (w != static_cast<long>(size))
+                return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
+        }
+        OutMessage *m = s.out_head;
+        if (!m)
+            return MPI_SUCCESS;
+        if (s.out_mailbox < 0 || s.out_to.cluster != m->to.cluster || s.out_to.port != m->to.port) {
+            if (s.out_mailbox >= 0)
+                os::mailbox_close(s.out_mailbox);
+            s.out_mailbox = os::mailbox_open(s.port, m->to.cluster, m->to.port);
+            if (s.out_mailbox < 0)
+                return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", s.out_mailbox);
+            s.out_to = m->to;
+        }
+        const long e = os::mailbox_awrite(s.out_mailbox, m->data, m->size);
+        if (e < 0)
+            return fail(MPI_ERR_OTHER, "mailbox write failed", e);
+        s.out_busy = true;
     }
-    const long w = os::mailbox_write(s.out_mailbox, msg, n);
-    if (w != static_cast<long>(n))
-        return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
-    return MPI_SUCCESS;
 }
 
 int ikc_send(Request &r) {
@@ -336,6 +377,8 @@ int ikc_accept(Request &r, Unexpected *u) {
 
 int ikc_progress(bool *did) {
     RankState &s = self();
+    if (int e = write_out())
+        return e;
     if (int e = poll_incoming(did))
         return e;
     for (;;) {
@@ -376,6 +419,6 @@ int ikc_wait() {
     return MPI_SUCCESS;
 }
 
-bool ikc_transfer_running() { return self().incoming_started; }
+bool ikc_must_poll() { return self().incoming_started || self().out_head; }
 
 }  // namespace lwmpi::util

@@ -21,7 +21,7 @@ inline constexpr int kMaxRanks = 128;
 inline constexpr int kMaxLocalRanks = 64;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
 /// persistent and buffered requests included.
-inline constexpr int kMaxRequests = 128;
+inline constexpr int kMaxRequests = 64;
 /// Default eager threshold (bytes), when mpirun gives none.
 inline constexpr uint64_t kDefaultEagerMax = 512;
 /// Eager messages a sender may have unconsumed at one receiver; beyond,
@@ -103,7 +103,9 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
 /// Moves every request of the caller on, without blocking. An error here
 /// (an IKC failure) is fatal for the rank's communication.
 int progress();
-/// Blocks until progress() may have something new to do.
+/// Blocks until progress() may have something new to do. Returns at once
+/// when the last progress() did something, so a caller that checks its
+/// requests, then idles, never sleeps past a completion.
 void idle();
 /// True when request `req` completed; *st (may be null) gets its status.
 bool done(int req, Status *st);

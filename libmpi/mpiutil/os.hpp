@@ -45,10 +45,12 @@ int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);
 long mailbox_read(int id, void *buf, size_t size);
 long mailbox_write(int id, const void *buf, size_t size);
-/// Asynchronous read: 0 once started; mailbox_wait() blocks until it is
-/// done and returns what mailbox_read would have; mailbox_test() is the
-/// same but returns -TS_EAGAIN at once while it runs.
+/// Asynchronous read or write: 0 once started; mailbox_wait() blocks
+/// until it is done and returns what mailbox_read or mailbox_write would
+/// have; mailbox_test() is the same but returns -TS_EAGAIN at once while
+/// it runs.
 long mailbox_aread(int id, void *buf, size_t size);
+long mailbox_awrite(int id, const void *buf, size_t size);
 long mailbox_wait(int id);
 long mailbox_test(int id);
 int mailbox_close(int id);

@@ -36,6 +36,7 @@ int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open
 long mailbox_read(int id, void *buf, size_t size) { return ts_mailbox_read(id, buf, size); }
 long mailbox_write(int id, const void *buf, size_t size) { return ts_mailbox_write(id, buf, size); }
 long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id, buf, size); }
+long mailbox_awrite(int id, const void *buf, size_t size) { return ts_mailbox_awrite(id, buf, size); }
 long mailbox_wait(int id) { return ts_mailbox_wait(id); }
 long mailbox_test(int id) { return ts_mailbox_test(id); }
 int mailbox_close(int id) { return ts_mailbox_close(id); }

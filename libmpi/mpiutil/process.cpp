@@ -76,6 +76,7 @@ int init() {
     for (Assembly &a : s.assembly)
         a.req = -1;
     s.out_mailbox = -1;
+    s.out_tail = &s.out_head;
     if (int e = local_init())
         return e;
 
@@ -110,11 +111,17 @@ int finalize() {
     RankState &s = t_state;
     if (!s.ready)
         return fail(MPI_ERR_OTHER, "MPI is not initialized");
-    // The mailbox read still posted ends with a message to myself.
+    // The mailbox read still posted ends with a message to myself, once
+    // every queued message has left.
     if (s.rx_posted && !s.rx_ready) {
         const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
         if (int e = post_control(s.address[s.rank], &kick, sizeof kick))
             return e;
+        while (s.out_head) {
+            if (int e = write_out())
+                return e;
+            os::sleep_ns(kLookupFirstPauseNs / 50);
+        }
         os::mailbox_wait(s.mailbox);
     }
     s.ready = false;

@@ -43,6 +43,14 @@ enum class Phase : uint8_t {
 
 struct LocalMsg;
 
+/// A mailbox message waiting to be written (heap node).
+struct OutMessage {
+    OutMessage *next;
+    Address to;
+    size_t size;
+    alignas(8) char data[kMailboxMax];
+};
+
 /// A send or receive of the calling rank.
 struct Request {
     ReqState state;
@@ -112,7 +120,11 @@ struct RankState {
     long rx_result;            ///< a read idle() waited for, not yet handled
     bool rx_ready;
 
-    // Output mailbox kept open to the last destination.
+    // Messages to write, oldest first; the head's write runs in the
+    // background on the output mailbox, kept open to the last destination.
+    OutMessage *out_head;
+    OutMessage **out_tail;
+    bool out_busy;             ///< the head's asynchronous write runs
     int out_mailbox;           ///< -1 if none
     Address out_to;
 
@@ -127,6 +139,7 @@ struct RankState {
     uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
 
     int pending_local;         ///< my local sends waiting for their copy
+    bool progressed;           ///< progress() did something idle() has not seen
     unsigned long backoff_ns;  ///< pause of a polling idle()
 
     char detail[kDetailMax];
