@@ -512,7 +512,8 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 /* Errors: MPI_ERR_GROUP for invalid groups, MPI_ERR_RANK for ranks out
  * of range or repeated, MPI_ERR_ARG for bad ranges or NULL arrays. At most
- * 16 groups per rank (MPI_ERR_NO_MEM beyond). */
+ * 16 groups per rank (MPI_ERR_NO_MEM beyond); MPI_GROUP_EMPTY may be freed
+ * like any group (its handle becomes MPI_GROUP_NULL). */
 int MPI_Group_size(MPI_Group group, int *size);
 /* The caller's rank in the group, or MPI_UNDEFINED. */
 int MPI_Group_rank(MPI_Group group, int *rank);

@@ -90,17 +90,17 @@ inline bool control_valid(const void *m, long nread, int np) {
     if (nread < static_cast<long>(sizeof(FragmentHeader)))
         return false;
     const auto *f = static_cast<const FragmentHeader *>(m);
-    if (f->version != kControlVersion || f->source < 0 || f->source >= np)
-        return false;
     const auto kind = static_cast<ControlKind>(f->kind);
-    if (kind == ControlKind::eager_more)
-        return nread > static_cast<long>(sizeof(FragmentHeader));
+    if (f->version != kControlVersion)
+        return false;
+    if (kind == ControlKind::eager_more)  // (its source is not where ControlMsg's is)
+        return f->source >= 0 && f->source < np && nread > static_cast<long>(sizeof(FragmentHeader));
     if (f->kind < static_cast<uint8_t>(ControlKind::rts) || f->kind > static_cast<uint8_t>(ControlKind::kick))
         return false;
     if (nread < static_cast<long>(sizeof(ControlMsg)))
         return false;
     const auto *c = static_cast<const ControlMsg *>(m);
-    if (c->cluster < 0 || c->port < 0)
+    if (c->source < 0 || c->source >= np || c->cluster < 0 || c->port < 0)
         return false;
     if (kind == ControlKind::eager)  // the first bytes of the message
         return c->tag >= 0 && static_cast<uint64_t>(nread) - sizeof(ControlMsg) <= c->bytes;

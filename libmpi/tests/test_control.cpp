@@ -41,6 +41,8 @@ TEST_CASE("control_valid rejects what is not ours", "[control]") {
     CHECK_FALSE(control_valid(&m, sizeof m - 1, 4));  // short read
     CHECK_FALSE(control_valid(&m, -22, 4));           // read error
     CHECK_FALSE(control_valid(&m, sizeof m, 1));      // source outside the job
+    m.context = 1000;                                 // any context (not a source)
+    CHECK(control_valid(&m, sizeof m, 4));
 
     ControlMsg bad = m;
     bad.version = kControlVersion + 1;

@@ -274,12 +274,12 @@ TEST_CASE("size, and the caller's rank in a group", "[group]") {
     CHECK(seen[2] == expect(0));
 }
 
-TEST_CASE("free, and the table of 32 groups", "[group]") {
+TEST_CASE("free, and the table of 16 groups", "[group]") {
     const auto r = on_a_rank([] {
         const MPI_Group first = make({1, 2});
-        MPI_Group copies[32];
+        MPI_Group copies[16];
         int n = 0;  // copies of `first` until the table is full
-        while (n < 32 && MPI_Group_excl(first, 0, nullptr, &copies[n]) == MPI_SUCCESS)
+        while (n < 16 && MPI_Group_excl(first, 0, nullptr, &copies[n]) == MPI_SUCCESS)
             ++n;
         MPI_Group extra;
         Ranks out{n, MPI_Group_union(first, first, &extra), MPI_Group_free(&copies[0]),
@@ -293,8 +293,9 @@ TEST_CASE("free, and the table of 32 groups", "[group]") {
                                MPI_Group_free(nullptr)});
         return out;
     });
-    CHECK(r == Ranks{31, MPI_ERR_NO_MEM, MPI_SUCCESS, MPI_GROUP_NULL, MPI_SUCCESS, 1,
-                     MPI_SUCCESS, MPI_ERR_GROUP, MPI_ERR_GROUP, MPI_ERR_GROUP, MPI_GROUP_EMPTY,
+    // Freeing MPI_GROUP_EMPTY is allowed (an empty result is that handle).
+    CHECK(r == Ranks{15, MPI_ERR_NO_MEM, MPI_SUCCESS, MPI_GROUP_NULL, MPI_SUCCESS, 1,
+                     MPI_SUCCESS, MPI_ERR_GROUP, MPI_ERR_GROUP, MPI_SUCCESS, MPI_GROUP_NULL,
                      MPI_ERR_GROUP, MPI_ERR_ARG});
 }
 
