@@ -1,5 +1,7 @@
-/* mpi.h from C: a ring that passes a token once around MPI_COMM_WORLD.
- * Returns 0 on success, else the line that failed. */
+/* mpi.h from C: a ring that passes a token once around MPI_COMM_WORLD,
+ * then a non-blocking exchange with both neighbours (request and status
+ * arrays, as C programs declare them). Returns 0 on success, else the
+ * line that failed. */
 #include <mpi.h>
 
 #define EXPECT(cond) do { if (!(cond)) return __LINE__; } while (0)
@@ -26,6 +28,20 @@ int lwmpi_c_smoke(void) {
     }
     EXPECT(MPI_Get_count(&status, MPI_INT, &count) == MPI_SUCCESS && count == 1);
     EXPECT(status.MPI_SOURCE == (rank + size - 1) % size);
+
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    double out[2] = {rank, -rank}, in[2] = {-1, -1};
+    MPI_Request requests[4];
+    MPI_Status statuses[4];
+    EXPECT(MPI_Irecv(&in[0], 1, MPI_DOUBLE, left, 1, comm, &requests[0]) == MPI_SUCCESS);
+    EXPECT(MPI_Irecv(&in[1], 1, MPI_DOUBLE, right, 2, comm, &requests[1]) == MPI_SUCCESS);
+    EXPECT(MPI_Isend(&out[0], 1, MPI_DOUBLE, right, 1, comm, &requests[2]) == MPI_SUCCESS);
+    EXPECT(MPI_Issend(&out[1], 1, MPI_DOUBLE, left, 2, comm, &requests[3]) == MPI_SUCCESS);
+    EXPECT(MPI_Waitall(4, requests, statuses) == MPI_SUCCESS);
+    EXPECT(requests[0] == MPI_REQUEST_NULL && requests[3] == MPI_REQUEST_NULL);
+    EXPECT(in[0] == left && in[1] == -right);
+    EXPECT(statuses[0].MPI_SOURCE == left && statuses[1].MPI_TAG == 2);
+
     EXPECT(MPI_Wtime() >= 0.0);
     EXPECT(MPI_Barrier(comm) == MPI_SUCCESS);
     EXPECT(MPI_Finalize() == MPI_SUCCESS);

@@ -1,7 +1,10 @@
 // Host test harness: runs an MPI "job" whose ranks are std::threads, over a
-// simulated IKC fabric and name server (fake_os.cpp implements
-// lwmpi::os with the semantics of <tessera/syscall.h>: N:1 mailboxes with
-// one slot per sender, receiver-driven 1:1 portals needing an allow).
+// simulated IKC fabric and name service (fake_os.cpp implements lwmpi::os
+// with the semantics of <tessera/syscall.h> and <tessera/names.h>: N:1
+// mailboxes with one hardware slot per sending cluster and a per-cluster
+// buffers table, receiver-driven 1:1 portals needing an allow, one
+// asynchronous operation per object, names registered per cluster, and a
+// block of memory shared by the ranks of each cluster).
 #pragma once
 
 #include <functional>
@@ -10,6 +13,9 @@
 
 namespace fake {
 
+/// What cluster_shared() gives at most (as the target's LWMPI globals).
+inline constexpr int kClusterSharedBytes = 8192;
+
 struct JobConfig {
     int np = 2;
     int ncompute = 4;     ///< compute clusters
@@ -17,8 +23,14 @@ struct JobConfig {
     int nio = 1;          ///< I/O clusters (cluster ids 0..nio-1)
     int policy = 0;       ///< TS_MAP_COMPACT or TS_MAP_SCATTER
     int payload = 120;    ///< mailbox payload bytes
-    double timeout_s = 20;  ///< a wait longer than this ends the job (deadlock)
-    double clock_rate = 1;  ///< how much faster the job's clock runs than real time
+    /// Mailbox messages a cluster parks for its readers (the profile's
+    /// ikc_buffers); beyond, each sending cluster has one hardware slot
+    /// and its writers wait.
+    int ikc_buffers = 128;
+    bool local_path = true;  ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
+    int eager_max = 0;       ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
+    double timeout_s = 30;   ///< a job still running after this is hung (deadlock)
+    double clock_rate = 1;   ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
 };
 
@@ -26,9 +38,9 @@ struct JobResult {
     std::vector<int> status;  ///< per rank: the body's return value
     bool aborted = false;     ///< ts_job_abort was called
     int abort_code = 0;
-    bool timed_out = false;   ///< some wait hit timeout_s
+    bool timed_out = false;   ///< the job ran past timeout_s
     int violations = 0;       ///< IKC misuse seen by the fabric
-    int leaked_names = 0;     ///< names still linked at the end
+    int leaked_names = 0;     ///< names still registered at the end
     int leaked_objects = 0;   ///< mailboxes/portals not unlinked/closed
     std::string console;      ///< everything written to the console
 };
@@ -47,9 +59,13 @@ bool clean(const JobResult &r);
 /// LWMPI flushes it before a report.
 void print(const std::string &text);
 
-
 /// Waits until the mailboxes that world rank `rank` created have received
-/// `n` messages in all, so a test can order events without sleeping.
+/// `n` messages in all, so a test can order events without sleeping. (On
+/// the local path, ranks of one cluster exchange no mailbox messages but
+/// wake-up KICKs.)
 void wait_arrivals(int rank, int n);
+
+/// Mailbox messages written to world rank `rank`'s mailboxes so far.
+int arrivals(int rank);
 
 }  // namespace fake

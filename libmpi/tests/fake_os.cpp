@@ -1,24 +1,51 @@
 // A simulated Tessera for the host tests: lwmpi::os over threads, one
 // mutex and one condition variable. Faithful to the contract where LWMPI
-// depends on it: a mailbox keeps one slot per sender (a writer waits while
-// its previous message is unread), messages are read in arrival order, a
-// portal write waits for the receiver's allow of that very sender and a
-// portal read needs a prior allow; all calls block until done. Each rank's
-// stdout is a line buffer (fake::print) that reaches the console as the
-// runtime's does: when flushed, at the rank's end, at an abort.
+// depends on it (<tessera/syscall.h>, the kernel's ikc/):
+//
+// - Mailboxes: a reader takes the messages for its port in arrival order.
+//   Messages wait for their reader in the cluster's buffers table
+//   (JobConfig::ikc_buffers of them for all the cluster's ports); when it
+//   is full, each sending cluster has one hardware slot at the receiving
+//   cluster, and a writer waits while its cluster's slot is taken.
+// - Portals: a read needs a prior allow and takes one transfer from the
+//   allowed (cluster, port) only; a write waits until the receiver's
+//   allowed read takes its data. Both sides must agree on the size.
+// - Asynchronous reads and writes: one per object at a time (-TS_EBUSY),
+//   moved on "in the background": a read is served as soon as a message
+//   (or the allowed writer's data) is there, by whichever thread brings
+//   it; wait blocks until then, test returns -TS_EAGAIN meanwhile.
+// - Objects belong to their cluster (the process of its ranks); closing
+//   or unlinking one with its asynchronous operation still running is
+//   -TS_EBUSY.
+// - Names: registered by a cluster for (that cluster, port), resolved by
+//   everyone, -TS_ENOENT until registered.
+//
+// Misuse counts as a violation: what the kernel refuses (-TS_EBADF,
+// -TS_EINVAL, -TS_EBUSY) and what it accepts but loses data with (a
+// message nobody will read, left parked for good; a portal size mismatch;
+// an allow that replaces one not used yet). A job still running after
+// JobConfig::timeout_s is hung: its ranks end at their next fabric call.
+// Each rank's stdout is a line buffer (fake::print) that reaches the
+// console as the runtime's does: when flushed, at the rank's end, at an
+// abort.
 #include "fake_job.hpp"
 
 #include <tessera/syscall.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 
+#include "../../services/nameserver/include/tessera/names.h"  // (not on the tests' path)
 #include "../mpiutil/os.hpp"
 #include "mapping.hpp"
 
@@ -30,27 +57,16 @@ struct Aborted {};   // thrown through LWMPI to end a rank's thread
 struct TimedOut {};
 
 using Addr = std::pair<int, int>;  // (cluster, port)
+using Clock = std::chrono::steady_clock;
 
-struct Message {
-    Addr from;
-    std::vector<char> data;
-};
-
-struct InMailbox {
-    std::deque<Message> queue;
-    std::map<Addr, int> unread;  // per sender
-    int owner = -1;              // world rank of the creator
-    int arrived = 0;             // messages written to it so far
-};
-
-struct InPortal {
-    bool allowed = false;
-    Addr allow_from{};
-    bool has_data = false;
-    Addr data_from{};
-    std::vector<char> data;
-    unsigned long written = 0;  // transfers handed over, and taken
-    unsigned long taken = 0;
+// The asynchronous operation of one object.
+struct Async {
+    bool started = false;
+    bool finished = false;
+    void *rbuf = nullptr;        // a read's destination
+    const void *wbuf = nullptr;  // a write's source
+    size_t size = 0;
+    long result = 0;
 };
 
 enum class Kind { in_mailbox, out_mailbox, in_portal, out_portal };
@@ -59,18 +75,52 @@ struct Object {
     Kind kind;
     Addr local;   // (my cluster, port or local_port)
     Addr remote;  // outputs: target
+    Async async;
+};
+
+struct Message {
+    int from_cluster;
+    std::vector<char> data;
+    bool in_slot;        // in the sender cluster's hardware slot, not parked
+    unsigned long seq;   // arrival order in the cluster
+};
+
+struct InMailbox {
+    int object;          // the id of the input mailbox
+    int owner;           // world rank of the creator
+    int arrived = 0;     // messages written to it so far
+    std::deque<Message> queue;
+};
+
+struct InPortal {
+    int object;
+    bool allowed = false;
+    Addr allow_from{};
+};
+
+// What a cluster's kernel holds for its mailboxes' readers.
+struct ClusterIkc {
+    int parked = 0;               // messages in the buffers table
+    std::set<int> slots_taken;    // sending clusters whose hardware slot is full
+};
+
+struct alignas(64) SharedBlock {
+    unsigned char bytes[kClusterSharedBytes];
 };
 
 struct Fabric {
     std::mutex m;
     std::condition_variable cv;
     JobConfig config;
-    std::chrono::steady_clock::time_point start;
+    Clock::time_point start;
+    Clock::time_point deadline;
     std::map<Addr, InMailbox> mailboxes;
     std::map<Addr, InPortal> portals;
+    std::map<int, ClusterIkc> clusters;
     std::map<int, Object> objects;
     int next_id = 3;
-    std::map<std::string, int> names;
+    unsigned long next_seq = 0;
+    std::map<std::string, Addr> names;
     bool aborted = false;
     int abort_code = 0;
     bool timed_out = false;
@@ -84,50 +134,249 @@ struct Identity {
     int rank = -1;
     int local = -1;
     ts_job_info info{};
-    std::string out;        // stdout's line buffer (fake::print)
-    bool mid_line = false;  // the last byte flushed was not '\n'
+    SharedBlock *shared = nullptr;  // the cluster's shared block
+    std::string out;                // stdout's line buffer (fake::print)
+    bool mid_line = false;          // the last byte flushed was not '\n'
 };
 thread_local Identity t_me;
 
 Fabric &fab() { return *g_fabric; }
 
-// Waits (lock held) until pred(); ends the rank on abort or timeout.
-template <class Pred>
-void wait_for(std::unique_lock<std::mutex> &lock, Pred pred) {
+// Ends the calling rank when the job was aborted or ran out of time
+// (lock held).
+void check_alive(std::unique_lock<std::mutex> &) {
     Fabric &f = fab();
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(f.config.timeout_s);
-    while (!pred()) {
-        if (f.aborted)
-            throw Aborted{};
-        if (f.cv.wait_until(lock, deadline) == std::cv_status::timeout && !pred()) {
-            f.timed_out = true;
-            f.aborted = true;
-            f.cv.notify_all();
-            throw TimedOut{};
-        }
+    if (!f.aborted && Clock::now() >= f.deadline) {
+        f.timed_out = true;
+        f.aborted = true;
+        f.cv.notify_all();
+        throw TimedOut{};
     }
     if (f.aborted)
         throw Aborted{};
 }
 
-void check_abort() {
-    std::lock_guard<std::mutex> lock(fab().m);
-    if (fab().aborted)
-        throw Aborted{};
+// Locks the fabric for a call of a rank that may be ended.
+std::unique_lock<std::mutex> enter() {
+    std::unique_lock<std::mutex> lock(fab().m);
+    check_alive(lock);
+    return lock;
+}
+
+// Waits (lock held) until pred(); ends the rank on abort or timeout.
+template <class Pred>
+void wait_for(std::unique_lock<std::mutex> &lock, Pred pred) {
+    while (!pred()) {
+        fab().cv.wait_until(lock, fab().deadline);
+        check_alive(lock);
+    }
 }
 
 bool port_ok(int port) { return port > 0 && port < TS_PORTS; }
 bool cluster_ok(int c) { return c >= 0 && c < t_me.info.nclusters; }
-
-Object *object(int id, Kind kind) {
-    auto it = fab().objects.find(id);
-    return it != fab().objects.end() && it->second.kind == kind ? &it->second : nullptr;
-}
+Addr my_addr(int port) { return {t_me.info.cluster_id, port}; }
 
 int violation(int err) {
     ++fab().violations;
     return err;
+}
+
+// Object `id` of `kind` of the caller's cluster (its process), or nullptr.
+Object *object(int id, Kind kind) {
+    auto it = fab().objects.find(id);
+    if (it == fab().objects.end() || it->second.kind != kind ||
+        it->second.local.first != t_me.info.cluster_id)
+        return nullptr;
+    return &it->second;
+}
+
+void finish(Async &a, long result) {
+    a.finished = true;
+    a.result = result;
+    fab().cv.notify_all();
+}
+
+// ---- mailboxes ----
+
+// A finished read of message `data` (the size of the message, as
+// ts_mailbox_read, and as much of it as the buffer takes).
+void finish_read(Async &a, const std::vector<char> &data) {
+    std::memcpy(a.rbuf, data.data(), std::min(a.size, data.size()));
+    finish(a, static_cast<long>(data.size()));
+}
+
+// Moves messages waiting in hardware slots into the buffers table while
+// it has room, oldest first (the kernel does it on its next poll).
+void unpark_slots(int cluster) {
+    ClusterIkc &c = fab().clusters[cluster];
+    while (c.parked < fab().config.ikc_buffers && !c.slots_taken.empty()) {
+        Message *oldest = nullptr;
+        for (auto &[addr, mb] : fab().mailboxes)
+            if (addr.first == cluster)
+                for (Message &m : mb.queue)
+                    if (m.in_slot && (!oldest || m.seq < oldest->seq))
+                        oldest = &m;
+        oldest->in_slot = false;
+        c.slots_taken.erase(oldest->from_cluster);
+        ++c.parked;
+    }
+}
+
+// The reader of `mb` takes its oldest message into its pending read.
+void take_message(InMailbox &mb, int cluster) {
+    Message msg = std::move(mb.queue.front());
+    mb.queue.pop_front();
+    ClusterIkc &c = fab().clusters[cluster];
+    if (msg.in_slot)
+        c.slots_taken.erase(msg.from_cluster);
+    else
+        --c.parked;
+    unpark_slots(cluster);
+    finish_read(fab().objects[mb.object].async, msg.data);
+}
+
+bool reading(const InMailbox &mb) {
+    const Async &a = fab().objects[mb.object].async;
+    return a.started && !a.finished;
+}
+
+// Whether a message from `from_cluster` can enter mailbox `to` now.
+bool accepts(const Addr &to, int from_cluster) {
+    auto it = fab().mailboxes.find(to);
+    if (it == fab().mailboxes.end() || reading(it->second))
+        return true;
+    const ClusterIkc &c = fab().clusters[to.first];
+    return c.parked < fab().config.ikc_buffers || !c.slots_taken.count(from_cluster);
+}
+
+// Message `data` from `from_cluster` enters mailbox `to` (accepts() is true).
+void deliver(const Addr &to, int from_cluster, std::vector<char> data) {
+    auto it = fab().mailboxes.find(to);
+    if (it == fab().mailboxes.end()) {
+        // The kernel parks it for a port nobody reads, for good.
+        ++fab().violations;
+        return;
+    }
+    InMailbox &mb = it->second;
+    ++mb.arrived;
+    fab().cv.notify_all();
+    if (reading(mb)) {  // the reader was waiting for it (its queue is empty)
+        finish_read(fab().objects[mb.object].async, data);
+        return;
+    }
+    ClusterIkc &c = fab().clusters[to.first];
+    const bool in_slot = c.parked >= fab().config.ikc_buffers;
+    if (in_slot)
+        c.slots_taken.insert(from_cluster);
+    else
+        ++c.parked;
+    mb.queue.push_back(Message{from_cluster, std::move(data), in_slot, fab().next_seq++});
+}
+
+// Drops what mailbox `mb` still holds (its owner unlinks it).
+void drop_messages(InMailbox &mb, int cluster) {
+    ClusterIkc &c = fab().clusters[cluster];
+    for (const Message &m : mb.queue) {
+        if (m.in_slot)
+            c.slots_taken.erase(m.from_cluster);
+        else
+            --c.parked;
+    }
+    mb.queue.clear();
+    unpark_slots(cluster);
+}
+
+// ---- portals ----
+
+// The output portal whose pending write goes to `to` from `from`, or nullptr.
+Object *pending_write(const Addr &to, const Addr &from) {
+    for (auto &[id, o] : fab().objects)
+        if (o.kind == Kind::out_portal && o.remote == to && o.local == from && o.async.started &&
+            !o.async.finished)
+            return &o;
+    return nullptr;
+}
+
+// Moves the data into portal `to` when its allowed read and the allowed
+// sender's write are both posted.
+void try_transfer(const Addr &to) {
+    auto it = fab().portals.find(to);
+    if (it == fab().portals.end() || !it->second.allowed)
+        return;
+    InPortal &p = it->second;
+    Async &r = fab().objects[p.object].async;
+    if (!r.started || r.finished)
+        return;
+    Object *w = pending_write(to, p.allow_from);
+    if (!w)
+        return;
+    if (w->async.size != r.size)
+        ++fab().violations;  // one side would wait forever for the rest
+    std::memcpy(r.rbuf, w->async.wbuf, std::min(r.size, w->async.size));
+    p.allowed = false;
+    finish(r, static_cast<long>(r.size));
+    finish(w->async, static_cast<long>(w->async.size));
+}
+
+// ---- asynchronous operations ----
+
+long start_async(Object *o, void *rbuf, const void *wbuf, size_t size) {
+    if (!o)
+        return violation(-TS_EBADF);
+    if (o->async.started)
+        return violation(-TS_EBUSY);  // wait for the last one first
+    o->async = Async{true, false, rbuf, wbuf, size, 0};
+    return 0;
+}
+
+// An asynchronous mailbox write (lock held) finishes once its receiver
+// has room; true when it has.
+bool try_awrite(Object &o) {
+    Async &a = o.async;
+    if (o.kind != Kind::out_mailbox || a.finished)
+        return a.finished;
+    if (!accepts(o.remote, o.local.first))
+        return false;
+    const char *p = static_cast<const char *>(a.wbuf);
+    deliver(o.remote, o.local.first, std::vector<char>(p, p + a.size));
+    a.finished = true;
+    a.result = static_cast<long>(a.size);
+    return true;
+}
+
+// TS_SYS_*_WAIT on object `id`, one of `kinds`; blocks unless `nowait`.
+long wait_async(int id, std::initializer_list<Kind> kinds, bool nowait) {
+    auto lock = enter();
+    Object *o = nullptr;
+    for (Kind k : kinds)
+        if (!o)
+            o = object(id, k);
+    if (!o)
+        return violation(-TS_EBADF);
+    Async &a = o->async;
+    if (!a.started)
+        return violation(-TS_EINVAL);  // nothing to wait for
+    try_awrite(*o);
+    if (!a.finished && nowait)
+        return -TS_EAGAIN;
+    wait_for(lock, [&] { return try_awrite(*o) || a.finished; });
+    a.started = false;
+    return a.result;
+}
+
+// Closes or unlinks object `id` of `kind`; `cleanup` releases what it holds.
+template <class Cleanup>
+int release(int id, Kind kind, Cleanup cleanup) {
+    auto lock = enter();
+    Object *o = object(id, kind);
+    if (!o)
+        return violation(-TS_EBADF);
+    if (o->async.started && !o->async.finished)
+        return violation(-TS_EBUSY);
+    cleanup(*o);
+    fab().objects.erase(id);
+    fab().cv.notify_all();
+    return 0;
 }
 
 // ts_console_flush: the caller's buffered output to the console.
@@ -146,10 +395,16 @@ bool flush_output() {
 JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &body) {
     Fabric f;
     f.config = config;
-    f.start = std::chrono::steady_clock::now();
+    f.start = Clock::now();
+    f.deadline = f.start + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(config.timeout_s));
     g_fabric = &f;
     const tessera::pm::JobShape shape{config.np, config.ncompute, config.slots,
                                       static_cast<tessera::pm::MapPolicy>(config.policy)};
+    // One zeroed block per compute cluster: its ranks' shared memory.
+    std::vector<std::unique_ptr<SharedBlock>> shared;
+    for (int c = 0; c < config.ncompute; ++c)
+        shared.push_back(std::make_unique<SharedBlock>());
     JobResult result;
     result.status.assign(config.np, -1);
     std::vector<std::thread> threads;
@@ -158,6 +413,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             const tessera::pm::Placement p = shape.place(rank);
             t_me.rank = rank;
             t_me.local = p.local;
+            t_me.shared = shared[p.cluster].get();
             ts_job_info &i = t_me.info;
             i.cluster_id = config.nio + p.cluster;
             i.nclusters = config.nio + config.ncompute;
@@ -171,6 +427,9 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             i.argc = 1;
             i.timebase_hz = 10'000'000;
             std::strcpy(i.args, "test");
+            i.ikc_buffers = config.ikc_buffers;
+            i.mpi_flags = config.local_path ? 0 : TS_JOB_MPI_LOCAL_IKC;
+            i.mpi_eager_max = config.eager_max;
             if (rank < static_cast<int>(config.start_delay_ms.size()))
                 std::this_thread::sleep_for(std::chrono::milliseconds(config.start_delay_ms[rank]));
             try {
@@ -200,15 +459,25 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
 
 void print(const std::string &text) { t_me.out += text; }
 
+namespace {
+// Messages written to the mailboxes of world rank `rank` (lock held).
+int arrived_at(int rank) {
+    int sum = 0;
+    for (const auto &[addr, mb] : fab().mailboxes)
+        if (mb.owner == rank)
+            sum += mb.arrived;
+    return sum;
+}
+}  // namespace
+
+int arrivals(int rank) {
+    auto lock = enter();
+    return arrived_at(rank);
+}
+
 void wait_arrivals(int rank, int n) {
-    std::unique_lock<std::mutex> lock(fab().m);
-    wait_for(lock, [&] {
-        int sum = 0;
-        for (const auto &[addr, mb] : fab().mailboxes)
-            if (mb.owner == rank)
-                sum += mb.arrived;
-        return sum >= n;
-    });
+    auto lock = enter();
+    wait_for(lock, [&] { return arrived_at(rank) >= n; });
 }
 
 bool clean(const JobResult &r) {
@@ -230,18 +499,22 @@ using namespace fake;
 const ts_job_info *job() { return &t_me.info; }
 int rank() { return t_me.rank; }
 int local_index() { return t_me.local; }
+int core() { return t_me.local + 1; }  // as the runtime places rank threads
+
+void *cluster_shared(size_t size) {
+    return size <= sizeof(SharedBlock::bytes) && t_me.shared ? t_me.shared->bytes : nullptr;
+}
 
 unsigned long time() {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now() - fab().start)
-                        .count();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - fab().start).count();
     return static_cast<unsigned long>(ns * fab().config.clock_rate / 100);  // 10 MHz
 }
 
+// A rank that polls (sleeping between tries) ends with the job too.
 void sleep_ns(unsigned long ns) {
-    check_abort();
+    enter();
     std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
-    check_abort();
+    enter();
 }
 
 void console_write(const char *s, size_t n) {
@@ -263,206 +536,230 @@ void abort_job(int code) {
     throw Aborted{};
 }
 
+// ---- mailboxes ----
+
 int mailbox_create(int port) {
-    std::lock_guard<std::mutex> lock(fab().m);
+    auto lock = enter();
     if (!port_ok(port))
         return violation(-TS_EINVAL);
-    const Addr a{t_me.info.cluster_id, port};
+    const Addr a = my_addr(port);
     if (fab().mailboxes.count(a))
         return violation(-TS_EBUSY);
-    fab().mailboxes[a].owner = t_me.rank;
     const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::in_mailbox, a, {}};
+    fab().objects[id] = Object{Kind::in_mailbox, a, {}, {}};
+    fab().mailboxes.emplace(a, InMailbox{id, t_me.rank, 0, {}});
     return id;
 }
 
 int mailbox_open(int local_port, int cluster, int port) {
-    std::lock_guard<std::mutex> lock(fab().m);
+    auto lock = enter();
     if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster))
         return violation(-TS_EINVAL);
     const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::out_mailbox, {t_me.info.cluster_id, local_port}, {cluster, port}};
+    fab().objects[id] = Object{Kind::out_mailbox, my_addr(local_port), {cluster, port}, {}};
     return id;
 }
 
 long mailbox_write(int id, const void *buf, size_t size) {
-    std::unique_lock<std::mutex> lock(fab().m);
-    Object *o = object(id, Kind::out_mailbox);
+    auto lock = enter();
+    const Object *o = object(id, Kind::out_mailbox);
     if (!o)
         return violation(-TS_EBADF);
     if (size > static_cast<size_t>(fab().config.payload))
         return violation(-TS_EINVAL);
-    const Addr from = o->local, to = o->remote;
-    if (!fab().mailboxes.count(to))
-        return violation(-TS_ENOENT);
-    wait_for(lock, [&] {
-        auto it = fab().mailboxes.find(to);
-        return it == fab().mailboxes.end() || it->second.unread[from] == 0;
-    });
-    auto it = fab().mailboxes.find(to);
-    if (it == fab().mailboxes.end())
-        return violation(-TS_ENOENT);
+    const Addr to = o->remote;
+    const int from = t_me.info.cluster_id;
+    wait_for(lock, [&] { return accepts(to, from); });
     const char *p = static_cast<const char *>(buf);
-    it->second.queue.push_back(Message{from, std::vector<char>(p, p + size)});
-    ++it->second.unread[from];
-    ++it->second.arrived;
-    fab().cv.notify_all();
+    deliver(to, from, std::vector<char>(p, p + size));
     return static_cast<long>(size);
 }
 
-long mailbox_read(int id, void *buf, size_t size) {
-    std::unique_lock<std::mutex> lock(fab().m);
+long mailbox_awrite(int id, const void *buf, size_t size) {
+    auto lock = enter();
+    Object *o = object(id, Kind::out_mailbox);
+    if (o && size > static_cast<size_t>(fab().config.payload))
+        return violation(-TS_EINVAL);
+    if (long e = start_async(o, nullptr, buf, size))
+        return e;
+    try_awrite(*o);
+    return 0;
+}
+
+long mailbox_aread(int id, void *buf, size_t size) {
+    auto lock = enter();
     Object *o = object(id, Kind::in_mailbox);
-    if (!o)
-        return violation(-TS_EBADF);
-    const Addr me = o->local;
-    InMailbox &mb = fab().mailboxes[me];
-    wait_for(lock, [&] { return !mb.queue.empty(); });
-    Message msg = std::move(mb.queue.front());
-    mb.queue.pop_front();
-    --mb.unread[msg.from];
-    fab().cv.notify_all();
-    std::memcpy(buf, msg.data.data(), std::min(size, msg.data.size()));
-    return static_cast<long>(msg.data.size());
+    if (long e = start_async(o, buf, nullptr, size))
+        return e;
+    InMailbox &mb = fab().mailboxes.at(o->local);
+    if (!mb.queue.empty())
+        take_message(mb, o->local.first);
+    return 0;
+}
+
+long mailbox_wait(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, false); }
+long mailbox_test(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, true); }
+
+long mailbox_read(int id, void *buf, size_t size) {
+    if (long e = mailbox_aread(id, buf, size))
+        return e;
+    return mailbox_wait(id);
 }
 
 int mailbox_close(int id) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    if (!object(id, Kind::out_mailbox))
-        return violation(-TS_EBADF);
-    fab().objects.erase(id);
-    return 0;
+    return release(id, Kind::out_mailbox, [](Object &) {});
 }
 
 int mailbox_unlink(int id) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    Object *o = object(id, Kind::in_mailbox);
-    if (!o)
-        return violation(-TS_EBADF);
-    if (!fab().mailboxes[o->local].queue.empty())
-        ++fab().violations;  // LWMPI must have read every message by now
-    fab().mailboxes.erase(o->local);
-    fab().objects.erase(id);
-    fab().cv.notify_all();
-    return 0;
+    return release(id, Kind::in_mailbox, [](Object &o) {
+        InMailbox &mb = fab().mailboxes.at(o.local);
+        if (!mb.queue.empty())
+            ++fab().violations;  // left in the kernel's buffers table for good
+        drop_messages(mb, o.local.first);
+        fab().mailboxes.erase(o.local);
+    });
 }
 
+// ---- portals ----
+
 int portal_create(int port) {
-    std::lock_guard<std::mutex> lock(fab().m);
+    auto lock = enter();
     if (!port_ok(port))
         return violation(-TS_EINVAL);
-    const Addr a{t_me.info.cluster_id, port};
+    const Addr a = my_addr(port);
     if (fab().portals.count(a))
         return violation(-TS_EBUSY);
-    fab().portals[a];
     const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::in_portal, a, {}};
+    fab().objects[id] = Object{Kind::in_portal, a, {}, {}};
+    fab().portals.emplace(a, InPortal{id});
     return id;
 }
 
 int portal_allow(int id, int cluster, int port) {
-    std::lock_guard<std::mutex> lock(fab().m);
+    auto lock = enter();
     Object *o = object(id, Kind::in_portal);
-    if (!o || !cluster_ok(cluster) || !port_ok(port))
+    if (!o)
+        return violation(-TS_EBADF);
+    if (!cluster_ok(cluster) || !port_ok(port))
         return violation(-TS_EINVAL);
-    InPortal &p = fab().portals[o->local];
-    if (p.allowed || p.has_data)
-        return violation(-TS_EBUSY);
+    InPortal &p = fab().portals.at(o->local);
+    if (p.allowed)
+        ++fab().violations;  // the kernel forgets the first: a transfer lost
     p.allowed = true;
     p.allow_from = {cluster, port};
-    fab().cv.notify_all();
+    try_transfer(o->local);
     return 0;
 }
 
 int portal_open(int local_port, int cluster, int port) {
-    std::lock_guard<std::mutex> lock(fab().m);
+    auto lock = enter();
     if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster))
         return violation(-TS_EINVAL);
     const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::out_portal, {t_me.info.cluster_id, local_port}, {cluster, port}};
+    fab().objects[id] = Object{Kind::out_portal, my_addr(local_port), {cluster, port}, {}};
     return id;
 }
 
-long portal_write(int id, const void *buf, size_t size) {
-    std::unique_lock<std::mutex> lock(fab().m);
-    Object *o = object(id, Kind::out_portal);
-    if (!o)
-        return violation(-TS_EBADF);
-    const Addr from = o->local, to = o->remote;
-    if (!fab().portals.count(to))
-        return violation(-TS_ENOENT);
-    InPortal &p = fab().portals[to];
-    wait_for(lock, [&] { return p.allowed && p.allow_from == from && !p.has_data; });
-    const char *b = static_cast<const char *>(buf);
-    p.data.assign(b, b + size);
-    p.data_from = from;
-    p.has_data = true;
-    p.allowed = false;
-    const unsigned long mine = ++p.written;
-    fab().cv.notify_all();
-    wait_for(lock, [&] { return p.taken >= mine; });  // the receiver took it
-    return static_cast<long>(size);
+long portal_aread(int id, void *buf, size_t size) {
+    auto lock = enter();
+    Object *o = object(id, Kind::in_portal);
+    if (long e = start_async(o, buf, nullptr, size))
+        return e;
+    InPortal &p = fab().portals.at(o->local);
+    if (!p.allowed) {  // the kernel's first attempt fails, its wait says so
+        finish(o->async, violation(-TS_EINVAL));
+        return 0;
+    }
+    if (size == 0) {  // the kernel takes the allow and moves nothing
+        p.allowed = false;
+        finish(o->async, 0);
+        return 0;
+    }
+    try_transfer(o->local);
+    return 0;
 }
 
+long portal_awrite(int id, const void *buf, size_t size) {
+    auto lock = enter();
+    Object *o = object(id, Kind::out_portal);
+    if (long e = start_async(o, nullptr, buf, size))
+        return e;
+    if (size == 0) {  // no chunk to move
+        finish(o->async, 0);
+        return 0;
+    }
+    try_transfer(o->remote);
+    return 0;
+}
+
+long portal_wait(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, false); }
+long portal_test(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, true); }
+
 long portal_read(int id, void *buf, size_t size) {
-    std::unique_lock<std::mutex> lock(fab().m);
-    Object *o = object(id, Kind::in_portal);
-    if (!o)
-        return violation(-TS_EBADF);
-    InPortal &p = fab().portals[o->local];
-    if (!p.allowed && !p.has_data)
-        return violation(-TS_EINVAL);  // a read needs a prior allow
-    wait_for(lock, [&] { return p.has_data; });
-    if (p.data.size() != size)
-        ++fab().violations;  // both sides must agree on the size
-    std::memcpy(buf, p.data.data(), std::min(size, p.data.size()));
-    p.has_data = false;
-    ++p.taken;
-    fab().cv.notify_all();
-    return static_cast<long>(size);
+    if (long e = portal_aread(id, buf, size))
+        return e;
+    return portal_wait(id);
+}
+
+long portal_write(int id, const void *buf, size_t size) {
+    if (long e = portal_awrite(id, buf, size))
+        return e;
+    return portal_wait(id);
 }
 
 int portal_close(int id) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    if (!object(id, Kind::out_portal))
-        return violation(-TS_EBADF);
-    fab().objects.erase(id);
-    return 0;
+    return release(id, Kind::out_portal, [](Object &) {});
 }
 
 int portal_unlink(int id) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    Object *o = object(id, Kind::in_portal);
-    if (!o)
-        return violation(-TS_EBADF);
-    fab().portals.erase(o->local);
-    fab().objects.erase(id);
-    return 0;
+    return release(id, Kind::in_portal, [](Object &o) { fab().portals.erase(o.local); });
 }
 
-int name_link(const char *name, int cluster) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    if (!name || !cluster_ok(cluster))
+// ---- names ----
+
+namespace {
+int check_name(const char *name) {
+    if (!name || !*name)
         return -TS_EINVAL;
-    if (std::strlen(name) > 31)
-        return -TS_ENAMETOOLONG;
-    if (fab().names.count(name))
+    return std::strlen(name) > TS_NAME_MAX ? -TS_ENAMETOOLONG : 0;
+}
+}  // namespace
+
+int name_register(const char *name, int port) {
+    auto lock = enter();
+    if (int e = check_name(name))
+        return e;
+    if (!port_ok(port))
+        return -TS_EINVAL;
+    if (!fab().names.emplace(name, my_addr(port)).second)
         return -TS_EEXIST;
-    fab().names[name] = cluster;
     return 0;
 }
 
-int name_lookup(const char *name) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    if (fab().aborted)
-        throw Aborted{};
+int name_resolve(const char *name, int *cluster, int *port) {
+    auto lock = enter();
+    if (int e = check_name(name))
+        return e;
+    if (!cluster || !port)
+        return -TS_EINVAL;
     auto it = fab().names.find(name);
-    return it == fab().names.end() ? -TS_ENOENT : it->second;
+    if (it == fab().names.end())
+        return -TS_ENOENT;
+    *cluster = it->second.first;
+    *port = it->second.second;
+    return 0;
 }
 
-int name_unlink(const char *name) {
-    std::lock_guard<std::mutex> lock(fab().m);
-    return fab().names.erase(name) ? 0 : -TS_ENOENT;
+int name_unregister(const char *name) {
+    auto lock = enter();
+    if (int e = check_name(name))
+        return e;
+    // The ranks of a cluster are one process: any of them may remove it.
+    auto it = fab().names.find(name);
+    if (it == fab().names.end() || it->second.first != t_me.info.cluster_id)
+        return -TS_ENOENT;
+    fab().names.erase(it);
+    return 0;
 }
 
 }  // namespace lwmpi::os

@@ -78,3 +78,34 @@ TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
     CHECK(eager_first_bytes(120) == 88);
     CHECK(eager_more_bytes(120) == 112);
 }
+
+TEST_CASE("control_valid checks the writer's rank, whatever the communicator", "[control]") {
+    // The source of a control message follows its context (a communicator
+    // of any id); only a fragment has it right after the version.
+    for (ControlKind k : {ControlKind::rts, ControlKind::eager, ControlKind::cts, ControlKind::ack,
+                          ControlKind::credit, ControlKind::kick}) {
+        INFO("kind " << static_cast<int>(k));
+        ControlMsg m = make_control(k, 1, 2, 8, 0);
+        m.context = 9;  // more than the job has ranks
+        CHECK(control_valid(&m, sizeof m, 4));
+        m.context = 0;
+        m.source = 4;
+        CHECK_FALSE(control_valid(&m, sizeof m, 4));
+        m.source = -1;
+        CHECK_FALSE(control_valid(&m, sizeof m, 4));
+    }
+}
+
+TEST_CASE("replies, credit and kicks are exactly one header", "[control]") {
+    alignas(8) char buf[64] = {};
+    for (ControlKind k : {ControlKind::cts, ControlKind::ack, ControlKind::credit, ControlKind::kick}) {
+        INFO("kind " << static_cast<int>(k));
+        const ControlMsg m = make_control(k, 1, 2, 8, 0);
+        std::memcpy(buf, &m, sizeof m);
+        CHECK(control_valid(buf, sizeof m, 4));
+        CHECK_FALSE(control_valid(buf, sizeof m + 1, 4));
+    }
+    ControlMsg eager = make_control(ControlKind::eager, 1, 2, 8, 0);
+    eager.tag = -1;  // an eager message carries a real tag
+    CHECK_FALSE(control_valid(&eager, sizeof eager, 4));
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""The MPI 3.1 suite on the target: tests/target/mpi_*.c and the unmodified
+third-party examples of tests/target/third_party/, booted through
+tools/mpirun on the cross build ($TESSERA_TARGET_OUT, default out/target).
+
+Each program runs with both mappings (--map-by compact, scatter) and both
+intra-cluster paths (--local-path shm, ikc), mostly with 8 processes (two
+clusters when compact, four when scattered), and with 4 (one cluster when
+compact) or 16 (every cluster) for some. A run passes when the job exits
+with 0, prints the program's "NAME: OK" line and no "FAIL" line.
+
+The programs are portable MPI programs, checked against Open MPI on Linux
+(see tests/target/README.md): a failure here is LWMPI's, not the test's.
+
+    test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
+    test_mpi_suite.py [unittest options]         all of them
+
+SUITE: env, p2p, coll, comm, dtype, err, stress, third_party.
+"""
+import os
+import re
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
+from tessera_run import mpirun  # noqa: E402
+
+MAPS = ("compact", "scatter")
+PATHS = ("shm", "ikc")
+JOB_TIMEOUT = 180          # mpirun --timeout: kills the machine (the programs aim at ~20 s)
+DRIVER_TIMEOUT = JOB_TIMEOUT + 120
+
+
+def run_job(program, np, policy, path, args=()):
+    """(exit status, output, seconds) of one job."""
+    t0 = time.monotonic()
+    rc, out = mpirun("-np", str(np), "--map-by", policy, "--local-path", path,
+                     "--timeout", str(JOB_TIMEOUT), program, *args, timeout=DRIVER_TIMEOUT)
+    seconds = time.monotonic() - t0
+    print(f"{program} {' '.join(args)} np={np} {policy} {path}: exit {rc}, {seconds:.1f} s",
+          file=sys.stderr)
+    return rc, out, seconds
+
+
+class Program(unittest.TestCase):
+    """A program of the suite. Subclasses set PROGRAM and ARGS; add_runs()
+    gives them one test method per (np, mapping, path)."""
+    PROGRAM = None
+    ARGS = ()
+
+    def check_output(self, np, out):
+        """The program's own verdict: its OK line, no FAIL line."""
+        self.assertNotIn("FAIL ", out)
+        self.assertRegex(out, rf"(?m)^{re.escape(self.PROGRAM)}: OK \(np={np}[,)]")
+
+    def run_config(self, np, policy, path, args=None):
+        rc, out, _ = run_job(self.PROGRAM, np, policy, path, self.ARGS if args is None else args)
+        self.assertEqual(rc, 0, out)
+        self.check_output(np, out)
+
+
+def add_runs(cls, runs):
+    """runs: (np, mapping, path[, args]) tuples; one test method each."""
+    for run in runs:
+        np, policy, path = run[:3]
+        args = tuple(run[3]) if len(run) > 3 else None
+        name = f"test_np{np}_{policy}_{path}"
+        if args is not None:
+            name += "_" + "_".join(re.sub(r"\W", "", a) for a in args)
+
+        def method(self, np=np, policy=policy, path=path, args=args):
+            self.run_config(np, policy, path, args)
+        method.__name__ = name
+        method.__doc__ = f"{cls.PROGRAM} {' '.join(args or cls.ARGS)}: -np {np} " \
+                         f"--map-by {policy} --local-path {path}"
+        setattr(cls, name, method)
+    return cls
+
+
+def standard_runs(*extra):
+    """np 8 with every mapping and path, then `extra`."""
+    return [(8, m, p) for m in MAPS for p in PATHS] + list(extra)
+
+
+class Env(Program):
+    """Init_thread, Query_thread, Wtime/Wtick, versions, error strings,
+    attributes of MPI_COMM_WORLD."""
+    PROGRAM = "mpi_env_test"
+
+
+class P2p(Program):
+    """Every send mode, completion calls, probe, persistent requests,
+    protocols (0 B .. 256 KB), ordering."""
+    PROGRAM = "mpi_p2p_test"
+
+
+class Coll(Program):
+    """Every collective, root, predefined and user operation, on the world
+    and on a split communicator."""
+    PROGRAM = "mpi_coll_test"
+
+
+class Comm(Program):
+    """Groups, communicators, context isolation, Cartesian topologies."""
+    PROGRAM = "mpi_comm_test"
+
+
+class Dtype(Program):
+    """Derived datatypes, in messages and collectives; packing."""
+    PROGRAM = "mpi_dtype_test"
+
+
+class Err(Program):
+    """Error classes of bad arguments; error handlers."""
+    PROGRAM = "mpi_err_test"
+
+
+class Stress(Program):
+    """Thousands of messages of mixed sizes between all pairs."""
+    PROGRAM = "mpi_stress"
+
+
+add_runs(Env, standard_runs((1, "compact", "shm"), (16, "scatter", "ikc")))
+add_runs(P2p, standard_runs((4, "compact", "shm"), (4, "compact", "ikc"),
+                            (3, "scatter", "shm"), (16, "scatter", "shm", ("65536", "20"))))
+add_runs(Coll, standard_runs((4, "compact", "shm"), (5, "scatter", "ikc", ("100",)),
+                             (16, "compact", "shm", ("100",))))
+add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
+                             (16, "scatter", "ikc")))
+add_runs(Dtype, standard_runs((4, "compact", "shm")))
+add_runs(Err, standard_runs((4, "compact", "shm"), (3, "scatter", "ikc")))
+add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
+                               (16, "scatter", "shm", ("3000", "8192", "65536", "4"))))
+
+
+class ThirdParty(unittest.TestCase):
+    """MPICH's example programs, unmodified (tests/target/third_party/):
+    their own output is the check."""
+
+    def job(self, program, np, policy, path):
+        rc, out, _ = run_job(program, np, policy, path)
+        self.assertEqual(rc, 0, out)
+        return out
+
+    def check_cpi(self, np, policy, path):
+        out = self.job("mpich_cpi", np, policy, path)
+        for r in range(np):
+            self.assertRegex(out, rf"(?m)^Process {r} of {np} is on \S+")
+        m = re.search(r"(?m)^pi is approximately (\d+\.\d+), Error is (\d+\.\d+)$", out)
+        self.assertIsNotNone(m, out)
+        self.assertAlmostEqual(float(m.group(1)), 3.141592653589793, places=8)
+        self.assertLess(float(m.group(2)), 1e-8)   # 10000 intervals: 8.3e-10
+
+    def test_cpi(self):
+        for policy, path in (("compact", "shm"), ("scatter", "ikc")):
+            with self.subTest(policy=policy, path=path):
+                self.check_cpi(8, policy, path)
+
+    def test_hellow(self):
+        for np, policy, path in ((8, "scatter", "shm"), (16, "compact", "ikc")):
+            with self.subTest(np=np, policy=policy, path=path):
+                out = self.job("mpich_hellow", np, policy, path)
+                lines = sorted(re.findall(r"(?m)^Hello world from process (\d+) of (\d+)$", out))
+                self.assertEqual(lines, sorted((str(r), str(np)) for r in range(np)), out)
+
+    def test_srtest(self):
+        for policy, path in (("compact", "ikc"), ("scatter", "shm")):
+            with self.subTest(policy=policy, path=path):
+                out = self.job("mpich_srtest", 8, policy, path)
+                for r in range(8):
+                    self.assertRegex(out, rf"(?m)^{r} received 'hello there' ?$")
+                for r in range(1, 8):
+                    self.assertRegex(out, rf"(?m)^{r} sent 'hello there' ?$")
+
+
+SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
+          "err": "Err", "stress": "Stress", "third_party": "ThirdParty"}
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    if argv and argv[0] in SUITES:
+        argv[0] = SUITES[argv[0]]
+    unittest.main(argv=[sys.argv[0]] + argv, verbosity=2)
