@@ -133,12 +133,14 @@ int finish(const char *fn, MPI_Request *h, MPI_Status *status) {
 struct Pass {
     int finished;
     int active;
-    int error;  ///< MPI_ERR_IN_STATUS when one finished with an error
+    int error;        ///< MPI_ERR_IN_STATUS when one finished with an error
+    int first_error;  ///< the class of the first one that did
+    MPI_Comm comm;    ///< and its communicator
 };
 
 int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[], int indices[],
          bool first_only, bool all_or_none, Pass *out) {
-    *out = Pass{0, 0, MPI_SUCCESS};
+    *out = Pass{0, 0, MPI_SUCCESS, MPI_SUCCESS, MPI_COMM_WORLD};
     if (int e = progress_requests())
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     bool all = true;
@@ -173,13 +175,17 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
             continue;
         }
         MPI_Status tmp;
+        const MPI_Comm comm = request_get(requests[i])->args.comm;
         const int e = request_finish(&requests[i], &tmp);
         if (st) {
             *st = tmp;
             st->MPI_ERROR = e;
         }
-        if (e)
+        if (e && !out->error) {
             out->error = MPI_ERR_IN_STATUS;
+            out->first_error = e;
+            out->comm = comm;
+        }
         if (indices)
             indices[out->finished] = i;
         ++out->finished;
@@ -217,10 +223,11 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 // Copies into the attached buffer and returns; the message leaves in the
 // background (section 3.6).
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    static constexpr char fn[] = "MPI_Bsend";
     MPI_Request r;
-    if (int e = MPI_Ibsend(buf, count, datatype, dest, tag, comm, &r))
+    if (int e = nonblocking(fn, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, &r))
         return e;
-    return MPI_Request_free(&r);
+    return finish(fn, &r, MPI_STATUS_IGNORE);  // complete: the message is in the buffer
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -388,9 +395,8 @@ static int any(const char *fn, int count, MPI_Request requests[], int *index, in
             *index = p.finished ? i : MPI_UNDEFINED;
             if (p.active == 0)
                 empty_status(status);
-            if (p.error)
-                return raise_error(MPI_COMM_WORLD, fn, status ? status->MPI_ERROR : MPI_ERR_OTHER);
-            return MPI_SUCCESS;
+            // One request: its own error, not MPI_ERR_IN_STATUS (3.7.5).
+            return p.error ? raise_error(p.comm, fn, p.first_error) : MPI_SUCCESS;
         }
         util::idle();
     }
@@ -497,49 +503,57 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     return probe("MPI_Iprobe", source, tag, comm, flag, status);
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status) {
-    static constexpr char fn[] = "MPI_Sendrecv";
-    MPI_Request reqs[2];
-    MPI_Status st[2];
-    if (int e = nonblocking(fn, recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), false, &reqs[0]))
+namespace lwmpi {
+namespace {
+
+// MPI_Sendrecv and MPI_Sendrecv_replace (named `fn` in reports): the
+// receive is posted first, so the peers may call it in either order.
+int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *status) {
+    if (int e = check_op(fn, send))  // before anything starts
         return e;
-    if (int e = nonblocking(fn, send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm), false, &reqs[1])) {
+    MPI_Request reqs[2];
+    if (int e = nonblocking(fn, recv, false, &reqs[0]))
+        return e;
+    if (int e = nonblocking(fn, send, false, &reqs[1])) {
         MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
         return e;
     }
-    MPI_Errhandler h;
-    MPI_Comm_get_errhandler(comm, &h);
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);  // report as MPI_Sendrecv
-    const int e = MPI_Waitall(2, reqs, st);
-    MPI_Comm_set_errhandler(comm, h);
+    for (int i = 0; i < 2; ++i)
+        if (int e = request_wait(*request_get(reqs[i])))
+            return raise_error(send.comm, fn, e, util::error_detail());
+    MPI_Status st;
+    const int e = finish(fn, &reqs[0], &st);
     if (status != MPI_STATUS_IGNORE)
-        *status = st[0];
-    if (e)
-        return raise_completion(comm, fn, st[0].MPI_ERROR ? st[0].MPI_ERROR : st[1].MPI_ERROR, st[0]);
-    return MPI_SUCCESS;
+        *status = st;
+    const int e2 = finish(fn, &reqs[1], MPI_STATUS_IGNORE);
+    return e ? e : e2;
+}
+
+}  // namespace
+}  // namespace lwmpi
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    return sendrecv("MPI_Sendrecv", send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm),
+                    recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), status);
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status *status) {
     static constexpr char fn[] = "MPI_Sendrecv_replace";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
+    const P2POp recv = recv_op(buf, count, datatype, source, recvtag, comm);
+    if (int e = check_op(fn, recv))
         return e;
-    const Datatype *t = datatype_get(datatype);
-    if (int e = check_datatype(datatype))
-        return raise_error(comm, fn, e);
-    if (int e = check_count(count))
-        return raise_error(comm, fn, e);
     // The message to send leaves from a packed copy; the receive lands in buf.
+    const Datatype *t = datatype_get(datatype);
     const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t->size);
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return raise_error(comm, fn, MPI_ERR_NO_MEM);
     pack(buf, count, *t, copy);
-    const int e = MPI_Sendrecv(copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
-                               source, recvtag, comm, status);
+    const int e = sendrecv(fn, send_op(Op2::send, copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, comm),
+                           recv, status);
     free(copy);
     return e;
 }

@@ -60,6 +60,24 @@ void reap() {
     }
 }
 
+// A buffered send is complete for its caller once the message is in the
+// attached buffer (MPI 3.1 section 3.6): a freed copy of the request takes
+// the operation over, and frees the block once the message has left. When
+// the table has no room for it, `r` itself completes on delivery.
+void detach_buffered(Request &r) {
+    MPI_Request h;
+    if (request_new(r.args, false, &h) != MPI_SUCCESS)
+        return;
+    Request &bg = *request_get(h);
+    bg.active = true;
+    bg.freed = true;
+    bg.util_req = r.util_req;
+    bg.packed = r.packed;
+    r.util_req = -1;
+    r.packed = nullptr;
+    r.complete = true;
+}
+
 }  // namespace
 
 int progress_requests() {
@@ -162,8 +180,11 @@ int request_start(Request &r) {
         free_packed(r);
         r.util_req = -1;
         r.active = false;
+        return e;
     }
-    return e;
+    if (a.op == Op2::bsend)
+        detach_buffered(r);
+    return MPI_SUCCESS;
 }
 
 int drain_requests() {

@@ -46,6 +46,12 @@ bool ikc_must_poll();
 int post_control(const Address &to, const void *msg, size_t n);
 /// Writes what the queue holds as far as it can without waiting.
 int write_out();
+/// Writes everything the queue holds (polling).
+int flush();
+/// Posts the asynchronous read of my mailbox into rx.
+int post_read();
+/// The seq of the KICK a rank sends itself last (finalize()).
+inline constexpr uint32_t kFinalMark = 0xffffffff;
 
 // ---- local_path.cpp ----
 

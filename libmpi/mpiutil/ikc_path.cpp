@@ -17,6 +17,9 @@ namespace lwmpi::util {
 
 namespace {
 
+// Pause between tries of a flush (a write waits for room at its receiver).
+constexpr unsigned long kFlushPauseNs = 20'000;
+
 uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
 // A send's id on the wire: its pool index and its generation, so that a
@@ -46,7 +49,7 @@ int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
 // I consumed an eager message of `source`: return the credits in batches.
 int consume_eager(int source) {
     RankState &s = self();
-    if (++s.consumed[source] < kEagerCredits / 2)
+    if (s.quiet || ++s.consumed[source] < kEagerCredits / 2)
         return MPI_SUCCESS;
     const uint8_t n = s.consumed[source];
     s.consumed[source] = 0;
@@ -273,6 +276,8 @@ int handle(const char *msg, long n) {
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
+}  // namespace
+
 int post_read() {
     RankState &s = self();
     const long e = os::mailbox_aread(s.mailbox, s.rx, payload());
@@ -282,7 +287,15 @@ int post_read() {
     return MPI_SUCCESS;
 }
 
-}  // namespace
+int flush() {
+    while (self().out_head) {
+        if (int e = write_out())
+            return e;
+        if (self().out_head)
+            os::sleep_ns(kFlushPauseNs);
+    }
+    return MPI_SUCCESS;
+}
 
 int post_control(const Address &to, const void *msg, size_t n) {
     RankState &s = self();

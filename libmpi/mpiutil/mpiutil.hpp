@@ -58,8 +58,13 @@ struct Limits {
 /// "mpi:<rank>" registered with the local name daemon. MPI_ERR_OTHER when
 /// the caller is not an MPI rank or the job does not fit the tables.
 int init();
-/// Releases what init() took. Call after every request completed and a
-/// barrier.
+/// MPI_Finalize's last barrier follows: consumed eager messages are no
+/// longer credited back (their senders send nothing after the barrier),
+/// and every message written from now on has left before a write of the
+/// barrier does.
+void quiesce();
+/// Releases what init() took, after reading every message still on its
+/// way to the caller. Call after quiesce() and a barrier.
 int finalize();
 
 /// The caller's MPI_COMM_WORLD rank and the world's size (after init()).

@@ -53,6 +53,8 @@ long mailbox_aread(int id, void *buf, size_t size);
 long mailbox_awrite(int id, const void *buf, size_t size);
 long mailbox_wait(int id);
 long mailbox_test(int id);
+/// Messages waiting for input mailbox `id` (TS_IKC_IOCTL_STATS's parked).
+long mailbox_parked(int id);
 int mailbox_close(int id);
 int mailbox_unlink(int id);
 

@@ -39,6 +39,11 @@ long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id,
 long mailbox_awrite(int id, const void *buf, size_t size) { return ts_mailbox_awrite(id, buf, size); }
 long mailbox_wait(int id) { return ts_mailbox_wait(id); }
 long mailbox_test(int id) { return ts_mailbox_test(id); }
+long mailbox_parked(int id) {
+    ts_ikc_stats st;
+    const int e = ts_mailbox_ioctl(id, TS_IKC_IOCTL_STATS, &st);
+    return e < 0 ? e : static_cast<long>(st.parked);
+}
 int mailbox_close(int id) { return ts_mailbox_close(id); }
 int mailbox_unlink(int id) { return ts_mailbox_unlink(id); }
 

@@ -111,18 +111,25 @@ int finalize() {
     RankState &s = t_state;
     if (!s.ready)
         return fail(MPI_ERR_OTHER, "MPI is not initialized");
-    // The mailbox read still posted ends with a message to myself, once
-    // every queued message has left.
-    if (s.rx_posted && !s.rx_ready) {
-        const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
-        if (int e = post_control(s.address[s.rank], &kick, sizeof kick))
-            return e;
-        while (s.out_head) {
-            if (int e = write_out())
+    // Every message to me was written before its writer entered the last
+    // barrier (quiesce()), so it is in my cluster now: read until a mark I
+    // send myself, then what is still parked for me. Nothing is left for
+    // the kernel to keep after the unlink.
+    const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, kFinalMark);
+    if (int e = post_control(s.address[s.rank], &mark, sizeof mark))
+        return e;
+    if (int e = flush())
+        return e;
+    for (bool marked = false; !marked || os::mailbox_parked(s.mailbox) > 0;) {
+        if (!s.rx_posted && !s.rx_ready)
+            if (int e = post_read())
                 return e;
-            os::sleep_ns(kLookupFirstPauseNs / 50);
-        }
-        os::mailbox_wait(s.mailbox);
+        if (!s.rx_ready)
+            s.rx_result = os::mailbox_wait(s.mailbox);
+        s.rx_ready = s.rx_posted = false;
+        const auto *m = reinterpret_cast<const ControlMsg *>(s.rx);
+        marked = marked || (s.rx_result == sizeof *m && m->kind == mark.kind && m->source == s.rank &&
+                            m->seq == kFinalMark);
     }
     s.ready = false;
     if (s.out_mailbox >= 0)
@@ -142,6 +149,8 @@ int finalize() {
         return fail(MPI_ERR_OTHER, "cannot release the rank's mailbox or portal", r2 < 0 ? r2 : r3);
     return MPI_SUCCESS;
 }
+
+void quiesce() { t_state.quiet = true; }
 
 int world_rank() { return t_state.rank; }
 int world_size() { return t_state.shape.np; }

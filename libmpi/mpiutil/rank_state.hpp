@@ -140,6 +140,7 @@ struct RankState {
 
     int pending_local;         ///< my local sends waiting for their copy
     bool progressed;           ///< progress() did something idle() has not seen
+    bool quiet;                ///< quiesce() was called: no credits go back
     unsigned long backoff_ns;  ///< pause of a polling idle()
 
     char detail[kDetailMax];

@@ -600,6 +600,14 @@ long mailbox_aread(int id, void *buf, size_t size) {
 long mailbox_wait(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, false); }
 long mailbox_test(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, true); }
 
+long mailbox_parked(int id) {
+    auto lock = enter();
+    Object *o = object(id, Kind::in_mailbox);
+    if (!o)
+        return violation(-TS_EBADF);
+    return static_cast<long>(fab().mailboxes.at(o->local).queue.size());
+}
+
 long mailbox_read(int id, void *buf, size_t size) {
     if (long e = mailbox_aread(id, buf, size))
         return e;
