@@ -83,7 +83,8 @@ int MPI_Finalize(void) {
     // once all are past the barrier (section 8.7).
     if (int e = drain_requests())
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-    util::quiesce();
+    if (int e = util::quiesce())
+        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;

@@ -191,7 +191,7 @@ void idle() {
         s.progressed = false;
         return;
     }
-    if (ikc_must_poll()) {
+    if (ikc_must_poll() || s.quiet) {
         s.backoff_ns = s.backoff_ns ? s.backoff_ns * 2 : kFirstPauseNs;
         if (s.backoff_ns > kMaxPauseNs)
             s.backoff_ns = kMaxPauseNs;

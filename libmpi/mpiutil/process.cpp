@@ -150,7 +150,10 @@ int finalize() {
     return MPI_SUCCESS;
 }
 
-void quiesce() { t_state.quiet = true; }
+int quiesce() {
+    t_state.quiet = true;
+    return flush();
+}
 
 int world_rank() { return t_state.rank; }
 int world_size() { return t_state.shape.np; }
