@@ -270,9 +270,9 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
 
 /* ---- Environment (MPI 3.1 chapter 8, section 12.4.3) ---------------- */
 
-/* Starts MPI for the calling rank: links its name, opens its mailbox and
- * portal. argc/argv may be NULL and are not changed. Calling it twice is
- * MPI_ERR_OTHER. (section 8.7) */
+/* Starts MPI for the calling rank: registers its name with the local name
+ * daemon, opens its mailbox and portal. argc/argv may be NULL and are not
+ * changed. Calling it twice is MPI_ERR_OTHER. (section 8.7) */
 int MPI_Init(int *argc, char ***argv);
 /* As MPI_Init; *provided is MPI_THREAD_FUNNELED whatever `required` asks
  * for: only the thread that is the MPI process may call MPI (a rank's
@@ -423,7 +423,8 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 
 /* Derived datatypes: MPI_ERR_COUNT for negative counts, MPI_ERR_TYPE for
  * invalid old types, MPI_ERR_ARG for NULL arrays; a new type must be
- * committed before it is used in communication. */
+ * committed before it is used in communication. At most 64 derived
+ * datatypes per rank (MPI_ERR_NO_MEM beyond). */
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
@@ -538,7 +539,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 /* New communicators are collective over comm and each gets its own
  * contexts, so their messages never match another communicator's. At
- * most 16 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF included (MPI_ERR_NO_MEM beyond). (6.4.2) */
+ * most 16 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF
+ * included (MPI_ERR_NO_MEM beyond). (6.4.2) */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
