@@ -6,7 +6,8 @@ tools/mpirun on the cross build ($TESSERA_TARGET_OUT, default out/target).
 Each program runs with both mappings (--map-by compact, scatter) and both
 intra-cluster paths (--local-path shm, ikc), mostly with 8 processes (two
 clusters when compact, four when scattered), and with 4 (one cluster when
-compact) or 16 (every cluster) for some. A run passes when the job exits
+compact) or 16 (every cluster) for some; p2p and stress also with other
+eager thresholds (--eager-threshold). A run passes when the job exits
 with 0, prints the program's "NAME: OK" line and no "FAIL" line.
 
 The programs are portable MPI programs, checked against Open MPI on Linux
@@ -32,14 +33,16 @@ JOB_TIMEOUT = 180          # mpirun --timeout: kills the machine (the programs a
 DRIVER_TIMEOUT = JOB_TIMEOUT + 120
 
 
-def run_job(program, np, policy, path, args=()):
-    """(exit status, output, seconds) of one job."""
+def run_job(program, np, policy, path, args=(), eager=None):
+    """(exit status, output, seconds) of one job; `eager`: the eager
+    threshold in bytes (LWMPI's default when None)."""
     t0 = time.monotonic()
-    rc, out = mpirun("-np", str(np), "--map-by", policy, "--local-path", path,
+    options = ("--eager-threshold", str(eager)) if eager is not None else ()
+    rc, out = mpirun("-np", str(np), "--map-by", policy, "--local-path", path, *options,
                      "--timeout", str(JOB_TIMEOUT), program, *args, timeout=DRIVER_TIMEOUT)
     seconds = time.monotonic() - t0
-    print(f"{program} {' '.join(args)} np={np} {policy} {path}: exit {rc}, {seconds:.1f} s",
-          file=sys.stderr)
+    print(f"{program} {' '.join(args)} np={np} {policy} {path} {' '.join(options)}: "
+          f"exit {rc}, {seconds:.1f} s", file=sys.stderr)
     return rc, out, seconds
 
 
@@ -54,26 +57,31 @@ class Program(unittest.TestCase):
         self.assertNotIn("FAIL ", out)
         self.assertRegex(out, rf"(?m)^{re.escape(self.PROGRAM)}: OK \(np={np}[,)]")
 
-    def run_config(self, np, policy, path, args=None):
-        rc, out, _ = run_job(self.PROGRAM, np, policy, path, self.ARGS if args is None else args)
+    def run_config(self, np, policy, path, args=None, eager=None):
+        rc, out, _ = run_job(self.PROGRAM, np, policy, path, self.ARGS if args is None else args, eager)
         self.assertEqual(rc, 0, out)
         self.check_output(np, out)
 
 
 def add_runs(cls, runs):
-    """runs: (np, mapping, path[, args]) tuples; one test method each."""
+    """runs: (np, mapping, path[, args[, eager threshold]]) tuples (args None:
+    the program's defaults); one test method each."""
     for run in runs:
         np, policy, path = run[:3]
-        args = tuple(run[3]) if len(run) > 3 else None
+        args = tuple(run[3]) if len(run) > 3 and run[3] is not None else None
+        eager = run[4] if len(run) > 4 else None
         name = f"test_np{np}_{policy}_{path}"
         if args is not None:
             name += "_" + "_".join(re.sub(r"\W", "", a) for a in args)
+        if eager is not None:
+            name += f"_eager{eager}"
 
-        def method(self, np=np, policy=policy, path=path, args=args):
-            self.run_config(np, policy, path, args)
+        def method(self, np=np, policy=policy, path=path, args=args, eager=eager):
+            self.run_config(np, policy, path, args, eager)
         method.__name__ = name
         method.__doc__ = f"{cls.PROGRAM} {' '.join(args or cls.ARGS)}: -np {np} " \
-                         f"--map-by {policy} --local-path {path}"
+                         f"--map-by {policy} --local-path {path}" + \
+                         (f" --eager-threshold {eager}" if eager is not None else "")
         setattr(cls, name, method)
     return cls
 
@@ -123,7 +131,8 @@ class Stress(Program):
 
 add_runs(Env, standard_runs((1, "compact", "shm"), (16, "scatter", "ikc")))
 add_runs(P2p, standard_runs((4, "compact", "shm"), (4, "compact", "ikc"),
-                            (3, "scatter", "shm"), (16, "scatter", "shm", ("65536", "20"))))
+                            (3, "scatter", "shm"), (16, "scatter", "shm", ("65536", "20")),
+                            (8, "scatter", "ikc", None, 64), (8, "compact", "shm", None, 4096)))
 add_runs(Coll, standard_runs((4, "compact", "shm"), (5, "scatter", "ikc", ("100",)),
                              (16, "compact", "shm", ("100",))))
 add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
@@ -131,7 +140,8 @@ add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
 add_runs(Dtype, standard_runs((4, "compact", "shm")))
 add_runs(Err, standard_runs((4, "compact", "shm"), (3, "scatter", "ikc")))
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
-                               (16, "scatter", "shm", ("3000", "8192", "65536", "4"))))
+                               (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
+                               (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
 
 
 class ThirdParty(unittest.TestCase):
