@@ -21,7 +21,7 @@ namespace {
 // Pauses of idle() while it must poll (a portal transfer into this rank
 // runs): the first, doubled each time up to the longest.
 constexpr unsigned long kFirstPauseNs = 20'000;
-constexpr unsigned long kMaxPauseNs = 1'000'000;
+constexpr unsigned long kMaxPauseNs = 250'000;
 
 int alloc_request(bool is_send, int *out) {
     RankState &s = self();
