@@ -323,8 +323,9 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
 /* Invokes comm's error handler with `errorcode`; returns MPI_SUCCESS
  * when the handler returns. (section 8.3.4) */
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-/* Frees a user handler (communicators that use it keep it); sets
- * *errhandler to MPI_ERRHANDLER_NULL. Predefined handlers: MPI_ERR_ARG. */
+/* Frees the caller's reference to a handler and sets *errhandler to
+ * MPI_ERRHANDLER_NULL; communicators that use a user handler keep it until
+ * they drop it (section 8.3.4). At most 8 user handlers per rank. */
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 /* Text of an error code (at most MPI_MAX_ERROR_STRING bytes with the NUL);
  * MPI_ERR_ARG for an unknown code. Callable at any time. */

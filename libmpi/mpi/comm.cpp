@@ -25,7 +25,16 @@ Comm *comm_get(MPI_Comm h) {
     Comm &c = state().comms[i];
     // WORLD and SELF exist from the start, so that their error handlers can
     // be chosen before MPI_Init.
-    return c.in_use || i == kWorld || i == kSelf ? &c : nullptr;
+    return (c.in_use && !c.freed) || i == kWorld || i == kSelf ? &c : nullptr;
+}
+
+void comm_hold(Comm &c) { ++c.users; }
+
+void comm_release(Comm &c) {
+    if (--c.users == 0 && c.freed) {
+        c.in_use = false;
+        release_errhandler(c.errhandler);
+    }
 }
 
 void comm_init_predefined(int world_rank, int world_size) {
@@ -217,8 +226,13 @@ int MPI_Comm_free(MPI_Comm *comm) {
         return e;
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return raise_error(*comm, fn, MPI_ERR_COMM, "a predefined communicator cannot be freed");
-    c->in_use = false;
     *comm = MPI_COMM_NULL;
+    if (c->users > 0) {  // its pending operations complete first (6.4.3)
+        c->freed = true;
+        return MPI_SUCCESS;
+    }
+    c->in_use = false;
+    release_errhandler(c->errhandler);
     return MPI_SUCCESS;
 }
 

@@ -26,6 +26,8 @@ struct CartTopology {
 /// never match another communicator's (section 6.1.2).
 struct Comm {
     bool in_use;
+    bool freed;                 ///< MPI_Comm_free'd while requests still use it
+    int users;                  ///< requests that use it (they keep it alive)
     MPI_Comm handle;
     uint32_t context;
     int rank;                   ///< the caller's rank in it
@@ -38,6 +40,12 @@ struct Comm {
 /// The communicator named by `h` (WORLD and SELF once MPI_Init has run),
 /// or nullptr (MPI_COMM_NULL, invalid, freed).
 Comm *comm_get(MPI_Comm h);
+
+/// A request starts or stops using `c`: a communicator freed while
+/// operations on it are pending lives until they end (MPI 3.1 section
+/// 6.4.3).
+void comm_hold(Comm &c);
+void comm_release(Comm &c);
 
 /// Fills MPI_COMM_WORLD and MPI_COMM_SELF for the calling rank (MPI_Init).
 void comm_init_predefined(int world_rank, int world_size);

@@ -103,6 +103,7 @@ namespace {
 constexpr int kFirstUser = 4;
 constexpr int kMaxErrhandlers = kFirstUser + 8;
 thread_local MPI_Comm_errhandler_function *t_user[kMaxErrhandlers];
+thread_local bool t_freed[kMaxErrhandlers];  // freed by the program, still in use
 
 bool is_predefined(MPI_Errhandler h) {
     return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
@@ -115,7 +116,26 @@ MPI_Comm_errhandler_function *user_function(MPI_Errhandler h) {
 
 }  // namespace
 
+// A freed handler stays valid while a communicator uses it: the program
+// may hold other references to it (MPI_Comm_get_errhandler gives one).
 bool errhandler_valid(MPI_Errhandler h) { return is_predefined(h) || user_function(h); }
+
+namespace {
+bool in_use(MPI_Errhandler h) {
+    for (const Comm &c : state().comms)
+        if (c.in_use && c.errhandler == h)
+            return true;
+    return false;
+}
+}  // namespace
+
+void release_errhandler(MPI_Errhandler h) {
+    const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
+    if (i >= 0 && t_freed[i] && !in_use(h)) {
+        t_user[i] = nullptr;
+        t_freed[i] = false;
+    }
+}
 
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail) {
     const Comm *c = comm_get(comm);
@@ -150,7 +170,10 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
     if (!errhandler_valid(errhandler))
         return raise_error(comm, fn, MPI_ERR_ARG, "invalid error handler");
+    const MPI_Errhandler old = c->errhandler;
     c->errhandler = errhandler;
+    if (old != errhandler)
+        release_errhandler(old);
     return MPI_SUCCESS;
 }
 
@@ -194,11 +217,12 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
         *errhandler = MPI_ERRHANDLER_NULL;  // section 8.3.4 allows freeing these
         return MPI_SUCCESS;
     }
-    bool used = false;
-    for (const Comm &c : state().comms)
-        used = used || (c.in_use && c.errhandler == *errhandler);
-    if (!used)
-        t_user[handle_index(*errhandler)] = nullptr;
+    const int i = handle_index(*errhandler);
+    t_freed[i] = true;
+    if (!in_use(*errhandler)) {
+        t_user[i] = nullptr;
+        t_freed[i] = false;
+    }
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

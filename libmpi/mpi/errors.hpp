@@ -20,6 +20,10 @@ size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int c
 /// True for the predefined error handlers and the live user ones.
 bool errhandler_valid(MPI_Errhandler h);
 
+/// A communicator stops using handler `h` (freed, or given another): a
+/// user handler freed meanwhile is released once no communicator uses it.
+void release_errhandler(MPI_Errhandler h);
+
 /// Raises error `code` in `function` on communicator `comm` (on
 /// MPI_COMM_WORLD when comm is not valid), with an optional detail. With
 /// MPI_ERRORS_RETURN returns `code`; a user handler is called with the

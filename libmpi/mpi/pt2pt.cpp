@@ -18,6 +18,16 @@ static_assert(util::kAnySource == MPI_ANY_SOURCE && util::kAnyTag == MPI_ANY_TAG
 
 namespace {
 
+// Copies a completion's status to the caller's (unless MPI_STATUS_IGNORE),
+// leaving its MPI_ERROR alone: single completions never set it (3.2.5).
+void copy_status(MPI_Status *to, const MPI_Status &from) {
+    if (to == MPI_STATUS_IGNORE)
+        return;
+    const int error = to->MPI_ERROR;
+    *to = from;
+    to->MPI_ERROR = error;
+}
+
 // Checks the arguments of `op` on its communicator; raises what is wrong.
 int check_op(const char *fn, const P2POp &op) {
     Comm *c;
@@ -52,8 +62,7 @@ int blocking(const char *fn, const P2POp &op, MPI_Status *status) {
         return e;
     MPI_Status st{};
     const int e = run(op, &st);
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
+    copy_status(status, st);
     return e ? raise_completion(op.comm, fn, e, st) : MPI_SUCCESS;
 }
 
@@ -116,14 +125,9 @@ int look(const char *fn, MPI_Request *h, bool poll, Slot *out) {
 int finish(const char *fn, MPI_Request *h, MPI_Status *status) {
     const MPI_Comm comm = request_get(*h)->args.comm;
     MPI_Status st;
-    if (int e = request_finish(h, &st)) {
-        if (status != MPI_STATUS_IGNORE)
-            *status = st;
-        return raise_completion(comm, fn, e, st);
-    }
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
-    return MPI_SUCCESS;
+    const int e = request_finish(h, &st);
+    copy_status(status, st);
+    return e ? raise_completion(comm, fn, e, st) : MPI_SUCCESS;
 }
 
 // One pass of a multiple-completion call over requests[0..count): finishes
@@ -141,6 +145,10 @@ struct Pass {
 int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[], int indices[],
          bool first_only, bool all_or_none, Pass *out) {
     *out = Pass{0, 0, MPI_SUCCESS, MPI_SUCCESS, MPI_COMM_WORLD};
+    // The statuses finished in this pass and their classes (at most one
+    // per request in flight).
+    MPI_Status *written[util::kMaxRequests];
+    int codes[util::kMaxRequests];
     if (int e = progress_requests())
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     bool all = true;
@@ -177,10 +185,9 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
         MPI_Status tmp;
         const MPI_Comm comm = request_get(requests[i])->args.comm;
         const int e = request_finish(&requests[i], &tmp);
-        if (st) {
-            *st = tmp;
-            st->MPI_ERROR = e;
-        }
+        copy_status(st, tmp);
+        written[out->finished] = st;
+        codes[out->finished] = e;
         if (e && !out->error) {
             out->error = MPI_ERR_IN_STATUS;
             out->first_error = e;
@@ -190,6 +197,11 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
             indices[out->finished] = i;
         ++out->finished;
     }
+    // With MPI_ERR_IN_STATUS, every status finished tells its class (3.7.5);
+    // otherwise MPI_ERROR is left as it was.
+    for (int k = 0; out->error && k < out->finished; ++k)
+        if (written[k])
+            written[k]->MPI_ERROR = codes[k];
     return MPI_SUCCESS;
 }
 
@@ -355,7 +367,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
         if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
             return e;
         if (p.finished == p.active)
-            return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+            return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
         util::idle();
     }
 }
@@ -372,7 +384,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
         return e;
     *flag = p.finished == p.active;
-    return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+    return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
 }
 
 // Waitany and Testany: the first complete request (section 3.7.5).
@@ -427,7 +439,7 @@ static int some(const char *fn, int incount, MPI_Request requests[], int *outcou
             return e;
         if (p.finished || p.active == 0 || !wait) {
             *outcount = p.active == 0 ? MPI_UNDEFINED : p.finished;
-            return p.error ? raise_error(MPI_COMM_WORLD, fn, p.error) : MPI_SUCCESS;
+            return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
         }
         util::idle();
     }
@@ -509,22 +521,29 @@ namespace {
 // MPI_Sendrecv and MPI_Sendrecv_replace (named `fn` in reports): the
 // receive is posted first, so the peers may call it in either order.
 int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *status) {
-    if (int e = check_op(fn, send))  // before anything starts
+    // Everything is checked and taken before anything starts.
+    if (int e = check_op(fn, send))
+        return e;
+    if (int e = check_op(fn, recv))
         return e;
     MPI_Request reqs[2];
-    if (int e = nonblocking(fn, recv, false, &reqs[0]))
-        return e;
-    if (int e = nonblocking(fn, send, false, &reqs[1])) {
-        MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
-        return e;
+    if (request_new(recv, false, &reqs[0]) != MPI_SUCCESS)
+        return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
+    if (request_new(send, false, &reqs[1]) != MPI_SUCCESS) {
+        request_drop(*request_get(reqs[0]));
+        return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
     }
-    for (int i = 0; i < 2; ++i)
-        if (int e = request_wait(*request_get(reqs[i])))
-            return raise_error(send.comm, fn, e, util::error_detail());
-    MPI_Status st;
-    const int e = finish(fn, &reqs[0], &st);
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
+    int e = request_start(*request_get(reqs[0]));
+    if (e == MPI_SUCCESS)
+        e = request_start(*request_get(reqs[1]));
+    for (int i = 0; i < 2 && e == MPI_SUCCESS; ++i)
+        e = request_wait(*request_get(reqs[i]));
+    if (e) {  // (a receive left posted would swallow a later message)
+        for (MPI_Request h : reqs)
+            request_drop(*request_get(h));
+        return raise_error(send.comm, fn, e, util::error_detail());
+    }
+    e = finish(fn, &reqs[0], status);
     const int e2 = finish(fn, &reqs[1], MPI_STATUS_IGNORE);
     return e ? e : e2;
 }

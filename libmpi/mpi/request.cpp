@@ -28,10 +28,9 @@ void free_packed(Request &r) {
 // The MPIUtil request of `r` has completed: fill the status, unpack.
 void settle(Request &r, const util::Status &st) {
     const P2POp &a = r.args;
-    const Comm *c = comm_get(a.comm);
     r.error = st.error;
     if (a.op == Op2::recv) {
-        r.status.MPI_SOURCE = c ? group_rank_of(c->group, st.source) : st.source;
+        r.status.MPI_SOURCE = group_rank_of(r.comm->group, st.source);
         r.status.MPI_TAG = st.tag;
         r.status._count = static_cast<long long>(st.bytes);
         r.status._offered = static_cast<long long>(st.offered);
@@ -61,14 +60,10 @@ void reap() {
 }
 
 // A buffered send is complete for its caller once the message is in the
-// attached buffer (MPI 3.1 section 3.6): a freed copy of the request takes
-// the operation over, and frees the block once the message has left. When
-// the table has no room for it, `r` itself completes on delivery.
-void detach_buffered(Request &r) {
-    MPI_Request h;
-    if (request_new(r.args, false, &h) != MPI_SUCCESS)
-        return;
-    Request &bg = *request_get(h);
+// attached buffer (MPI 3.1 section 3.6): `carrier`, a freed request of its
+// own, takes the operation over and frees the block once it has left.
+void hand_over(Request &r, MPI_Request carrier) {
+    Request &bg = *request_get(carrier);
     bg.active = true;
     bg.freed = true;
     bg.util_req = r.util_req;
@@ -119,6 +114,8 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
         r.persistent = persistent;
         r.args = op;
         r.type = datatype_hold(op.datatype);
+        r.comm = comm_get(op.comm);  // checked by the caller
+        comm_hold(*r.comm);
         r.util_req = -1;
         *out = make_handle(HandleKind::request, i);
         return MPI_SUCCESS;
@@ -128,6 +125,7 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
 
 void request_drop(Request &r) {
     datatype_release(r.args.datatype);
+    comm_release(*r.comm);
     r.in_use = false;
 }
 
@@ -142,28 +140,29 @@ int request_start(Request &r) {
         r.complete = true;
         return MPI_SUCCESS;
     }
-    const Comm &c = *comm_get(a.comm);
+    const Comm &c = *r.comm;
     const Datatype &t = *r.type;
     const uint32_t context = c.context + (a.collective ? 1 : 0);
     r.bytes = static_cast<uint64_t>(a.count) * static_cast<uint64_t>(t.size);
     const bool is_send = a.op != Op2::recv;
+    // The carrier of a buffered send is taken first, so that a full table
+    // fails the call before anything starts.
+    MPI_Request carrier = MPI_REQUEST_NULL;
+    int e = a.op == Op2::bsend ? request_new(a, false, &carrier) : MPI_SUCCESS;
     // A contiguous message moves from or into the user's buffer itself.
     void *data = const_cast<char *>(static_cast<const char *>(is_send ? a.sbuf : a.rbuf)) + t.true_lb;
-    if (a.op == Op2::bsend) {
-        if (int e = bsend_reserve(r.bytes, &r.packed))
-            return e;
-    } else if (!t.contiguous && r.bytes > 0) {
+    if (e == MPI_SUCCESS && a.op == Op2::bsend) {
+        e = bsend_reserve(r.bytes, &r.packed);
+    } else if (e == MPI_SUCCESS && !t.contiguous && r.bytes > 0) {
         r.packed = malloc(r.bytes);
-        if (!r.packed)
-            return MPI_ERR_NO_MEM;
+        e = r.packed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
-    if (r.packed) {
+    if (e == MPI_SUCCESS && r.packed) {
         if (is_send)
             pack(a.sbuf, a.count, t, r.packed);
         data = r.packed;
     }
-    int e;
-    if (is_send) {
+    if (e == MPI_SUCCESS && is_send) {
         const int dst = c.group.world[a.peer];
         bool local = false;
         e = util::same_cluster(dst, &local);
@@ -172,7 +171,7 @@ int request_start(Request &r) {
             e = util::isend(choose_protocol(r.bytes, local, util::limits()), mode, dst, a.tag, context,
                             data, r.bytes, &r.util_req);
         }
-    } else {
+    } else if (e == MPI_SUCCESS) {
         const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : c.group.world[a.peer];
         e = util::irecv(src, a.tag, context, data, r.bytes, &r.util_req);
     }
@@ -180,10 +179,12 @@ int request_start(Request &r) {
         free_packed(r);
         r.util_req = -1;
         r.active = false;
+        if (carrier != MPI_REQUEST_NULL)
+            request_drop(*request_get(carrier));
         return e;
     }
-    if (a.op == Op2::bsend)
-        detach_buffered(r);
+    if (carrier != MPI_REQUEST_NULL)
+        hand_over(r, carrier);
     return MPI_SUCCESS;
 }
 
@@ -225,7 +226,7 @@ int request_wait(Request &r) {
 int request_finish(MPI_Request *h, MPI_Status *status) {
     Request &r = *request_get(*h);
     if (status != MPI_STATUS_IGNORE)
-        *status = r.status;
+        *status = r.status;  // (MPI_ERROR: the caller decides)
     const int error = r.error;
     r.active = false;
     r.complete = false;

@@ -38,6 +38,7 @@ struct Request {
     bool freed;      ///< MPI_Request_free'd while active
     P2POp args;
     const Datatype *type;  ///< args.datatype, held until the request is dropped
+    Comm *comm;            ///< args.comm, held until the request is dropped
     int util_req;    ///< the MPIUtil request, -1 when none
     void *packed;    ///< temporary contiguous copy, or nullptr
     uint64_t bytes;  ///< bytes on the wire (send) or room (receive)
