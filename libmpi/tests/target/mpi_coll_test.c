@@ -28,49 +28,16 @@
 
 #define NAME "mpi_coll_test"
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0;
+#include "mpitest.h"
+
 static _Thread_local int big_count = 1000;
 static _Thread_local long calls = 0; /* checks made */
 /* The communicator under test. */
 static _Thread_local MPI_Comm comm = MPI_COMM_NULL;
 static _Thread_local int crank = -1, csize = 0;
 static _Thread_local const char *cname = "";
-/* What is being checked, for failure messages. */
+/* The phase of failure reports: what is being checked. */
 static _Thread_local char what[200] = "init";
-
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: %s: ", line, me, what);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
 
 static void describe(const char *fmt, ...)
 {
@@ -80,14 +47,7 @@ static void describe(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what + n, sizeof what - (size_t)n, fmt, ap);
     va_end(ap);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%lu bytes)", (unsigned long)n);
-    return p;
+    phase = what;
 }
 
 /* ---- Basic types -------------------------------------------------------- */

@@ -26,56 +26,9 @@
 
 #define NAME "mpi_dtype_test"
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0, peer = -1;
-static _Thread_local const char *phase = "init";
+#include "mpitest.h"
 
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: %s: ", line, me, phase);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%lu bytes)", (unsigned long)n);
-    return p;
-}
-
-static void sync_all(const char *next)
-{
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    phase = next;
-}
+static _Thread_local int peer = -1;
 
 /* size, lb, extent, true_lb, true_extent of a type. */
 static void check_layout_at(int line, MPI_Datatype t, long size, long lb, long extent,

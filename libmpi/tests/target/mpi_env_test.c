@@ -20,45 +20,7 @@
 
 #define NAME "mpi_env_test"
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0;
-
-static void fail_at(int line, const char *fmt, ...)
-{
-    int init = 0, fin = 0;
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: ", line, me);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
-    if (init && !fin)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
+#include "mpitest.h"
 
 /* Every error class of MPI 3.1 table 8.1. */
 #define CLASS(c) {c, #c}

@@ -30,43 +30,9 @@
 
 #define NAME "mpi_err_test"
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0;
-static _Thread_local const char *phase = "init";
+#include "mpitest.h"
+
 static _Thread_local int checked = 0;
-
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: %s: ", line, me, phase);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
 
 static const char *class_name(int cls)
 {
@@ -102,12 +68,6 @@ static void expect_class_at(int line, const char *text, int rc, int cls)
                 cls, class_name(cls));
 }
 #define EXPECT(call, cls) expect_class_at(__LINE__, #call, (call), cls)
-
-static void sync_all(const char *next)
-{
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    phase = next;
-}
 
 /* ---- Argument errors --------------------------------------------------------- */
 

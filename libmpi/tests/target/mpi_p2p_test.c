@@ -34,45 +34,11 @@
 
 #define NAME "mpi_p2p_test"
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0;
+#include "mpitest.h"
+
 static _Thread_local int peer = -1;       /* partner of the pair tests, or -1 */
 static _Thread_local long max_bytes = 262144;
 static _Thread_local int order_messages = 40;
-static _Thread_local const char *phase = "init";
-
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: %s: ", line, me, phase);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
 
 /* ---- Data patterns -------------------------------------------------- */
 
@@ -158,20 +124,6 @@ static void pause_for(double seconds)
     double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < seconds)
         ;
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%lu bytes)", (unsigned long)n);
-    return p;
-}
-
-static void sync_all(const char *next)
-{
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    phase = next;
 }
 
 /* ---- Send modes ------------------------------------------------------ */

@@ -30,48 +30,13 @@
 #include <string.h>
 
 #define NAME "mpi_stress"
+
+#include "mpitest.h"
 #define HEADER 16
 #define TAG_MOD 32768 /* tags stay below the smallest MPI_TAG_UB allowed */
 
-/* Per-process state: thread-local, since an implementation may run its MPI
- * processes as threads of one program (Tessera's LWMPI does). */
-static _Thread_local int me = -1, np = 0;
 static _Thread_local long total = 2000, max_size = 16384, large_size = 65536, seed = 1;
 static _Thread_local int window = 8;
-
-static void fail_at(int line, const char *fmt, ...)
-{
-    va_list ap;
-    printf("FAIL " NAME ".c:%d: rank %d: ", line, me);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
-    } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%lu bytes)", (unsigned long)n);
-    return p;
-}
 
 /* ---- The schedule ----------------------------------------------------------- */
 
