@@ -308,16 +308,6 @@ int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Dat
     return check(fn, comm, check_buffer(buf, count), "NULL buffer for count", count);
 }
 
-int check_counts(const char *fn, MPI_Comm comm, const Comm &c, const int *counts, const int *displs,
-                 MPI_Datatype type, const void *buf) {
-    if (!counts || (displs == nullptr) != (counts == nullptr))
-        return raise_error(comm, fn, MPI_ERR_ARG, "counts or displacements are NULL");
-    for (int r = 0; r < c.group.size; ++r)
-        if (int e = check_buf(fn, comm, buf, counts[r], type))
-            return e;
-    return MPI_SUCCESS;
-}
-
 int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {
     if (int e = check_buf(fn, comm, buf, count, type))
         return e;
@@ -432,250 +422,214 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 namespace {
 
-// Gather and Gatherv: rank r's block lands at recvbuf + displs[r] (in
-// elements of recvtype) with room for counts[r] elements.
+// The blocks of a buffer in the per-rank collectives: rank r's block is
+// count(r) elements at displ(r) elements from the start. The v-forms give
+// the arrays; the others one count for all, blocks back to back.
+struct Blocks {
+    const int *counts;  ///< nullptr: `fixed` elements each
+    const int *displs;
+    int fixed;
+
+    int count(int r) const { return counts ? counts[r] : fixed; }
+    MPI_Aint displ(int r) const { return displs ? displs[r] : static_cast<MPI_Aint>(r) * fixed; }
+    /// Elements from the start to the end of the last block.
+    MPI_Aint span(int n) const {
+        MPI_Aint end = 0;
+        for (int r = 0; r < n; ++r)
+            end = displ(r) + count(r) > end ? displ(r) + count(r) : end;
+        return end;
+    }
+};
+
+constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, count}; }
+
+// Checks a buffer of blocks: the arrays (v-forms) and each block's count.
+int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type) {
+    if (!b.counts)
+        return check_buf(fn, c.handle, buf, b.fixed, type);
+    if (!b.displs)
+        return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
+    for (int r = 0; r < c.group.size; ++r)
+        if (int e = check_buf(fn, c.handle, buf, b.counts[r], type))
+            return e;
+    return MPI_SUCCESS;
+}
+
+// Gather(v): rank r's block lands in recvbuf's block r.
 int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-            void *recvbuf, const int *counts, const int *displs, int fixed_count, MPI_Datatype recvtype, int root) {
-    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
-    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
+            void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, int root) {
     if (c.rank != root)
         return fail(fn, c.handle, send(c, root, kGather, sendbuf, sendcount, sendtype));
     const Datatype &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
-        char *block = at(recvbuf, displ_of(r), rt);
+        char *block = at(recvbuf, rb.displ(r), rt);
         if (r != root)
-            b.recv(r, kGather, block, count_of(r), recvtype);
+            b.recv(r, kGather, block, rb.count(r), recvtype);
         else if (sendbuf != MPI_IN_PLACE)
-            if (int e = copy_as(sendbuf, sendcount, *datatype_get(sendtype), block, count_of(r), rt))
+            if (int e = copy_as(sendbuf, sendcount, *datatype_get(sendtype), block, rb.count(r), rt))
                 return fail(fn, c.handle, e);
     }
     return fail(fn, c.handle, b.finish());
 }
 
-// Scatter and Scatterv, the other way.
-int scatterv(const char *fn, const Comm &c, const void *sendbuf, const int *counts, const int *displs,
-             int fixed_count, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
-    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
-    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
+// Scatter(v), the other way.
+int scatterv(const char *fn, const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
     if (c.rank != root)
         return fail(fn, c.handle, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
     const Datatype &st = *datatype_get(sendtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
-        const char *block = at(sendbuf, displ_of(r), st);
+        const char *block = at(sendbuf, sb.displ(r), st);
         if (r != root)
-            b.send(r, kScatter, block, count_of(r), sendtype);
+            b.send(r, kScatter, block, sb.count(r), sendtype);
         else if (recvbuf != MPI_IN_PLACE)
-            if (int e = copy_as(block, count_of(r), st, recvbuf, recvcount, *datatype_get(recvtype)))
+            if (int e = copy_as(block, sb.count(r), st, recvbuf, recvcount, *datatype_get(recvtype)))
                 return fail(fn, c.handle, e);
     }
     return fail(fn, c.handle, b.finish());
+}
+
+// MPI_Gather(v) and MPI_Scatter(v) (named `fn`): the checks, then the
+// algorithm. `one` is a rank's own buffer (the send buffer of a gather,
+// the receive buffer of a scatter; MPI_IN_PLACE at the root), `many` the
+// root's buffer of blocks.
+int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
+           const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm) {
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (int e = check_root(fn, *c, root))
+        return e;
+    if (!(c->rank == root && one == MPI_IN_PLACE))
+        if (int e = check_buf(fn, comm, one, count, type))
+            return e;
+    if (c->rank == root)
+        if (int e = check_blocks(fn, *c, many, blocks, blocks_type))
+            return e;
+    if (gather)
+        return gatherv(fn, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
+    return scatterv(fn, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
 }
 
 }  // namespace
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Gather";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
-    const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
-    if (!in_place)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (c->rank == root)
-        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
-            return e;
-    return gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root);
+    return rooted("MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, root,
+                  comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Gatherv";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
-    const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
-    if (!in_place)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (c->rank == root)
-        if (int e = check_counts(fn, comm, *c, recvcounts, displs, recvtype, recvbuf))
-            return e;
-    return gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root);
+    return rooted("MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+                  recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Scatter";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
-    const bool in_place = c->rank == root && recvbuf == MPI_IN_PLACE;
-    if (!in_place)
-        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
-            return e;
-    if (c->rank == root)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    return scatterv(fn, *c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    return rooted("MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype, root,
+                  comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Scatterv";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
-    const bool in_place = c->rank == root && recvbuf == MPI_IN_PLACE;
-    if (!in_place)
-        if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
-            return e;
-    if (c->rank == root)
-        if (int e = check_counts(fn, comm, *c, sendcounts, displs, sendtype, sendbuf))
-            return e;
-    return scatterv(fn, *c, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root);
+    return rooted("MPI_Scatterv", false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
+                  sendtype, root, comm);
 }
 
 namespace {
 
-// Allgather(v): gather to rank 0, then every block down the bcast trees.
-int allgatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, const int *counts, const int *displs, int fixed_count, MPI_Datatype recvtype) {
+// Allgather(v): gather to rank 0, then the blocks down the bcast trees.
+int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
+            return e;
+    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype))
+        return e;
     const Datatype &rt = *datatype_get(recvtype);
-    const auto count_of = [&](int r) { return counts ? counts[r] : fixed_count; };
-    const auto displ_of = [&](int r) { return displs ? static_cast<MPI_Aint>(displs[r]) : static_cast<MPI_Aint>(r) * fixed_count; };
-    if (sendbuf == MPI_IN_PLACE && c.rank != 0) {  // my block is in recvbuf already
-        sendbuf = at(recvbuf, displ_of(c.rank), rt);
-        sendcount = count_of(c.rank);
+    if (sendbuf == MPI_IN_PLACE && c->rank != 0) {  // my block is in recvbuf already
+        sendbuf = at(recvbuf, rb.displ(c->rank), rt);
+        sendcount = rb.count(c->rank);
         sendtype = recvtype;
     }
-    if (int e = gatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, counts, displs, fixed_count, recvtype, 0))
+    if (int e = gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype, 0))
         return e;
-    if (!counts)  // the blocks are one array
-        return fail(fn, c.handle, bcast(c, recvbuf, fixed_count * c.group.size, recvtype, 0));
-    for (int r = 0; r < c.group.size; ++r)
-        if (int e = bcast(c, at(recvbuf, displ_of(r), rt), count_of(r), recvtype, 0))
-            return fail(fn, c.handle, e);
+    if (!rb.counts)  // the blocks are one array
+        return fail(fn, comm, bcast(*c, recvbuf, rb.fixed * c->group.size, recvtype, 0));
+    for (int r = 0; r < c->group.size; ++r)
+        if (int e = bcast(*c, at(recvbuf, rb.displ(r), rt), rb.count(r), recvtype, 0))
+            return fail(fn, comm, e);
     return MPI_SUCCESS;
+}
+
+// Alltoall(v): every pair exchanges its blocks directly.
+int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendtype, void *recvbuf,
+              const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = check_blocks(fn, *c, sendbuf, sb, sendtype))
+            return e;
+    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype))
+        return e;
+    const int n = c->group.size, me = c->rank;
+    const Datatype &rt = *datatype_get(recvtype);
+    // In place: what is sent is a copy of recvbuf as it was.
+    const int span = sendbuf == MPI_IN_PLACE ? static_cast<int>(rb.span(n)) : 0;
+    TempBuf copy_of_recv(span, rt);
+    if (sendbuf == MPI_IN_PLACE) {
+        if (!copy_of_recv.ok())
+            return fail(fn, comm, MPI_ERR_NO_MEM);
+        if (int e = copy(recvbuf, copy_of_recv.get(), span, rt))
+            return fail(fn, comm, e);
+        sendbuf = copy_of_recv.get();
+        sb = rb;
+        sendtype = recvtype;
+    }
+    const Datatype &st = *datatype_get(sendtype);
+    Batch b(*c);
+    for (int i = 1; i < n; ++i) {  // partners in a rotating order spread the load
+        const int to = (me + i) % n, from = (me - i + n) % n;
+        b.recv(from, kAlltoall, at(recvbuf, rb.displ(from), rt), rb.count(from), recvtype);
+        b.send(to, kAlltoall, at(sendbuf, sb.displ(to), st), sb.count(to), sendtype);
+    }
+    if (int e = copy_as(at(sendbuf, sb.displ(me), st), sb.count(me), st, at(recvbuf, rb.displ(me), rt),
+                        rb.count(me), rt))
+        return fail(fn, comm, e);
+    return fail(fn, comm, b.finish());
 }
 
 }  // namespace
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Allgather";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
-        return e;
-    return allgatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype);
+    return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Allgatherv";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (int e = check_counts(fn, comm, *c, recvcounts, displs, recvtype, recvbuf))
-        return e;
-    return allgatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype);
+    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+                      recvtype, comm);
 }
-
-namespace {
-
-// Alltoall(v): every pair exchanges its blocks directly.
-int alltoallv(const char *fn, const Comm &c, const void *sendbuf, const int *scounts, const int *sdispls,
-              int fixed_scount, MPI_Datatype sendtype, void *recvbuf, const int *rcounts, const int *rdispls,
-              int fixed_rcount, MPI_Datatype recvtype) {
-    const int n = c.group.size;
-    const auto count = [](const int *v, int fixed, int r) { return v ? v[r] : fixed; };
-    const auto displ = [](const int *v, int fixed, int r) {
-        return v ? static_cast<MPI_Aint>(v[r]) : static_cast<MPI_Aint>(r) * fixed;
-    };
-    const Datatype &rt = *datatype_get(recvtype);
-    // In place: what is sent is a copy of recvbuf as it was.
-    MPI_Aint span = 0;
-    for (int r = 0; r < n; ++r) {
-        const MPI_Aint end = displ(rdispls, fixed_rcount, r) + count(rcounts, fixed_rcount, r);
-        span = end > span ? end : span;
-    }
-    TempBuf copy_of_recv(sendbuf == MPI_IN_PLACE ? static_cast<int>(span) : 0, rt);
-    if (sendbuf == MPI_IN_PLACE) {
-        if (!copy_of_recv.ok())
-            return fail(fn, c.handle, MPI_ERR_NO_MEM);
-        if (int e = copy(recvbuf, copy_of_recv.get(), static_cast<int>(span), rt))
-            return fail(fn, c.handle, e);
-        sendbuf = copy_of_recv.get();
-        scounts = rcounts;
-        sdispls = rdispls;
-        fixed_scount = fixed_rcount;
-        sendtype = recvtype;
-    }
-    const Datatype &st = *datatype_get(sendtype);
-    Batch b(c);
-    for (int i = 1; i < n; ++i) {  // partners in a rotating order spread the load
-        const int to = (c.rank + i) % n, from = (c.rank - i + n) % n;
-        b.recv(from, kAlltoall, at(recvbuf, displ(rdispls, fixed_rcount, from), rt), count(rcounts, fixed_rcount, from),
-               recvtype);
-        b.send(to, kAlltoall, at(sendbuf, displ(sdispls, fixed_scount, to), st), count(scounts, fixed_scount, to),
-               sendtype);
-    }
-    const int me = c.rank;
-    if (int e = copy_as(at(sendbuf, displ(sdispls, fixed_scount, me), st), count(scounts, fixed_scount, me), st,
-                        at(recvbuf, displ(rdispls, fixed_rcount, me), rt), count(rcounts, fixed_rcount, me), rt))
-        return fail(fn, c.handle, e);
-    return fail(fn, c.handle, b.finish());
-}
-
-}  // namespace
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Alltoall";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (int e = check_buf(fn, comm, recvbuf, recvcount, recvtype))
-        return e;
-    return alltoallv(fn, *c, sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
-                     recvtype);
+    return alltoallv("MPI_Alltoall", sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
+                     comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Alltoallv";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_counts(fn, comm, *c, sendcounts, sdispls, sendtype, sendbuf))
-            return e;
-    if (int e = check_counts(fn, comm, *c, recvcounts, rdispls, recvtype, recvbuf))
-        return e;
-    return alltoallv(fn, *c, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype);
+    return alltoallv("MPI_Alltoallv", sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+                     Blocks{recvcounts, rdispls, 0}, recvtype, comm);
 }
 
 namespace {
@@ -691,7 +645,8 @@ int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *rec
         displs[r] = total;
         total += counts ? counts[r] : fixed_count;
     }
-    const int mine = counts ? counts[c.rank] : fixed_count;
+    const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
+    const int mine = pieces.count(c.rank);
     if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, type, op))
         return e;
     if (int e = check_buf(fn, c.handle, recvbuf, mine, type))
@@ -704,10 +659,7 @@ int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *rec
         e = reduce_into(c, all.get(), total, type, op, 0);
     if (e)
         return fail(fn, c.handle, e);
-    int sizes[util::kMaxRanks];
-    for (int r = 0; r < n; ++r)
-        sizes[r] = counts ? counts[r] : fixed_count;
-    return scatterv(fn, c, all.get(), sizes, displs, 0, type, recvbuf, mine, type, 0);
+    return scatterv(fn, c, all.get(), pieces, type, recvbuf, mine, type, 0);
 }
 
 }  // namespace
