@@ -276,15 +276,21 @@ int exchange_sizes(int rank, bool posted_first) {
     return 0;
 }
 
-}  // namespace
-
-TEST_CASE("eager and rendezvous messages of every size arrive intact", "[jobs][engine]") {
+// Runs body(rank, posted_first) as a job of 2 ranks in every placement,
+// with the receives posted before the messages arrive and after.
+void in_both_orders(int (*body)(int rank, bool posted_first)) {
     for (const Placement &p : kPlacements)
         for (bool posted_first : {true, false}) {
             INFO(p.name << (posted_first ? ", receive posted first" : ", message first"));
-            const JobResult r = run_job(config(2, p), [&](int rank) { return exchange_sizes(rank, posted_first); });
+            const JobResult r = run_job(config(2, p), [&](int rank) { return body(rank, posted_first); });
             CHECK_CLEAN(r);
         }
+}
+
+}  // namespace
+
+TEST_CASE("eager and rendezvous messages of every size arrive intact", "[jobs][engine]") {
+    in_both_orders(exchange_sizes);
 }
 
 TEST_CASE("large messages go through the portal intact", "[jobs]") {
@@ -407,12 +413,7 @@ int truncate_all(int rank, bool posted_first) {
 }  // namespace
 
 TEST_CASE("truncation fills the buffer and reports MPI_ERR_TRUNCATE", "[jobs][engine]") {
-    for (const Placement &p : kPlacements)
-        for (bool posted_first : {true, false}) {
-            INFO(p.name << (posted_first ? ", receive posted first" : ", message first"));
-            const JobResult r = run_job(config(2, p), [&](int rank) { return truncate_all(rank, posted_first); });
-            CHECK_CLEAN(r);
-        }
+    in_both_orders(truncate_all);
 }
 
 TEST_CASE("a zero-byte message fits a zero-size buffer", "[jobs]") {

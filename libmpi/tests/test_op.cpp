@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fake_job.hpp"
+#include "on_ranks.hpp"
 #include "../mpi/handles.hpp"
 #include "../mpi/op.hpp"
 
@@ -20,25 +21,6 @@ using namespace lwmpi;
 
 namespace {
 
-// Runs f() on the only rank of a job, between MPI_Init and MPI_Finalize
-// with MPI_ERRORS_RETURN, and returns its result: MPI runs on the rank's
-// thread, Catch2's assertions stay on this one.
-template <typename F>
-auto on_a_rank(F f) {
-    decltype(f()) result{};
-    fake::JobConfig config;
-    config.np = 1;
-    const fake::JobResult r = fake::run_job(config, [&](int) {
-        if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS ||
-            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS)
-            return 1;
-        result = f();
-        return MPI_Finalize();
-    });
-    INFO(r.console);
-    REQUIRE(fake::clean(r));
-    return result;
-}
 
 // inout after reduce_local(in, inout) on predefined type `type`.
 template <typename T, size_t N>

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fake_job.hpp"
+#include "on_ranks.hpp"
 #include "../mpi/topo.hpp"
 
 using namespace lwmpi;
@@ -152,29 +153,6 @@ TEST_CASE("shifts: MPI_PROC_NULL off the edge, wrapped on a ring", "[topo]") {
     CHECK(shifted(grid, 5, 1, 3) == Ints{6, 4});   // (1, 2) and (1, 0)
     CHECK(shifted(grid, 0, 0, -1) == Ints{4, MPI_PROC_NULL});
 }
-
-namespace {
-
-// Runs body(rank) between MPI_Init and MPI_Finalize (MPI_ERRORS_RETURN on
-// MPI_COMM_WORLD and MPI_COMM_SELF) on np ranks; each returns what it saw, for this thread to check.
-std::vector<Ints> on_ranks(int np, const std::function<Ints(int rank)> &body) {
-    std::vector<Ints> seen(np);  // one slot per rank: no two threads share one
-    fake::JobConfig config;
-    config.np = np;
-    const fake::JobResult r = fake::run_job(config, [&](int rank) {
-        if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS ||
-            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
-            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) != MPI_SUCCESS)
-            return 1;
-        seen[rank] = body(rank);
-        return MPI_Finalize();
-    });
-    INFO(r.console);
-    REQUIRE(fake::clean(r));
-    return seen;
-}
-
-}  // namespace
 
 TEST_CASE("MPI_Dims_create", "[topo]") {
     const Ints r = on_ranks(1, [](int) {
