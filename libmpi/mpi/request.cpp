@@ -143,7 +143,7 @@ int request_start(Request &r) {
     const Comm &c = *r.comm;
     const Datatype &t = *r.type;
     const uint32_t context = c.context + (a.collective ? 1 : 0);
-    r.bytes = static_cast<uint64_t>(a.count) * static_cast<uint64_t>(t.size);
+    const uint64_t bytes = static_cast<uint64_t>(a.count) * static_cast<uint64_t>(t.size);
     const bool is_send = a.op != Op2::recv;
     // The carrier of a buffered send is taken first, so that a full table
     // fails the call before anything starts.
@@ -152,9 +152,9 @@ int request_start(Request &r) {
     // A contiguous message moves from or into the user's buffer itself.
     void *data = const_cast<char *>(static_cast<const char *>(is_send ? a.sbuf : a.rbuf)) + t.true_lb;
     if (e == MPI_SUCCESS && a.op == Op2::bsend) {
-        e = bsend_reserve(r.bytes, &r.packed);
-    } else if (e == MPI_SUCCESS && !t.contiguous && r.bytes > 0) {
-        r.packed = malloc(r.bytes);
+        e = bsend_reserve(bytes, &r.packed);
+    } else if (e == MPI_SUCCESS && !t.contiguous && bytes > 0) {
+        r.packed = malloc(bytes);
         e = r.packed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
     if (e == MPI_SUCCESS && r.packed) {
@@ -168,12 +168,12 @@ int request_start(Request &r) {
         e = util::same_cluster(dst, &local);
         if (e == MPI_SUCCESS) {
             const auto mode = a.op == Op2::ssend ? util::SendMode::synchronous : util::SendMode::standard;
-            e = util::isend(choose_protocol(r.bytes, local, util::limits()), mode, dst, a.tag, context,
-                            data, r.bytes, &r.util_req);
+            e = util::isend(choose_protocol(bytes, local, util::limits()), mode, dst, a.tag, context,
+                            data, bytes, &r.util_req);
         }
     } else if (e == MPI_SUCCESS) {
         const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : c.group.world[a.peer];
-        e = util::irecv(src, a.tag, context, data, r.bytes, &r.util_req);
+        e = util::irecv(src, a.tag, context, data, bytes, &r.util_req);
     }
     if (e) {
         free_packed(r);
@@ -201,19 +201,19 @@ int drain_requests() {
     }
 }
 
-bool request_test(Request &r, int *error) {
-    *error = MPI_SUCCESS;
+bool request_check(Request &r) {
     if (r.complete)
         return true;
-    if (int e = progress_requests()) {
-        *error = e;
-        return false;
-    }
     util::Status st;
     if (r.util_req < 0 || !util::done(r.util_req, &st))
         return false;
     settle(r, st);
     return true;
+}
+
+bool request_test(Request &r, int *error) {
+    *error = r.complete ? MPI_SUCCESS : progress_requests();
+    return *error == MPI_SUCCESS && request_check(r);
 }
 
 int request_wait(Request &r) {

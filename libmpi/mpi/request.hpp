@@ -41,7 +41,6 @@ struct Request {
     Comm *comm;            ///< args.comm, held until the request is dropped
     int util_req;    ///< the MPIUtil request, -1 when none
     void *packed;    ///< temporary contiguous copy, or nullptr
-    uint64_t bytes;  ///< bytes on the wire (send) or room (receive)
     bool complete;   ///< done: status below is final
     MPI_Status status;
     int error;       ///< MPI_SUCCESS or the class raised at completion
@@ -68,6 +67,10 @@ int progress_requests();
 /// Progress until the requests given up by MPI_Request_free and
 /// MPI_Bsend are over (MPI_Finalize).
 int drain_requests();
+
+/// True when `r` is complete (its status and error set), without moving
+/// anything on.
+bool request_check(Request &r);
 
 /// Moves every request on once; true when `r` is complete (its status and
 /// error set). An MPIUtil failure is returned in *error.

@@ -373,7 +373,6 @@ int ikc_accept(Request &r, Unexpected *u) {
         a.req = request_index(r);
         a.node = nullptr;
         free(u);
-        r.phase = Phase::eager_in;
         return MPI_SUCCESS;
     }
     r.reply = u->reply;
@@ -383,7 +382,6 @@ int ikc_accept(Request &r, Unexpected *u) {
         complete(r, MPI_SUCCESS);
         return post_reply(r, ControlKind::cts, 0);
     }
-    r.phase = Phase::transfer;
     queue_push(s.incoming, request_index(r));
     return start_incoming();
 }

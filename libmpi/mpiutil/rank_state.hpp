@@ -35,10 +35,8 @@ enum class ReqState : uint8_t { free = 0, active, done };
 enum class Phase : uint8_t {
     none,       ///< nothing left but completion
     await_cts,  ///< rendezvous send: RTS written
-    transfer,   ///< rendezvous: queued for, or in, the portal transfer
     await_ack,  ///< rendezvous send: data written
     await_copy, ///< local send: published, the receiver has not copied yet
-    eager_in,   ///< receive: eager fragments still arriving
 };
 
 struct LocalMsg;
