@@ -36,6 +36,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Request;
+typedef int MPI_Info;  /* only MPI_INFO_NULL: LWMPI has no info objects */
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -45,6 +46,11 @@ typedef long long MPI_Count;
 #define MPI_COMM_NULL  ((MPI_Comm)0)
 #define MPI_COMM_WORLD ((MPI_Comm)0x43000001)
 #define MPI_COMM_SELF  ((MPI_Comm)0x43000002)
+
+#define MPI_INFO_NULL  ((MPI_Info)0)
+/* MPI_Comm_split_type's split types (MPI 3.1 section 6.4.2): ranks that
+ * share memory are the ranks of one compute cluster. */
+#define MPI_COMM_TYPE_SHARED 1
 
 /* ---- Predefined datatypes (kind 'D' = 0x44), MPI 3.1 section 3.2.2 -- */
 
@@ -545,6 +551,12 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* MPI_Comm_split by split_type: MPI_COMM_TYPE_SHARED groups the ranks of
+ * comm that run on one compute cluster (they share its memory), ordered
+ * by key then rank; MPI_UNDEFINED gives MPI_COMM_NULL. Another type:
+ * MPI_ERR_ARG. info must be MPI_INFO_NULL (MPI_ERR_INFO otherwise), as
+ * LWMPI has no info objects. (6.4.2) */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 /* Frees a communicator made by the calls above; MPI_COMM_WORLD and
  * MPI_COMM_SELF: MPI_ERR_COMM. (6.4.3) */
 int MPI_Comm_free(MPI_Comm *comm);

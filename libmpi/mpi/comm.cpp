@@ -84,6 +84,33 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
     return MPI_ERR_NO_MEM;
 }
 
+namespace {
+
+// MPI_Comm_split's work, for it and MPI_Comm_split_type (errors are fn's).
+int split(const char *fn, MPI_Comm comm, Comm *c, int color, int key, MPI_Comm *newcomm) {
+    int mine[2] = {color, key}, all[2 * util::kMaxRanks];
+    MPI_Errhandler h = c->errhandler;
+    c->errhandler = MPI_ERRORS_RETURN;  // errors are fn's
+    const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    c->errhandler = h;
+    if (e)
+        return raise_error(comm, fn, e, util::error_detail());
+    GroupData g{};
+    for (int r = 0; r < c->group.size && color != MPI_UNDEFINED; ++r) {
+        if (all[2 * r] != color)
+            continue;
+        int at = g.size++;  // insertion by (key, rank): stable
+        for (; at > 0 && all[2 * group_rank_of(c->group, g.world[at - 1]) + 1] > all[2 * r + 1]; --at)
+            g.world[at] = g.world[at - 1];
+        g.world[at] = c->group.world[r];
+    }
+    if (int e2 = comm_make(*c, color == MPI_UNDEFINED ? nullptr : &g, newcomm))
+        return raise_error(comm, fn, e2, util::error_detail());
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 }  // namespace lwmpi
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank) {
@@ -195,25 +222,24 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
         return raise_error(comm, fn, MPI_ERR_ARG);
     if (color < 0 && color != MPI_UNDEFINED)
         return raise_error(comm, fn, MPI_ERR_ARG, "negative color");
-    int mine[2] = {color, key}, all[2 * util::kMaxRanks];
-    MPI_Errhandler h = c->errhandler;
-    c->errhandler = MPI_ERRORS_RETURN;  // errors are MPI_Comm_split's
-    const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-    c->errhandler = h;
-    if (e)
-        return raise_error(comm, fn, e, util::error_detail());
-    GroupData g{};
-    for (int r = 0; r < c->group.size && color != MPI_UNDEFINED; ++r) {
-        if (all[2 * r] != color)
-            continue;
-        int at = g.size++;  // insertion by (key, rank): stable
-        for (; at > 0 && all[2 * group_rank_of(c->group, g.world[at - 1]) + 1] > all[2 * r + 1]; --at)
-            g.world[at] = g.world[at - 1];
-        g.world[at] = c->group.world[r];
-    }
-    if (int e2 = comm_make(*c, color == MPI_UNDEFINED ? nullptr : &g, newcomm))
-        return raise_error(comm, fn, e2, util::error_detail());
-    return MPI_SUCCESS;
+    return split(fn, comm, c, color, key, newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_split_type";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c))
+        return e;
+    if (!newcomm)
+        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return raise_error(comm, fn, MPI_ERR_ARG, "unknown split type");
+    if (info != MPI_INFO_NULL)
+        return raise_error(comm, fn, MPI_ERR_INFO, "LWMPI has no info objects");
+    // The cluster is the color: the ranks that share its memory.
+    return split(fn, comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key,
+                 newcomm);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {

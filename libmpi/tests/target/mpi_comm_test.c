@@ -426,6 +426,33 @@ static void test_comms(void)
         }
     }
 
+    phase = "MPI_Comm_split_type, MPI_COMM_TYPE_SHARED";
+    {
+        /* Ranks share memory exactly when their processor names agree up
+         * to the first '.' (Tessera: "clusterC.coreK"; Linux: the host). */
+        char name[MPI_MAX_PROCESSOR_NAME], names[64][MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_OK(MPI_Get_processor_name(name, &len));
+        name[strcspn(name, ".")] = 0;
+        CHECK(n <= 64);
+        MPI_OK(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                             MPI_CHAR, MPI_COMM_WORLD));
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -me, MPI_INFO_NULL, &c));
+        int k = 0;
+        for (int r = n - 1; r >= 0; --r) /* key -me: world order reversed */
+            if (strcmp(names[r], name) == 0)
+                list[k++] = r;
+        CHECK_COMM(c, list, k);
+        free_comm(&c);
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
+        CHECK(c == MPI_COMM_NULL);
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        int e = MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c), cls = -1;
+        MPI_Error_class(e, &cls);
+        CHECK_EQ(cls, MPI_ERR_ARG);
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
+
     phase = "MPI_Comm_create";
     MPI_OK(MPI_Group_incl(world_group, n, rev, &g));
     MPI_OK(MPI_Comm_create(MPI_COMM_WORLD, g, &c));
