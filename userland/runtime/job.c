@@ -1,6 +1,7 @@
 /* What a thread knows of itself and its job: the job info (asked once),
  * its MPI identity and the time. */
 #include "internal.h"
+#include "rankplan.h"
 
 __thread int ts__rank = -1;
 __thread int ts__local = -1;
@@ -26,6 +27,17 @@ const struct ts_job_info *ts_job(void)
 
 int ts_rank(void) { return ts__rank; }
 int ts_local_index(void) { return ts__local; }
+
+int ts_rank_place(int rank, int *cluster, int *local)
+{
+    int c, l;
+    int err = ts__rank_place(ts_job(), rank, &c, &l);
+    if (err < 0)
+        return err;
+    *cluster = c;
+    *local = l;
+    return 0;
+}
 
 /* The time CSR; the kernel enables U-mode reads (scounteren.TM). */
 unsigned long ts_time(void)

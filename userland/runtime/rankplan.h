@@ -18,6 +18,11 @@ extern "C" {
  * not use. -TS_EINVAL: the job does not fit the platform, or more than max. */
 int ts__local_ranks(const struct ts_job_info *job, int *ranks, int max);
 
+/* Where MPI rank `rank` of the job runs: its cluster id (I/O clusters
+ * counted, as ts_job_info.cluster_id) and its local index there. 0, or
+ * -TS_EINVAL for a rank outside 0..np-1 or a job that does not fit. */
+int ts__rank_place(const struct ts_job_info *job, int rank, int *cluster, int *local);
+
 #ifdef __cplusplus
 }
 #endif

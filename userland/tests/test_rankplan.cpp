@@ -63,3 +63,24 @@ TEST_CASE("jobs that do not fit")
     auto few_slots = job(1, 4, TS_MAP_COMPACT);
     CHECK(ts__local_ranks(&few_slots, r, 2) == -TS_EINVAL);
 }
+
+TEST_CASE("a rank's place agrees with the ranks each cluster hosts")
+{
+    for (int policy : {TS_MAP_COMPACT, TS_MAP_SCATTER})
+        for (int np : {1, 6, 16}) {
+            for (int cluster = 1; cluster <= 4; ++cluster) {
+                const ts_job_info j = job(cluster, np, policy);
+                const std::vector<int> here = ranks_of(j);
+                for (int local = 0; local < static_cast<int>(here.size()); ++local) {
+                    int c = -1, l = -1;
+                    REQUIRE(ts__rank_place(&j, here[local], &c, &l) == 0);
+                    CHECK(c == cluster);
+                    CHECK(l == local);
+                }
+            }
+            const ts_job_info j = job(1, np, policy);
+            int c, l;
+            CHECK(ts__rank_place(&j, -1, &c, &l) == -TS_EINVAL);
+            CHECK(ts__rank_place(&j, np, &c, &l) == -TS_EINVAL);
+        }
+}

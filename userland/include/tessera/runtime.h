@@ -20,6 +20,10 @@ const struct ts_job_info *ts_job(void);
 int ts_rank(void);
 /* This thread's index among the MPI processes of its cluster, or -1. */
 int ts_local_index(void);
+/* Where rank `rank` of this job runs (mpirun's mapping, as
+ * --report-bindings prints it): *cluster gets its cluster id, *local its
+ * local index there. 0, or -TS_EINVAL when rank is not in 0..np-1. */
+int ts_rank_place(int rank, int *cluster, int *local);
 
 /* Writes len bytes to the console as one piece (TS_SYS_WRITE), bypassing
  * stdio's per-thread line buffer. */
