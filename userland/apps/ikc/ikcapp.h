@@ -1,0 +1,69 @@
+/*
+ * The raw-IKC baselines' runtime: the same master / local master / worker
+ * structure as the MPI applications (capb_mpi.h), written straight on
+ * Tessera's IKC (mailbox, portal, sync) and threads, without LWMPI.
+ *
+ * Every rank thread of a cluster runs main(); they share the process's
+ * memory, so inside a cluster work is handed over through shared arrays
+ * and a barrier, never copied. Between clusters only the local masters
+ * (local index 0) talk: small messages in mailboxes, bulk data through
+ * portals, and barriers built from syncs. Clusters are numbered as in
+ * capb_mpi.h: by their lowest rank, so cluster 0 hosts rank 0, the global
+ * master. Any IKC error ends the job (status 1) with a message naming the
+ * call: these are benchmarks, not services.
+ */
+#ifndef IKCAPP_H
+#define IKCAPP_H
+
+#include <stddef.h>
+
+#include "capbench.h"
+
+struct ikcapp {
+    int rank, np;           /* this thread's rank, and the job's size */
+    int local_rank, local_size;
+    int cluster, nclusters; /* my cluster's number (capb_units), and how many */
+    struct capb_units units;
+    int cluster_ids[CAPB_MAX_CLUSTERS]; /* the Tessera cluster id of each */
+};
+
+/* Called by every rank thread first: fills *app; the local master opens
+ * the cluster's IKC objects. Returns once every cluster is ready (a
+ * barrier of the whole job). Aborts the job on a program that is not run
+ * by mpirun with -np. */
+void ikcapp_init(struct ikcapp *app);
+/* Called by every rank thread last; the local master closes and unlinks
+ * what init opened, after a barrier of the job. */
+void ikcapp_finish(struct ikcapp *app);
+
+/* Every thread of my cluster waits for the others. */
+void ikcapp_local_barrier(struct ikcapp *app);
+/* Local masters only: waits for the local masters of every cluster. */
+void ikcapp_barrier(struct ikcapp *app);
+
+/* Local masters only. A message of at most the mailbox payload
+ * (ts_job()->mailbox_payload) to cluster `to`'s mailbox; receive takes
+ * the next one, from any cluster. */
+void ikcapp_mail_send(struct ikcapp *app, int to, const void *msg, size_t size);
+void ikcapp_mail_recv(struct ikcapp *app, void *msg, size_t size);
+
+/* Local masters only. Bulk data of any size from my cluster to cluster
+ * `to` through its portal: send returns once the data is written; recv
+ * allows cluster `from` and returns once exactly `size` bytes arrived. */
+void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size);
+void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size);
+
+/* Wall time (the time CSR) and cycles, for capb_print_time. */
+struct ikcapp_clock {
+    unsigned long ticks;
+    unsigned long long cycles;
+};
+struct ikcapp_clock ikcapp_clock_now(void);
+void ikcapp_print_since(struct ikcapp_clock start);
+
+/* malloc, or the job ends with a message naming `what`. */
+void *ikcapp_alloc(unsigned long bytes, const char *what);
+/* Ends the job with status 1 after printing "<what>: <err>". */
+void ikcapp_fail(const char *what, long err) __attribute__((noreturn));
+
+#endif
