@@ -8,8 +8,10 @@ NP       ?= 16
 DEMO     ?= fn 1 4000
 # make test T=kernel runs only the tests labelled `kernel` (ctest -L).
 T        ?=
+# make bench QUICK=1: small sizes, a few minutes.
+QUICK    ?=
 
-.PHONY: all setup build run test clean
+.PHONY: all setup build run test bench crosscheck clean
 
 all: build
 
@@ -28,6 +30,14 @@ run: build
 
 test: build
 	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)')
+
+# The LWMPI study's experiments: tables and plots in out/bench (bench/README.md).
+bench: build
+	/usr/bin/python3 bench/run_bench.py $(if $(QUICK),--quick) --out $(OUT)/bench
+
+# The CAP Bench applications on Linux with the system's Open MPI: same results?
+crosscheck: build
+	/usr/bin/python3 userland/apps/tests/crosscheck.py
 
 clean:
 	rm -rf $(OUT)

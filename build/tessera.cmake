@@ -18,16 +18,20 @@ if(NOT TESSERA_TARGET)
   function(tessera_add_program NAME)
   endfunction()
 
-  # tessera_add_target_test(NAME SCRIPT [LABELS L...]): an on-target test
-  # driver (Python, booting QEMU through tools/mpirun on the cross build),
-  # label `target` plus the LABELS given.
+  # tessera_add_target_test(NAME SCRIPT [ARGS A...] [LABELS L...]
+  # [TIMEOUT S]): an on-target test driver (Python, booting QEMU through
+  # tools/mpirun on the cross build) run with ARGS, label `target` plus the
+  # LABELS given, killed after S seconds (default 600).
   function(tessera_add_target_test NAME SCRIPT)
-    cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "LABELS")
+    cmake_parse_arguments(PARSE_ARGV 2 ARG "" "TIMEOUT" "ARGS;LABELS")
+    if(NOT ARG_TIMEOUT)
+      set(ARG_TIMEOUT 600)
+    endif()
     set(labels target ${ARG_LABELS})
-    add_test(NAME ${NAME} COMMAND /usr/bin/python3 ${SCRIPT}
+    add_test(NAME ${NAME} COMMAND /usr/bin/python3 ${SCRIPT} ${ARG_ARGS}
              WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
     set_tests_properties(${NAME} PROPERTIES
-      LABELS "${labels}" TIMEOUT 600
+      LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
       ENVIRONMENT "TESSERA_TARGET_OUT=${TESSERA_TARGET_OUT};PYTHONDONTWRITEBYTECODE=1")
   endfunction()
   return()

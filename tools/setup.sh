@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages Tessera needs, once: a second run installs
 # nothing. Called by `make` before every build; safe to run by hand.
+# Open MPI (`make crosscheck`) and matplotlib (`make bench`) included.
 set -e
 PACKAGES="qemu-system-misc g++-riscv64-linux-gnu gcc-riscv64-linux-gnu
 binutils-riscv64-linux-gnu cmake make g++ catch2 picolibc-riscv64-unknown-elf
-python3 python3-pyelftools"
+python3 python3-pyelftools openmpi-bin libopenmpi-dev python3-matplotlib"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,99 @@
+"""Running the CAP Bench applications (userland/apps/) and reading their
+output, for the tests, `make crosscheck` and `make bench`: on Tessera
+through tools/mpirun, on Linux through the system's Open MPI.
+
+The output lines are those of userland/apps/README.md:
+    friendly pairs: N                  fn's result
+    gf: ... / km: ... / a2a: steps=... the others' result
+    a2a: step=S bytes=B messages=M ns=T cycles=C   one per a2a superstep
+    verify: OK | verify: MISMATCH ...
+    time: ns=T cycles=C
+"""
+import os
+import re
+import shutil
+import subprocess
+import time
+
+from tessera_run import ROOT, mpirun
+
+APPS = ("fn", "gf", "km", "a2a")
+BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
+
+_STEP = re.compile(r"^a2a: step=(\d+) bytes=(\d+) messages=(\d+) ns=(\d+) cycles=(\d+)$", re.M)
+_TIME = re.compile(r"^time: ns=(\d+) cycles=(\d+)$", re.M)
+_VERIFY = re.compile(r"^verify: (.*)$", re.M)
+
+
+class Run:
+    """One run of an application: exit status, output, host seconds, and
+    what the output says (None where a line is missing)."""
+
+    def __init__(self, app, rc, out, seconds):
+        self.app, self.rc, self.out, self.seconds = app, rc, out, seconds
+        self.result = result_line(app, out)
+        m = _TIME.search(out)
+        self.ns, self.cycles = (int(m[1]), int(m[2])) if m else (None, None)
+        m = _VERIFY.search(out)
+        self.verify = m[1] if m else None
+        # a2a: (step, bytes, messages, ns, cycles) per superstep.
+        self.steps = [tuple(int(x) for x in m.groups()) for m in _STEP.finditer(out)]
+
+    @property
+    def ok(self):
+        """Exited with 0, printed its result and time, and (when asked to
+        verify) verified."""
+        return self.rc == 0 and self.result is not None and self.ns is not None and \
+            self.verify in (None, "OK")
+
+    def describe(self):
+        return f"exit {self.rc}, {self.seconds:.1f} s, result {self.result!r}, verify {self.verify!r}"
+
+
+def result_line(app, out):
+    """The application's result line in `out` (None if missing): the one a
+    crosscheck compares."""
+    pattern = r"^friendly pairs: \d+$" if app == "fn" else rf"^{app}: (?!step=).*$"
+    m = re.search(pattern, out, re.M)
+    return m[0] if m else None
+
+
+def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600):
+    """Runs PROGRAM (a name of out/target/bin, e.g. fn or fn_ikc) on
+    Tessera: a Run (its app is PROGRAM without _ikc)."""
+    opts = ["-np", str(np), "--map-by", mapping, "--timeout", str(timeout)]
+    if local_path:
+        opts += ["--local-path", local_path]
+    if eager is not None:
+        opts += ["--eager-threshold", str(eager)]
+    t0 = time.monotonic()
+    rc, out = mpirun(*opts, program, *map(str, args), timeout=timeout + 60)
+    return Run(program.removesuffix("_ikc"), rc, out, time.monotonic() - t0)
+
+
+def linux_mpirun():
+    """The system's mpirun (Open MPI), or None when it is not installed."""
+    return shutil.which("mpirun") if shutil.which("mpicc") else None
+
+
+def build_linux(out_dir):
+    """Builds the MPI applications with the system's MPI into out_dir
+    (cmake -S userland/apps): {app: path of its executable}. Raises
+    CalledProcessError, with the build's output, on failure."""
+    src = os.path.join(ROOT, "userland", "apps")
+    for cmd in (["cmake", "-S", src, "-B", out_dir, "-DCMAKE_BUILD_TYPE=Release"],
+                ["cmake", "--build", out_dir, "-j", str(os.cpu_count() or 2)]):
+        subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return {app: os.path.join(out_dir, app, app) for app in APPS}
+
+
+def run_linux(app, binary, np, args=(), timeout=600):
+    """Runs a Linux build of APP with np processes through Open MPI's
+    mpirun (oversubscribed: this machine may have fewer cores): a Run."""
+    cmd = [linux_mpirun(), "--oversubscribe", "-np", str(np)]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    t0 = time.monotonic()
+    p = subprocess.run(cmd + [binary, *map(str, args)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return Run(app, p.returncode, p.stdout, time.monotonic() - t0)

@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""The CAP Bench applications on Tessera (ctest label `apps`): each one, in
+its MPI form and (fn, gf, km) its raw-IKC form, at a small size with
+--verify, in both mappings, with 8 processes (two clusters when compact,
+four when scattered) and with 5 (clusters with different numbers of
+ranks); the MPI forms also with the local path off. Every run must verify
+and print the same result line; a bad argument must give a usage line and
+exit status 2.
+
+    test_apps.py APP                        one application (fn, gf, km, a2a)
+    test_apps.py crosscheck                 the Linux crosscheck, small sizes
+"""
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
+from capbench import BASELINES, linux_mpirun, run_tessera  # noqa: E402
+from crosscheck import SIZES  # noqa: E402
+
+BAD_ARGS = {"fn": ("5", "1"), "gf": ("2", "64", "4"), "km": ("10", "3", "20"), "a2a": ("0",)}
+RUNS = [(8, "compact", None), (8, "scatter", None), (5, "compact", None), (5, "scatter", None),
+        (8, "compact", "ikc")]
+
+
+class App(unittest.TestCase):
+    APP = None
+
+    def check_runs(self, program, runs):
+        args = ["--verify", *SIZES[self.APP][0]]
+        results = {}
+        for np, mapping, path in runs:
+            with self.subTest(program=program, np=np, mapping=mapping, local_path=path):
+                run = run_tessera(program, np, mapping, args, local_path=path, timeout=300)
+                print(f"{program} np={np} {mapping} {path or ''}: {run.describe()}", file=sys.stderr)
+                self.assertTrue(run.ok, run.out)
+                self.assertEqual(run.verify, "OK", run.out)
+                results[(np, mapping, path)] = run.result
+        self.assertEqual(len(set(results.values())), 1, results)
+        return next(iter(results.values()))
+
+    def test_mpi(self):
+        self.check_runs(self.APP, RUNS)
+
+    def test_raw_ikc(self):
+        if self.APP not in BASELINES:
+            self.skipTest("no raw-IKC form")
+        ikc = self.check_runs(self.APP + "_ikc", [r for r in RUNS if r[2] is None])
+        mpi = run_tessera(self.APP, 4, "scatter", ["--verify", *SIZES[self.APP][0]], timeout=300)
+        self.assertEqual(ikc, mpi.result, mpi.out)
+
+    def test_bad_arguments(self):
+        for program in (self.APP, self.APP + "_ikc") if self.APP in BASELINES else (self.APP,):
+            run = run_tessera(program, 2, "scatter", BAD_ARGS[self.APP], timeout=120)
+            self.assertEqual(run.rc, 2, run.out)
+            self.assertIn("usage", run.out)
+
+
+class Crosscheck(unittest.TestCase):
+    def test_same_results_on_linux(self):
+        if not linux_mpirun():
+            self.skipTest("no system MPI (tools/setup.sh installs Open MPI)")
+        p = subprocess.run([sys.executable, os.path.join(HERE, "crosscheck.py"), "--small"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
+        print(p.stdout, file=sys.stderr)
+        self.assertEqual(p.returncode, 0, p.stdout)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    which = sys.argv.pop(1)
+    if which == "crosscheck":
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(Crosscheck)
+    else:
+        cls = type(f"App_{which}", (App,), {"APP": which})
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()
