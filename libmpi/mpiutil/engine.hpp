@@ -42,8 +42,12 @@ int ikc_wait();
 /// be written (their ends send no message, so idle() must poll).
 bool ikc_must_poll();
 /// Queues `n` bytes of `msg` for the mailbox at `to`, from my port (they
-/// leave in order, in the background).
-int post_control(const Address &to, const void *msg, size_t n);
+/// leave in order, in the background). When `completes` is given, that
+/// request completes once the message is handed to the kernel: a send is
+/// not done while its data, or the kick that wakes its receiver, still
+/// waits in the queue, so a blocking call never returns leaving its
+/// message behind for a rank that goes on computing.
+int post_control(const Address &to, const void *msg, size_t n, Request *completes = nullptr);
 /// Writes what the queue holds as far as it can without waiting.
 int write_out();
 /// Writes everything the queue holds (polling).

@@ -22,17 +22,22 @@ constexpr unsigned long kFlushPauseNs = 20'000;
 
 uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
-// A send's id on the wire: its pool index and its generation, so that a
-// late reply never reaches a reused request.
-uint32_t send_id(const Request &r) { return static_cast<uint32_t>(r.gen) << 8 | request_index(r); }
+// A request's token: its pool index and its generation, so that a late
+// reply (or hand-over) never reaches a reused request. A send's token is
+// its id on the wire.
+uint32_t request_token(const Request &r) { return static_cast<uint32_t>(r.gen) << 8 | request_index(r); }
 
-Request *send_of(uint32_t id) {
-    const int i = static_cast<int>(id & 0xff);
+Request *request_of(uint32_t token) {
+    const int i = static_cast<int>(token & 0xff);
     if (i >= kMaxRequests)
         return nullptr;
     Request &r = request(i);
-    const bool live = r.state == ReqState::active && r.is_send && r.gen == static_cast<uint16_t>(id >> 8);
-    return live ? &r : nullptr;
+    return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 8) ? &r : nullptr;
+}
+
+Request *send_of(uint32_t id) {
+    Request *r = request_of(id);
+    return r && r->is_send ? r : nullptr;
 }
 
 ControlMsg control(ControlKind k, uint32_t seq) {
@@ -85,7 +90,7 @@ int send_eager(Request &r, const Address &to) {
     n = r.size < n ? r.size : n;
     memcpy(msg, &head, sizeof head);
     memcpy(msg + sizeof head, data, n);
-    if (int e = post_control(to, msg, sizeof head + n))
+    if (int e = post_control(to, msg, sizeof head + n, n == r.size ? &r : nullptr))
         return e;
     const FragmentHeader more{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, s.rank};
     for (uint64_t sent = n; sent < r.size; sent += n) {
@@ -93,11 +98,10 @@ int send_eager(Request &r, const Address &to) {
         n = r.size - sent < n ? r.size - sent : n;
         memcpy(msg, &more, sizeof more);
         memcpy(msg + sizeof more, data + sent, n);
-        if (int e = post_control(to, msg, sizeof more + n))
+        if (int e = post_control(to, msg, sizeof more + n, sent + n == r.size ? &r : nullptr))
             return e;
     }
     ++s.credits_used[r.peer];
-    complete(r, MPI_SUCCESS);
     return MPI_SUCCESS;
 }
 
@@ -105,7 +109,7 @@ int send_rts(Request &r, const Address &to) {
     r.protocol = Protocol::rendezvous;
     r.reply = to;
     r.phase = Phase::await_cts;
-    ControlMsg rts = control(ControlKind::rts, send_id(r));
+    ControlMsg rts = control(ControlKind::rts, request_token(r));
     rts.context = r.context;
     rts.tag = r.tag;
     rts.bytes = r.size;
@@ -297,7 +301,7 @@ int flush() {
     return MPI_SUCCESS;
 }
 
-int post_control(const Address &to, const void *msg, size_t n) {
+int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
     auto *m = static_cast<OutMessage *>(malloc(sizeof(OutMessage)));
     if (!m)
@@ -305,6 +309,7 @@ int post_control(const Address &to, const void *msg, size_t n) {
     m->next = nullptr;
     m->to = to;
     m->size = n;
+    m->completes = completes ? static_cast<int32_t>(request_token(*completes)) : -1;
     memcpy(m->data, msg, n);
     *s.out_tail = m;
     s.out_tail = &m->next;
@@ -328,9 +333,14 @@ int write_out() {
             if (!s.out_head)
                 s.out_tail = &s.out_head;
             const size_t size = done->size;
+            Request *r = done->completes >= 0 ? request_of(static_cast<uint32_t>(done->completes)) : nullptr;
             free(done);
             if (w != static_cast<long>(size))
                 return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
+            if (r) {
+                complete(*r, MPI_SUCCESS);
+                self().progressed = true;  // its waiter looks again before sleeping
+            }
         }
         OutMessage *m = s.out_head;
         if (!m)

@@ -65,23 +65,30 @@ LocalSlot *slots() {
 
 LocalSlot &slot(int local) { return slots()[local]; }
 
-// Wakes the rank with local index `local` if it sleeps on its mailbox.
-void wake(int local) {
+// Wakes the rank with local index `local` if it sleeps on its mailbox,
+// and completes `r` (when given) once the kick has left, or at once when
+// no kick was needed: the request that needed the peer awake is not done
+// while its kick still waits in my queue.
+void wake(int local, Request *r) {
     LocalSlot &t = slot(local);
-    if (!exchange(t.sleeping, 0u))
+    if (!exchange(t.sleeping, 0u)) {
+        if (r)
+            complete(*r, MPI_SUCCESS);
         return;
+    }
     const RankState &s = self();
     const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
-    post_control(Address{static_cast<int16_t>(s.cluster), t.port}, &kick, sizeof kick);
+    if (post_control(Address{static_cast<int16_t>(s.cluster), t.port}, &kick, sizeof kick, r) && r)
+        complete(*r, MPI_SUCCESS);  // the error shows again in the next progress()
 }
 
-void publish(int local, LocalMsg *m) {
+void publish(int local, LocalMsg *m, Request *r) {
     LocalMsg **inbox = &slot(local).inbox;
     LocalMsg *head = load(*inbox);
     do
         m->next = head;
     while (!__atomic_compare_exchange_n(inbox, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-    wake(local);
+    wake(local, r);
 }
 
 bool copies_done() {
@@ -127,14 +134,13 @@ int local_send(Request &r) {
         memcpy(m->payload, r.sbuf, r.size);
         m->data = m->payload;
         add(budget, static_cast<int64_t>(r.size));
-        complete(r, MPI_SUCCESS);
     } else {
         m->data = r.sbuf;
         r.local = m;
         r.phase = Phase::await_copy;
         ++s.pending_local;
     }
-    publish(to, m);
+    publish(to, m, copy ? &r : nullptr);
     return MPI_SUCCESS;
 }
 
@@ -148,7 +154,8 @@ void local_accept(Request &r, Unexpected *u) {
     } else {
         const int sender = m->sender;
         store(m->copied, 1u);  // m is the sender's again
-        wake(sender);
+        wake(sender, &r);
+        return;
     }
     complete(r, MPI_SUCCESS);
 }

@@ -46,6 +46,8 @@ struct OutMessage {
     OutMessage *next;
     Address to;
     size_t size;
+    int32_t completes;  ///< request_token() of the request this message completes once
+                        ///< handed to the kernel, or -1
     alignas(8) char data[kMailboxMax];
 };
 
