@@ -1,162 +1,145 @@
 /*
- * fn A B: CAP Bench Friendly Numbers.
+ * fn [--verify] A B: CAP Bench Friendly Numbers, in MPI
+ * (userland/apps/README.md).
  *
- * The abundance of n is sigma(n)/n, sigma(n) being the sum of all divisors
- * of n (1 and n included). i < j in [A, B] are a friendly pair when their
- * abundances are equal, compared exactly as reduced fractions. Rank 0 deals
- * the range out in blocks to the other ranks (or does it all when alone),
- * gathers every (numerator, denominator), sorts them and counts the pairs
- * inside each run of equal fractions.
+ * The numbers [A, B] are split into np units. The global master sends each
+ * local master its cluster's range; each local master sends each of its
+ * cluster's ranks its part (keeping its own), gathers their fractions and
+ * sends the cluster's fractions to the global master in one message; the
+ * global master sorts all of them and counts the pairs.
  */
-#include <limits.h>
 #include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "capb_mpi.h"
+#include "fn_kernel.h"
 
 #define TAG_RANGE 1
 #define TAG_RESULT 2
-#define FN_MAX 100000000L /* keeps sigma(n) and the message sizes in range */
 
-/* A reduced fraction; sent as two MPI_LONGs (long is 64-bit on LP64). */
-struct fraction {
-    long num, den;
+/* A range of the n items (numbers A + first ...), sent as two MPI_LONGs. */
+struct range {
+    long first, count;
 };
 
-static long gcd(long a, long b)
+static void send_range(struct range r, int dest, MPI_Comm comm)
 {
-    while (b) {
-        long t = a % b;
-        a = b;
-        b = t;
+    MPI_Send(&r, 2, MPI_LONG, dest, TAG_RANGE, comm);
+}
+
+static struct range recv_range(MPI_Comm comm)
+{
+    struct range r;
+    MPI_Recv(&r, 2, MPI_LONG, 0, TAG_RANGE, comm, MPI_STATUS_IGNORE);
+    return r;
+}
+
+/* Fractions move as pairs of MPI_LONGs: 2 * count <= 2 * FN_MAX fits an int. */
+static void post_fractions(struct fn_fraction *f, long count, int src, MPI_Comm comm,
+                           MPI_Request *req)
+{
+    MPI_Irecv(f, (int)(2 * count), MPI_LONG, src, TAG_RESULT, comm, req);
+}
+
+static void send_fractions(const struct fn_fraction *f, long count, MPI_Comm comm)
+{
+    MPI_Send(f, (int)(2 * count), MPI_LONG, 0, TAG_RESULT, comm);
+}
+
+/* A local master, whose cluster's range starts at item `first` and whose
+ * fractions go to f: sends each other local rank its part and posts the
+ * receive of its fractions into place, computes its own part, then waits
+ * for those receives and the `posted` ones already in reqs[] (room for
+ * local_size - 1 more). */
+static void lead_cluster(const struct capb_layout *l, long a, long n, long first,
+                         struct fn_fraction *f, MPI_Request *reqs, int posted)
+{
+    struct range r;
+    for (int i = 1; i < l->local_size; ++i) {
+        capb_rank_share(&l->units, n, l->cluster, i, &r.first, &r.count);
+        send_range(r, i, l->local);
+        post_fractions(f + (r.first - first), r.count, i, l->local, &reqs[posted++]);
     }
-    return a;
+    capb_rank_share(&l->units, n, l->cluster, 0, &r.first, &r.count);
+    fn_abundances(a + r.first, r.count, f + (r.first - first));
+    MPI_Waitall(posted, reqs, MPI_STATUSES_IGNORE);
 }
 
-static long sigma(long n)
+/* The global master's whole run: the reference for --verify (before the
+ * clock starts, so the time leaves it out), the distribution, its own
+ * cluster's work, the count and the output lines. Returns the exit status. */
+static int master(const struct capb_layout *l, long a, long b, int verify)
 {
-    long sum = 0;
-    for (long i = 1; i * i <= n; ++i)
-        if (n % i == 0)
-            sum += i == n / i ? i : i + n / i;
-    return sum;
-}
+    const long n = b - a + 1;
+    struct fn_fraction *all = capb_alloc((unsigned long)n * sizeof *all, "the fractions");
+    MPI_Request *reqs = capb_alloc((unsigned long)(l->nclusters + l->local_size) * sizeof *reqs,
+                                   "the requests");
+    const long expected = verify ? fn_sequential(a, b, all) : 0;
 
-static void abundances(long lo, long hi, struct fraction *out)
-{
-    for (long n = lo; n <= hi; ++n) {
-        long s = sigma(n), g = gcd(s, n);
-        out[n - lo].num = s / g;
-        out[n - lo].den = n / g;
+    struct capb_clock start = capb_clock_now();
+    struct range r;
+    for (int c = 1; c < l->nclusters; ++c) {
+        capb_cluster_share(&l->units, n, c, &r.first, &r.count);
+        send_range(r, c, l->leaders);
     }
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const struct fraction *x = a, *y = b;
-    if (x->num != y->num)
-        return x->num < y->num ? -1 : 1;
-    return (x->den > y->den) - (x->den < y->den);
-}
-
-/* Pairs of equal fractions: sort, then k equal ones make k(k-1)/2 pairs. */
-static long count_pairs(struct fraction *f, long n)
-{
-    qsort(f, (size_t)n, sizeof *f, by_value);
-    long pairs = 0;
-    for (long i = 0; i < n;) {
-        long j = i + 1;
-        while (j < n && f[j].num == f[i].num && f[j].den == f[i].den)
-            ++j;
-        pairs += (j - i) * (j - i - 1) / 2;
-        i = j;
+    for (int c = 1; c < l->nclusters; ++c) {
+        capb_cluster_share(&l->units, n, c, &r.first, &r.count);
+        post_fractions(all + r.first, r.count, c, l->leaders, &reqs[c - 1]);
     }
-    return pairs;
+    lead_cluster(l, a, n, 0, all, reqs, l->nclusters - 1); /* cluster 0 starts at item 0 */
+    const long pairs = fn_count_pairs(all, n);
+
+    fn_print_pairs(pairs);
+    const int status = verify ? fn_compare(pairs, expected) : 0;
+    capb_print_since(start);
+    free(reqs);
+    free(all);
+    return status;
 }
 
-static int parse(const char *s, long *out)
+/* Another cluster's local master. */
+static void leader(const struct capb_layout *l, long a, long n)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > FN_MAX)
-        return -1;
-    *out = v;
-    return 0;
+    const struct range r = recv_range(l->leaders);
+    struct fn_fraction *f = capb_alloc((unsigned long)r.count * sizeof *f, "the cluster's fractions");
+    MPI_Request *reqs = capb_alloc((unsigned long)l->local_size * sizeof *reqs, "the requests");
+    lead_cluster(l, a, n, r.first, f, reqs, 0);
+    send_fractions(f, r.count, l->leaders);
+    free(reqs);
+    free(f);
 }
 
-static void *alloc_or_abort(long count, size_t size)
+/* Any other rank: its part, from and back to its local master. */
+static void worker(const struct capb_layout *l, long a)
 {
-    void *p = malloc(count > 0 ? (size_t)count * size : 1);
-    if (!p) {
-        fprintf(stderr, "fn: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
-/* Block w of nworkers over [lo, hi]: the first (n % nworkers) get one more. */
-static void block(long lo, long hi, int w, int nworkers, long range[2])
-{
-    long n = hi - lo + 1, base = n / nworkers, extra = n % nworkers;
-    range[0] = lo + w * base + (w < extra ? w : extra);
-    range[1] = range[0] + base + (w < extra ? 1 : 0) - 1;
-}
-
-static long master(long a, long b, int np)
-{
-    long n = b - a + 1;
-    struct fraction *all = alloc_or_abort(n, sizeof *all);
-    if (np == 1) {
-        abundances(a, b, all);
-        return count_pairs(all, n);
-    }
-    long range[2];
-    for (int w = 1; w < np; ++w) {
-        block(a, b, w - 1, np - 1, range);
-        MPI_Send(range, 2, MPI_LONG, w, TAG_RANGE, MPI_COMM_WORLD);
-    }
-    for (int w = 1; w < np; ++w) {
-        block(a, b, w - 1, np - 1, range);
-        long count = range[1] - range[0] + 1;
-        if (count > 0)
-            MPI_Recv(all + (range[0] - a), (int)(2 * count), MPI_LONG, w, TAG_RESULT,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    }
-    return count_pairs(all, n);
-}
-
-static void worker(void)
-{
-    long range[2];
-    MPI_Recv(range, 2, MPI_LONG, 0, TAG_RANGE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    long count = range[1] - range[0] + 1;
-    if (count <= 0)
-        return;
-    struct fraction *part = alloc_or_abort(count, sizeof *part);
-    abundances(range[0], range[1], part);
-    MPI_Send(part, (int)(2 * count), MPI_LONG, 0, TAG_RESULT, MPI_COMM_WORLD);
-    free(part);
+    const struct range r = recv_range(l->local);
+    struct fn_fraction *f = capb_alloc((unsigned long)r.count * sizeof *f, "the fractions");
+    fn_abundances(a + r.first, r.count, f);
+    send_fractions(f, r.count, l->local);
+    free(f);
 }
 
 int main(int argc, char **argv)
 {
-    int rank, np;
+    struct capb_layout l;
     long a, b;
+    int status = 0;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-
+    capb_layout_init(&l);
+    const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
-    if (argc != 3 || parse(argv[1], &a) || parse(argv[2], &b) || a > b) {
-        if (rank == 0)
-            fprintf(stderr, "usage: %s A B  (1 <= A <= B <= %ld)\n", argv[0], FN_MAX);
-        MPI_Finalize();
-        return 1;
+    if (fn_parse(argc, argv, &a, &b)) {
+        if (l.rank == 0)
+            fn_usage(argv[0]);
+        status = 2;
+    } else if (l.rank == 0) {
+        status = master(&l, a, b, verify);
+    } else if (l.local_rank == 0) {
+        leader(&l, a, b - a + 1);
+    } else {
+        worker(&l, a);
     }
-    if (rank == 0)
-        printf("friendly pairs: %ld\n", master(a, b, np));
-    else
-        worker();
+    capb_layout_free(&l);
     MPI_Finalize();
-    return 0;
+    return status;
 }

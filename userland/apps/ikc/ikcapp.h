@@ -27,10 +27,13 @@ struct ikcapp {
     int cluster_ids[CAPB_MAX_CLUSTERS]; /* the Tessera cluster id of each */
 };
 
-/* Called by every rank thread first: fills *app; the local master opens
- * the cluster's IKC objects. Returns once every cluster is ready (a
- * barrier of the whole job). Aborts the job on a program that is not run
- * by mpirun with -np. */
+/* Called by every rank thread first: fills *app (local_rank is the rank's
+ * place among its cluster's ranks in rank order, which is its local index);
+ * the local master creates the cluster's input mailbox and portal and the
+ * job barrier (logical port 20 of each kind; outputs are opened on first
+ * use). Returns once every cluster is ready (a barrier of the whole job),
+ * so any IKC call may follow at once. Aborts the job on a program that is
+ * not run by mpirun with -np. */
 void ikcapp_init(struct ikcapp *app);
 /* Called by every rank thread last; the local master closes and unlinks
  * what init opened, after a barrier of the job. */
@@ -41,15 +44,21 @@ void ikcapp_local_barrier(struct ikcapp *app);
 /* Local masters only: waits for the local masters of every cluster. */
 void ikcapp_barrier(struct ikcapp *app);
 
-/* Local masters only. A message of at most the mailbox payload
- * (ts_job()->mailbox_payload) to cluster `to`'s mailbox; receive takes
- * the next one, from any cluster. */
+/* Local masters only, between different clusters (inside one, memory is
+ * shared): `to` and `from` are cluster numbers other than app->cluster.
+ * Calls in any other case end the job. */
+
+/* A message of at most the mailbox payload (ts_job()->mailbox_payload) to
+ * cluster `to`'s mailbox; receive takes the next one, from any cluster,
+ * which must be exactly `size` bytes. Messages from one cluster arrive in
+ * the order they were sent. */
 void ikcapp_mail_send(struct ikcapp *app, int to, const void *msg, size_t size);
 void ikcapp_mail_recv(struct ikcapp *app, void *msg, size_t size);
 
-/* Local masters only. Bulk data of any size from my cluster to cluster
- * `to` through its portal: send returns once the data is written; recv
- * allows cluster `from` and returns once exactly `size` bytes arrived. */
+/* Bulk data of any size from my cluster to cluster `to` through its
+ * portal: send returns once the data is written (the receiver has allowed
+ * it); recv allows cluster `from` and returns once exactly `size` bytes
+ * arrived. Both sides must agree on the size; 0 bytes moves nothing. */
 void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size);
 void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size);
 
@@ -63,7 +72,8 @@ void ikcapp_print_since(struct ikcapp_clock start);
 
 /* malloc, or the job ends with a message naming `what`. */
 void *ikcapp_alloc(unsigned long bytes, const char *what);
-/* Ends the job with status 1 after printing "<what>: <err>". */
+/* Ends the job with status 1 after printing "<what>: <err>" on stderr,
+ * after a prefix naming the cluster and the rank. */
 void ikcapp_fail(const char *what, long err) __attribute__((noreturn));
 
 #endif
