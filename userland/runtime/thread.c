@@ -82,13 +82,13 @@ static void run_at_exit(void)
 extern void __call_exitprocs(int code, void *dso) __attribute__((weak));
 extern void __libc_fini_array(void);
 
-/* An MPI process ended with a failure before MPI_Init: the job's
- * status is already decided, and the other ranks would wait for this one
- * forever, so the job ends now. */
+/* A rank ended with a failure before MPI_Init (or in a program without
+ * MPI): the job's status is already decided, and the other ranks would
+ * wait for this one forever, so the job ends now. */
 static void end_job_early(int status)
 {
-    fprintf(stderr, "tessera: rank %d on cluster %d exited with status %d before MPI_Init\n",
-            ts__rank, ts_job()->cluster_id, status);
+    fprintf(stderr, "tessera: rank %d on cluster %d exited with status %d%s\n", ts__rank,
+            ts_job()->cluster_id, status, ts_rank_exit_hook ? " before MPI_Init" : "");
     ts_console_flush();
     ts_job_abort(status);
 }
