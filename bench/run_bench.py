@@ -152,7 +152,7 @@ SERIES = (  # name, label, program, mapping, mpirun options
      {"local_path": "ikc"}),
     ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
 )
-_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+_ROW = re.compile(r"^row\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
 def p2p(cfg, out):
