@@ -33,7 +33,7 @@ class Config:
 
     def __init__(self, quick):
         self.quick = quick
-        self.reps = 2 if quick else 3
+        self.reps = 3 if quick else 5
         # mapping: a2a with 12 processes, arguments STEPS MSGS.
         self.a2a_args = ("9", "1") if quick else ("9", "4")
         # weak scaling: arguments for c compute clusters.
@@ -43,7 +43,7 @@ class Config:
                          "gf": lambda c: (str(c), "128", "7"),
                          "km": lambda c: (str(256 * c), "4", "8", "1")}
         else:
-            self.weak = {"fn": lambda c: ("1", str(12000 * c)),
+            self.weak = {"fn": lambda c: ("1", str(25000 * c)),
                          "gf": lambda c: (str(2 * c), "256", "7"),
                          "km": lambda c: (str(2048 * c), "4", "8", "1")}
         # point-to-point: round trips per run, largest message.
@@ -214,7 +214,7 @@ def machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, 2 repetitions")
+    parser.add_argument("--quick", action="store_true", help="small sizes, 3 repetitions")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "bench"), help="output folder")
     parser.add_argument("--only", action="append", choices=sorted(EXPERIMENTS),
                         help="run only this experiment (repeatable)")
