@@ -141,15 +141,8 @@ static int master(struct ikcapp *app, const struct km_params *p, int verify)
     int32_t *ref = ikcapp_alloc((unsigned long)kd * sizeof *ref, "the reference centroids");
     int ref_iterations = 0, status = 0;
     km_generate(all, p->points, p->dims, p->seed);
-    if (verify) {
-        int32_t *assign =
-            ikcapp_alloc((unsigned long)p->points * sizeof *assign, "the reference assignments");
-        int64_t *acc = ikcapp_alloc((unsigned long)km_acc_len(p->centroids, p->dims) * sizeof *acc,
-                                    "the reference sums");
-        ref_iterations = km_sequential(all, p->points, p->dims, p->centroids, ref, assign, acc);
-        free(assign);
-        free(acc);
-    }
+    if (verify && (ref_iterations = km_sequential(all, p->points, p->dims, p->centroids, ref)) < 0)
+        ikcapp_fail("out of memory for the reference run", 0);
 
     const struct ikcapp_clock start = ikcapp_clock_now();
     setup_cluster(app, p, all);

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capbench.h"
@@ -111,11 +112,12 @@ int km_update(int32_t *centroids, int k, int dims, const int64_t *acc, int itera
     return changed != 0 && iteration < KM_MAX_ITERATIONS;
 }
 
-int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids,
-                  int32_t *assign, int64_t *acc)
+int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids)
 {
     const long len = km_acc_len(k, dims);
-    int iteration = 0, more = 1;
+    int32_t *assign = malloc((size_t)n * sizeof *assign);
+    int64_t *acc = malloc((size_t)len * sizeof *acc);
+    int iteration = 0, more = assign && acc;
     km_first_centroids(centroids, points, k, dims);
     km_unassigned(assign, n);
     while (more) {
@@ -123,6 +125,10 @@ int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centr
         km_assign(points, n, dims, centroids, k, assign, acc);
         more = km_update(centroids, k, dims, acc, ++iteration);
     }
+    if (!assign || !acc)
+        iteration = -1;
+    free(assign);
+    free(acc);
     return iteration;
 }
 

@@ -67,10 +67,9 @@ void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids
 int km_update(int32_t *centroids, int k, int dims, const int64_t *acc, int iteration);
 
 /* The whole algorithm on one core, for --verify: fills centroids[k*dims]
- * with the final centroids and returns the number of iterations. assign
- * (n elements) and acc (km_acc_len elements) are the caller's scratch. */
-int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids,
-                  int32_t *assign, int64_t *acc);
+ * with the final centroids and returns the number of iterations, or -1
+ * when its scratch memory (the assignments and sums) cannot be had. */
+int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids);
 
 /* Prints "km: points=N dims=D centroids=K iterations=I checksum=0x...",
  * the checksum being capb_hash over the final centroids. */
