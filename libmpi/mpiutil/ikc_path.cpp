@@ -280,6 +280,35 @@ int handle(const char *msg, long n) {
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
+// The outs[] entry open to `to` in *out: the one already open, else a
+// free one or the least recently used, reopened (no write runs on any).
+int out_mailbox(const Address &to, int *out) {
+    RankState &s = self();
+    int pick = 0;
+    for (int i = 0; i < s.out_limit; ++i) {
+        const OutMailbox &o = s.outs[i];
+        if (o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port) {
+            pick = i;
+            break;
+        }
+        const OutMailbox &p = s.outs[pick];
+        if (p.id >= 0 && (o.id < 0 || o.used < p.used))
+            pick = i;
+    }
+    OutMailbox &o = s.outs[pick];
+    if (o.id < 0 || o.to.cluster != to.cluster || o.to.port != to.port) {
+        if (o.id >= 0)
+            os::mailbox_close(o.id);
+        o.id = os::mailbox_open(s.port, to.cluster, to.port);
+        if (o.id < 0)
+            return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", o.id);
+        o.to = to;
+    }
+    o.used = ++s.out_clock;
+    *out = pick;
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int post_read() {
@@ -324,7 +353,7 @@ int write_out() {
     RankState &s = self();
     for (;;) {
         if (s.out_busy) {
-            const long w = os::mailbox_test(s.out_mailbox);
+            const long w = os::mailbox_test(s.outs[s.out_current].id);
             if (w == -TS_EAGAIN)
                 return MPI_SUCCESS;
             s.out_busy = false;
@@ -345,15 +374,9 @@ int write_out() {
         OutMessage *m = s.out_head;
         if (!m)
             return MPI_SUCCESS;
-        if (s.out_mailbox < 0 || s.out_to.cluster != m->to.cluster || s.out_to.port != m->to.port) {
-            if (s.out_mailbox >= 0)
-                os::mailbox_close(s.out_mailbox);
-            s.out_mailbox = os::mailbox_open(s.port, m->to.cluster, m->to.port);
-            if (s.out_mailbox < 0)
-                return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", s.out_mailbox);
-            s.out_to = m->to;
-        }
-        const long e = os::mailbox_awrite(s.out_mailbox, m->data, m->size);
+        if (int e = out_mailbox(m->to, &s.out_current))
+            return e;
+        const long e = os::mailbox_awrite(s.outs[s.out_current].id, m->data, m->size);
         if (e < 0)
             return fail(MPI_ERR_OTHER, "mailbox write failed", e);
         s.out_busy = true;
@@ -407,7 +430,11 @@ int ikc_progress(bool *did) {
             if (int e = post_read())
                 return e;
         long n;
-        if (s.rx_ready) {
+        // A message idle() waited for is taken without looking for the
+        // next one: that look is a kernel call, and it rarely finds one
+        // (the next progress() or ikc_wait() does).
+        const bool waited = s.rx_ready;
+        if (waited) {
             n = s.rx_result;
             s.rx_ready = false;
         } else {
@@ -425,6 +452,8 @@ int ikc_progress(bool *did) {
         *did = true;
         if (int e = handle(msg, n))
             return e;
+        if (waited)
+            return MPI_SUCCESS;
     }
 }
 

@@ -78,9 +78,8 @@ int cluster_id();
 int cluster_of(int rank);
 /// The job's LWMPI parameters (after init()).
 const Limits &limits();
-/// Whether world rank `rank` runs on the caller's cluster; resolves its
-/// address first (waiting while it has not called MPI_Init). MPI_SUCCESS
-/// or an error class.
+/// Whether world rank `rank` runs on the caller's cluster, from the job's
+/// placement (no name resolution). MPI_SUCCESS or MPI_ERR_RANK.
 int same_cluster(int rank, bool *out);
 
 /// What a completed request reports.

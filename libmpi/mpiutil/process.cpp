@@ -75,7 +75,11 @@ int init() {
     s.unexpected_tail = &s.unexpected;
     for (Assembly &a : s.assembly)
         a.req = -1;
-    s.out_mailbox = -1;
+    for (OutMailbox &o : s.outs)
+        o.id = -1;
+    // My share of a hardware mailbox's references, less my name client's.
+    const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
+    s.out_limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
     s.out_tail = &s.out_head;
     if (int e = local_init())
         return e;
@@ -132,8 +136,9 @@ int finalize() {
                             m->seq == kFinalMark);
     }
     s.ready = false;
-    if (s.out_mailbox >= 0)
-        os::mailbox_close(s.out_mailbox);
+    for (const OutMailbox &o : s.outs)
+        if (o.id >= 0)
+            os::mailbox_close(o.id);
     while (Unexpected *u = s.unexpected) {  // sent but never received
         s.unexpected = u->next;
         free(u);
@@ -187,10 +192,11 @@ int resolve(int rank, Address *out) {
 }
 
 int same_cluster(int rank, bool *out) {
-    Address a;
-    if (int e = resolve(rank, &a))
-        return e;
-    *out = a.cluster == t_state.cluster;
+    // The placement says it: a name resolution would cost a round trip to
+    // the name daemon, and the local path needs no address.
+    if (rank < 0 || rank >= t_state.shape.np)
+        return fail(MPI_ERR_RANK, "rank out of range");
+    *out = cluster_of(rank) == cluster_of(t_state.rank);
     return MPI_SUCCESS;
 }
 

@@ -51,6 +51,19 @@ struct OutMessage {
     alignas(8) char data[kMailboxMax];
 };
 
+/// Most output mailboxes a rank keeps open at once (least recently used
+/// closed first). Each holds a reference on its destination's hardware
+/// mailbox, which carries job()->virtual_per_hw of them for all the ranks
+/// of a cluster (and their name clients): init() sets the rank's share.
+inline constexpr int kOutMailboxes = 8;
+
+/// An open output mailbox of the rank.
+struct OutMailbox {
+    int id;         ///< -1 if none
+    Address to;
+    uint32_t used;  ///< out_clock at its last write
+};
+
 /// A send or receive of the calling rank.
 struct Request {
     ReqState state;
@@ -121,12 +134,15 @@ struct RankState {
     bool rx_ready;
 
     // Messages to write, oldest first; the head's write runs in the
-    // background on the output mailbox, kept open to the last destination.
+    // background on an output mailbox. The mailboxes to the last few
+    // destinations stay open: opening and closing cost a kernel call each.
     OutMessage *out_head;
     OutMessage **out_tail;
     bool out_busy;             ///< the head's asynchronous write runs
-    int out_mailbox;           ///< -1 if none
-    Address out_to;
+    int out_current;           ///< the outs[] entry the head's write runs on
+    int out_limit;             ///< outs[] entries the rank may use (1..kOutMailboxes)
+    OutMailbox outs[kOutMailboxes];
+    uint32_t out_clock;        ///< last use stamp given out
 
     Request requests[kMaxRequests];
     RequestQueue posted;       ///< receives not matched yet, oldest first
