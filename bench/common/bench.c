@@ -5,6 +5,28 @@
 
 #include <tessera/runtime.h>
 
+void bench_fail(const char *what, long value)
+{
+    /* argv[0] is the first of the job's arguments. */
+    printf("%s FAIL cluster %d rank %d: %s (%ld)\n", ts_job()->args, ts_job()->cluster_id, ts_rank(),
+           what, value);
+    ts_sleep_ns(100000000); /* let the line reach the console before the job ends */
+    ts_job_abort(1);
+}
+
+long bench_check(long r, const char *what)
+{
+    if (r < 0)
+        bench_fail(what, r);
+    return r;
+}
+
+void bench_expect(long r, unsigned long want, const char *what)
+{
+    if (bench_check(r, what) != (long)want)
+        bench_fail(what, r);
+}
+
 static int compare(const void *a, const void *b)
 {
     const unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;

@@ -33,6 +33,14 @@ struct bench_row {
 /* A row's ticks in nanoseconds, at timebase ticks per second. */
 unsigned long bench_ns(const struct bench_row *r, unsigned long timebase);
 
+/* Failures of the raw-IKC benchmarks: bench_fail prints
+ * "<program> FAIL cluster C rank R: <what> (<value>)" and ends the job
+ * with status 1; bench_check returns r, or fails when r < 0 (a -TS_E*
+ * error); bench_expect fails unless the call moved exactly `want` bytes. */
+void bench_fail(const char *what, long value) __attribute__((noreturn));
+long bench_check(long r, const char *what);
+void bench_expect(long r, unsigned long want, const char *what);
+
 /* Prints the time CSR's frequency (timebase Hz) and how many cycles pass
  * per tick of it, measured over ~10 ms. */
 void bench_print_clocks(unsigned long timebase);

@@ -75,28 +75,7 @@ static int sender, meter; /* cluster ids */
 static bool is_meter;
 static ts_barrier_t barrier; /* the sender first: it leaves a barrier before the meter */
 
-static void __attribute__((noreturn)) fail(const char *what, long value)
-{
-    printf("ikc_bench FAIL cluster %d: %s (%ld)\n", ts_job()->cluster_id, what, value);
-    ts_sleep_ns(100000000); /* let the line reach the console before the job ends */
-    ts_job_abort(1);
-}
-
-static long check(long r, const char *what)
-{
-    if (r < 0)
-        fail(what, r);
-    return r;
-}
-
-/* A transfer must move exactly what was asked. */
-static void expect(long r, unsigned long want, const char *what)
-{
-    if (check(r, what) != (long)want)
-        fail(what, r);
-}
-
-static void barrier_wait(void) { check(ts_barrier_wait(&barrier), "barrier_wait"); }
+static void barrier_wait(void) { bench_check(ts_barrier_wait(&barrier), "barrier_wait"); }
 
 /* ---- clocks and samples --------------------------------------------------------------- */
 
@@ -164,12 +143,12 @@ static struct figure ping(int in, int out, int samples)
     for (int i = 0; i < samples; ++i) {
         fill_message(sent, i);
         const struct stamp t0 = now();
-        expect(ts_mailbox_write(out, sent, (unsigned long)payload()), (unsigned long)payload(),
+        bench_expect(ts_mailbox_write(out, sent, (unsigned long)payload()), (unsigned long)payload(),
                "mailbox_write");
-        expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
+        bench_expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
         record(&s, t0, 1);
         if (memcmp(sent, got, (size_t)payload()) != 0)
-            fail("mailbox: the echo differs from message", i);
+            bench_fail("mailbox: the echo differs from message", i);
     }
     return summarize(&s);
 }
@@ -179,11 +158,11 @@ static void echo(int in, int out, int samples)
 {
     unsigned char want[MAX_MESSAGE], got[MAX_MESSAGE];
     for (int i = 0; i < samples; ++i) {
-        expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
+        bench_expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
         fill_message(want, i);
         if (memcmp(want, got, (size_t)payload()) != 0)
-            fail("mailbox: wrong content in message", i);
-        expect(ts_mailbox_write(out, got, (unsigned long)payload()), (unsigned long)payload(),
+            bench_fail("mailbox: wrong content in message", i);
+        bench_expect(ts_mailbox_write(out, got, (unsigned long)payload()), (unsigned long)payload(),
                "mailbox_write");
     }
 }
@@ -202,18 +181,18 @@ static void echo_thread(void *arg)
  * port: both ports share the cluster's one hardware mailbox. */
 static struct figure loopback(int samples)
 {
-    struct echo_job j = {check(ts_mailbox_create(ECHO_PORT), "mailbox_create echo"),
-                         check(ts_mailbox_open(ECHO_PORT, meter, MAILBOX_PORT), "mailbox_open echo"),
+    struct echo_job j = {bench_check(ts_mailbox_create(ECHO_PORT), "mailbox_create echo"),
+                         bench_check(ts_mailbox_open(ECHO_PORT, meter, MAILBOX_PORT), "mailbox_open echo"),
                          samples};
-    const int in = check(ts_mailbox_create(MAILBOX_PORT), "mailbox_create loopback");
-    const int out = check(ts_mailbox_open(MAILBOX_PORT, meter, ECHO_PORT), "mailbox_open loopback");
-    const int tid = check(ts_thread_create(echo_thread, &j), "thread_create echo");
+    const int in = bench_check(ts_mailbox_create(MAILBOX_PORT), "mailbox_create loopback");
+    const int out = bench_check(ts_mailbox_open(MAILBOX_PORT, meter, ECHO_PORT), "mailbox_open loopback");
+    const int tid = bench_check(ts_thread_create(echo_thread, &j), "thread_create echo");
     const struct figure f = ping(in, out, samples);
-    check(ts_thread_join(tid, 0), "thread_join echo");
-    check(ts_mailbox_unlink(j.in), "mailbox_unlink echo");
-    check(ts_mailbox_close(j.out), "mailbox_close echo");
-    check(ts_mailbox_unlink(in), "mailbox_unlink loopback");
-    check(ts_mailbox_close(out), "mailbox_close loopback");
+    bench_check(ts_thread_join(tid, 0), "thread_join echo");
+    bench_check(ts_mailbox_unlink(j.in), "mailbox_unlink echo");
+    bench_check(ts_mailbox_close(j.out), "mailbox_close echo");
+    bench_check(ts_mailbox_unlink(in), "mailbox_unlink loopback");
+    bench_check(ts_mailbox_close(out), "mailbox_close loopback");
     return f;
 }
 
@@ -227,15 +206,15 @@ static void print_mailbox_row(const char *where, const struct figure *f)
  * input mailboxes exist before the first message. */
 static void mailbox_section(void)
 {
-    const int in = check(ts_mailbox_create(MAILBOX_PORT), "mailbox_create");
-    const int out = check(ts_mailbox_open(MAILBOX_PORT, is_meter ? sender : meter, MAILBOX_PORT),
+    const int in = bench_check(ts_mailbox_create(MAILBOX_PORT), "mailbox_create");
+    const int out = bench_check(ts_mailbox_open(MAILBOX_PORT, is_meter ? sender : meter, MAILBOX_PORT),
                           "mailbox_open");
     barrier_wait();
     if (!is_meter) {
         echo(in, out, cfg->mailbox_samples);
     } else {
         const struct figure remote = ping(in, out, cfg->mailbox_samples);
-        check(ts_mailbox_unlink(in), "mailbox_unlink"); /* loopback() takes its port */
+        bench_check(ts_mailbox_unlink(in), "mailbox_unlink"); /* loopback() takes its port */
         const struct figure local = loopback(cfg->mailbox_samples);
         char where[32];
         printf("\n%-43s %6s %11s %11s %9s %9s\n", "", "message", "cycles min", "cycles med",
@@ -263,7 +242,7 @@ struct part {
 
 static long read_part(const struct part *p, unsigned char *at)
 {
-    check(ts_portal_allow(p->portal, sender, p->port), "portal_allow");
+    bench_check(ts_portal_allow(p->portal, sender, p->port), "portal_allow");
     return ts_portal_read(p->portal, at, p->bytes);
 }
 
@@ -272,7 +251,7 @@ static void run_part(struct part *p)
     for (int t = 0; t < p->transfers; ++t) {
         unsigned char *at = p->first + (size_t)t * p->stride;
         const long n = is_meter ? read_part(p, at) : ts_portal_write(p->portal, at, p->bytes);
-        expect(n, p->bytes, is_meter ? "portal_read" : "portal_write");
+        bench_expect(n, p->bytes, is_meter ? "portal_read" : "portal_write");
         p->moved += p->bytes;
     }
 }
@@ -319,7 +298,7 @@ static void crew_hire(int n)
     crew.round = 0;
     crew.quit = false;
     for (int i = 1; i < n; ++i)
-        crew.tids[i] = check(ts_thread_create(crew_worker, &crew.parts[i]), "thread_create");
+        crew.tids[i] = bench_check(ts_thread_create(crew_worker, &crew.parts[i]), "thread_create");
 }
 
 static void crew_run(void)
@@ -343,7 +322,7 @@ static void crew_dismiss(void)
     ts_cond_broadcast(&crew.changed);
     ts_mutex_unlock(&crew.lock);
     for (int i = 1; i < crew.n; ++i)
-        check(ts_thread_join(crew.tids[i], 0), "thread_join");
+        bench_check(ts_thread_join(crew.tids[i], 0), "thread_join");
 }
 
 static void open_portals(void)
@@ -351,8 +330,8 @@ static void open_portals(void)
     for (int i = 0; i < MAX_PARTS; ++i) {
         struct part *p = &crew.parts[i];
         p->port = PORTAL_PORT + i;
-        p->portal = is_meter ? check(ts_portal_create(p->port), "portal_create")
-                             : check(ts_portal_open(p->port, meter, p->port), "portal_open");
+        p->portal = is_meter ? bench_check(ts_portal_create(p->port), "portal_create")
+                             : bench_check(ts_portal_open(p->port, meter, p->port), "portal_open");
     }
 }
 
@@ -376,7 +355,7 @@ static void verify_pattern(const unsigned char *buf, size_t bytes)
     const uint64_t *w = (const uint64_t *)buf;
     for (size_t i = 0; i < bytes / sizeof *w; ++i)
         if (w[i] != word_at(i))
-            fail("portal: received data differs from the pattern at byte", (long)(i * sizeof *w));
+            bench_fail("portal: received data differs from the pattern at byte", (long)(i * sizeof *w));
 }
 
 static unsigned char *data; /* the sender's pattern; the meter's receive buffer */
@@ -402,7 +381,7 @@ static void alloc_buffers(void)
                                       largest_batch(cfg->sizes, cfg->nsizes, cfg->batch));
     data = malloc(is_meter ? 2 * most + PAGE : most);
     if (!data)
-        fail("out of memory for buffers of bytes", (long)most);
+        bench_fail("out of memory for buffers of bytes", (long)most);
     if (is_meter)
         copy = data + most + PAGE;
     else
@@ -464,7 +443,7 @@ static struct figure measure_memcpy(size_t size)
         record(&s, t0, batch / size);
     }
     if (memcmp(copy, data, batch) != 0)
-        fail("memcpy: the copy differs", (long)size);
+        bench_fail("memcpy: the copy differs", (long)size);
     return summarize(&s);
 }
 
@@ -531,11 +510,11 @@ static void statistics_section(void)
     for (int i = 0; i < MAX_PARTS; ++i) {
         const struct part *p = &crew.parts[i];
         struct ts_ikc_stats st;
-        check(ts_portal_ioctl(p->portal, TS_IKC_IOCTL_STATS, &st), "portal_ioctl");
+        bench_check(ts_portal_ioctl(p->portal, TS_IKC_IOCTL_STATS, &st), "portal_ioctl");
         printf("portal port %d: %lu allows, %lu reads, %lu bytes, %.1f us per read\n", p->port,
                st.allows, st.reads, st.bytes, st.reads ? st.transfer_ns / 1000.0 / st.reads : 0);
         if (st.bytes != p->moved || st.reads != st.allows)
-            fail("portal statistics disagree with the bytes moved on port", p->port);
+            bench_fail("portal statistics disagree with the bytes moved on port", p->port);
     }
 }
 
@@ -549,7 +528,7 @@ static bool pick_clusters(const struct ts_job_info *job)
     meter = sender + 1;
     const bool scatter = job->map_policy == TS_MAP_SCATTER;
     if (meter >= job->nclusters || job->np <= (scatter ? 1 : job->slots_per_cluster))
-        fail("run it on two compute clusters (-np 2 --map-by scatter); np", job->np);
+        bench_fail("run it on two compute clusters (-np 2 --map-by scatter); np", job->np);
     is_meter = job->cluster_id == meter;
     return job->cluster_id == sender || is_meter;
 }
@@ -589,13 +568,13 @@ int main(int argc, char **argv)
     if (!pick_clusters(job))
         return 0;
     if (payload() > MAX_MESSAGE)
-        fail("mailbox payload larger than the benchmark's buffer", payload());
+        bench_fail("mailbox payload larger than the benchmark's buffer", payload());
     const struct stamp start = now();
 
     alloc_buffers();
 
     const int clusters[2] = {sender, meter};
-    check(ts_barrier_create(&barrier, clusters, 2, BARRIER_PORT), "barrier_create");
+    bench_check(ts_barrier_create(&barrier, clusters, 2, BARRIER_PORT), "barrier_create");
     open_portals();
     if (is_meter)
         print_header(job);

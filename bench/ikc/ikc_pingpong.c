@@ -25,6 +25,7 @@
 
 #include <tessera/runtime.h>
 
+#include "bench.h"
 #include "pingpong.h"
 
 #define PORT 20 /* rank r's mailbox and portal ports: PORT + r */
@@ -37,35 +38,14 @@ struct link {
     int portal_in, portal_out;
 };
 
-static void __attribute__((noreturn)) fail(const char *what, long value)
-{
-    printf("ikc_pingpong: rank %d: %s (%ld)\n", ts_rank(), what, value);
-    ts_sleep_ns(100000000); /* let the line reach the console before the job ends */
-    ts_job_abort(1);
-}
-
-static long check(long r, const char *what)
-{
-    if (r < 0)
-        fail(what, r);
-    return r;
-}
-
-/* A transfer must move exactly what was asked. */
-static void expect(long r, int bytes, const char *what)
-{
-    if (check(r, what) != bytes)
-        fail(what, r);
-}
-
 static int by_portal(const struct link *l, int bytes) { return bytes > l->payload; }
 
 static void send(const struct link *l, const unsigned char *out, int bytes)
 {
     if (by_portal(l, bytes))
-        expect(ts_portal_write(l->portal_out, out, (unsigned long)bytes), bytes, "portal_write");
+        bench_expect(ts_portal_write(l->portal_out, out, (unsigned long)bytes), bytes, "portal_write");
     else
-        expect(ts_mailbox_write(l->mailbox_out, out, (unsigned long)bytes), bytes,
+        bench_expect(ts_mailbox_write(l->mailbox_out, out, (unsigned long)bytes), bytes,
                "mailbox_write");
 }
 
@@ -74,15 +54,15 @@ static void send(const struct link *l, const unsigned char *out, int bytes)
 static void allow(const struct link *l, int bytes)
 {
     if (by_portal(l, bytes))
-        check(ts_portal_allow(l->portal_in, l->peer_cluster, l->peer_port), "portal_allow");
+        bench_check(ts_portal_allow(l->portal_in, l->peer_cluster, l->peer_port), "portal_allow");
 }
 
 static void receive(const struct link *l, unsigned char *in, int bytes)
 {
     if (by_portal(l, bytes))
-        expect(ts_portal_read(l->portal_in, in, (unsigned long)bytes), bytes, "portal_read");
+        bench_expect(ts_portal_read(l->portal_in, in, (unsigned long)bytes), bytes, "portal_read");
     else
-        expect(ts_mailbox_read(l->mailbox_in, in, (unsigned long)bytes), bytes, "mailbox_read");
+        bench_expect(ts_mailbox_read(l->mailbox_in, in, (unsigned long)bytes), bytes, "mailbox_read");
 }
 
 /* Rank 1's empty mailbox message: it is about to receive the ping. */
@@ -91,9 +71,9 @@ static void ready(void *ctx, int rank)
     const struct link *l = ctx;
     char none[1] = {0};
     if (rank == 1)
-        expect(ts_mailbox_write(l->mailbox_out, none, 0), 0, "mailbox_write ready");
+        bench_expect(ts_mailbox_write(l->mailbox_out, none, 0), 0, "mailbox_write ready");
     else
-        expect(ts_mailbox_read(l->mailbox_in, none, sizeof none), 0, "mailbox_read ready");
+        bench_expect(ts_mailbox_read(l->mailbox_in, none, sizeof none), 0, "mailbox_read ready");
 }
 
 static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in,
@@ -120,21 +100,21 @@ static void open_link(struct link *l, int rank)
 {
     const int port = PORT + rank;
     int local;
-    check(ts_rank_place(1 - rank, &l->peer_cluster, &local), "rank_place");
+    bench_check(ts_rank_place(1 - rank, &l->peer_cluster, &local), "rank_place");
     l->payload = ts_job()->mailbox_payload;
     l->peer_port = PORT + 1 - rank;
-    l->mailbox_in = check(ts_mailbox_create(port), "mailbox_create");
-    l->mailbox_out = check(ts_mailbox_open(port, l->peer_cluster, l->peer_port), "mailbox_open");
-    l->portal_in = check(ts_portal_create(port), "portal_create");
-    l->portal_out = check(ts_portal_open(port, l->peer_cluster, l->peer_port), "portal_open");
+    l->mailbox_in = bench_check(ts_mailbox_create(port), "mailbox_create");
+    l->mailbox_out = bench_check(ts_mailbox_open(port, l->peer_cluster, l->peer_port), "mailbox_open");
+    l->portal_in = bench_check(ts_portal_create(port), "portal_create");
+    l->portal_out = bench_check(ts_portal_open(port, l->peer_cluster, l->peer_port), "portal_open");
 }
 
 static void close_link(const struct link *l)
 {
-    check(ts_mailbox_unlink(l->mailbox_in), "mailbox_unlink");
-    check(ts_mailbox_close(l->mailbox_out), "mailbox_close");
-    check(ts_portal_unlink(l->portal_in), "portal_unlink");
-    check(ts_portal_close(l->portal_out), "portal_close");
+    bench_check(ts_mailbox_unlink(l->mailbox_in), "mailbox_unlink");
+    bench_check(ts_mailbox_close(l->mailbox_out), "mailbox_close");
+    bench_check(ts_portal_unlink(l->portal_in), "portal_unlink");
+    bench_check(ts_portal_close(l->portal_out), "portal_close");
 }
 
 int main(int argc, char **argv)
@@ -151,13 +131,13 @@ int main(int argc, char **argv)
     open_link(&l, rank);
     if (rank == 0) {
         int here, local;
-        check(ts_rank_place(0, &here, &local), "rank_place");
+        bench_check(ts_rank_place(0, &here, &local), "rank_place");
         printf("ikc_pingpong: rank 0 on cluster %d, rank 1 on cluster %d; up to %d B in one "
                "mailbox message, more in one portal transfer (chunks of %d B)\n",
                here, l.peer_cluster, l.payload, job->portal_chunk);
     }
     if (pingpong_run("ikc_pingpong", &args, rank, job->timebase_hz, &ops, &l))
-        fail("the benchmark failed", 1);
+        bench_fail("the benchmark failed", 1);
     close_link(&l);
     return 0;
 }
