@@ -1,4 +1,4 @@
-// ELF64 executables (System V gABI, RISC-V psABI) into user memory.
+// ELF64 executables (System V gABI) of the target's machine into user memory.
 #include "kernel/elf.hpp"
 
 #include <elf.h>
@@ -10,7 +10,7 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
     const auto *base = static_cast<const char *>(elf);
     const auto *eh = static_cast<const Elf64_Ehdr *>(elf);
     if (size < sizeof(Elf64_Ehdr) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_RISCV || eh->e_type != ET_EXEC ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != hal::user_elf_machine || eh->e_type != ET_EXEC ||
         eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size ||
         eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
         return -TS_EINVAL;

@@ -67,10 +67,7 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
         }
         if (!map_stack(p, core)) return -TS_ENOMEM;
         hal::Guard g(lock);
-        t.tf = {};
-        t.tf.pc = pc;
-        t.tf.x[2] = stack_top(core);
-        t.tf.x[10] = arg;
+        hal::new_thread_frame(t.tf, pc, stack_top(core), arg);
         t.proc = t.last_proc = p;
         t.tag = -1;
         t.state = ThreadState::ready;

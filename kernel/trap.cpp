@@ -33,15 +33,16 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     switch (info.kind) {
     case hal::TrapKind::syscall: {
         if (p->killed) thread_exit(0);
-        const uint64_t args[4] = {tf->x[10], tf->x[11], tf->x[12], tf->x[13]};
-        tf->x[10] = static_cast<uint64_t>(kernel_call(tf->x[17], args));
+        const uint64_t args[4] = {hal::call_arg(*tf, 0), hal::call_arg(*tf, 1), hal::call_arg(*tf, 2),
+                                  hal::call_arg(*tf, 3)};
+        hal::set_call_result(*tf, static_cast<uint64_t>(kernel_call(hal::call_number(*tf), args)));
         break;
     }
     case hal::TrapKind::interrupt:
         break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
-        report_fault(p, tf->pc, info);
+        report_fault(p, hal::trap_pc(*tf), info);
         thread_exit(status_fault, true);
     }
     if (p->killed) thread_exit(0);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hal/arch.hpp"  // the target's TrapFrame (hal/arch/<target>/include)
 #include "hal/image.h"
 
 namespace hal {
@@ -14,7 +15,8 @@ namespace hal {
 
 /// Index of the calling core inside its cluster (0 = master).
 int core_id();
-/// Ticks of the platform timer (`time` CSR); timebase() ticks per second.
+/// Ticks of the platform timer (qemu-riscv64: the `time` CSR; linux64:
+/// CLOCK_MONOTONIC in ns); timebase() ticks per second.
 uint64_t time();
 uint64_t timebase();
 
@@ -26,7 +28,7 @@ void wait_event();
 /// Arm this core's timer to raise an event at `deadline` ticks (0: disarm).
 void set_timer(uint64_t deadline);
 
-/// A spinlock (RISC-V A extension, acquire/release ordering).
+/// A spinlock (acquire/release ordering).
 class Spinlock {
 public:
     void lock();
@@ -50,7 +52,8 @@ private:
 /// all clusters (so concurrent writes never interleave).
 void console_write(const char *s, size_t n);
 
-/// Ends the whole machine with `status` as QEMU's exit status.
+/// Ends the whole machine with `status` as its exit status (QEMU's, or the
+/// linux64 launcher's).
 [[noreturn]] void poweroff(int status);
 
 /// Stops the calling core for good.
@@ -77,24 +80,16 @@ void notify_core(int cluster, int core);
 
 // ---- traps and user context --------------------------------------------------
 
-/// Registers of a user thread, saved on every trap from U-mode.
-struct TrapFrame {
-    uint64_t x[32];      ///< x[0] unused; x[2] = sp, x[10..17] = a0..a7
-    uint64_t pc;         ///< sepc
-    uint64_t kernel_sp;  ///< top of this core's kernel stack
-    uint64_t kernel_tp;  ///< the kernel's tp on this core (its core id)
-};
-
 /// Why a user thread trapped.
 enum class TrapKind { syscall, interrupt, fault };
 
 struct TrapInfo {
     TrapKind kind;
-    uint64_t cause;   ///< scause
-    uint64_t tval;    ///< stval (faulting address or instruction)
+    uint64_t cause;   ///< target-defined (RISC-V: scause); cause_name() names it
+    uint64_t tval;    ///< the faulting address (RISC-V: stval)
 };
 
-/// Enters U-mode with the registers of `tf` in address space `space`
+/// Enters user mode (U-mode on RISC-V) with the registers of `tf` in address space `space`
 /// (an opaque token from Mmu::space_token()). Traps come back through the
 /// kernel's trap handler `kernel_user_trap(tf, info)`.
 [[noreturn]] void enter_user(TrapFrame *tf, uint64_t space);
@@ -105,7 +100,7 @@ const char *cause_name(uint64_t cause);
 bool is_page_fault(uint64_t cause);
 
 
-// ---- memory management unit (RISC-V Sv39) -------------------------------------
+// ---- memory management unit (qemu-riscv64: Sv39; linux64: mmap mirrors) --------
 
 constexpr size_t page_size = 4096;
 

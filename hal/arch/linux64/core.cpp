@@ -1,0 +1,122 @@
+// linux64 core-level HAL: time, events, timer, locks, the console, power.
+//
+// Events are futex words in the fabric's first page (after the console
+// lock), one per (cluster, core): notify sets the word and wakes a sleeper;
+// clear_event/wait_event sleep on it, so an idle core costs no host CPU.
+// The fabric is one memfd shared by every cluster process, so these are
+// shared (not process-private) futexes.
+#include <linux/futex.h>
+#include <time.h>
+
+#include "linux.hpp"
+
+namespace hal {
+namespace {
+
+using host::sys;
+
+constexpr size_t events_offset = 64;  // the console lock is at offset 0
+static_assert(events_offset + TS_MAX_CLUSTERS * TS_MAX_CORES * sizeof(uint32_t) <= 4096,
+              "event words must fit in the fabric's first page (hal/common/noc.cpp)");
+
+uint32_t *event_word(int cluster, int core) {
+    return reinterpret_cast<uint32_t *>(manifest().fabric_base + events_offset) + cluster * TS_MAX_CORES + core;
+}
+
+long futex(uint32_t *word, int op, uint32_t value, const timespec *timeout) {
+    return sys(SYS_futex, reinterpret_cast<long>(word), op, value, reinterpret_cast<long>(timeout));
+}
+
+}  // namespace
+
+int core_id() { return host::self().id; }
+
+uint64_t time() {
+    timespec ts{};
+    sys(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t timebase() { return 1000000000ull; }
+
+void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, __ATOMIC_SEQ_CST); }
+
+void wait_event() {
+    uint32_t *word = event_word(cluster_id(), core_id());
+    timespec rel{}, *timeout = nullptr;
+    if (const uint64_t deadline = host::self().deadline) {
+        const uint64_t now = time();
+        if (now >= deadline) return;  // the timer has fired: an event
+        rel.tv_sec = static_cast<time_t>((deadline - now) / 1000000000ull);
+        rel.tv_nsec = static_cast<long>((deadline - now) % 1000000000ull);
+        timeout = &rel;
+    }
+    futex(word, FUTEX_WAIT, 0, timeout);  // returns at once if an event came
+}
+
+void set_timer(uint64_t deadline) { host::self().deadline = deadline; }
+
+void notify_core(int cluster, int core) {
+    uint32_t *word = event_word(cluster, core);
+    // A core sleeps only on a word it cleared: if the word was already set,
+    // nobody sleeps on it.
+    if (__atomic_exchange_n(word, 1u, __ATOMIC_SEQ_CST) == 0) futex(word, FUTEX_WAKE, 1, nullptr);
+}
+
+void notify_cluster(int cluster) {
+    for (unsigned core = 0; core < manifest().clusters[cluster].ncores; ++core)
+        notify_core(cluster, static_cast<int>(core));
+}
+
+// Many more cores than host CPUs: a waiter that finds the lock taken for
+// long gives its CPU away, so the holder can run.
+void Spinlock::lock() {
+    for (unsigned spins = 0; __atomic_exchange_n(&word_, 1u, __ATOMIC_ACQUIRE) != 0;) {
+        while (__atomic_load_n(&word_, __ATOMIC_RELAXED) != 0) {
+            if (++spins % 64 == 0)
+                sys(SYS_sched_yield);
+            else
+                __builtin_ia32_pause();
+        }
+    }
+}
+
+void Spinlock::unlock() { __atomic_store_n(&word_, 0u, __ATOMIC_RELEASE); }
+
+// The console lock sits at the start of the fabric, as on QEMU; the
+// console is the process's stdout, which the launcher reads.
+void console_write(const char *s, size_t n) {
+    auto *lock = reinterpret_cast<Spinlock *>(manifest().fabric_base);
+    Guard g(*lock);
+    host::write_all(1, s, n);
+}
+
+// The launcher learns the machine's status from the status pipe, then
+// ends every other cluster process.
+void poweroff(int status) {
+    char line[32] = "poweroff ";
+    char digits[12];
+    int n = 0;
+    unsigned v = static_cast<unsigned>(status & 0xff);
+    do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t len = 9;
+    while (n) line[len++] = digits[--n];
+    line[len++] = '\n';
+    host::write_all(host::status_fd(), line, len);
+    sys(SYS_exit_group, status & 0xff);
+    __builtin_unreachable();
+}
+
+void halt() {
+    for (;;) sys(SYS_pause);
+}
+
+void enter_user(TrapFrame *tf, uint64_t) {
+    host::self().tf = tf;
+    hal_user_return(tf);
+}
+
+}  // namespace hal

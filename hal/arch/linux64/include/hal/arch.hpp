@@ -1,0 +1,48 @@
+// What the kernel sees of a linux64 user thread's registers. User code
+// enters the kernel through a call gate (entry.S, hal_gate): a plain System
+// V call `long gate(number, a0, a1, a2, a3)` that saves the registers a
+// function must keep, and leaves for the kernel's stack. So the frame holds
+// those registers, the stack and return address, and the call's arguments.
+#pragma once
+
+#include <stdint.h>
+
+extern "C" char hal_gate[];  // entry.S
+
+namespace hal {
+
+/// A user thread's registers at its last kernel entry (entry.S knows the
+/// offsets). At a thread's start, rdi is its argument and rsi the gate.
+struct TrapFrame {
+    uint64_t rbx, rbp, r12, r13, r14, r15;  ///< callee-saved (System V)
+    uint64_t sp;   ///< rsp after the gate returns
+    uint64_t pc;   ///< where the gate returns to
+    uint64_t rax;  ///< the call's result
+    uint64_t rdi;  ///< the call number
+    uint64_t rsi, rdx, rcx, r8;  ///< its arguments a0..a3
+};
+
+/// The ELF machine of user programs (EM_X86_64).
+constexpr uint16_t user_elf_machine = 62;
+
+/// Kernel call number and argument i (0..3) of a call through the gate.
+inline uint64_t call_number(const TrapFrame &tf) { return tf.rdi; }
+inline uint64_t call_arg(const TrapFrame &tf, int i) {
+    const uint64_t args[4] = {tf.rsi, tf.rdx, tf.rcx, tf.r8};
+    return args[i];
+}
+/// What the call returns to the thread.
+inline void set_call_result(TrapFrame &tf, uint64_t v) { tf.rax = v; }
+/// Where the thread was when it entered the kernel.
+inline uint64_t trap_pc(const TrapFrame &tf) { return tf.pc; }
+/// A new thread's frame: it starts at pc on the stack top sp (16-byte
+/// aligned, nothing pushed) with rdi = arg and rsi = the gate's address.
+inline void new_thread_frame(TrapFrame &tf, uint64_t pc, uint64_t sp, uint64_t arg) {
+    tf = {};
+    tf.pc = pc;
+    tf.sp = sp;
+    tf.rdi = arg;
+    tf.rsi = reinterpret_cast<uint64_t>(hal_gate);
+}
+
+}  // namespace hal

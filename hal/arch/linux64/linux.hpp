@@ -1,0 +1,71 @@
+// The linux64 HAL's "hardware": Linux system calls, made directly (the
+// cluster executable has no C library), and the state every core keeps.
+#pragma once
+
+#include <stddef.h>
+#include <errno.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "hal/hal.hpp"
+
+namespace hal::host {
+
+/// A raw Linux system call: the result, or -errno.
+inline long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+
+/// What a core's thread keeps; %gs points at its core's entry. entry.S
+/// knows the offsets of the first three fields.
+struct CoreState {
+    TrapFrame *tf;        ///< 0: the user thread this core runs (its frame)
+    uint64_t kernel_sp;   ///< 8: top of this core's kernel stack
+    uint64_t in_user;     ///< 16: 1 while the core runs user code
+    CoreState *self_ptr;  ///< 24: this entry (self() reads it through %gs)
+    int id;               ///< this core's index in its cluster
+    uint64_t deadline;    ///< the armed timer (time() units), 0: none
+};
+
+/// The virtual addresses user pages may have: the MMU (mmu.cpp) mirrors
+/// them there, so nothing else of the process may use this range.
+constexpr uintptr_t user_area_base = 0x40000000;
+constexpr uintptr_t user_area_end = 0x80000000;
+
+/// The calling core's state.
+CoreState &self();
+/// Makes the calling thread core `core`: %gs, its signal stack.
+void become_core(int core);
+/// The state of core `core` (its kernel stack is set).
+CoreState &core_state(int core);
+
+/// Writes a whole buffer to fd (retrying short writes); false on error.
+bool write_all(int fd, const char *s, size_t n);
+/// Ends the process at once with a message on stderr (before the console
+/// works): status 125.
+[[noreturn]] void fail(const char *what);
+/// The status pipe's fd (the launcher reads `poweroff STATUS` lines there).
+int status_fd();
+/// The window's memfd and base: the MMU mirrors user pages from it.
+int window_fd();
+uintptr_t window_base();
+/// Installs the trap handlers (signals of user faults).
+void trap_init();
+
+}  // namespace hal::host
+
+/// entry.S: into user code with the registers of tf.
+extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
+/// entry.S: runs fn(arg) on the stack whose top is sp; never returns.
+extern "C" [[noreturn]] void hal_call_on_stack(uint64_t sp, void (*fn)(void *), void *arg);
+/// entry.S: starts a thread of this process on `stack` (its top) running
+/// fn(arg) (clone(2) flags for a thread); the new thread's id, or -errno.
+extern "C" long hal_clone_thread(void *stack, void (*fn)(int), int arg);
