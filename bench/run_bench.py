@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p ...]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|native ...]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): one CSV file per experiment with every measurement,
@@ -22,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from capbench import ROOT, run_tessera  # noqa: E402
+from tessera_run import mpirun  # noqa: E402
 from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,  # noqa: E402
                     write_csv)
 
@@ -49,6 +50,8 @@ class Config:
         # point-to-point: round trips per run, largest message.
         self.pp_reps = "11" if quick else "51"
         self.pp_max = str(64 * 1024 if quick else 1024 * 1024)
+        # native comparison (linux64): batches per size.
+        self.native_batches = "5" if quick else "21"
 
 
 class Failure(Exception):
@@ -153,6 +156,7 @@ SERIES = (  # name, label, program, mapping, mpirun options
     ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
 )
 _ROW = re.compile(r"^row\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+_NATIVE_ROW = re.compile(r"^row\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
 def p2p(cfg, out):
@@ -194,7 +198,93 @@ def p2p(cfg, out):
             "path, is faster. Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
 
 
-EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p}
+# The native comparison: p2p_native (bench/native/) on Tessera's linux64
+# target and on the Linux MPI libraries, built from the same source.
+LINUX_MPIS = {"openmpi": ("mpicc.openmpi", "mpirun.openmpi"), "mpich": ("mpicc.mpich", "mpirun.mpich")}
+NATIVE = (
+    ("tessera-inside", "Tessera (linux64), one cluster"),
+    ("tessera-across", "Tessera (linux64), two clusters"),
+    ("openmpi", "Open MPI"),
+    ("mpich", "MPICH"),
+    ("memcpy", "memcpy"),
+)
+
+
+def build_native(out):
+    """p2p_native built with each Linux MPI's mpicc: {name: executable}."""
+    src = os.path.join(ROOT, "bench", "native", "p2p_native.c")
+    built = {}
+    for name, (cc, _) in LINUX_MPIS.items():
+        exe = out_path(out, f"p2p_native-{name}")
+        p = subprocess.run([cc, "-O2", "-o", exe, src], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            raise Failure(f"{cc} p2p_native.c (tools/setup.sh installs {name}):\n{p.stdout}")
+        built[name] = exe
+    return built
+
+
+def run_linux_mpi(name, exe, np, args):
+    """(status, output) of a Linux MPI run of exe."""
+    cmd = [LINUX_MPIS[name][1], "-np", str(np)]
+    env = dict(os.environ)
+    if name == "openmpi":
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"  # see tools/capbench.py
+    p = subprocess.run(cmd + [exe, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, env=env, timeout=600)
+    return p.returncode, p.stdout
+
+
+def native(cfg, out):
+    exes = build_native(out)
+    args = (cfg.native_batches, cfg.pp_max)
+    runs = {
+        "tessera-inside": lambda: mpirun("--platform", "linux64", "-np", "2", "--map-by", "compact",
+                                         "p2p_native", *args, timeout=600),
+        "tessera-across": lambda: mpirun("--platform", "linux64", "-np", "2", "--map-by", "scatter",
+                                         "p2p_native", *args, timeout=600),
+        "openmpi": lambda: run_linux_mpi("openmpi", exes["openmpi"], 2, args),
+        "mpich": lambda: run_linux_mpi("mpich", exes["mpich"], 2, args),
+        "memcpy": lambda: run_linux_mpi("openmpi", exes["openmpi"], 1, ("--memcpy", *args)),
+    }
+    rows, lat = [], {}
+    for rep in range(cfg.reps):
+        for name, _ in NATIVE:
+            rc, text = runs[name]()
+            found = _NATIVE_ROW.findall(text)
+            if rc != 0 or "p2p_native: done" not in text:
+                raise Failure(f"p2p_native ({name}): exit {rc}\n{text}")
+            for nbytes, ns, mbs in found:
+                rows.append((name, rep, int(nbytes), float(ns), float(mbs)))
+                lat.setdefault((name, int(nbytes)), []).append(float(ns) / 1000)
+        print(f"  native #{rep} done", flush=True)
+    write_csv(out_path(out, "native.csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows)
+    sizes = sorted({b for _, b in lat})
+    s = {k: Stat(v) for k, v in lat.items()}
+    get = lambda name, b: s.get((name, b), Stat([]))  # noqa: E731
+    ratios = [(f"{t.split('-')[1]}/{ref}", t, ref)
+              for ref in ("openmpi", "mpich", "memcpy") for t in ("tessera-inside", "tessera-across")]
+    table = markdown_table(
+        ("bytes", *(n for n, _ in NATIVE), *(r for r, *_ in ratios)),
+        [(size_label(b) if b else "0 B", *(get(n, b).text(1, 2) for n, _ in NATIVE),
+          *(ratio(get(t, b), get(ref, b)) for _, t, ref in ratios)) for b in sizes])
+    shown = [b for b in sizes if b > 0]
+    line_plot(out_path(out, "native_latency.png"), "Native ping-pong (linux64): one-way time",
+              "message size (bytes)", "one-way time (µs)",
+              [(label, shown, [get(n, b) for b in shown]) for n, label in NATIVE], logx=True, logy=True)
+    return ("Native point-to-point (linux64)",
+            f"`p2p_native` (bench/native/p2p_native.c, {cfg.native_batches} batches of about 2 ms of "
+            "round trips per size, the median batch) with 2 processes: Tessera's LWMPI on the linux64 "
+            "target inside one cluster (compact: two threads of one process, the local path) and "
+            "across two clusters (scatter: two processes over the emulated NoC), Open MPI and MPICH "
+            "from Debian on the same machine in the same run, and two memcpy calls per round trip "
+            "(one process). One-way time in µs; ratios above 1: Tessera is slower. "
+            "Plot: native_latency.png.", table, "native_latency.png")
+
+
+EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "native": native}
 
 
 def machine():
@@ -209,7 +299,8 @@ def machine():
                             stdout=subprocess.PIPE, text=True).stdout.strip() or "?"
     return (f"Measured {datetime.date.today().isoformat()} on {platform.node()}: {cpu}, "
             f"{os.cpu_count()} cores, {platform.system()} {platform.release()}; Tessera {commit}, "
-            "QEMU TCG (riscv64 `virt`), default profile.")
+            "QEMU TCG (riscv64 `virt`), default profile; the native comparison on the linux64 "
+            "target, default profile.")
 
 
 def main():
@@ -232,7 +323,8 @@ def main():
         return 1
     text = [f"# Tessera benchmark report{' (quick)' if opts.quick else ''}", "", machine(),
             f"Every figure is the median of {cfg.reps} runs, with the spread (min-max) in "
-            "parentheses; times are guest wall time (the `time` CSR).", ""]
+            "parentheses; times are guest wall time (the `time` CSR) on QEMU, host time on "
+            "linux64.", ""]
     for title, intro, table, png in sections:
         text += [f"## {title}", "", intro, "", table, "", f"![{title}]({png})", ""]
     with open(out_path(opts.out, "report.md"), "w") as f:
