@@ -8,6 +8,14 @@ NP       ?= 16
 DEMO     ?= fn 1 4000
 # make test T=kernel runs only the tests labelled `kernel` (ctest -L).
 T        ?=
+# make test PLATFORM=linux64 runs the unit tests and the on-target tests of
+# linux64 only (PLATFORM=qemu-riscv64: of QEMU only); no PLATFORM: both.
+# On-target tests are labelled `qemu` (and `target`) or `linux64`.
+PLATFORM ?=
+PLATFORM_LABELS_OUT := $(if $(PLATFORM),$(or \
+  $(if $(filter linux64,$(PLATFORM)),-LE '^qemu$$'),\
+  $(if $(filter qemu-riscv64,$(PLATFORM)),-LE '^linux64$$'),\
+  $(error PLATFORM must be qemu-riscv64 or linux64, not '$(PLATFORM)')))
 # make bench QUICK=1: small sizes, a few minutes.
 QUICK    ?=
 
@@ -29,7 +37,7 @@ run: build
 	tools/mpirun -np $(NP) --map-by scatter $(DEMO)
 
 test: build
-	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)')
+	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)') $(PLATFORM_LABELS_OUT)
 
 # The LWMPI study's experiments: tables and plots in out/bench (bench/README.md).
 bench: build

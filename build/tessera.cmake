@@ -18,21 +18,45 @@ if(NOT TESSERA_TARGET)
   function(tessera_add_program NAME)
   endfunction()
 
+  # The linux64 build next to the QEMU one (TESSERA_TARGET_OUT, out/target).
+  set(TESSERA_LINUX64_OUT ${CMAKE_SOURCE_DIR}/out/linux64 CACHE PATH "linux64 build folder")
+
   # tessera_add_target_test(NAME SCRIPT [ARGS A...] [LABELS L...]
-  # [TIMEOUT S]): an on-target test driver (Python, booting QEMU through
-  # tools/mpirun on the cross build) run with ARGS, label `target` plus the
-  # LABELS given, killed after S seconds (default 600).
+  # [TIMEOUT S] [PLATFORMS P...]): an on-target test driver (Python, running
+  # jobs through tools/mpirun and tools/mpicc) run with ARGS, killed after S
+  # seconds (default 600), registered once per platform:
+  #   NAME          qemu-riscv64 on TESSERA_TARGET_OUT, labels `target`, `qemu`
+  #   NAME_linux64  linux64 on TESSERA_LINUX64_OUT, label `linux64`
+  # each with the LABELS given too. The driver learns its platform from
+  # $TESSERA_PLATFORM (and its build from $TESSERA_TARGET_OUT). PLATFORMS
+  # (qemu-riscv64, linux64; default both) limits it to those that make sense.
   function(tessera_add_target_test NAME SCRIPT)
-    cmake_parse_arguments(PARSE_ARGV 2 ARG "" "TIMEOUT" "ARGS;LABELS")
+    cmake_parse_arguments(PARSE_ARGV 2 ARG "" "TIMEOUT" "ARGS;LABELS;PLATFORMS")
     if(NOT ARG_TIMEOUT)
       set(ARG_TIMEOUT 600)
     endif()
-    set(labels target ${ARG_LABELS})
-    add_test(NAME ${NAME} COMMAND /usr/bin/python3 ${SCRIPT} ${ARG_ARGS}
-             WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
-    set_tests_properties(${NAME} PROPERTIES
-      LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
-      ENVIRONMENT "TESSERA_TARGET_OUT=${TESSERA_TARGET_OUT};PYTHONDONTWRITEBYTECODE=1")
+    if(NOT ARG_PLATFORMS)
+      set(ARG_PLATFORMS qemu-riscv64 linux64)
+    endif()
+    foreach(platform ${ARG_PLATFORMS})
+      if(platform STREQUAL "qemu-riscv64")
+        set(name ${NAME})
+        set(labels target qemu ${ARG_LABELS})
+        set(out ${TESSERA_TARGET_OUT})
+      elseif(platform STREQUAL "linux64")
+        set(name ${NAME}_linux64)
+        set(labels linux64 ${ARG_LABELS})
+        set(out ${TESSERA_LINUX64_OUT})
+      else()
+        message(FATAL_ERROR "tessera_add_target_test(${NAME}): unknown platform '${platform}' "
+                            "(qemu-riscv64 or linux64)")
+      endif()
+      add_test(NAME ${name} COMMAND /usr/bin/python3 ${SCRIPT} ${ARG_ARGS}
+               WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+      set_tests_properties(${name} PROPERTIES
+        LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
+        ENVIRONMENT "TESSERA_PLATFORM=${platform};TESSERA_TARGET_OUT=${out};PYTHONDONTWRITEBYTECODE=1")
+    endforeach()
   endfunction()
   return()
 endif()

@@ -2,9 +2,11 @@
 """Tessera image builder: one bootable image per cluster and the QEMU command.
 
 For every cluster it writes a payload (a struct ts_manifest followed by the
-ELF files of the programs the cluster starts), links it with the kernel
-library at the cluster's memory window, checks the result, and finally
-returns the QEMU command line that loads all images into one `virt` machine.
+ELF files of the programs the cluster starts). On qemu-riscv64 it links the
+payload with the kernel library at the cluster's memory window, checks the
+result, and finally returns the QEMU command line that loads all images into
+one `virt` machine. On linux64 the payload files are the result: one
+tessera_cluster process per cluster reads its own (tools/mpirun starts them).
 
 The layouts here mirror hal/include/hal/image.h; change both together.
 The pure logic (manifest packing, segment and header checks, the QEMU command)
@@ -12,8 +14,10 @@ needs no toolchain, so the unit tests call it directly.
 
 CLI (mpirun does the same and then boots the machine):
     tools/mkimage.py [-np N] [--map-by compact|scatter] [--profile NAME|PATH]
-                     [--platform qemu-riscv64] [--services ELF] [--kernel-lib LIB]
+                     [--platform qemu-riscv64|linux64] [--services ELF] [--kernel-lib LIB]
                      [--kernel-ld LD] -o OUTDIR PROGRAM [ARGS...]
+It prints the QEMU command (qemu-riscv64) or the payload files (linux64).
+The platform defaults to $TESSERA_PLATFORM, else qemu-riscv64.
 """
 import os
 import shlex
@@ -23,8 +27,9 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tessera_profile import (MIB, REPO, TS_MAX_CLUSTERS, ToolError,  # noqa: E402
-                             check_capacity, check_platform, compute_layout, load_profile)
+from tessera_profile import (DEFAULT_PLATFORM, MIB, PLATFORMS, REPO,  # noqa: E402
+                             TS_MAX_CLUSTERS, ToolError, check_capacity, check_platform,
+                             check_platform_name, compute_layout, load_profile)
 
 # --- image.h -----------------------------------------------------------------
 
@@ -57,6 +62,11 @@ assert IMAGE_HEADER.size == 48, "struct ts_image_header changed: update mkimage.
 KERNEL_FREE = 2 * MIB    # a window keeps this much free for the kernel's page frames
 ELF_ALIGN = 8            # programs inside the payload
 EM_RISCV = 243
+EM_X86_64 = 62
+# platform -> (e_machine of its programs, what to call it in errors)
+MACHINES = {"qemu-riscv64": (EM_RISCV, "RISC-V"), "linux64": (EM_X86_64, "x86-64")}
+# platform -> the build folder's name under out/ (make puts it there)
+BUILD_DIRS = {"qemu-riscv64": "target", "linux64": "linux64"}
 
 CROSS = "riscv64-linux-gnu-"
 ARCH_FLAGS = ["-march=rv64gc", "-mabi=lp64d"]
@@ -136,7 +146,7 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         layout.fabric_base, layout.fabric_size,
         p.mailbox_size, p.portal_chunk, np, MAP_POLICIES[policy],
         layout.slots_per_cluster, len(programs), argc,
-        p.ikc_buffers, p.virtual_per_hw, p.timebase_hz, flags, mpi_eager_max))
+        p.ikc_buffers, p.virtual_per_hw, layout.timebase_hz, flags, mpi_eager_max))
     for i in range(TS_MAX_CLUSTERS):
         if i < len(layout.clusters):
             c = layout.clusters[i]
@@ -269,8 +279,21 @@ def check_boot_entry(cluster, header, entry):
                          f"must be a jump to the ELF entry {entry:#x} (OpenSBI enters there)")
 
 
-def check_elf_file(path, what):
-    """Refuse a file that is not a 64-bit RISC-V ELF."""
+def check_payload_size(cluster, payload):
+    """linux64: the cluster's payload must fit its window and leave
+    KERNEL_FREE bytes for the kernel's page frames (as an image must)."""
+    free = cluster.window_size - len(payload)
+    if free < KERNEL_FREE:
+        raise ImageError(
+            f"cluster {cluster.id}: oversized payload: {len(payload)} bytes leave "
+            f"{max(free, 0) // 1024} KiB of its {cluster.window_size // MIB} MiB window free; the "
+            f"kernel needs {KERNEL_FREE // MIB} MiB (use smaller programs or a profile with larger "
+            f"windows)")
+
+
+def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
+    """Refuse a file that is not a 64-bit ELF for the platform's processor."""
+    machine, arch = MACHINES[platform]
     try:
         with open(path, "rb") as f:
             ident = f.read(20)
@@ -278,8 +301,9 @@ def check_elf_file(path, what):
         raise ImageError(f"cannot read {what} {path}: {e.strerror}") from None
     if ident[:4] != b"\x7fELF":
         raise ImageError(f"{what} {path} is not an ELF file")
-    if ident[4] != 2 or struct.unpack_from("<H", ident, 18)[0] != EM_RISCV:
-        raise ImageError(f"{what} {path} is not a 64-bit RISC-V ELF (build it with tools/mpicc)")
+    if ident[4] != 2 or struct.unpack_from("<H", ident, 18)[0] != machine:
+        raise ImageError(f"{what} {path} is not a 64-bit {arch} ELF, as {platform} needs "
+                         f"(build it with tools/mpicc --platform {platform})")
 
 
 def read_image(path):
@@ -390,31 +414,45 @@ def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc):
     return stem + ".elf"
 
 
-def target_out():
-    """The cross build folder: $TESSERA_TARGET_OUT, else $TESSERA_OUT/target,
-    else <repo>/out/target (where make puts it)."""
+def default_platform():
+    """$TESSERA_PLATFORM when set (the test drivers run on either target
+    that way), else qemu-riscv64. Raises ToolError for an unknown name."""
+    name = os.environ.get("TESSERA_PLATFORM") or DEFAULT_PLATFORM
+    if name not in PLATFORMS:
+        raise ToolError(f"TESSERA_PLATFORM names an unknown platform '{name}' "
+                        f"(known: {', '.join(PLATFORMS)})")
+    return name
+
+
+def target_out(platform=None):
+    """The platform's build folder: $TESSERA_TARGET_OUT, else
+    $TESSERA_OUT/<dir>, else <repo>/out/<dir> (where make puts it), <dir>
+    being target for qemu-riscv64 and linux64 for linux64. platform
+    defaults to default_platform()."""
     if os.environ.get("TESSERA_TARGET_OUT"):
         return os.environ["TESSERA_TARGET_OUT"]
-    return os.path.join(os.environ.get("TESSERA_OUT") or os.path.join(REPO, "out"), "target")
+    folder = BUILD_DIRS[check_platform_name(platform or default_platform())]
+    return os.path.join(os.environ.get("TESSERA_OUT") or os.path.join(REPO, "out"), folder)
 
 
-def default_paths(target=None):
-    """Where make puts the kernel library, the services and the programs."""
-    target = target or target_out()
+def default_paths(target=None, platform=None):
+    """Where make puts the kernel library (qemu-riscv64), the cluster
+    executable (linux64), the services and the programs."""
+    target = target or target_out(platform)
     return {
         "kernel_lib": os.path.join(target, "kernel", "libtessera_kernel.a"),
+        "cluster": os.path.join(target, "kernel", "tessera_cluster"),
         "services": os.path.join(target, "bin", "nameserver.elf"),
         "bin": os.path.join(target, "bin"),
         "kernel_ld": os.path.join(REPO, "build", "kernel.ld"),
     }
 
 
-def plan_job(profile, np, platform="qemu-riscv64"):
-    """Load the profile and refuse what cannot run, before anything is built.
-
-    Returns the Layout.
-    """
-    layout = compute_layout(load_profile(profile))
+def plan_job(profile, np, platform=None):
+    """Load the profile and refuse what cannot run on the platform (default:
+    default_platform()), before anything is built. Returns the Layout."""
+    platform = platform or default_platform()
+    layout = compute_layout(load_profile(profile), platform)
     check_platform(layout, platform)
     check_capacity(layout, np)
     return layout
@@ -425,48 +463,84 @@ def _need(path, what):
         raise ImageError(f"{what} {path} not found; run make first")
 
 
+def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager_max=0,
+                 need=()):
+    """Every cluster's payload (bytes, in cluster order) for a job, after the
+    checks both platforms share: capacity, argument size, and that program,
+    services and the files in need ([(path, what)]) exist and are ELFs for
+    layout.platform. program: path of the MPI program's ELF; args: its
+    arguments (argv[1:]); flags, mpi_eager_max: as pack_manifest."""
+    check_capacity(layout, np)
+    argv = [program_name(program), *args]
+    encode_args(argv)                        # refuse long arguments before any work
+    for path, what in need:
+        _need(path, what)
+    _need(services, "name server")
+    _need(program, "program")
+    check_elf_file(program, "program", layout.platform)
+    check_elf_file(services, "name server", layout.platform)
+    with open(program, "rb") as f:
+        mpi = Program(argv[0], ring=1, is_mpi=1, data=f.read())
+    with open(services, "rb") as f:
+        nameserver = Program("nameserver", ring=0, is_mpi=0, data=f.read())
+    return [build_payload(layout, c.id, np, policy, cluster_programs(layout, c.id, mpi, nameserver),
+                          argv, flags, mpi_eager_max) for c in layout.clusters]
+
+
 def build_images(layout, program, args, np, policy, outdir, services=None,
                  kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0):
-    """Build and check every cluster's image in outdir; returns the QEMU command.
+    """qemu-riscv64: build and check every cluster's image in outdir;
+    returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
     flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max: as
     pack_manifest.
     services, kernel_lib, kernel_ld default to the build folder's (default_paths).
     """
-    paths = default_paths()
-    services = services or paths["services"]
+    if layout.platform != "qemu-riscv64":
+        raise ImageError(f"build_images makes QEMU images, not {layout.platform} payloads "
+                         f"(use build_payloads)")
+    paths = default_paths(platform=layout.platform)
     kernel_lib = kernel_lib or paths["kernel_lib"]
     kernel_ld = kernel_ld or paths["kernel_ld"]
-    check_capacity(layout, np)
-    argv = [program_name(program), *args]
-    encode_args(argv)                        # refuse long arguments before any work
-    _need(kernel_lib, "kernel library")
-    _need(kernel_ld, "kernel linker script")
-    _need(services, "name server")
-    _need(program, "program")
-    check_elf_file(program, "program")
-    check_elf_file(services, "name server")
-    with open(program, "rb") as f:
-        mpi = Program(argv[0], ring=1, is_mpi=1, data=f.read())
-    with open(services, "rb") as f:
-        nameserver = Program("nameserver", ring=0, is_mpi=0, data=f.read())
+    payloads = job_payloads(layout, program, args, np, policy, services or paths["services"],
+                            flags, mpi_eager_max,
+                            need=[(kernel_lib, "kernel library"),
+                                  (kernel_ld, "kernel linker script")])
     os.makedirs(outdir, exist_ok=True)
     libgcc = libgcc_path()
-    images = []
-    for cluster in layout.clusters:
-        payload = build_payload(layout, cluster.id, np, policy,
-                                cluster_programs(layout, cluster.id, mpi, nameserver), argv,
-                                flags, mpi_eager_max)
-        images.append(link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc))
+    images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc)
+              for cluster, payload in zip(layout.clusters, payloads)]
     verify_images(layout, images)
     return qemu_command(layout, images)
 
 
+def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,
+                   mpi_eager_max=0):
+    """linux64: write every cluster's payload to outdir/clusterN.payload
+    (build_payload's bytes, checked to fit the window); returns their paths
+    in cluster order. Arguments as build_images."""
+    if layout.platform != "linux64":
+        raise ImageError(f"build_payloads makes linux64 payloads; {layout.platform} needs "
+                         f"build_images")
+    services = services or default_paths(platform=layout.platform)["services"]
+    payloads = job_payloads(layout, program, args, np, policy, services, flags, mpi_eager_max)
+    os.makedirs(outdir, exist_ok=True)
+    paths = []
+    for cluster, payload in zip(layout.clusters, payloads):
+        check_payload_size(cluster, payload)
+        path = os.path.abspath(os.path.join(outdir, f"cluster{cluster.id}.payload"))
+        with open(path, "wb") as f:
+            f.write(payload)
+        paths.append(path)
+    return paths
+
+
 def resolve_program(spec, bin_dir=None):
     """Path of an MPI program: a spec with a '/' or ending in .elf is a path;
-    any other is a built-in program's name (out/target/bin/NAME.elf), even
-    when a file of that name is in the current folder."""
+    any other is a built-in program's name (BIN_DIR/NAME.elf, default the
+    build folder's bin/, e.g. out/target/bin), even when a file of that name
+    is in the current folder."""
     if "/" in spec or os.sep in spec or spec.endswith(".elf"):
         if not os.path.isfile(spec):
             raise ImageError(f"no such program: {spec}")
@@ -486,24 +560,30 @@ def main(argv=None):
     ap.add_argument("-np", type=int, default=1, help="MPI processes (default 1)")
     ap.add_argument("--map-by", choices=sorted(MAP_POLICIES), default="compact")
     ap.add_argument("--profile", default="default", help="name or path (default: default)")
-    ap.add_argument("--platform", default="qemu-riscv64", choices=["qemu-riscv64"])
+    ap.add_argument("--platform", choices=PLATFORMS,
+                    help="default: $TESSERA_PLATFORM, else qemu-riscv64")
     ap.add_argument("--services", help="name server ELF (default: the build folder's)")
     ap.add_argument("--kernel-lib", help="kernel library (default: the build folder's)")
     ap.add_argument("--kernel-ld", help="kernel linker script (default: build/kernel.ld)")
     ap.add_argument("-o", "--outdir", required=True, help="where the images go")
     ap.add_argument("program", help="MPI program: a path (with a '/' or ending in .elf) "
-                                    "or a name in out/target/bin")
+                                    "or a name in the build folder's bin/")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
     try:
         layout = plan_job(opts.profile, opts.np, opts.platform)
-        cmd = build_images(layout, resolve_program(opts.program), opts.args, opts.np,
-                           opts.map_by, opts.outdir, services=opts.services,
-                           kernel_lib=opts.kernel_lib, kernel_ld=opts.kernel_ld)
+        program = resolve_program(opts.program, default_paths(platform=layout.platform)["bin"])
+        if layout.platform == "linux64":
+            out = build_payloads(layout, program, opts.args, opts.np, opts.map_by, opts.outdir,
+                                 services=opts.services)
+        else:
+            out = build_images(layout, program, opts.args, opts.np, opts.map_by, opts.outdir,
+                               services=opts.services, kernel_lib=opts.kernel_lib,
+                               kernel_ld=opts.kernel_ld)
     except ToolError as e:
         print(f"mkimage: {e}", file=sys.stderr)
         return 1
-    print(shlex.join(cmd))
+    print(shlex.join(out) if layout.platform != "linux64" else "\n".join(out))
     return 0
 
 

@@ -14,6 +14,11 @@ Layout on qemu-riscv64 (DESIGN sections 2 and 4):
 Harts are numbered cluster by cluster; a cluster's first hart is its master,
 which runs only the kernel, so a compute cluster hosts compute_cores - 1 MPI
 processes. Standard library only, so that unit tests need no toolchain.
+
+On linux64 the same addresses hold (each cluster process maps its window and
+the fabric there); harts are threads, so there is no hart limit, RAM size is
+moot, and the user clock counts nanoseconds (timebase 1 GHz, whatever the
+profile says).
 """
 import json
 import os
@@ -31,8 +36,14 @@ TS_CLUSTER_IO = 0
 TS_CLUSTER_COMPUTE = 1
 
 PLATFORMS = ("qemu-riscv64", "linux64")
+DEFAULT_PLATFORM = "qemu-riscv64"
+LINUX64_TIMEBASE_HZ = 1_000_000_000   # linux64: user time is CLOCK_MONOTONIC in ns
 QEMU_MAX_HARTS = 128            # OpenSBI 1.1 brings up at most 128 harts
 QEMU_MIN_BASE = 0x80200000      # OpenSBI owns everything below
+# linux64: user programs are mirrored at their VAs in the cluster process,
+# 0x40000000..0x70000000 (userland/runtime/user.ld); windows must stay clear.
+USER_AREA = (0x40000000, 0x70000000)
+LINUX64_ADDRESS_END = 1 << 46   # well inside x86-64's 47-bit user half
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILE_DIR = os.path.join(REPO, "build", "profiles")
@@ -97,7 +108,8 @@ class Cluster:
 
 @dataclass(frozen=True)
 class Layout:
-    """The machine a profile describes: clusters, fabric, harts and RAM."""
+    """The machine a profile describes on a platform: clusters, fabric,
+    harts and RAM (harts and RAM matter on qemu-riscv64 only)."""
     profile: Profile
     clusters: tuple
     fabric_base: int
@@ -105,6 +117,13 @@ class Layout:
     harts: int
     ram_mb: int
     slots_per_cluster: int
+    platform: str = DEFAULT_PLATFORM
+
+    @property
+    def timebase_hz(self):
+        """Ticks per second of the user clock: the profile's on qemu-riscv64
+        (the time CSR), 1 GHz on linux64 (nanoseconds)."""
+        return LINUX64_TIMEBASE_HZ if self.platform == "linux64" else self.profile.timebase_hz
 
     @property
     def nio(self):
@@ -242,8 +261,17 @@ def load_profile(spec, profile_dir=PROFILE_DIR):
     return parse_profile(data, source)
 
 
-def compute_layout(profile):
-    """Place windows, harts and the fabric for a profile; returns a Layout."""
+def check_platform_name(platform):
+    """Refuse an unknown platform name; returns it."""
+    if platform not in PLATFORMS:
+        raise ToolError(f"unknown platform '{platform}' (known: {', '.join(PLATFORMS)})")
+    return platform
+
+
+def compute_layout(profile, platform=DEFAULT_PLATFORM):
+    """Place windows, harts and the fabric for a profile on a platform;
+    returns a Layout. Raises ToolError for an unknown platform."""
+    check_platform_name(platform)
     clusters = []
     base = profile.memory_base
     hart = 0
@@ -260,15 +288,21 @@ def compute_layout(profile):
     ram = fabric_base + fabric_size - RAM_BASE + DTB_RESERVE
     return Layout(profile=profile, clusters=tuple(clusters), fabric_base=fabric_base,
                   fabric_size=fabric_size, harts=hart, ram_mb=ram // MIB,
-                  slots_per_cluster=profile.compute_cores - 1)
+                  slots_per_cluster=profile.compute_cores - 1, platform=platform)
 
 
 def check_platform(layout, platform):
     """Refuse a layout the platform cannot run (e.g. too many harts for OpenSBI)."""
     p = layout.profile
-    if platform not in PLATFORMS:
-        raise ToolError(f"unknown platform '{platform}' (known: {', '.join(PLATFORMS)})")
-    if platform != "qemu-riscv64":
+    check_platform_name(platform)
+    if platform == "linux64":
+        end = layout.fabric_base + layout.fabric_size
+        if p.memory_base < USER_AREA[1] and end > USER_AREA[0]:
+            raise ToolError(f"profile '{p.name}': its windows and fabric {p.memory_base:#x}.."
+                            f"{end:#x} overlap the user area {USER_AREA[0]:#x}..{USER_AREA[1]:#x}")
+        if end > LINUX64_ADDRESS_END:
+            raise ToolError(f"profile '{p.name}': its windows and fabric end at {end:#x}, "
+                            f"above linux64's limit {LINUX64_ADDRESS_END:#x}")
         return
     if layout.harts > QEMU_MAX_HARTS:
         raise ToolError(

@@ -1,10 +1,18 @@
 """Shared helpers of the on-target test drivers: run a program through
-tools/mpirun (or a tool of tools/) and read ELF program headers."""
+tools/mpirun (or a tool of tools/), run a job built by hand, and read ELF
+program headers. The drivers run on either target: the platform is
+$TESSERA_PLATFORM's (PLATFORM), the build folder target_out()."""
+import io
 import os
 import struct
 import subprocess
+import tempfile
 
-from mkimage import target_out  # noqa: F401  (the cross build folder: one rule for all tools)
+import mkimage
+import tessera_launch
+from mkimage import target_out  # noqa: F401  (the build folder: one rule for all tools)
+
+PLATFORM = mkimage.default_platform()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 MPIRUN = os.path.join(ROOT, "tools", "mpirun")
@@ -23,6 +31,23 @@ def mpirun(*args, timeout=300):
     """(exit status, combined output) of `tools/mpirun ARGS...`."""
     p = run(MPIRUN, *args, timeout=timeout)
     return p.returncode, p.stdout
+
+
+def run_job(layout, program, args, np, policy, timeout=120):
+    """(exit status, whole console output) of a job built straight with
+    mkimage, not through mpirun (e.g. with a manifest mpirun never writes),
+    on layout.platform: QEMU images, or linux64 payloads and cluster processes."""
+    out = io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="tessera-job-") as tmp:
+        if layout.platform == "linux64":
+            payloads = mkimage.build_payloads(layout, program, args, np, policy, tmp)
+            status, _ = tessera_launch.run_clusters(
+                mkimage.default_paths(platform=layout.platform)["cluster"], payloads,
+                layout.fabric_size, timeout, verbose=True, out=out, err=out)
+        else:
+            cmd = mkimage.build_images(layout, program, args, np, policy, tmp)
+            status, _ = tessera_launch.run_machine(cmd, timeout, verbose=True, out=out)
+    return status, out.getvalue()
 
 
 PT_LOAD = 1

@@ -12,7 +12,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 "..", "..", "tools"))
 import mkimage  # noqa: E402
-from tessera_run import mpirun, run, target_out  # noqa: E402
+from tessera_run import PLATFORM, mpirun, run_job, target_out  # noqa: E402
 
 STATUS_FAULT = 139
 STATUS_PANIC = 126
@@ -28,6 +28,11 @@ FAULTS = {
     "misaligned": ("load address misaligned", None, ""),
     "range": ("load page fault", "0x4000000000", " (outside the user area)"),
 }
+if PLATFORM == "linux64":
+    # A hosted cluster's kernel shares its process with the user program,
+    # so its window (0x80200000) is readable there; and x86-64 has no
+    # misaligned-access fault.
+    del FAULTS["kernel"], FAULTS["misaligned"]
 
 
 class FaultTest(unittest.TestCase):
@@ -138,15 +143,13 @@ class PanicTest(unittest.TestCase):
         try:
             layout = mkimage.plan_job("default", 1)
             hello = os.path.join(target_out(), "bin", "hello.elf")
-            with tempfile.TemporaryDirectory() as tmp:
-                cmd = mkimage.build_images(layout, hello, [], 1, "bogus", tmp)
-                p = run(*cmd, timeout=120)
+            rc, out = run_job(layout, hello, [], 1, "bogus", timeout=120)
         finally:
             mkimage.MAP_POLICIES.clear()
             mkimage.MAP_POLICIES.update(policies)
-        self.assertRegex(p.stdout, r"tessera: kernel panic: cluster \d+ core 0: "
-                                   r"the boot manifest names an unknown mapping policy")
-        self.assertEqual(p.returncode, STATUS_PANIC, p.stdout)
+        self.assertRegex(out, r"tessera: kernel panic: cluster \d+ core 0: "
+                              r"the boot manifest names an unknown mapping policy")
+        self.assertEqual(rc, STATUS_PANIC, out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Unit tests of tools/mkimage.py's pure logic: manifest packing, payload
-layout, image checks and the QEMU command. No cross toolchain, no QEMU."""
+layout, image checks, the QEMU command and the linux64 payload files. No
+cross toolchain, no QEMU."""
 import os
 import shutil
 import struct
@@ -374,6 +375,99 @@ class InputsTest(unittest.TestCase):
     def test_long_args_checked_before_linking(self):
         with self.assertRaisesRegex(ImageError, "at most 512"):
             mkimage.build_images(LAYOUT, "/none.elf", ["a" * 600], 1, "compact", self.dir)
+
+
+class Linux64Test(unittest.TestCase):
+    """linux64: payload files instead of images, a 1 GHz timebase, no hart
+    limit (mppa256 at full size)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        elf = bytearray(64)
+        elf[:5] = b"\x7fELF\x02"
+        struct.pack_into("<H", elf, 18, mkimage.EM_X86_64)
+        self.elf = bytes(elf) + b"program"
+        self.prog = os.path.join(self.dir, "app.elf")
+        self.services = os.path.join(self.dir, "nameserver.elf")
+        for path in (self.prog, self.services):
+            with open(path, "wb") as f:
+                f.write(self.elf)
+
+    def test_mppa256_full_size(self):
+        layout = mkimage.plan_job("mppa256", 256, "linux64")
+        self.assertEqual((len(layout.clusters), layout.nio, layout.capacity), (20, 4, 256))
+        self.assertEqual([c.ncores for c in layout.clusters], [4] * 4 + [17] * 16)
+        with self.assertRaisesRegex(ToolError, "257 processes requested"):
+            mkimage.plan_job("mppa256", 257, "linux64")
+        with self.assertRaisesRegex(ToolError, "288 harts"):
+            mkimage.plan_job("mppa256", 1, "qemu-riscv64")
+
+    def test_payload_files(self):
+        layout = mkimage.plan_job("default", 4, "linux64")
+        out = os.path.join(self.dir, "job")
+        paths = mkimage.build_payloads(layout, self.prog, ["x"], 4, "scatter", out,
+                                       services=self.services,
+                                       flags=mkimage.TS_MANIFEST_TAG_OUTPUT, mpi_eager_max=64)
+        self.assertEqual(paths, [os.path.join(out, f"cluster{c}.payload") for c in range(5)])
+        for c, path in enumerate(paths):
+            with open(path, "rb") as f:
+                data = f.read()
+            programs = mkimage.cluster_programs(layout, c, Program("app", 1, 1, self.elf),
+                                                Program("nameserver", 0, 0, self.elf))
+            self.assertEqual(data, mkimage.build_payload(layout, c, 4, "scatter", programs,
+                                                         ["app", "x"], 1, 64))
+            self.assertEqual(u64(data, M["timebase_hz"]), 1_000_000_000)
+            self.assertEqual(u32(data, M["cluster_id"]), c)
+        qemu = mkimage.build_payload(LAYOUT, 1, 4, "scatter", [], ["app"])
+        self.assertEqual(u64(qemu, M["timebase_hz"]), 10_000_000)    # the profile's
+
+    def test_platform_from_the_environment(self):
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"TESSERA_PLATFORM": "linux64", "TESSERA_OUT": self.dir,
+                                          "TESSERA_TARGET_OUT": ""}):
+            self.assertEqual(mkimage.plan_job("default", 1).timebase_hz, 1_000_000_000)
+            self.assertEqual(mkimage.target_out(), os.path.join(self.dir, "linux64"))
+            self.assertEqual(mkimage.target_out("qemu-riscv64"), os.path.join(self.dir, "target"))
+            self.assertEqual(mkimage.default_paths()["cluster"],
+                             os.path.join(self.dir, "linux64", "kernel", "tessera_cluster"))
+            os.environ["TESSERA_PLATFORM"] = "qemu-riscv64"
+            self.assertEqual(mkimage.plan_job("default", 1).timebase_hz, 10_000_000)
+            self.assertEqual(mkimage.target_out(), os.path.join(self.dir, "target"))
+            os.environ["TESSERA_TARGET_OUT"] = "/x"
+            self.assertEqual(mkimage.target_out("linux64"), "/x")
+            os.environ["TESSERA_PLATFORM"] = "pdp11"
+            with self.assertRaisesRegex(ToolError, "unknown platform 'pdp11'"):
+                mkimage.plan_job("default", 1)
+
+    def test_checks(self):
+        layout = mkimage.plan_job("default", 4, "linux64")
+        with open(self.prog, "wb") as f:                      # oversized: 15 MiB of program
+            f.write(self.elf + bytes(15 * MIB))
+        with self.assertRaisesRegex(ImageError, "cluster 1: oversized payload"):
+            mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
+                                   services=self.services)
+        riscv = bytearray(self.elf)
+        struct.pack_into("<H", riscv, 18, mkimage.EM_RISCV)
+        with open(self.prog, "wb") as f:
+            f.write(riscv)
+        with self.assertRaisesRegex(ImageError, "not a 64-bit x86-64 ELF, as linux64 needs"):
+            mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
+                                   services=self.services)
+        with self.assertRaisesRegex(ImageError, "use build_payloads"):
+            mkimage.build_images(layout, self.prog, [], 4, "compact", self.dir)
+        with self.assertRaisesRegex(ImageError, "needs build_images"):
+            mkimage.build_payloads(LAYOUT, self.prog, [], 4, "compact", self.dir)
+
+    def test_user_area_stays_clear(self):
+        from tessera_profile import check_platform, parse_profile
+        with open(os.path.join(mkimage.REPO, "build", "profiles", "default.json")) as f:
+            import json
+            data = json.load(f)
+        data["memory_base"] = "0x60000000"
+        layout = compute_layout(parse_profile(data), "linux64")
+        with self.assertRaisesRegex(ToolError, "overlap the user area"):
+            check_platform(layout, "linux64")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Tests of tools/mpicc: its command line (-c, -o, several files, -l/-L) and
 its warning about writable global variables. The usage errors need nothing;
-the others compile and link with the cross build in TESSERA_TARGET_OUT (its
-compiler and mpicc.cfg), without booting anything."""
+the others compile and link with the build of $TESSERA_PLATFORM (default
+qemu-riscv64) in TESSERA_TARGET_OUT (its compiler and mpicc.cfg), without
+booting anything."""
 import os
 import shutil
 import subprocess
@@ -10,7 +11,12 @@ import tempfile
 import unittest
 
 from toolsupport import TOOLS
-from mkimage import CROSS
+from mkimage import CROSS, default_platform
+
+PLATFORM = default_platform()
+# What the platform's programs are, and the archiver for its objects.
+MACHINE = {"qemu-riscv64": "EM_RISCV", "linux64": "EM_X86_64"}[PLATFORM]
+AR = {"qemu-riscv64": CROSS + "ar", "linux64": "ar"}[PLATFORM]
 
 MPICC = os.path.join(TOOLS, "mpicc")
 ADVICE = '(declare them _Thread_local, or const; see README "Global variables in MPI programs")'
@@ -114,14 +120,29 @@ class UsageErrors(Sources):
                  (["-o", "a.elf", "main.c", "-o", "b.elf"], "more than one -o"),
                  (["-o", "a.elf", "nosuch.c"], "nosuch.c: no such file"),
                  (["-o", "a.elf", "main.cpp"], "main.cpp: not a C source"),
-                 (["-o", "a.elf", "main.c", "-L"], "-L needs an argument")]
+                 (["-o", "a.elf", "main.c", "-L"], "-L needs an argument"),
+                 (["-o", "a.elf", "main.c", "--platform", "vax"], "unknown platform 'vax'"),
+                 (["-o", "a.elf", "main.c", "--platform"], "--platform needs an argument")]
         for args, words in cases:
             with self.subTest(args=args):
                 self.check(args, words)
 
 
 class WithBuild(Sources):
-    """Needs the cross build (make build)."""
+    """Needs the platform's build (make build)."""
+
+    def test_platform_picks_the_build(self):
+        """--platform (or $TESSERA_PLATFORM) picks out/target or out/linux64."""
+        for platform, folder in (("qemu-riscv64", "target"), ("linux64", "linux64")):
+            with self.subTest(platform=platform):
+                rc, _, err = mpicc("--platform", platform, "-o", "a.elf", "main.c", cwd=self.dir,
+                                   env={"TESSERA_TARGET_OUT": "", "TESSERA_OUT": self.path("o")})
+                self.assertEqual(rc, 1)
+                self.assertIn(f"no Tessera build in {self.path('o')}/{folder}", err)
+                rc, _, err = mpicc("-o", "a.elf", "main.c", cwd=self.dir,
+                                   env={"TESSERA_TARGET_OUT": "", "TESSERA_OUT": self.path("o"),
+                                        "TESSERA_PLATFORM": platform})
+                self.assertIn(f"no Tessera build in {self.path('o')}/{folder}", err)
 
     def test_compile_only_one_object_per_source(self):
         """-c without -o: one .o per source, named like it, in the current folder."""
@@ -129,7 +150,7 @@ class WithBuild(Sources):
                                  "sub", "clean.c", "sub/helper.c"), "")
         for name in ("clean.o", "helper.o"):
             e_type, machine, _ = elf_facts(self.path(name))
-            self.assertEqual((e_type, machine), ("ET_REL", "EM_RISCV"), name)
+            self.assertEqual((e_type, machine), ("ET_REL", MACHINE), name)
         self.assertFalse(os.path.exists(self.path("sub/helper.o")))
 
     def test_compile_only_with_output(self):
@@ -149,13 +170,13 @@ class WithBuild(Sources):
         self.ok("-o", "app.elf", "many.c", "globals.c", "helper.o", "a/x.c", "b/x.c",
                 "-Wno-mpi-globals")
         e_type, machine, names = elf_facts(self.path("app.elf"))
-        self.assertEqual((e_type, machine), ("ET_EXEC", "EM_RISCV"))
+        self.assertEqual((e_type, machine), ("ET_EXEC", MACHINE))
         self.assertLessEqual({"main", "step", "helper", "ax", "bx"}, names)
 
     def test_libraries(self):
         self.ok("-c", "sub/helper.c")
         os.mkdir(self.path("lib"))
-        subprocess.run([CROSS + "ar", "rcs", self.path("lib/libutil.a"), self.path("helper.o")],
+        subprocess.run([AR, "rcs", self.path("lib/libutil.a"), self.path("helper.o")],
                        check=True)
         self.ok("-o", "app.elf", "main.c", "globals.c", "-Llib", "-lutil", "-lm",
                 "-Wno-mpi-globals")

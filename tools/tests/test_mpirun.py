@@ -53,8 +53,7 @@ class ParseTest(unittest.TestCase):
                  (["-np"], "-np needs a value"),
                  (["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
                  (["--timeout", "-1", "hello"], "--timeout needs a positive number"),
-                 (["--platform", "linux64", "hello"], "linux64 is not available yet"),
-                 (["--platform", "vax", "hello"], "unknown platform 'vax'"),
+                 (["--platform", "vax", "hello"], "unknown platform 'vax' (qemu-riscv64 or linux64)"),
                  (["--frobnicate", "hello"], "unknown option '--frobnicate'"),
                  (["--tag-output=yes", "hello"], "unknown option '--tag-output=yes'"),
                  (["--local-path", "tcp", "hello"], "--local-path must be shm or ikc, got 'tcp'"),
@@ -83,7 +82,7 @@ class CommandLineTest(unittest.TestCase):
         # An empty build folder: none of these may need the build.
         self.out = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.out)
-        self.env = {"TESSERA_TARGET_OUT": os.path.join(self.out, "target")}
+        self.env = {"TESSERA_TARGET_OUT": os.path.join(self.out, "target"), "TESSERA_PLATFORM": ""}
 
     def run_mpirun(self, *args):
         return run_mpirun(*args, env=self.env, timeout=60)
@@ -92,7 +91,7 @@ class CommandLineTest(unittest.TestCase):
         cases = [(["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
                  (["-np", "0", "hello"], "-np needs a positive number"),
                  (["--bogus", "hello"], "unknown option '--bogus'"),
-                 (["--platform", "linux64", "hello"], "--platform linux64 is not available yet"),
+                 (["--platform", "x86", "hello"], "unknown platform 'x86'"),
                  (["--timeout", "soon", "hello"], "--timeout needs a positive number"),
                  (["--local-path", "smh", "hello"], "--local-path must be shm or ikc"),
                  (["--eager-threshold", "70000", "hello"],
@@ -119,6 +118,36 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(out, "")
         self.assertEqual(err, f"mpirun: {too_many_processes(21)}\n")
+
+    def test_platform_from_the_environment(self):
+        """TESSERA_PLATFORM picks the platform (and so the build folder and
+        the checks); --platform wins over it; a bad name is a usage error."""
+        rc, _, err = run_mpirun("--profile", "mppa256", "hello", timeout=60,
+                                env={"TESSERA_PLATFORM": "linux64", "TESSERA_TARGET_OUT": "",
+                                     "TESSERA_OUT": self.out})
+        self.assertEqual(rc, 1)
+        self.assertIn(f"no {os.path.join(self.out, 'linux64', 'bin', 'hello.elf')}", err)
+        rc, _, err = run_mpirun("--platform", "qemu-riscv64", "--profile", "mppa256", "hello",
+                                env={"TESSERA_PLATFORM": "linux64"}, timeout=60)
+        self.assertEqual(rc, 1)
+        self.assertIn("at most 128 (OpenSBI 1.1 limit)", err)
+        rc, _, err = run_mpirun("hello", env={"TESSERA_PLATFORM": "vax"}, timeout=60)
+        self.assertEqual(rc, 2)
+        self.assertIn("mpirun: TESSERA_PLATFORM names an unknown platform 'vax'", err)
+
+    def test_linux64_needs_x86_64_programs(self):
+        elf = bytearray(64)
+        elf[:5] = b"\x7fELF\x02"
+        struct.pack_into("<H", elf, 18, 243)
+        app = os.path.join(self.out, "app.elf")
+        with open(app, "wb") as f:
+            f.write(elf)
+        os.makedirs(os.path.join(self.out, "target", "bin"))
+        shutil.copy(app, os.path.join(self.out, "target", "bin", "nameserver.elf"))
+        rc, _, err = self.run_mpirun("--platform", "linux64", app)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"program {app} is not a 64-bit x86-64 ELF, as linux64 needs "
+                      f"(build it with tools/mpicc --platform linux64)", err)
 
     def test_mppa256_refused_on_qemu(self):
         rc, _, err = self.run_mpirun("--profile", "mppa256", "hello")
@@ -170,7 +199,7 @@ from toolsupport import load_mpirun
 mpirun = load_mpirun()
 qemu = [sys.executable, "-c", sys.argv[2], sys.argv[3]]
 mpirun.mkimage.plan_job = lambda *args: None
-mpirun.mkimage.resolve_program = lambda spec: spec
+mpirun.mkimage.resolve_program = lambda spec, *args: spec
 mpirun.mkimage.build_images = lambda *args, **kwargs: qemu
 sys.exit(mpirun.main(["hello"]))
 """
@@ -295,6 +324,11 @@ class SerialFilterTest(unittest.TestCase):
         f = mpirun.SerialFilter()
         self.assertFalse(f.keep("hello"))
         self.assertFalse(f.kernel_seen)
+
+    def test_no_banner_on_linux64(self):
+        f = mpirun.SerialFilter(banner=False)
+        self.assertEqual([l for l in ["early", "[kernel] up", "late"] if f.keep(l)],
+                         ["early", "late"])
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""On-target tests: boot Tessera in QEMU through tools/mpirun and check the
+"""On-target tests: run Tessera through tools/mpirun and check the
 exact output and exit status of hello, fn and abort_test, and that
 --report-bindings, --local-path and --eager-threshold tell the truth (probe.c).
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
-Needs the cross build (make build); TESSERA_TARGET_OUT selects it.
+Needs the build of the platform $TESSERA_PLATFORM (default qemu-riscv64,
+or linux64; make build); TESSERA_TARGET_OUT selects the build folder.
 """
 import math
 import os

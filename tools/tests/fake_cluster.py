@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""A stand-in for out/linux64/kernel/tessera_cluster, for the launcher's unit
+tests only (tools/tests/test_linux64_launcher.py): it obeys the cluster CLI
+
+    fake_cluster.py PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID
+
+and checks what the launcher must give it: a payload holding this cluster's
+manifest, a fabric of the manifest's size shared by every cluster (each
+cluster marks its slot; cluster 0 waits for all of them), a status pipe, a
+stdin that is /dev/null. What it then does is the MPI program's argv[1] in
+the manifest:
+    poweroff S      cluster 0 prints a line and writes `poweroff S`, exits S & 0xff
+    crash C SIG     cluster C kills itself with signal SIG after all are up
+    exit C S        cluster C exits with status S (no poweroff)
+    hang            nobody ends the job (the launcher's timeout must)
+    chatter         as hang, but cluster 0 prints a line every 10 ms
+Every cluster writes its pid to $FAKE_CLUSTER_PIDS/N, then sleeps until
+killed (unless it is the one that ends the job).
+"""
+import mmap
+import os
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import mkimage  # noqa: E402
+
+MARK = 0x7E55
+
+
+def say(line):
+    """One console line in one write(2), as the real HAL writes them (print()
+    may split it, and another cluster's line could land in between)."""
+    os.write(1, (line + "\n").encode())
+
+
+def fail(msg):
+    print(f"fake_cluster: {msg}", file=sys.stderr, flush=True)
+    sys.exit(125)
+
+
+def manifest(path):
+    """(cluster_id, nclusters, fabric_base, fabric_size, argv) from a payload."""
+    with open(path, "rb") as f:
+        data = f.read()
+    head = mkimage.MANIFEST_HEAD.unpack_from(data)
+    if head[0] != mkimage.TS_MANIFEST_MAGIC:
+        fail(f"{path}: no manifest")
+    argc = head[12]
+    args_at = mkimage.MANIFEST_SIZE - mkimage.TS_MANIFEST_ARGS
+    argv = [a.decode() for a in data[args_at:mkimage.MANIFEST_SIZE].split(b"\0")[:argc]]
+    return head[1], head[2], head[4], head[5], argv
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail("usage: PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID")
+    payload, fabric_fd, status_fd, launcher = sys.argv[1], *map(int, sys.argv[2:])
+    # The real cluster also sets PR_SET_PDEATHSIG itself; the fake leaves it
+    # to the launcher (it survives exec), so that the tests check mpirun's.
+    if os.getppid() != launcher:
+        sys.exit(1)
+    cid, nclusters, _, fabric_size, argv = manifest(payload)
+    if os.fstat(fabric_fd).st_size != fabric_size:
+        fail(f"fabric of {os.fstat(fabric_fd).st_size} bytes, manifest says {fabric_size}")
+    if os.read(0, 1) != b"":
+        fail("stdin is not empty")
+    pids = os.environ.get("FAKE_CLUSTER_PIDS")
+    if pids:
+        with open(os.path.join(pids, str(cid)), "w") as f:
+            f.write(str(os.getpid()))
+    fabric = mmap.mmap(fabric_fd, fabric_size, mmap.MAP_SHARED)
+    struct.pack_into("<I", fabric, 4 * cid, MARK)
+    say(f"[kernel] cluster {cid} up")
+    while any(struct.unpack_from("<I", fabric, 4 * c)[0] != MARK for c in range(nclusters)):
+        time.sleep(0.01)                                 # every cluster shares this fabric
+    what = argv[1:] or ["hang"]
+    if cid == 0:
+        say(f"fabric: {nclusters} clusters up")
+    if what[0] == "poweroff" and cid == 0:
+        say(f"job done on {argv[0]}")
+        os.write(status_fd, f"poweroff {what[1]}\n".encode())
+        sys.exit(int(what[1]) & 0xFF)
+    if what[0] == "crash" and cid == int(what[1]):
+        os.kill(os.getpid(), int(what[2]))
+    if what[0] == "exit" and cid == int(what[1]):
+        sys.exit(int(what[2]))
+    while True:
+        if what[0] == "chatter" and cid == 0:
+            say("chatter")
+            time.sleep(0.01)
+        else:
+            time.sleep(60)
+
+
+if __name__ == "__main__":
+    main()
