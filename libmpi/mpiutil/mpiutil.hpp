@@ -14,9 +14,9 @@
 
 namespace lwmpi::util {
 
-/// Most ranks a job may have (bounds the per-rank tables; QEMU virt with
-/// OpenSBI 1.1 has at most 128 harts, masters included).
-inline constexpr int kMaxRanks = 128;
+/// Most ranks a job may have (bounds the per-rank tables): MPPA-256's 16
+/// compute clusters of 16 PEs, which the linux64 target runs at full size.
+inline constexpr int kMaxRanks = 256;
 /// Most MPI processes on one cluster (threads of one process).
 inline constexpr int kMaxLocalRanks = 64;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
