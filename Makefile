@@ -29,6 +29,8 @@ setup:
 build: setup
 	@$(CMAKE) -S . -B $(OUT)/target -DCMAKE_TOOLCHAIN_FILE=build/riscv64.cmake >/dev/null
 	@$(CMAKE) --build $(OUT)/target -j $(JOBS)
+	@$(CMAKE) -S . -B $(OUT)/linux64 -DCMAKE_TOOLCHAIN_FILE=build/linux64.cmake >/dev/null
+	@$(CMAKE) --build $(OUT)/linux64 -j $(JOBS)
 	@$(CMAKE) -S . -B $(OUT)/host >/dev/null
 	@$(CMAKE) --build $(OUT)/host -j $(JOBS)
 

@@ -7,12 +7,21 @@
 #   tessera_add_program(NAME SOURCES... [MPI])
 #       builds ${CMAKE_BINARY_DIR}/bin/NAME.elf: a static ELF linked at
 #       0x40000000 with crt0 + libc glue, [lwmpi], ts_names, ts_runtime and
-#       picolibc. In the host build it does nothing, so callers may but need
-#       not guard it with if(TESSERA_TARGET).
+#       the C library. In the host build it does nothing, so callers may but
+#       need not guard it with if(TESSERA_TARGET).
 #
-# A user *library* (LWMPI, ...) gets the same compile flags, the picolibc
-# headers and <tessera/runtime.h> with target_link_libraries(LIB PUBLIC
-# ts_runtime).
+# A user *library* (LWMPI, ...) gets the same compile flags, the C
+# library's headers and <tessera/runtime.h> with target_link_libraries(LIB
+# PUBLIC ts_runtime).
+#
+# The recipe depends on TESSERA_PLATFORM (set by the toolchain file):
+#   qemu-riscv64  picolibc (Debian picolibc-riscv64-unknown-elf), RISC-V
+#                 medany code
+#   linux64       newlib, built once from Debian's newlib-source into
+#                 ${CMAKE_BINARY_DIR}/newlib by build/newlib.sh, x86-64 code
+# Either way TESSERA_LIBC names the C library (picolibc | newlib: the
+# runtime's userland/runtime/libc/<libc>/ glue) and TESSERA_LIBC_INCLUDE its
+# header folder.
 
 if(NOT TESSERA_TARGET)
   function(tessera_add_program NAME)
@@ -61,57 +70,114 @@ if(NOT TESSERA_TARGET)
   return()
 endif()
 
-set(TESSERA_PICOLIBC_DIR /usr/lib/picolibc/riscv64-unknown-elf
-    CACHE PATH "picolibc for riscv64 (Debian picolibc-riscv64-unknown-elf)")
-set(TESSERA_USER_LD ${CMAKE_SOURCE_DIR}/userland/runtime/user.ld)
-
 separate_arguments(_ts_arch UNIX_COMMAND "${TESSERA_ARCH_FLAGS}")
+set(TESSERA_USER_LD ${CMAKE_SOURCE_DIR}/userland/runtime/arch/${TESSERA_PLATFORM}/user.ld)
 
 # The compiler's own headers (stddef.h, stdarg.h, ...) and libgcc. -nostdinc
 # below drops every default include folder, which would otherwise let the
-# glibc headers of riscv64-linux-gnu leak in next to picolibc's.
+# system's glibc headers leak in next to the C library's.
 execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-file-name=include
                 OUTPUT_VARIABLE _ts_gcc_include OUTPUT_STRIP_TRAILING_WHITESPACE)
 execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-libgcc-file-name
                 OUTPUT_VARIABLE _ts_libgcc OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+if(TESSERA_PLATFORM STREQUAL "qemu-riscv64")
+  set(TESSERA_LIBC picolibc)
+  set(TESSERA_PICOLIBC_DIR /usr/lib/picolibc/riscv64-unknown-elf
+      CACHE PATH "picolibc for riscv64 (Debian picolibc-riscv64-unknown-elf)")
+  set(TESSERA_LIBC_INCLUDE ${TESSERA_PICOLIBC_DIR}/include)
+  set(_ts_libc_lib ${TESSERA_PICOLIBC_DIR}/lib/rv64imafdc/lp64d)
+  set(_ts_libc_marker ${TESSERA_LIBC_INCLUDE}/picotls.h)
+  set(_ts_platform_flags -mcmodel=medany)
+  set(_ts_platform_ld_flags)
+  # libstdc++'s configuration headers need features.h: from the cross glibc.
+  set(_ts_cxx_config_markers gnu/stubs-lp64d.h)
+  set(_ts_missing_hint "tools/setup.sh installs picolibc and the cross gcc")
+elseif(TESSERA_PLATFORM STREQUAL "linux64")
+  set(TESSERA_LIBC newlib)
+  set(TESSERA_NEWLIB_DIR ${CMAKE_BINARY_DIR}/newlib CACHE PATH "newlib for linux64 (build/newlib.sh)")
+  set(TESSERA_NEWLIB_SOURCE /usr/src/newlib/newlib-3.3.0.tar.xz
+      CACHE FILEPATH "newlib's sources (Debian newlib-source)")
+  set(TESSERA_LIBC_INCLUDE ${TESSERA_NEWLIB_DIR}/include)
+  set(_ts_libc_lib ${TESSERA_NEWLIB_DIR}/lib)
+  set(_ts_libc_marker ${TESSERA_LIBC_INCLUDE}/newlib.h)
+  # newlib and its users agree on __DYNAMIC_REENT__: errno, stdout and the
+  # rest of struct _reent are per thread, through the runtime's __getreent.
+  set(_ts_platform_flags -D__DYNAMIC_REENT__)
+  set(_ts_platform_ld_flags -no-pie)
+  set(_ts_cxx_config_markers features.h gnu/stubs-64.h)
+  set(_ts_missing_hint "tools/setup.sh installs newlib-source and gcc")
+
+  # newlib is built here, at configure time, once per build folder (a few
+  # minutes), and again only when its flags or build/newlib.sh change.
+  set(_ts_newlib_cflags "${TESSERA_ARCH_FLAGS} -O2 -g0 -fno-pie -fno-stack-protector \
+-fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections -Wa,--noexecstack \
+-D__DYNAMIC_REENT__")
+  file(SHA256 ${CMAKE_SOURCE_DIR}/build/newlib.sh _ts_newlib_script)
+  set(_ts_newlib_stamp "${TESSERA_NEWLIB_SOURCE} ${_ts_newlib_script} ${_ts_newlib_cflags}")
+  set(_ts_old_stamp "")
+  if(EXISTS ${TESSERA_NEWLIB_DIR}/stamp AND EXISTS ${_ts_libc_lib}/libc.a)
+    file(READ ${TESSERA_NEWLIB_DIR}/stamp _ts_old_stamp)
+  endif()
+  if(NOT _ts_old_stamp STREQUAL _ts_newlib_stamp)
+    message(NOTICE "tessera: building newlib into ${TESSERA_NEWLIB_DIR} (once; a few minutes)")
+    execute_process(
+      COMMAND ${CMAKE_SOURCE_DIR}/build/newlib.sh ${TESSERA_NEWLIB_SOURCE}
+              ${CMAKE_BINARY_DIR}/newlib-build ${TESSERA_NEWLIB_DIR} ${_ts_newlib_cflags}
+      RESULT_VARIABLE _ts_newlib_status)
+    if(NOT _ts_newlib_status EQUAL 0)
+      message(FATAL_ERROR "tessera: building newlib failed (build/newlib.sh, status ${_ts_newlib_status})")
+    endif()
+    file(WRITE ${TESSERA_NEWLIB_DIR}/stamp "${_ts_newlib_stamp}")
+  endif()
+else()
+  message(FATAL_ERROR "tessera: unknown TESSERA_PLATFORM '${TESSERA_PLATFORM}' "
+                      "(qemu-riscv64 or linux64; the toolchain file sets it)")
+endif()
+
 # C++ gets libstdc++'s header-only parts (<new>, <type_traits>, <utility>,
 # <algorithm>, <cstdlib>, ...; not <atomic> or threads: use __atomic
-# builtins). Its folders come before picolibc's (<cstdlib> does
-# #include_next <stdlib.h>); the cross glibc folder comes last of all, only
-# so libstdc++'s configuration headers find features.h.
+# builtins). Its folders come before the C library's (<cstdlib> does
+# #include_next <stdlib.h>); the glibc folders with the platform's markers
+# come last of all, only so libstdc++'s configuration headers find
+# features.h and gnu/stubs*.h.
 set(_ts_cxx_includes)
-set(_ts_cxx_config_include)
+set(_ts_cxx_config_includes)
 foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
   if(dir MATCHES "/c\\+\\+/")
     list(APPEND _ts_cxx_includes "-isystem${dir}")
-  elseif(NOT _ts_cxx_config_include AND EXISTS ${dir}/gnu/stubs-lp64d.h)
-    set(_ts_cxx_config_include "-idirafter${dir}")
   endif()
 endforeach()
+foreach(marker IN LISTS _ts_cxx_config_markers)
+  foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+    if(NOT dir MATCHES "/c\\+\\+/" AND EXISTS ${dir}/${marker})
+      list(APPEND _ts_cxx_config_includes "-idirafter${dir}")
+      break()
+    endif()
+  endforeach()
+endforeach()
 
-set(_ts_picolibc_lib ${TESSERA_PICOLIBC_DIR}/lib/rv64imafdc/lp64d)
-foreach(f ${TESSERA_PICOLIBC_DIR}/include/picotls.h ${_ts_picolibc_lib}/libc.a
-          ${_ts_gcc_include}/stddef.h ${_ts_libgcc})
+foreach(f ${_ts_libc_marker} ${_ts_libc_lib}/libc.a ${_ts_gcc_include}/stddef.h ${_ts_libgcc})
   if(NOT EXISTS ${f})
-    message(FATAL_ERROR "tessera: ${f} is missing (tools/setup.sh installs picolibc and the cross gcc)")
+    message(FATAL_ERROR "tessera: ${f} is missing (${_ts_missing_hint})")
   endif()
 endforeach()
 
 # -isystem<dir> is written joined so CMake's de-duplication of options keeps
 # every pair intact. -O2 comes after the build type's -O3 and wins.
-set(_ts_common ${_ts_arch} -mcmodel=medany -fno-pie -fno-stack-protector
+set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
     -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
     -ftls-model=local-exec -O2 -nostdinc)
-set(_ts_c_includes "-isystem${TESSERA_PICOLIBC_DIR}/include" "-isystem${_ts_gcc_include}")
+set(_ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
 
 set(TESSERA_USER_C_FLAGS ${_ts_common} ${_ts_c_includes})
 set(TESSERA_USER_CXX_FLAGS ${_ts_common} -fno-exceptions -fno-rtti
-    ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_include})
-set(TESSERA_USER_LD_FLAGS ${_ts_arch} -static -nostdlib -nostartfiles
+    ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_includes})
+set(TESSERA_USER_LD_FLAGS ${_ts_arch} ${_ts_platform_ld_flags} -static -nostdlib -nostartfiles
     -T${TESSERA_USER_LD} -Wl,--gc-sections -Wl,-z,max-page-size=4096 -Wl,--build-id=none)
-# picolibc and libgcc need each other (and libm needs libc): one group.
-set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_picolibc_lib}/libc.a
-    ${_ts_picolibc_lib}/libm.a ${_ts_libgcc} -Wl,--end-group)
+# The C library and libgcc need each other (and libm needs libc): one group.
+set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_libc_lib}/libc.a
+    ${_ts_libc_lib}/libm.a ${_ts_libgcc} -Wl,--end-group)
 
 # Usage requirements of every user library and program (ts_runtime links it
 # PUBLIC, so anything that links ts_runtime is compiled this way).
@@ -119,7 +185,7 @@ add_library(tessera_user INTERFACE)
 target_compile_options(tessera_user INTERFACE
   "$<$<COMPILE_LANGUAGE:C>:${TESSERA_USER_C_FLAGS}>"
   "$<$<COMPILE_LANGUAGE:CXX>:${TESSERA_USER_CXX_FLAGS}>"
-  "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};-mcmodel=medany;-fno-pie>")
+  "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};${_ts_platform_flags};-fno-pie>")
 
 # Builds bin/NAME.elf from SOURCES; MPI also links LWMPI.
 function(tessera_add_program NAME)
@@ -137,7 +203,7 @@ function(tessera_add_program NAME)
     list(APPEND libs lwmpi)
   endif()
   # Order matters for static archives: LWMPI uses the name client, both use
-  # the runtime, everything uses picolibc.
+  # the runtime, everything uses the C library.
   target_link_libraries(${NAME} PRIVATE ${libs} ts_names ts_runtime ${TESSERA_USER_SYSLIBS})
 endfunction()
 

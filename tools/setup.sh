@@ -1,11 +1,13 @@
 #!/bin/sh
 # Installs the Debian packages Tessera needs, once: a second run installs
 # nothing. Called by `make` before every build; safe to run by hand.
-# Open MPI (`make crosscheck`) and matplotlib (`make bench`) included.
+# Open MPI (`make crosscheck`, `make bench`), MPICH and matplotlib (`make
+# bench`) included;
+# newlib-source is the C library of the linux64 target (build/newlib.sh).
 set -e
 PACKAGES="qemu-system-misc g++-riscv64-linux-gnu gcc-riscv64-linux-gnu
 binutils-riscv64-linux-gnu cmake make g++ catch2 picolibc-riscv64-unknown-elf
-python3 python3-pyelftools openmpi-bin libopenmpi-dev python3-matplotlib"
+newlib-source python3 python3-pyelftools openmpi-bin libopenmpi-dev mpich python3-matplotlib"
 
 missing=""
 for p in $PACKAGES; do

@@ -4,20 +4,14 @@
 #ifndef TESSERA_BENCH_H
 #define TESSERA_BENCH_H
 
-/* The kernel enables U-mode reads of both (scounteren.CY and .TM). */
-static inline unsigned long read_cycle(void)
-{
-    unsigned long c;
-    __asm__ volatile("rdcycle %0" : "=r"(c));
-    return c;
-}
+#include <tessera/arch.h>
 
-static inline unsigned long read_time(void)
-{
-    unsigned long t;
-    __asm__ volatile("rdtime %0" : "=r"(t));
-    return t;
-}
+/* The CPU's cycle counter and the time in ticks of the job's timebase_hz
+ * (on QEMU the kernel enables U-mode reads of both, scounteren.CY and
+ * .TM). */
+static inline unsigned long read_cycle(void) { return ts_arch_cycles(); }
+
+static inline unsigned long read_time(void) { return ts_arch_time(); }
 
 /* The median of v[0..n-1] (n >= 1), which it sorts. */
 unsigned long bench_median(unsigned long *v, int n);

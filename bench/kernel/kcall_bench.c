@@ -28,14 +28,11 @@
 #define BATCH 16          /* operations per sample for the short ones */
 #define PAGE 4096ul
 
-/* A raw ecall: the runtime's wrappers may cache (ts_thread_self does). */
+/* A raw kernel call: the runtime's wrappers may cache (ts_thread_self
+ * does). */
 static inline long raw_call(long number, long a0, long a1)
 {
-    register long r0 __asm__("a0") = a0;
-    register long r1 __asm__("a1") = a1;
-    register long r7 __asm__("a7") = number;
-    __asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r7) : "memory");
-    return r0;
+    return ts_arch_kcall(number, a0, a1, 0, 0);
 }
 
 /* ---- samples and medians ------------------------------------------------ */

@@ -240,8 +240,12 @@ static void portal_fault_midway(void)
     const long chunk = ts_job()->portal_chunk;
     if (chunk != 4096)
         fail("this check assumes 4 KiB portal chunks", chunk);
-    char *end = (char *)(((uintptr_t)sbrk(0) + 4095) & ~(uintptr_t)4095);
-    char *edge = end - 4096; /* one mapped page, then none */
+    /* A page of our own at the very end of the heap (malloc's own pages
+     * stay untouched): one mapped page, then none. */
+    char *brk = sbrk(0);
+    char *edge = (char *)(((uintptr_t)brk + 4095) & ~(uintptr_t)4095);
+    if (sbrk(edge + 4096 - brk) == (void *)-1)
+        fail("sbrk", -1);
     memset(edge, 'e', 4096);
     memset(rest, 'r', sizeof rest);
     int in = check(ts_portal_create(PORT_C), "portal_create");

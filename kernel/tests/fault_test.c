@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <mpi.h>
+#include <tessera/arch.h>
 #include <tessera/runtime.h>
 
 static int deep(volatile char *p, int n) {
@@ -33,17 +34,14 @@ static void fault(const char *kind) {
     } else if (!strcmp(kind, "text")) {
         *(volatile unsigned *)(void *)&main = 0;
     } else if (!strcmp(kind, "illegal")) {
-        __asm__ volatile(".word 0x00000000");
+        ts_arch_illegal_instruction();
     } else if (!strcmp(kind, "stack")) {
         printf("depth %d\n", deep(0, 1 << 20));
     } else if (!strcmp(kind, "misaligned")) {
-        /* Plain loads and stores may be misaligned; a load-reserved may not
-         * (unprivileged spec 8.2: a misaligned LR raises a load address
-         * misaligned exception). */
-        static int words[2];
-        int value;
-        __asm__ volatile("lr.w %0, (%1)" : "=r"(value) : "r"((char *)words + 1) : "memory");
-        printf("value %d\n", value);
+        /* Plain loads and stores may be misaligned; some atomic accesses
+         * may not (<tessera/arch.h> says which). */
+        static long words[4] __attribute__((aligned(16)));
+        printf("value %d\n", ts_arch_misaligned_atomic((char *)words + 1));
     } else if (!strcmp(kind, "range")) {
         /* Bit 38 set, bits 63..39 clear: not a valid Sv39 address. */
         printf("value %d\n", *(volatile int *)0x4000000000ul);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tessera/arch.h>
 #include <tessera/runtime.h>
 
 #define DEFAULT_CALLS 5000
@@ -236,29 +237,22 @@ struct call {
     struct arg a[6];
 };
 
-/* ecall with every argument register set; the ABI keeps all registers but
- * a0, so a1..a5 and a7 are read back and compared. */
+/* A raw kernel call with every argument register set; the ABI keeps all
+ * registers but the result's, so the others are read back and compared
+ * (on RISC-V: a1..a5 and a7; see ts_arch_kcall_regs). */
 static long kcall(const struct call *c)
 {
-    register unsigned long r0 __asm__("a0") = c->a[0].v;
-    register unsigned long r1 __asm__("a1") = c->a[1].v;
-    register unsigned long r2 __asm__("a2") = c->a[2].v;
-    register unsigned long r3 __asm__("a3") = c->a[3].v;
-    register unsigned long r4 __asm__("a4") = c->a[4].v;
-    register unsigned long r5 __asm__("a5") = c->a[5].v;
-    register unsigned long r7 __asm__("a7") = c->nr;
-    __asm__ volatile("ecall"
-                     : "+r"(r0), "+r"(r1), "+r"(r2), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r7)
-                     :
-                     : "memory");
-    const unsigned long after[6] = {r0, r1, r2, r3, r4, r5};
+    unsigned long args[6], after[6], nr_after;
+    for (int i = 0; i < 6; ++i)
+        args[i] = c->a[i].v;
+    const long result = ts_arch_kcall_regs(c->nr, args, after, &nr_after);
     for (int i = 1; i < 6; ++i)
         if (after[i] != c->a[i].v && note_unexpected())
             printf("UNEXPECTED call %lu changed a%d: 0x%lx -> 0x%lx\n", c->nr, i, c->a[i].v,
                    after[i]);
-    if (r7 != c->nr && note_unexpected())
-        printf("UNEXPECTED call %lu changed a7 to 0x%lx\n", c->nr, r7);
-    return (long)r0;
+    if (nr_after != c->nr && note_unexpected())
+        printf("UNEXPECTED call %lu changed a7 to 0x%lx\n", c->nr, nr_after);
+    return result;
 }
 
 /* A plain call for the fuzzer's own bookkeeping (not counted). */

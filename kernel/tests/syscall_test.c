@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tessera/arch.h>
 #include <tessera/runtime.h>
 
 static int failed;
@@ -18,14 +19,7 @@ static int failed;
         }                                                                      \
     } while (0)
 
-static long raw(long number, long a0, long a1, long a2) {
-    register long r0 __asm__("a0") = a0;
-    register long r1 __asm__("a1") = a1;
-    register long r2 __asm__("a2") = a2;
-    register long r7 __asm__("a7") = number;
-    __asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r7) : "memory");
-    return r0;
-}
+static long raw(long number, long a0, long a1, long a2) { return ts_arch_kcall(number, a0, a1, a2, 0); }
 
 static void spin(void *arg) {
     (void)arg;

@@ -5,38 +5,31 @@
 #ifndef TS_RUNTIME_INTERNAL_H
 #define TS_RUNTIME_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <tessera/arch.h>
 #include <tessera/runtime.h>
+
+#include "arch.h" /* arch/<platform>/arch.h: ts__thread_pointer */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The one ecall of the runtime: a7 = number, a0..a5 = arguments, a0 =
- * result (negative: -TS_E*). The kernel keeps every other register. */
-static inline long ts__syscall(long n, long a, long b, long c, long d, long e, long f)
+/* The one kernel call of the runtime: number, up to four arguments; the
+ * result (negative: -TS_E*). <tessera/arch.h> says how on each platform. */
+static inline long ts__syscall(long n, long a, long b, long c, long d)
 {
-    register long a0 __asm__("a0") = a;
-    register long a1 __asm__("a1") = b;
-    register long a2 __asm__("a2") = c;
-    register long a3 __asm__("a3") = d;
-    register long a4 __asm__("a4") = e;
-    register long a5 __asm__("a5") = f;
-    register long a7 __asm__("a7") = n;
-    __asm__ volatile("ecall"
-                     : "+r"(a0)
-                     : "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5), "r"(a7)
-                     : "memory");
-    return a0;
+    return ts_arch_kcall(n, a, b, c, d);
 }
 
-#define TS__SC0(n)                ts__syscall((n), 0, 0, 0, 0, 0, 0)
-#define TS__SC1(n, a)             ts__syscall((n), (long)(a), 0, 0, 0, 0, 0)
-#define TS__SC2(n, a, b)          ts__syscall((n), (long)(a), (long)(b), 0, 0, 0, 0)
-#define TS__SC3(n, a, b, c)       ts__syscall((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
-#define TS__SC4(n, a, b, c, d)    ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define TS__SC0(n)                ts__syscall((n), 0, 0, 0, 0)
+#define TS__SC1(n, a)             ts__syscall((n), (long)(a), 0, 0, 0)
+#define TS__SC2(n, a, b)          ts__syscall((n), (long)(a), (long)(b), 0, 0)
+#define TS__SC3(n, a, b, c)       ts__syscall((n), (long)(a), (long)(b), (long)(c), 0)
+#define TS__SC4(n, a, b, c, d)    ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d))
 
-/* Spinlock (amoswap), for sbrk's break only: it is taken under malloc's
+/* Spinlock (atomic swap), for sbrk's break only: it is taken under malloc's
  * lock, so it is never contended and need not sleep. Everything else uses
  * ts_mutex_t, which sleeps in the kernel. */
 typedef struct { volatile int locked; } ts__spinlock;
@@ -45,12 +38,7 @@ void ts__spin_unlock(ts__spinlock *l);
 
 /* The calling thread's identity for recursive locks: its TLS pointer (unique
  * per live thread), never 0. */
-static inline uintptr_t ts__self_id(void)
-{
-    uintptr_t tp;
-    __asm__("mv %0, tp" : "=r"(tp));
-    return tp | 1;
-}
+static inline uintptr_t ts__self_id(void) { return ts__thread_pointer() | 1; }
 
 /* The time since the machine started in units of 1/per_second s (10^6:
  * microseconds), exact and without overflow for any timebase up to 18 GHz;
@@ -74,16 +62,41 @@ extern __thread int ts__rank;
 extern __thread int ts__rank_main;
 extern __thread int ts__local;
 
-/* Called by crt0 on the main thread with gp set; never returns. */
+/* Called by crt0 on the main thread (with gp set on RISC-V); never
+ * returns. */
 void ts__start(void) __attribute__((noreturn));
-/* Entered by new threads from crt0's trampoline, tp already set. */
+/* Entered by new threads from crt0's trampoline, the thread pointer
+ * already set. */
 struct ts__thread_start;
 void ts__thread_main(struct ts__thread_start *s) __attribute__((noreturn));
 /* crt0's trampoline: the entry given to TS_SYS_THREAD_CREATE. */
 void ts__thread_entry(void *start);
 
-/* The main thread's static TLS block (user.ld). */
+/* The main thread's static TLS area (user.ld). */
 extern char __ts_main_tls[];
+
+/* Thread-local storage (arch/<platform>/tls.c). A thread's TLS area is
+ * ts__tls_area_size() bytes aligned to ts__tls_area_align(); ts__tls_init
+ * fills one from the program's template and returns the thread pointer
+ * for it; ts__tls_set makes that the calling thread's (crt0 does it for
+ * new threads, ts__start for the main thread). */
+size_t ts__tls_area_size(void);
+size_t ts__tls_area_align(void);
+void *ts__tls_init(void *area);
+void ts__tls_set(void *tp);
+
+/* The C library's per-thread state (libc/<libc>/): ts__libc_thread_end
+ * releases what the calling thread's C library state holds, as the thread
+ * ends (after its last use of stdio). */
+void ts__libc_thread_end(void);
+
+/* The console's per-thread line buffer (glue/console.c): appends len
+ * bytes, writing out every completed line (and any line reaching the
+ * buffer's size) with one TS_SYS_WRITE. */
+void ts__console_put(const char *buf, unsigned long len);
+/* write(2) to the console: writes out the line buffer, then len bytes as
+ * they are. */
+void ts__console_write_through(const char *buf, unsigned long len);
 
 #ifdef __cplusplus
 }

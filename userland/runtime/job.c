@@ -39,10 +39,4 @@ int ts_rank_place(int rank, int *cluster, int *local)
     return 0;
 }
 
-/* The time CSR; the kernel enables U-mode reads (scounteren.TM). */
-unsigned long ts_time(void)
-{
-    unsigned long t;
-    __asm__ volatile("rdtime %0" : "=r"(t));
-    return t;
-}
+unsigned long ts_time(void) { return ts_arch_time(); }

@@ -2,8 +2,6 @@
  * per MPI process this cluster hosts, each running main() with its own
  * rank (DESIGN: the first MPI process of a cluster is the process, the
  * others are threads of it). */
-#include <picolibc.h> /* before picotls.h, which needs PICOLIBC_TLS */
-#include <picotls.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,8 +78,7 @@ static void __attribute__((noreturn)) fail(const char *what, int err)
 void ts__start(void)
 {
     /* Nothing before this point may touch TLS. */
-    _init_tls(__ts_main_tls);
-    _set_tls(__ts_main_tls);
+    ts__tls_set(ts__tls_init(__ts_main_tls));
 
     const struct ts_job_info *job = ts_job();
     __libc_init_array();

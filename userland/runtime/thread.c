@@ -1,15 +1,14 @@
-/* User threads: each gets its own TLS block (picolibc's errno and stdio
- * state, the runtime's rank and output buffer live there), allocated with
- * the start record that crt0's trampoline reads. */
-#include <stdio.h>
+/* User threads: each gets its own TLS area (the C library's errno and
+ * stdio state, the runtime's rank and output buffer live there), allocated
+ * with the start record that crt0's trampoline reads. */
 #include <malloc.h>
-#include <picolibc.h> /* before picotls.h, which needs PICOLIBC_TLS */
-#include <picotls.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-/* What ts__thread_entry receives. tls must stay first (crt0 loads it). */
+/* What ts__thread_entry receives. tls (the new thread's thread pointer)
+ * must stay first: crt0 loads it. */
 struct ts__thread_start {
     void *tls;
     void (*fn)(void *);
@@ -30,17 +29,16 @@ static __thread int at_exit_count;
 
 int ts_thread_create(void (*fn)(void *), void *arg)
 {
-    size_t align = _tls_align();
+    size_t align = ts__tls_area_align();
     size_t head = (sizeof(struct ts__thread_start) + align - 1) & ~(align - 1);
-    struct ts__thread_start *s = memalign(align, head + _tls_size());
+    struct ts__thread_start *s = memalign(align, head + ts__tls_area_size());
     if (!s)
         return -TS_ENOMEM;
-    s->tls = (char *)s + head;
+    s->tls = ts__tls_init((char *)s + head);
     s->fn = fn;
     s->arg = arg;
     s->rank = ts__rank;
     s->local = ts__local;
-    _init_tls(s->tls);
 
     __atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
     long tid = TS__SC2(TS_SYS_THREAD_CREATE, ts__thread_entry, s);
@@ -77,7 +75,7 @@ static void run_at_exit(void)
         at_exit[--at_exit_count]();
 }
 
-/* From picolibc: atexit handlers (weak: absent when nobody registers one)
+/* From the C library: atexit handlers (weak: absent when nobody registers one)
  * and static destructors. */
 extern void __call_exitprocs(int code, void *dso) __attribute__((weak));
 extern void __libc_fini_array(void);
@@ -107,8 +105,9 @@ void ts__thread_finish(int status, int quick)
     }
     run_at_exit(); /* after the exit handlers, which may still need them */
     ts_console_flush();
-    /* Nothing below touches TLS, so the block can go back to the heap while
-     * tp still points at it. */
+    ts__libc_thread_end();
+    /* Nothing below touches TLS, so the area can go back to the heap while
+     * the thread pointer still points into it. */
     void *block = own_block;
     if (block)
         free(block);

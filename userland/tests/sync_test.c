@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/time.h>
+#include <tessera/arch.h>
 #include <tessera/runtime.h>
 
 #define MS 1000000ul               /* ns */
@@ -494,13 +495,7 @@ static void test_ping_pong(void)
 #define HEAP_STEPS_MAX 4096 /* 256 MiB: more than any window */
 
 /* TS_SYS_BRK itself: sbrk never gives pages back. */
-static long raw_brk(unsigned long end)
-{
-    register long a0 __asm__("a0") = (long)end;
-    register long a7 __asm__("a7") = TS_SYS_BRK;
-    __asm__ volatile("ecall" : "+r"(a0) : "r"(a7) : "memory");
-    return a0;
-}
+static long raw_brk(unsigned long end) { return ts_arch_kcall(TS_SYS_BRK, (long)end, 0, 0, 0); }
 
 struct heap_run {
     long refusal;               /* what ended the growth: -TS_ENOMEM expected */

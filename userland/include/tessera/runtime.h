@@ -34,8 +34,10 @@ void ts_console_write(const char *buf, unsigned long len);
  * report can start on a line of its own). */
 int ts_console_flush(void);
 
-/* Time: the `time` CSR (ticks of ts_job()->timebase_hz). sleep(3) and
- * usleep(3) of <unistd.h> sleep with ts_sleep_ns too. */
+/* Time since the machine started, in ticks of ts_job()->timebase_hz (the
+ * `time` CSR on qemu-riscv64, CLOCK_MONOTONIC ns on linux64; see
+ * <tessera/arch.h>). sleep(3) and usleep(3) of <unistd.h> sleep with
+ * ts_sleep_ns too. */
 unsigned long ts_time(void);
 int ts_sleep_ns(unsigned long ns);
 

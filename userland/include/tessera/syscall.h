@@ -199,7 +199,8 @@ struct ts_job_info {
     int mailbox_payload;     /* bytes of user data in one mailbox message */
     int portal_chunk;        /* bytes the NoC moves per portal chunk */
     int argc;                /* argv[0] is the program name */
-    unsigned long timebase_hz; /* frequency of the `time` CSR (rdtime) */
+    unsigned long timebase_hz; /* ticks per second of ts_time(): the `time` CSR
+                                  on qemu-riscv64, 10^9 (ns) on linux64 */
     char args[TS_ARGS_MAX];  /* argc NUL-terminated strings, back to back */
     /* IKC limits of this cluster (from the platform profile). */
     int hw_mailboxes;        /* hardware input mailboxes */

@@ -1,10 +1,8 @@
-/* picolibc's stdin/stdout/stderr (tinystdio: a FILE is a put/get/flush
- * triple). Output is buffered per thread and written a whole line at a time
- * with one TS_SYS_WRITE, so lines of different ranks never mix. stdout and
- * stderr share the buffer to keep their order. stdin is always at EOF. */
-#include <stdio.h>
-#include <unistd.h>
-
+/* The console as the C library sees it, whichever library: output is
+ * buffered per thread and written a whole line at a time with one
+ * TS_SYS_WRITE, so lines of different ranks never mix. stdout and stderr
+ * share the buffer to keep their order. libc/<libc>/stdio.c connects the
+ * library's streams (and stdin, always at EOF) to it. */
 #include "../internal.h"
 
 #define LINE_MAX_BYTES 512 /* a longer line goes out in pieces */
@@ -34,44 +32,19 @@ int ts_console_flush(void)
     return mid_line;
 }
 
-static int console_put(char c, FILE *f)
+void ts__console_put(const char *buf, unsigned long len)
 {
-    (void)f;
-    line[line_len++] = c;
-    if (c == '\n' || line_len == sizeof line)
-        ts_console_flush();
-    return (unsigned char)c;
+    for (unsigned long i = 0; i < len; ++i) {
+        line[line_len++] = buf[i];
+        if (buf[i] == '\n' || line_len == sizeof line)
+            ts_console_flush();
+    }
 }
 
-static int console_flush(FILE *f)
+void ts__console_write_through(const char *buf, unsigned long len)
 {
-    (void)f;
-    ts_console_flush();
-    return 0;
-}
-
-static int console_get(FILE *f)
-{
-    (void)f;
-    return _FDEV_EOF;
-}
-
-static FILE out = FDEV_SETUP_STREAM(console_put, NULL, console_flush, _FDEV_SETUP_WRITE);
-static FILE err = FDEV_SETUP_STREAM(console_put, NULL, console_flush, _FDEV_SETUP_WRITE);
-static FILE in = FDEV_SETUP_STREAM(NULL, console_get, NULL, _FDEV_SETUP_READ);
-
-FILE *const stdout = &out;
-FILE *const stderr = &err;
-FILE *const stdin = &in;
-
-/* write(2) for descriptors 1 and 2, after what stdio has buffered. */
-ssize_t write(int fd, const void *buf, size_t len)
-{
-    if (fd != 1 && fd != 2)
-        return -1;
     ts_console_flush();
     ts_console_write(buf, len);
     if (len)
-        mid_line = ((const char *)buf)[len - 1] != '\n';
-    return (ssize_t)len;
+        mid_line = buf[len - 1] != '\n';
 }

@@ -1,11 +1,11 @@
-/* picolibc's retargetable locks (malloc, atexit, stdio, C++ static guards)
- * as ts_mutex_t: a thread that finds one held sleeps in the kernel rather
- * than spinning on its core. Defining every __retarget_lock_* here keeps
- * picolibc's no-op versions out of the link. */
+/* The C library's retargetable locks (malloc, atexit, stdio, C++ static
+ * guards) as ts_mutex_t: a thread that finds one held sleeps in the kernel
+ * rather than spinning on its core. Defining every __retarget_lock_* here
+ * (and the library's static locks in libc/<libc>/locks.c) keeps the
+ * library's no-op versions out of the link. */
 #include <stdlib.h>
-#include <sys/lock.h>
 
-#include "../internal.h"
+#include "lock.h"
 
 /* Only sbrk uses it (see internal.h). */
 void ts__spin_lock(ts__spinlock *l)
@@ -18,14 +18,6 @@ void ts__spin_lock(ts__spinlock *l)
 
 void ts__spin_unlock(ts__spinlock *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
 
-/* All zeroes is a free lock, so the static ones need no initialiser. */
-struct __lock {
-    ts_mutex_t mutex;
-    uintptr_t owner; /* ts__self_id() of the holder, 0 when free */
-    unsigned depth;  /* recursive acquisitions by the owner */
-};
-
-struct __lock __lock___libc_recursive_mutex;
 struct __lock ts__guard_mutex; /* C++ static initialisation (cxx.cpp) */
 
 void __retarget_lock_init(_LOCK_T *lock) { *lock = calloc(1, sizeof(struct __lock)); }

@@ -1,4 +1,4 @@
-/* sbrk for picolibc's malloc, over TS_SYS_BRK. The kernel's break may be
+/* sbrk for the C library's malloc, over TS_SYS_BRK. The kernel's break may be
  * page-granular, so the runtime keeps its own byte-exact break below it and
  * only asks the kernel when that crosses the kernel's. */
 #include <errno.h>

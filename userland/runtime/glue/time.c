@@ -1,4 +1,4 @@
-/* The C library's clocks (gettimeofday, time, clock) from the time CSR:
+/* The C library's clocks (gettimeofday, time, clock) from ts_time():
  * time since the machine started; sleep and usleep over the kernel's
  * sleep. */
 #include <errno.h>

@@ -1,0 +1,45 @@
+/* picolibc's stdin/stdout/stderr (tinystdio: a FILE is a put/get/flush
+ * triple) over the console's per-thread line buffer (glue/console.c).
+ * stdin is always at EOF. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../../internal.h"
+
+static int console_put(char c, FILE *f)
+{
+    (void)f;
+    ts__console_put(&c, 1);
+    return (unsigned char)c;
+}
+
+static int console_flush(FILE *f)
+{
+    (void)f;
+    ts_console_flush();
+    return 0;
+}
+
+static int console_get(FILE *f)
+{
+    (void)f;
+    return _FDEV_EOF;
+}
+
+static FILE out = FDEV_SETUP_STREAM(console_put, NULL, console_flush, _FDEV_SETUP_WRITE);
+static FILE err = FDEV_SETUP_STREAM(console_put, NULL, console_flush, _FDEV_SETUP_WRITE);
+static FILE in = FDEV_SETUP_STREAM(NULL, console_get, NULL, _FDEV_SETUP_READ);
+
+FILE *const stdout = &out;
+FILE *const stderr = &err;
+FILE *const stdin = &in;
+
+
+/* write(2) for descriptors 1 and 2, after what stdio has buffered. */
+ssize_t write(int fd, const void *buf, size_t len)
+{
+    if (fd != 1 && fd != 2)
+        return -1;
+    ts__console_write_through(buf, len);
+    return (ssize_t)len;
+}
