@@ -6,10 +6,11 @@
 
 namespace tessera::names {
 
-/// name -> cluster, for up to kCapacity names of 1..TS_NAME_MAX characters.
+/// name -> cluster, for up to kCapacity names of 1..TS_NAME_MAX characters
+/// (room for every rank of a full MPPA-256 job, 256, and as many others).
 class NameTable {
 public:
-    static constexpr int kCapacity = 128;
+    static constexpr int kCapacity = 512;
 
     /// Clusters are 0..nclusters-1.
     explicit NameTable(int nclusters) : nclusters_(nclusters) {}
