@@ -113,8 +113,7 @@ uintptr_t window_end() {
 bool start_core(int core, void (*entry)(int)) {
     if (core <= 0 || core >= ncores()) return false;
     core_entries[core] = entry;
-    const host::CoreState &c = host::core_state(core);
-    return hal_clone_thread(reinterpret_cast<void *>(c.kernel_sp), core_thread, core) > 0;
+    return hal_clone_thread(reinterpret_cast<void *>(host::core_state(core).kernel_sp), core_thread, core) > 0;
 }
 
 }  // namespace hal
@@ -137,6 +136,7 @@ extern "C" [[noreturn]] void hal_linux_start(long argc, char **argv) {
     // user pages there (mmu.cpp).
     map_at(host::user_area_base, host::user_area_end - host::user_area_base, PROT_NONE,
            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, "cannot reserve the user area");
+    host::cores_init();
     host::trap_init();
     host::become_core(0);
     kernel_main(0);

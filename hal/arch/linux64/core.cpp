@@ -6,6 +6,7 @@
 // The fabric is one memfd shared by every cluster process, so these are
 // shared (not process-private) futexes.
 #include <linux/futex.h>
+#include <signal.h>
 #include <time.h>
 
 #include "linux.hpp"
@@ -61,6 +62,15 @@ void notify_core(int cluster, int core) {
     // A core sleeps only on a word it cleared: if the word was already set,
     // nobody sleeps on it.
     if (__atomic_exchange_n(word, 1u, __ATOMIC_SEQ_CST) == 0) futex(word, FUTEX_WAKE, 1, nullptr);
+    // A core of ours that runs user code learns of it only from a signal,
+    // as a RISC-V hart in U-mode takes the IPI as an interrupt.
+    if (cluster != cluster_id()) return;
+    const host::CoreState &c = host::core_state(core);
+    const int tid = __atomic_load_n(&c.tid, __ATOMIC_ACQUIRE);
+    if (tid && __atomic_load_n(&c.in_user, __ATOMIC_SEQ_CST)) {
+        static const long pid = sys(SYS_getpid);
+        sys(SYS_tgkill, pid, tid, host::interrupt_signal);
+    }
 }
 
 void notify_cluster(int cluster) {
@@ -115,7 +125,19 @@ void halt() {
 }
 
 void enter_user(TrapFrame *tf, uint64_t) {
-    host::self().tf = tf;
+    host::CoreState &c = host::self();
+    c.tf = tf;
+    if (const uint64_t uc = tf->resume_uc) {
+        // Back from an interrupt: the signal context has every register.
+        // The interrupt signal stays blocked until rt_sigreturn restores
+        // the interrupted mask, so none can find in_user set while this
+        // core still runs kernel code.
+        tf->resume_uc = 0;
+        const uint64_t block = 1ull << (host::interrupt_signal - 1);
+        sys(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block), 0, sizeof(block));
+        c.in_user = 1;
+        hal_resume_interrupted(uc);
+    }
     hal_user_return(tf);
 }
 

@@ -3,7 +3,8 @@
 #   %gs:0 = the user thread's TrapFrame, %gs:8 = kernel stack top,
 #   %gs:16 = 1 while in user code.
 # TrapFrame offsets (hal/arch.hpp): rbx 0, rbp 8, r12 16, r13 24, r14 32,
-# r15 40, sp 48, pc 56, rax 64, rdi 72, rsi 80, rdx 88, rcx 96, r8 104.
+# r15 40, sp 48, pc 56, rax 64, rdi 72, rsi 80, rdx 88, rcx 96, r8 104,
+# resume_uc 112.
 
     .text
 # long hal_gate(long number, long a0, long a1, long a2, long a3): user code
@@ -29,6 +30,7 @@ hal_gate:
     movq %rdx, 88(%rax)
     movq %rcx, 96(%rax)
     movq %r8, 104(%rax)
+    movq $0, 112(%rax)
     movq %gs:8, %rsp
     xorl %ebp, %ebp
     movq %rax, %rdi
@@ -54,6 +56,18 @@ hal_user_return:
     movq $1, %gs:16
     jmp *%r11
     .size hal_user_return, . - hal_user_return
+
+# void hal_resume_interrupted(uint64_t uc): back into the user code a
+# signal interrupted, every register as it was: rt_sigreturn finds its
+# frame just above the return address the handler would have popped.
+    .globl hal_resume_interrupted
+    .type hal_resume_interrupted, @function
+hal_resume_interrupted:
+    movq %rdi, %rsp
+    movl $15, %eax               # SYS_rt_sigreturn
+    syscall
+    ud2
+    .size hal_resume_interrupted, . - hal_resume_interrupted
 
 # void hal_call_on_stack(uint64_t sp, void (*fn)(void *), void *arg)
     .globl hal_call_on_stack

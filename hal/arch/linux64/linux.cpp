@@ -13,7 +13,7 @@ constexpr size_t kernel_stack_size = 64 * 1024;
 constexpr size_t signal_stack_size = 32 * 1024;
 
 alignas(16) char kernel_stacks[TS_MAX_CORES][kernel_stack_size];
-alignas(16) char signal_stacks[TS_MAX_CORES][signal_stack_size];
+alignas(16) char signal_stacks[TS_MAX_CORES][2][signal_stack_size];
 CoreState cores[TS_MAX_CORES];
 
 }  // namespace
@@ -24,21 +24,39 @@ CoreState &self() {
     return *c;
 }
 
-CoreState &core_state(int core) {
-    CoreState &c = cores[core];
-    c.id = core;
-    c.self_ptr = &c;
-    c.kernel_sp = reinterpret_cast<uint64_t>(kernel_stacks[core] + kernel_stack_size);
-    return c;
+CoreState &core_state(int core) { return cores[core]; }
+
+void cores_init() {
+    for (int core = 0; core < TS_MAX_CORES; ++core) {
+        CoreState &c = cores[core];
+        c.id = core;
+        c.self_ptr = &c;
+        c.kernel_sp = reinterpret_cast<uint64_t>(kernel_stacks[core] + kernel_stack_size);
+    }
 }
 
-void become_core(int core) {
-    CoreState &c = core_state(core);
-    if (sys(SYS_arch_prctl, ARCH_SET_GS, reinterpret_cast<long>(&c)) != 0) fail("cannot set %gs");
+namespace {
+
+void use_signal_stack(CoreState &c, int which) {
     stack_t ss{};
-    ss.ss_sp = signal_stacks[core];
+    ss.ss_sp = signal_stacks[c.id][which];
     ss.ss_size = signal_stack_size;
     if (sys(SYS_sigaltstack, reinterpret_cast<long>(&ss), 0) != 0) fail("cannot set a signal stack");
+    c.signal_stack = which;
+}
+
+}  // namespace
+
+void become_core(int core) {
+    CoreState &c = cores[core];
+    if (sys(SYS_arch_prctl, ARCH_SET_GS, reinterpret_cast<long>(&c)) != 0) fail("cannot set %gs");
+    use_signal_stack(c, 0);
+    __atomic_store_n(&c.tid, static_cast<int>(sys(SYS_gettid)), __ATOMIC_RELEASE);
+}
+
+void next_signal_stack() {
+    CoreState &c = self();
+    use_signal_stack(c, 1 - c.signal_stack);
 }
 
 bool write_all(int fd, const char *s, size_t n) {

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -32,8 +33,13 @@ struct CoreState {
     uint64_t in_user;     ///< 16: 1 while the core runs user code
     CoreState *self_ptr;  ///< 24: this entry (self() reads it through %gs)
     int id;               ///< this core's index in its cluster
+    int tid;              ///< its thread's Linux id (0 until it runs)
+    int signal_stack;     ///< which of its two signal stacks is in use
     uint64_t deadline;    ///< the armed timer (time() units), 0: none
 };
+
+/// The signal that interrupts a core running user code (trap.cpp).
+constexpr int interrupt_signal = SIGUSR1;
 
 /// The virtual addresses user pages may have: the MMU (mmu.cpp) mirrors
 /// them there, so nothing else of the process may use this range.
@@ -42,10 +48,15 @@ constexpr uintptr_t user_area_end = 0x80000000;
 
 /// The calling core's state.
 CoreState &self();
-/// Makes the calling thread core `core`: %gs, its signal stack.
+/// Sets up every core's state (ids, kernel stacks), before any runs.
+void cores_init();
+/// Makes the calling thread core `core`: %gs, its thread id, its signal stack.
 void become_core(int core);
-/// The state of core `core` (its kernel stack is set).
+/// The state of core `core` of this cluster.
 CoreState &core_state(int core);
+/// Moves the calling core to its other signal stack (the current one
+/// holds an interrupted user context until it resumes).
+void next_signal_stack();
 
 /// Writes a whole buffer to fd (retrying short writes); false on error.
 bool write_all(int fd, const char *s, size_t n);
@@ -64,6 +75,8 @@ void trap_init();
 
 /// entry.S: into user code with the registers of tf.
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
+/// entry.S: back into interrupted user code from its signal context.
+extern "C" [[noreturn]] void hal_resume_interrupted(uint64_t uc);
 /// entry.S: runs fn(arg) on the stack whose top is sp; never returns.
 extern "C" [[noreturn]] void hal_call_on_stack(uint64_t sp, void (*fn)(void *), void *arg);
 /// entry.S: starts a thread of this process on `stack` (its top) running

@@ -1,5 +1,6 @@
 // linux64 traps. A kernel call arrives through the gate (entry.S) as a
-// plain call. A user fault arrives as a signal (SIGSEGV, SIGBUS, SIGILL,
+// plain call. An interrupt of a core in user code arrives as a signal
+// (notify_core's), and resumes through rt_sigreturn. A user fault arrives as a signal (SIGSEGV, SIGBUS, SIGILL,
 // SIGFPE, SIGTRAP) on the core's signal stack: the handler turns it into a
 // trap and leaves the signal for good, on the core's kernel stack. A fault
 // in kernel code is a kernel bug: it panics, as on QEMU.
@@ -63,6 +64,25 @@ struct FaultTrap {
     kernel_user_trap(t.tf, t.info);
 }
 
+// An interrupt (notify_core's signal) taken in user code: into the kernel
+// as a RISC-V interrupt trap. The signal frame stays where it is, on the
+// core's current signal stack, until enter_user resumes from it; so the
+// core moves to its other signal stack before it lets the signal in again.
+[[noreturn]] void deliver_interrupt(void *tf) {
+    host::next_signal_stack();
+    const uint64_t unblock = 1ull << (host::interrupt_signal - 1);
+    sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&unblock), 0, sizeof(unblock));
+    kernel_user_trap(static_cast<TrapFrame *>(tf), TrapInfo{TrapKind::interrupt, 0, 0});
+}
+
+void on_interrupt(int, siginfo_t *, void *ucv) {
+    host::CoreState &c = host::self();
+    if (!c.in_user) return;  // in the kernel: the event word says it all
+    c.in_user = 0;
+    c.tf->resume_uc = reinterpret_cast<uint64_t>(ucv);
+    hal_call_on_stack(c.kernel_sp, deliver_interrupt, c.tf);
+}
+
 void on_fault(int sig, siginfo_t *si, void *ucv) {
     const auto &uc = *static_cast<ucontext_t *>(ucv);
     const uint64_t pc = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RIP]);
@@ -92,6 +112,11 @@ void trap_init() {
     for (int sig : faults)
         if (sys(SYS_rt_sigaction, sig, reinterpret_cast<long>(&sa), 0, sizeof(sa.mask)) != 0)
             fail("cannot install the fault handlers");
+    // The interrupt stays blocked while its handler runs (no SA_NODEFER).
+    sa.handler = on_interrupt;
+    sa.flags = SA_SIGINFO | SA_ONSTACK | sa_restorer;
+    if (sys(SYS_rt_sigaction, host::interrupt_signal, reinterpret_cast<long>(&sa), 0, sizeof(sa.mask)) != 0)
+        fail("cannot install the interrupt handler");
 }
 
 }  // namespace host
