@@ -135,13 +135,18 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("mpirun: TESSERA_PLATFORM names an unknown platform 'vax'", err)
 
-    def test_linux64_needs_x86_64_programs(self):
+    def riscv_elf_header(self):
+        """An ELF header of a RISC-V program (nothing else) in out/app.elf."""
         elf = bytearray(64)
         elf[:5] = b"\x7fELF\x02"
         struct.pack_into("<H", elf, 18, 243)
         app = os.path.join(self.out, "app.elf")
         with open(app, "wb") as f:
             f.write(elf)
+        return app
+
+    def test_linux64_needs_x86_64_programs(self):
+        app = self.riscv_elf_header()
         os.makedirs(os.path.join(self.out, "target", "bin"))
         shutil.copy(app, os.path.join(self.out, "target", "bin", "nameserver.elf"))
         rc, _, err = self.run_mpirun("--platform", "linux64", app)
@@ -170,12 +175,7 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("mpirun: no such program: /no/such/app.elf", err)
 
     def test_missing_kernel(self):
-        elf = bytearray(64)
-        elf[:5] = b"\x7fELF\x02"
-        struct.pack_into("<H", elf, 18, 243)
-        app = os.path.join(self.out, "app.elf")
-        with open(app, "wb") as f:
-            f.write(elf)
+        app = self.riscv_elf_header()
         rc, _, err = self.run_mpirun(app)
         self.assertEqual(rc, 1)
         self.assertIn("libtessera_kernel.a not found; run make first", err)
