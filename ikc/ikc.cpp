@@ -20,6 +20,10 @@ ActiveKey key_for(Kind kind, bool input, int cluster, int port) {
 
 int per_hw_limit() { return static_cast<int>(hal::manifest().virtual_per_hw); }
 
+/// Events per core (WAIT_ANY): asynchronous operations that its thread
+/// started and that finished, and WAKEs for it.
+uint64_t events[TS_MAX_CORES];
+
 }  // namespace
 
 // Port 0 is the kernels' own (job reports, ring barrier): programs may
@@ -128,6 +132,7 @@ bool VirtualTable::poll() {
         a.finished = true;
         finished = true;
         --running;
+        ++events[a.core];
     }
     return finished;
 }
@@ -175,7 +180,7 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     if (e->async.started) return -TS_EBUSY;  // WAIT for the last one first
     if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
     ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
-    e->async = Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0};
+    e->async = Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
     ++t.running;
     serve_again();  // the master's next pass makes the first attempt
     return 0;
@@ -188,6 +193,25 @@ long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt) {
         if (e->async.started) return -TS_EBUSY;
     }
     return attempt(c);
+}
+
+long sys_wait_any(Call &c) {
+    const long count = static_cast<long>(events[caller_core()] & LONG_MAX);
+    if (static_cast<uint64_t>(count) != c.a[0]) return count;
+    if (c.p.step == 0) {  // the first attempt
+        c.p.step = 1;
+        if (c.a[1]) c.deadline = deadline_in(c.a[1]);
+    }
+    return c.deadline && hal::time() >= c.deadline ? count : pending;
+}
+
+long sys_wake(Call &c) {
+    const uint64_t core = c.a[0];
+    if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) || threads[core].proc != current_process())
+        return -TS_EINVAL;
+    ++events[core];
+    serve_again();  // its WAIT_ANY may end
+    return 0;
 }
 
 long async_wait(VirtualTable &t, Call &c) {

@@ -94,6 +94,13 @@ long sys_mailbox_write(Call &c);
 long sys_mailbox_aread(Call &c);
 long sys_mailbox_awrite(Call &c);
 long sys_mailbox_wait(Call &c);
+/// WAIT_ANY (a0 seen, a1 timeout_ns): the calling core's count of events
+/// (its asynchronous operations that finished, WAKEs for it) once it
+/// differs from `seen` or the timeout passed; pending until then.
+long sys_wait_any(Call &c);
+/// WAKE (a0 core): an event for the thread of the caller's process on that
+/// core: 0, or -TS_EINVAL.
+long sys_wake(Call &c);
 long sys_mailbox_ioctl(Call &c);
 
 long sys_portal_read(Call &c);

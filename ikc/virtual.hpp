@@ -22,6 +22,7 @@ struct Async {
     void (*cancel)(Call &) = nullptr;
     Call call{};
     long result = 0;
+    int core = 0;  ///< the core whose thread started it (an event for its WAIT_ANY)
 };
 
 /// A virtual mailbox or portal: an input bound to a local port, or an

@@ -91,6 +91,8 @@ constexpr CallEntry table[] = {
     {TS_SYS_MAILBOX_AWRITE, ikc::sys_mailbox_awrite, Where::master},
     {TS_SYS_MAILBOX_WAIT, ikc::sys_mailbox_wait, Where::master},
     {TS_SYS_MAILBOX_IOCTL, ikc::sys_mailbox_ioctl, Where::master},
+    {TS_SYS_IKC_WAIT_ANY, ikc::sys_wait_any, Where::master},
+    {TS_SYS_IKC_WAKE, ikc::sys_wake, Where::master},
     {TS_SYS_PORTAL_CREATE, ikc::sys_id<ikc::portal_create>, Where::master},
     {TS_SYS_PORTAL_ALLOW, ikc::sys_three<ikc::portal_allow>, Where::master},
     {TS_SYS_PORTAL_OPEN, ikc::sys_three<ikc::portal_open>, Where::master},

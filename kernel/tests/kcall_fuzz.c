@@ -15,7 +15,7 @@
  *
  * It never makes a call that may legitimately end the thread or block for
  * good: no thread exit, job abort or thread create (a random pc runs
- * garbage); sleeps and futex waits get short timeouts; and whatever a
+ * garbage); sleeps, futex waits and IKC waits get short timeouts; and whatever a
  * random create/open makes is released at once, so no mailbox, portal or
  * sync of ours is ever open when a random read, write or wait comes, and
  * no thread of ours runs when a random join comes: those fail at once. */
@@ -309,6 +309,8 @@ static const char *const call_names[NUMBERS] = {
     [TS_SYS_SYNC_CLOSE] = "sync_close",
     [TS_SYS_SYNC_UNLINK] = "sync_unlink",
     [TS_SYS_SYNC_IOCTL] = "sync_ioctl",
+    [TS_SYS_IKC_WAIT_ANY] = "ikc_wait_any",
+    [TS_SYS_IKC_WAKE] = "ikc_wake",
 };
 
 static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }
@@ -396,6 +398,9 @@ static void tame(struct call *c)
         break;
     case TS_SYS_FUTEX_WAIT: /* 0 would mean no timeout */
         a[2].v = 1 + a[2].v % SLEEP_MAX_NS;
+        break;
+    case TS_SYS_IKC_WAIT_ANY: /* the same */
+        a[1].v = 1 + a[1].v % SLEEP_MAX_NS;
         break;
     case TS_SYS_WRITE:
         /* Readable memory would be printed: only lengths that surely fail

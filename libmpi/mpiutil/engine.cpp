@@ -18,11 +18,6 @@ namespace lwmpi::util {
 
 namespace {
 
-// Pauses of idle() while it must poll (a portal transfer into this rank
-// runs): the first, doubled each time up to the longest.
-constexpr unsigned long kFirstPauseNs = 20'000;
-constexpr unsigned long kMaxPauseNs = 250'000;
-
 int alloc_request(bool is_send, int *out) {
     RankState &s = self();
     for (int i = 0; i < kMaxRequests; ++i) {
@@ -175,10 +170,8 @@ int progress() {
         return e;
     if (int e = ikc_progress(&did))
         return e;
-    if (did) {
-        s.backoff_ns = 0;
+    if (did)
         s.progressed = true;
-    }
     return MPI_SUCCESS;
 }
 
@@ -191,16 +184,19 @@ void idle() {
         s.progressed = false;
         return;
     }
-    if (ikc_must_poll() || s.quiet) {
-        s.backoff_ns = s.backoff_ns ? s.backoff_ns * 2 : kFirstPauseNs;
-        if (s.backoff_ns > kMaxPauseNs)
-            s.backoff_ns = kMaxPauseNs;
-        os::sleep_ns(s.backoff_ns);
+    // Sleep, never poll: with many more ranks than host CPUs, ranks that
+    // wake up to poll take the CPUs from the ones with work to do. The
+    // mailbox wait suffices unless an operation whose end sends no message
+    // runs, or after quiesce(), when nothing may be kicked through the
+    // mailbox any more: then wait for any event of mine.
+    const bool on_events = s.quiet || ikc_must_poll();
+    if (local_sleep_begin(on_events))
         return;
-    }
-    if (local_sleep_begin())
-        return;
-    ikc_wait();  // an error shows again in the next progress()
+    // An error of the waits shows again in the next progress().
+    if (on_events)
+        ikc_wait_any();
+    else
+        ikc_wait();
     local_sleep_end();
 }
 

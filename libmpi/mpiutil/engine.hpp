@@ -38,8 +38,14 @@ int ikc_accept(Request &r, Unexpected *u);
 int ikc_progress(bool *did);
 /// Blocks until the mailbox has a message (kept for ikc_progress).
 int ikc_wait();
+/// Blocks until an event of mine: one of my asynchronous IKC operations
+/// (the mailbox read, the head message's write, the incoming portal
+/// transfer) finishes, or a rank of my cluster wakes me (os::ikc_wake).
+/// Events since the last call end it at once.
+int ikc_wait_any();
 /// True while a portal transfer into this rank runs or a message waits to
-/// be written (their ends send no message, so idle() must poll).
+/// be written (their ends send no message: idle() waits for any of my
+/// operations, not only for the mailbox).
 bool ikc_must_poll();
 /// Queues `n` bytes of `msg` for the mailbox at `to`, from my port (they
 /// leave in order, in the background). When `completes` is given, that
@@ -50,7 +56,7 @@ bool ikc_must_poll();
 int post_control(const Address &to, const void *msg, size_t n, Request *completes = nullptr);
 /// Writes what the queue holds as far as it can without waiting.
 int write_out();
-/// Writes everything the queue holds (polling).
+/// Writes everything the queue holds (waiting for each write).
 int flush();
 /// Posts the asynchronous read of my mailbox into rx.
 int post_read();
@@ -65,9 +71,11 @@ int local_send(Request &r);
 void local_accept(Request &r, Unexpected *u);
 /// Takes arrived local messages and completes copied sends; *did as above.
 int local_progress(bool *did);
-/// Before sleeping on the mailbox: true when local work is already there
-/// (then do not sleep); otherwise the others will kick me from now on.
-bool local_sleep_begin();
+/// Before sleeping on the mailbox (ikc_wait()), or on any of my events
+/// (ikc_wait_any(), when `on_events`): true when local work is already
+/// there (then do not sleep); otherwise the others will wake me from now
+/// on (a kick through the mailbox, or os::ikc_wake()).
+bool local_sleep_begin(bool on_events);
 void local_sleep_end();
 /// Sets up my slot of the cluster's shared area (init()).
 int local_init();

@@ -17,22 +17,20 @@ namespace lwmpi::util {
 
 namespace {
 
-// Pause between tries of a flush (a write waits for room at its receiver).
-constexpr unsigned long kFlushPauseNs = 20'000;
-
 uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
 // A request's token: its pool index and its generation, so that a late
 // reply (or hand-over) never reaches a reused request. A send's token is
 // its id on the wire.
-uint32_t request_token(const Request &r) { return static_cast<uint32_t>(r.gen) << 8 | request_index(r); }
+uint32_t request_token(const Request &r) { return static_cast<uint32_t>(r.gen) << 16 | request_index(r); }
+static_assert(kMaxRequests <= 0x10000, "a request token keeps the pool index in 16 bits");
 
 Request *request_of(uint32_t token) {
-    const int i = static_cast<int>(token & 0xff);
+    const int i = static_cast<int>(token & 0xffff);
     if (i >= kMaxRequests)
         return nullptr;
     Request &r = request(i);
-    return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 8) ? &r : nullptr;
+    return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 16) ? &r : nullptr;
 }
 
 Request *send_of(uint32_t id) {
@@ -325,7 +323,8 @@ int flush() {
         if (int e = write_out())
             return e;
         if (self().out_head)
-            os::sleep_ns(kFlushPauseNs);
+            if (int e = ikc_wait_any())
+                return e;
     }
     return MPI_SUCCESS;
 }
@@ -338,7 +337,7 @@ int post_control(const Address &to, const void *msg, size_t n, Request *complete
     m->next = nullptr;
     m->to = to;
     m->size = n;
-    m->completes = completes ? static_cast<int32_t>(request_token(*completes)) : -1;
+    m->completes = completes ? static_cast<int64_t>(request_token(*completes)) : -1;
     memcpy(m->data, msg, n);
     *s.out_tail = m;
     s.out_tail = &m->next;
@@ -466,6 +465,20 @@ int ikc_wait() {
             return e;
     s.rx_result = os::mailbox_wait(s.mailbox);
     s.rx_ready = true;
+    return MPI_SUCCESS;
+}
+
+int ikc_wait_any() {
+    RankState &s = self();
+    if (s.rx_ready)
+        return MPI_SUCCESS;
+    if (!s.rx_posted)  // a message for me ends the wait too
+        if (int e = post_read())
+            return e;
+    const long n = os::ikc_wait_any(s.ikc_seen, 0);
+    if (n < 0)
+        return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
+    s.ikc_seen = static_cast<unsigned long>(n);
     return MPI_SUCCESS;
 }
 

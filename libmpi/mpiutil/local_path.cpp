@@ -8,8 +8,9 @@
 // waiting this way are bounded (kLocalEagerBudget). A larger or
 // synchronous one publishes the send buffer itself: the receiver copies
 // straight from it and then marks the block copied, which completes the
-// send. A rank that has nothing to do sleeps on its mailbox; a rank that
-// publishes to it, or completes its send, wakes it with a KICK message.
+// send. A rank that has nothing to do sleeps on its mailbox or on its
+// events (engine.cpp, idle()); a rank that publishes to it, or completes
+// its send, wakes it with a KICK message or os::ikc_wake().
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,16 @@ namespace {
 // exist in the freestanding target build.
 struct LocalSlot {
     LocalMsg *inbox;       ///< newest first
-    uint32_t sleeping;     ///< 1 while its owner waits on its mailbox
+    uint32_t sleeping;     ///< how its owner sleeps (Sleep), if it does
     int64_t eager_bytes;   ///< its copied bytes not consumed yet
     int16_t port;          ///< its MPI port (for kicks)
+    int16_t core;          ///< its core (for os::ikc_wake)
 };
+
+/// LocalSlot::sleeping: awake, on its mailbox (wake it with a KICK
+/// message), on its events (wake it with os::ikc_wake: no message, so
+/// safe after quiesce()).
+enum Sleep : uint32_t { kAwake = 0, kOnMailbox = 1, kOnEvents = 2 };
 
 template <typename T>
 T load(const T &x) { return __atomic_load_n(&x, __ATOMIC_SEQ_CST); }
@@ -71,7 +78,10 @@ LocalSlot &slot(int local) { return slots()[local]; }
 // while its kick still waits in my queue.
 void wake(int local, Request *r) {
     LocalSlot &t = slot(local);
-    if (!exchange(t.sleeping, 0u)) {
+    const uint32_t how = exchange(t.sleeping, static_cast<uint32_t>(kAwake));
+    if (how != kOnMailbox) {
+        if (how == kOnEvents)
+            os::ikc_wake(t.core);  // fails only when its thread is gone
         if (r)
             complete(*r, MPI_SUCCESS);
         return;
@@ -112,7 +122,8 @@ int local_init() {
         return fail(MPI_ERR_OTHER, "more MPI processes on this cluster than LWMPI supports");
     LocalSlot &mine = slot(s.local);
     mine.port = static_cast<int16_t>(s.port);
-    store(mine.sleeping, 0u);
+    mine.core = static_cast<int16_t>(os::core());
+    store(mine.sleeping, static_cast<uint32_t>(kAwake));
     return MPI_SUCCESS;
 }
 
@@ -199,7 +210,7 @@ int local_progress(bool *did) {
     return MPI_SUCCESS;
 }
 
-bool local_sleep_begin() {
+bool local_sleep_begin(bool on_events) {
     const RankState &s = self();
     if (!s.limits.local_path)
         return false;
@@ -207,16 +218,16 @@ bool local_sleep_begin() {
          (os::time() - start) * 1'000'000'000 / (hz ? hz : 1) < kSpinNs;)
         if (work_waiting())
             return true;
-    store(slot(s.local).sleeping, 1u);
+    store(slot(s.local).sleeping, static_cast<uint32_t>(on_events ? kOnEvents : kOnMailbox));
     if (!work_waiting())
         return false;
-    store(slot(s.local).sleeping, 0u);
+    store(slot(s.local).sleeping, static_cast<uint32_t>(kAwake));
     return true;
 }
 
 void local_sleep_end() {
     if (self().limits.local_path)
-        store(slot(self().local).sleeping, 0u);
+        store(slot(self().local).sleeping, static_cast<uint32_t>(kAwake));
 }
 
 }  // namespace lwmpi::util

@@ -68,6 +68,14 @@ long portal_aread(int id, void *buf, size_t size);
 long portal_awrite(int id, const void *buf, size_t size);
 long portal_wait(int id);
 long portal_test(int id);
+/// Sleeps while the caller's count of events is `seen`, at most
+/// timeout_ns (0: no timeout): that count (>= 0), or -TS_E*. Events: an
+/// asynchronous operation the caller started (any of these) finished, an
+/// ikc_wake() for it.
+long ikc_wait_any(unsigned long seen, unsigned long timeout_ns);
+/// An event for the MPI process of the caller's cluster on core `core`:
+/// 0, or -TS_E*.
+int ikc_wake(int core);
 int portal_close(int id);
 int portal_unlink(int id);
 

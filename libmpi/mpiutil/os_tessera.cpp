@@ -56,6 +56,8 @@ long portal_aread(int id, void *buf, size_t size) { return ts_portal_aread(id, b
 long portal_awrite(int id, const void *buf, size_t size) { return ts_portal_awrite(id, buf, size); }
 long portal_wait(int id) { return ts_portal_wait(id); }
 long portal_test(int id) { return ts_portal_test(id); }
+long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) { return ts_ikc_wait_any(seen, timeout_ns); }
+int ikc_wake(int core) { return ts_ikc_wake(core); }
 int portal_close(int id) { return ts_portal_close(id); }
 int portal_unlink(int id) { return ts_portal_unlink(id); }
 

@@ -46,7 +46,7 @@ struct OutMessage {
     OutMessage *next;
     Address to;
     size_t size;
-    int32_t completes;  ///< request_token() of the request this message completes once
+    int64_t completes;  ///< request_token() of the request this message completes once
                         ///< handed to the kernel, or -1
     alignas(8) char data[kMailboxMax];
 };
@@ -157,7 +157,7 @@ struct RankState {
     int pending_local;         ///< my local sends waiting for their copy
     bool progressed;           ///< progress() did something idle() has not seen
     bool quiet;                ///< quiesce() was called: no credits go back
-    unsigned long backoff_ns;  ///< pause of a polling idle()
+    unsigned long ikc_seen;    ///< what the last os::ikc_wait_any() returned
 
     char detail[kDetailMax];
 };

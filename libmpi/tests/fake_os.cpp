@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -67,6 +68,7 @@ struct Async {
     const void *wbuf = nullptr;  // a write's source
     size_t size = 0;
     long result = 0;
+    Addr starter{-1, -1};        // (cluster, core) of the thread that started it
 };
 
 enum class Kind { in_mailbox, out_mailbox, in_portal, out_portal };
@@ -118,6 +120,7 @@ struct Fabric {
     std::map<Addr, InPortal> portals;
     std::map<int, ClusterIkc> clusters;
     std::map<int, Object> objects;
+    std::map<Addr, unsigned long> events;  // per (cluster, core), for ikc_wait_any
     int next_id = 3;
     unsigned long next_seq = 0;
     std::map<std::string, Addr> names;
@@ -193,6 +196,7 @@ Object *object(int id, Kind kind) {
 void finish(Async &a, long result) {
     a.finished = true;
     a.result = result;
+    ++fab().events[a.starter];
     fab().cv.notify_all();
 }
 
@@ -325,7 +329,7 @@ long start_async(Object *o, void *rbuf, const void *wbuf, size_t size) {
         return violation(-TS_EBADF);
     if (o->async.started)
         return violation(-TS_EBUSY);  // wait for the last one first
-    o->async = Async{true, false, rbuf, wbuf, size, 0};
+    o->async = Async{true, false, rbuf, wbuf, size, 0, my_addr(lwmpi::os::core())};
     return 0;
 }
 
@@ -339,8 +343,7 @@ bool try_awrite(Object &o) {
         return false;
     const char *p = static_cast<const char *>(a.wbuf);
     deliver(o.remote, o.local.first, std::vector<char>(p, p + a.size));
-    a.finished = true;
-    a.result = static_cast<long>(a.size);
+    finish(a, static_cast<long>(a.size));
     return true;
 }
 
@@ -697,6 +700,33 @@ long portal_awrite(int id, const void *buf, size_t size) {
         return 0;
     }
     try_transfer(o->remote);
+    return 0;
+}
+
+long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
+    auto lock = enter();
+    const auto until = timeout_ns ? Clock::now() + std::chrono::nanoseconds(timeout_ns) : fab().deadline;
+    const Addr me = my_addr(core());
+    // Writes finish when they are looked at (try_awrite): look at mine.
+    auto count = [&] {
+        for (auto &entry : fab().objects)
+            if (entry.second.async.starter == me && entry.second.async.started)
+                try_awrite(entry.second);
+        return fab().events[me];
+    };
+    while (count() == seen && Clock::now() < until) {
+        fab().cv.wait_until(lock, std::min(until, fab().deadline));
+        check_alive(lock);
+    }
+    return static_cast<long>(count() & LONG_MAX);
+}
+
+int ikc_wake(int core) {
+    auto lock = enter();
+    if (core < 1 || core >= t_me.info.ncores)
+        return violation(-TS_EINVAL);
+    ++fab().events[my_addr(core)];
+    fab().cv.notify_all();
     return 0;
 }
 

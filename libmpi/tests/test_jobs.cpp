@@ -1835,3 +1835,30 @@ TEST_CASE("mpi.h works from C", "[jobs]") {
         CHECK_CLEAN(r);
     }
 }
+
+TEST_CASE("an all-to-all of Isend/Irecv keeps a request per peer and direction in flight", "[jobs]") {
+    const int np = 40;  // 78 requests per rank
+    JobConfig c = shape(np, TS_MAP_SCATTER);
+    c.ncompute = 16;
+    c.slots = 16;
+    const JobResult r = run_job(c, [np](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        std::vector<MPI_Request> reqs(2 * (np - 1));
+        std::vector<char> in(128 * np, 0), out(128 * np, static_cast<char>(rank));
+        int n = 0;
+        for (int j = 1; j < np; ++j) {
+            const int src = (rank - j + np) % np;
+            EXPECT_OK(MPI_Irecv(&in[128 * src], 128, MPI_BYTE, src, 0, MPI_COMM_WORLD, &reqs[n++]));
+        }
+        for (int j = 1; j < np; ++j) {
+            const int dst = (rank + j) % np;
+            EXPECT_OK(MPI_Isend(&out[128 * dst], 128, MPI_BYTE, dst, 0, MPI_COMM_WORLD, &reqs[n++]));
+        }
+        EXPECT_OK(MPI_Waitall(n, reqs.data(), MPI_STATUSES_IGNORE));
+        for (int src = 0; src < np; ++src)
+            EXPECT(src == rank || in[128 * src] == static_cast<char>(src));
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}

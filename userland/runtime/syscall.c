@@ -117,6 +117,11 @@ long ts_mailbox_awrite(int id, const void *buf, unsigned long size)
 
 long ts_mailbox_wait(int id) { return TS__SC2(TS_SYS_MAILBOX_WAIT, id, 0); }
 long ts_mailbox_test(int id) { return TS__SC2(TS_SYS_MAILBOX_WAIT, id, TS_IKC_NOWAIT); }
+long ts_ikc_wait_any(unsigned long seen, unsigned long timeout_ns)
+{
+    return TS__SC2(TS_SYS_IKC_WAIT_ANY, seen, timeout_ns);
+}
+int ts_ikc_wake(int core) { return (int)TS__SC1(TS_SYS_IKC_WAKE, core); }
 
 int ts_mailbox_ioctl(int id, int request, void *arg)
 {

@@ -169,6 +169,14 @@ long ts_portal_awrite(int id, const void *buf, unsigned long size);
 long ts_portal_wait(int id);
 long ts_portal_test(int id);
 int  ts_portal_ioctl(int id, int request, void *arg);
+/* Sleeps until an event of the caller (an asynchronous mailbox or portal
+ * operation it started finished, a ts_ikc_wake for it) or timeout_ns
+ * (0: none): TS_SYS_IKC_WAIT_ANY. `seen` is what the last call returned
+ * (0 at first); returns the caller's count of events. */
+long ts_ikc_wait_any(unsigned long seen, unsigned long timeout_ns);
+/* An event for the thread of the caller's process on `core`: 0, or
+ * -TS_EINVAL (TS_SYS_IKC_WAKE). */
+int  ts_ikc_wake(int core);
 
 int ts_sync_create(const int *clusters, int n, int type, int port);
 int ts_sync_open(const int *clusters, int n, int type, int port);

@@ -105,6 +105,17 @@ enum ts_syscall {
     /* (int id, int request, void *arg) -> 0. TS_IKC_IOCTL_STATS copies the
      * virtual mailbox's struct ts_ikc_stats to arg. */
     TS_SYS_MAILBOX_IOCTL = 19,
+    /* (unsigned long seen, unsigned long timeout_ns) -> count. Sleeps
+     * while the calling thread's count of events equals `seen`, at most
+     * timeout_ns (0: no timeout), and returns that count (>= 0; it only
+     * grows). Events: an AREAD or AWRITE (mailbox or portal) the thread
+     * started finished (collect its result with WAIT as usual), or a
+     * TS_SYS_IKC_WAKE for it. Pass what the last call returned (0 at
+     * first), so that an event after that call ends the next one at once. */
+    TS_SYS_IKC_WAIT_ANY = 47,
+    /* (int core) -> 0: an event for the thread of the caller's process on
+     * `core` (TS_SYS_IKC_WAIT_ANY); -TS_EINVAL when none runs there. */
+    TS_SYS_IKC_WAKE = 48,
 
     /* Portals: arbitrary size, 1:1, receiver-driven. */
     TS_SYS_PORTAL_CREATE = 20,  /* (int port) -> id of an input portal */
