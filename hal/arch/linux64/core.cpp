@@ -24,6 +24,8 @@ uint32_t *event_word(int cluster, int core) {
     return reinterpret_cast<uint32_t *>(manifest().fabric_base + events_offset) + cluster * TS_MAX_CORES + core;
 }
 
+[[noreturn]] void take_pending_interrupt(void *tf) { hal_pending_interrupt(static_cast<TrapFrame *>(tf)); }
+
 long futex(uint32_t *word, int op, uint32_t value, const timespec *timeout) {
     return sys(SYS_futex, reinterpret_cast<long>(word), op, value, reinterpret_cast<long>(timeout));
 }
@@ -127,15 +129,23 @@ void halt() {
 void enter_user(TrapFrame *tf, uint64_t) {
     host::CoreState &c = host::self();
     c.tf = tf;
+    c.event = event_word(cluster_id(), core_id());
     if (const uint64_t uc = tf->resume_uc) {
         // Back from an interrupt: the signal context has every register.
         // The interrupt signal stays blocked until rt_sigreturn restores
         // the interrupted mask, so none can find in_user set while this
         // core still runs kernel code.
-        tf->resume_uc = 0;
         const uint64_t block = 1ull << (host::interrupt_signal - 1);
         sys(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&block), 0, sizeof(block));
-        c.in_user = 1;
+        __atomic_store_n(&c.in_user, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_exchange_n(c.event, 0u, __ATOMIC_SEQ_CST)) {
+            // An event that sent no signal (as in hal_user_return): into
+            // the kernel again; the context stays for the next return.
+            c.in_user = 0;
+            sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&block), 0, sizeof(block));
+            hal_call_on_stack(c.kernel_sp, take_pending_interrupt, tf);
+        }
+        tf->resume_uc = 0;
         hal_resume_interrupted(uc);
     }
     hal_user_return(tf);

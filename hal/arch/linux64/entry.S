@@ -1,7 +1,7 @@
 # linux64 HAL: the kernel call gate, the way back to user code, threads.
 # %gs points at the running core's CoreState (linux.hpp):
 #   %gs:0 = the user thread's TrapFrame, %gs:8 = kernel stack top,
-#   %gs:16 = 1 while in user code.
+#   %gs:16 = 1 while in user code, %gs:32 = the core's event word.
 # TrapFrame offsets (hal/arch.hpp): rbx 0, rbp 8, r12 16, r13 24, r14 32,
 # r15 40, sp 48, pc 56, rax 64, rdi 72, rsi 80, rdx 88, rcx 96, r8 104,
 # resume_uc 112.
@@ -39,6 +39,13 @@ hal_gate:
     .size hal_gate, . - hal_gate
 
 # void hal_user_return(TrapFrame *tf): into user code with tf's registers.
+# An event that came while the core ran kernel code sent no signal (the
+# core was not in user code): as a RISC-V hart takes a pending IPI as soon
+# as it is back in U-mode, the core takes it now, as an interrupt, with
+# tf still holding every register it was to return with. (A signal that
+# comes once %gs:16 is set resumes here through rt_sigreturn, and looks
+# again.) rcx and rdx are free: neither a call's return nor a thread's
+# start passes anything in them.
     .globl hal_user_return
     .type hal_user_return, @function
 hal_user_return:
@@ -54,7 +61,19 @@ hal_user_return:
     movq 56(%rdi), %r11
     movq 72(%rdi), %rdi
     movq $1, %gs:16
+    mfence                       # in_user is set before the word is read (notify_core: the other way)
+    movq %gs:32, %rcx
+    xorl %edx, %edx
+    xchgl %edx, (%rcx)
+    testl %edx, %edx
+    jnz 1f
     jmp *%r11
+1:  movq $0, %gs:16
+    movq %gs:0, %rdi
+    movq %gs:8, %rsp
+    xorl %ebp, %ebp
+    call hal_pending_interrupt   # does not return
+    ud2
     .size hal_user_return, . - hal_user_return
 
 # void hal_resume_interrupted(uint64_t uc): back into the user code a

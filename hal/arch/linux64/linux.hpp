@@ -26,17 +26,20 @@ inline long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e =
 }
 
 /// What a core's thread keeps; %gs points at its core's entry. entry.S
-/// knows the offsets of the first three fields.
+/// knows the offsets of the first five fields.
 struct CoreState {
     TrapFrame *tf;        ///< 0: the user thread this core runs (its frame)
     uint64_t kernel_sp;   ///< 8: top of this core's kernel stack
     uint64_t in_user;     ///< 16: 1 while the core runs user code
     CoreState *self_ptr;  ///< 24: this entry (self() reads it through %gs)
+    uint32_t *event;      ///< 32: its event word (core.cpp), set before it first runs user code
     int id;               ///< this core's index in its cluster
     int tid;              ///< its thread's Linux id (0 until it runs)
     int signal_stack;     ///< which of its two signal stacks is in use
     uint64_t deadline;    ///< the armed timer (time() units), 0: none
 };
+
+static_assert(offsetof(CoreState, event) == 32, "entry.S reads the event word at %gs:32");
 
 /// The signal that interrupts a core running user code (trap.cpp).
 constexpr int interrupt_signal = SIGUSR1;
@@ -77,6 +80,9 @@ void trap_init();
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
 /// entry.S: back into interrupted user code from its signal context.
 extern "C" [[noreturn]] void hal_resume_interrupted(uint64_t uc);
+/// Into the kernel with an interrupt that came while the core ran kernel
+/// code and sent no signal (trap.cpp; entry.S calls it on the kernel stack).
+extern "C" [[noreturn]] void hal_pending_interrupt(hal::TrapFrame *tf);
 /// entry.S: runs fn(arg) on the stack whose top is sp; never returns.
 extern "C" [[noreturn]] void hal_call_on_stack(uint64_t sp, void (*fn)(void *), void *arg);
 /// entry.S: starts a thread of this process on `stack` (its top) running

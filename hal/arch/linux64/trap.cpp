@@ -136,6 +136,12 @@ bool is_page_fault(uint64_t cause) {
 
 using namespace hal;
 
+// An event that came while the core ran kernel code, taken as the core
+// goes back to user code (entry.S, enter_user): an interrupt.
+extern "C" [[noreturn]] void hal_pending_interrupt(TrapFrame *tf) {
+    kernel_user_trap(tf, TrapInfo{TrapKind::interrupt, 0, 0});
+}
+
 // The gate's way into the kernel (entry.S): a kernel call.
 extern "C" [[noreturn]] void hal_gate_trap(TrapFrame *tf) {
     kernel_user_trap(tf, TrapInfo{TrapKind::syscall, 0, 0});
