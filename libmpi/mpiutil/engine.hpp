@@ -43,6 +43,16 @@ int ikc_wait();
 /// transfer) finishes, or a rank of my cluster wakes me (os::ikc_wake).
 /// Events since the last call end it at once.
 int ikc_wait_any();
+/// For a wait outside the engine (a name resolution): takes what my
+/// mailbox has into the stash (the next ikc_progress() handles it), then
+/// sleeps as ikc_wait_any() does, at most timeout_ns (0: no limit). My
+/// messages must keep leaving the kernel while I wait: parked in its
+/// buffers table, they would fill it, and a message the kernel cannot park
+/// stays in its hardware slot, where it holds up every later message from
+/// its cluster into that hardware mailbox, the answer I wait for too.
+int ikc_wait_outside(unsigned long timeout_ns);
+/// Frees the stash (finalize(): what is still there was never received).
+void drop_stash();
 /// True while a portal transfer into this rank runs or a message waits to
 /// be written (their ends send no message: idle() waits for any of my
 /// operations, not only for the mailbox).

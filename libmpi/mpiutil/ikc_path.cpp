@@ -2,8 +2,8 @@
 // the exchanges). Each rank has one input mailbox, always with an
 // asynchronous read posted, and one input portal on its MPI port. The
 // portal takes one transfer at a time: matched rendezvous receives queue
-// for it. Nothing here blocks but mailbox writes (which wait only while the
-// receiver's hardware slot is full) and ikc_wait().
+// for it. Nothing here blocks but the waits (ikc_wait(), ikc_wait_any(),
+// ikc_wait_outside()).
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,36 +418,93 @@ int ikc_accept(Request &r, Unexpected *u) {
     return start_incoming();
 }
 
-int ikc_progress(bool *did) {
+namespace {
+
+// Takes the next message of my mailbox into msg (kMailboxMax bytes) and
+// posts the read of the one after: *size is its size, or -1 when none has
+// come. The message idle() waited for comes first, without a look for
+// the next one: that look is a kernel call, and it rarely finds one (the
+// next progress() or ikc_wait() does); *waited says it was that one.
+int take_arrived(char *msg, long *size, bool *waited) {
     RankState &s = self();
+    *size = -1;
+    if (!s.rx_posted && !s.rx_ready)
+        if (int e = post_read())
+            return e;
+    long n;
+    *waited = s.rx_ready;
+    if (*waited) {
+        n = s.rx_result;
+        s.rx_ready = false;
+    } else {
+        n = os::mailbox_test(s.mailbox);
+        if (n == -TS_EAGAIN)
+            return MPI_SUCCESS;
+    }
+    s.rx_posted = false;
+    if (n < 0)
+        return fail(MPI_ERR_OTHER, "mailbox read failed", n);
+    memcpy(msg, s.rx, static_cast<size_t>(n));
+    *size = n;
+    return post_read();  // the next message may come in meanwhile
+}
+
+// Moves every message that has arrived into the stash, in order.
+int stash_arrived() {
+    RankState &s = self();
+    for (;;) {
+        alignas(8) char msg[kMailboxMax];
+        long n;
+        bool waited;
+        if (int e = take_arrived(msg, &n, &waited))
+            return e;
+        if (n < 0)
+            return MPI_SUCCESS;
+        auto *m = static_cast<Stashed *>(malloc(sizeof(Stashed)));
+        if (!m)
+            return fail(MPI_ERR_NO_MEM, "no memory for an arrived message");
+        m->next = nullptr;
+        m->size = n;
+        memcpy(m->data, msg, static_cast<size_t>(n));
+        *s.stash_tail = m;
+        s.stash_tail = &m->next;
+    }
+}
+
+// Handles the stashed messages, oldest first (they came before any the
+// mailbox has now).
+int handle_stash(bool *did) {
+    RankState &s = self();
+    while (Stashed *m = s.stash) {
+        s.stash = m->next;
+        if (!s.stash)
+            s.stash_tail = &s.stash;
+        *did = true;
+        const int e = handle(m->data, m->size);
+        free(m);
+        if (e)
+            return e;
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int ikc_progress(bool *did) {
     if (int e = write_out())
         return e;
     if (int e = poll_incoming(did))
         return e;
+    if (int e = handle_stash(did))
+        return e;
     for (;;) {
-        if (!s.rx_posted && !s.rx_ready)
-            if (int e = post_read())
-                return e;
-        long n;
-        // A message idle() waited for is taken without looking for the
-        // next one: that look is a kernel call, and it rarely finds one
-        // (the next progress() or ikc_wait() does).
-        const bool waited = s.rx_ready;
-        if (waited) {
-            n = s.rx_result;
-            s.rx_ready = false;
-        } else {
-            n = os::mailbox_test(s.mailbox);
-            if (n == -TS_EAGAIN)
-                return MPI_SUCCESS;
-        }
-        s.rx_posted = false;
-        if (n < 0)
-            return fail(MPI_ERR_OTHER, "mailbox read failed", n);
         alignas(8) char msg[kMailboxMax];
-        memcpy(msg, s.rx, static_cast<size_t>(n));
-        if (int e = post_read())  // the next message may come in meanwhile
+        long n;
+        bool waited;
+        if (int e = take_arrived(msg, &n, &waited))
             return e;
+        if (n < 0)
+            return MPI_SUCCESS;
         *did = true;
         if (int e = handle(msg, n))
             return e;
@@ -456,9 +513,29 @@ int ikc_progress(bool *did) {
     }
 }
 
+int ikc_wait_outside(unsigned long timeout_ns) {
+    RankState &s = self();
+    if (int e = stash_arrived())
+        return e;
+    const long n = os::ikc_wait_any(s.ikc_seen, timeout_ns);
+    if (n < 0)
+        return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
+    s.ikc_seen = static_cast<unsigned long>(n);
+    return MPI_SUCCESS;
+}
+
+void drop_stash() {
+    RankState &s = self();
+    while (Stashed *m = s.stash) {
+        s.stash = m->next;
+        free(m);
+    }
+    s.stash_tail = &s.stash;
+}
+
 int ikc_wait() {
     RankState &s = self();
-    if (s.rx_ready)
+    if (s.rx_ready || s.stash)
         return MPI_SUCCESS;
     if (!s.rx_posted)
         if (int e = post_read())
@@ -470,7 +547,7 @@ int ikc_wait() {
 
 int ikc_wait_any() {
     RankState &s = self();
-    if (s.rx_ready)
+    if (s.rx_ready || s.stash)
         return MPI_SUCCESS;
     if (!s.rx_posted)  // a message for me ends the wait too
         if (int e = post_read())

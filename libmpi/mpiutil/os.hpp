@@ -82,7 +82,11 @@ int portal_unlink(int id);
 // Names through the local name daemon (<tessera/names.h>): 0 on
 // success, -TS_E* otherwise (-TS_ENOENT: not registered yet).
 int name_register(const char *name, int port);
-int name_resolve(const char *name, int *cluster, int *port);
+/// A resolution in two steps (ts_name_resolve_start, _test): test gives
+/// -TS_EAGAIN until the daemon's answer is in; the ends of its write and
+/// read are events of ikc_wait_any().
+int name_resolve_start(const char *name);
+int name_resolve_test(int *cluster, int *port);
 int name_unregister(const char *name);
 
 }  // namespace lwmpi::os

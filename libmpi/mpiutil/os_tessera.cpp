@@ -62,7 +62,8 @@ int portal_close(int id) { return ts_portal_close(id); }
 int portal_unlink(int id) { return ts_portal_unlink(id); }
 
 int name_register(const char *name, int port) { return ts_name_register(name, port); }
-int name_resolve(const char *name, int *cluster, int *port) { return ts_name_resolve(name, cluster, port); }
+int name_resolve_start(const char *name) { return ts_name_resolve_start(name); }
+int name_resolve_test(int *cluster, int *port) { return ts_name_resolve_test(cluster, port); }
 int name_unregister(const char *name) { return ts_name_unregister(name); }
 
 }  // namespace lwmpi::os

@@ -73,6 +73,7 @@ int init() {
     s.posted = RequestQueue{-1, -1};
     s.incoming = RequestQueue{-1, -1};
     s.unexpected_tail = &s.unexpected;
+    s.stash_tail = &s.stash;
     for (Assembly &a : s.assembly)
         a.req = -1;
     for (OutMailbox &o : s.outs)
@@ -139,6 +140,7 @@ int finalize() {
     for (const OutMailbox &o : s.outs)
         if (o.id >= 0)
             os::mailbox_close(o.id);
+    drop_stash();
     while (Unexpected *u = s.unexpected) {  // sent but never received
         s.unexpected = u->next;
         free(u);
@@ -167,6 +169,20 @@ int core_id() { return os::core(); }
 int cluster_of(int rank) { return t_state.shape.place(rank).cluster; }
 const Limits &limits() { return t_state.limits; }
 
+namespace {
+
+// Lets `ns` nanoseconds pass, taking my messages meanwhile.
+int pause_outside(unsigned long ns) {
+    const unsigned long hz = os::job()->timebase_hz;
+    const unsigned long start = os::time(), ticks = ns / 1000 * hz / 1'000'000;
+    for (unsigned long passed = 0; passed < ticks; passed = os::time() - start)
+        if (int e = ikc_wait_outside((ticks - passed) * 1'000'000 / hz * 1000 + 1))
+            return e;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
     if (rank < 0 || rank >= s.shape.np)
@@ -177,12 +193,17 @@ int resolve(int rank, Address *out) {
         rank_name(name, rank);
         int cluster, port;
         for (unsigned long pause = kLookupFirstPauseNs;;) {
-            const int r = os::name_resolve(name, &cluster, &port);
+            int r = os::name_resolve_start(name);
+            if (r == 0)
+                while ((r = os::name_resolve_test(&cluster, &port)) == -TS_EAGAIN)
+                    if (int e = ikc_wait_outside(0))
+                        return e;
             if (r == 0)
                 break;
             if (r != -TS_ENOENT)
                 return fail(MPI_ERR_OTHER, "name resolution failed", r);
-            os::sleep_ns(pause);
+            if (int e = pause_outside(pause))
+                return e;
             pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
         }
         a = Address{static_cast<int16_t>(cluster), static_cast<int16_t>(port)};

@@ -51,6 +51,14 @@ struct OutMessage {
     alignas(8) char data[kMailboxMax];
 };
 
+/// A mailbox message taken while the rank waited outside the engine (a
+/// name resolution), to be handled by the next progress().
+struct Stashed {
+    Stashed *next;
+    long size;
+    alignas(8) char data[kMailboxMax];
+};
+
 /// Most output mailboxes a rank keeps open at once (least recently used
 /// closed first). Each holds a reference on its destination's hardware
 /// mailbox, which carries job()->virtual_per_hw of them for all the ranks
@@ -132,6 +140,8 @@ struct RankState {
     bool rx_posted;
     long rx_result;            ///< a read idle() waited for, not yet handled
     bool rx_ready;
+    Stashed *stash;            ///< messages taken, not yet handled, oldest first
+    Stashed **stash_tail;
 
     // Messages to write, oldest first; the head's write runs in the
     // background on an output mailbox. The mailboxes to the last few

@@ -774,13 +774,26 @@ int name_register(const char *name, int port) {
     return 0;
 }
 
-int name_resolve(const char *name, int *cluster, int *port) {
+// The name is looked up when the answer is asked for, as the daemon would
+// when the request reaches it; the answer is always in by then.
+thread_local std::string t_resolving;
+
+int name_resolve_start(const char *name) {
     auto lock = enter();
     if (int e = check_name(name))
         return e;
-    if (!cluster || !port)
-        return -TS_EINVAL;
-    auto it = fab().names.find(name);
+    if (!t_resolving.empty())
+        return violation(-TS_EBUSY);
+    t_resolving = name;
+    return 0;
+}
+
+int name_resolve_test(int *cluster, int *port) {
+    auto lock = enter();
+    if (!cluster || !port || t_resolving.empty())
+        return violation(-TS_EINVAL);
+    auto it = fab().names.find(t_resolving);
+    t_resolving.clear();
     if (it == fab().names.end())
         return -TS_ENOENT;
     *cluster = it->second.first;

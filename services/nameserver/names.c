@@ -67,36 +67,76 @@ static int connect_to(enum server to)
     return 0;
 }
 
-/* One request (name already checked, or empty for TS_NAME_STATS) and its
- * reply, in *rep: the reply's result. */
-static int call(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
+/* The request in flight and its reply: the kernel reads and writes them
+ * until the asynchronous write and read end, so they live as long as the
+ * thread. */
+static __thread struct ts_name_request out_req;
+static __thread struct ts_name_reply in_rep;
+static __thread enum { IDLE, WRITING, READING } stage;
+static __thread enum server stage_to;
+
+/* Sends one request (name already checked, or empty for TS_NAME_STATS)
+ * without waiting: 0, or an error (nothing is in flight then). */
+static int start(enum server to, int op, const char *name, int arg)
 {
     if (to == NAME_DAEMON && ts_job()->cluster_id < ts_job()->nio_clusters)
         return -TS_ENOSYS;
+    if (stage != IDLE)
+        return -TS_EBUSY;
     int err = connect_to(to);
     if (err < 0)
         return err;
-
-    struct ts_name_request req;
-    memset(&req, 0, sizeof req);
-    req.op = op;
-    req.seq = ++next_seq;
-    req.arg = arg;
-    req.reply_cluster = ts_job()->cluster_id;
-    req.reply_port = reply_port;
-    strcpy(req.name, name);
-    long n = ts_mailbox_write(server_id[to], &req, sizeof req);
+    memset(&out_req, 0, sizeof out_req);
+    out_req.op = op;
+    out_req.seq = ++next_seq;
+    out_req.arg = arg;
+    out_req.reply_cluster = ts_job()->cluster_id;
+    out_req.reply_port = reply_port;
+    strcpy(out_req.name, name);
+    long n = ts_mailbox_awrite(server_id[to], &out_req, sizeof out_req);
     if (n < 0)
         return (int)n;
+    stage = WRITING;
+    stage_to = to;
+    return 0;
+}
 
-    /* Skip anything that is not the answer to this request. */
+/* One step of the request in flight: a WAIT (`wait`) or a TEST of its
+ * write, then of its reply. -TS_EAGAIN while it goes on (never when
+ * `wait`); else the reply's result (and the reply in *rep) or an error,
+ * and nothing is in flight any more. */
+static int finish(int wait, struct ts_name_reply *rep)
+{
     for (;;) {
-        n = ts_mailbox_read(reply_id, rep, sizeof *rep);
-        if (n < 0)
+        const int id = stage == WRITING ? server_id[stage_to] : reply_id;
+        long n = wait ? ts_mailbox_wait(id) : ts_mailbox_test(id);
+        if (n == -TS_EAGAIN && !wait)
             return (int)n;
-        if (n == (long)sizeof *rep && rep->op == TS_NAME_REPLY && rep->seq == req.seq)
+        if (n < 0) {
+            stage = IDLE;
+            return (int)n;
+        }
+        /* Skip anything that is not the answer to this request. */
+        if (stage == READING && n == (long)sizeof in_rep && in_rep.op == TS_NAME_REPLY &&
+            in_rep.seq == out_req.seq) {
+            stage = IDLE;
+            *rep = in_rep;
             return rep->result;
+        }
+        n = ts_mailbox_aread(reply_id, &in_rep, sizeof in_rep);
+        if (n < 0) {
+            stage = IDLE;
+            return (int)n;
+        }
+        stage = READING;
     }
+}
+
+/* One request and its reply, waited for: the reply's result. */
+static int call(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
+{
+    int err = start(to, op, name, arg);
+    return err < 0 ? err : finish(1, rep);
 }
 
 /* A request about a name: its reply's result. */
@@ -130,17 +170,37 @@ int ts_name_register(const char *name, int port)
     return call_named(NAME_DAEMON, TS_NAME_REGISTER, name, port, &rep);
 }
 
+/* A resolution's result r (a cluster, or an error) as ts_name_resolve
+ * gives it. */
+static int give_address(int r, const struct ts_name_reply *rep, int *cluster, int *port)
+{
+    if (r < 0)
+        return r;
+    *cluster = r;
+    *port = rep->port;
+    return 0;
+}
+
 int ts_name_resolve(const char *name, int *cluster, int *port)
 {
     if (!cluster || !port)
         return -TS_EINVAL;
     struct ts_name_reply rep;
-    int r = call_named(NAME_DAEMON, TS_NAME_RESOLVE, name, 0, &rep);
-    if (r < 0)
-        return r;
-    *cluster = r;
-    *port = rep.port;
-    return 0;
+    return give_address(call_named(NAME_DAEMON, TS_NAME_RESOLVE, name, 0, &rep), &rep, cluster, port);
+}
+
+int ts_name_resolve_start(const char *name)
+{
+    int err = ts_name_check(name);
+    return err < 0 ? err : start(NAME_DAEMON, TS_NAME_RESOLVE, name, 0);
+}
+
+int ts_name_resolve_test(int *cluster, int *port)
+{
+    if (!cluster || !port || stage == IDLE)
+        return -TS_EINVAL;
+    struct ts_name_reply rep;
+    return give_address(finish(0, &rep), &rep, cluster, port);
 }
 
 int ts_name_unregister(const char *name)

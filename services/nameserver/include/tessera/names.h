@@ -67,6 +67,17 @@ int ts_name_register(const char *name, int port);
  * 0 | -TS_ENOENT (not registered through a daemon, or linked to a cluster
  *   without one) | -TS_EINVAL (a null pointer) */
 int ts_name_resolve(const char *name, int *cluster, int *port);
+/* ts_name_resolve in two steps, for a thread that must go on with other
+ * work (an MPI rank taking its messages) while the daemon answers: start
+ * sends the request; test gives -TS_EAGAIN until the reply is in, then
+ * what ts_name_resolve would have returned (and nothing is in flight any
+ * more). The request's write and the reply's read are asynchronous IKC
+ * operations of the thread, so their ends are events of
+ * ts_ikc_wait_any. A thread has one request in flight: start gives
+ * -TS_EBUSY while one is (and so does every other call here); test gives
+ * -TS_EINVAL when none is. Test until the end before the thread ends. */
+int ts_name_resolve_start(const char *name);
+int ts_name_resolve_test(int *cluster, int *port);
 /* Removes a name the calling process registered on this cluster, here and
  * at the name server.
  * 0 | -TS_ENOENT (not registered on this cluster) | -TS_EPERM (registered
