@@ -58,10 +58,13 @@ def result_line(app, out):
     return m[0] if m else None
 
 
-def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600):
+def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None):
     """Runs PROGRAM (a name of out/target/bin, e.g. fn or fn_ikc) on
-    Tessera: a Run (its app is PROGRAM without _ikc)."""
+    Tessera (on mpirun's default profile, or `profile`): a Run (its app is
+    PROGRAM without _ikc)."""
     opts = ["-np", str(np), "--map-by", mapping, "--timeout", str(timeout)]
+    if profile:
+        opts += ["--profile", profile]
     if local_path:
         opts += ["--local-path", local_path]
     if eager is not None:

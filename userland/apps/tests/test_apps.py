@@ -10,6 +10,8 @@ exit status 2.
 
     test_apps.py APP                        one application (fn, gf, km, a2a)
     test_apps.py crosscheck                 the Linux crosscheck, small sizes
+    test_apps.py mppa256                    every application at MPPA-256's
+                                            full size (linux64 only)
 """
 import os
 import subprocess
@@ -61,6 +63,22 @@ class App(unittest.TestCase):
             self.assertIn("usage", run.out)
 
 
+class FullMppa256(unittest.TestCase):
+    """The LWMPI study's configuration: the mppa256 profile at full size
+    (4 I/O clusters, 16 compute clusters of 16 PEs), 192 ranks, 12 on each
+    compute cluster. a2a's messages stay small: its buffers grow with np,
+    and 12 ranks share a compute cluster's 16 MiB."""
+    SIZES = {"fn": ("1", "20000"), "gf": SIZES["gf"][0], "km": SIZES["km"][0], "a2a": ("2", "1")}
+
+    def test_every_app_verifies(self):
+        for app, args in self.SIZES.items():
+            with self.subTest(app=app):
+                run = run_tessera(app, 192, "scatter", ["--verify", *args], timeout=600, profile="mppa256")
+                print(f"{app} np=192 mppa256: {run.describe()}", file=sys.stderr)
+                self.assertTrue(run.ok, run.out)
+                self.assertEqual(run.verify, "OK", run.out)
+
+
 class Crosscheck(unittest.TestCase):
     def test_same_results_on_linux(self):
         if not linux_mpirun():
@@ -75,8 +93,9 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     which = sys.argv.pop(1)
-    if which == "crosscheck":
-        suite = unittest.defaultTestLoader.loadTestsFromTestCase(Crosscheck)
+    if which in ("crosscheck", "mppa256"):
+        cls = Crosscheck if which == "crosscheck" else FullMppa256
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
     else:
         cls = type(f"App_{which}", (App,), {"APP": which})
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
