@@ -266,10 +266,13 @@ def native(cfg, out):
     get = lambda name, b: s.get((name, b), Stat([]))  # noqa: E731
     ratios = [(f"{t.split('-')[1]}/{ref}", t, ref)
               for ref in ("openmpi", "mpich", "memcpy") for t in ("tessera-inside", "tessera-across")]
+    # A reference under the table's precision (a memcpy of a few bytes)
+    # would give a ratio of timer noise: none is shown.
+    shown_ratio = lambda a, b: ratio(a, b) if b.median and b.median >= 0.01 else "-"  # noqa: E731
     table = markdown_table(
         ("bytes", *(n for n, _ in NATIVE), *(r for r, *_ in ratios)),
         [(size_label(b) if b else "0 B", *(get(n, b).text(1, 2) for n, _ in NATIVE),
-          *(ratio(get(t, b), get(ref, b)) for _, t, ref in ratios)) for b in sizes])
+          *(shown_ratio(get(t, b), get(ref, b)) for _, t, ref in ratios)) for b in sizes])
     shown = [b for b in sizes if b > 0]
     line_plot(out_path(out, "native_latency.png"), "Native ping-pong (linux64): one-way time",
               "message size (bytes)", "one-way time (µs)",
@@ -280,7 +283,8 @@ def native(cfg, out):
             "target inside one cluster (compact: two threads of one process, the local path) and "
             "across two clusters (scatter: two processes over the emulated NoC), Open MPI and MPICH "
             "from Debian on the same machine in the same run, and two memcpy calls per round trip "
-            "(one process). One-way time in µs; ratios above 1: Tessera is slower. "
+            "(one process). One-way time in µs; ratios above 1: Tessera is slower ('-': the reference "
+            "is under 0.01 µs, too short for a ratio). "
             "Plot: native_latency.png.", table, "native_latency.png")
 
 
