@@ -7,7 +7,8 @@
  *     bad ports and clusters, a taken port, closed and wrong-direction ids,
  *     another owner's object, oversized and truncated messages, the limit
  *     of virtual abstractions per hardware resource, aread/awrite/wait and
- *     their errors, ioctl statistics, portal reads without an allow;
+ *     their errors, ioctl statistics, portal reads without an allow,
+ *     waiting for any of one's events (wait_any, wake) and their errors;
  *   A <-> B: an asynchronous mailbox and portal exchange, two virtual
  *     portals multiplexed on one hardware portal, and a barrier.
  *
@@ -130,6 +131,36 @@ static void async_errors(void)
     expect((long)s.areads, 1, "stats: areads");
     expect((long)s.reads, 1, "stats: reads (the aread's)");
     expect((long)s.waits, 1, "stats: waits");
+    check(ts_mailbox_close(out), "mailbox_close");
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+}
+
+/* ts_ikc_wait_any ends on the caller's own events only: an asynchronous
+ * operation it started that finished, or a ts_ikc_wake for it. */
+static void wait_any_and_wake(void)
+{
+    const unsigned long second = 1000000000ul, ms = 1000000ul;
+    const int self = ts_thread_self();
+    const int idle_core = self == 1 ? 2 : 1; /* no thread of ours runs there */
+    unsigned long seen = (unsigned long)check(ts_ikc_wait_any(0, 1), "wait_any: the count so far");
+    expect(ts_ikc_wait_any(seen, ms), (long)seen, "wait_any with no event: the count at the timeout");
+    expect(ts_ikc_wake(0), -TS_EINVAL, "wake the master core");
+    expect(ts_ikc_wake(-1), -TS_EINVAL, "wake core -1");
+    expect(ts_ikc_wake(ts_job()->ncores), -TS_EINVAL, "wake a core out of range");
+    if (idle_core < (int)ts_job()->ncores)
+        expect(ts_ikc_wake(idle_core), -TS_EINVAL, "wake a core without a thread of ours");
+    check(ts_ikc_wake(self), "wake myself");
+    expect(ts_ikc_wait_any(seen, second), (long)seen + 1, "wait_any after a wake");
+    ++seen;
+
+    int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
+    int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open");
+    char buf[16];
+    check(ts_mailbox_aread(in, buf, sizeof buf), "aread");
+    expect(ts_ikc_wait_any(seen, ms), (long)seen, "an aread with nothing to read is no event");
+    expect(ts_mailbox_write(out, "ev", 2), 2, "write (synchronous: no event of its own)");
+    expect(ts_ikc_wait_any(seen, second), (long)seen + 1, "wait_any once the aread has its message");
+    expect(ts_mailbox_wait(in), 2, "wait for the aread");
     check(ts_mailbox_close(out), "mailbox_close");
     check(ts_mailbox_unlink(in), "mailbox_unlink");
 }
@@ -343,6 +374,7 @@ int main(void)
     not_owner();
     messages_and_stats();
     async_errors();
+    wait_any_and_wake();
     limit_per_hardware();
     portal_fault_midway();
     parts_barrier(BARRIER_PORT);
