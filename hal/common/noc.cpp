@@ -161,6 +161,9 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
     const uint32_t epoch = load(&p->epoch);
     if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) {
         store(&p->full, chunk_free);
+        // The allowed sender may have found the buffer claimed by this
+        // attempt, and waits for an event before it tries again.
+        if (const uint32_t allowed = load(&p->allowed)) notify_core(static_cast<int>(allowed) - 1, 0);
         return false;
     }
     memcpy(portal_data(dst, hw), data, n);

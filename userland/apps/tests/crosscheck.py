@@ -15,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
 from capbench import APPS, ROOT, build_linux, linux_mpirun, run_linux, run_tessera  # noqa: E402
+from mkimage import default_platform  # noqa: E402
 
 # Arguments of each application: (small, default).
 SIZES = {
@@ -33,7 +34,8 @@ def main():
     if not linux_mpirun():
         print("crosscheck: no system MPI (mpicc, mpirun); run tools/setup.sh", file=sys.stderr)
         return 2
-    binaries = build_linux(os.path.join(ROOT, "out", "crosscheck"))
+    # One build folder per Tessera target: ctest runs the check on both at once.
+    binaries = build_linux(os.path.join(ROOT, "out", f"crosscheck-{default_platform()}"))
     failed = 0
     print(f"{'app':4} {'arguments':16} {'Tessera (np %d, scatter)' % opts.np:44} Linux, Open MPI")
     for app in APPS:
