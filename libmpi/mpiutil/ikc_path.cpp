@@ -449,9 +449,11 @@ int take_arrived(char *msg, long *size, bool *waited) {
     return post_read();  // the next message may come in meanwhile
 }
 
-// Moves every message that has arrived into the stash, in order.
-int stash_arrived() {
-    RankState &s = self();
+// Calls f(msg, size) for each message that has arrived, until none is
+// left or f fails; with `until_waited`, also stops after the one idle()
+// waited for.
+template <class F>
+int each_arrived(bool until_waited, F f) {
     for (;;) {
         alignas(8) char msg[kMailboxMax];
         long n;
@@ -460,6 +462,17 @@ int stash_arrived() {
             return e;
         if (n < 0)
             return MPI_SUCCESS;
+        if (int e = f(msg, n))
+            return e;
+        if (waited && until_waited)
+            return MPI_SUCCESS;
+    }
+}
+
+// Moves every message that has arrived into the stash, in order.
+int stash_arrived() {
+    return each_arrived(false, [](const char *msg, long n) {
+        RankState &s = self();
         auto *m = static_cast<Stashed *>(malloc(sizeof(Stashed)));
         if (!m)
             return fail(MPI_ERR_NO_MEM, "no memory for an arrived message");
@@ -468,7 +481,8 @@ int stash_arrived() {
         memcpy(m->data, msg, static_cast<size_t>(n));
         *s.stash_tail = m;
         s.stash_tail = &m->next;
-    }
+        return MPI_SUCCESS;
+    });
 }
 
 // Handles the stashed messages, oldest first (they came before any the
@@ -497,20 +511,10 @@ int ikc_progress(bool *did) {
         return e;
     if (int e = handle_stash(did))
         return e;
-    for (;;) {
-        alignas(8) char msg[kMailboxMax];
-        long n;
-        bool waited;
-        if (int e = take_arrived(msg, &n, &waited))
-            return e;
-        if (n < 0)
-            return MPI_SUCCESS;
+    return each_arrived(true, [did](const char *msg, long n) {
         *did = true;
-        if (int e = handle(msg, n))
-            return e;
-        if (waited)
-            return MPI_SUCCESS;
-    }
+        return handle(msg, n);
+    });
 }
 
 int ikc_wait_outside(unsigned long timeout_ns) {
