@@ -214,8 +214,7 @@ bool local_sleep_begin(bool on_events) {
     const RankState &s = self();
     if (!s.limits.local_path)
         return false;
-    for (const unsigned long start = os::time(), hz = os::job()->timebase_hz;
-         (os::time() - start) * 1'000'000'000 / (hz ? hz : 1) < kSpinNs;)
+    for (const double start = wtime(); (wtime() - start) * 1e9 < kSpinNs;)
         if (work_waiting())
             return true;
     store(slot(s.local).sleeping, static_cast<uint32_t>(on_events ? kOnEvents : kOnMailbox));

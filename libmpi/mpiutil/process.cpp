@@ -173,10 +173,9 @@ namespace {
 
 // Lets `ns` nanoseconds pass, taking my messages meanwhile.
 int pause_outside(unsigned long ns) {
-    const unsigned long hz = os::job()->timebase_hz;
-    const unsigned long start = os::time(), ticks = ns / 1000 * hz / 1'000'000;
-    for (unsigned long passed = 0; passed < ticks; passed = os::time() - start)
-        if (int e = ikc_wait_outside((ticks - passed) * 1'000'000 / hz * 1000 + 1))
+    const double until = wtime() + static_cast<double>(ns) * 1e-9;
+    for (double now; (now = wtime()) < until;)
+        if (int e = ikc_wait_outside(static_cast<unsigned long>((until - now) * 1e9) + 1))
             return e;
     return MPI_SUCCESS;
 }

@@ -61,10 +61,9 @@ hal_user_return:
     movq 56(%rdi), %r11
     movq 72(%rdi), %rdi
     movq $1, %gs:16
-    mfence                       # in_user is set before the word is read (notify_core: the other way)
     movq %gs:32, %rcx
     xorl %edx, %edx
-    xchgl %edx, (%rcx)
+    xchgl %edx, (%rcx)           # a full barrier: in_user is set before the word is read (notify_core: the other way)
     testl %edx, %edx
     jnz 1f
     jmp *%r11

@@ -2,7 +2,8 @@
  * mpi_stress: many point-to-point messages of mixed sizes between all
  * pairs of processes (oneself included), sent with MPI_Isend (a window of
  * them in flight per rank) and taken with MPI_Recv(MPI_ANY_SOURCE,
- * MPI_ANY_TAG). Every message carries its source, its sequence number
+ * MPI_ANY_TAG) after an MPI_Iprobe, or, when nothing else moves, with an
+ * MPI_Irecv waited for together with the sends. Every message carries its source, its sequence number
  * from that source to this destination, its size and a checksum (messages
  * under 16 bytes carry only bytes derived from them, and their tag); the
  * receiver checks that each arrives exactly once, intact, and in order per
@@ -173,6 +174,19 @@ static void check_message(const unsigned char *buf, const MPI_Status *st)
     bytes_received += n;
 }
 
+/* After a Testsome or Waitsome over the sends and the receive (index
+ * `window`): checks the message the receive got, if it ended. Whether
+ * anything ended. */
+static int ended(int outcount, const int *done, const MPI_Status *stats, const unsigned char *rbuf)
+{
+    if (outcount == MPI_UNDEFINED)
+        return 0;
+    for (int i = 0; i < outcount; ++i)
+        if (done[i] == window)
+            check_message(rbuf, &stats[i]);
+    return outcount > 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -199,12 +213,15 @@ int main(int argc, char **argv)
     if (biggest < 64)
         biggest = 64;
     unsigned char **slot = xmalloc(sizeof *slot * (size_t)window);
-    MPI_Request *reqs = xmalloc(sizeof *reqs * (size_t)window);
-    int *done = xmalloc(sizeof(int) * (size_t)window);
-    for (int w = 0; w < window; ++w) {
+    /* reqs[0..window-1]: the sends in flight; reqs[window]: a receive into
+     * rbuf, posted only while the rank waits (below). */
+    MPI_Request *reqs = xmalloc(sizeof *reqs * (size_t)(window + 1));
+    int *done = xmalloc(sizeof(int) * (size_t)(window + 1));
+    MPI_Status *stats = xmalloc(sizeof *stats * (size_t)(window + 1));
+    for (int w = 0; w < window; ++w)
         slot[w] = xmalloc((size_t)biggest);
+    for (int w = 0; w <= window; ++w)
         reqs[w] = MPI_REQUEST_NULL;
-    }
     unsigned char *rbuf = xmalloc((size_t)biggest);
     long *seq_to = xmalloc(sizeof(long) * (size_t)np);
     for (int d = 0; d < np; ++d)
@@ -232,7 +249,9 @@ int main(int argc, char **argv)
             bytes_sent += n;
             progressed = 1;
         }
-        if (received < nrecv) {
+        /* (While the receive is posted, it takes the next message: a Recv
+         * here would take a later one first.) */
+        if (received < nrecv && reqs[window] == MPI_REQUEST_NULL) {
             MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
             if (flag) {
                 MPI_OK(MPI_Recv(rbuf, (int)biggest, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
@@ -241,20 +260,17 @@ int main(int argc, char **argv)
                 progressed = 1;
             }
         }
-        MPI_OK(MPI_Testsome(window, reqs, &outcount, done, MPI_STATUSES_IGNORE));
-        if (outcount != MPI_UNDEFINED && outcount > 0)
-            progressed = 1;
-        if (progressed)
+        MPI_OK(MPI_Testsome(window + 1, reqs, &outcount, done, stats));
+        if (ended(outcount, done, stats, rbuf) || progressed)
             continue;
-        /* Nothing moved: wait for something that must come. */
-        if (received < nrecv) {
-            MPI_OK(MPI_Recv(rbuf, (int)biggest, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                            MPI_COMM_WORLD, &st));
-            check_message(rbuf, &st);
-        } else if (sent < nsend) {
-            int index = -1;
-            MPI_OK(MPI_Waitany(window, reqs, &index, MPI_STATUS_IGNORE));
-        }
+        /* Nothing moved: wait for a message or the end of a send. Not for a
+         * message alone: the ones still due may be this rank's own, which
+         * wait for a free slot in the window. */
+        if (received < nrecv && reqs[window] == MPI_REQUEST_NULL)
+            MPI_OK(MPI_Irecv(rbuf, (int)biggest, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                             MPI_COMM_WORLD, &reqs[window]));
+        MPI_OK(MPI_Waitsome(window + 1, reqs, &outcount, done, stats));
+        ended(outcount, done, stats, rbuf);
     }
     MPI_OK(MPI_Waitall(window, reqs, MPI_STATUSES_IGNORE));
     for (int s = 0; s < np; ++s)
@@ -293,6 +309,7 @@ int main(int argc, char **argv)
     free(slot);
     free(reqs);
     free(done);
+    free(stats);
     free(rbuf);
     free(seq_to);
     MPI_Finalize();

@@ -15,6 +15,15 @@
 
 static int is_console(int fd) { return fd >= 0 && fd <= 2; }
 
+/* 0 for the console's fds; -1 with errno EBADF for any other. */
+static int console_or_ebadf(int fd)
+{
+    if (is_console(fd))
+        return 0;
+    errno = EBADF;
+    return -1;
+}
+
 /* A stdout/stderr stream's write function (struct __sFILE's _write). */
 static _READ_WRITE_RETURN_TYPE stream_write(struct _reent *r, void *cookie, const char *buf,
                                             int len)
@@ -46,20 +55,12 @@ _READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t len)
 {
     (void)buf;
     (void)len;
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return -1;
-    }
-    return 0;
+    return console_or_ebadf(fd);
 }
 
 int close(int fd)
 {
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return -1;
-    }
-    return 0;
+    return console_or_ebadf(fd);
 }
 
 off_t lseek(int fd, off_t offset, int whence)
@@ -73,19 +74,13 @@ off_t lseek(int fd, off_t offset, int whence)
 /* The console is a character device; stdio asks when it sets up buffers. */
 int fstat(int fd, struct stat *st)
 {
-    if (!is_console(fd)) {
-        errno = EBADF;
+    if (console_or_ebadf(fd) < 0)
         return -1;
-    }
     *st = (struct stat){.st_mode = S_IFCHR};
     return 0;
 }
 
 int isatty(int fd)
 {
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return 0;
-    }
-    return 1;
+    return console_or_ebadf(fd) == 0;
 }
