@@ -6,7 +6,7 @@
 #
 #   tessera_add_program(NAME SOURCES... [MPI])
 #       builds ${CMAKE_BINARY_DIR}/bin/NAME.elf: a static ELF linked at
-#       0x40000000 with crt0 + libc glue, [lwmpi], ts_names, ts_runtime and
+#       0x40000000 with crt0 + libc glue, [lwmpi], ts_runtime and
 #       the C library. In the host build it does nothing, so callers may but
 #       need not guard it with if(TESSERA_TARGET).
 #
@@ -202,9 +202,9 @@ function(tessera_add_program NAME)
   if(ARG_MPI)
     list(APPEND libs lwmpi)
   endif()
-  # Order matters for static archives: LWMPI uses the name client, both use
-  # the runtime, everything uses the C library.
-  target_link_libraries(${NAME} PRIVATE ${libs} ts_names ts_runtime ${TESSERA_USER_SYSLIBS})
+  # Order matters for static archives: LWMPI uses the runtime (and its name
+  # client), everything uses the C library.
+  target_link_libraries(${NAME} PRIVATE ${libs} ts_runtime ${TESSERA_USER_SYSLIBS})
 endfunction()
 
 # The same recipe for tools/mpicc, as key=value lines (values are ;-lists).
@@ -215,9 +215,9 @@ file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/mpicc.cfg CONTENT
 "# Written by build/tessera.cmake for tools/mpicc; do not edit.
 cc=${CMAKE_C_COMPILER}
 cflags=${TESSERA_USER_C_FLAGS}
-includes=$<TARGET_PROPERTY:ts_names,INTERFACE_INCLUDE_DIRECTORIES>;${_ts_lwmpi_inc}
+includes=${_ts_lwmpi_inc}
 ldflags=${TESSERA_USER_LD_FLAGS}
 startfiles=$<TARGET_OBJECTS:ts_crt0>
-libs=${_ts_lwmpi_file};$<TARGET_FILE:ts_names>;$<TARGET_FILE:ts_runtime>
+libs=${_ts_lwmpi_file};$<TARGET_FILE:ts_runtime>
 syslibs=${TESSERA_USER_SYSLIBS}
 ")

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "tessera/syscall.h"
+#include <tessera/syscall.h>
 
 namespace kernel::ikc {
 

@@ -1,6 +1,6 @@
 // IKC pieces shared by mailboxes, portals and syncs: ports, the active and
 // virtual tables, statistics, asynchronous operations and ioctl.
-#include "ikc/virtual.hpp"
+#include "virtual.hpp"
 
 namespace kernel::ikc {
 namespace {
@@ -195,7 +195,7 @@ long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt) {
     return attempt(c);
 }
 
-long sys_wait_any(Call &c) {
+long sys_ikc_wait_any(Call &c) {
     const long count = static_cast<long>(events[caller_core()] & LONG_MAX);
     if (static_cast<uint64_t>(count) != c.a[0]) return count;
     if (c.p.step == 0) {  // the first attempt
@@ -205,7 +205,7 @@ long sys_wait_any(Call &c) {
     return c.deadline && hal::time() >= c.deadline ? count : pending;
 }
 
-long sys_wake(Call &c) {
+long sys_ikc_wake(Call &c) {
     const uint64_t core = c.a[0];
     if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) || threads[core].proc != current_process())
         return -TS_EINVAL;

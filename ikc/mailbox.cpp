@@ -9,8 +9,8 @@
 // sender the order is kept.
 #include <string.h>
 
-#include "ikc/buffers.hpp"
-#include "ikc/virtual.hpp"
+#include "buffers.hpp"
+#include "virtual.hpp"
 
 namespace kernel::ikc {
 namespace {

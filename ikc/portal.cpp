@@ -6,7 +6,7 @@
 // hardware portal take turns, one transfer at a time; the data flows chunk
 // by chunk from the sender's buffer straight into the receiver's. A
 // transfer that waits for chunks keeps its place in its Progress.
-#include "ikc/virtual.hpp"
+#include "virtual.hpp"
 
 namespace kernel::ikc {
 namespace {

@@ -7,7 +7,7 @@
 //               signal; the one opens it and signals all.
 // Signals are counted per (port, sender), so none is lost if a signal
 // arrives before the wait. A barrier is ALL_TO_ONE followed by ONE_TO_ALL.
-#include "ikc/virtual.hpp"
+#include "virtual.hpp"
 
 namespace kernel::ikc {
 namespace {

@@ -3,7 +3,7 @@
 // entry of the active table (active.hpp). Internal to ikc/.
 #pragma once
 
-#include "ikc/active.hpp"
+#include "active.hpp"
 #include "ikc/ikc.hpp"
 
 namespace kernel::ikc {

@@ -17,9 +17,8 @@
 // from every cluster, so that a panic gets out even when the NoC does not.
 #include <string.h>
 
-#include "ikc/ikc.hpp"
-#include "kernel/kernel.hpp"
-#include "kernel/kmsg.hpp"
+#include "kernel.hpp"
+#include "kmsg.hpp"
 
 namespace kernel {
 namespace {

@@ -3,7 +3,7 @@
 // keeps pending; a wake marks the oldest matching ones woken. The master
 // serves calls one at a time, so the check of the word in a wait and the
 // wakes of other threads never interleave.
-#include "kernel/kernel.hpp"
+#include "kernel.hpp"
 
 namespace kernel {
 namespace {

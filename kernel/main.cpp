@@ -1,7 +1,6 @@
 // Start-up of a cluster's kernel.
-#include "ikc/ikc.hpp"
-#include "kernel/kernel.hpp"
-#include "services/spawn/spawn.hpp"
+#include "kernel.hpp"
+#include "services/spawn.hpp"
 
 namespace kernel {
 

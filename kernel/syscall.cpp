@@ -1,9 +1,8 @@
 // The kernel call table and the calls that belong to no subsystem.
 #include <string.h>
 
-#include "ikc/ikc.hpp"
-#include "kernel/kernel.hpp"
-#include "services/spawn/spawn.hpp"
+#include "kernel.hpp"
+#include "services/spawn.hpp"
 
 namespace kernel {
 namespace {
@@ -63,69 +62,37 @@ long sys_sleep(Call &c) {
     return 0;
 }
 
-/// The call table: which calls are local and which go to the master.
+/// What an unfinished call holds that must be released when its process
+/// is killed (only a portal read: the receiver's allow).
+constexpr void (*cancel_of(uint64_t number))(Call &) {
+    return number == TS_SYS_PORTAL_READ ? ikc::portal_read_cancel : nullptr;
+}
+
+using namespace ikc;  // the IKC calls' handlers, named as the others: sys_<call>
+
+/// The call table, derived from <tessera/kcalls.def>: call `name` is
+/// served by sys_name, on the calling core or on the master.
 constexpr CallEntry table[] = {
-    {TS_SYS_WRITE, sys_write, Where::master},
-    {TS_SYS_THREAD_EXIT, sys_thread_exit, Where::local},
-    {TS_SYS_THREAD_CREATE, sys_thread_create, Where::master},
-    {TS_SYS_THREAD_JOIN, sys_thread_join, Where::master},
-    {TS_SYS_THREAD_SELF, sys_thread_self, Where::local},
-    {TS_SYS_BRK, sys_brk, Where::master},
-    {TS_SYS_JOB_INFO, sys_job_info, Where::local},
-    {TS_SYS_JOB_ABORT, sys_job_abort, Where::master},
-    {TS_SYS_SLEEP, sys_sleep, Where::local},
-    {TS_SYS_THREAD_YIELD, sys_thread_yield, Where::local},
-    {TS_SYS_THREAD_TAG, sys_thread_tag, Where::local},
-    {TS_SYS_THREAD_CORE, sys_thread_core, Where::local},
-    {TS_SYS_FUTEX_WAIT, sys_futex_wait, Where::master},
-    {TS_SYS_FUTEX_WAKE, sys_futex_wake, Where::master},
-    {TS_SYS_KCALL_COUNT, sys_kcall_count, Where::local},
-    {TS_SYS_MEM_INFO, sys_mem_info, Where::master},
-    {TS_SYS_MAILBOX_CREATE, ikc::sys_id<ikc::mailbox_create>, Where::master},
-    {TS_SYS_MAILBOX_OPEN, ikc::sys_three<ikc::mailbox_open>, Where::master},
-    {TS_SYS_MAILBOX_READ, ikc::sys_mailbox_read, Where::master},
-    {TS_SYS_MAILBOX_WRITE, ikc::sys_mailbox_write, Where::master},
-    {TS_SYS_MAILBOX_CLOSE, ikc::sys_id<ikc::mailbox_close>, Where::master},
-    {TS_SYS_MAILBOX_UNLINK, ikc::sys_id<ikc::mailbox_unlink>, Where::master},
-    {TS_SYS_MAILBOX_AREAD, ikc::sys_mailbox_aread, Where::master},
-    {TS_SYS_MAILBOX_AWRITE, ikc::sys_mailbox_awrite, Where::master},
-    {TS_SYS_MAILBOX_WAIT, ikc::sys_mailbox_wait, Where::master},
-    {TS_SYS_MAILBOX_IOCTL, ikc::sys_mailbox_ioctl, Where::master},
-    {TS_SYS_IKC_WAIT_ANY, ikc::sys_wait_any, Where::master},
-    {TS_SYS_IKC_WAKE, ikc::sys_wake, Where::master},
-    {TS_SYS_PORTAL_CREATE, ikc::sys_id<ikc::portal_create>, Where::master},
-    {TS_SYS_PORTAL_ALLOW, ikc::sys_three<ikc::portal_allow>, Where::master},
-    {TS_SYS_PORTAL_OPEN, ikc::sys_three<ikc::portal_open>, Where::master},
-    {TS_SYS_PORTAL_READ, ikc::sys_portal_read, Where::master, ikc::portal_read_cancel},
-    {TS_SYS_PORTAL_WRITE, ikc::sys_portal_write, Where::master},
-    {TS_SYS_PORTAL_CLOSE, ikc::sys_id<ikc::portal_close>, Where::master},
-    {TS_SYS_PORTAL_UNLINK, ikc::sys_id<ikc::portal_unlink>, Where::master},
-    {TS_SYS_PORTAL_AREAD, ikc::sys_portal_aread, Where::master},
-    {TS_SYS_PORTAL_AWRITE, ikc::sys_portal_awrite, Where::master},
-    {TS_SYS_PORTAL_WAIT, ikc::sys_portal_wait, Where::master},
-    {TS_SYS_PORTAL_IOCTL, ikc::sys_portal_ioctl, Where::master},
-    {TS_SYS_SYNC_CREATE, ikc::sys_sync_make<ikc::sync_create>, Where::master},
-    {TS_SYS_SYNC_OPEN, ikc::sys_sync_make<ikc::sync_open>, Where::master},
-    {TS_SYS_SYNC_WAIT, ikc::sys_sync_wait, Where::master},
-    {TS_SYS_SYNC_SIGNAL, ikc::sys_id<ikc::sync_signal>, Where::master},
-    {TS_SYS_SYNC_CLOSE, ikc::sys_id<ikc::sync_close>, Where::master},
-    {TS_SYS_SYNC_UNLINK, ikc::sys_id<ikc::sync_unlink>, Where::master},
-    {TS_SYS_SYNC_IOCTL, ikc::sys_sync_ioctl, Where::master},
+#define TS_KCALL(NAME, name, number, where, ...) \
+    {TS_SYS_##NAME, sys_##name, Where::where, cancel_of(TS_SYS_##NAME)},
+#include <tessera/kcalls.def>
+#undef TS_KCALL
 };
 
 }  // namespace
-
-uint64_t deadline_in(uint64_t ns) {
-    const unsigned __int128 ticks = static_cast<unsigned __int128>(ns) * hal::timebase() / 1000000000u;
-    const uint64_t now = hal::time();
-    if (ticks >= UINT64_MAX - 1 - now) return UINT64_MAX - 1;
-    return now + (ticks ? static_cast<uint64_t>(ticks) : 1);
-}
 
 const CallEntry *call_lookup(uint64_t number) {
     for (const CallEntry &e : table)
         if (e.number == number) return &e;
     return nullptr;
 }
+
+bool upper_poll(bool idle) {
+    if (ikc::poll()) return true;
+    if (idle) services_poll();  // it asks for another pass itself when it moved anything
+    return false;
+}
+
+void upper_release(Process *p) { ikc::release_process(p); }
 
 }  // namespace kernel

@@ -1,5 +1,5 @@
 // Traps from user threads: kernel calls, interrupts, faults.
-#include "kernel/kernel.hpp"
+#include "kernel.hpp"
 
 using namespace kernel;
 

@@ -3,8 +3,8 @@
 // and a lock per connection) and the buffers table (parked messages).
 #include <catch2/catch.hpp>
 
-#include "ikc/active.hpp"
-#include "ikc/buffers.hpp"
+#include "active.hpp"
+#include "buffers.hpp"
 
 using kernel::ikc::ActiveKey;
 using kernel::ikc::ActiveTable;

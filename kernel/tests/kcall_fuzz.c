@@ -264,53 +264,11 @@ static long kcall_args(unsigned long nr, unsigned long a0, unsigned long a1, uns
 
 /* ---- what is known of each call ---------------------------------------------- */
 
+/* Every kernel call, from the one table of them. */
 static const char *const call_names[NUMBERS] = {
-    [TS_SYS_WRITE] = "write",
-    [TS_SYS_THREAD_EXIT] = "thread_exit",
-    [TS_SYS_THREAD_CREATE] = "thread_create",
-    [TS_SYS_THREAD_JOIN] = "thread_join",
-    [TS_SYS_THREAD_SELF] = "thread_self",
-    [TS_SYS_BRK] = "brk",
-    [TS_SYS_JOB_INFO] = "job_info",
-    [TS_SYS_JOB_ABORT] = "job_abort",
-    [TS_SYS_SLEEP] = "sleep",
-    [TS_SYS_THREAD_YIELD] = "thread_yield",
-    [TS_SYS_THREAD_TAG] = "thread_tag",
-    [TS_SYS_THREAD_CORE] = "thread_core",
-    [TS_SYS_FUTEX_WAIT] = "futex_wait",
-    [TS_SYS_FUTEX_WAKE] = "futex_wake",
-    [TS_SYS_KCALL_COUNT] = "kcall_count",
-    [TS_SYS_MEM_INFO] = "mem_info",
-    [TS_SYS_MAILBOX_CREATE] = "mailbox_create",
-    [TS_SYS_MAILBOX_OPEN] = "mailbox_open",
-    [TS_SYS_MAILBOX_READ] = "mailbox_read",
-    [TS_SYS_MAILBOX_WRITE] = "mailbox_write",
-    [TS_SYS_MAILBOX_CLOSE] = "mailbox_close",
-    [TS_SYS_MAILBOX_UNLINK] = "mailbox_unlink",
-    [TS_SYS_MAILBOX_AREAD] = "mailbox_aread",
-    [TS_SYS_MAILBOX_AWRITE] = "mailbox_awrite",
-    [TS_SYS_MAILBOX_WAIT] = "mailbox_wait",
-    [TS_SYS_MAILBOX_IOCTL] = "mailbox_ioctl",
-    [TS_SYS_PORTAL_CREATE] = "portal_create",
-    [TS_SYS_PORTAL_ALLOW] = "portal_allow",
-    [TS_SYS_PORTAL_OPEN] = "portal_open",
-    [TS_SYS_PORTAL_READ] = "portal_read",
-    [TS_SYS_PORTAL_WRITE] = "portal_write",
-    [TS_SYS_PORTAL_CLOSE] = "portal_close",
-    [TS_SYS_PORTAL_UNLINK] = "portal_unlink",
-    [TS_SYS_PORTAL_AREAD] = "portal_aread",
-    [TS_SYS_PORTAL_AWRITE] = "portal_awrite",
-    [TS_SYS_PORTAL_WAIT] = "portal_wait",
-    [TS_SYS_PORTAL_IOCTL] = "portal_ioctl",
-    [TS_SYS_SYNC_CREATE] = "sync_create",
-    [TS_SYS_SYNC_OPEN] = "sync_open",
-    [TS_SYS_SYNC_WAIT] = "sync_wait",
-    [TS_SYS_SYNC_SIGNAL] = "sync_signal",
-    [TS_SYS_SYNC_CLOSE] = "sync_close",
-    [TS_SYS_SYNC_UNLINK] = "sync_unlink",
-    [TS_SYS_SYNC_IOCTL] = "sync_ioctl",
-    [TS_SYS_IKC_WAIT_ANY] = "ikc_wait_any",
-    [TS_SYS_IKC_WAKE] = "ikc_wake",
+#define TS_KCALL(NAME, name, ...) [TS_SYS_##NAME] = #name,
+#include <tessera/kcalls.def>
+#undef TS_KCALL
 };
 
 static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }

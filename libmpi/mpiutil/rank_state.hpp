@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "mapping.hpp"
+#include <tessera/mapping.hpp>
 #include "match.hpp"
 #include "mpiutil.hpp"
 

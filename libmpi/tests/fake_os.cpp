@@ -46,9 +46,9 @@
 #include <thread>
 #include <utility>
 
-#include "../../services/nameserver/include/tessera/names.h"  // (not on the tests' path)
+#include <tessera/names.h>
 #include "../mpiutil/os.hpp"
-#include "mapping.hpp"
+#include <tessera/mapping.hpp>
 
 namespace fake {
 

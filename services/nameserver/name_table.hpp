@@ -2,7 +2,7 @@
 // host tests can check them.
 #pragma once
 
-#include "name_map.hpp"
+#include <tessera/name_map.hpp>
 
 namespace tessera::names {
 

@@ -23,11 +23,10 @@ static inline long ts__syscall(long n, long a, long b, long c, long d)
     return ts_arch_kcall(n, a, b, c, d);
 }
 
-#define TS__SC0(n)                ts__syscall((n), 0, 0, 0, 0)
-#define TS__SC1(n, a)             ts__syscall((n), (long)(a), 0, 0, 0)
-#define TS__SC2(n, a, b)          ts__syscall((n), (long)(a), (long)(b), 0, 0)
-#define TS__SC3(n, a, b, c)       ts__syscall((n), (long)(a), (long)(b), (long)(c), 0)
-#define TS__SC4(n, a, b, c, d)    ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d))
+/* TS__SC(number, args...): a kernel call with 0 to 4 arguments, the
+ * missing ones 0. */
+#define TS__SC(...) TS__SC_PAD(__VA_ARGS__, 0, 0, 0, 0)
+#define TS__SC_PAD(n, a, b, c, d, ...) ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d))
 
 /* Spinlock (atomic swap), for sbrk's break only: it is taken under malloc's
  * lock, so it is never contended and need not sleep. Everything else uses

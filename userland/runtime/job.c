@@ -15,7 +15,7 @@ static volatile int job_loaded;
 const struct ts_job_info *ts_job(void)
 {
     if (!job_loaded) {
-        if (TS__SC1(TS_SYS_JOB_INFO, &job_info) < 0) {
+        if (TS__SC(TS_SYS_JOB_INFO, &job_info) < 0) {
             struct ts_job_info none = {0};
             job_info = none;
         }

@@ -2,7 +2,7 @@
 // own mapping code, so the two can never disagree.
 #include "rankplan.h"
 
-#include "mapping.hpp"
+#include <tessera/mapping.hpp>
 
 using tessera::pm::JobShape;
 

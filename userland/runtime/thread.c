@@ -41,7 +41,7 @@ int ts_thread_create(void (*fn)(void *), void *arg)
     s->local = ts__local;
 
     __atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
-    long tid = TS__SC2(TS_SYS_THREAD_CREATE, ts__thread_entry, s);
+    long tid = TS__SC(TS_SYS_THREAD_CREATE, ts__thread_entry, s);
     if (tid < 0) {
         __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
         free(s);
@@ -111,7 +111,7 @@ void ts__thread_finish(int status, int quick)
     void *block = own_block;
     if (block)
         free(block);
-    TS__SC1(TS_SYS_THREAD_EXIT, status);
+    TS__SC(TS_SYS_THREAD_EXIT, status);
     for (;;)
         ;
 }

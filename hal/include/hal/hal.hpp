@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "hal/arch.hpp"  // the target's TrapFrame (hal/arch/<target>/include)
-#include "hal/image.h"
+#include <tessera/image.h>
 
 namespace hal {
 

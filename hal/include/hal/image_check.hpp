@@ -2,7 +2,7 @@
 // enters the image. Pure and constexpr, so the host unit tests run them too.
 #pragma once
 
-#include "hal/image.h"
+#include <tessera/image.h>
 
 namespace hal {
 

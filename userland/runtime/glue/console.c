@@ -14,7 +14,7 @@ static __thread int mid_line; /* the last byte written out was not '\n' */
 void ts_console_write(const char *buf, unsigned long len)
 {
     while (len > 0) {
-        long n = TS__SC2(TS_SYS_WRITE, buf, len);
+        long n = TS__SC(TS_SYS_WRITE, buf, len);
         if (n <= 0)
             return; /* nowhere else to report it */
         buf += n;

@@ -20,7 +20,7 @@ void *sbrk(ptrdiff_t incr)
     void *result = (void *)-1;
     ts__spin_lock(&brk_lock);
     if (!cur) {
-        long r = TS__SC1(TS_SYS_BRK, 0);
+        long r = TS__SC(TS_SYS_BRK, 0);
         if (r <= 0)
             goto out;
         cur = start = top = (uintptr_t)r;
@@ -29,7 +29,7 @@ void *sbrk(ptrdiff_t incr)
     if ((incr > 0 && want < cur) || (incr < 0 && (want > cur || want < start)))
         goto out;
     if (want > top) {
-        long r = TS__SC1(TS_SYS_BRK, (want + PAGE - 1) & ~(PAGE - 1));
+        long r = TS__SC(TS_SYS_BRK, (want + PAGE - 1) & ~(PAGE - 1));
         if (r < 0 || (uintptr_t)r < want)
             goto out;
         top = (uintptr_t)r;

@@ -1,0 +1,15 @@
+// Loading ELF executables into a user address space.
+#pragma once
+
+#include "kernel/core.hpp"
+
+namespace kernel {
+
+/// Maps and fills the PT_LOAD segments of the ELF64 RISC-V executable
+/// elf[0..size) into `space` (user pages, permissions from p_flags). All
+/// segments must lie in [user_base, user_heap_limit). Sets *entry and *end
+/// (first byte after the highest segment). 0, -TS_EINVAL (not a valid
+/// executable) or -TS_ENOMEM.
+long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t *entry, uintptr_t *end);
+
+}  // namespace kernel

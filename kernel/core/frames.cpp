@@ -1,0 +1,50 @@
+// Page-frame allocator over the part of the cluster's window after the
+// image: a bump pointer, plus a free list of returned frames.
+#include <string.h>
+
+#include "kernel/core.hpp"
+
+namespace kernel {
+namespace {
+
+uintptr_t next_frame;  // first never-used frame
+uintptr_t frames_end;
+void *free_list;       // returned frames, linked through their first word
+size_t free_frames;
+size_t total_frames;
+
+}  // namespace
+
+void frames_init() {
+    next_frame = (hal::image_end() + hal::page_size - 1) & ~(hal::page_size - 1);
+    frames_end = hal::window_end();
+    free_frames = total_frames = (frames_end - next_frame) / hal::page_size;
+}
+
+// Master only.
+void *frame_alloc() {
+    void *f = nullptr;
+    if (free_list) {
+        f = free_list;
+        free_list = *static_cast<void **>(f);
+    } else if (next_frame < frames_end) {
+        f = reinterpret_cast<void *>(next_frame);
+        next_frame += hal::page_size;
+    } else {
+        return nullptr;
+    }
+    --free_frames;
+    memset(f, 0, hal::page_size);
+    return f;
+}
+
+void frame_free(void *frame) {
+    *static_cast<void **>(frame) = free_list;
+    free_list = frame;
+    ++free_frames;
+}
+
+size_t frames_free_count() { return free_frames; }
+size_t frames_total_count() { return total_frames; }
+
+}  // namespace kernel

@@ -1,0 +1,243 @@
+// The kernel's core services (DESIGN section 3, kernel/core): log and
+// panics, page frames, processes and threads, user-memory access, the
+// kernel-call machinery (posting to the master, waiting). Used by ikc and by
+// the rest of the kernel (kernel/kernel.hpp).
+//
+// One kernel per cluster, run by the cluster's master core (core 0): it
+// boots the cluster, owns the tables, serves the kernel calls of the other
+// cores and runs the spawn server. The other cores each run at most one
+// user thread. A kernel call that touches only the calling core's state is
+// served on that core; every other call is posted to the master (kcall.cpp)
+// and the caller sleeps until it is served. So the process, thread-exit and
+// IKC tables are only ever changed by the master.
+#pragma once
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal/hal.hpp"
+#include <tessera/syscall.h>
+
+namespace kernel {
+
+/// Guards the hand-over of a thread-table entry between the master and the
+/// core that runs it (the only table both sides change).
+extern hal::Spinlock lock;
+
+// ---- log ------------------------------------------------------------------
+
+/// printf-like console output (%d %u %x %lx %lu %ld %s %c %p %%), one write.
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/// kprintf's formatting into buf (size bytes): as much as fits, always
+/// NUL-terminated when size > 0. Returns the length of the text written.
+size_t ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/// Room for thread_name's text.
+constexpr size_t thread_name_max = 48;
+/// How reports name a thread: "rank R (cluster C thread T)" when it has a
+/// tag R >= 0, "cluster C thread T" when not, "cluster C" when core < 0
+/// (no particular thread).
+void thread_name(char (&buf)[thread_name_max], int cluster, int core, int tag);
+[[noreturn]] void panic(const char *what);
+
+// ---- page frames ------------------------------------------------------------
+
+void frames_init();
+/// A zeroed 4 KiB frame of the cluster's window, or nullptr.
+void *frame_alloc();
+void frame_free(void *frame);
+size_t frames_free_count();
+size_t frames_total_count();
+
+/// The kernel's address space (its window, the fabric, the devices).
+extern hal::AddressSpace kernel_space;
+
+// ---- processes and threads ---------------------------------------------------
+
+constexpr uintptr_t user_base = 0x40000000;
+constexpr uintptr_t user_heap_limit = 0x60000000;
+constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
+constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
+constexpr size_t user_stack_size = 128 * 1024;
+constexpr int status_fault = 139;  ///< exit status of a process killed by a fault
+constexpr int status_panic = 126;  ///< machine exit status after a kernel panic
+
+enum class ThreadState { free, ready, running };
+
+struct Process;
+
+struct Thread {
+    ThreadState state = ThreadState::free;
+    Process *proc = nullptr;       ///< while ready or running
+    Process *last_proc = nullptr;  ///< the process of the last thread that ran here
+    int exit_status = 0;           ///< of the last thread that ran here
+    int tag = -1;                  ///< TS_SYS_THREAD_TAG's label (LWMPI: the rank); -1: none
+    hal::TrapFrame tf{};
+};
+
+struct Process {
+    bool used = false;
+    bool killed = false;
+    bool stack_mapped[TS_MAX_CORES] = {};
+    int live_threads = 0;
+    int status = 0;           ///< first non-zero thread status
+    int status_core = -1;     ///< the core of the thread that status comes from
+    int status_tag = -1;      ///< and that thread's tag, for the exit report
+    uintptr_t heap_start = 0;
+    uintptr_t heap_end = 0;     ///< the break
+    uintptr_t heap_mapped = 0;  ///< heap pages are mapped up to here
+    hal::AddressSpace space;
+    char name[TS_PROGRAM_NAME] = {};
+};
+
+/// Thread table: one entry per core (the thread a core runs).
+extern Thread threads[TS_MAX_CORES];
+
+/// Loads an ELF executable and starts its main thread on a free core.
+/// Returns the process or nullptr (and says why on the console).
+Process *process_spawn(const char *name, const void *elf, size_t size);
+/// True once every thread of p has ended.
+bool process_done(const Process *p);
+/// Starts a user thread of p at pc with a0 = arg (master only). Returns
+/// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
+long thread_start(Process *p, uintptr_t pc, uint64_t arg);
+/// Ends the calling user thread with `status` (and first kills its process
+/// if `kill`), then runs the core's idle loop.
+[[noreturn]] void thread_exit(int status, bool kill = false);
+/// Kills p with `status`, which it blames on the caller's thread (the
+/// calling core, or on the master the core whose call is served) unless p
+/// already has a status: its threads end at their next kernel entry.
+void process_kill(Process *p, int status);
+/// The process of the thread on the calling core; on the master, the
+/// process whose kernel call is being served (nullptr: the kernel's own).
+Process *current_process();
+/// The core of the calling user thread; on the master, the core whose
+/// kernel call is being served.
+int caller_core();
+
+/// The idle loop of a non-master core: runs the threads given to it.
+[[noreturn]] void core_loop(int core);
+
+// ---- user memory -------------------------------------------------------------
+
+/// Checks that [va, va+len) is mapped user memory of the calling thread's
+/// process, writable if `write`. 0 or -TS_EFAULT.
+long check_user(uintptr_t va, size_t len, bool write);
+/// Copies in/out of the calling process after check_user. 0 or -TS_EFAULT.
+long copy_from_user(void *dst, uintptr_t src, size_t len);
+long copy_to_user(uintptr_t dst, const void *src, size_t len);
+
+// ---- kernel calls -------------------------------------------------------------
+
+/// What a call handler returns while the call has to wait: the master tries
+/// it again on a later event (it never blocks on behalf of one caller).
+constexpr long pending = LONG_MIN;
+
+/// What an operation written as attempts keeps between them (zero at the
+/// first attempt).
+struct Progress {
+    uint64_t step = 0;  ///< operation-defined stage
+    uint64_t done = 0;  ///< operation-defined count (e.g. bytes moved)
+    uint64_t start = 0; ///< time() of the first attempt, where the operation records it
+};
+
+/// One kernel call being served: its arguments and its progress.
+struct Call {
+    uint64_t a[4];
+    Progress p;
+    uint64_t deadline = 0;  ///< time() at which to try again (0: none)
+};
+
+using Handler = long (*)(Call &c);
+
+/// The master: runs `handler` on c as if serving a call of process p (p's
+/// address space active, current_process() == p; nullptr: the kernel's
+/// own). Returns what the handler returns.
+long run_as(Process *p, Handler handler, Call &c);
+
+/// Where a kernel call is served.
+enum class Where { local, master };
+
+/// An entry of the kernel call table (syscall.cpp).
+struct CallEntry {
+    uint64_t number;
+    Handler handler;
+    Where where;
+    /// Releases what an unfinished call holds when its process is killed.
+    void (*cancel)(Call &c) = nullptr;
+};
+
+/// Serves a kernel call of the calling user thread: runs it here if local,
+/// else posts it to the master and sleeps until it is served. Counts it.
+long kernel_call(uint64_t number, const uint64_t args[4]);
+/// Posts `handler` to the master for the calling core and waits for its
+/// result (for the kernel's own use, e.g. thread exit).
+long call_on_master(Handler handler, Call c);
+/// The master: serves every posted call once, and again while one makes
+/// progress. Arms the timer for the earliest deadline of a waiting call.
+void serve_calls();
+/// Asks the master for another serving pass (state changed that a waiting
+/// call may need).
+void serve_again();
+/// The caller of the call being served flushes its TLB when the call
+/// returns (the call unmapped some of its pages).
+void caller_flushes_tlb();
+/// Calls of the same process waiting in `number` (master only), oldest
+/// first; for futex wake.
+int waiting_calls(uint64_t number, Call **out, int max);
+/// The time() at which `ns` nanoseconds from now have passed (saturating).
+uint64_t deadline_in(uint64_t ns);
+/// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
+long kcall_count(uint64_t number, uint64_t core);
+
+// ---- waiting ------------------------------------------------------------------
+
+/// Sleeps until `attempt` returns true. On the master, serves the other
+/// cores' calls meanwhile; a user thread whose process is killed ends.
+template <class F>
+void block_until(F attempt) {
+    for (;;) {
+        hal::clear_event();
+        if (hal::core_id() == 0) serve_calls();
+        if (attempt()) return;
+        if (hal::core_id() != 0) {
+            Process *p = current_process();
+            if (p && p->killed) thread_exit(0);
+        }
+        hal::wait_event();
+    }
+}
+
+/// The master's own blocking form of an operation written as attempts
+/// (returning `pending` until done): its result.
+template <class F>
+long wait_for(F attempt) {
+    long r = pending;
+    block_until([&] { return (r = attempt()) != pending; });
+    return r;
+}
+
+// Handlers of the core's own calls (process.cpp), registered in the call
+// table of kernel/syscall.cpp.
+long sys_thread_create(Call &c);
+long sys_thread_join(Call &c);
+long sys_brk(Call &c);
+long sys_mem_info(Call &c);
+
+// ---- provided by the layers above the core ------------------------------------
+// The core is built below ikc and the call layer and cannot include their
+// headers; it reaches them only through these three functions, each defined
+// once in kernel/ (kernel/syscall.cpp).
+
+/// The entry for kernel call `number`, or nullptr.
+const CallEntry *call_lookup(uint64_t number);
+/// The master, after each pass over the posted calls: moves what is not a
+/// call (asynchronous IKC transfers and, when `idle`, i.e. the pass finished
+/// no call, the kernel-resident services). True when something finished
+/// that a waiting call may need (a WAIT may go on).
+bool upper_poll(bool idle);
+/// The master, when p's last thread has ended: frees what the layers above
+/// hold for p (its mailboxes, portals and syncs).
+void upper_release(Process *p);
+
+}  // namespace kernel

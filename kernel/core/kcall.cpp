@@ -1,0 +1,191 @@
+// The kernel-call path of an asymmetric kernel.
+//
+// A user thread traps into the kernel on its own core. A call that only
+// touches that core's state runs there. Any other call is posted in the
+// core's request slot, the master is interrupted, and the core sleeps until
+// the master marks the slot done. The master serves posted slots one at a
+// time, in the address space of the caller's process, so that the tables
+// have a single writer. A handler that has to wait (a message not yet
+// arrived, a full slot at the receiver) returns `pending`: its slot stays
+// posted and the master tries it again on its next event, so one waiting
+// call never holds up the others.
+#include "kernel/core.hpp"
+
+namespace kernel {
+namespace {
+
+enum class SlotState : uint32_t { idle, posted, done };
+
+struct Slot {
+    SlotState state = SlotState::idle;  ///< written with release, read with acquire
+    Handler handler = nullptr;
+    uint64_t number = 0;  ///< the kernel call number (0: the kernel's own)
+    void (*cancel)(Call &) = nullptr;
+    bool survives_kill = false;  ///< served even if the process was killed
+    bool flush_tlb = false;      ///< the call unmapped pages of the caller
+    Process *proc = nullptr;
+    uint64_t seq = 0;  ///< order of first attempt (0: not tried yet)
+    Call call;
+    long result = 0;
+};
+
+/// A call cut short because its process was killed.
+constexpr long call_killed = LONG_MIN + 1;
+constexpr uint64_t max_number = 64;
+
+Slot slots[TS_MAX_CORES];
+/// The address space active on the master. Every space maps the kernel, so
+/// it stays in whatever space served the last call.
+const hal::AddressSpace *active_space;  // master only
+uint64_t next_seq;  // master only
+bool again;         // master only: serve another pass
+bool timer_armed;   // master only
+Process *serving;   // master only: the caller of the call being served
+int serving_core;   // master only: its core
+/// counts[core][number]: written only by `core` itself.
+uint64_t counts[TS_MAX_CORES][max_number];
+
+SlotState load_state(const Slot &s) { return __atomic_load_n(&s.state, __ATOMIC_ACQUIRE); }
+void store_state(Slot &s, SlotState v) { __atomic_store_n(&s.state, v, __ATOMIC_RELEASE); }
+
+// Posts a call in the calling core's slot and sleeps until it is served.
+long post_and_wait(Handler handler, uint64_t number, void (*cancel)(Call &), bool survives_kill,
+                   const Call &c) {
+    Slot &s = slots[hal::core_id()];
+    s.handler = handler;
+    s.number = number;
+    s.cancel = cancel;
+    s.survives_kill = survives_kill;
+    s.seq = 0;
+    s.call = c;
+    s.proc = current_process();
+    s.result = 0;
+    store_state(s, SlotState::posted);
+    hal::notify_core(hal::cluster_id(), 0);
+    for (;;) {
+        hal::clear_event();
+        if (load_state(s) == SlotState::done) break;
+        hal::wait_event();
+    }
+    store_state(s, SlotState::idle);
+    if (s.flush_tlb) {
+        s.flush_tlb = false;
+        hal::flush_tlb();
+    }
+    if (s.result == call_killed) thread_exit(0);
+    return s.result;
+}
+
+void finish(int core, Slot &s, long result) {
+    s.result = result;
+    store_state(s, SlotState::done);
+    hal::notify_core(hal::cluster_id(), core);
+}
+
+// One attempt at the call in slot `core`. True when it finished.
+bool serve_one(int core, Slot &s) {
+    if (s.proc->killed && !s.survives_kill) {
+        if (s.cancel) s.cancel(s.call);
+        finish(core, s, call_killed);
+        return true;
+    }
+    if (s.seq == 0) s.seq = ++next_seq;
+    serving_core = core;
+    const long r = run_as(s.proc, s.handler, s.call);
+    serving_core = 0;
+    if (r == pending) return false;
+    finish(core, s, r);
+    return true;
+}
+
+}  // namespace
+
+long run_as(Process *p, Handler handler, Call &c) {
+    if (p && active_space != &p->space) {
+        p->space.activate();  // user pointers are the caller's
+        active_space = &p->space;
+    }
+    serving = p;
+    const long r = handler(c);
+    serving = nullptr;
+    return r;
+}
+
+Process *current_process() { return hal::core_id() == 0 ? serving : threads[hal::core_id()].proc; }
+
+int caller_core() { return hal::core_id() == 0 ? serving_core : hal::core_id(); }
+
+long kernel_call(uint64_t number, const uint64_t args[4]) {
+    const int core = hal::core_id();
+    if (number < max_number) ++counts[core][number];
+    const CallEntry *e = call_lookup(number);
+    if (!e) return -TS_ENOSYS;
+    Call c;
+    for (int i = 0; i < 4; ++i) c.a[i] = args[i];
+    if (e->where == Where::local) return e->handler(c);
+    return post_and_wait(e->handler, number, e->cancel, false, c);
+}
+
+long call_on_master(Handler handler, Call c) { return post_and_wait(handler, 0, nullptr, true, c); }
+
+void serve_calls() {
+    uint64_t earliest = 0;
+    do {
+        again = false;
+        earliest = 0;
+        for (int core = 1; core < hal::ncores(); ++core) {
+            Slot &s = slots[core];
+            if (load_state(s) != SlotState::posted) continue;
+            if (serve_one(core, s)) {
+                again = true;  // its completion may unblock another call
+            } else if (s.call.deadline && (!earliest || s.call.deadline < earliest)) {
+                earliest = s.call.deadline;
+            }
+        }
+        if (upper_poll(!again)) again = true;  // e.g. an asynchronous transfer finished: a WAIT may go on
+    } while (again);
+    if (earliest) {
+        hal::set_timer(earliest);
+        timer_armed = true;
+    } else if (timer_armed) {
+        hal::set_timer(0);
+        timer_armed = false;
+    }
+}
+
+void serve_again() { again = true; }
+
+void caller_flushes_tlb() { slots[serving_core].flush_tlb = true; }
+
+int waiting_calls(uint64_t number, Call **out, int max) {
+    int n = 0;
+    // Oldest first: select by posting order.
+    uint64_t after = 0;
+    while (n < max) {
+        Slot *next = nullptr;
+        for (int core = 1; core < hal::ncores(); ++core) {
+            Slot &s = slots[core];
+            if (load_state(s) == SlotState::posted && s.number == number && s.proc == serving &&
+                s.seq > after && (!next || s.seq < next->seq))
+                next = &s;
+        }
+        if (!next) break;
+        out[n++] = &next->call;
+        after = next->seq;
+    }
+    return n;
+}
+
+uint64_t deadline_in(uint64_t ns) {
+    const unsigned __int128 ticks = static_cast<unsigned __int128>(ns) * hal::timebase() / 1000000000u;
+    const uint64_t now = hal::time();
+    if (ticks >= UINT64_MAX - 1 - now) return UINT64_MAX - 1;
+    return now + (ticks ? static_cast<uint64_t>(ticks) : 1);
+}
+
+long kcall_count(uint64_t number, uint64_t core) {
+    if (number >= max_number || core >= static_cast<uint64_t>(hal::ncores())) return -TS_EINVAL;
+    return static_cast<long>(__atomic_load_n(&counts[core][number], __ATOMIC_RELAXED));
+}
+
+}  // namespace kernel

@@ -1,0 +1,35 @@
+// Checked access to the calling thread's user memory. The kernel runs with
+// sstatus.SUM set and the thread's address space active, so after the
+// check it reads and writes user addresses directly.
+#include <string.h>
+
+#include "kernel/core.hpp"
+
+namespace kernel {
+
+long check_user(uintptr_t va, size_t len, bool write) {
+    if (len == 0) return 0;
+    if (va < user_base || va >= user_stack_area || len > user_stack_area - va) return -TS_EFAULT;
+    const Process *p = current_process();
+    if (!p) return -TS_EFAULT;
+    const unsigned need = hal::perm_user | hal::perm_r | (write ? hal::perm_w : 0);
+    for (uintptr_t page = va & ~(hal::page_size - 1); page < va + len; page += hal::page_size) {
+        unsigned perms = 0;
+        if (!p->space.lookup(page, &perms) || (perms & need) != need) return -TS_EFAULT;
+    }
+    return 0;
+}
+
+long copy_from_user(void *dst, uintptr_t src, size_t len) {
+    if (long err = check_user(src, len, false)) return err;
+    memcpy(dst, reinterpret_cast<const void *>(src), len);
+    return 0;
+}
+
+long copy_to_user(uintptr_t dst, const void *src, size_t len) {
+    if (long err = check_user(dst, len, true)) return err;
+    memcpy(reinterpret_cast<void *>(dst), src, len);
+    return 0;
+}
+
+}  // namespace kernel

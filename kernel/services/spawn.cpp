@@ -1,0 +1,186 @@
+// Spawn server and job monitor.
+//
+// Rings: cluster 0 starts its services (ring 0: the name server), then
+// releases the compute clusters through a ONE_TO_ALL sync; each compute
+// cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
+// program (ring 1). When that process ends, its spawn server sends an exit
+// report to cluster 0's kernel port, naming the thread (rank) its status
+// comes from. Cluster 0 powers off with status 0 once every hosting
+// cluster has reported 0, and at once with the first non-zero status (a
+// failed or killed rank would leave its peers waiting forever). MPI_Abort
+// sends an abort report, which also powers off at once. A job that ends
+// early or fails ends with a line that mpirun shows, e.g.
+//   tessera: job ended: rank 5 (cluster 2 thread 3) was killed by a fault, status 139
+#include "spawn.hpp"
+
+#include "kernel.hpp"
+#include "kmsg.hpp"
+#include <tessera/mapping.hpp>
+
+namespace kernel {
+namespace {
+
+constexpr int ring_sync_port = 0;
+
+tessera::pm::JobShape job_shape() {
+    const ts_manifest &m = hal::manifest();
+    tessera::pm::JobShape shape{};
+    if (!tessera::pm::make_shape(static_cast<int>(m.np), static_cast<int>(m.nclusters - m.nio_clusters),
+                                 static_cast<int>(m.slots_per_cluster), static_cast<int>(m.map_policy),
+                                 &shape))
+        panic("the boot manifest names an unknown mapping policy");
+    return shape;
+}
+
+// A report to the job monitor: `status`, from the thread on `core` with
+// `tag` (core -1: no particular thread).
+Kmsg report(KmsgKind kind, int status, int core, int tag) {
+    Kmsg r;
+    r.kind = kind;
+    r.cluster = hal::cluster_id();
+    r.core = core;
+    r.tag = tag;
+    r.value = status;
+    return r;
+}
+
+// One attempt at sending r to the job monitor: sent, or pending.
+long try_report(const Kmsg &r) { return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header); }
+
+void send_report(const Kmsg &r) {
+    wait_for([&] { return try_report(r); });
+}
+
+// What the master does once its part of the boot is done: serve calls.
+[[noreturn]] void serve_forever() {
+    block_until([] { return false; });
+    __builtin_unreachable();
+}
+
+// The machine's exit status for a job status: QEMU's status is 8 bits, so
+// a non-zero status that is 0 modulo 256 becomes 1 (never a false success).
+[[noreturn]] void end_job(int status) {
+    const int code = status & 0xff;
+    hal::poweroff(status != 0 && code == 0 ? 1 : code);
+}
+
+// True when this (compute) cluster hosts MPI ranks of the job.
+bool hosts_ranks() {
+    return job_shape().ranks_on(hal::cluster_id() - static_cast<int>(hal::manifest().nio_clusters)) > 0;
+}
+
+// Cluster 0 and the compute clusters, for the ring barrier.
+int ring_members(int *clusters) {
+    const ts_manifest &m = hal::manifest();
+    int n = 0;
+    clusters[n++] = 0;
+    for (unsigned c = m.nio_clusters; c < m.nclusters; ++c) clusters[n++] = static_cast<int>(c);
+    return n;
+}
+
+Process *start_ring(unsigned ring) {
+    const ts_manifest &m = hal::manifest();
+    Process *last = nullptr;
+    for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
+        const ts_program_desc &prog = m.programs[i];
+        if (prog.ring != ring) continue;
+        if (prog.is_mpi && !hosts_ranks()) continue;
+        const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
+        last = process_spawn(prog.name, elf, prog.size);
+        if (!last) return nullptr;
+    }
+    return last;
+}
+
+// Before the job ends: writes out the console output that has already
+// reached cluster 0 (the messages are queued, so a read does not wait).
+void drain_console(int in) {
+    for (;;) {
+        Kmsg r{};
+        if (ikc::mailbox_read(in, &r, sizeof(r)) == pending) break;
+        if (r.kind == KmsgKind::console) console_deliver(r);
+    }
+    console_flush_all();
+}
+
+// The visible last line of a job that fails or is aborted: who ended it, how.
+void say_why_job_ends(const Kmsg &r) {
+    char who[thread_name_max];
+    thread_name(who, r.cluster, r.core, r.tag);
+    const char *how = r.kind == KmsgKind::abort    ? "aborted the job with status"
+                      : r.kind == KmsgKind::killed ? "was killed by a fault, status"
+                                                   : "exited with status";
+    kprintf("tessera: job ended: %s %s %d\n", who, how, r.value);
+}
+
+[[noreturn]] void job_monitor() {
+    const tessera::pm::JobShape shape = job_shape();
+    int expected = 0;
+    for (int k = 0; k < shape.ncompute; ++k) expected += shape.ranks_on(k) > 0 ? 1 : 0;
+    const long in = ikc::mailbox_create(TS_PORT_KERNEL);
+    if (in < 0) panic("cannot create the job monitor's mailbox");
+    for (int reported = 0; reported < expected;) {
+        Kmsg r{};
+        wait_for([&] { return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r)); });
+        if (r.kind == KmsgKind::console) {
+            console_deliver(r);
+            continue;
+        }
+        const bool ends_job = r.kind == KmsgKind::abort || r.value != 0;
+        if (ends_job || reported + 1 == expected) drain_console(static_cast<int>(in));
+        if (ends_job) {
+            say_why_job_ends(r);
+            end_job(r.value);
+        }
+        kprintf("[kernel] cluster %d: MPI program exited with status 0\n", r.cluster);
+        ++reported;
+    }
+    kprintf("[kernel] job done: status 0\n");
+    end_job(0);
+}
+
+}  // namespace
+
+// MPI_Abort: step 0 sends the abort report, then the process is killed
+// (its threads end as they enter the kernel).
+long sys_job_abort(Call &c) {
+    const int code = static_cast<int>(c.a[0]);
+    if (hal::cluster_id() == 0) end_job(code);
+    if (c.p.step == 0) {
+        const int core = caller_core();
+        if (try_report(report(KmsgKind::abort, code, core, threads[core].tag)) == pending) return pending;
+        c.p.step = 1;
+    }
+    process_kill(current_process(), code);
+    return 0;
+}
+
+void spawn_server() {
+    const ts_manifest &m = hal::manifest();
+    const int self = hal::cluster_id();
+    int members[TS_MAX_CLUSTERS];
+    const int n = ring_members(members);
+    if (self == 0) {
+        if (!start_ring(0)) kprintf("tessera: cluster 0: services did not start\n");
+        const long ring = ikc::sync_open(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
+        if (ring < 0) panic("cannot open the ring barrier");
+        ikc::sync_signal(static_cast<int>(ring));
+        job_monitor();
+    }
+    if (static_cast<unsigned>(self) < m.nio_clusters) serve_forever();  // other I/O clusters: idle for now
+    const long ring = ikc::sync_create(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
+    if (ring < 0) panic("cannot create the ring barrier");
+    Progress ring_wait;
+    wait_for([&] { return ikc::sync_wait(static_cast<int>(ring), ring_wait); });
+    Process *p = start_ring(1);
+    if (!p) {
+        // Either this cluster hosts no rank, or the program failed to start.
+        if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
+        serve_forever();
+    }
+    block_until([&] { return process_done(p); });
+    send_report(report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+    serve_forever();
+}
+
+}  // namespace kernel
