@@ -1,0 +1,340 @@
+// When sends complete, in whole jobs (test_jobs_* share jobs_support.hpp):
+// eager sends up to the job's threshold complete before their receive,
+// rendezvous and synchronous ones wait for it, eager credit runs out and
+// comes back (and must not outlive MPI_Finalize), buffered sends are
+// local, and a rank asleep is woken by the local path and IKC alike.
+#include <catch2/catch.hpp>
+
+#include <mpi.h>
+
+#include <chrono>
+#include <iterator>
+#include <thread>
+#include <vector>
+
+#include "jobs_support.hpp"
+
+using namespace jobs;
+
+namespace {
+
+using lwmpi::util::kEagerCredits;
+using lwmpi::util::kLocalEagerBudget;
+
+// True when *req stays incomplete over a few tests a millisecond apart
+// (what could complete it has been held back by the test).
+bool stays_pending(MPI_Request *req) {
+    for (int i = 0; i < 5; ++i) {
+        int flag = 1;
+        if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+            return false;
+        lwmpi::os::sleep_ns(1'000'000);
+    }
+    return true;
+}
+
+}  // namespace
+
+// ---- completion of standard, synchronous and buffered sends ----------------
+
+TEST_CASE("standard sends up to the eager threshold complete before their receive", "[jobs][engine]") {
+    // Rank 1 receives only after rank 0's sends returned: were they
+    // waiting for the receive, the job would hang.
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        Signal sent;
+        JobConfig c = config(2, p);
+        c.timeout_s = 5;
+        const JobResult r = run_job(c, [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            const size_t sizes[] = {0, 4, kFirstFragment + 1, kDefaultEagerMax};
+            for (int k = 0; k < static_cast<int>(std::size(sizes)); ++k) {
+                const int n = static_cast<int>(sizes[k]);
+                if (rank == 0) {
+                    EXPECT_OK(MPI_Send(message(k, sizes[k]).data(), n, MPI_BYTE, 1, k, MPI_COMM_WORLD));
+                    continue;
+                }
+                if (k == 0)
+                    sent.await();
+                auto buf = receive_buffer(sizes[k]);
+                MPI_Status st;
+                EXPECT_OK(MPI_Recv(buf.data(), n, MPI_BYTE, 0, k, MPI_COMM_WORLD, &st));
+                EXPECT(count_of(st) == n && is_message(buf.data(), k, sizes[k]));
+            }
+            if (rank == 0)
+                sent.raise();
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+TEST_CASE("sends above the eager threshold and synchronous sends wait for their receive", "[jobs][engine]") {
+    // MPI_Issend of any size and MPI_Isend above the threshold stay
+    // pending while rank 1 has not posted its receive; MPI_Ssend returns
+    // once it has.
+    struct Case {
+        bool synchronous;
+        size_t bytes;
+    };
+    const Case cases[] = {{true, 0}, {true, 4}, {true, kDefaultEagerMax}, {false, kDefaultEagerMax + 1},
+                          {false, 65536}};
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        std::vector<Signal> checked(std::size(cases));
+        const JobResult r = run_job(config(2, p), [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            for (int k = 0; k < static_cast<int>(std::size(cases)); ++k) {
+                const Case c = cases[k];
+                if (rank == 0) {
+                    const auto msg = message(k, c.bytes);
+                    const int n = static_cast<int>(c.bytes);
+                    MPI_Request req;
+                    if (c.synchronous)
+                        EXPECT_OK(MPI_Issend(msg.data(), n, MPI_BYTE, 1, k, MPI_COMM_WORLD, &req));
+                    else
+                        EXPECT_OK(MPI_Isend(msg.data(), n, MPI_BYTE, 1, k, MPI_COMM_WORLD, &req));
+                    EXPECT(stays_pending(&req));
+                    checked[k].raise();
+                    EXPECT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+                    if (c.synchronous)  // the blocking form too
+                        EXPECT_OK(MPI_Ssend(msg.data(), n, MPI_BYTE, 1, k, MPI_COMM_WORLD));
+                } else {
+                    checked[k].await();
+                    for (int times = c.synchronous ? 2 : 1; times > 0; --times) {
+                        auto buf = receive_buffer(c.bytes);
+                        MPI_Status st;
+                        EXPECT_OK(
+                            MPI_Recv(buf.data(), static_cast<int>(c.bytes), MPI_BYTE, 0, k, MPI_COMM_WORLD, &st));
+                        EXPECT(count_of(st) == static_cast<int>(c.bytes) && is_message(buf.data(), k, c.bytes));
+                    }
+                }
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+TEST_CASE("the job's eager threshold decides which sends complete at once", "[jobs][engine]") {
+    for (const Placement &p : kPlacements)
+        for (int eager_max : {0, 1024}) {
+            const size_t threshold = eager_max ? static_cast<size_t>(eager_max) : kDefaultEagerMax;
+            INFO(p.name << ", mpi_eager_max " << eager_max);
+            JobConfig c = config(2, p);
+            c.eager_max = eager_max;
+            Signal checked;
+            const JobResult r = run_job(c, [&](int rank) {
+                EXPECT_OK(MPI_Init(nullptr, nullptr));
+                const auto at = message(1, threshold), above = message(2, threshold + 1);
+                const int n = static_cast<int>(threshold);
+                if (rank == 0) {
+                    MPI_Request req[2];
+                    EXPECT_OK(MPI_Isend(at.data(), n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &req[0]));
+                    EXPECT_OK(MPI_Isend(above.data(), n + 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &req[1]));
+                    EXPECT(completes_now(&req[0]) && stays_pending(&req[1]));
+                    checked.raise();
+                    EXPECT_OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+                } else {
+                    checked.await();
+                    std::vector<unsigned char> buf(threshold + 1);
+                    EXPECT_OK(MPI_Recv(buf.data(), n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    EXPECT(is_message(buf.data(), 1, threshold));
+                    EXPECT_OK(MPI_Recv(buf.data(), n + 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    EXPECT(is_message(buf.data(), 2, threshold + 1));
+                }
+                EXPECT_OK(MPI_Finalize());
+                return 0;
+            });
+            CHECK_CLEAN(r);
+        }
+}
+
+TEST_CASE("MPI_Bsend copies into the attached buffer and returns", "[jobs][engine]") {
+    // Rank 1 receives only once rank 0's buffered sends returned and their
+    // sources were overwritten; detaching waits until they have left.
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        Signal sent;
+        const JobResult r = run_job(config(2, p), [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            if (rank == 0) {
+                auto small = message(1, 100), large = message(2, 3000);
+                EXPECT(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+                std::vector<char> pool(100 + 3000 + 2 * MPI_BSEND_OVERHEAD);
+                EXPECT_OK(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())));
+                EXPECT(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())) == MPI_ERR_BUFFER);
+                EXPECT_OK(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
+                EXPECT_OK(MPI_Bsend(large.data(), 3000, MPI_BYTE, 1, 2, MPI_COMM_WORLD));
+                EXPECT(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 3, MPI_COMM_WORLD) == MPI_ERR_BUFFER);  // full
+                small.assign(small.size(), 0);
+                large.assign(large.size(), 0);
+                sent.raise();
+                void *addr = nullptr;
+                int size = 0;
+                EXPECT_OK(MPI_Buffer_detach(&addr, &size));
+                EXPECT(addr == pool.data() && size == static_cast<int>(pool.size()));
+                EXPECT(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+            } else {
+                sent.await();
+                auto buf = receive_buffer(3000);
+                MPI_Status st;
+                EXPECT_OK(MPI_Recv(buf.data(), 3000, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
+                EXPECT(count_of(st) == 100 && is_message(buf.data(), 1, 100));
+                EXPECT_OK(MPI_Recv(buf.data(), 3000, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &st));
+                EXPECT(count_of(st) == 3000 && is_message(buf.data(), 2, 3000));
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+TEST_CASE("MPI_Ibsend completes once its message is in the attached buffer", "[jobs][engine]") {
+    // A buffered send is local (MPI 3.1 section 3.4): its request
+    // completes before the receive is posted, whatever the size.
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        Signal done;
+        JobConfig c = config(2, p);
+        c.timeout_s = 5;
+        const JobResult r = run_job(c, [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            const auto msg = message(1, 3000);
+            if (rank == 0) {
+                std::vector<char> pool(3000 + MPI_BSEND_OVERHEAD);
+                EXPECT_OK(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())));
+                MPI_Request req;
+                EXPECT_OK(MPI_Ibsend(msg.data(), 3000, MPI_BYTE, 1, 0, MPI_COMM_WORLD, &req));
+                EXPECT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+                done.raise();
+                void *addr;
+                int size;
+                EXPECT_OK(MPI_Buffer_detach(&addr, &size));
+            } else {
+                done.await();
+                auto buf = receive_buffer(3000);
+                EXPECT_OK(MPI_Recv(buf.data(), 3000, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT(is_message(buf.data(), 1, 3000));
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+// ---- eager credit ----------------------------------------------------------
+
+TEST_CASE("eager sends run out of credit at a receiver that does not receive", "[jobs][engine]") {
+    // Rank 0 starts 40 sends of the eager threshold's size to rank 1,
+    // which receives only once rank 0 looked at them: the first ones
+    // complete at once (kEagerCredits unconsumed messages per sender over
+    // IKC; kLocalEagerBudget bytes on the local path), the others fall
+    // back to waiting for their receive. All arrive, in order. A second
+    // round finds the credit back.
+    constexpr int kMessages = 40;
+    constexpr size_t kBytes = kDefaultEagerMax;
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        const int at_once = over_ikc(p) ? kEagerCredits : static_cast<int>(kLocalEagerBudget / kBytes);
+        REQUIRE(at_once < kMessages);
+        Signal checked[2];
+        const JobResult r = run_job(config(2, p), [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            for (Signal &round : checked) {
+                if (rank == 0) {
+                    std::vector<std::vector<unsigned char>> msgs;
+                    MPI_Request req[kMessages];
+                    for (int k = 0; k < kMessages; ++k) {
+                        msgs.push_back(message(k, kBytes));
+                        EXPECT_OK(MPI_Isend(msgs[k].data(), kBytes, MPI_BYTE, 1, k, MPI_COMM_WORLD, &req[k]));
+                    }
+                    for (int k = 0; k < kMessages; ++k)
+                        EXPECT(completes_now(&req[k]) == (k < at_once));
+                    round.raise();
+                    EXPECT_OK(MPI_Waitall(kMessages, req, MPI_STATUSES_IGNORE));
+                } else {
+                    round.await();
+                    for (int k = 0; k < kMessages; ++k) {
+                        auto buf = receive_buffer(kBytes);
+                        MPI_Status st;
+                        EXPECT_OK(MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                        EXPECT(st.MPI_TAG == k && count_of(st) == static_cast<int>(kBytes));
+                        EXPECT(is_message(buf.data(), k, kBytes));
+                    }
+                }
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+TEST_CASE("credit returned after the last message does not outlive MPI_Finalize", "[jobs][engine]") {
+    // Rank 1 consumes rank 0's eager messages in batches of kEagerCredits/2
+    // and returns the credit of each batch; here the last batch ends with
+    // the barrier of MPI_Finalize, which rank 0 may have left by then (a
+    // race: several jobs). Nothing may reach a mailbox after its owner's
+    // last read: the kernel would park it for good.
+    for (int job = 0; job < 5; ++job) {
+        const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            int v = 0;
+            // Rank 0's release in the barrier of MPI_Finalize is its
+            // kEagerCredits/2-th eager message to rank 1.
+            for (int k = 0; k < kEagerCredits / 2 - 1; ++k) {
+                if (rank == 0)
+                    EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+                else
+                    EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
+// ---- both paths at once ----------------------------------------------------
+
+TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engine]") {
+    // Ranks 0 and 1 share a cluster, 2 and 3 another: rank 0 sleeps in
+    // MPI_Recv(ANY_SOURCE) while rank 1 publishes in shared memory (and
+    // must wake it) and ranks 2 and 3 write to its mailbox, at moments of
+    // their own. Rank 1's larger messages make rank 1 sleep until rank 0
+    // copied them.
+    JobConfig c = shape(4);
+    c.slots = 2;
+    const JobResult r = run_job(c, [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        constexpr int kRounds = 30;
+        if (rank == 0) {
+            std::vector<unsigned char> buf(2000);
+            int next[4] = {0, 0, 0, 0};
+            for (int k = 0; k < 3 * kRounds; ++k) {
+                MPI_Status st;
+                EXPECT_OK(MPI_Recv(buf.data(), 2000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                const int src = st.MPI_SOURCE, round = st.MPI_TAG;
+                EXPECT(src >= 1 && src <= 3 && round == next[src]++);
+                const size_t n = static_cast<size_t>(count_of(st));
+                EXPECT(n == (round % 2 ? 2000 : 16) && is_message(buf.data(), src * 100 + round, n));
+            }
+        } else {
+            for (int round = 0; round < kRounds; ++round) {
+                std::this_thread::sleep_for(std::chrono::microseconds(100 * ((rank * 7 + round) % 5)));
+                const size_t n = round % 2 ? 2000 : 16;
+                EXPECT_OK(MPI_Send(message(rank * 100 + round, n).data(), static_cast<int>(n), MPI_BYTE, 0, round,
+                                   MPI_COMM_WORLD));
+            }
+        }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
