@@ -43,12 +43,10 @@ bool console_flush();
 // IKC, as in <tessera/syscall.h>: ids >= 0, errors are -TS_E*.
 int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);
-long mailbox_read(int id, void *buf, size_t size);
-long mailbox_write(int id, const void *buf, size_t size);
-/// Asynchronous read or write: 0 once started; mailbox_wait() blocks
-/// until it is done and returns what mailbox_read or mailbox_write would
-/// have; mailbox_test() is the same but returns -TS_EAGAIN at once while
-/// it runs.
+/// Asynchronous read or write (MPIUtil needs no synchronous ones): 0 once
+/// started; mailbox_wait() blocks until it is done and returns what
+/// ts_mailbox_read or ts_mailbox_write would have; mailbox_test() is the
+/// same but returns -TS_EAGAIN at once while it runs.
 long mailbox_aread(int id, void *buf, size_t size);
 long mailbox_awrite(int id, const void *buf, size_t size);
 long mailbox_wait(int id);
@@ -61,9 +59,7 @@ int mailbox_unlink(int id);
 int portal_create(int port);
 int portal_allow(int id, int cluster, int port);
 int portal_open(int local_port, int cluster, int port);
-long portal_read(int id, void *buf, size_t size);
-long portal_write(int id, const void *buf, size_t size);
-/// Asynchronous forms, as for mailboxes.
+/// Asynchronous reads and writes only, as for mailboxes.
 long portal_aread(int id, void *buf, size_t size);
 long portal_awrite(int id, const void *buf, size_t size);
 long portal_wait(int id);

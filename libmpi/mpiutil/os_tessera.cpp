@@ -33,8 +33,6 @@ void abort_job(int code) { ts_job_abort(code); }
 
 int mailbox_create(int port) { return ts_mailbox_create(port); }
 int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open(local_port, cluster, port); }
-long mailbox_read(int id, void *buf, size_t size) { return ts_mailbox_read(id, buf, size); }
-long mailbox_write(int id, const void *buf, size_t size) { return ts_mailbox_write(id, buf, size); }
 long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id, buf, size); }
 long mailbox_awrite(int id, const void *buf, size_t size) { return ts_mailbox_awrite(id, buf, size); }
 long mailbox_wait(int id) { return ts_mailbox_wait(id); }
@@ -50,8 +48,6 @@ int mailbox_unlink(int id) { return ts_mailbox_unlink(id); }
 int portal_create(int port) { return ts_portal_create(port); }
 int portal_allow(int id, int cluster, int port) { return ts_portal_allow(id, cluster, port); }
 int portal_open(int local_port, int cluster, int port) { return ts_portal_open(local_port, cluster, port); }
-long portal_read(int id, void *buf, size_t size) { return ts_portal_read(id, buf, size); }
-long portal_write(int id, const void *buf, size_t size) { return ts_portal_write(id, buf, size); }
 long portal_aread(int id, void *buf, size_t size) { return ts_portal_aread(id, buf, size); }
 long portal_awrite(int id, const void *buf, size_t size) { return ts_portal_awrite(id, buf, size); }
 long portal_wait(int id) { return ts_portal_wait(id); }

@@ -563,21 +563,6 @@ int mailbox_open(int local_port, int cluster, int port) {
     return id;
 }
 
-long mailbox_write(int id, const void *buf, size_t size) {
-    auto lock = enter();
-    const Object *o = object(id, Kind::out_mailbox);
-    if (!o)
-        return violation(-TS_EBADF);
-    if (size > static_cast<size_t>(fab().config.payload))
-        return violation(-TS_EINVAL);
-    const Addr to = o->remote;
-    const int from = t_me.info.cluster_id;
-    wait_for(lock, [&] { return accepts(to, from); });
-    const char *p = static_cast<const char *>(buf);
-    deliver(to, from, std::vector<char>(p, p + size));
-    return static_cast<long>(size);
-}
-
 long mailbox_awrite(int id, const void *buf, size_t size) {
     auto lock = enter();
     Object *o = object(id, Kind::out_mailbox);
@@ -609,12 +594,6 @@ long mailbox_parked(int id) {
     if (!o)
         return violation(-TS_EBADF);
     return static_cast<long>(fab().mailboxes.at(o->local).queue.size());
-}
-
-long mailbox_read(int id, void *buf, size_t size) {
-    if (long e = mailbox_aread(id, buf, size))
-        return e;
-    return mailbox_wait(id);
 }
 
 int mailbox_close(int id) {
@@ -732,18 +711,6 @@ int ikc_wake(int core) {
 
 long portal_wait(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, false); }
 long portal_test(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, true); }
-
-long portal_read(int id, void *buf, size_t size) {
-    if (long e = portal_aread(id, buf, size))
-        return e;
-    return portal_wait(id);
-}
-
-long portal_write(int id, const void *buf, size_t size) {
-    if (long e = portal_awrite(id, buf, size))
-        return e;
-    return portal_wait(id);
-}
 
 int portal_close(int id) {
     return release(id, Kind::out_portal, [](Object &) {});
