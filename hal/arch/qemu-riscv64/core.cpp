@@ -1,9 +1,8 @@
-// Core-level HAL: events, timer, locks, the console, traps and U-mode entry.
+// Core-level HAL: events, timer, locks, the console and U-mode entry.
 #include "hal/hal.hpp"
 #include "riscv.hpp"
 #include "sbi.hpp"
 
-extern "C" char hal_trap_vector[];
 extern "C" char kernel_stacks[];  // entry.S: one 16 KiB stack per core
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
 
@@ -89,53 +88,4 @@ void enter_user(TrapFrame *tf, uint64_t space) {
     hal_user_return(tf);
 }
 
-const char *cause_name(uint64_t cause) {
-    static const char *const names[] = {
-        "instruction address misaligned", "instruction access fault",
-        "illegal instruction", "breakpoint", "load address misaligned",
-        "load access fault", "store address misaligned", "store access fault",
-        "environment call from U-mode", "environment call from S-mode",
-        "reserved", "reserved", "instruction page fault", "load page fault",
-        "reserved", "store page fault"};
-    return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
-}
-
-bool is_page_fault(uint64_t cause) {
-    return cause == rv::cause_fetch_page_fault || cause == rv::cause_load_page_fault ||
-           cause == rv::cause_store_page_fault;
-}
-
-bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
-    const unsigned need = cause == rv::cause_fetch_page_fault  ? perm_x
-                        : cause == rv::cause_load_page_fault ? perm_r
-                        : cause == rv::cause_store_page_fault ? perm_w
-                                                              : 0;
-    unsigned perms = 0;
-    if (!need || !space.lookup(addr, &perms) || (perms & (need | perm_user)) != (need | perm_user))
-        return false;
-    asm volatile("sfence.vma %0" ::"r"(addr) : "memory");
-    return true;
-}
-
 }  // namespace hal
-
-using namespace hal;
-
-extern "C" [[noreturn]] void hal_user_trap(TrapFrame *tf) {
-    const uint64_t cause = HAL_CSR_READ(scause);
-    TrapInfo info{TrapKind::fault, cause, HAL_CSR_READ(stval)};
-    if (cause & rv::scause_interrupt) {
-        info.kind = TrapKind::interrupt;
-        clear_event();
-        if ((cause & ~rv::scause_interrupt) == rv::irq_supervisor_timer) set_timer(0);
-    } else if (cause == rv::cause_ecall_user) {
-        info.kind = TrapKind::syscall;
-        tf->pc += 4;
-    }
-    kernel_user_trap(tf, info);
-}
-
-// Interrupts are never enabled in S-mode, so only a kernel bug gets here.
-extern "C" [[noreturn]] void hal_kernel_trap() {
-    kernel_trap_panic(HAL_CSR_READ(scause), HAL_CSR_READ(sepc), HAL_CSR_READ(stval));
-}

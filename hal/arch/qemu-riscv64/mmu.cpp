@@ -126,4 +126,16 @@ void AddressSpace::activate() const {
     asm volatile("sfence.vma" ::: "memory");
 }
 
+bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
+    const unsigned need = cause == rv::cause_fetch_page_fault  ? perm_x
+                        : cause == rv::cause_load_page_fault ? perm_r
+                        : cause == rv::cause_store_page_fault ? perm_w
+                                                              : 0;
+    unsigned perms = 0;
+    if (!need || !space.lookup(addr, &perms) || (perms & (need | perm_user)) != (need | perm_user))
+        return false;
+    asm volatile("sfence.vma %0" ::"r"(addr) : "memory");
+    return true;
+}
+
 }  // namespace hal
