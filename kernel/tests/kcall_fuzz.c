@@ -36,7 +36,7 @@
 #define SLEEP_MAX_NS 100000ul   /* longest random sleep or futex timeout */
 #define STACK_BUF 2048          /* bytes of the buffer on main's stack */
 
-/* The kernel's layout of user stacks (kernel/kernel.hpp): core k's stack
+/* The kernel's layout of user stacks (kernel/core/include/kernel/core.hpp): core k's stack
  * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around. */
 #define STACK_SIZE (128ul << 10)
 #define STACK_ALIGN (1ul << 20)

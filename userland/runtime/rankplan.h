@@ -1,6 +1,6 @@
 /*
  * Which MPI ranks a cluster hosts: crt0's view of the process manager's
- * mapping policies (services/pm/mapping.hpp). Pure, so the host tests can
+ * mapping policies (<tessera/mapping.hpp>). Pure, so the host tests can
  * check it.
  */
 #ifndef TS_RANKPLAN_H

@@ -7,7 +7,7 @@
 #define TF_KSP 264
 #define TF_KTP 272
 
-# struct ts_image_header (hal/image.h), checked by the boot hart.
+# struct ts_image_header (<tessera/image.h>), checked by the boot hart.
     .section .header, "ax"
     .globl __image_header
 __image_header:
