@@ -8,7 +8,8 @@ result, and finally returns the QEMU command line that loads all images into
 one `virt` machine. On linux64 the payload files are the result: one
 tessera_cluster process per cluster reads its own (tools/mpirun starts them).
 
-The layouts here mirror hal/include/hal/image.h; change both together.
+Struct layouts and constants come from the ABI headers, include/tessera/image.h
+and syscall.h, read by tools/tessera_abi.py: there is no second copy here.
 The pure logic (manifest packing, segment and header checks, the QEMU command)
 needs no toolchain, so the unit tests call it directly.
 
@@ -27,37 +28,36 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tessera_abi  # noqa: E402
 from tessera_profile import (DEFAULT_PLATFORM, MIB, PLATFORMS, REPO,  # noqa: E402
-                             TS_MAX_CLUSTERS, ToolError, check_capacity, check_platform,
-                             check_platform_name, compute_layout, load_profile)
+                             ToolError, check_capacity, check_platform, check_platform_name,
+                             compute_layout, load_profile)
 
-# --- image.h -----------------------------------------------------------------
+# --- include/tessera/image.h and syscall.h -----------------------------------
 
-TS_IMAGE_MAGIC = 0x53534554       # "TESS"
-TS_MANIFEST_MAGIC = 0x464D5354    # "TSMF"
-TS_MAX_PROGRAMS = 4
-TS_PROGRAM_NAME = 32
-TS_MANIFEST_ARGS = 512
-MAP_POLICIES = {"compact": 0, "scatter": 1}   # TS_MAP_COMPACT, TS_MAP_SCATTER
+IMAGE_H = tessera_abi.load_header("tessera/image.h")
+SYSCALL_H = tessera_abi.load_header("tessera/syscall.h", layouts=False)
 
-# struct ts_manifest, field by field up to its cluster table:
-# magic cluster_id nclusters nio_clusters | fabric_base fabric_size |
-# mailbox_size portal_chunk np map_policy slots_per_cluster nprograms argc |
-# ikc_buffers virtual_per_hw | timebase_hz | flags mpi_eager_max
-MANIFEST_HEAD = struct.Struct("<4I2Q7I2HQ2I")
-# window_base window_size first_hart ncores kind mailboxes portals
-CLUSTER_DESC = struct.Struct("<2Q3I2H")
-TS_MANIFEST_TAG_OUTPUT = 1       # console lines start with the rank
-TS_MANIFEST_MPI_LOCAL_IKC = 2    # LWMPI: ranks of one cluster talk through IKC
-PROGRAM_DESC = struct.Struct("<4I32s")  # ring offset size is_mpi name
-MANIFEST_SIZE = (MANIFEST_HEAD.size + TS_MAX_CLUSTERS * CLUSTER_DESC.size
-                 + TS_MAX_PROGRAMS * PROGRAM_DESC.size + TS_MANIFEST_ARGS)
-assert MANIFEST_SIZE == 1808, "struct ts_manifest changed: update mkimage.py"
-# struct ts_image_header: code0 magic cluster_id first_hart | entry image_end manifest
-# window_base. code0 is an instruction: QEMU makes OpenSBI enter the -kernel
-# image at its lowest address, not at its ELF entry.
-IMAGE_HEADER = struct.Struct("<4I4Q")
-assert IMAGE_HEADER.size == 48, "struct ts_image_header changed: update mkimage.py"
+TS_IMAGE_MAGIC = IMAGE_H.constant("TS_IMAGE_MAGIC")          # "TESS"
+TS_MANIFEST_MAGIC = IMAGE_H.constant("TS_MANIFEST_MAGIC")    # "TSMF"
+TS_MAX_PROGRAMS = IMAGE_H.constant("TS_MAX_PROGRAMS")
+TS_PROGRAM_NAME = IMAGE_H.constant("TS_PROGRAM_NAME")
+TS_MANIFEST_ARGS = IMAGE_H.constant("TS_MANIFEST_ARGS")
+# Manifest flags: console lines start with the rank; LWMPI: ranks of one
+# cluster talk through IKC.
+TS_MANIFEST_TAG_OUTPUT = IMAGE_H.constant("TS_MANIFEST_TAG_OUTPUT")
+TS_MANIFEST_MPI_LOCAL_IKC = IMAGE_H.constant("TS_MANIFEST_MPI_LOCAL_IKC")
+MAP_POLICIES = {"compact": SYSCALL_H.constant("TS_MAP_COMPACT"),
+                "scatter": SYSCALL_H.constant("TS_MAP_SCATTER")}
+
+# tessera_abi.CStruct layouts: pack(**fields) and unpack_from(buf) by field name.
+MANIFEST = IMAGE_H.struct("ts_manifest")
+CLUSTER_DESC = IMAGE_H.struct("ts_cluster_desc")
+PROGRAM_DESC = IMAGE_H.struct("ts_program_desc")
+MANIFEST_SIZE = MANIFEST.size
+# code0 is an instruction: QEMU makes OpenSBI enter the -kernel image at its
+# lowest address, not at its ELF entry.
+IMAGE_HEADER = IMAGE_H.struct("ts_image_header")
 
 KERNEL_FREE = 2 * MIB    # a window keeps this much free for the kernel's page frames
 ELF_ALIGN = 8            # programs inside the payload
@@ -96,7 +96,7 @@ class Segment:
 
 def placement(layout, policy, rank):
     """(compute cluster index, local index) of `rank` under `policy`: the
-    process manager's JobShape::place (services/pm/mapping.hpp), which the
+    process manager's JobShape::place (<tessera/mapping.hpp>), which the
     spawn servers and crt0 follow."""
     if policy == "compact":
         return divmod(rank, layout.slots_per_cluster)
@@ -141,30 +141,24 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         raise ImageError(f"unknown mapping policy '{policy}' (compact or scatter)")
     argc, blob = encode_args(args)
     p = layout.profile
-    out = bytearray(MANIFEST_HEAD.pack(
-        TS_MANIFEST_MAGIC, cluster_id, len(layout.clusters), layout.nio,
-        layout.fabric_base, layout.fabric_size,
-        p.mailbox_size, p.portal_chunk, np, MAP_POLICIES[policy],
-        layout.slots_per_cluster, len(programs), argc,
-        p.ikc_buffers, p.virtual_per_hw, layout.timebase_hz, flags, mpi_eager_max))
-    for i in range(TS_MAX_CLUSTERS):
-        if i < len(layout.clusters):
-            c = layout.clusters[i]
-            mailboxes, portals = layout.hw_resources(c)
-            out += CLUSTER_DESC.pack(c.window_base, c.window_size, c.first_hart,
-                                     c.ncores, c.kind, mailboxes, portals)
-        else:
-            out += bytes(CLUSTER_DESC.size)
-    for i in range(TS_MAX_PROGRAMS):
-        if i < len(programs):
-            prog, offset = programs[i]
-            out += PROGRAM_DESC.pack(prog.ring, offset, len(prog.data), prog.is_mpi,
-                                     program_label(prog.name))
-        else:
-            out += bytes(PROGRAM_DESC.size)
-    out += blob.ljust(TS_MANIFEST_ARGS, b"\0")
+    clusters = []
+    for c in layout.clusters:
+        mailboxes, portals = layout.hw_resources(c)
+        clusters.append(dict(window_base=c.window_base, window_size=c.window_size,
+                             first_hart=c.first_hart, ncores=c.ncores, kind=c.kind,
+                             mailboxes=mailboxes, portals=portals))
+    descs = [dict(ring=prog.ring, offset=offset, size=len(prog.data), is_mpi=prog.is_mpi,
+                  name=program_label(prog.name)) for prog, offset in programs]
+    out = MANIFEST.pack(
+        magic=TS_MANIFEST_MAGIC, cluster_id=cluster_id, nclusters=len(layout.clusters),
+        nio_clusters=layout.nio, fabric_base=layout.fabric_base, fabric_size=layout.fabric_size,
+        mailbox_size=p.mailbox_size, portal_chunk=p.portal_chunk, np=np,
+        map_policy=MAP_POLICIES[policy], slots_per_cluster=layout.slots_per_cluster,
+        nprograms=len(programs), argc=argc, ikc_buffers=p.ikc_buffers,
+        virtual_per_hw=p.virtual_per_hw, timebase_hz=layout.timebase_hz, flags=flags,
+        mpi_eager_max=mpi_eager_max, clusters=clusters, programs=descs, args=blob)
     assert len(out) == MANIFEST_SIZE
-    return bytes(out)
+    return out
 
 
 def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0):
@@ -240,7 +234,9 @@ def check_header(cluster, header):
     """
     if len(header) < IMAGE_HEADER.size:
         raise ImageError(f"cluster {cluster.id}: no image header at {cluster.window_base:#x}")
-    _, magic, cid, first_hart, entry, image_end, manifest, base = IMAGE_HEADER.unpack_from(header)
+    h = IMAGE_HEADER.unpack_from(header)
+    magic, cid, first_hart, base = h["magic"], h["cluster_id"], h["first_hart"], h["window_base"]
+    entry, image_end, manifest = h["entry"], h["image_end"], h["manifest"]
     if magic != TS_IMAGE_MAGIC:
         raise ImageError(f"cluster {cluster.id}: bad image header magic {magic:#x} at "
                          f"{cluster.window_base:#x} (want {TS_IMAGE_MAGIC:#x})")
@@ -272,7 +268,7 @@ def jal_target(word, pc):
 
 def check_boot_entry(cluster, header, entry):
     """OpenSBI enters cluster 0's image at its base: code0 must jump to the ELF entry."""
-    code0 = struct.unpack_from("<I", header)[0]
+    code0 = IMAGE_HEADER.unpack_field(header, "code0")
     target = jal_target(code0, cluster.window_base)
     if target != entry:
         raise ImageError(f"cluster {cluster.id}: the image header's first word {code0:#010x} "
@@ -342,9 +338,9 @@ def verify_images(layout, paths):
                              f"{cluster.window_base:#x} (the header comes first)")
         if cluster.id == 0:
             check_boot_entry(cluster, raw, entry)
-        manifest = read(header["manifest"], MANIFEST_HEAD.size)
-        if len(manifest) < 8 or struct.unpack_from("<2I", manifest) != (TS_MANIFEST_MAGIC,
-                                                                          cluster.id):
+        manifest = read(header["manifest"], MANIFEST_SIZE)
+        m = MANIFEST.unpack_from(manifest) if len(manifest) == MANIFEST_SIZE else {}
+        if (m.get("magic"), m.get("cluster_id")) != (TS_MANIFEST_MAGIC, cluster.id):
             raise ImageError(f"cluster {cluster.id}: the image header's manifest "
                              f"{header['manifest']:#x} does not point at this cluster's manifest")
         loads[cluster.name] = segments

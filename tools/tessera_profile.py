@@ -24,16 +24,19 @@ import json
 import os
 from dataclasses import dataclass
 
+import tessera_abi
+
 MIB = 1 << 20
 WINDOW_ALIGN = 2 * MIB          # Sv39 megapages: windows map with 2 MiB pages
 RAM_BASE = 0x80000000           # QEMU virt: start of DRAM
 DTB_RESERVE = 4 * MIB           # QEMU puts the DTB in the last 2 MiB of RAM
 
-# Must match hal/include/hal/image.h.
-TS_MAX_CLUSTERS = 32
-TS_MAX_CORES = 17
-TS_CLUSTER_IO = 0
-TS_CLUSTER_COMPUTE = 1
+# From include/tessera/image.h (tools/tessera_abi.py reads it).
+_IMAGE_H = tessera_abi.load_header("tessera/image.h")
+TS_MAX_CLUSTERS = _IMAGE_H.constant("TS_MAX_CLUSTERS")
+TS_MAX_CORES = _IMAGE_H.constant("TS_MAX_CORES")
+TS_CLUSTER_IO = _IMAGE_H.constant("TS_CLUSTER_IO")
+TS_CLUSTER_COMPUTE = _IMAGE_H.constant("TS_CLUSTER_COMPUTE")
 
 PLATFORMS = ("qemu-riscv64", "linux64")
 DEFAULT_PLATFORM = "qemu-riscv64"

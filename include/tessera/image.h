@@ -8,8 +8,12 @@
  * cluster starts into the image's .payload section: a ts_manifest followed
  * by the programs' ELF files at the offsets it gives.
  *
- * Shared by the HAL, the kernel and (as struct formats) tools/mkimage.py:
- * every field is little-endian and naturally aligned; change both together.
+ * Shared by the HAL, the kernel and the tools: tools/mkimage.py packs the
+ * manifest with the layouts tools/tessera_abi.py reads from this file, so
+ * keep to what it reads (#define integer constants; struct definitions of
+ * fixed-width integer fields, char arrays and earlier structs, one field per
+ * declaration, no #if). Every field is little-endian and naturally aligned.
+ * tools/tests/test_mkimage.py checks that reading against C compilers.
  */
 #ifndef TESSERA_IMAGE_H
 #define TESSERA_IMAGE_H

@@ -44,13 +44,11 @@ def manifest(path):
     """(cluster_id, nclusters, fabric_base, fabric_size, argv) from a payload."""
     with open(path, "rb") as f:
         data = f.read()
-    head = mkimage.MANIFEST_HEAD.unpack_from(data)
-    if head[0] != mkimage.TS_MANIFEST_MAGIC:
+    m = mkimage.MANIFEST.unpack_from(data) if len(data) >= mkimage.MANIFEST_SIZE else {}
+    if m.get("magic") != mkimage.TS_MANIFEST_MAGIC:
         fail(f"{path}: no manifest")
-    argc = head[12]
-    args_at = mkimage.MANIFEST_SIZE - mkimage.TS_MANIFEST_ARGS
-    argv = [a.decode() for a in data[args_at:mkimage.MANIFEST_SIZE].split(b"\0")[:argc]]
-    return head[1], head[2], head[4], head[5], argv
+    argv = [a.decode() for a in m["args"].split(b"\0")[:m["argc"]]]
+    return m["cluster_id"], m["nclusters"], m["fabric_base"], m["fabric_size"], argv
 
 
 def main():

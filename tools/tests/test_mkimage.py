@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Unit tests of tools/mkimage.py's pure logic: manifest packing, payload
-layout, image checks, the QEMU command and the linux64 payload files. No
-cross toolchain, no QEMU."""
+layout, image checks, the QEMU command and the linux64 payload files; and of
+tools/tessera_abi.py, which reads the layouts and constants from the ABI
+headers: its reading must be what C compilers make of them. No cross
+toolchain, no QEMU (the riscv64 compiler is used when installed)."""
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -11,26 +14,28 @@ import unittest
 
 import toolsupport
 import mkimage
+import tessera_abi
 from mkimage import ImageError, Program, Segment
-from tessera_profile import MIB, ToolError, compute_layout, load_profile
+from tessera_abi import AbiError
+from tessera_profile import MIB, TS_MAX_CLUSTERS, ToolError, compute_layout, load_profile
 
-# Field offsets of struct ts_manifest, from hal/include/hal/image.h (and
-# checked against a C compiler below when one is installed).
-M = {"magic": 0, "cluster_id": 4, "nclusters": 8, "nio_clusters": 12, "fabric_base": 16,
-     "fabric_size": 24, "mailbox_size": 32, "portal_chunk": 36, "np": 40, "map_policy": 44,
-     "slots_per_cluster": 48, "nprograms": 52, "argc": 56, "ikc_buffers": 60,
-     "virtual_per_hw": 62, "timebase_hz": 64, "flags": 72, "mpi_eager_max": 76, "clusters": 80,
-     "programs": 1104, "args": 1296}
-CLUSTER = {"window_base": 0, "window_size": 8, "first_hart": 16, "ncores": 20, "kind": 24,
-           "mailboxes": 28, "portals": 30}
-PROGRAM = {"ring": 0, "offset": 4, "size": 8, "is_mpi": 12, "name": 16}
-HEADER = {"code0": 0, "magic": 4, "cluster_id": 8, "first_hart": 12, "entry": 16, "image_end": 24,
-          "manifest": 32, "window_base": 40}
-SIZES = {"ts_manifest": 1808, "ts_cluster_desc": 32, "ts_program_desc": 48,
-         "ts_image_header": 48}
-FLAGS = ("TS_MANIFEST_TAG_OUTPUT", "TS_MANIFEST_MPI_LOCAL_IKC")
+# Field offsets, from include/tessera/image.h as tools/tessera_abi.py reads
+# it (AbiMatchesCTest checks that reading against C compilers).
+M = mkimage.MANIFEST.offsets
+CLUSTER = mkimage.CLUSTER_DESC.offsets
+PROGRAM = mkimage.PROGRAM_DESC.offsets
+MANIFEST_SIZE = mkimage.MANIFEST_SIZE
+CLUSTER_SIZE, PROGRAM_SIZE = mkimage.CLUSTER_DESC.size, mkimage.PROGRAM_DESC.size
+NAME_SIZE, ARGS_SIZE = mkimage.TS_PROGRAM_NAME, mkimage.TS_MANIFEST_ARGS
+
+# The ABI headers the tools read, and whether they read their layouts.
+ABI_HEADERS = (("tessera/image.h", True), ("tessera/syscall.h", False))
 
 LAYOUT = compute_layout(load_profile("default"))
+
+
+def u16(buf, off):
+    return struct.unpack_from("<H", buf, off)[0]
 
 
 def u32(buf, off):
@@ -48,39 +53,274 @@ def j_insn(offset):
             | ((imm >> 12) & 0xFF) << 12 | 0x6F)
 
 
-class LayoutMatchesCTest(unittest.TestCase):
-    """The offsets above are those a C compiler gives hal/image.h."""
+def abi_checks(header):
+    """(what, the tools' value, C expression) for everything the tools read
+    from a tessera_abi.Header: each constant; each struct's size and
+    alignment; each field's offset and size."""
+    checks = [(name, value % (1 << 64), name) for name, value in header.constants.items()]
+    for tag, s in header.structs.items():
+        checks += [(f"sizeof(struct {tag})", s.size, f"sizeof(struct {tag})"),
+                   (f"_Alignof(struct {tag})", s.align, f"_Alignof(struct {tag})")]
+        for f in s.fields:
+            checks += [(f"offsetof(struct {tag}, {f.name})", f.offset,
+                        f"offsetof(struct {tag}, {f.name})"),
+                       (f"sizeof {tag}.{f.name}", f.size,
+                        f"sizeof(((struct {tag} *)0)->{f.name})")]
+    return checks
 
-    def test_offsets_match_image_h(self):
+
+def compiler_values(cc, name, exprs, include=tessera_abi.INCLUDE, flags=()):
+    """The values the C compiler cc gives the integer constant expressions
+    exprs, in a file including <name> from include. It compiles an object
+    holding them as 64-bit values and reads them back (pyelftools), so it
+    works for cross compilers as well as for the host's."""
+    from elftools.elf.elffile import ELFFile
+
+    src = (f"#include <stddef.h>\n#include <{name}>\n"
+           "const unsigned long long ts_abi_values[] = {\n"
+           + "".join(f"    (unsigned long long)({e}),\n" for e in exprs) + "};\n")
+    with tempfile.TemporaryDirectory() as d:
+        c, obj = os.path.join(d, "abi.c"), os.path.join(d, "abi.o")
+        with open(c, "w") as f:
+            f.write(src)
+        r = subprocess.run([cc, *flags, "-I", include, "-c", c, "-o", obj],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise AssertionError(f"{cc} cannot compile the checks of <{name}>:\n{r.stdout}")
+        with open(obj, "rb") as f:
+            elf = ELFFile(f)
+            sym = elf.get_section_by_name(".symtab").get_symbol_by_name("ts_abi_values")[0]
+            data = elf.get_section(sym["st_shndx"]).data()
+            order = "<" if elf.little_endian else ">"
+            return list(struct.unpack_from(f"{order}{len(exprs)}Q", data, sym["st_value"]))
+
+
+def abi_mismatches(cc, include=tessera_abi.INCLUDE, flags=(), headers=ABI_HEADERS):
+    """Lines 'header: what: tools X, cc Y' for every value the tools read
+    from the ABI headers that the C compiler cc sees otherwise (nothing when
+    all agree). include: where cc finds the headers (the tools read
+    tools/../include)."""
+    out = []
+    for name, layouts in headers:
+        checks = abi_checks(tessera_abi.load_header(name, layouts=layouts))
+        got = compiler_values(cc, name, [expr for _, _, expr in checks], include, flags)
+        out += [f"<{name}>: {what}: tools {mine}, {os.path.basename(cc)} {theirs}"
+                for (what, mine, _), theirs in zip(checks, got) if mine != theirs]
+    return out
+
+
+class AbiMatchesCTest(unittest.TestCase):
+    """What tools/tessera_abi.py reads from the ABI headers (every struct's
+    size and alignment, every field's offset and size, every constant) is
+    what C compilers make of the same headers: the host's (linux64's layout)
+    and the riscv64 cross compiler when installed (the kernel's)."""
+
+    def check(self, cc, flags=()):
+        bad = abi_mismatches(cc, flags=flags)
+        if bad:
+            self.fail(f"the tools read the ABI headers otherwise than {cc}:\n" + "\n".join(bad))
+
+    def test_host_compiler(self):
         cc = shutil.which("cc") or shutil.which("gcc")
         if not cc:
             self.skipTest("no host C compiler")
-        checks = [("ts_manifest", f, o) for f, o in M.items()] \
-            + [("ts_cluster_desc", f, o) for f, o in CLUSTER.items()] \
-            + [("ts_program_desc", f, o) for f, o in PROGRAM.items()] \
-            + [("ts_image_header", f, o) for f, o in HEADER.items()]
-        lines = [f'printf("%s.%s %zu\\n", "{s}", "{f}", offsetof(struct {s}, {f}));'
-                 for s, f, _ in checks]
-        lines += [f'printf("%s %zu\\n", "{s}", sizeof(struct {s}));' for s in SIZES]
-        lines += [f'printf("%s %u\\n", "{f}", {f});' for f in FLAGS]
-        src = ("#include <stddef.h>\n#include <stdio.h>\n#include \"hal/image.h\"\n"
-               "int main(void) {\n" + "\n".join(lines) + "\nreturn 0; }\n")
+        self.check(cc)
+
+    def test_riscv64_compiler(self):
+        cc = shutil.which(mkimage.CROSS + "gcc")
+        if not cc:
+            self.skipTest("no riscv64 cross compiler (make setup installs it)")
+        self.check(cc, mkimage.ARCH_FLAGS)
+
+    def test_a_disagreement_fails(self):
+        """The check is not blind: a copy of the headers with a field added
+        to the first struct of image.h, seen by the compiler while the tools
+        read the real one, gives mismatches."""
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            self.skipTest("no host C compiler")
+        tag = next(iter(mkimage.IMAGE_H.structs))
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, "t.c"), "w") as f:
-                f.write(src)
-            subprocess.run([cc, "-I", os.path.join(toolsupport.REPO, "hal", "include"),
-                            "-o", os.path.join(d, "t"), os.path.join(d, "t.c")], check=True)
-            out = subprocess.run([os.path.join(d, "t")], check=True, stdout=subprocess.PIPE,
-                                 text=True).stdout
-        got = dict(line.rsplit(" ", 1) for line in out.splitlines())
-        for s, f, o in checks:
-            self.assertEqual(int(got[f"{s}.{f}"]), o, f"{s}.{f}")
-        for s, size in SIZES.items():
-            self.assertEqual(int(got[s]), size, s)
-        for f in FLAGS:
-            self.assertEqual(int(got[f]), getattr(mkimage, f), f)
-        self.assertEqual(mkimage.MANIFEST_SIZE, SIZES["ts_manifest"])
-        self.assertEqual(mkimage.IMAGE_HEADER.size, SIZES["ts_image_header"])
+            include = os.path.join(d, "include")
+            shutil.copytree(tessera_abi.INCLUDE, include)
+            path = os.path.join(include, "tessera", "image.h")
+            with open(path) as f:
+                text = f.read()
+            text, n = re.subn(r"struct\s+" + tag + r"\s*\{",
+                              "struct " + tag + " { uint64_t injected;", text, count=1)
+            self.assertEqual(n, 1)
+            with open(path, "w") as f:
+                f.write(text)
+            bad = abi_mismatches(cc, include, headers=[("tessera/image.h", True)])
+        self.assertTrue(any(f"sizeof(struct {tag}): tools" in line for line in bad), bad)
+
+    def test_checks_cover_the_tools_layouts(self):
+        """Every struct and constant mkimage uses is among those checked."""
+        image = tessera_abi.load_header("tessera/image.h")
+        whats = {what for what, _, _ in abi_checks(image)}
+        for s in (mkimage.MANIFEST, mkimage.CLUSTER_DESC, mkimage.PROGRAM_DESC,
+                  mkimage.IMAGE_HEADER):
+            self.assertIs(image.struct(s.name), s)
+            self.assertIn(f"sizeof(struct {s.name})", whats)
+            self.assertEqual(s.format.size, s.size)
+        self.assertIn("TS_MAP_SCATTER", {w for w, _, _ in abi_checks(mkimage.SYSCALL_H)})
+
+
+def parse(text, layouts=True):
+    """tessera_abi's Header of a header's text (named t.h in errors)."""
+    return tessera_abi.parse_header(text, "t.h", layouts=layouts)
+
+
+class AbiParserTest(unittest.TestCase):
+    """tools/tessera_abi.py: C's layout rules, and strictness: whatever it
+    does not read for sure is an error naming the header and the line."""
+
+    def refused(self, text, words, layouts=True):
+        with self.assertRaisesRegex(AbiError, words):
+            parse(text, layouts)
+
+    def test_natural_alignment_and_padding(self):
+        h = parse("#include <stdint.h>\n#define N 2\n"
+                  "struct p { uint8_t a; uint64_t b; uint16_t c; };\n"
+                  "struct q { uint16_t x; struct p ps[N]; char tag[3]; int32_t v[N + 1]; };\n")
+        p, q = h.struct("p"), h.struct("q")
+        self.assertEqual((p.offsets, p.size, p.align), ({"a": 0, "b": 8, "c": 16}, 24, 8))
+        self.assertEqual((q.offsets, q.size, q.align),
+                         ({"x": 0, "ps": 8, "tag": 56, "v": 60}, 72, 8))
+        self.assertEqual(q.format.format, "<H6x48s3s1x3i")
+        self.assertEqual([(f.ctype, f.count, f.size) for f in q.fields],
+                         [("uint16_t", None, 2), ("struct p", 2, 48), ("char", 3, 3),
+                          ("int32_t", 3, 12)])
+
+    def test_pack_and_unpack_by_name(self):
+        h = parse("struct p { uint8_t a; uint64_t b; uint16_t c; };\n"
+                  "struct q { uint16_t x; struct p ps[2]; char tag[3]; int32_t v[3]; };\n")
+        q = h.struct("q")
+        data = q.pack(x=7, ps=[dict(a=1, b=2, c=3)], tag=b"ab", v=[-1, 5])
+        self.assertEqual(len(data), 72)
+        self.assertEqual((u16(data, 0), data[8], u64(data, 16), u16(data, 24)), (7, 1, 2, 3))
+        self.assertEqual(data[32:56], bytes(24))                     # ps[1]: zeros
+        self.assertEqual(q.unpack_from(data), {
+            "x": 7, "ps": [{"a": 1, "b": 2, "c": 3}, {"a": 0, "b": 0, "c": 0}],
+            "tag": b"ab\0", "v": [-1, 5, 0]})
+        self.assertEqual(q.unpack_field(data[56:], "tag", -56), b"ab\0")
+        cases = [(dict(x=1, ps=[], tag=b""), "struct q: no value for field 'v'"),
+                 (dict(x=1, ps=[], tag=b"", v=[], y=2), "struct q .* has no field 'y'"),
+                 (dict(x=1 << 16, ps=[], tag=b"", v=[]), "q.x: 65536 does not fit a uint16_t"),
+                 (dict(x=-1, ps=[], tag=b"", v=[]), "q.x: -1 does not fit a uint16_t"),
+                 (dict(x=1, ps=[], tag=b"", v=[1 << 31]), "q.v: 2147483648 does not fit"),
+                 (dict(x=1, ps=[], tag=b"abcd", v=[]), "q.tag: want at most 3 bytes"),
+                 (dict(x=1, ps=[{}] * 3, tag=b"", v=[]), "q.ps: want a list of at most 2"),
+                 (dict(x=1, ps=[dict(a=1)], tag=b"", v=[]), "struct p: no value for field 'b'")]
+        for values, words in cases:
+            with self.subTest(values=values), self.assertRaisesRegex(AbiError, words):
+                q.pack(**values)
+        with self.assertRaisesRegex(AbiError, "struct q needs 72 bytes, got 71"):
+            q.unpack_from(data[1:])
+
+    def test_constants(self):
+        h = parse("/* a header */\n#ifndef T_H\n#define T_H\n"
+                  "#define A 0x10u  /* a comment */\n"
+                  "#define B \\\n    2u /* clang-format splits long lines: a comment\n"
+                  "                 * over two lines */\n"
+                  "#define C ((A | B) << 1) - 010 / 3\n#define NEG (-7 / 2)\n"
+                  "#define F(x) ((x) + 1)\n#endif\n")
+        self.assertEqual(h.constants, {"A": 16, "B": 2, "C": 34, "NEG": -3})
+        with self.assertRaisesRegex(AbiError, "t.h defines no integer constant F"):
+            h.constant("F")
+        with self.assertRaisesRegex(AbiError, "t.h defines no struct s"):
+            h.struct("s")
+
+    def test_constants_only_skips_code(self):
+        h = parse("#include <tessera/syscall.h>\n#include <stddef.h>\n"
+                  "#define X (TS_PORTS + 1)\n"
+                  "enum e { E1 = 1 };\nstatic inline int f(void) { return X; }\n"
+                  "#ifdef __cplusplus\nstatic_assert(1);\n"
+                  "#else\n_Static_assert(1, \"\");\n#endif\n", layouts=False)
+        self.assertEqual(h.constant("X"), mkimage.SYSCALL_H.constant("TS_PORTS") + 1)
+        self.assertEqual(h.structs, {})
+        for text, words in [("#ifdef Y\n#define X 1\n#endif\n", r"t.h:2: #define X inside #if"),
+                            ("#define X 1\n#if 0\n#undef X\n#endif\n", r"t.h:3: #undef X inside"),
+                            ("#ifndef G\n#define G\n#else\n#define X 1\n#endif\n",
+                             r"t.h:4: #define X inside #if"),
+                            ("#if 0\n#include <tessera/syscall.h>\n#endif\n",
+                             r"t.h:2: #include <tessera/syscall.h> inside #if")]:
+            with self.subTest(text=text):
+                self.refused(text, words, layouts=False)
+
+    def test_unknown_types(self):
+        cases = [("unsigned long bytes;", r"'unsigned long bytes;' has type 'unsigned long'"),
+                 ("int x;", r"has type 'int', which the tools do not read"),
+                 ("size_t n[4];", r"has type 'size_t'"),
+                 ("const uint32_t x;", r"has type 'const uint32_t'"),
+                 ("char *p;", r"cannot read 'char \* p;'.*no pointers"),
+                 ("uint32_t a : 3;", r"cannot read 'uint32_t a : 3;'"),
+                 ("uint32_t a, b;", r"cannot read 'uint32_t a , b;'.*one field per declaration"),
+                 ("uint32_t a __attribute__((aligned(8)));", r"cannot read"),
+                 ("uint8_t m[2][2];", r"arrays have one dimension"),
+                 ("uint8_t m[];", r"m's length: empty expression"),
+                 ("uint8_t m[0];", r"m has 0 elements"),
+                 ("uint8_t m[N];", r"m's length: 'N' is not an integer constant defined earlier"),
+                 ("char c;", r"char field 'c' must be an array"),
+                 ("struct other o;", r"'o' is a struct other, which this header does not define"),
+                 ("struct { uint32_t a; } anon;", r"nested definitions are not read"),
+                 ("uint32_t a; uint32_t a;", r"field 'a' twice")]
+        for field, words in cases:
+            with self.subTest(field=field):
+                self.refused(f"#include <stdint.h>\n\nstruct s {{\n    {field}\n}};\n",
+                             r"^t.h:4: struct s: .*" + words)
+
+    def test_unknown_constructs(self):
+        cases = [("union u { uint32_t a; };", r"t.h:2: unsupported construct at 'union'"),
+                 ("enum e { A = 1 };", r"t.h:2: unsupported construct at 'enum'"),
+                 ("typedef uint32_t u32;", r"t.h:2: unsupported construct at 'typedef'"),
+                 ("static inline int f(void) { return 0; }", r"unsupported construct at 'static'"),
+                 ("struct s;", r"t.h:2: struct s: only definitions"),
+                 ("struct s { uint32_t a; } __attribute__((packed));",
+                  r"t.h:2: struct s: '__attribute__' after its '}'"),
+                 ("struct s { uint32_t a; } v;", r"'v' after its '}'"),
+                 ("struct s { };", r"struct s has no fields"),
+                 ("struct s { uint32_t a; };\nstruct s { uint32_t b; };",
+                  r"t.h:3: .*defined twice"),
+                 ("#pragma pack(1)", r"t.h:2: #pragma pack \( 1 \): a directive the tools do not"),
+                 ("#ifdef BIG\n#endif", r"t.h:2: #ifdef: conditional compilation"),
+                 ("#if 1\n#endif", r"t.h:2: #if: conditional compilation"),
+                 ("#include <stddef.h>", r"t.h:2: #include <stddef.h>: a header the tools do not"),
+                 ('#include "local.h"', r"t.h:2: #include \"local.h\": the tools follow only"),
+                 ('#define S "text"', r"t.h:2: #define S: '\"text\"' has no place in a constant"),
+                 ("#define X 1.5", r"t.h:2: '1.5' is not an integer literal"),
+                 ("#define X (1", r"t.h:2: #define X: '\( 1' is not an integer constant"),
+                 ("#define X 1 / 0", r"t.h:2: division by zero"),
+                 ("#define X 1\n#define X 2", r"t.h:3: #define X redefines it as 2"),
+                 ("#endif", r"t.h:2: #endif without #if"),
+                 ("/* unterminated", r"t.h:2: unterminated comment"),
+                 ("@", r"t.h:2: unexpected character '@'")]
+        for text, words in cases:
+            with self.subTest(text=text):
+                self.refused(f"#include <stdint.h>\n{text}\n", words)
+
+    def test_errors_name_the_header_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "tessera"))
+            with open(os.path.join(d, "tessera", "n.h"), "w") as f:
+                f.write("#define N 3\n")
+            with open(os.path.join(d, "tessera", "a.h"), "w") as f:
+                f.write("#include <tessera/n.h>\nstruct a { uint32_t v[N]; };\n")
+            with open(os.path.join(d, "tessera", "bad.h"), "w") as f:
+                f.write("#include <stdint.h>\n\nstruct s {\n    long x;\n};\n")
+            with open(os.path.join(d, "tessera", "loop.h"), "w") as f:
+                f.write("#include <tessera/loop.h>\n")
+            self.assertEqual(tessera_abi.load_header("tessera/a.h", d).struct("a").size, 12)
+            bad = os.path.join(d, "tessera", "bad.h")
+            with self.assertRaisesRegex(AbiError, "^" + re.escape(bad) + r":4: struct s: "
+                                                   r"'long x;' has type 'long'"):
+                tessera_abi.load_header("tessera/bad.h", d)
+            with self.assertRaisesRegex(AbiError, r"loop.h includes itself"):
+                tessera_abi.load_header("tessera/loop.h", d)
+            with self.assertRaisesRegex(AbiError, r"cannot read ABI header .*none.h"):
+                tessera_abi.load_header("tessera/none.h", d)
+        with self.assertRaisesRegex(AbiError, r"^include/tessera/image.h defines no struct nope"):
+            mkimage.IMAGE_H.struct("nope")
 
 
 class ManifestTest(unittest.TestCase):
@@ -89,8 +329,8 @@ class ManifestTest(unittest.TestCase):
 
     def test_size_and_header_fields(self):
         m = self.pack()
-        self.assertEqual(len(m), 1808)
-        self.assertEqual(u32(m, M["magic"]), 0x464D5354)
+        self.assertEqual(len(m), MANIFEST_SIZE)
+        self.assertEqual(u32(m, M["magic"]), mkimage.TS_MANIFEST_MAGIC)
         self.assertEqual(u32(m, M["cluster_id"]), 2)
         self.assertEqual(u32(m, M["nclusters"]), 5)
         self.assertEqual(u32(m, M["nio_clusters"]), 1)
@@ -103,18 +343,15 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(u32(m, M["slots_per_cluster"]), 4)
         self.assertEqual(u32(m, M["nprograms"]), 0)
         self.assertEqual(u32(m, M["argc"]), 2)
-        self.assertEqual(struct.unpack_from("<2H", m, M["ikc_buffers"]), (128, 32))
+        self.assertEqual((u16(m, M["ikc_buffers"]), u16(m, M["virtual_per_hw"])), (128, 32))
         self.assertEqual(u64(m, M["timebase_hz"]), 10000000)
         self.assertEqual(u32(m, M["flags"]), 0)
         self.assertEqual(u32(m, M["mpi_eager_max"]), 0)
 
     def test_flags(self):
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"],
-                                  flags=mkimage.TS_MANIFEST_TAG_OUTPUT)
-        self.assertEqual(u32(m, M["flags"]), 1)  # hal/image.h: TS_MANIFEST_TAG_OUTPUT
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"],
-                                  flags=mkimage.TS_MANIFEST_MPI_LOCAL_IKC)
-        self.assertEqual(u32(m, M["flags"]), 2)  # TS_MANIFEST_MPI_LOCAL_IKC
+        for flag in (mkimage.TS_MANIFEST_TAG_OUTPUT, mkimage.TS_MANIFEST_MPI_LOCAL_IKC):
+            m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=flag)
+            self.assertEqual(u32(m, M["flags"]), flag)
 
     def test_mpi_eager_max(self):
         m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], mpi_eager_max=65536)
@@ -135,58 +372,64 @@ class ManifestTest(unittest.TestCase):
         expect = [(0x80200000, 8 * MIB, 0, 2, 0, 2, 2), (0x80A00000, 16 * MIB, 2, 5, 1, 1, 1),
                   (0x81A00000, 16 * MIB, 7, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 12, 5, 1, 1, 1),
                   (0x83A00000, 16 * MIB, 17, 5, 1, 1, 1)]
-        for i in range(32):
-            at = M["clusters"] + 32 * i
+        for i in range(TS_MAX_CLUSTERS):
+            at = M["clusters"] + CLUSTER_SIZE * i
             got = (u64(m, at + CLUSTER["window_base"]), u64(m, at + CLUSTER["window_size"]),
                    u32(m, at + CLUSTER["first_hart"]), u32(m, at + CLUSTER["ncores"]),
-                   u32(m, at + CLUSTER["kind"]),
-                   *struct.unpack_from("<2H", m, at + CLUSTER["mailboxes"]))
+                   u32(m, at + CLUSTER["kind"]), u16(m, at + CLUSTER["mailboxes"]),
+                   u16(m, at + CLUSTER["portals"]))
             self.assertEqual(got, expect[i] if i < 5 else (0,) * 7, f"cluster {i}")
 
     def test_program_descs(self):
-        progs = [(Program("nameserver", 0, 0, b"x" * 100), 1808),
-                 (Program("fn", 1, 1, b"y" * 7), 1904)]
+        progs = [(Program("nameserver", 0, 0, b"x" * 100), MANIFEST_SIZE),
+                 (Program("fn", 1, 1, b"y" * 7), MANIFEST_SIZE + 104)]
         m = self.pack(programs=progs)
         self.assertEqual(u32(m, M["nprograms"]), 2)
-        for i, (ring, off, size, mpi, name) in enumerate([(0, 1808, 100, 0, b"nameserver"),
-                                                          (1, 1904, 7, 1, b"fn")]):
-            at = M["programs"] + 48 * i
-            self.assertEqual((u32(m, at), u32(m, at + 4), u32(m, at + 8), u32(m, at + 12)),
+        for i, (ring, off, size, mpi, name) in enumerate(
+                [(0, MANIFEST_SIZE, 100, 0, b"nameserver"), (1, MANIFEST_SIZE + 104, 7, 1, b"fn")]):
+            at = M["programs"] + PROGRAM_SIZE * i
+            self.assertEqual((u32(m, at + PROGRAM["ring"]), u32(m, at + PROGRAM["offset"]),
+                              u32(m, at + PROGRAM["size"]), u32(m, at + PROGRAM["is_mpi"])),
                              (ring, off, size, mpi))
-            self.assertEqual(m[at + 16:at + 48], name.ljust(32, b"\0"))
-        self.assertEqual(m[M["programs"] + 96:M["args"]], bytes(96))
+            self.assertEqual(m[at + PROGRAM["name"]:at + PROGRAM["name"] + NAME_SIZE],
+                             name.ljust(NAME_SIZE, b"\0"))
+        unused = M["programs"] + 2 * PROGRAM_SIZE
+        self.assertEqual(m[unused:M["args"]], bytes(M["args"] - unused))
 
     def test_args_back_to_back(self):
         m = self.pack(args=["fn", "1", "4000"])
         self.assertEqual(u32(m, M["argc"]), 3)
         self.assertEqual(m[M["args"]:M["args"] + 10], b"fn\x001\x004000\x00")
-        self.assertEqual(m[M["args"] + 10:], bytes(502))
+        self.assertEqual(m[M["args"] + 10:], bytes(ARGS_SIZE - 10))
 
     def test_args_limit(self):
-        self.pack(args=["p", "a" * 509])                 # "p\0" + 510 bytes: exactly 512
-        with self.assertRaisesRegex(ImageError, "513 bytes.*at most 512"):
-            self.pack(args=["p", "a" * 510])
+        self.pack(args=["p", "a" * (ARGS_SIZE - 3)])     # "p\0" + the rest and its NUL: full
+        with self.assertRaisesRegex(ImageError, f"{ARGS_SIZE + 1} bytes.*at most {ARGS_SIZE}"):
+            self.pack(args=["p", "a" * (ARGS_SIZE - 2)])
 
     def label(self, m, i=0):
-        at = M["programs"] + 48 * i + PROGRAM["name"]
-        return m[at:at + 32]
+        at = M["programs"] + PROGRAM_SIZE * i + PROGRAM["name"]
+        return m[at:at + NAME_SIZE]
 
     def test_long_program_name(self):
-        """Only the manifest's label is cut to 31 bytes; argv[0] stays whole."""
-        name = "a_rather_long_program_name_for_mpirun_x"
-        m = self.pack(programs=[(Program(name, 1, 1, b""), 1808)], args=[name, "-v"])
-        self.assertEqual(self.label(m), name.encode()[:31] + b"\0")
+        """Only the manifest's label is cut to TS_PROGRAM_NAME - 1 bytes;
+        argv[0] stays whole."""
+        name = "a_rather_long_program_name_for_mpirun_x".ljust(NAME_SIZE + 8, "x")
+        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)], args=[name, "-v"])
+        self.assertEqual(self.label(m), name.encode()[:NAME_SIZE - 1] + b"\0")
         self.assertEqual(m[M["args"]:M["args"] + len(name) + 4], name.encode() + b"\0-v\0")
-        m = self.pack(programs=[(Program("n" * 31, 1, 1, b""), 1808)])
-        self.assertEqual(self.label(m), b"n" * 31 + b"\0")
+        m = self.pack(programs=[(Program("n" * (NAME_SIZE - 1), 1, 1, b""), MANIFEST_SIZE)])
+        self.assertEqual(self.label(m), b"n" * (NAME_SIZE - 1) + b"\0")
 
     def test_label_keeps_whole_characters(self):
-        m = self.pack(programs=[(Program("x" * 30 + "\u00e9t\u00e9", 1, 1, b""), 1808)])
-        self.assertEqual(self.label(m), b"x" * 30 + bytes(2))     # no half of the "\u00e9"
+        name = "x" * (NAME_SIZE - 2) + "\u00e9t\u00e9"
+        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)])
+        self.assertEqual(self.label(m), b"x" * (NAME_SIZE - 2) + bytes(2))  # no half an "\u00e9"
 
     def test_too_many_programs(self):
-        with self.assertRaisesRegex(ImageError, "at most 4"):
-            self.pack(programs=[(Program("p", 1, 1, b""), 1808)] * 5)
+        most = mkimage.TS_MAX_PROGRAMS
+        with self.assertRaisesRegex(ImageError, f"{most + 1} programs, at most {most} fit"):
+            self.pack(programs=[(Program("p", 1, 1, b""), MANIFEST_SIZE)] * (most + 1))
 
 
 class PayloadTest(unittest.TestCase):
@@ -194,10 +437,12 @@ class PayloadTest(unittest.TestCase):
         a = Program("nameserver", 0, 0, bytes(range(13)))
         b = Program("hello", 1, 1, b"\x7fELF" + b"z" * 20)
         p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], ["hello"])
-        off_a, size_a = u32(p, M["programs"] + 4), u32(p, M["programs"] + 8)
-        off_b, size_b = u32(p, M["programs"] + 52), u32(p, M["programs"] + 56)
-        self.assertEqual((off_a, size_a), (1808, 13))
-        self.assertEqual((off_b, size_b), (1824, 24))     # 1821 rounded up to 8
+        a_at, b_at = M["programs"], M["programs"] + PROGRAM_SIZE
+        off_a, size_a = u32(p, a_at + PROGRAM["offset"]), u32(p, a_at + PROGRAM["size"])
+        off_b, size_b = u32(p, b_at + PROGRAM["offset"]), u32(p, b_at + PROGRAM["size"])
+        self.assertEqual(MANIFEST_SIZE % 8, 0)
+        self.assertEqual((off_a, size_a), (MANIFEST_SIZE, 13))
+        self.assertEqual((off_b, size_b), (MANIFEST_SIZE + 16, 24))   # + 13 rounded up to 8
         self.assertEqual(p[off_a:off_a + size_a], a.data)
         self.assertEqual(p[off_b:off_b + size_b], b.data)
         self.assertEqual(len(p), off_b + size_b)
@@ -259,11 +504,11 @@ class HeaderTest(unittest.TestCase):
     c2 = LAYOUT.clusters[2]          # 0x81A00000
 
     def header(self, **f):
-        v = dict(code0=j_insn(0x40), magic=0x53534554, cluster_id=2, first_hart=7, entry=0x81A00040,
-                 image_end=0x81A40000, manifest=0x81A10000, window_base=0x81A00000)
+        v = dict(code0=j_insn(0x40), magic=mkimage.TS_IMAGE_MAGIC, cluster_id=2, first_hart=7,
+                 entry=0x81A00040, image_end=0x81A40000, manifest=0x81A10000,
+                 window_base=0x81A00000)
         v.update(f)
-        return mkimage.IMAGE_HEADER.pack(v["code0"], v["magic"], v["cluster_id"], v["first_hart"], v["entry"],
-                                         v["image_end"], v["manifest"], v["window_base"])
+        return mkimage.IMAGE_HEADER.pack(**v)
 
     def test_good(self):
         got = mkimage.check_header(self.c2, self.header())
@@ -290,7 +535,7 @@ class HeaderTest(unittest.TestCase):
         c0 = LAYOUT.clusters[0]
         for off in (0x40, 0x2000, 0xFFFFE, -0x100000, -4):
             self.assertEqual(mkimage.jal_target(j_insn(off), 0x80200000), 0x80200000 + off)
-        self.assertIsNone(mkimage.jal_target(0x53534554, 0x80200000))
+        self.assertIsNone(mkimage.jal_target(mkimage.TS_IMAGE_MAGIC, 0x80200000))
         self.assertIsNone(mkimage.jal_target(j_insn(8) | 1 << 7, 0x80200000))  # jal ra
         mkimage.check_boot_entry(c0, struct.pack("<I", j_insn(0x40)), 0x80200040)
         with self.assertRaisesRegex(ImageError, "must be a jump to the ELF entry 0x80200050"):
@@ -373,8 +618,8 @@ class InputsTest(unittest.TestCase):
             mkimage.build_images(LAYOUT, "/none", [], 17, "compact", self.dir)
 
     def test_long_args_checked_before_linking(self):
-        with self.assertRaisesRegex(ImageError, "at most 512"):
-            mkimage.build_images(LAYOUT, "/none.elf", ["a" * 600], 1, "compact", self.dir)
+        with self.assertRaisesRegex(ImageError, f"at most {ARGS_SIZE}"):
+            mkimage.build_images(LAYOUT, "/none.elf", ["a" * ARGS_SIZE], 1, "compact", self.dir)
 
 
 class Linux64Test(unittest.TestCase):

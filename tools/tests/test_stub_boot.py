@@ -35,7 +35,10 @@ class StubBootTest(unittest.TestCase):
         os.makedirs(os.path.join(target, "kernel"))
         os.makedirs(os.path.join(target, "bin"))
         obj = os.path.join(cls.dir, "stub.o")
-        subprocess.run(["riscv64-linux-gnu-gcc", *mkimage.ARCH_FLAGS, "-c",
+        abi = [f"-DTS_IMAGE_MAGIC={mkimage.TS_IMAGE_MAGIC:#x}",
+               f"-DARGC={mkimage.MANIFEST.offsets['argc']}",
+               f"-DARGS={mkimage.MANIFEST.offsets['args']}"]
+        subprocess.run(["riscv64-linux-gnu-gcc", *mkimage.ARCH_FLAGS, *abi, "-c",
                         os.path.join(STUB, "stub.S"), "-o", obj], check=True)
         cls.kernel_lib = os.path.join(target, "kernel", "libtessera_kernel.a")
         subprocess.run(["riscv64-linux-gnu-ar", "rcs", cls.kernel_lib, obj], check=True)
@@ -89,17 +92,18 @@ class StubBootTest(unittest.TestCase):
             ns = f.read()
         for c in self.layout.clusters:
             _, _, read = mkimage.read_image(os.path.join(out, f"cluster{c.id}.elf"))
-            header = mkimage.check_header(c, read(c.window_base, 48))
-            m = read(header["manifest"], mkimage.MANIFEST_SIZE)
-            head = mkimage.MANIFEST_HEAD.unpack_from(m)
-            self.assertEqual(head[:4], (mkimage.TS_MANIFEST_MAGIC, c.id, 5, 1))
-            self.assertEqual(head[8:13], (6, 0, 4, 1, 3))   # np policy slots nprograms argc
-            ring, off, size, is_mpi, name = mkimage.PROGRAM_DESC.unpack_from(m, 1104)
+            header = mkimage.check_header(c, read(c.window_base, mkimage.IMAGE_HEADER.size))
+            m = mkimage.MANIFEST.unpack_from(read(header["manifest"], mkimage.MANIFEST_SIZE))
+            keys = ("magic", "cluster_id", "nclusters", "nio_clusters", "np", "map_policy",
+                    "slots_per_cluster", "nprograms", "argc")
+            self.assertEqual(tuple(m[k] for k in keys),
+                             (mkimage.TS_MANIFEST_MAGIC, c.id, 5, 1, 6, 0, 4, 1, 3))
+            p = m["programs"][0]
             want = (0, 0, b"nameserver", ns) if c.id == 0 else (1, 1, b"prog", prog)
-            self.assertEqual((ring, is_mpi, name.rstrip(b"\0")), want[:3])
-            self.assertEqual(off % 8, 0)
-            self.assertEqual(read(header["manifest"] + off, size), want[3])
-            self.assertEqual(m[1296:1296 + 9], b"prog\x001\x002\x00")
+            self.assertEqual((p["ring"], p["is_mpi"], p["name"].rstrip(b"\0")), want[:3])
+            self.assertEqual(p["offset"] % 8, 0)
+            self.assertEqual(read(header["manifest"] + p["offset"], p["size"]), want[3])
+            self.assertEqual(m["args"][:9], b"prog\x001\x002\x00")
 
     def test_oversized_image_refused(self):
         big = os.path.join(self.dir, "big.elf")

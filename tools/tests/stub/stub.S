@@ -7,17 +7,21 @@
  */
 #define UART    0x10000000      /* QEMU virt 16550 */
 #define FINISH  0x100000        /* QEMU virt test finisher */
-#define ARGC    56              /* offsetof(struct ts_manifest, argc) */
-#define ARGS    1296            /* offsetof(struct ts_manifest, args) */
+/* From include/tessera/image.h, as tools/tessera_abi.py reads it:
+ * test_stub_boot.py assembles this file with -DTS_IMAGE_MAGIC=...
+ * -DARGC=offsetof(struct ts_manifest, argc) -DARGS=offsetof(..., args). */
+#if !defined(TS_IMAGE_MAGIC) || !defined(ARGC) || !defined(ARGS)
+#error "assemble with the -D flags of tools/tests/test_stub_boot.py"
+#endif
 
-/* struct ts_image_header (hal/image.h). OpenSBI enters the image at its
- * base, so code0 is a jump. */
+/* struct ts_image_header (include/tessera/image.h). OpenSBI enters the
+ * image at its base, so code0 is a jump. */
     .section .header, "ax"
     .option push
     .option norvc
     j       _start_boot         /* code0 */
     .option pop
-    .4byte  0x53534554          /* TS_IMAGE_MAGIC */
+    .4byte  TS_IMAGE_MAGIC
     .4byte  CLUSTER_ID
     .4byte  FIRST_HART
     .8byte  _start_boot         /* entry */
