@@ -158,8 +158,13 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
     if (!__atomic_compare_exchange_n(&p->full, &expected, chunk_writing, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return false;
+    // The epoch read before the allow must still be current after it: an
+    // allow that lands between the two reads (portal_allow bumps the epoch,
+    // then stores the allow) would otherwise pass the check with the old
+    // epoch, and the receiver would drop the chunk as stale.
     const uint32_t epoch = load(&p->epoch);
-    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag) {
+    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag ||
+        load(&p->epoch) != epoch) {
         store(&p->full, chunk_free);
         // The allowed sender may have found the buffer claimed by this
         // attempt, and waits for an event before it tries again.
