@@ -19,7 +19,7 @@ PLATFORM_LABELS_OUT := $(if $(PLATFORM),$(or \
 # make bench QUICK=1: small sizes, a few minutes.
 QUICK    ?=
 
-.PHONY: all setup build run test bench crosscheck clean
+.PHONY: all setup build run test bench crosscheck format tidy clean
 
 all: build
 
@@ -48,6 +48,15 @@ bench: build
 # The CAP Bench applications on Linux with the system's Open MPI: same results?
 crosscheck: build
 	/usr/bin/python3 userland/apps/tests/crosscheck.py
+
+# The house style (.clang-format): formats every C and C++ source in place.
+format: setup
+	@tools/format.sh
+
+# clang-tidy's checks (.clang-tidy) on the code the host build compiles
+# (LWMPI, the name server's table, the name daemon, the tests).
+tidy: build
+	@tools/tidy.sh $(OUT)/host
 
 clean:
 	rm -rf $(OUT)
