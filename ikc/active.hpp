@@ -73,7 +73,8 @@ public:
     int refs(int index) const { return entries_[index].refs; }
     int in_use() const {
         int n = 0;
-        for (const Entry &e : entries_) n += e.refs > 0;
+        for (const Entry &e : entries_)
+            n += e.refs > 0;
         return n;
     }
 

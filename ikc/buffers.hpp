@@ -31,7 +31,8 @@ public:
     /// Messages parked for `port`.
     int count(int port) const {
         int n = 0;
-        for (const Slot &s : slots_) n += s.used && s.port == port;
+        for (const Slot &s : slots_)
+            n += s.used && s.port == port;
         return n;
     }
 

@@ -38,7 +38,8 @@ void mailbox_init();
 
 void init() {
     if (!hal::noc::fabric_fits()) panic("the profile's NoC fabric region is too small");
-    if (hal::manifest().virtual_per_hw < 1) panic("the profile gives no virtual abstraction per hardware resource");
+    if (hal::manifest().virtual_per_hw < 1)
+        panic("the profile gives no virtual abstraction per hardware resource");
     mailbox_init();
 }
 
@@ -180,7 +181,8 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     if (e->async.started) return -TS_EBUSY;  // WAIT for the last one first
     if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
     ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
-    e->async = Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
+    e->async =
+        Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
     ++t.running;
     serve_again();  // the master's next pass makes the first attempt
     return 0;
@@ -219,7 +221,7 @@ long async_wait(VirtualTable &t, Call &c) {
     if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
     Async &a = e->async;
     if (!a.started) return -TS_EINVAL;  // nothing to wait for
-    if (!a.finished)  // poll() moves it on
+    if (!a.finished)                    // poll() moves it on
         return c.a[1] & TS_IKC_NOWAIT ? -TS_EAGAIN : pending;
     a.started = false;
     ++e->stats.waits;

@@ -81,14 +81,17 @@ void mailbox_init() {
     const ts_manifest &m = hal::manifest();
     if (hal::noc::mailbox_size() > max_message || hal::noc::mailbox_size() <= sizeof(Header))
         panic("mailbox message size of the profile is not supported");
-    if (m.ikc_buffers < 1 || m.ikc_buffers > max_buffers) panic("buffers table size of the profile is not supported");
+    if (m.ikc_buffers < 1 || m.ikc_buffers > max_buffers)
+        panic("buffers table size of the profile is not supported");
     buffers.set_limit(m.ikc_buffers);
 }
 
 size_t mailbox_payload() { return hal::noc::mailbox_size() - sizeof(Header); }
 
 long mailbox_create(int port) { return mailbox_table().create(port); }
-long mailbox_open(int local_port, int cluster, int port) { return mailbox_table().open(local_port, cluster, port); }
+long mailbox_open(int local_port, int cluster, int port) {
+    return mailbox_table().open(local_port, cluster, port);
+}
 long mailbox_close(int id) { return mailbox_table().release(id, false); }
 long mailbox_unlink(int id) { return mailbox_table().release(id, true); }
 
@@ -120,8 +123,8 @@ long mailbox_write(int id, const void *buf, size_t size, Progress *p) {
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size) {
     if (size > mailbox_payload()) return -TS_EINVAL;
     Message m{};
-    m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port),
-                 static_cast<uint16_t>(size), 0};
+    m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port), static_cast<uint16_t>(size),
+                 0};
     memcpy(m.data, buf, size);
     const int hw = port % hal::noc::mailboxes(cluster);
     return hal::noc::mailbox_send(cluster, hw, &m) ? static_cast<long>(size) : pending;

@@ -45,7 +45,9 @@ long check_chunk(bool user, const void *buf, size_t size, size_t done, bool writ
 }  // namespace
 
 long portal_create(int port) { return portal_table().create(port); }
-long portal_open(int local_port, int cluster, int port) { return portal_table().open(local_port, cluster, port); }
+long portal_open(int local_port, int cluster, int port) {
+    return portal_table().open(local_port, cluster, port);
+}
 long portal_close(int id) { return portal_table().release(id, false); }
 long portal_unlink(int id) { return portal_table().release(id, true); }
 

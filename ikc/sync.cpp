@@ -50,7 +50,8 @@ long make(const int *clusters, int n, int type, int port, bool waiter) {
     if (free < 0) return -TS_ENFILE;
     Sync &s = syncs[free];
     s = Sync{true, waiter, current_process(), type, port, n, {}, {}};
-    for (int i = 0; i < n; ++i) s.clusters[i] = clusters[i];
+    for (int i = 0; i < n; ++i)
+        s.clusters[i] = clusters[i];
     return free;
 }
 
@@ -68,9 +69,13 @@ long get(int id, Dir dir, Sync *&out) {
 
 }  // namespace
 
-long sync_create(const int *clusters, int n, int type, int port) { return make(clusters, n, type, port, true); }
+long sync_create(const int *clusters, int n, int type, int port) {
+    return make(clusters, n, type, port, true);
+}
 
-long sync_open(const int *clusters, int n, int type, int port) { return make(clusters, n, type, port, false); }
+long sync_open(const int *clusters, int n, int type, int port) {
+    return make(clusters, n, type, port, false);
+}
 
 // p.done counts the signals consumed so far, in list order.
 long sync_wait(int id, Progress &p) {
@@ -96,7 +101,8 @@ long sync_signal(int id) {
     if (s.type == TS_SYNC_ALL_TO_ONE) {
         hal::noc::sync_signal(s.clusters[0], s.port);
     } else {
-        for (int i = 1; i < s.n; ++i) hal::noc::sync_signal(s.clusters[i], s.port);
+        for (int i = 1; i < s.n; ++i)
+            hal::noc::sync_signal(s.clusters[i], s.port);
     }
     return 0;
 }

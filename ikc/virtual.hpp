@@ -34,10 +34,10 @@ struct Endpoint {
     // All-zero defaults keep the tables in .bss; the fields mean something
     // only while `used` (and `allowed`) say so.
     int local_port = 0;
-    int remote_cluster = 0;    ///< outputs
-    int remote_port = 0;       ///< outputs
-    int active = 0;            ///< its active-table entry
-    bool allowed = false;      ///< input portals: an allow waits for its read
+    int remote_cluster = 0;  ///< outputs
+    int remote_port = 0;     ///< outputs
+    int active = 0;          ///< its active-table entry
+    bool allowed = false;    ///< input portals: an allow waits for its read
     int allow_cluster = 0;
     int allow_port = 0;
     ts_ikc_stats stats{};

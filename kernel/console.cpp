@@ -72,7 +72,8 @@ void console_put(int cluster, int core, int tag, const char *text, size_t n) {
         return;
     }
     for (size_t i = 0; i < n; ++i) {
-        if (l->n == line_max && text[i] != '\n') write_line(*l, cluster);  // cut: the rest is a line of its own
+        if (l->n == line_max && text[i] != '\n')
+            write_line(*l, cluster);  // cut: the rest is a line of its own
         if (l->n == 0) l->tag = tag;
         if (text[i] == '\n')
             write_line(*l, cluster);
@@ -84,8 +85,8 @@ void console_put(int cluster, int core, int tag, const char *text, size_t n) {
 }  // namespace
 
 void console_deliver(const Kmsg &m) {
-    if (m.cluster < 0 || m.cluster >= TS_MAX_CLUSTERS || m.core < 0 || m.core >= TS_MAX_CORES || m.value < 0 ||
-        static_cast<size_t>(m.value) > sizeof(m.text))
+    if (m.cluster < 0 || m.cluster >= TS_MAX_CLUSTERS || m.core < 0 || m.core >= TS_MAX_CORES ||
+        m.value < 0 || static_cast<size_t>(m.value) > sizeof(m.text))
         return;
     console_put(m.cluster, m.core, m.tag, m.text, static_cast<size_t>(m.value));
 }
@@ -119,7 +120,8 @@ long sys_write(Call &c) {
         const size_t n = len - c.p.done < room ? len - c.p.done : room;
         m.value = static_cast<int32_t>(n);
         memcpy(m.text, buf + c.p.done, n);
-        if (ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &m, kmsg_header + n) == pending) return pending;
+        if (ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &m, kmsg_header + n) == pending)
+            return pending;
         c.p.done += n;
     }
     return static_cast<long>(len);

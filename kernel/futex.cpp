@@ -22,15 +22,14 @@ long sys_futex_wait(Call &c) {
     switch (c.p.step) {
     case first: {
         if (long err = check_word(addr)) return err;
-        if (*reinterpret_cast<const volatile uint32_t *>(addr) != static_cast<uint32_t>(c.a[1])) return -TS_EAGAIN;
+        if (*reinterpret_cast<const volatile uint32_t *>(addr) != static_cast<uint32_t>(c.a[1]))
+            return -TS_EAGAIN;
         if (c.a[2]) c.deadline = deadline_in(c.a[2]);
         c.p.step = waiting;
         return pending;
     }
-    case waiting:
-        return c.deadline && hal::time() >= c.deadline ? -TS_ETIMEDOUT : pending;
-    default:
-        return 0;
+    case waiting: return c.deadline && hal::time() >= c.deadline ? -TS_ETIMEDOUT : pending;
+    default: return 0;
     }
 }
 

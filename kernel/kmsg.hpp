@@ -28,7 +28,8 @@ constexpr unsigned kmsg_header = offsetof(Kmsg, text);
 /// The smallest mailbox payload a profile allows (tools/tessera_profile.py:
 /// 96-byte messages, 8 bytes of them IKC's header).
 constexpr unsigned min_mailbox_payload = 96 - 8;
-static_assert(kmsg_header + 64 <= min_mailbox_payload, "a console message must carry 64 bytes of text or more");
+static_assert(kmsg_header + 64 <= min_mailbox_payload,
+              "a console message must carry 64 bytes of text or more");
 
 /// Cluster 0: takes the bytes a compute cluster's thread wrote to the
 /// console and writes out each line they complete, whole (console.cpp says

@@ -12,7 +12,8 @@ const char *fault_place(const Process *p, uint64_t addr) {
         (user_stack_area - addr - 1) % user_stack_span >= user_stack_size)
         return " (stack overflow into the guard area)";
     unsigned perms = 0;
-    if (p->space.lookup(addr, &perms)) return (perms & hal::perm_x) ? " (text)" : " (page without that right)";
+    if (p->space.lookup(addr, &perms))
+        return (perms & hal::perm_x) ? " (text)" : " (page without that right)";
     return "";
 }
 
@@ -23,7 +24,8 @@ void report_fault(const Process *p, uint64_t pc, hal::TrapInfo info) {
     char who[thread_name_max];
     thread_name(who, hal::cluster_id(), hal::core_id(), threads[hal::core_id()].tag);
     kprintf("tessera: %s: process %s killed: %s at pc=0x%lx addr=0x%lx%s\n", who, p->name,
-            hal::cause_name(info.cause), pc, info.tval, hal::is_page_fault(info.cause) ? fault_place(p, info.tval) : "");
+            hal::cause_name(info.cause), pc, info.tval,
+            hal::is_page_fault(info.cause) ? fault_place(p, info.tval) : "");
 }
 
 }  // namespace
@@ -38,8 +40,7 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
         hal::set_call_result(*tf, static_cast<uint64_t>(kernel_call(hal::call_number(*tf), args)));
         break;
     }
-    case hal::TrapKind::interrupt:
-        break;  // an IPI: someone may have killed the process, checked below
+    case hal::TrapKind::interrupt: break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
         report_fault(p, hal::trap_pc(*tf), info);

@@ -5,47 +5,38 @@
 
 #include <tessera/runtime.h>
 
-void bench_fail(const char *what, long value)
-{
+void bench_fail(const char *what, long value) {
     /* argv[0] is the first of the job's arguments. */
-    printf("%s FAIL cluster %d rank %d: %s (%ld)\n", ts_job()->args, ts_job()->cluster_id, ts_rank(),
-           what, value);
+    printf("%s FAIL cluster %d rank %d: %s (%ld)\n", ts_job()->args, ts_job()->cluster_id, ts_rank(), what,
+           value);
     ts_sleep_ns(100000000); /* let the line reach the console before the job ends */
     ts_job_abort(1);
 }
 
-long bench_check(long r, const char *what)
-{
-    if (r < 0)
-        bench_fail(what, r);
+long bench_check(long r, const char *what) {
+    if (r < 0) bench_fail(what, r);
     return r;
 }
 
-void bench_expect(long r, unsigned long want, const char *what)
-{
-    if (bench_check(r, what) != (long)want)
-        bench_fail(what, r);
+void bench_expect(long r, unsigned long want, const char *what) {
+    if (bench_check(r, what) != (long)want) bench_fail(what, r);
 }
 
-static int compare(const void *a, const void *b)
-{
+static int compare(const void *a, const void *b) {
     const unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
     return (x > y) - (x < y);
 }
 
-unsigned long bench_median(unsigned long *v, int n)
-{
+unsigned long bench_median(unsigned long *v, int n) {
     qsort(v, (size_t)n, sizeof *v, compare);
     return v[n / 2];
 }
 
-unsigned long bench_ns(const struct bench_row *r, unsigned long timebase)
-{
+unsigned long bench_ns(const struct bench_row *r, unsigned long timebase) {
     return r->ticks10 * 100000000ul / timebase; /* ticks10 / 10 / hz * 1e9 */
 }
 
-void bench_print_clocks(unsigned long timebase)
-{
+void bench_print_clocks(unsigned long timebase) {
     const unsigned long t0 = read_time(), c0 = read_cycle();
     ts_sleep_ns(10000000);
     const unsigned long c1 = read_cycle(), t1 = read_time();

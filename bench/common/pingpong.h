@@ -6,8 +6,8 @@
 #define TESSERA_PINGPONG_H
 
 #define PINGPONG_DEFAULT_REPS 51
-#define PINGPONG_MAX_REPS 501
-#define PINGPONG_MAX_BYTES (1024 * 1024) /* the largest size measured */
+#define PINGPONG_MAX_REPS     501
+#define PINGPONG_MAX_BYTES    (1024 * 1024) /* the largest size measured */
 
 /* The command line: [REPS [MAX_BYTES]]. Sizes above max_bytes are skipped. */
 struct pingpong_args {
@@ -32,8 +32,7 @@ struct pingpong_ops {
     /* One round trip of `bytes` bytes: rank 0 sends out, then receives
      * into in; rank 1 receives into in, then sends out. `row` numbers the
      * sizes from 0 (pingpong_bench's message tag). */
-    void (*trip)(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in,
-                 int bytes);
+    void (*trip)(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in, int bytes);
 };
 
 /* The whole benchmark on rank 0 or 1: for every size up to a->max_bytes,
@@ -46,7 +45,7 @@ struct pingpong_ops {
  * of one, in cycles and microseconds at `timebase` Hz of the time CSR).
  * Returns 0, or -1 after printing "PROGRAM: ..." (no memory, a wrong
  * byte): the caller then ends the job. */
-int pingpong_run(const char *program, const struct pingpong_args *a, int rank,
-                 unsigned long timebase, const struct pingpong_ops *ops, void *ctx);
+int pingpong_run(const char *program, const struct pingpong_args *a, int rank, unsigned long timebase,
+                 const struct pingpong_ops *ops, void *ctx);
 
 #endif

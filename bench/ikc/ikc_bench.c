@@ -34,26 +34,26 @@
 
 #include "bench.h"
 
-#define MAILBOX_PORT 20  /* each cluster's input mailbox */
-#define ECHO_PORT 21     /* input mailbox of the meter's loopback echo thread */
-#define PORTAL_PORT 20   /* part i uses portal port PORTAL_PORT + i at both ends */
+#define MAILBOX_PORT 20 /* each cluster's input mailbox */
+#define ECHO_PORT    21 /* input mailbox of the meter's loopback echo thread */
+#define PORTAL_PORT  20 /* part i uses portal port PORTAL_PORT + i at both ends */
 #define BARRIER_PORT 20
-#define MAX_PARTS 4
-#define MAX_SAMPLES 401
-#define MAX_MESSAGE 256  /* more than any profile's mailbox payload */
-#define KIB 1024ul
-#define PAGE 4096ul
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define MAX_PARTS    4
+#define MAX_SAMPLES  401
+#define MAX_MESSAGE  256 /* more than any profile's mailbox payload */
+#define KIB          1024ul
+#define PAGE         4096ul
+#define COUNT(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- what to measure ------------------------------------------------------------ */
 
 struct config {
     int mailbox_samples;
     int portal_samples;
-    size_t batch;                 /* bytes a portal sample moves at least */
-    const size_t *sizes;          /* section 2 */
+    size_t batch;        /* bytes a portal sample moves at least */
+    const size_t *sizes; /* section 2 */
     int nsizes;
-    const size_t *mux_sizes;      /* section 3 */
+    const size_t *mux_sizes; /* section 3 */
     int nmux_sizes;
 };
 
@@ -63,10 +63,10 @@ static const size_t quick_sizes[] = {1 * KIB, 16 * KIB};
 static const size_t quick_mux_sizes[] = {16 * KIB};
 static const int part_counts[] = {1, 2, 4}; /* section 3: 1 is the reference */
 
-static const struct config full = {201, 11, 256 * KIB, full_sizes, COUNT(full_sizes),
-                                   full_mux_sizes, COUNT(full_mux_sizes)};
-static const struct config quick = {11, 3, 16 * KIB, quick_sizes, COUNT(quick_sizes),
-                                    quick_mux_sizes, COUNT(quick_mux_sizes)};
+static const struct config full = {
+    201, 11, 256 * KIB, full_sizes, COUNT(full_sizes), full_mux_sizes, COUNT(full_mux_sizes)};
+static const struct config quick = {
+    11, 3, 16 * KIB, quick_sizes, COUNT(quick_sizes), quick_mux_sizes, COUNT(quick_mux_sizes)};
 static const struct config *cfg; /* full or quick */
 
 /* ---- roles and failures ------------------------------------------------------------ */
@@ -83,16 +83,12 @@ struct stamp {
     unsigned long cycles, ticks;
 };
 
-static struct stamp now(void)
-{
+static struct stamp now(void) {
     const unsigned long t = read_time();
     return (struct stamp){read_cycle(), t};
 }
 
-static unsigned long ticks_to_ns(unsigned long ticks)
-{
-    return ticks * 1000000000ul / ts_job()->timebase_hz;
-}
+static unsigned long ticks_to_ns(unsigned long ticks) { return ticks * 1000000000ul / ts_job()->timebase_hz; }
 
 /* Per operation, over `ops` operations since t0. */
 struct samples {
@@ -100,8 +96,7 @@ struct samples {
     int n;
 };
 
-static void record(struct samples *s, struct stamp t0, unsigned long ops)
-{
+static void record(struct samples *s, struct stamp t0, unsigned long ops) {
     const unsigned long c1 = read_cycle(), t1 = read_time();
     s->cycles[s->n] = (c1 - t0.cycles) / ops;
     s->ns[s->n] = ticks_to_ns(t1 - t0.ticks) / ops;
@@ -113,8 +108,7 @@ struct figure {
 };
 
 /* bench_median sorts, so the first sample is then the smallest. */
-static struct figure summarize(struct samples *s)
-{
+static struct figure summarize(struct samples *s) {
     const unsigned long cycles_med = bench_median(s->cycles, s->n);
     const unsigned long ns_med = bench_median(s->ns, s->n);
     return (struct figure){s->cycles[0], cycles_med, s->ns[0], ns_med};
@@ -128,15 +122,13 @@ static double mb_per_s(size_t bytes, unsigned long ns) { return ns ? bytes * 100
 static int payload(void) { return ts_job()->mailbox_payload; }
 
 /* Message `seq`: every byte depends on it, so a stale or mixed-up echo shows. */
-static void fill_message(unsigned char *m, int seq)
-{
+static void fill_message(unsigned char *m, int seq) {
     for (int k = 0; k < payload(); ++k)
         m[k] = (unsigned char)(seq * 31 + k * 7 + 1);
 }
 
 /* Sends message 0..samples-1 on `out`, waits for each one's echo on `in`. */
-static struct figure ping(int in, int out, int samples)
-{
+static struct figure ping(int in, int out, int samples) {
     unsigned char sent[MAX_MESSAGE], got[MAX_MESSAGE];
     static struct samples s;
     s.n = 0;
@@ -144,7 +136,7 @@ static struct figure ping(int in, int out, int samples)
         fill_message(sent, i);
         const struct stamp t0 = now();
         bench_expect(ts_mailbox_write(out, sent, (unsigned long)payload()), (unsigned long)payload(),
-               "mailbox_write");
+                     "mailbox_write");
         bench_expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
         record(&s, t0, 1);
         if (memcmp(sent, got, (size_t)payload()) != 0)
@@ -154,16 +146,14 @@ static struct figure ping(int in, int out, int samples)
 }
 
 /* The other end of ping(): checks each message, sends it back. */
-static void echo(int in, int out, int samples)
-{
+static void echo(int in, int out, int samples) {
     unsigned char want[MAX_MESSAGE], got[MAX_MESSAGE];
     for (int i = 0; i < samples; ++i) {
         bench_expect(ts_mailbox_read(in, got, sizeof got), (unsigned long)payload(), "mailbox_read");
         fill_message(want, i);
-        if (memcmp(want, got, (size_t)payload()) != 0)
-            bench_fail("mailbox: wrong content in message", i);
+        if (memcmp(want, got, (size_t)payload()) != 0) bench_fail("mailbox: wrong content in message", i);
         bench_expect(ts_mailbox_write(out, got, (unsigned long)payload()), (unsigned long)payload(),
-               "mailbox_write");
+                     "mailbox_write");
     }
 }
 
@@ -171,16 +161,14 @@ struct echo_job {
     int in, out, samples;
 };
 
-static void echo_thread(void *arg)
-{
+static void echo_thread(void *arg) {
     const struct echo_job *j = arg;
     echo(j->in, j->out, j->samples);
 }
 
 /* Two threads of the meter, each with its own input mailbox on its own
  * port: both ports share the cluster's one hardware mailbox. */
-static struct figure loopback(int samples)
-{
+static struct figure loopback(int samples) {
     struct echo_job j = {bench_check(ts_mailbox_create(ECHO_PORT), "mailbox_create echo"),
                          bench_check(ts_mailbox_open(ECHO_PORT, meter, MAILBOX_PORT), "mailbox_open echo"),
                          samples};
@@ -196,19 +184,17 @@ static struct figure loopback(int samples)
     return f;
 }
 
-static void print_mailbox_row(const char *where, const struct figure *f)
-{
-    printf("mailbox round trip %-24s %4d B %11lu %11lu %9.1f %9.1f\n", where, payload(),
-           f->cycles_min, f->cycles_med, f->ns_min / 1000.0, f->ns_med / 1000.0);
+static void print_mailbox_row(const char *where, const struct figure *f) {
+    printf("mailbox round trip %-24s %4d B %11lu %11lu %9.1f %9.1f\n", where, payload(), f->cycles_min,
+           f->cycles_med, f->ns_min / 1000.0, f->ns_med / 1000.0);
 }
 
 /* The sender echoes; the meter pings it, then itself. The barrier: both
  * input mailboxes exist before the first message. */
-static void mailbox_section(void)
-{
+static void mailbox_section(void) {
     const int in = bench_check(ts_mailbox_create(MAILBOX_PORT), "mailbox_create");
-    const int out = bench_check(ts_mailbox_open(MAILBOX_PORT, is_meter ? sender : meter, MAILBOX_PORT),
-                          "mailbox_open");
+    const int out =
+        bench_check(ts_mailbox_open(MAILBOX_PORT, is_meter ? sender : meter, MAILBOX_PORT), "mailbox_open");
     barrier_wait();
     if (!is_meter) {
         echo(in, out, cfg->mailbox_samples);
@@ -217,8 +203,8 @@ static void mailbox_section(void)
         bench_check(ts_mailbox_unlink(in), "mailbox_unlink"); /* loopback() takes its port */
         const struct figure local = loopback(cfg->mailbox_samples);
         char where[32];
-        printf("\n%-43s %6s %11s %11s %9s %9s\n", "", "message", "cycles min", "cycles med",
-               "us min", "us med");
+        printf("\n%-43s %6s %11s %11s %9s %9s\n", "", "message", "cycles min", "cycles med", "us min",
+               "us med");
         snprintf(where, sizeof where, "%d <-> %d", meter, sender);
         print_mailbox_row(where, &remote);
         snprintf(where, sizeof where, "loopback in %d, 2 threads", meter);
@@ -240,14 +226,12 @@ struct part {
     unsigned long moved;  /* bytes since the start: the kernel's statistics must agree */
 };
 
-static long read_part(const struct part *p, unsigned char *at)
-{
+static long read_part(const struct part *p, unsigned char *at) {
     bench_check(ts_portal_allow(p->portal, sender, p->port), "portal_allow");
     return ts_portal_read(p->portal, at, p->bytes);
 }
 
-static void run_part(struct part *p)
-{
+static void run_part(struct part *p) {
     for (int t = 0; t < p->transfers; ++t) {
         unsigned char *at = p->first + (size_t)t * p->stride;
         const long n = is_meter ? read_part(p, at) : ts_portal_write(p->portal, at, p->bytes);
@@ -263,15 +247,14 @@ static struct crew {
     ts_mutex_t lock;
     ts_cond_t changed; /* a round started, a part finished, or quit */
     unsigned round;
-    int unfinished;    /* parts 1..n-1 still moving in this round */
+    int unfinished; /* parts 1..n-1 still moving in this round */
     bool quit;
     int n;
     int tids[MAX_PARTS];
     struct part parts[MAX_PARTS];
 } crew; /* all zeros: the lock free, no round yet (TS_MUTEX_INIT, TS_COND_INIT) */
 
-static void crew_worker(void *arg)
-{
+static void crew_worker(void *arg) {
     struct part *p = arg;
     unsigned seen = 0;
     for (;;) {
@@ -281,8 +264,7 @@ static void crew_worker(void *arg)
         seen = crew.round;
         const bool quit = crew.quit;
         ts_mutex_unlock(&crew.lock);
-        if (quit)
-            return;
+        if (quit) return;
         run_part(p);
         ts_mutex_lock(&crew.lock);
         --crew.unfinished;
@@ -292,8 +274,7 @@ static void crew_worker(void *arg)
 }
 
 /* No worker runs here: the last crew was dismissed and joined. */
-static void crew_hire(int n)
-{
+static void crew_hire(int n) {
     crew.n = n;
     crew.round = 0;
     crew.quit = false;
@@ -301,8 +282,7 @@ static void crew_hire(int n)
         crew.tids[i] = bench_check(ts_thread_create(crew_worker, &crew.parts[i]), "thread_create");
 }
 
-static void crew_run(void)
-{
+static void crew_run(void) {
     ts_mutex_lock(&crew.lock);
     crew.unfinished = crew.n - 1;
     ++crew.round;
@@ -315,8 +295,7 @@ static void crew_run(void)
     ts_mutex_unlock(&crew.lock);
 }
 
-static void crew_dismiss(void)
-{
+static void crew_dismiss(void) {
     ts_mutex_lock(&crew.lock);
     crew.quit = true;
     ts_cond_broadcast(&crew.changed);
@@ -325,8 +304,7 @@ static void crew_dismiss(void)
         bench_check(ts_thread_join(crew.tids[i], 0), "thread_join");
 }
 
-static void open_portals(void)
-{
+static void open_portals(void) {
     for (int i = 0; i < MAX_PARTS; ++i) {
         struct part *p = &crew.parts[i];
         p->port = PORTAL_PORT + i;
@@ -343,15 +321,13 @@ static void open_portals(void)
  * the wrong place, transfer or part, or one never written, differs. */
 static uint64_t word_at(size_t i) { return (i + 1) * 0x9e3779b97f4a7c15ull; }
 
-static void fill_pattern(unsigned char *buf, size_t bytes)
-{
+static void fill_pattern(unsigned char *buf, size_t bytes) {
     uint64_t *w = (uint64_t *)buf;
     for (size_t i = 0; i < bytes / sizeof *w; ++i)
         w[i] = word_at(i);
 }
 
-static void verify_pattern(const unsigned char *buf, size_t bytes)
-{
+static void verify_pattern(const unsigned char *buf, size_t bytes) {
     const uint64_t *w = (const uint64_t *)buf;
     for (size_t i = 0; i < bytes / sizeof *w; ++i)
         if (w[i] != word_at(i))
@@ -364,8 +340,7 @@ static unsigned char *copy; /* the meter's memcpy destination */
 static size_t batch_for(size_t size) { return size > cfg->batch ? size : cfg->batch; }
 
 /* The largest batch of n sizes, or `most` if that is larger. */
-static size_t largest_batch(const size_t *sizes, int n, size_t most)
-{
+static size_t largest_batch(const size_t *sizes, int n, size_t most) {
     for (int k = 0; k < n; ++k)
         most = batch_for(sizes[k]) > most ? batch_for(sizes[k]) : most;
     return most;
@@ -375,13 +350,11 @@ static size_t largest_batch(const size_t *sizes, int n, size_t most)
  * buffers a power-of-two number of pages apart use the same entries of
  * QEMU's direct-mapped software TLB, and a memcpy from one to the other
  * then misses on every access (about 15 times slower, measured). */
-static void alloc_buffers(void)
-{
-    const size_t most = largest_batch(cfg->mux_sizes, cfg->nmux_sizes,
-                                      largest_batch(cfg->sizes, cfg->nsizes, cfg->batch));
+static void alloc_buffers(void) {
+    const size_t most =
+        largest_batch(cfg->mux_sizes, cfg->nmux_sizes, largest_batch(cfg->sizes, cfg->nsizes, cfg->batch));
     data = malloc(is_meter ? 2 * most + PAGE : most);
-    if (!data)
-        bench_fail("out of memory for buffers of bytes", (long)most);
+    if (!data) bench_fail("out of memory for buffers of bytes", (long)most);
     if (is_meter)
         copy = data + most + PAGE;
     else
@@ -389,8 +362,7 @@ static void alloc_buffers(void)
 }
 
 /* Transfers of `size` bytes split over n parts, batch / size per sample. */
-static void plan(size_t size, int n)
-{
+static void plan(size_t size, int n) {
     for (int i = 0; i < n; ++i) {
         struct part *p = &crew.parts[i];
         p->first = data + (size_t)i * (size / (size_t)n);
@@ -403,22 +375,18 @@ static void plan(size_t size, int n)
 /* The sender leaves the barrier first, so its writers are usually waiting
  * for the allows when the meter starts the clock. The meter's buffer is
  * cleared first: data left from the last sample must not pass the check. */
-static void portal_sample(struct samples *s, size_t size)
-{
+static void portal_sample(struct samples *s, size_t size) {
     const size_t batch = batch_for(size);
-    if (is_meter)
-        memset(data, 0, batch);
+    if (is_meter) memset(data, 0, batch);
     barrier_wait();
     const struct stamp t0 = now();
     crew_run();
     record(s, t0, batch / size);
-    if (is_meter)
-        verify_pattern(data, batch);
+    if (is_meter) verify_pattern(data, batch);
 }
 
 /* Both sides run it; only the meter's figure means something. */
-static struct figure measure_portal(size_t size, int n)
-{
+static struct figure measure_portal(size_t size, int n) {
     static struct samples s;
     s.n = 0;
     plan(size, n);
@@ -431,8 +399,7 @@ static struct figure measure_portal(size_t size, int n)
 
 /* The meter's main thread copies what the portal brought, in the same
  * pieces, into another buffer. */
-static struct figure measure_memcpy(size_t size)
-{
+static struct figure measure_memcpy(size_t size) {
     static struct samples s;
     s.n = 0;
     const size_t batch = batch_for(size);
@@ -442,61 +409,56 @@ static struct figure measure_memcpy(size_t size)
             memcpy(copy + at, data + at, size);
         record(&s, t0, batch / size);
     }
-    if (memcmp(copy, data, batch) != 0)
-        bench_fail("memcpy: the copy differs", (long)size);
+    if (memcmp(copy, data, batch) != 0) bench_fail("memcpy: the copy differs", (long)size);
     return summarize(&s);
 }
 
 /* ---- 2. throughput, 3. multiplexing ---------------------------------------------------- */
 
-static void print_size(size_t size)
-{
+static void print_size(size_t size) {
     if (size >= 1024 * KIB)
         printf("%4lu MiB", (unsigned long)(size / (1024 * KIB)));
     else
         printf("%4lu KiB", (unsigned long)(size / KIB));
 }
 
-static void throughput_section(void)
-{
+static void throughput_section(void) {
     if (is_meter)
-        printf("\nportal %d -> %d, one virtual portal, against memcpy on the meter's main thread\n"
-               "    size  xfers  cycles min  cycles med    us min    us med      MB/s"
-               "  memcpy cyc med  memcpy MB/s  portal/memcpy\n",
-               sender, meter);
+        printf(
+            "\nportal %d -> %d, one virtual portal, against memcpy on the meter's main thread\n"
+            "    size  xfers  cycles min  cycles med    us min    us med      MB/s"
+            "  memcpy cyc med  memcpy MB/s  portal/memcpy\n",
+            sender, meter);
     for (int k = 0; k < cfg->nsizes; ++k) {
         const size_t size = cfg->sizes[k];
         const struct figure p = measure_portal(size, 1);
-        if (!is_meter)
-            continue;
+        if (!is_meter) continue;
         const struct figure m = measure_memcpy(size);
         print_size(size);
         printf(" %6lu %11lu %11lu %9.1f %9.1f %9.1f %15lu %12.1f %14.4f\n",
-               (unsigned long)(batch_for(size) / size), p.cycles_min, p.cycles_med,
-               p.ns_min / 1000.0, p.ns_med / 1000.0, mb_per_s(size, p.ns_med), m.cycles_med,
-               mb_per_s(size, m.ns_med), (double)m.cycles_med / (double)p.cycles_med);
+               (unsigned long)(batch_for(size) / size), p.cycles_min, p.cycles_med, p.ns_min / 1000.0,
+               p.ns_med / 1000.0, mb_per_s(size, p.ns_med), m.cycles_med, mb_per_s(size, m.ns_med),
+               (double)m.cycles_med / (double)p.cycles_med);
     }
 }
 
-static void multiplex_section(void)
-{
+static void multiplex_section(void) {
     if (is_meter)
-        printf("\nthe same transfer over n virtual portals (ports %d..) on the meter's one hardware"
-               " portal, n threads each side\n"
-               "    size  n  cycles min  cycles med    us min    us med      MB/s  x single\n",
-               PORTAL_PORT);
+        printf(
+            "\nthe same transfer over n virtual portals (ports %d..) on the meter's one hardware"
+            " portal, n threads each side\n"
+            "    size  n  cycles min  cycles med    us min    us med      MB/s  x single\n",
+            PORTAL_PORT);
     for (int k = 0; k < cfg->nmux_sizes; ++k) {
         const size_t size = cfg->mux_sizes[k];
         struct figure single = {0};
         for (int j = 0; j < COUNT(part_counts); ++j) {
             const struct figure f = measure_portal(size, part_counts[j]);
-            if (part_counts[j] == 1)
-                single = f;
-            if (!is_meter)
-                continue;
+            if (part_counts[j] == 1) single = f;
+            if (!is_meter) continue;
             print_size(size);
-            printf(" %2d %11lu %11lu %9.1f %9.1f %9.1f %9.3f\n", part_counts[j], f.cycles_min,
-                   f.cycles_med, f.ns_min / 1000.0, f.ns_med / 1000.0, mb_per_s(size, f.ns_med),
+            printf(" %2d %11lu %11lu %9.1f %9.1f %9.1f %9.3f\n", part_counts[j], f.cycles_min, f.cycles_med,
+                   f.ns_min / 1000.0, f.ns_med / 1000.0, mb_per_s(size, f.ns_med),
                    (double)single.cycles_med / (double)f.cycles_med);
         }
     }
@@ -504,15 +466,14 @@ static void multiplex_section(void)
 
 /* The kernel counts every virtual portal's transfers: its bytes must be
  * the ones this program moved. */
-static void statistics_section(void)
-{
+static void statistics_section(void) {
     printf("\nkernel statistics of the meter's virtual portals\n");
     for (int i = 0; i < MAX_PARTS; ++i) {
         const struct part *p = &crew.parts[i];
         struct ts_ikc_stats st;
         bench_check(ts_portal_ioctl(p->portal, TS_IKC_IOCTL_STATS, &st), "portal_ioctl");
-        printf("portal port %d: %lu allows, %lu reads, %lu bytes, %.1f us per read\n", p->port,
-               st.allows, st.reads, st.bytes, st.reads ? st.transfer_ns / 1000.0 / st.reads : 0);
+        printf("portal port %d: %lu allows, %lu reads, %lu bytes, %.1f us per read\n", p->port, st.allows,
+               st.reads, st.bytes, st.reads ? st.transfer_ns / 1000.0 / st.reads : 0);
         if (st.bytes != p->moved || st.reads != st.allows)
             bench_fail("portal statistics disagree with the bytes moved on port", p->port);
     }
@@ -522,8 +483,7 @@ static void statistics_section(void)
 
 /* The first two compute clusters, which must both host a process of the
  * job; false when this cluster is neither. */
-static bool pick_clusters(const struct ts_job_info *job)
-{
+static bool pick_clusters(const struct ts_job_info *job) {
     sender = job->nio_clusters;
     meter = sender + 1;
     const bool scatter = job->map_policy == TS_MAP_SCATTER;
@@ -533,31 +493,28 @@ static bool pick_clusters(const struct ts_job_info *job)
     return job->cluster_id == sender || is_meter;
 }
 
-static void print_header(const struct ts_job_info *job)
-{
-    printf("ikc_bench: sender cluster %d, meter cluster %d; %d hw mailbox(es), %d hw portal(s), "
-           "%d virtual per hw; mailbox payload %d B, portal chunk %d B\n",
-           sender, meter, job->hw_mailboxes, job->hw_portals, job->virtual_per_hw, payload(),
-           job->portal_chunk);
-    printf("figures: min and median of %d samples (mailbox) and %d samples (portal, memcpy); "
-           "us from rdtime at %lu Hz; MB/s = 10^6 bytes/s\n",
-           cfg->mailbox_samples, cfg->portal_samples, job->timebase_hz);
+static void print_header(const struct ts_job_info *job) {
+    printf(
+        "ikc_bench: sender cluster %d, meter cluster %d; %d hw mailbox(es), %d hw portal(s), "
+        "%d virtual per hw; mailbox payload %d B, portal chunk %d B\n",
+        sender, meter, job->hw_mailboxes, job->hw_portals, job->virtual_per_hw, payload(), job->portal_chunk);
+    printf(
+        "figures: min and median of %d samples (mailbox) and %d samples (portal, memcpy); "
+        "us from rdtime at %lu Hz; MB/s = 10^6 bytes/s\n",
+        cfg->mailbox_samples, cfg->portal_samples, job->timebase_hz);
 }
 
 /* How fast the cycle counter ran against `time` over the whole run. */
-static void print_clock(struct stamp start)
-{
+static void print_clock(struct stamp start) {
     const struct stamp end = now();
     const double per_tick = (double)(end.cycles - start.cycles) / (double)(end.ticks - start.ticks);
     printf("\ncycle counter: %.1f per time tick over the run (%.0f MHz)\n", per_tick,
            per_tick * (double)ts_job()->timebase_hz / 1e6);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const struct ts_job_info *job = ts_job();
-    if (ts_local_index() > 0)
-        return 0; /* one process per cluster takes part: its first */
+    if (ts_local_index() > 0) return 0; /* one process per cluster takes part: its first */
     const bool is_quick = argc == 2 && strcmp(argv[1], "--quick") == 0;
     if (argc > 1 && !is_quick) {
         if (job->cluster_id == job->nio_clusters) /* once for the job */
@@ -565,10 +522,8 @@ int main(int argc, char **argv)
         return 2;
     }
     cfg = is_quick ? &quick : &full;
-    if (!pick_clusters(job))
-        return 0;
-    if (payload() > MAX_MESSAGE)
-        bench_fail("mailbox payload larger than the benchmark's buffer", payload());
+    if (!pick_clusters(job)) return 0;
+    if (payload() > MAX_MESSAGE) bench_fail("mailbox payload larger than the benchmark's buffer", payload());
     const struct stamp start = now();
 
     alloc_buffers();
@@ -576,14 +531,12 @@ int main(int argc, char **argv)
     const int clusters[2] = {sender, meter};
     bench_check(ts_barrier_create(&barrier, clusters, 2, BARRIER_PORT), "barrier_create");
     open_portals();
-    if (is_meter)
-        print_header(job);
+    if (is_meter) print_header(job);
 
     mailbox_section();
     throughput_section();
     multiplex_section();
-    if (!is_meter)
-        return 0;
+    if (!is_meter) return 0;
     statistics_section();
     print_clock(start);
     printf("ikc_bench: done\n");

@@ -32,7 +32,7 @@
 
 /* A rank's IKC objects and where its peer is. */
 struct link {
-    int payload;               /* bytes a mailbox message carries */
+    int payload; /* bytes a mailbox message carries */
     int peer_cluster, peer_port;
     int mailbox_in, mailbox_out;
     int portal_in, portal_out;
@@ -40,25 +40,21 @@ struct link {
 
 static int by_portal(const struct link *l, int bytes) { return bytes > l->payload; }
 
-static void send(const struct link *l, const unsigned char *out, int bytes)
-{
+static void send(const struct link *l, const unsigned char *out, int bytes) {
     if (by_portal(l, bytes))
         bench_expect(ts_portal_write(l->portal_out, out, (unsigned long)bytes), bytes, "portal_write");
     else
-        bench_expect(ts_mailbox_write(l->mailbox_out, out, (unsigned long)bytes), bytes,
-               "mailbox_write");
+        bench_expect(ts_mailbox_write(l->mailbox_out, out, (unsigned long)bytes), bytes, "mailbox_write");
 }
 
 /* As a round trip starts: the input portal accepts the peer's next
  * transfer (the hardware portal is given to it when the read starts). */
-static void allow(const struct link *l, int bytes)
-{
+static void allow(const struct link *l, int bytes) {
     if (by_portal(l, bytes))
         bench_check(ts_portal_allow(l->portal_in, l->peer_cluster, l->peer_port), "portal_allow");
 }
 
-static void receive(const struct link *l, unsigned char *in, int bytes)
-{
+static void receive(const struct link *l, unsigned char *in, int bytes) {
     if (by_portal(l, bytes))
         bench_expect(ts_portal_read(l->portal_in, in, (unsigned long)bytes), bytes, "portal_read");
     else
@@ -66,8 +62,7 @@ static void receive(const struct link *l, unsigned char *in, int bytes)
 }
 
 /* Rank 1's empty mailbox message: it is about to receive the ping. */
-static void ready(void *ctx, int rank)
-{
+static void ready(void *ctx, int rank) {
     const struct link *l = ctx;
     char none[1] = {0};
     if (rank == 1)
@@ -76,9 +71,7 @@ static void ready(void *ctx, int rank)
         bench_expect(ts_mailbox_read(l->mailbox_in, none, sizeof none), 0, "mailbox_read ready");
 }
 
-static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in,
-                 int bytes)
-{
+static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in, int bytes) {
     const struct link *l = ctx;
     (void)row;
     allow(l, bytes);
@@ -96,8 +89,7 @@ static const struct pingpong_ops ops = {ready, trip};
 /* Messages to the peer leave before its inputs may exist: the kernel
  * parks a mailbox message for a port nobody reads yet, and a portal write
  * waits for the reader. */
-static void open_link(struct link *l, int rank)
-{
+static void open_link(struct link *l, int rank) {
     const int port = PORT + rank;
     int local;
     bench_check(ts_rank_place(1 - rank, &l->peer_cluster, &local), "rank_place");
@@ -109,16 +101,14 @@ static void open_link(struct link *l, int rank)
     l->portal_out = bench_check(ts_portal_open(port, l->peer_cluster, l->peer_port), "portal_open");
 }
 
-static void close_link(const struct link *l)
-{
+static void close_link(const struct link *l) {
     bench_check(ts_mailbox_unlink(l->mailbox_in), "mailbox_unlink");
     bench_check(ts_mailbox_close(l->mailbox_out), "mailbox_close");
     bench_check(ts_portal_unlink(l->portal_in), "portal_unlink");
     bench_check(ts_portal_close(l->portal_out), "portal_close");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const struct ts_job_info *job = ts_job();
     const int rank = ts_rank();
     struct pingpong_args args;
@@ -132,9 +122,10 @@ int main(int argc, char **argv)
     if (rank == 0) {
         int here, local;
         bench_check(ts_rank_place(0, &here, &local), "rank_place");
-        printf("ikc_pingpong: rank 0 on cluster %d, rank 1 on cluster %d; up to %d B in one "
-               "mailbox message, more in one portal transfer (chunks of %d B)\n",
-               here, l.peer_cluster, l.payload, job->portal_chunk);
+        printf(
+            "ikc_pingpong: rank 0 on cluster %d, rank 1 on cluster %d; up to %d B in one "
+            "mailbox message, more in one portal transfer (chunks of %d B)\n",
+            here, l.peer_cluster, l.payload, job->portal_chunk);
     }
     if (pingpong_run("ikc_pingpong", &args, rank, job->timebase_hz, &ops, &l))
         bench_fail("the benchmark failed", 1);

@@ -24,16 +24,13 @@
 #include "bench.h"
 
 #define DEFAULT_REPS 501
-#define MAX_REPS 4001
-#define BATCH 16          /* operations per sample for the short ones */
-#define PAGE 4096ul
+#define MAX_REPS     4001
+#define BATCH        16 /* operations per sample for the short ones */
+#define PAGE         4096ul
 
 /* A raw kernel call: the runtime's wrappers may cache (ts_thread_self
  * does). */
-static inline long raw_call(long number, long a0, long a1)
-{
-    return ts_arch_kcall(number, a0, a1, 0, 0);
-}
+static inline long raw_call(long number, long a0, long a1) { return ts_arch_kcall(number, a0, a1, 0, 0); }
 
 /* ---- samples and medians ------------------------------------------------ */
 
@@ -47,17 +44,15 @@ struct samples {
  * it measures. */
 static struct samples s;
 
-static void record(unsigned long c0, unsigned long t0, unsigned long c1, unsigned long t1)
-{
+static void record(unsigned long c0, unsigned long t0, unsigned long c1, unsigned long t1) {
     s.cycles[s.n] = c1 - c0;
     s.ticks[s.n] = t1 - t0;
     ++s.n;
 }
 
-static struct bench_row summarize(const char *name, int per_sample)
-{
+static struct bench_row summarize(const char *name, int per_sample) {
     struct bench_row r = {name, bench_median(s.cycles, s.n) / (unsigned long)per_sample,
-                    bench_median(s.ticks, s.n) * 10 / (unsigned long)per_sample};
+                          bench_median(s.ticks, s.n) * 10 / (unsigned long)per_sample};
     s.n = 0;
     return r;
 }
@@ -69,14 +64,10 @@ static long forwarded_result;
 
 static void op_empty(void) {}
 static void op_null_local(void) { raw_call(TS_SYS_THREAD_SELF, 0, 0); }
-static void op_null_forwarded(void)
-{
-    forwarded_result = raw_call(TS_SYS_FUTEX_WAKE, (long)&futex_word, 1);
-}
+static void op_null_forwarded(void) { forwarded_result = raw_call(TS_SYS_FUTEX_WAKE, (long)&futex_word, 1); }
 
 /* BATCH back-to-back operations per sample. */
-static struct bench_row time_batched(const char *name, void (*op)(void), int reps)
-{
+static struct bench_row time_batched(const char *name, void (*op)(void), int reps) {
     for (int i = 0; i < reps; ++i) {
         const unsigned long t0 = read_time(), c0 = read_cycle();
         for (int k = 0; k < BATCH; ++k)
@@ -89,8 +80,7 @@ static struct bench_row time_batched(const char *name, void (*op)(void), int rep
 
 static void empty_thread(void *arg) { (void)arg; }
 
-static struct bench_row time_thread(int reps)
-{
+static struct bench_row time_thread(int reps) {
     for (int i = 0; i < reps; ++i) {
         const unsigned long t0 = read_time(), c0 = read_cycle();
         const int tid = ts_thread_create(empty_thread, 0);
@@ -107,8 +97,7 @@ static struct bench_row time_thread(int reps)
 
 /* Grows the break from `from` by one page per call, `pages` times, then
  * puts it back. malloc's own break (picolibc's sbrk) is left as it was. */
-static struct bench_row time_brk(const char *name, unsigned long from, int pages)
-{
+static struct bench_row time_brk(const char *name, unsigned long from, int pages) {
     long failed = 0;
     for (int i = 1; i <= pages && !failed; ++i) {
         const unsigned long want = from + (unsigned long)i * PAGE;
@@ -130,19 +119,16 @@ static struct bench_row time_brk(const char *name, unsigned long from, int pages
 
 /* ---- report -------------------------------------------------------------------- */
 
-static void print_row(const struct bench_row *r, const struct bench_row *base, unsigned long timebase)
-{
+static void print_row(const struct bench_row *r, const struct bench_row *base, unsigned long timebase) {
     const unsigned long ns = bench_ns(r, timebase);
     const unsigned long ratio10 = base->cycles ? r->cycles * 10 / base->cycles : 0;
-    printf("%-22s %10lu %8lu.%lu %9lu %7lu.%lu\n", r->name, r->cycles, r->ticks10 / 10,
-           r->ticks10 % 10, ns, ratio10 / 10, ratio10 % 10);
+    printf("%-22s %10lu %8lu.%lu %9lu %7lu.%lu\n", r->name, r->cycles, r->ticks10 / 10, r->ticks10 % 10, ns,
+           ratio10 / 10, ratio10 % 10);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : DEFAULT_REPS;
-    if (reps < 1 || reps > MAX_REPS)
-        reps = DEFAULT_REPS;
+    if (reps < 1 || reps > MAX_REPS) reps = DEFAULT_REPS;
     const unsigned long timebase = ts_job()->timebase_hz;
     bench_print_clocks(timebase);
 
@@ -161,8 +147,8 @@ int main(int argc, char **argv)
 
     printf("null forwarded call (futex_wake) returns %ld%s\n", forwarded_result,
            forwarded_result == -TS_ENOSYS ? " (ENOSYS: not in this kernel, answered locally)" : "");
-    printf("median of %d samples; %d calls per sample for the null calls, %d pages for brk\n", reps,
-           BATCH, pages);
+    printf("median of %d samples; %d calls per sample for the null calls, %d pages for brk\n", reps, BATCH,
+           pages);
     printf("%-22s %10s %10s %9s %9s\n", "operation", "cycles", "ticks", "ns", "x local");
     for (int i = 0; i < 6; ++i)
         print_row(&rows[i], &rows[1], timebase);

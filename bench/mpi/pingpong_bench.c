@@ -17,8 +17,7 @@
 #define TAG_READY 1000 /* the sizes' tags are their rows, 0.. */
 
 /* Rank 1's empty message says it is about to receive the ping. */
-static void ready(void *ctx, int rank)
-{
+static void ready(void *ctx, int rank) {
     (void)ctx;
     if (rank == 1)
         MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
@@ -26,9 +25,7 @@ static void ready(void *ctx, int rank)
         MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in,
-                 int bytes)
-{
+static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigned char *in, int bytes) {
     (void)ctx;
     if (rank == 0) {
         MPI_Send(out, bytes, MPI_BYTE, 1, row, MPI_COMM_WORLD);
@@ -41,16 +38,14 @@ static void trip(void *ctx, int rank, int row, const unsigned char *out, unsigne
 
 static const struct pingpong_ops ops = {ready, trip};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, np;
     struct pingpong_args args;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (np != 2 || pingpong_parse(argc, argv, &args)) {
-        if (rank == 0)
-            pingpong_usage("pingpong_bench");
+        if (rank == 0) pingpong_usage("pingpong_bench");
         MPI_Finalize();
         return 2;
     }
@@ -60,10 +55,8 @@ int main(int argc, char **argv)
     MPI_Get_processor_name(where, &len);
     MPI_Sendrecv(where, len + 1, MPI_CHAR, 1 - rank, 0, peer, sizeof peer, MPI_CHAR, 1 - rank, 0,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (rank == 0)
-        printf("pingpong_bench: rank 0 on %s, rank 1 on %s\n", where, peer);
-    if (pingpong_run("pingpong_bench", &args, rank, hz, &ops, NULL))
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (rank == 0) printf("pingpong_bench: rank 0 on %s, rank 1 on %s\n", where, peer);
+    if (pingpong_run("pingpong_bench", &args, rank, hz, &ops, NULL)) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
     return 0;
 }

@@ -26,15 +26,14 @@
 #include "bench.h"
 
 #define DEFAULT_REPS 201
-#define MAX_REPS 2001
-#define NREMOTE 24 /* more than the daemon's cache holds (16), fewer than its table (32) */
-#define PORT 10
+#define MAX_REPS     2001
+#define NREMOTE      24 /* more than the daemon's cache holds (16), fewer than its table (32) */
+#define PORT         10
 
 static unsigned long cycles[MAX_REPS], ticks[MAX_REPS];
 static char remote[NREMOTE][16];
 
-static struct ts_name_daemon_stats stats(void)
-{
+static struct ts_name_daemon_stats stats(void) {
     struct ts_name_daemon_stats st;
     if (ts_name_daemon_stats(&st) != 0) {
         printf("name_bench: no daemon statistics\n");
@@ -43,23 +42,20 @@ static struct ts_name_daemon_stats stats(void)
     return st;
 }
 
-static void check(const char *what, unsigned long got, unsigned long want)
-{
+static void check(const char *what, unsigned long got, unsigned long want) {
     if (got != want) {
         printf("name_bench: %s: %lu, want %lu\n", what, got, want);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 
-static int resolve(const char *name)
-{
+static int resolve(const char *name) {
     int cluster, port;
     return ts_name_resolve(name, &cluster, &port);
 }
 
 /* One call of op(name), which must succeed, timed into sample i. */
-static void time_call(int (*op)(const char *), const char *name, int i)
-{
+static void time_call(int (*op)(const char *), const char *name, int i) {
     const unsigned long t0 = read_time(), c0 = read_cycle();
     const int r = op(name);
     const unsigned long c1 = read_cycle(), t1 = read_time();
@@ -68,14 +64,12 @@ static void time_call(int (*op)(const char *), const char *name, int i)
     ticks[i] = t1 - t0;
 }
 
-static struct bench_row summarize(const char *name, int reps)
-{
+static struct bench_row summarize(const char *name, int reps) {
     struct bench_row r = {name, bench_median(cycles, reps), bench_median(ticks, reps) * 10};
     return r;
 }
 
-static struct bench_row time_cold(int reps)
-{
+static struct bench_row time_cold(int reps) {
     const struct ts_name_daemon_stats before = stats();
     for (int i = 0; i < reps; ++i)
         time_call(resolve, remote[i % NREMOTE], i);
@@ -83,8 +77,7 @@ static struct bench_row time_cold(int reps)
     return summarize("resolve, cold cache", reps);
 }
 
-static struct bench_row time_warm(int reps)
-{
+static struct bench_row time_warm(int reps) {
     time_call(resolve, remote[0], 0); /* into the cache */
     const struct ts_name_daemon_stats before = stats();
     for (int i = 0; i < reps; ++i)
@@ -93,8 +86,7 @@ static struct bench_row time_warm(int reps)
     return summarize("resolve, warm cache", reps);
 }
 
-static struct bench_row time_local(int reps)
-{
+static struct bench_row time_local(int reps) {
     const struct ts_name_daemon_stats before = stats();
     for (int i = 0; i < reps; ++i)
         time_call(resolve, "bench.local", i);
@@ -102,24 +94,21 @@ static struct bench_row time_local(int reps)
     return summarize("resolve, local name", reps);
 }
 
-static struct bench_row time_lookup(int reps)
-{
+static struct bench_row time_lookup(int reps) {
     for (int i = 0; i < reps; ++i)
         time_call(ts_name_lookup, remote[i % NREMOTE], i);
     return summarize("name server lookup", reps);
 }
 
 /* cycles, ticks (one decimal), microseconds (two), and cycles over the warm row's. */
-static void print_row(const struct bench_row *r, const struct bench_row *warm, unsigned long timebase)
-{
+static void print_row(const struct bench_row *r, const struct bench_row *warm, unsigned long timebase) {
     const unsigned long ns = bench_ns(r, timebase);
     const unsigned long ratio10 = r->cycles * 10 / warm->cycles;
     printf("%-22s %10lu %8lu.%lu %6lu.%02lu %7lu.%lu\n", r->name, r->cycles, r->ticks10 / 10, r->ticks10 % 10,
            ns / 1000, ns % 1000 / 10, ratio10 / 10, ratio10 % 10);
 }
 
-static void measure(int reps)
-{
+static void measure(int reps) {
     const unsigned long timebase = ts_job()->timebase_hz;
     bench_print_clocks(timebase);
     struct bench_row rows[4];
@@ -135,31 +124,25 @@ static void measure(int reps)
     printf("cold/warm: %lu.%lu\n", ratio10 / 10, ratio10 % 10);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2 || ts_job()->map_policy != TS_MAP_SCATTER) {
-        if (rank == 0)
-            printf("name_bench: run it with -np 2 --map-by scatter\n");
+        if (rank == 0) printf("name_bench: run it with -np 2 --map-by scatter\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int reps = argc > 1 ? atoi(argv[1]) : DEFAULT_REPS;
-    if (reps < 1 || reps > MAX_REPS)
-        reps = DEFAULT_REPS;
+    if (reps < 1 || reps > MAX_REPS) reps = DEFAULT_REPS;
 
     for (int i = 0; i < NREMOTE; ++i) {
         snprintf(remote[i], sizeof remote[i], "bench.%d", i);
-        if (rank == 0)
-            check("register", (unsigned long)ts_name_register(remote[i], PORT), 0);
+        if (rank == 0) check("register", (unsigned long)ts_name_register(remote[i], PORT), 0);
     }
-    if (rank == 1)
-        check("register", (unsigned long)ts_name_register("bench.local", PORT), 0);
+    if (rank == 1) check("register", (unsigned long)ts_name_register("bench.local", PORT), 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1)
-        measure(reps);
+    if (rank == 1) measure(reps);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define MAX_BATCH_TRIPS 10000
-#define BATCH_SECONDS 0.002
+#define BATCH_SECONDS   0.002
 
 struct options {
     int memcpy_only;
@@ -29,8 +29,7 @@ struct options {
     long max_bytes;
 };
 
-static int parse(int argc, char **argv, struct options *o)
-{
+static int parse(int argc, char **argv, struct options *o) {
     int i = 1, n = 0;
     long v[2] = {21, 1l << 20};
     o->memcpy_only = 0;
@@ -40,26 +39,22 @@ static int parse(int argc, char **argv, struct options *o)
     }
     for (; i < argc; ++i, ++n) {
         char *end;
-        if (n == 2)
-            return 0;
+        if (n == 2) return 0;
         v[n] = strtol(argv[i], &end, 10);
-        if (*end || v[n] < 1 || v[n] > (n == 0 ? 1001 : 1l << 24))
-            return 0;
+        if (*end || v[n] < 1 || v[n] > (n == 0 ? 1001 : 1l << 24)) return 0;
     }
     o->batches = (int)v[0];
     o->max_bytes = v[1];
     return 1;
 }
 
-static int by_value(const void *a, const void *b)
-{
+static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* One round trip of `bytes` between ranks 0 and 1 (or two copies). */
-static void trip(const struct options *o, int rank, unsigned char *out, unsigned char *in, int bytes)
-{
+static void trip(const struct options *o, int rank, unsigned char *out, unsigned char *in, int bytes) {
     if (o->memcpy_only) {
         memcpy(in, out, (size_t)bytes);
         memcpy(out, in, (size_t)bytes);
@@ -73,9 +68,7 @@ static void trip(const struct options *o, int rank, unsigned char *out, unsigned
 }
 
 /* Rank 0 decides how many trips a batch has; rank 1 follows. */
-static int batch_trips(const struct options *o, int rank, unsigned char *out, unsigned char *in,
-                       int bytes)
-{
+static int batch_trips(const struct options *o, int rank, unsigned char *out, unsigned char *in, int bytes) {
     int trips = 1;
     if (rank == 0) {
         const double t0 = MPI_Wtime();
@@ -86,13 +79,11 @@ static int batch_trips(const struct options *o, int rank, unsigned char *out, un
     } else {
         trip(o, rank, out, in, bytes);
     }
-    if (!o->memcpy_only)
-        MPI_Bcast(&trips, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!o->memcpy_only) MPI_Bcast(&trips, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return trips;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct options o;
     int rank = 0, np = 1;
     MPI_Init(&argc, &argv);
@@ -100,8 +91,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (!parse(argc, argv, &o) || np != (o.memcpy_only ? 1 : 2)) {
         if (rank == 0)
-            fprintf(stderr, "usage: p2p_native [--memcpy] [BATCHES 1..1001 [MAX_BYTES]] "
-                            "(2 processes; 1 with --memcpy)\n");
+            fprintf(stderr,
+                    "usage: p2p_native [--memcpy] [BATCHES 1..1001 [MAX_BYTES]] "
+                    "(2 processes; 1 with --memcpy)\n");
         MPI_Finalize();
         return 2;
     }
@@ -133,8 +125,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    if (rank == 0)
-        printf("p2p_native: done\n");
+    if (rank == 0) printf("p2p_native: done\n");
     free(out);
     free(in);
     free(times);

@@ -27,7 +27,7 @@ enum : uint32_t { chunk_free = 0, chunk_full = 1, chunk_writing = 2 };
 struct PortalCtl {
     uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
     uint32_t tag;
-    uint32_t full;     // chunk_*
+    uint32_t full;  // chunk_*
     uint32_t length;
     uint32_t epoch;
     uint32_t chunk_epoch;
@@ -88,9 +88,7 @@ void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); 
 
 }  // namespace
 
-bool fabric_fits() {
-    return first_block + block_stride() * manifest().nclusters <= manifest().fabric_size;
-}
+bool fabric_fits() { return first_block + block_stride() * manifest().nclusters <= manifest().fabric_size; }
 
 size_t mailbox_size() { return manifest().mailbox_size; }
 size_t portal_chunk() { return manifest().portal_chunk; }
@@ -188,8 +186,7 @@ bool sync_consume(int port, int src) {
     uint32_t *c = sync_counter(cluster_id(), port, src);
     uint32_t v = load(c);
     while (v != 0)
-        if (__atomic_compare_exchange_n(c, &v, v - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            return true;
+        if (__atomic_compare_exchange_n(c, &v, v - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return true;
     return false;
 }
 

@@ -21,22 +21,20 @@
 
 #include "testlib.h"
 
-#define PORT_A 10
-#define PORT_B 11
-#define PORT_C 12
+#define PORT_A       10
+#define PORT_B       11
+#define PORT_C       12
 #define BARRIER_PORT 60
 
 static int me;
 
-static struct ts_ikc_stats mailbox_stats(int id)
-{
+static struct ts_ikc_stats mailbox_stats(int id) {
     struct ts_ikc_stats s;
     check(ts_mailbox_ioctl(id, TS_IKC_IOCTL_STATS, &s), "mailbox_ioctl");
     return s;
 }
 
-static void bad_arguments(void)
-{
+static void bad_arguments(void) {
     expect(ts_mailbox_create(0), -TS_EINVAL, "create on the kernel's port 0");
     expect(ts_mailbox_create(-1), -TS_EINVAL, "create on port -1");
     expect(ts_mailbox_create(TS_PORTS), -TS_EINVAL, "create on port TS_PORTS");
@@ -63,8 +61,7 @@ static void bad_arguments(void)
 
 /* The kernel's own objects (e.g. the spawn server's ring sync) belong to
  * no process: using their ids is refused as not ours. */
-static void not_owner(void)
-{
+static void not_owner(void) {
     struct ts_ikc_stats s;
     int eperm = 0;
     for (int id = 0; id < 32; ++id) {
@@ -74,12 +71,10 @@ static void not_owner(void)
         else if (r != -TS_EBADF)
             fail("sync ioctl on an id that is not ours", r);
     }
-    if (eperm == 0)
-        fail("no sync of the kernel refused with EPERM", 0);
+    if (eperm == 0) fail("no sync of the kernel refused with EPERM", 0);
 }
 
-static void messages_and_stats(void)
-{
+static void messages_and_stats(void) {
     const long payload = ts_job()->mailbox_payload;
     int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
     int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open to ourselves");
@@ -90,8 +85,7 @@ static void messages_and_stats(void)
     expect(ts_mailbox_write(out, big, payload), payload, "write a full message");
     char small[5] = {0};
     expect(ts_mailbox_read(in, small, 4), payload, "read truncated: returns the message's bytes");
-    if (memcmp(small, "mmmm", 4) != 0)
-        fail("truncated read copied the wrong bytes", 0);
+    if (memcmp(small, "mmmm", 4) != 0) fail("truncated read copied the wrong bytes", 0);
     expect(ts_mailbox_write(out, "hi", 2), 2, "write 2 bytes");
     expect(ts_mailbox_read(in, big, sizeof big), 2, "read 2 bytes");
     struct ts_ikc_stats s = mailbox_stats(in);
@@ -108,8 +102,7 @@ static void messages_and_stats(void)
     check(ts_mailbox_unlink(in), "mailbox_unlink");
 }
 
-static void async_errors(void)
-{
+static void async_errors(void) {
     int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
     int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open");
     char buf[64];
@@ -124,8 +117,7 @@ static void async_errors(void)
     check(ts_mailbox_awrite(out, "async", 5), "awrite");
     expect(ts_mailbox_wait(out), 5, "wait for the awrite");
     expect(ts_mailbox_wait(in), 5, "wait for the aread");
-    if (memcmp(buf, "async", 5) != 0)
-        fail("aread delivered the wrong bytes", 0);
+    if (memcmp(buf, "async", 5) != 0) fail("aread delivered the wrong bytes", 0);
     expect(ts_mailbox_wait(in), -TS_EINVAL, "wait twice");
     struct ts_ikc_stats s = mailbox_stats(in);
     expect((long)s.areads, 1, "stats: areads");
@@ -137,8 +129,7 @@ static void async_errors(void)
 
 /* ts_ikc_wait_any ends on the caller's own events only: an asynchronous
  * operation it started that finished, or a ts_ikc_wake for it. */
-static void wait_any_and_wake(void)
-{
+static void wait_any_and_wake(void) {
     const unsigned long second = 1000000000ul, ms = 1000000ul;
     const int self = ts_thread_self();
     const int idle_core = self == 1 ? 2 : 1; /* no thread of ours runs there */
@@ -168,25 +159,21 @@ static void wait_any_and_wake(void)
 /* Creates virtual mailboxes on every port until the one hardware mailbox
  * of a compute cluster carries its limit: ports taken by others (the
  * kernel's) count against the same hardware mailbox. */
-static void limit_per_hardware(void)
-{
+static void limit_per_hardware(void) {
     const struct ts_job_info *j = ts_job();
-    if (j->hw_mailboxes != 1)
-        fail("a compute cluster should have one hardware mailbox", j->hw_mailboxes);
+    if (j->hw_mailboxes != 1) fail("a compute cluster should have one hardware mailbox", j->hw_mailboxes);
     int ids[TS_PORTS];
     int made = 0, taken = 0, port = 1;
     for (; port < TS_PORTS; ++port) {
         int r = ts_mailbox_create(port);
-        if (r == -TS_ENFILE)
-            break;
+        if (r == -TS_ENFILE) break;
         if (r == -TS_EBUSY) {
             ++taken;
             continue;
         }
         ids[made++] = check(r, "mailbox_create under the limit");
     }
-    if (port == TS_PORTS)
-        fail("no limit reached", made);
+    if (port == TS_PORTS) fail("no limit reached", made);
     expect(made + taken, j->virtual_per_hw, "virtual mailboxes on one hardware mailbox");
     check(ts_mailbox_unlink(ids[made - 1]), "mailbox_unlink");
     int again = check(ts_mailbox_create(port), "create once one is free");
@@ -196,8 +183,7 @@ static void limit_per_hardware(void)
     /* Outputs to one remote hardware mailbox have the same limit. */
     for (made = 0; made < TS_PORTS; ++made) {
         int r = ts_mailbox_open(1 + made % (TS_PORTS - 1), me, PORT_A);
-        if (r == -TS_ENFILE)
-            break;
+        if (r == -TS_ENFILE) break;
         ids[made] = check(r, "mailbox_open under the limit");
     }
     expect(made, j->virtual_per_hw, "virtual output mailboxes to one hardware mailbox");
@@ -207,8 +193,7 @@ static void limit_per_hardware(void)
 
 /* Syncs: each side's role is checked, one waiter per port, and the
  * statistics count signals and waits. */
-static void sync_roles_and_stats(int a, int b)
-{
+static void sync_roles_and_stats(int a, int b) {
     int both[2] = {a, b}, others[2] = {0, me == a ? b : a}; /* the I/O cluster and the other part */
     expect(ts_sync_create(others, 2, TS_SYNC_ALL_TO_ONE, PORT_C), -TS_EINVAL, "sync without us in the list");
     expect(ts_sync_create(both, 2, 7, PORT_C), -TS_EINVAL, "sync of an unknown type");
@@ -220,11 +205,13 @@ static void sync_roles_and_stats(int a, int b)
     expect(ts_sync_create(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C) < 0, !one, "ALL_TO_ONE: only the one waits");
     expect(ts_sync_open(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C) < 0, !one, "ONE_TO_ALL: only the one signals");
     int w = check(one ? ts_sync_create(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C + 1)
-                      : ts_sync_create(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C + 1), "sync_create");
+                      : ts_sync_create(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C + 1),
+                  "sync_create");
     expect(ts_sync_create(both, 2, one ? TS_SYNC_ALL_TO_ONE : TS_SYNC_ONE_TO_ALL, PORT_C + 1), -TS_EBUSY,
            "a second waiter on the port");
     int s = check(one ? ts_sync_open(both, 2, TS_SYNC_ONE_TO_ALL, PORT_C + 1)
-                      : ts_sync_open(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C + 1), "sync_open");
+                      : ts_sync_open(both, 2, TS_SYNC_ALL_TO_ONE, PORT_C + 1),
+                  "sync_open");
     expect(ts_sync_wait(s), -TS_EBADF, "wait on the signalling side");
     expect(ts_sync_signal(w), -TS_EBADF, "signal on the waiting side");
     for (int round = 0; round < 3; ++round) {
@@ -248,35 +235,29 @@ static void sync_roles_and_stats(int a, int b)
 
 static char pattern(int i, int seed) { return (char)(i * 7 + seed); }
 
-static void fill(char *buf, long n, int seed)
-{
+static void fill(char *buf, long n, int seed) {
     for (long i = 0; i < n; ++i)
         buf[i] = pattern((int)i, seed);
 }
 
-static void verify(const char *buf, long n, int seed, const char *what)
-{
+static void verify(const char *buf, long n, int seed, const char *what) {
     for (long i = 0; i < n; ++i)
-        if (buf[i] != pattern((int)i, seed))
-            fail(what, i);
+        if (buf[i] != pattern((int)i, seed)) fail(what, i);
 }
 
 /* A portal write whose buffer runs off the end of the heap: the chunks
  * before the unmapped page go, then the write fails with -TS_EFAULT; the
  * reader (loopback, asynchronous) is not disturbed and gets the rest from
  * a second write. */
-static void portal_fault_midway(void)
-{
+static void portal_fault_midway(void) {
     static char rest[8192], got[3 * 4096];
     const long chunk = ts_job()->portal_chunk;
-    if (chunk != 4096)
-        fail("this check assumes 4 KiB portal chunks", chunk);
+    if (chunk != 4096) fail("this check assumes 4 KiB portal chunks", chunk);
     /* A page of our own at the very end of the heap (malloc's own pages
      * stay untouched): one mapped page, then none. */
     char *brk = sbrk(0);
     char *edge = (char *)(((uintptr_t)brk + 4095) & ~(uintptr_t)4095);
-    if (sbrk(edge + 4096 - brk) == (void *)-1)
-        fail("sbrk", -1);
+    if (sbrk(edge + 4096 - brk) == (void *)-1) fail("sbrk", -1);
     memset(edge, 'e', 4096);
     memset(rest, 'r', sizeof rest);
     int in = check(ts_portal_create(PORT_C), "portal_create");
@@ -287,8 +268,7 @@ static void portal_fault_midway(void)
     expect(ts_portal_write(out, rest, sizeof rest), sizeof rest, "write the rest");
     expect(ts_portal_wait(in), sizeof got, "the reader gets every byte");
     for (int i = 0; i < (int)sizeof got; ++i)
-        if (got[i] != (i < 4096 ? 'e' : 'r'))
-            fail("portal data after a fault", i);
+        if (got[i] != (i < 4096 ? 'e' : 'r')) fail("portal data after a fault", i);
     expect(ts_portal_read(in, (void *)16, 8), -TS_EINVAL, "read without a new allow");
     check(ts_portal_allow(in, me, PORT_C), "portal_allow");
     expect(ts_portal_read(in, (void *)16, 8), -TS_EFAULT, "read into a bad buffer");
@@ -310,8 +290,7 @@ static void portal_fault_midway(void)
     check(ts_portal_awrite(next, ys, sizeof ys), "portal_awrite");
     expect(ts_portal_read(in, got, sizeof ys), sizeof ys, "the next transfer");
     for (int i = 0; i < (int)sizeof ys; ++i)
-        if (got[i] != 'y')
-            fail("a closed transfer's data got into the next one", i);
+        if (got[i] != 'y') fail("a closed transfer's data got into the next one", i);
     expect(ts_portal_wait(next), sizeof ys, "wait for the next transfer's awrite");
     expect(ts_portal_close(abandoned), -TS_EBUSY, "close with its awrite still waiting");
     check(ts_portal_close(next), "portal_close");
@@ -325,8 +304,7 @@ static char send_a[PORTAL_BYTES], send_b[PORTAL_BYTES], recv_a[PORTAL_BYTES], re
  * one hardware portal, both reads running at once (aread); B writes both
  * at once (awrite). The kernel lets one transfer hold the hardware portal
  * at a time; both must arrive whole. */
-static void multiplexed_portals(int a, int b)
-{
+static void multiplexed_portals(int a, int b) {
     if (me == a) {
         int p1 = check(ts_portal_create(PORT_A), "portal_create 1");
         int p2 = check(ts_portal_create(PORT_B), "portal_create 2");
@@ -344,8 +322,7 @@ static void multiplexed_portals(int a, int b)
         expect((long)s.allows, 1, "portal stats: allows");
         expect((long)s.bytes, PORTAL_BYTES, "portal stats: bytes");
         expect((long)(s.reads + s.areads * 10 + s.waits * 100), 111, "portal stats: reads, areads, waits");
-        if (s.transfer_ns == 0)
-            fail("portal stats: no transfer time", 0);
+        if (s.transfer_ns == 0) fail("portal stats: no transfer time", 0);
         check(ts_portal_unlink(p1), "portal_unlink");
         check(ts_portal_unlink(p2), "portal_unlink");
     } else {
@@ -363,13 +340,11 @@ static void multiplexed_portals(int a, int b)
     }
 }
 
-int main(void)
-{
+int main(void) {
     int parts[IKC_MAX_PARTS];
     const int n = ikc_parts(parts, "ikc_api");
     me = ts_job()->cluster_id;
-    if (n < 2)
-        fail("run with -np 2 --map-by scatter", n);
+    if (n < 2) fail("run with -np 2 --map-by scatter", n);
     bad_arguments();
     not_owner();
     messages_and_stats();

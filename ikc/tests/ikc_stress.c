@@ -23,11 +23,11 @@
 
 #include "testlib.h"
 
-#define NPORTS 3
-#define MAILBOX_PORT 20   /* ports 20..20+NPORTS-1 */
-#define PORTAL_PORT 30
-#define PARK_PORT 40      /* the port nobody reads for a while */
-#define GO_PORT 41
+#define NPORTS       3
+#define MAILBOX_PORT 20 /* ports 20..20+NPORTS-1 */
+#define PORTAL_PORT  30
+#define PARK_PORT    40 /* the port nobody reads for a while */
+#define GO_PORT      41
 #define BARRIER_PORT 60
 
 struct message {
@@ -40,8 +40,7 @@ static int me, nparts, parts[IKC_MAX_PARTS], messages;
 
 static int inbox[NPORTS];
 
-static void reader(void *arg)
-{
+static void reader(void *arg) {
     const int k = (int)(intptr_t)arg;
     int next[IKC_MAX_PARTS] = {0};
     for (long got = 0; got < (long)messages * (nparts - 1); ++got) {
@@ -49,26 +48,24 @@ static void reader(void *arg)
         expect(ts_mailbox_read(inbox[k], &m, sizeof m), sizeof m, "mailbox_read");
         int from = -1;
         for (int i = 0; i < nparts; ++i)
-            if (parts[i] == m.src && m.src != me)
-                from = i;
+            if (parts[i] == m.src && m.src != me) from = i;
         if (from < 0 || m.port != MAILBOX_PORT + k)
             fail("message from an unexpected sender or for another port", m.src * 100 + m.port);
-        if (m.seq != next[from])
-            fail("message out of order, lost or twice", m.seq - next[from]);
+        if (m.seq != next[from]) fail("message out of order, lost or twice", m.seq - next[from]);
         ++next[from];
     }
     ts_thread_exit(0);
 }
 
-static void mailbox_phase(void)
-{
+static void mailbox_phase(void) {
     int tids[NPORTS], out[IKC_MAX_PARTS][NPORTS];
     for (int k = 0; k < NPORTS; ++k)
         inbox[k] = check(ts_mailbox_create(MAILBOX_PORT + k), "mailbox_create");
     for (int i = 0; i < nparts; ++i)
         for (int k = 0; k < NPORTS; ++k)
             out[i][k] = parts[i] == me ? -1
-                      : check(ts_mailbox_open(MAILBOX_PORT + k, parts[i], MAILBOX_PORT + k), "mailbox_open");
+                                       : check(ts_mailbox_open(MAILBOX_PORT + k, parts[i], MAILBOX_PORT + k),
+                                               "mailbox_open");
     for (int k = 0; k < NPORTS; ++k)
         tids[k] = check(ts_thread_create(reader, (void *)(intptr_t)k), "thread_create");
     parts_barrier(BARRIER_PORT);
@@ -92,7 +89,7 @@ static void mailbox_phase(void)
 /* ---- portals ----------------------------------------------------------------- */
 
 static const long sizes[] = {1, 100, 4095, 4096, 4097, 65536 + 13, 1 << 20};
-#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+#define NSIZES   (int)(sizeof sizes / sizeof sizes[0])
 #define MAX_SIZE (1 << 20)
 
 static char *send_buf, *recv_buf;
@@ -102,8 +99,7 @@ static char pattern(long i, int src, int dst, long size) { return (char)(i * 31 
 /* In round r, cluster i sends to part (i + r) % n and receives from part
  * (i - r) % n: every reader waits for a writer that is in the same round,
  * so no two clusters ever wait for each other. Odd sizes go asynchronous. */
-static void portal_reader(void *arg)
-{
+static void portal_reader(void *arg) {
     (void)arg;
     const int self = (int)(parts[0] <= me ? me - parts[0] : 0);
     int in = check(ts_portal_create(PORTAL_PORT), "portal_create");
@@ -119,20 +115,17 @@ static void portal_reader(void *arg)
                 expect(ts_portal_read(in, recv_buf, (unsigned long)sizes[s]), sizes[s], "portal_read");
             }
             for (long i = 0; i < sizes[s]; ++i)
-                if (recv_buf[i] != pattern(i, src, me, sizes[s]))
-                    fail("portal data differs at byte", i);
+                if (recv_buf[i] != pattern(i, src, me, sizes[s])) fail("portal data differs at byte", i);
         }
     }
     check(ts_portal_unlink(in), "portal_unlink");
     ts_thread_exit(0);
 }
 
-static void portal_phase(void)
-{
+static void portal_phase(void) {
     send_buf = malloc(MAX_SIZE);
     recv_buf = malloc(MAX_SIZE);
-    if (!send_buf || !recv_buf)
-        fail("no memory for the portal buffers", 0);
+    if (!send_buf || !recv_buf) fail("no memory for the portal buffers", 0);
     const int self = me - parts[0];
     int tid = check(ts_thread_create(portal_reader, 0), "thread_create");
     parts_barrier(BARRIER_PORT);
@@ -158,8 +151,7 @@ static void portal_phase(void)
 
 /* ---- the buffers table ------------------------------------------------------ */
 
-static long parked(int id)
-{
+static long parked(int id) {
     struct ts_ikc_stats s;
     check(ts_mailbox_ioctl(id, TS_IKC_IOCTL_STATS, &s), "mailbox_ioctl");
     return (long)s.parked;
@@ -168,8 +160,7 @@ static long parked(int id)
 /* parts[1] sends `limit` messages to PARK_PORT, one to GO_PORT, one more
  * to PARK_PORT and a last one to GO_PORT. parts[0] reads GO_PORT: the
  * kernel must park all `limit` messages to reach the first GO. */
-static void buffers_phase(void)
-{
+static void buffers_phase(void) {
     const int limit = ts_job()->ikc_buffers;
     if (me == parts[0]) {
         int park = check(ts_mailbox_create(PARK_PORT), "mailbox_create park");
@@ -179,10 +170,10 @@ static void buffers_phase(void)
         expect(ts_mailbox_read(go, &m, sizeof m), sizeof m, "read the first go");
         expect(m.seq, limit, "the first go comes after `limit` parked messages");
         expect(parked(park), limit, "messages parked: the table's limit");
-        ts_sleep_ns(20000000);  /* the sender's next message reaches our hardware slot */
+        ts_sleep_ns(20000000); /* the sender's next message reaches our hardware slot */
         expect(parked(park), limit, "the table holds no more than its limit");
         check(ts_mailbox_aread(go, &m, sizeof m), "aread the second go");
-        for (int i = 0; i <= limit; ++i) {  /* seqs 0..limit-1, then limit+1 (limit was a go) */
+        for (int i = 0; i <= limit; ++i) { /* seqs 0..limit-1, then limit+1 (limit was a go) */
             struct message p;
             expect(ts_mailbox_read(park, &p, sizeof p), sizeof p, "read a parked message");
             expect(p.seq, i < limit ? i : limit + 1, "parked messages come out in order");
@@ -208,8 +199,7 @@ static void buffers_phase(void)
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     nparts = ikc_parts(parts, "ikc_stress");
     me = ts_job()->cluster_id;
     messages = argc > 1 ? atoi(argv[1]) : 250;

@@ -35,7 +35,8 @@ TEST_CASE("active table: virtual abstractions share one entry per connection", "
 TEST_CASE("active table: a connection carries at most `limit` virtual abstractions", "[ikc][active]") {
     ActiveTable<4> t;
     int a = -1;
-    for (int i = 0; i < 3; ++i) a = t.attach(input_mailbox, 3);
+    for (int i = 0; i < 3; ++i)
+        a = t.attach(input_mailbox, 3);
     CHECK(t.attach(input_mailbox, 3) == -TS_ENFILE);
     t.detach(a);
     CHECK(t.attach(input_mailbox, 3) == a);
@@ -57,9 +58,9 @@ TEST_CASE("active table: one holder of the lock at a time", "[ikc][active]") {
     ActiveTable<2> t;
     const int a = t.attach(input_portal, 4);
     CHECK(t.lock(a, 1));
-    CHECK(t.lock(a, 1));   // the holder again
+    CHECK(t.lock(a, 1));  // the holder again
     CHECK_FALSE(t.lock(a, 2));
-    t.unlock(a, 2);        // not the holder: no effect
+    t.unlock(a, 2);  // not the holder: no effect
     CHECK_FALSE(t.lock(a, 2));
     t.unlock(a, 1);
     CHECK(t.lock(a, 2));
@@ -105,7 +106,8 @@ TEST_CASE("buffers table: per port, oldest first", "[ikc][buffers]") {
 TEST_CASE("buffers table: filled to its limit, refused, then drained in order", "[ikc][buffers]") {
     BuffersTable<Msg, 16> b(10);
     CHECK(b.limit() == 10);
-    for (int i = 0; i < 10; ++i) REQUIRE(b.park(i % 2, Msg{0, i}));
+    for (int i = 0; i < 10; ++i)
+        REQUIRE(b.park(i % 2, Msg{0, i}));
     CHECK(b.full());
     CHECK((b.count(0) == 5 && b.count(1) == 5 && b.count(2) == 0));
     CHECK_FALSE(b.park(0, Msg{0, 99}));

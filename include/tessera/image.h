@@ -23,15 +23,16 @@
 #define TS_IMAGE_MAGIC    0x53534554u /* "TESS" */
 #define TS_MANIFEST_MAGIC 0x464d5354u /* "TSMF" */
 #define TS_MAX_CLUSTERS   32
-#define TS_MAX_CORES      17          /* per cluster: 16 PEs + resource manager */
+#define TS_MAX_CORES      17 /* per cluster: 16 PEs + resource manager */
 #define TS_MAX_PROGRAMS   4
 #define TS_PROGRAM_NAME   32
 #define TS_MANIFEST_ARGS  512
 
 /* Manifest flags. */
-#define TS_MANIFEST_TAG_OUTPUT 1u     /* prefix console lines with the thread's tag (rank) */
-#define TS_MANIFEST_MPI_LOCAL_IKC 2u  /* LWMPI: ranks of one cluster talk through IKC, as
-                                       * remote ones do (no shared-memory path) */
+#define TS_MANIFEST_TAG_OUTPUT 1u /* prefix console lines with the thread's tag (rank) */
+/* LWMPI: ranks of one cluster talk through IKC, as remote ones do (no
+ * shared-memory path). */
+#define TS_MANIFEST_MPI_LOCAL_IKC 2u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
@@ -39,57 +40,57 @@
 /* At the window base of every image (48 bytes). QEMU makes OpenSBI enter
  * the -kernel image at its lowest address, so the header starts with code. */
 struct ts_image_header {
-    uint32_t code0;        /* an instruction: jump to the boot hart's entry */
-    uint32_t magic;        /* TS_IMAGE_MAGIC */
-    uint32_t cluster_id;   /* the cluster this image was linked for */
-    uint32_t first_hart;   /* the cluster's first hart (its master) */
-    uint64_t entry;        /* where every core of the cluster starts: a0 = hartid */
-    uint64_t image_end;    /* first byte after the image (bss included) */
-    uint64_t manifest;     /* address of the ts_manifest */
-    uint64_t window_base;  /* the image's link base */
+    uint32_t code0;       /* an instruction: jump to the boot hart's entry */
+    uint32_t magic;       /* TS_IMAGE_MAGIC */
+    uint32_t cluster_id;  /* the cluster this image was linked for */
+    uint32_t first_hart;  /* the cluster's first hart (its master) */
+    uint64_t entry;       /* where every core of the cluster starts: a0 = hartid */
+    uint64_t image_end;   /* first byte after the image (bss included) */
+    uint64_t manifest;    /* address of the ts_manifest */
+    uint64_t window_base; /* the image's link base */
 };
 
 /* One cluster of the platform (32 bytes). Harts first_hart..+ncores-1;
  * first_hart is the cluster's master. */
 struct ts_cluster_desc {
-    uint64_t window_base;  /* physical base, 2 MiB aligned */
-    uint64_t window_size;  /* bytes, multiple of 2 MiB */
+    uint64_t window_base; /* physical base, 2 MiB aligned */
+    uint64_t window_size; /* bytes, multiple of 2 MiB */
     uint32_t first_hart;
     uint32_t ncores;
-    uint32_t kind;         /* TS_CLUSTER_IO or TS_CLUSTER_COMPUTE */
-    uint16_t mailboxes;    /* hardware input mailboxes of its NoC interface */
-    uint16_t portals;      /* hardware input portals */
+    uint32_t kind;      /* TS_CLUSTER_IO or TS_CLUSTER_COMPUTE */
+    uint16_t mailboxes; /* hardware input mailboxes of its NoC interface */
+    uint16_t portals;   /* hardware input portals */
 };
 
 /* A program the cluster's spawn server starts (48 bytes). */
 struct ts_program_desc {
-    uint32_t ring;         /* 0: services, started first; 1: user programs */
-    uint32_t offset;       /* of its ELF file, from the manifest's start */
-    uint32_t size;         /* bytes of the ELF file */
-    uint32_t is_mpi;       /* 1: an MPI program, started only on clusters that host ranks */
+    uint32_t ring;   /* 0: services, started first; 1: user programs */
+    uint32_t offset; /* of its ELF file, from the manifest's start */
+    uint32_t size;   /* bytes of the ELF file */
+    uint32_t is_mpi; /* 1: an MPI program, started only on clusters that host ranks */
     char name[TS_PROGRAM_NAME];
 };
 
 /* The boot manifest: topology, this cluster, the job, what to start. */
 struct ts_manifest {
-    uint32_t magic;            /* TS_MANIFEST_MAGIC */
+    uint32_t magic; /* TS_MANIFEST_MAGIC */
     uint32_t cluster_id;
     uint32_t nclusters;
-    uint32_t nio_clusters;     /* clusters 0..nio_clusters-1 are I/O clusters */
-    uint64_t fabric_base;      /* NoC fabric region (only HALs map it) */
+    uint32_t nio_clusters; /* clusters 0..nio_clusters-1 are I/O clusters */
+    uint64_t fabric_base;  /* NoC fabric region (only HALs map it) */
     uint64_t fabric_size;
-    uint32_t mailbox_size;     /* bytes of one hardware mailbox message */
-    uint32_t portal_chunk;     /* bytes of one portal chunk */
-    uint32_t np;               /* MPI processes of the job */
-    uint32_t map_policy;       /* TS_MAP_COMPACT / TS_MAP_SCATTER */
-    uint32_t slots_per_cluster;/* MPI processes per compute cluster */
+    uint32_t mailbox_size;      /* bytes of one hardware mailbox message */
+    uint32_t portal_chunk;      /* bytes of one portal chunk */
+    uint32_t np;                /* MPI processes of the job */
+    uint32_t map_policy;        /* TS_MAP_COMPACT / TS_MAP_SCATTER */
+    uint32_t slots_per_cluster; /* MPI processes per compute cluster */
     uint32_t nprograms;
-    uint32_t argc;             /* of the MPI program; argv[0] is its name */
-    uint16_t ikc_buffers;      /* messages the kernel's buffers table parks */
-    uint16_t virtual_per_hw;   /* virtual abstractions per hardware resource */
+    uint32_t argc;           /* of the MPI program; argv[0] is its name */
+    uint16_t ikc_buffers;    /* messages the kernel's buffers table parks */
+    uint16_t virtual_per_hw; /* virtual abstractions per hardware resource */
     uint64_t timebase_hz;
-    uint32_t flags;            /* TS_MANIFEST_* */
-    uint32_t mpi_eager_max;    /* LWMPI's largest eager message, bytes; 0: its default */
+    uint32_t flags;         /* TS_MANIFEST_* */
+    uint32_t mpi_eager_max; /* LWMPI's largest eager message, bytes; 0: its default */
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */

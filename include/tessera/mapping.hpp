@@ -27,23 +27,18 @@ struct JobShape {
     MapPolicy policy;
 
     /// True when every process has a slot (np >= 1).
-    constexpr bool fits() const {
-        return np >= 1 && ncompute >= 1 && slots >= 1 && np <= ncompute * slots;
-    }
+    constexpr bool fits() const { return np >= 1 && ncompute >= 1 && slots >= 1 && np <= ncompute * slots; }
 
     /// Placement of `rank` (0 <= rank < np; the job must fit).
     constexpr Placement place(int rank) const {
-        if (policy == MapPolicy::compact)
-            return {rank / slots, rank % slots};
+        if (policy == MapPolicy::compact) return {rank / slots, rank % slots};
         return {rank % ncompute, rank / ncompute};
     }
 
     /// The rank at (cluster, local), or -1 when that slot hosts no process.
     constexpr int rank_at(int cluster, int local) const {
-        if (cluster < 0 || cluster >= ncompute || local < 0 || local >= slots)
-            return -1;
-        const int rank = policy == MapPolicy::compact ? cluster * slots + local
-                                                      : local * ncompute + cluster;
+        if (cluster < 0 || cluster >= ncompute || local < 0 || local >= slots) return -1;
+        const int rank = policy == MapPolicy::compact ? cluster * slots + local : local * ncompute + cluster;
         return rank < np ? rank : -1;
     }
 

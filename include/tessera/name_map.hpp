@@ -32,7 +32,8 @@ public:
             if (e.used) continue;
             e = Entry{};
             e.used = true;
-            for (size_t i = 0; name[i]; ++i) e.name[i] = name[i];
+            for (size_t i = 0; name[i]; ++i)
+                e.name[i] = name[i];
             ++count_;
             return &e.value;
         }

@@ -62,10 +62,10 @@ struct ts_name_request {
 };
 
 struct ts_name_reply {
-    int32_t op;     /* TS_NAME_REPLY */
-    uint32_t seq;   /* the request's */
-    int32_t result; /* >= 0, or -TS_E* */
-    int32_t port;   /* TS_NAME_RESOLVE, TS_NAME_PORT: the port */
+    int32_t op;                        /* TS_NAME_REPLY */
+    uint32_t seq;                      /* the request's */
+    int32_t result;                    /* >= 0, or -TS_E* */
+    int32_t port;                      /* TS_NAME_RESOLVE, TS_NAME_PORT: the port */
     struct ts_name_daemon_stats stats; /* TS_NAME_STATS only */
 };
 
@@ -73,13 +73,10 @@ struct ts_name_reply {
  * or empty) or -TS_ENAMETOOLONG. Reads at most TS_NAME_MAX + 1 bytes, so
  * it also checks a name field off the wire, which need not be terminated.
  * It calls no C library function: the kernel has none. */
-static inline int ts_name_check(const char *name)
-{
-    if (!name || !name[0])
-        return -TS_EINVAL;
+static inline int ts_name_check(const char *name) {
+    if (!name || !name[0]) return -TS_EINVAL;
     for (int n = 1; n <= TS_NAME_MAX; ++n)
-        if (!name[n])
-            return 0;
+        if (!name[n]) return 0;
     return -TS_ENAMETOOLONG;
 }
 

@@ -16,19 +16,19 @@
 #define TESSERA_SYSCALL_H
 
 /* Error codes, returned negated. Numbers follow Linux errno. */
-#define TS_EPERM    1   /* not the owner of the object */
-#define TS_ENOENT   2   /* no such name / port not created */
-#define TS_EAGAIN  11   /* no free core / resource busy, try later */
-#define TS_ENOMEM  12   /* memory window exhausted */
-#define TS_EFAULT  14   /* bad user pointer or range */
-#define TS_EBUSY   16   /* port or object already in use */
-#define TS_EEXIST  17   /* name already linked */
-#define TS_EINVAL  22   /* bad argument (id, size, flag, cluster) */
-#define TS_ENFILE  23   /* a kernel table, or a hardware resource's share of virtual ones, is full */
+#define TS_EPERM        1  /* not the owner of the object */
+#define TS_ENOENT       2  /* no such name / port not created */
+#define TS_EAGAIN       11 /* no free core / resource busy, try later */
+#define TS_ENOMEM       12 /* memory window exhausted */
+#define TS_EFAULT       14 /* bad user pointer or range */
+#define TS_EBUSY        16 /* port or object already in use */
+#define TS_EEXIST       17 /* name already linked */
+#define TS_EINVAL       22 /* bad argument (id, size, flag, cluster) */
+#define TS_ENFILE       23 /* a kernel table, or a hardware resource's share of virtual ones, is full */
 #define TS_ENAMETOOLONG 36
-#define TS_EBADF    9   /* id does not name an open object */
-#define TS_ENOSYS  38   /* unknown kernel call number */
-#define TS_ETIMEDOUT 110 /* a wait with a timeout ran out */
+#define TS_EBADF        9   /* id does not name an open object */
+#define TS_ENOSYS       38  /* unknown kernel call number */
+#define TS_ETIMEDOUT    110 /* a wait with a timeout ran out */
 
 /* Kernel call numbers (a7), from the one table of kernel calls,
  * <tessera/kcalls.def>, which also says what each call does. */
@@ -43,34 +43,34 @@ enum ts_syscall {
 
 /* ioctl requests on virtual mailboxes, portals and syncs. */
 /* Flags of TS_SYS_MAILBOX_WAIT and TS_SYS_PORTAL_WAIT. */
-#define TS_IKC_NOWAIT 1
+#define TS_IKC_NOWAIT      1
 #define TS_IKC_IOCTL_STATS 1
 
 /* Statistics of one virtual mailbox, portal or sync (TS_IKC_IOCTL_STATS),
  * counted since it was created or opened. */
 struct ts_ikc_stats {
-    unsigned long bytes;        /* user bytes moved by completed reads and writes */
-    unsigned long reads;        /* completed reads (synchronous or AREAD) */
-    unsigned long writes;       /* completed writes (synchronous or AWRITE) */
-    unsigned long areads;       /* AREADs started */
-    unsigned long awrites;      /* AWRITEs started */
-    unsigned long waits;        /* completed WAITs (mailbox, portal and sync) */
-    unsigned long allows;       /* portal allows given */
-    unsigned long signals;      /* sync signals sent */
-    unsigned long transfer_ns;  /* time from the start to the end of every
-                                 * completed read, write and sync wait */
-    unsigned long parked;       /* input mailboxes: messages for it waiting
-                                 * now in the kernel's buffers table */
+    unsigned long bytes;       /* user bytes moved by completed reads and writes */
+    unsigned long reads;       /* completed reads (synchronous or AREAD) */
+    unsigned long writes;      /* completed writes (synchronous or AWRITE) */
+    unsigned long areads;      /* AREADs started */
+    unsigned long awrites;     /* AWRITEs started */
+    unsigned long waits;       /* completed WAITs (mailbox, portal and sync) */
+    unsigned long allows;      /* portal allows given */
+    unsigned long signals;     /* sync signals sent */
+    unsigned long transfer_ns; /* time from the start to the end of every
+                                * completed read, write and sync wait */
+    unsigned long parked;      /* input mailboxes: messages for it waiting
+                                * now in the kernel's buffers table */
 };
 
 /* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
  * Port 0 is the kernel's; user programs use 1..TS_PORTS-1. */
-#define TS_PORTS 64
-#define TS_PORT_KERNEL 0            /* kernel-to-kernel messages (job exit, abort) */
-#define TS_PORT_NAMESERVER 1        /* name server's mailbox on cluster 0 */
-#define TS_PORT_NAME_DAEMON 2       /* the local name daemon's mailbox on every compute cluster */
-#define TS_PORT_MPI_BASE 8          /* MPI process with local index l: mailbox and portal port 8+l */
-#define TS_PORT_NAME_REPLY_BASE 32  /* name client on core c: reply mailbox port 32+c */
+#define TS_PORTS                64
+#define TS_PORT_KERNEL          0  /* kernel-to-kernel messages (job exit, abort) */
+#define TS_PORT_NAMESERVER      1  /* name server's mailbox on cluster 0 */
+#define TS_PORT_NAME_DAEMON     2  /* the local name daemon's mailbox on every compute cluster */
+#define TS_PORT_MPI_BASE        8  /* MPI process with local index l: mailbox and portal port 8+l */
+#define TS_PORT_NAME_REPLY_BASE 32 /* name client on core c: reply mailbox port 32+c */
 
 /* Mapping policies (DESIGN section 3, process manager). */
 #define TS_MAP_COMPACT 0
@@ -87,31 +87,32 @@ struct ts_mem_info {
 
 /* What a program knows of its job and its cluster (TS_SYS_JOB_INFO). */
 struct ts_job_info {
-    int cluster_id;          /* this cluster; I/O clusters are 0..nio_clusters-1 */
-    int nclusters;           /* all clusters of the platform */
-    int nio_clusters;        /* compute clusters are nio_clusters..nclusters-1 */
-    int ncores;              /* cores of this cluster, the master included */
-    int np;                  /* MPI processes of the job (0: not an MPI program) */
-    int map_policy;          /* TS_MAP_COMPACT or TS_MAP_SCATTER */
-    int slots_per_cluster;   /* MPI processes a compute cluster can host */
-    int mailbox_payload;     /* bytes of user data in one mailbox message */
-    int portal_chunk;        /* bytes the NoC moves per portal chunk */
-    int argc;                /* argv[0] is the program name */
+    int cluster_id;            /* this cluster; I/O clusters are 0..nio_clusters-1 */
+    int nclusters;             /* all clusters of the platform */
+    int nio_clusters;          /* compute clusters are nio_clusters..nclusters-1 */
+    int ncores;                /* cores of this cluster, the master included */
+    int np;                    /* MPI processes of the job (0: not an MPI program) */
+    int map_policy;            /* TS_MAP_COMPACT or TS_MAP_SCATTER */
+    int slots_per_cluster;     /* MPI processes a compute cluster can host */
+    int mailbox_payload;       /* bytes of user data in one mailbox message */
+    int portal_chunk;          /* bytes the NoC moves per portal chunk */
+    int argc;                  /* argv[0] is the program name */
     unsigned long timebase_hz; /* ticks per second of ts_time(): the `time` CSR
                                   on qemu-riscv64, 10^9 (ns) on linux64 */
-    char args[TS_ARGS_MAX];  /* argc NUL-terminated strings, back to back */
+    char args[TS_ARGS_MAX];    /* argc NUL-terminated strings, back to back */
     /* IKC limits of this cluster (from the platform profile). */
-    int hw_mailboxes;        /* hardware input mailboxes */
-    int hw_portals;          /* hardware input portals */
-    int virtual_per_hw;      /* virtual abstractions one hardware resource carries */
-    int ikc_buffers;         /* messages the buffers table parks for other ports */
+    int hw_mailboxes;   /* hardware input mailboxes */
+    int hw_portals;     /* hardware input portals */
+    int virtual_per_hw; /* virtual abstractions one hardware resource carries */
+    int ikc_buffers;    /* messages the buffers table parks for other ports */
     /* LWMPI's parameters for the job (mpirun --local-path, --eager-threshold). */
-    unsigned mpi_flags;      /* TS_JOB_MPI_* */
-    int mpi_eager_max;       /* bytes; 0: LWMPI's default */
+    unsigned mpi_flags; /* TS_JOB_MPI_* */
+    int mpi_eager_max;  /* bytes; 0: LWMPI's default */
 };
 
 /* ts_job_info.mpi_flags. */
-#define TS_JOB_MPI_LOCAL_IKC 1u /* ranks of one cluster talk through IKC, as remote
-                                 * ones do (the shared-memory path is off) */
+/* Ranks of one cluster talk through IKC, as remote ones do (the
+ * shared-memory path is off). */
+#define TS_JOB_MPI_LOCAL_IKC 1u
 
 #endif

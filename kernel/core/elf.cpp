@@ -10,8 +10,8 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
     const auto *base = static_cast<const char *>(elf);
     const auto *eh = static_cast<const Elf64_Ehdr *>(elf);
     if (size < sizeof(Elf64_Ehdr) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != hal::user_elf_machine || eh->e_type != ET_EXEC ||
-        eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != hal::user_elf_machine ||
+        eh->e_type != ET_EXEC || eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size ||
         eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
         return -TS_EINVAL;
     const auto *ph = reinterpret_cast<const Elf64_Phdr *>(base + eh->e_phoff);
@@ -48,7 +48,8 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
             if (off < s.p_filesz) {
                 const size_t room = hal::page_size - (from & (hal::page_size - 1));
                 const size_t n = room < s.p_filesz - off ? room : s.p_filesz - off;
-                memcpy(reinterpret_cast<void *>(pa + (from & (hal::page_size - 1))), base + s.p_offset + off, n);
+                memcpy(reinterpret_cast<void *>(pa + (from & (hal::page_size - 1))), base + s.p_offset + off,
+                       n);
             }
         }
         if (s.p_vaddr + s.p_memsz > top) top = s.p_vaddr + s.p_memsz;

@@ -9,7 +9,7 @@ namespace {
 
 uintptr_t next_frame;  // first never-used frame
 uintptr_t frames_end;
-void *free_list;       // returned frames, linked through their first word
+void *free_list;  // returned frames, linked through their first word
 size_t free_frames;
 size_t total_frames;
 

@@ -37,11 +37,11 @@ Slot slots[TS_MAX_CORES];
 /// The address space active on the master. Every space maps the kernel, so
 /// it stays in whatever space served the last call.
 const hal::AddressSpace *active_space;  // master only
-uint64_t next_seq;  // master only
-bool again;         // master only: serve another pass
-bool timer_armed;   // master only
-Process *serving;   // master only: the caller of the call being served
-int serving_core;   // master only: its core
+uint64_t next_seq;                      // master only
+bool again;                             // master only: serve another pass
+bool timer_armed;                       // master only
+Process *serving;                       // master only: the caller of the call being served
+int serving_core;                       // master only: its core
 /// counts[core][number]: written only by `core` itself.
 uint64_t counts[TS_MAX_CORES][max_number];
 
@@ -121,7 +121,8 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     const CallEntry *e = call_lookup(number);
     if (!e) return -TS_ENOSYS;
     Call c;
-    for (int i = 0; i < 4; ++i) c.a[i] = args[i];
+    for (int i = 0; i < 4; ++i)
+        c.a[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
     return post_and_wait(e->handler, number, e->cancel, false, c);
 }

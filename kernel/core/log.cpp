@@ -15,7 +15,8 @@ struct Buffer {
         if (n < size) data[n++] = c;
     }
     void put(const char *s) {
-        while (*s) put(*s++);
+        while (*s)
+            put(*s++);
     }
     void put_unsigned(uint64_t v, unsigned base) {
         char digits[24];
@@ -24,7 +25,8 @@ struct Buffer {
             digits[i++] = "0123456789abcdef"[v % base];
             v /= base;
         } while (v);
-        while (i) put(digits[--i]);
+        while (i)
+            put(digits[--i]);
     }
 };
 
@@ -47,12 +49,8 @@ void format(Buffer &b, const char *fmt, va_list ap) {
             b.put_unsigned(v < 0 ? -static_cast<uint64_t>(v) : static_cast<uint64_t>(v), 10);
             break;
         }
-        case 'u':
-            b.put_unsigned(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 10);
-            break;
-        case 'x':
-            b.put_unsigned(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 16);
-            break;
+        case 'u': b.put_unsigned(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 10); break;
+        case 'x': b.put_unsigned(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 16); break;
         case 'p':
             b.put("0x");
             b.put_unsigned(reinterpret_cast<uintptr_t>(va_arg(ap, void *)), 16);
@@ -62,15 +60,9 @@ void format(Buffer &b, const char *fmt, va_list ap) {
             b.put(s ? s : "(null)");
             break;
         }
-        case 'c':
-            b.put(static_cast<char>(va_arg(ap, int)));
-            break;
-        case '%':
-            b.put('%');
-            break;
-        default:
-            b.put('?');
-            break;
+        case 'c': b.put(static_cast<char>(va_arg(ap, int))); break;
+        case '%': b.put('%'); break;
+        default: b.put('?'); break;
         }
     }
 }

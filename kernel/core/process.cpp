@@ -90,8 +90,8 @@ Process *process_spawn(const char *name, const void *elf, size_t size) {
     p->used = true;
     strncpy(p->name, name, sizeof(p->name) - 1);
     uintptr_t entry = 0, end = 0;
-    long err = p->space.init(frame_alloc, &kernel_space) ? elf_load(p->space, elf, size, &entry, &end)
-                                                          : -TS_ENOMEM;
+    long err =
+        p->space.init(frame_alloc, &kernel_space) ? elf_load(p->space, elf, size, &entry, &end) : -TS_ENOMEM;
     if (err == 0) {
         p->heap_start = p->heap_end = p->heap_mapped = (end + hal::page_size - 1) & ~(hal::page_size - 1);
         err = thread_start(p, entry, 0);
@@ -167,7 +167,8 @@ long sys_thread_create(Call &c) {
 long sys_thread_join(Call &c) {
     const Process *p = current_process();
     const uint64_t tid = c.a[0];
-    if (tid == 0 || tid >= static_cast<uint64_t>(hal::ncores()) || tid == static_cast<uint64_t>(caller_core()))
+    if (tid == 0 || tid >= static_cast<uint64_t>(hal::ncores()) ||
+        tid == static_cast<uint64_t>(caller_core()))
         return -TS_EINVAL;
     const Thread &t = threads[tid];
     if (t.last_proc != p) return -TS_EINVAL;

@@ -35,7 +35,8 @@ void name_daemon_init() {
     const ts_manifest &m = hal::manifest();
     const int self = hal::cluster_id();
     if (self < static_cast<int>(m.nio_clusters)) return;
-    if (ikc::mailbox_payload() < sizeof(ts_name_message)) panic("mailbox messages too small for the name daemon");
+    if (ikc::mailbox_payload() < sizeof(ts_name_message))
+        panic("mailbox messages too small for the name daemon");
     const long id = ikc::mailbox_create(TS_PORT_NAME_DAEMON);
     if (id < 0) panic("cannot create the name daemon's mailbox");
     daemon.start({self, static_cast<int>(m.nio_clusters), static_cast<int>(m.nclusters)}, {send, process_on});

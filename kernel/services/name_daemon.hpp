@@ -66,8 +66,8 @@ private:
     /// The request of one local client.
     struct Slot {
         Stage stage;
-        bool final;     ///< sending: `out` is the reply to the client (else a query)
-        bool has_next;  ///< `next` arrived while this request was in flight
+        bool final;      ///< sending: `out` is the reply to the client (else a query)
+        bool has_next;   ///< `next` arrived while this request was in flight
         int to_cluster;  ///< sending: where `out` goes
         int to_port;
         int resolved_cluster;  ///< RESOLVE: the cluster the name server gave

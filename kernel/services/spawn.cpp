@@ -45,7 +45,9 @@ Kmsg report(KmsgKind kind, int status, int core, int tag) {
 }
 
 // One attempt at sending r to the job monitor: sent, or pending.
-long try_report(const Kmsg &r) { return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header); }
+long try_report(const Kmsg &r) {
+    return ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header);
+}
 
 void send_report(const Kmsg &r) {
     wait_for([&] { return try_report(r); });
@@ -74,7 +76,8 @@ int ring_members(int *clusters) {
     const ts_manifest &m = hal::manifest();
     int n = 0;
     clusters[n++] = 0;
-    for (unsigned c = m.nio_clusters; c < m.nclusters; ++c) clusters[n++] = static_cast<int>(c);
+    for (unsigned c = m.nio_clusters; c < m.nclusters; ++c)
+        clusters[n++] = static_cast<int>(c);
     return n;
 }
 
@@ -116,7 +119,8 @@ void say_why_job_ends(const Kmsg &r) {
 [[noreturn]] void job_monitor() {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
-    for (int k = 0; k < shape.ncompute; ++k) expected += shape.ranks_on(k) > 0 ? 1 : 0;
+    for (int k = 0; k < shape.ncompute; ++k)
+        expected += shape.ranks_on(k) > 0 ? 1 : 0;
     const long in = ikc::mailbox_create(TS_PORT_KERNEL);
     if (in < 0) panic("cannot create the job monitor's mailbox");
     for (int reported = 0; reported < expected;) {
@@ -179,7 +183,8 @@ void spawn_server() {
         serve_forever();
     }
     block_until([&] { return process_done(p); });
-    send_report(report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+    send_report(
+        report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
     serve_forever();
 }
 

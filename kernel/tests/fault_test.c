@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         int size, token;
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        for (int r = 1; r < size; ++r) MPI_Recv(&token, 1, MPI_INT, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int r = 1; r < size; ++r)
+            MPI_Recv(&token, 1, MPI_INT, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (argc > 1) fault(argv[1]);
     } else {
         printf("rank %d running\n", rank);

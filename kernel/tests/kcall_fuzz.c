@@ -28,17 +28,17 @@
 #include <tessera/runtime.h>
 
 #define DEFAULT_CALLS 5000
-#define DEFAULT_SEED 0x7e55e7a0c0ffee01ul
-#define NUMBERS 64           /* call numbers drawn: 0..NUMBERS-1 */
-#define MAX_REPORTS 20       /* unexpected results printed in full */
-#define PAGE 4096ul
-#define HEAP_SLACK (64ul << 10) /* random brk may move the break this far */
-#define SLEEP_MAX_NS 100000ul   /* longest random sleep or futex timeout */
-#define STACK_BUF 2048          /* bytes of the buffer on main's stack */
+#define DEFAULT_SEED  0x7e55e7a0c0ffee01ul
+#define NUMBERS       64 /* call numbers drawn: 0..NUMBERS-1 */
+#define MAX_REPORTS   20 /* unexpected results printed in full */
+#define PAGE          4096ul
+#define HEAP_SLACK    (64ul << 10) /* random brk may move the break this far */
+#define SLEEP_MAX_NS  100000ul     /* longest random sleep or futex timeout */
+#define STACK_BUF     2048         /* bytes of the buffer on main's stack */
 
 /* The kernel's layout of user stacks (kernel/core/include/kernel/core.hpp): core k's stack
  * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around. */
-#define STACK_SIZE (128ul << 10)
+#define STACK_SIZE  (128ul << 10)
 #define STACK_ALIGN (1ul << 20)
 
 static unsigned long unexpected;
@@ -51,8 +51,7 @@ static int note_unexpected(void) { return unexpected++ < MAX_REPORTS; }
 static uint64_t rng;
 
 /* xorshift64 (Marsaglia 2003): small, fast, and plenty for picking cases. */
-static uint64_t rnd(void)
-{
+static uint64_t rnd(void) {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
@@ -63,8 +62,7 @@ static unsigned long below(unsigned long n) { return (unsigned long)(rnd() % n);
 
 /* splitmix64 of the seed, so that nearby seeds give unrelated runs and no
  * seed gives xorshift's one forbidden state, 0. */
-static void seed_rng(uint64_t seed)
-{
+static void seed_rng(uint64_t seed) {
     uint64_t z = seed + 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -85,15 +83,14 @@ static int scratch[2048] __attribute__((aligned(PAGE)));
 static const char rodata_text[64] = "read-only: a kernel write here must fail";
 
 static struct {
-    uintptr_t stack_top;   /* the main thread's stack: [top - 128 KiB, top) */
-    char *stack_buf;       /* a live buffer on that stack */
-    unsigned long break0;  /* the break when the run started */
+    uintptr_t stack_top;  /* the main thread's stack: [top - 128 KiB, top) */
+    char *stack_buf;      /* a live buffer on that stack */
+    unsigned long break0; /* the break when the run started */
 } mem;
 
 /* Small ints (-1..4), so that cluster lists read from it name real
  * clusters, some twice, some not at all. */
-static void refill_scratch(void)
-{
+static void refill_scratch(void) {
     for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; ++i)
         scratch[i] = (int)below(6) - 1;
 }
@@ -107,59 +104,48 @@ struct arg {
 
 #define ROOM_SOME (~0ul)
 
-static struct arg pick(const unsigned long *values, size_t n)
-{
-    return (struct arg){values[below(n)], 0};
-}
+static struct arg pick(const unsigned long *values, size_t n) { return (struct arg){values[below(n)], 0}; }
 
 #define PICK(values) pick(values, sizeof(values) / sizeof(values[0]))
 
 /* -2..70, half of the time -1..5: clusters, cores and tids are that small,
  * so some random opens and joins get past the argument checks. */
-static struct arg small_int(void)
-{
+static struct arg small_int(void) {
     const long v = below(2) ? (long)below(73) - 2 : (long)below(7) - 1;
     return (struct arg){(unsigned long)v, 0};
 }
 
-static struct arg huge_value(void)
-{
-    static const unsigned long v[] = {~0ul, 1ul << 63, 0x7ffffffful, 0xfffffffful,
-                                      1ul << 32, 0x8000000000000010ul, ~0ul - PAGE + 1};
+static struct arg huge_value(void) {
+    static const unsigned long v[] = {
+        ~0ul, 1ul << 63, 0x7ffffffful, 0xfffffffful, 1ul << 32, 0x8000000000000010ul, ~0ul - PAGE + 1};
     return PICK(v);
 }
 
 /* The kernels' windows (this cluster's and the others'), the NoC fabric,
  * OpenSBI, and devices (UART, test finisher: a write there powers off). */
-static struct arg kernel_address(void)
-{
+static struct arg kernel_address(void) {
     static const unsigned long v[] = {0x80000000ul, 0x80200000ul, 0x80a00000ul, 0x81000000ul,
                                       0x81a00000ul, 0x82000000ul, 0x83000000ul, 0x84a00000ul,
-                                      0x10000000ul, 0x100000ul, 0xbfe00000ul};
+                                      0x10000000ul, 0x100000ul,   0xbfe00000ul};
     return PICK(v);
 }
 
-static struct arg low_address(void)
-{
+static struct arg low_address(void) {
     static const unsigned long v[] = {0, 0x10, 0xff8, 0x1000, 0x3ffff000ul};
     return PICK(v);
 }
 
-static struct arg static_buffer(void)
-{
+static struct arg static_buffer(void) {
     return (struct arg){(uintptr_t)scratch + below(sizeof scratch - WRITE_ROOM), ROOM_SOME};
 }
 
-static struct arg stack_buffer(void)
-{
+static struct arg stack_buffer(void) {
     return (struct arg){(uintptr_t)mem.stack_buf + below(STACK_BUF - WRITE_ROOM), ROOM_SOME};
 }
 
 /* Program text and read-only data: readable, never writable. */
-static struct arg read_only(void)
-{
-    if (below(2))
-        return (struct arg){0x40000000ul + below(64) * 4, ROOM_SOME};
+static struct arg read_only(void) {
+    if (below(2)) return (struct arg){0x40000000ul + below(64) * 4, ROOM_SOME};
     return (struct arg){(uintptr_t)rodata_text + below(sizeof rodata_text), ROOM_SOME};
 }
 
@@ -170,8 +156,7 @@ static struct arg read_only(void)
  * our stack (its guard gap, so a range may run into the stack) and at its
  * top (nothing above). No edge is near live data: the kernel may write at
  * any of them as far as it finds memory mapped. */
-static struct arg edge(void)
-{
+static struct arg edge(void) {
     static const unsigned long before[] = {1, 4, 8, 16, 100};
     const unsigned long k = before[below(sizeof before / sizeof before[0])];
     switch (below(4)) {
@@ -182,18 +167,16 @@ static struct arg edge(void)
     }
 }
 
-static struct arg length(void)
-{
-    static const unsigned long v[] = {0, 1, 2, 8, 100, 4096, 4097, 65536, 65537, 1ul << 20,
-                                      1ul << 31, ~0ul, ~0ul >> 1};
+static struct arg length(void) {
+    static const unsigned long v[] = {0,     1,     2,         8,         100,  4096,     4097,
+                                      65536, 65537, 1ul << 20, 1ul << 31, ~0ul, ~0ul >> 1};
     return PICK(v);
 }
 
-static struct arg random_arg(void)
-{
+static struct arg random_arg(void) {
     static struct arg (*const kinds[])(void) = {
-        small_int, small_int, huge_value, kernel_address, low_address,
-        static_buffer, stack_buffer, read_only, edge, length,
+        small_int,     small_int,    huge_value, kernel_address, low_address,
+        static_buffer, stack_buffer, read_only,  edge,           length,
     };
     return kinds[below(sizeof kinds / sizeof kinds[0])]();
 }
@@ -205,13 +188,11 @@ static unsigned long any_cluster(void) { return below((unsigned long)ts_job()->n
 /* Every cluster once, in random order but ours first or second (so that
  * either role of a sync may be ours), in a buffer nothing else points
  * into. */
-static struct arg cluster_list(void)
-{
+static struct arg cluster_list(void) {
     static int list[64];
     const int self = ts_job()->cluster_id;
     unsigned long all = (unsigned long)ts_job()->nclusters;
-    if (all > sizeof list / sizeof list[0])
-        all = sizeof list / sizeof list[0];
+    if (all > sizeof list / sizeof list[0]) all = sizeof list / sizeof list[0];
     for (unsigned long i = 0; i < all; ++i)
         list[i] = (int)i;
     for (unsigned long i = all - 1; i > 0; --i) { /* Fisher-Yates */
@@ -240,24 +221,21 @@ struct call {
 /* A raw kernel call with every argument register set; the ABI keeps all
  * registers but the result's, so the others are read back and compared
  * (on RISC-V: a1..a5 and a7; see ts_arch_kcall_regs). */
-static long kcall(const struct call *c)
-{
+static long kcall(const struct call *c) {
     unsigned long args[6], after[6], nr_after;
     for (int i = 0; i < 6; ++i)
         args[i] = c->a[i].v;
     const long result = ts_arch_kcall_regs(c->nr, args, after, &nr_after);
     for (int i = 1; i < 6; ++i)
         if (after[i] != c->a[i].v && note_unexpected())
-            printf("UNEXPECTED call %lu changed a%d: 0x%lx -> 0x%lx\n", c->nr, i, c->a[i].v,
-                   after[i]);
+            printf("UNEXPECTED call %lu changed a%d: 0x%lx -> 0x%lx\n", c->nr, i, c->a[i].v, after[i]);
     if (nr_after != c->nr && note_unexpected())
         printf("UNEXPECTED call %lu changed a7 to 0x%lx\n", c->nr, nr_after);
     return result;
 }
 
 /* A plain call for the fuzzer's own bookkeeping (not counted). */
-static long kcall_args(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
-{
+static long kcall_args(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2) {
     struct call c = {nr, {{a0, 0}, {a1, 0}, {a2, 0}}};
     return kcall(&c);
 }
@@ -274,14 +252,12 @@ static const char *const call_names[NUMBERS] = {
 static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }
 
 /* Calls that end the thread or the job, or start random code. */
-static int never_made(unsigned long nr)
-{
+static int never_made(unsigned long nr) {
     return nr == TS_SYS_THREAD_EXIT || nr == TS_SYS_JOB_ABORT || nr == TS_SYS_THREAD_CREATE;
 }
 
 /* The call that undoes a successful create/open (returning an id), or 0. */
-static unsigned long release_of(unsigned long nr)
-{
+static unsigned long release_of(unsigned long nr) {
     switch (nr) {
     case TS_SYS_MAILBOX_CREATE: return TS_SYS_MAILBOX_UNLINK;
     case TS_SYS_MAILBOX_OPEN: return TS_SYS_MAILBOX_CLOSE;
@@ -297,19 +273,26 @@ static const struct {
     int code;
     const char *name;
 } errors[] = {
-    {TS_EPERM, "EPERM"},   {TS_ENOENT, "ENOENT"}, {TS_EBADF, "EBADF"},   {TS_EAGAIN, "EAGAIN"},
-    {TS_ENOMEM, "ENOMEM"}, {TS_EFAULT, "EFAULT"}, {TS_EBUSY, "EBUSY"},   {TS_EEXIST, "EEXIST"},
-    {TS_EINVAL, "EINVAL"}, {TS_ENFILE, "ENFILE"}, {TS_ENAMETOOLONG, "ENAMETOOLONG"},
-    {TS_ENOSYS, "ENOSYS"}, {TS_ETIMEDOUT, "ETIMEDOUT"},
+    {TS_EPERM, "EPERM"},
+    {TS_ENOENT, "ENOENT"},
+    {TS_EBADF, "EBADF"},
+    {TS_EAGAIN, "EAGAIN"},
+    {TS_ENOMEM, "ENOMEM"},
+    {TS_EFAULT, "EFAULT"},
+    {TS_EBUSY, "EBUSY"},
+    {TS_EEXIST, "EEXIST"},
+    {TS_EINVAL, "EINVAL"},
+    {TS_ENFILE, "ENFILE"},
+    {TS_ENAMETOOLONG, "ENAMETOOLONG"},
+    {TS_ENOSYS, "ENOSYS"},
+    {TS_ETIMEDOUT, "ETIMEDOUT"},
 };
 #define NERRORS (sizeof errors / sizeof errors[0])
 
 /* Index in errors[] of result r < 0, or -1 for an unknown code. */
-static int error_index(long r)
-{
+static int error_index(long r) {
     for (size_t i = 0; i < NERRORS; ++i)
-        if (r == -(long)errors[i].code)
-            return (int)i;
+        if (r == -(long)errors[i].code) return (int)i;
     return -1;
 }
 
@@ -319,11 +302,9 @@ static int error_index(long r)
  * the right shape (ports, clusters, a cluster list, its length, a type),
  * so that they get past the first checks: the deeper checks and the
  * successes (then undone) are exercised too. */
-static void shape(struct call *c)
-{
+static void shape(struct call *c) {
     struct arg *a = c->a;
-    if (below(2))
-        return;
+    if (below(2)) return;
     switch (c->nr) {
     case TS_SYS_MAILBOX_OPEN:
     case TS_SYS_PORTAL_OPEN:
@@ -347,24 +328,16 @@ static void shape(struct call *c)
 
 /* Arguments changed so that the call cannot block for long, flood the
  * console or starve the cluster of memory. */
-static void tame(struct call *c)
-{
+static void tame(struct call *c) {
     struct arg *a = c->a;
     switch (c->nr) {
-    case TS_SYS_SLEEP:
-        a[0].v %= SLEEP_MAX_NS + 1;
-        break;
-    case TS_SYS_FUTEX_WAIT: /* 0 would mean no timeout */
-        a[2].v = 1 + a[2].v % SLEEP_MAX_NS;
-        break;
-    case TS_SYS_IKC_WAIT_ANY: /* the same */
-        a[1].v = 1 + a[1].v % SLEEP_MAX_NS;
-        break;
+    case TS_SYS_SLEEP: a[0].v %= SLEEP_MAX_NS + 1; break;
+    case TS_SYS_FUTEX_WAIT: /* 0 would mean no timeout */ a[2].v = 1 + a[2].v % SLEEP_MAX_NS; break;
+    case TS_SYS_IKC_WAIT_ANY: /* the same */ a[1].v = 1 + a[1].v % SLEEP_MAX_NS; break;
     case TS_SYS_WRITE:
         /* Readable memory would be printed: only lengths that surely fail
          * (running off mapped memory, or longer than user space) stay. */
-        if (a[0].room && a[1].v <= a[0].room && a[1].v < (1ul << 30))
-            a[1].v = 0;
+        if (a[0].room && a[1].v <= a[0].room && a[1].v < (1ul << 30)) a[1].v = 0;
         break;
     case TS_SYS_BRK:
         /* A break between the heap's slack and our stack would take many
@@ -377,18 +350,16 @@ static void tame(struct call *c)
     }
 }
 
-static void report(const struct call *c, long r, const char *why)
-{
+static void report(const struct call *c, long r, const char *why) {
     if (note_unexpected())
-        printf("UNEXPECTED %s: call %lu (0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx) -> %ld\n", why,
-               c->nr, c->a[0].v, c->a[1].v, c->a[2].v, c->a[3].v, c->a[4].v, c->a[5].v, r);
+        printf("UNEXPECTED %s: call %lu (0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx) -> %ld\n", why, c->nr,
+               c->a[0].v, c->a[1].v, c->a[2].v, c->a[3].v, c->a[4].v, c->a[5].v, r);
 }
 
 /* Undoes what a successful call made or moved, so that later calls find
  * nothing of ours open and the break where malloc left it (nothing else
  * moves it while the fuzzer runs). */
-static void undo(const struct call *c, long r)
-{
+static void undo(const struct call *c, long r) {
     const unsigned long release = release_of(c->nr);
     long rr = 0;
     if (release)
@@ -396,8 +367,7 @@ static void undo(const struct call *c, long r)
     else if (c->nr == TS_SYS_BRK)
         rr = kcall_args(TS_SYS_BRK, mem.break0, 0, 0) == (long)mem.break0 ? 0 : -1;
     if (rr != 0 && note_unexpected())
-        printf("UNEXPECTED cannot undo call %lu (0x%lx, ...) -> %ld: %ld\n", c->nr, c->a[0].v, r,
-               rr);
+        printf("UNEXPECTED cannot undo call %lu (0x%lx, ...) -> %ld: %ld\n", c->nr, c->a[0].v, r, rr);
 }
 
 /* ---- tallies ----------------------------------------------------------------- */
@@ -410,13 +380,9 @@ struct tally {
 /* Per known number, and one row for every unknown number. */
 static struct tally tallies[NUMBERS], unknown_tally;
 
-static struct tally *tally_of(unsigned long nr)
-{
-    return known(nr) ? &tallies[nr] : &unknown_tally;
-}
+static struct tally *tally_of(unsigned long nr) { return known(nr) ? &tallies[nr] : &unknown_tally; }
 
-static void check_result(const struct call *c, long r)
-{
+static void check_result(const struct call *c, long r) {
     struct tally *t = tally_of(c->nr);
     ++t->calls;
     if (r >= 0) {
@@ -428,30 +394,25 @@ static void check_result(const struct call *c, long r)
         return;
     }
     const int e = error_index(r);
-    if (e >= 0)
-        ++t->err[e];
+    if (e >= 0) ++t->err[e];
     if (e < 0 || (!known(c->nr) && r != -TS_ENOSYS)) {
         ++t->bad;
         report(c, r, e < 0 ? "unknown error code" : "unknown call without ENOSYS");
     }
 }
 
-static void print_row(const char *name, const struct tally *t)
-{
+static void print_row(const char *name, const struct tally *t) {
     char line[256];
     int n = snprintf(line, sizeof line, "  %-15s %6lu %6lu %4lu ", name, t->calls, t->ok, t->bad);
     for (size_t i = 0; i < NERRORS && n < (int)sizeof line; ++i)
-        if (t->err[i])
-            n += snprintf(line + n, sizeof line - (size_t)n, " %s:%lu", errors[i].name, t->err[i]);
+        if (t->err[i]) n += snprintf(line + n, sizeof line - (size_t)n, " %s:%lu", errors[i].name, t->err[i]);
     printf("%s\n", line);
 }
 
-static void print_table(void)
-{
+static void print_table(void) {
     printf("  %-15s %6s %6s %4s  errors\n", "call", "calls", "ok", "bad");
     for (unsigned long nr = 0; nr < NUMBERS; ++nr)
-        if (tallies[nr].calls)
-            print_row(call_names[nr], &tallies[nr]);
+        if (tallies[nr].calls) print_row(call_names[nr], &tallies[nr]);
     print_row("(unknown)", &unknown_tally);
 }
 
@@ -459,12 +420,10 @@ static void print_table(void)
 
 /* Mostly 0..63; sometimes a number with high bits set, which must not be
  * taken for its low bits (THREAD_EXIT | 1 << 32 is unknown, not an exit). */
-static unsigned long random_number(void)
-{
+static unsigned long random_number(void) {
     for (;;) {
         unsigned long nr = below(NUMBERS);
-        if (never_made(nr))
-            continue;
+        if (never_made(nr)) continue;
         switch (below(32)) {
         case 0: return nr | 1ul << 32;
         case 1: return nr | 1ul << 63;
@@ -473,8 +432,7 @@ static unsigned long random_number(void)
     }
 }
 
-static void fuzz_one(void)
-{
+static void fuzz_one(void) {
     struct call c = {random_number(), {{0, 0}}};
     for (int i = 0; i < 6; ++i)
         c.a[i] = random_arg();
@@ -482,24 +440,21 @@ static void fuzz_one(void)
     tame(&c);
     const long r = kcall(&c);
     check_result(&c, r);
-    if (r >= 0)
-        undo(&c, r);
+    if (r >= 0) undo(&c, r);
 }
 
 /* ---- the kernel still works ---------------------------------------------------- */
 
-#define EXPECT(what, cond)                                                            \
-    do {                                                                              \
-        if (!(cond) && note_unexpected())                                             \
-            printf("UNEXPECTED %s check failed: %s\n", what, #cond);                  \
+#define EXPECT(what, cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond) && note_unexpected()) printf("UNEXPECTED %s check failed: %s\n", what, #cond); \
     } while (0)
 
 static void noop(void *arg) { (void)arg; }
 
 /* A mailbox round trip on our own cluster and a thread start and join, as
  * any program would make them. */
-static void sanity(const char *when)
-{
+static void sanity(const char *when) {
     const struct ts_job_info *job = ts_job();
     char buf[8] = {0};
     int in = ts_mailbox_create(20);
@@ -519,8 +474,7 @@ static void sanity(const char *when)
 }
 
 /* Free page frames, or -1 while the kernel has no TS_SYS_MEM_INFO. */
-static long free_pages(void)
-{
+static long free_pages(void) {
     struct ts_mem_info info;
     return kcall_args(TS_SYS_MEM_INFO, (uintptr_t)&info, 0, 0) == 0 ? (long)info.free_pages : -1;
 }
@@ -528,8 +482,7 @@ static long free_pages(void)
 /* Maps the heap's slack once (and gives it back to malloc's break), so
  * random breaks within it take no new frames and the top of the heap pages
  * is a known edge. */
-static void setup_memory(char *stack_buf)
-{
+static void setup_memory(char *stack_buf) {
     mem.stack_buf = stack_buf;
     mem.stack_top = ((uintptr_t)stack_buf + STACK_ALIGN - 1) & ~(STACK_ALIGN - 1);
     mem.break0 = (unsigned long)kcall_args(TS_SYS_BRK, 0, 0, 0);
@@ -539,8 +492,7 @@ static void setup_memory(char *stack_buf)
     refill_scratch();
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const unsigned long calls = argc > 1 ? strtoul(argv[1], 0, 0) : DEFAULT_CALLS;
     const uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 0) : DEFAULT_SEED;
     char stack_buf[STACK_BUF];
@@ -553,14 +505,12 @@ int main(int argc, char **argv)
     const long pages_before = free_pages();
 
     for (unsigned long i = 0; i < calls; ++i) {
-        if (i % 256 == 0)
-            refill_scratch();
+        if (i % 256 == 0) refill_scratch();
         fuzz_one();
     }
 
     const long pages_after = free_pages();
-    if (pages_before >= 0)
-        EXPECT("page frames", pages_after == pages_before);
+    if (pages_before >= 0) EXPECT("page frames", pages_after == pages_before);
     EXPECT("break", kcall_args(TS_SYS_BRK, 0, 0, 0) == (long)mem.break0);
     sanity("after");
 

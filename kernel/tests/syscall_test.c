@@ -23,13 +23,15 @@ static long raw(long number, long a0, long a1, long a2) { return ts_arch_kcall(n
 
 static void spin(void *arg) {
     (void)arg;
-    for (;;) ts_sleep_ns(1000000);
+    for (;;)
+        ts_sleep_ns(1000000);
 }
 
 /* Sends 100 bytes to port 22 of our own cluster in two writes of 50. */
 static void portal_sender(void *arg) {
     static char data[100];
-    for (int i = 0; i < 100; ++i) data[i] = (char)(i + 1);
+    for (int i = 0; i < 100; ++i)
+        data[i] = (char)(i + 1);
     int out = ts_portal_open(23, ts_job()->cluster_id, 22);
     ts_portal_write(out, data, 50);
     ts_portal_write(out, data + 50, 50);
@@ -68,8 +70,8 @@ int main(void) {
     int out = ts_mailbox_open(21, job->cluster_id, 20);
     EXPECT(out >= 0, 1);
     EXPECT(ts_mailbox_write(out, page_end_buf, (unsigned long)job->mailbox_payload + 1), -TS_EINVAL);
-    EXPECT(ts_mailbox_read(out, page_end_buf, 8), -TS_EBADF);   /* an output is not readable */
-    EXPECT(ts_mailbox_write(in, page_end_buf, 8), -TS_EBADF);   /* an input is not writable */
+    EXPECT(ts_mailbox_read(out, page_end_buf, 8), -TS_EBADF); /* an output is not readable */
+    EXPECT(ts_mailbox_write(in, page_end_buf, 8), -TS_EBADF); /* an input is not writable */
     EXPECT(ts_mailbox_write(out, "ping", 5), 5);
     memset(page_end_buf, 0, 8);
     EXPECT(ts_mailbox_read(in, page_end_buf, 8), 5);
@@ -104,7 +106,7 @@ int main(void) {
     EXPECT(ts_portal_unlink(portal), 0);
 
     int clusters[2] = {0, job->cluster_id};
-    EXPECT(ts_sync_create(clusters, 2, 7, 5), -TS_EINVAL);      /* bad type */
+    EXPECT(ts_sync_create(clusters, 2, 7, 5), -TS_EINVAL); /* bad type */
     EXPECT(ts_sync_create(clusters, 1, TS_SYNC_ALL_TO_ONE, 5), -TS_EINVAL);
     EXPECT(ts_sync_create(clusters, 2, TS_SYNC_ALL_TO_ONE, 5), -TS_EINVAL); /* we are not the one */
     EXPECT(ts_sync_create((const int *)0x10, 2, TS_SYNC_ONE_TO_ALL, 5), -TS_EFAULT);
@@ -113,8 +115,9 @@ int main(void) {
     EXPECT(ts_thread_join(0, 0), -TS_EINVAL);
     EXPECT(ts_thread_join(ts_thread_self(), 0), -TS_EINVAL);
     int started = 0;
-    while (ts_thread_create(spin, 0) >= 0) ++started;
-    EXPECT(started, job->ncores - 2);                             /* every free core, then EAGAIN */
+    while (ts_thread_create(spin, 0) >= 0)
+        ++started;
+    EXPECT(started, job->ncores - 2); /* every free core, then EAGAIN */
     EXPECT(ts_thread_create(spin, 0), -TS_EAGAIN);
     EXPECT(raw(TS_SYS_THREAD_CREATE, 0x80200000l, 0, 0), -TS_EFAULT);
     EXPECT(raw(TS_SYS_BRK, 0x7fffffffl, 0, 0), -TS_ENOMEM);
@@ -126,5 +129,5 @@ int main(void) {
     EXPECT(raw(TS_SYS_BRK, end, 0, 0), end);
 
     printf("syscall checks: %d failed\n", failed);
-    ts_job_abort(failed);  /* ends the spinning threads too */
+    ts_job_abort(failed); /* ends the spinning threads too */
 }

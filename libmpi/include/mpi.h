@@ -36,7 +36,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Request;
-typedef int MPI_Info;  /* only MPI_INFO_NULL: LWMPI has no info objects */
+typedef int MPI_Info; /* only MPI_INFO_NULL: LWMPI has no info objects */
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -47,56 +47,56 @@ typedef long long MPI_Count;
 #define MPI_COMM_WORLD ((MPI_Comm)0x43000001)
 #define MPI_COMM_SELF  ((MPI_Comm)0x43000002)
 
-#define MPI_INFO_NULL  ((MPI_Info)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
 /* MPI_Comm_split_type's split types (MPI 3.1 section 6.4.2): ranks that
  * share memory are the ranks of one compute cluster. */
 #define MPI_COMM_TYPE_SHARED 1
 
 /* ---- Predefined datatypes (kind 'D' = 0x44), MPI 3.1 section 3.2.2 -- */
 
-#define MPI_DATATYPE_NULL      ((MPI_Datatype)0)
-#define MPI_CHAR               ((MPI_Datatype)0x44000001)
-#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x44000002)
-#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x44000003)
-#define MPI_BYTE               ((MPI_Datatype)0x44000004)
-#define MPI_SHORT              ((MPI_Datatype)0x44000005)
-#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x44000006)
-#define MPI_INT                ((MPI_Datatype)0x44000007)
-#define MPI_UNSIGNED           ((MPI_Datatype)0x44000008)
-#define MPI_LONG               ((MPI_Datatype)0x44000009)
-#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4400000a)
-#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4400000b)
-#define MPI_LONG_LONG          MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4400000c)
-#define MPI_FLOAT              ((MPI_Datatype)0x4400000d)
-#define MPI_DOUBLE             ((MPI_Datatype)0x4400000e)
-#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4400000f)
-#define MPI_C_BOOL             ((MPI_Datatype)0x44000010)
-#define MPI_INT8_T             ((MPI_Datatype)0x44000011)
-#define MPI_INT16_T            ((MPI_Datatype)0x44000012)
-#define MPI_INT32_T            ((MPI_Datatype)0x44000013)
-#define MPI_INT64_T            ((MPI_Datatype)0x44000014)
-#define MPI_UINT8_T            ((MPI_Datatype)0x44000015)
-#define MPI_UINT16_T           ((MPI_Datatype)0x44000016)
-#define MPI_UINT32_T           ((MPI_Datatype)0x44000017)
-#define MPI_UINT64_T           ((MPI_Datatype)0x44000018)
-#define MPI_WCHAR              ((MPI_Datatype)0x44000019)
-#define MPI_PACKED             ((MPI_Datatype)0x4400001a)
-#define MPI_AINT               ((MPI_Datatype)0x4400001b)
-#define MPI_OFFSET             ((MPI_Datatype)0x4400001c)
-#define MPI_COUNT              ((MPI_Datatype)0x4400001d)
-#define MPI_C_FLOAT_COMPLEX    ((MPI_Datatype)0x4400001e)
-#define MPI_C_COMPLEX          MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX   ((MPI_Datatype)0x4400001f)
+#define MPI_DATATYPE_NULL         ((MPI_Datatype)0)
+#define MPI_CHAR                  ((MPI_Datatype)0x44000001)
+#define MPI_SIGNED_CHAR           ((MPI_Datatype)0x44000002)
+#define MPI_UNSIGNED_CHAR         ((MPI_Datatype)0x44000003)
+#define MPI_BYTE                  ((MPI_Datatype)0x44000004)
+#define MPI_SHORT                 ((MPI_Datatype)0x44000005)
+#define MPI_UNSIGNED_SHORT        ((MPI_Datatype)0x44000006)
+#define MPI_INT                   ((MPI_Datatype)0x44000007)
+#define MPI_UNSIGNED              ((MPI_Datatype)0x44000008)
+#define MPI_LONG                  ((MPI_Datatype)0x44000009)
+#define MPI_UNSIGNED_LONG         ((MPI_Datatype)0x4400000a)
+#define MPI_LONG_LONG_INT         ((MPI_Datatype)0x4400000b)
+#define MPI_LONG_LONG             MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG    ((MPI_Datatype)0x4400000c)
+#define MPI_FLOAT                 ((MPI_Datatype)0x4400000d)
+#define MPI_DOUBLE                ((MPI_Datatype)0x4400000e)
+#define MPI_LONG_DOUBLE           ((MPI_Datatype)0x4400000f)
+#define MPI_C_BOOL                ((MPI_Datatype)0x44000010)
+#define MPI_INT8_T                ((MPI_Datatype)0x44000011)
+#define MPI_INT16_T               ((MPI_Datatype)0x44000012)
+#define MPI_INT32_T               ((MPI_Datatype)0x44000013)
+#define MPI_INT64_T               ((MPI_Datatype)0x44000014)
+#define MPI_UINT8_T               ((MPI_Datatype)0x44000015)
+#define MPI_UINT16_T              ((MPI_Datatype)0x44000016)
+#define MPI_UINT32_T              ((MPI_Datatype)0x44000017)
+#define MPI_UINT64_T              ((MPI_Datatype)0x44000018)
+#define MPI_WCHAR                 ((MPI_Datatype)0x44000019)
+#define MPI_PACKED                ((MPI_Datatype)0x4400001a)
+#define MPI_AINT                  ((MPI_Datatype)0x4400001b)
+#define MPI_OFFSET                ((MPI_Datatype)0x4400001c)
+#define MPI_COUNT                 ((MPI_Datatype)0x4400001d)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4400001e)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4400001f)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x44000020)
 /* Pair types for MPI_MINLOC and MPI_MAXLOC (section 5.9.4): a value and an
  * int index, laid out as the C struct {value; int index;}. */
-#define MPI_FLOAT_INT          ((MPI_Datatype)0x44000021)
-#define MPI_DOUBLE_INT         ((MPI_Datatype)0x44000022)
-#define MPI_LONG_INT           ((MPI_Datatype)0x44000023)
-#define MPI_2INT               ((MPI_Datatype)0x44000024)
-#define MPI_SHORT_INT          ((MPI_Datatype)0x44000025)
-#define MPI_LONG_DOUBLE_INT    ((MPI_Datatype)0x44000026)
+#define MPI_FLOAT_INT       ((MPI_Datatype)0x44000021)
+#define MPI_DOUBLE_INT      ((MPI_Datatype)0x44000022)
+#define MPI_LONG_INT        ((MPI_Datatype)0x44000023)
+#define MPI_2INT            ((MPI_Datatype)0x44000024)
+#define MPI_SHORT_INT       ((MPI_Datatype)0x44000025)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x44000026)
 /* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */
@@ -106,7 +106,7 @@ typedef long long MPI_Count;
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x45000002)
 /* MPI 4.0's MPI_ERRORS_ABORT: as MPI_ERRORS_ARE_FATAL (in LWMPI the job is
  * the only group of processes a communicator can hold). */
-#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x45000003)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x45000003)
 
 /* ---- Groups (kind 'G' = 0x47), MPI 3.1 section 6.3 ------------------ */
 
@@ -143,10 +143,10 @@ typedef long long MPI_Count;
 #define MPI_UNDEFINED  (-32766)
 #define MPI_ROOT       (-3)
 /* Largest tag value (the MPI_TAG_UB attribute of MPI_COMM_WORLD). */
-#define LWMPI_TAG_UB   0x3fffffff
-#define MPI_BOTTOM     ((void *)0)
+#define LWMPI_TAG_UB 0x3fffffff
+#define MPI_BOTTOM   ((void *)0)
 /* In place of a send buffer in collectives (section 5.2.1). */
-#define MPI_IN_PLACE   ((void *)1)
+#define MPI_IN_PLACE ((void *)1)
 /* Bytes MPI_Bsend needs in the attached buffer on top of the message. */
 #define MPI_BSEND_OVERHEAD 64
 
@@ -171,7 +171,7 @@ typedef long long MPI_Count;
 /* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). */
 #define MPI_COMBINER_NAMED 1
 
-#define MPI_MAX_OBJECT_NAME   64
+#define MPI_MAX_OBJECT_NAME            64
 #define MPI_MAX_LIBRARY_VERSION_STRING 64
 
 #define MPI_MAX_ERROR_STRING   128
@@ -189,8 +189,8 @@ typedef struct MPI_Status {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int _cancelled;  /* private */
-    long long _count; /* private: bytes received */
+    int _cancelled;     /* private */
+    long long _count;   /* private: bytes received */
     long long _offered; /* private: bytes the sender sent */
 } MPI_Status;
 
@@ -324,8 +324,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 /* A handler that calls `function` with the communicator and the error
  * code; if it returns, the MPI call returns the code. (section 8.3.1) */
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                               MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
 /* Invokes comm's error handler with `errorcode`; returns MPI_SUCCESS
  * when the handler returns. (section 8.3.4) */
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
@@ -377,10 +376,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Request *request);
 /* Send, then receive, in either order the peers need (section 3.10). */
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status);
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status);
 /* The buffer MPI_Bsend copies into (section 3.6); one per rank.
  * MPI_ERR_BUFFER when one is attached already or size < 0; detach waits
  * until the messages in it have left and gives it back. */
@@ -396,26 +395,24 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
-int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                 MPI_Status statuses[]);
-int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                 MPI_Status statuses[]);
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]);
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]);
 /* Marks the request for freeing; the operation still completes. (3.7.3) */
 int MPI_Request_free(MPI_Request *request);
 /* Whether a matching message has arrived, without receiving it. (3.8.1) */
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 /* Persistent requests (section 3.9): inactive until MPI_Start. */
-int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request);
-int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request);
-int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request);
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request);
-int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Request *request);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request requests[]);
 /* Elements of `datatype` received; MPI_UNDEFINED when the bytes received
@@ -437,21 +434,18 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype);
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
-                     MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_create_hindexed(int count, const int blocklengths[],
-                             const MPI_Aint displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype *newtype);
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype *newtype);
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype *newtype);
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *datatype);
 /* Frees a derived type (sets it to MPI_DATATYPE_NULL); predefined types:
@@ -459,8 +453,8 @@ int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 /* Packing (section 4.2): MPI_ERR_TRUNCATE when outbuf has no room. */
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-             int *position, MPI_Comm comm);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+             MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
@@ -476,36 +470,32 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
  * combine in rank order. */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm);
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm);
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm);
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm);
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm);
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm);
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm);
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm);
 /* Operations (section 5.9.5): at most 16 user operations per rank. */
@@ -513,8 +503,7 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
 /* inoutbuf[i] = inbuf[i] op inoutbuf[i] (section 5.9.7). */
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
 
 /* ---- Groups (MPI 3.1 section 6.3) ----------------------------------- */
 
@@ -525,8 +514,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 int MPI_Group_size(MPI_Group group, int *size);
 /* The caller's rank in the group, or MPI_UNDEFINED. */
 int MPI_Group_rank(MPI_Group group, int *rank);
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                              int ranks2[]);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
@@ -575,8 +563,8 @@ int MPI_Topo_test(MPI_Comm comm, int *status);
  * Cartesian topology), MPI_ERR_ARG (more nodes than ranks, bad
  * coordinates). At most 8 dimensions. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
-                    int reorder, MPI_Comm *comm_cart);
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *comm_cart);
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);

@@ -36,15 +36,13 @@ constexpr uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAl
 
 int bsend_reserve(uint64_t bytes, void **out) {
     Attached &b = t_buffer;
-    if (!b.base)
-        return MPI_ERR_BUFFER;
+    if (!b.base) return MPI_ERR_BUFFER;
     const uint64_t need = round_up(bytes) + kAlign;
     uint64_t at = round_up(reinterpret_cast<uintptr_t>(b.base)) - reinterpret_cast<uintptr_t>(b.base);
     int i = 0;
     for (; i < b.nblocks && at + need > b.blocks[i].offset; ++i)
         at = b.blocks[i].offset + b.blocks[i].length;
-    if (at + need > b.size || b.nblocks == util::kMaxRequests)
-        return MPI_ERR_BUFFER;
+    if (at + need > b.size || b.nblocks == util::kMaxRequests) return MPI_ERR_BUFFER;
     for (int j = b.nblocks++; j > i; --j)
         b.blocks[j] = b.blocks[j - 1];
     b.blocks[i] = Block{at, need};
@@ -73,10 +71,8 @@ bool bsend_owns(const void *p) {
 int MPI_Buffer_attach(void *buffer, int size) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Buffer_attach";
-    if (int e = require_active(fn))
-        return e;
-    if (t_buffer.base)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is attached already");
+    if (int e = require_active(fn)) return e;
+    if (t_buffer.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is attached already");
     if (size < 0 || (!buffer && size > 0))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "invalid buffer or size");
     t_buffer.base = static_cast<char *>(buffer);
@@ -89,17 +85,12 @@ int MPI_Buffer_attach(void *buffer, int size) {
 int MPI_Buffer_detach(void *buffer_addr, int *size) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Buffer_detach";
-    if (int e = require_active(fn))
-        return e;
-    if (!buffer_addr || !size)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    if (!t_buffer.base)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "no buffer is attached");
+    if (int e = require_active(fn)) return e;
+    if (!buffer_addr || !size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!t_buffer.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "no buffer is attached");
     while (t_buffer.nblocks > 0) {
-        if (int e = progress_requests())
-            return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-        if (t_buffer.nblocks > 0)
-            util::idle();
+        if (int e = progress_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+        if (t_buffer.nblocks > 0) util::idle();
     }
     *static_cast<void **>(buffer_addr) = t_buffer.base;
     *size = static_cast<int>(t_buffer.size);

@@ -75,10 +75,8 @@ public:
 
 private:
     void add(const P2POp &op) {
-        if (n_ == kBatch)
-            finish();
-        if (error_)
-            return;
+        if (n_ == kBatch) finish();
+        if (error_) return;
         int e = request_new(op, false, &h_[n_]);
         if (e == MPI_SUCCESS) {
             e = request_start(*request_get(h_[n_]));
@@ -120,11 +118,9 @@ private:
 // Copies `count` elements of `t` from `src` to `dst` (same layout).
 int copy(const void *src, void *dst, int count, const Datatype &t) {
     const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t.size);
-    if (bytes == 0 || src == dst)
-        return MPI_SUCCESS;
+    if (bytes == 0 || src == dst) return MPI_SUCCESS;
     void *packed = malloc(bytes);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
+    if (!packed) return MPI_ERR_NO_MEM;
     pack(src, count, t, packed);
     unpack(packed, bytes, dst, count, t);
     free(packed);
@@ -136,13 +132,10 @@ int copy(const void *src, void *dst, int count, const Datatype &t) {
 int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt) {
     const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(st.size);
     const uint64_t room = static_cast<uint64_t>(rcount) * static_cast<uint64_t>(rt.size);
-    if (bytes > room)
-        return MPI_ERR_TRUNCATE;
-    if (bytes == 0)
-        return MPI_SUCCESS;
+    if (bytes > room) return MPI_ERR_TRUNCATE;
+    if (bytes == 0) return MPI_SUCCESS;
     void *packed = malloc(bytes);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
+    if (!packed) return MPI_ERR_NO_MEM;
     pack(src, scount, st, packed);
     unpack(packed, bytes, dst, rcount, rt);
     free(packed);
@@ -180,23 +173,18 @@ void make_layout(const Comm &c, int root, Layout *l) {
         bool seen = cluster(r) == cluster(root);
         for (int i = 1; i < l->nleaders && !seen; ++i)
             seen = cluster(l->leaders[i]) == cluster(r);
-        if (!seen)
-            l->leaders[l->nleaders++] = r;
+        if (!seen) l->leaders[l->nleaders++] = r;
     }
     int leader = -1;
     for (int i = 0; i < l->nleaders; ++i) {
-        if (cluster(l->leaders[i]) == mine)
-            leader = l->leaders[i];
-        if (l->leaders[i] == c.rank)
-            l->my_leader_index = i;
+        if (cluster(l->leaders[i]) == mine) leader = l->leaders[i];
+        if (l->leaders[i] == c.rank) l->my_leader_index = i;
     }
     l->locals[l->nlocals++] = leader;
     for (int r = 0; r < n; ++r)
-        if (r != leader && cluster(r) == mine)
-            l->locals[l->nlocals++] = r;
+        if (r != leader && cluster(r) == mine) l->locals[l->nlocals++] = r;
     for (int i = 0; i < l->nlocals; ++i)
-        if (l->locals[i] == c.rank)
-            l->my_local_index = i;
+        if (l->locals[i] == c.rank) l->my_local_index = i;
 }
 
 // Binomial broadcast over ranks list[0..m) from list[0]; I am list[me].
@@ -204,14 +192,12 @@ int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int cou
     int mask = 1;
     for (; mask < m; mask <<= 1)
         if (me & mask) {
-            if (int e = recv(c, list[me - mask], kBcast, buf, count, t))
-                return e;
+            if (int e = recv(c, list[me - mask], kBcast, buf, count, t)) return e;
             break;
         }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (me + mask < m)
-            if (int e = send(c, list[me + mask], kBcast, buf, count, t))
-                return e;
+            if (int e = send(c, list[me + mask], kBcast, buf, count, t)) return e;
     return MPI_SUCCESS;
 }
 
@@ -221,14 +207,11 @@ int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int cou
 int tree_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *tmp, int count,
                 MPI_Datatype t, MPI_Op op) {
     for (int mask = 1; mask < m; mask <<= 1) {
-        if (me & mask)
-            return send(c, list[me - mask], kReduce, acc, count, t);
+        if (me & mask) return send(c, list[me - mask], kReduce, acc, count, t);
         if (me + mask < m) {
-            if (int e = recv(c, list[me + mask], kReduce, tmp, count, t))
-                return e;
+            if (int e = recv(c, list[me + mask], kReduce, tmp, count, t)) return e;
             if (op != MPI_OP_NULL)
-                if (int e = reduce_local(tmp, acc, count, t, op))
-                    return e;
+                if (int e = reduce_local(tmp, acc, count, t, op)) return e;
         }
     }
     return MPI_SUCCESS;
@@ -238,8 +221,7 @@ int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
     Layout l;
     make_layout(c, root, &l);
     if (l.my_leader_index >= 0)
-        if (int e = tree_bcast(c, l.leaders, l.nleaders, l.my_leader_index, buf, count, t))
-            return e;
+        if (int e = tree_bcast(c, l.leaders, l.nleaders, l.my_leader_index, buf, count, t)) return e;
     return tree_bcast(c, l.locals, l.nlocals, l.my_local_index, buf, count, t);
 }
 
@@ -248,26 +230,20 @@ int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
 int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op op, int root) {
     const Datatype &t = *datatype_get(type);
     TempBuf tmp(count, t);
-    if (!tmp.ok())
-        return MPI_ERR_NO_MEM;
+    if (!tmp.ok()) return MPI_ERR_NO_MEM;
     if (op != MPI_OP_NULL && !op_commutative(op)) {
         // In rank order: acc(root) = x0 op (x1 op (... op x(n-1))).
         const int n = c.group.size;
-        if (c.rank != root)
-            return send(c, root, kReduce, acc, count, type);
+        if (c.rank != root) return send(c, root, kReduce, acc, count, type);
         TempBuf mine(count, t);
-        if (!mine.ok())
-            return MPI_ERR_NO_MEM;
-        if (int e = copy(acc, mine.get(), count, t))
-            return e;
+        if (!mine.ok()) return MPI_ERR_NO_MEM;
+        if (int e = copy(acc, mine.get(), count, t)) return e;
         for (int r = n - 1; r >= 0; --r) {
             void *x = r == root ? mine.get() : tmp.get();
             if (r != root)
-                if (int e = recv(c, r, kReduce, x, count, type))
-                    return e;
+                if (int e = recv(c, r, kReduce, x, count, type)) return e;
             if (r == n - 1) {
-                if (int e = copy(x, acc, count, t))
-                    return e;
+                if (int e = copy(x, acc, count, t)) return e;
             } else if (int e = reduce_local(x, acc, count, type, op)) {
                 return e;
             }
@@ -278,8 +254,7 @@ int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op o
     make_layout(c, root, &l);
     if (int e = tree_reduce(c, l.locals, l.nlocals, l.my_local_index, acc, tmp.get(), count, type, op))
         return e;
-    if (l.my_leader_index < 0)
-        return MPI_SUCCESS;
+    if (l.my_leader_index < 0) return MPI_SUCCESS;
     return tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, acc, tmp.get(), count, type, op);
 }
 
@@ -287,8 +262,7 @@ int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op o
 
 // Raises `e` with the bad value when it is not MPI_SUCCESS.
 int check(const char *fn, MPI_Comm comm, int e, const char *what, long long value) {
-    if (e == MPI_SUCCESS)
-        return MPI_SUCCESS;
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
     char why[64];
     TextBuilder(why, sizeof why).put(what).put(' ').put_int(value);
     return raise_error(comm, fn, e, why);
@@ -301,16 +275,13 @@ int check_root(const char *fn, const Comm &c, int root) {
 // A buffer of `count` elements of `type` (MPI_IN_PLACE allowed where the
 // caller says so).
 int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type) {
-    if (int e = check(fn, comm, check_count(count), "count", count))
-        return e;
-    if (int e = check_datatype(type))
-        return raise_error(comm, fn, e);
+    if (int e = check(fn, comm, check_count(count), "count", count)) return e;
+    if (int e = check_datatype(type)) return raise_error(comm, fn, e);
     return check(fn, comm, check_buffer(buf, count), "NULL buffer for count", count);
 }
 
 int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {
-    if (int e = check_buf(fn, comm, buf, count, type))
-        return e;
+    if (int e = check_buf(fn, comm, buf, count, type)) return e;
     if (int e = check_op(op, type))
         return raise_error(comm, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
     return MPI_SUCCESS;
@@ -324,10 +295,8 @@ int fail(const char *fn, MPI_Comm comm, int e) {
 int allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op) {
     const Datatype &t = *datatype_get(type);
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = copy(sendbuf, recvbuf, count, t))
-            return e;
-    if (int e = reduce_into(c, recvbuf, count, type, op, 0))
-        return e;
+        if (int e = copy(sendbuf, recvbuf, count, t)) return e;
+    if (int e = reduce_into(c, recvbuf, count, type, op, 0)) return e;
     return bcast(c, recvbuf, count, type, 0);
 }
 
@@ -349,8 +318,7 @@ int barrier(const Comm &c) {
 
 int allreduce_max(const Comm &c, uint32_t *value) {
     unsigned v = *value;
-    if (int e = allreduce(c, MPI_IN_PLACE, &v, 1, MPI_UNSIGNED, MPI_MAX))
-        return e;
+    if (int e = allreduce(c, MPI_IN_PLACE, &v, 1, MPI_UNSIGNED, MPI_MAX)) return e;
     *value = v;
     return MPI_SUCCESS;
 }
@@ -362,20 +330,16 @@ using namespace lwmpi;
 int MPI_Barrier(MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Barrier";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     return fail(fn, comm, barrier(*c));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Bcast";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
-    if (int e = check_buf(fn, comm, buffer, count, datatype))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_root(fn, *c, root)) return e;
+    if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
     return fail(fn, comm, bcast(*c, buffer, count, datatype, root));
 }
 
@@ -383,27 +347,21 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Reduce";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_root(fn, *c, root)) return e;
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
-    if (int e = check_reduce(fn, comm, in_place ? recvbuf : sendbuf, count, datatype, op))
-        return e;
+    if (int e = check_reduce(fn, comm, in_place ? recvbuf : sendbuf, count, datatype, op)) return e;
     if (c->rank == root)
-        if (int e = check_buf(fn, comm, recvbuf, count, datatype))
-            return e;
+        if (int e = check_buf(fn, comm, recvbuf, count, datatype)) return e;
     const Datatype &t = *datatype_get(datatype);
     if (c->rank == root) {
         const int e = in_place ? MPI_SUCCESS : copy(sendbuf, recvbuf, count, t);
         return fail(fn, comm, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
     }
     TempBuf acc(count, t);
-    if (!acc.ok())
-        return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    if (!acc.ok()) return raise_error(comm, fn, MPI_ERR_NO_MEM);
     int e = copy(sendbuf, acc.get(), count, t);
-    if (e == MPI_SUCCESS)
-        e = reduce_into(*c, acc.get(), count, datatype, op, root);
+    if (e == MPI_SUCCESS) e = reduce_into(*c, acc.get(), count, datatype, op, root);
     return fail(fn, comm, e);
 }
 
@@ -411,12 +369,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Allreduce";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     if (int e = check_reduce(fn, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op))
         return e;
-    if (int e = check_buf(fn, comm, recvbuf, count, datatype))
-        return e;
+    if (int e = check_buf(fn, comm, recvbuf, count, datatype)) return e;
     return fail(fn, comm, allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
 
@@ -445,21 +401,17 @@ constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, count}; }
 
 // Checks a buffer of blocks: the arrays (v-forms) and each block's count.
 int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type) {
-    if (!b.counts)
-        return check_buf(fn, c.handle, buf, b.fixed, type);
-    if (!b.displs)
-        return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
+    if (!b.counts) return check_buf(fn, c.handle, buf, b.fixed, type);
+    if (!b.displs) return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
     for (int r = 0; r < c.group.size; ++r)
-        if (int e = check_buf(fn, c.handle, buf, b.counts[r], type))
-            return e;
+        if (int e = check_buf(fn, c.handle, buf, b.counts[r], type)) return e;
     return MPI_SUCCESS;
 }
 
 // Gather(v): rank r's block lands in recvbuf's block r.
 int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
             void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, int root) {
-    if (c.rank != root)
-        return fail(fn, c.handle, send(c, root, kGather, sendbuf, sendcount, sendtype));
+    if (c.rank != root) return fail(fn, c.handle, send(c, root, kGather, sendbuf, sendcount, sendtype));
     const Datatype &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
@@ -476,8 +428,7 @@ int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, M
 // Scatter(v), the other way.
 int scatterv(const char *fn, const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
-    if (c.rank != root)
-        return fail(fn, c.handle, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
+    if (c.rank != root) return fail(fn, c.handle, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
     const Datatype &st = *datatype_get(sendtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
@@ -498,18 +449,13 @@ int scatterv(const char *fn, const Comm &c, const void *sendbuf, const Blocks &s
 int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
            const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_root(fn, *c, root))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_root(fn, *c, root)) return e;
     if (!(c->rank == root && one == MPI_IN_PLACE))
-        if (int e = check_buf(fn, comm, one, count, type))
-            return e;
+        if (int e = check_buf(fn, comm, one, count, type)) return e;
     if (c->rank == root)
-        if (int e = check_blocks(fn, *c, many, blocks, blocks_type))
-            return e;
-    if (gather)
-        return gatherv(fn, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
+        if (int e = check_blocks(fn, *c, many, blocks, blocks_type)) return e;
+    if (gather) return gatherv(fn, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
     return scatterv(fn, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
 }
 
@@ -517,20 +463,20 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return rooted("MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, root,
-                  comm);
+    return rooted("MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+                  root, comm);
 }
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return rooted("MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                   recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return rooted("MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype, root,
-                  comm);
+    return rooted("MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
+                  root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
@@ -545,21 +491,17 @@ namespace {
 int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype))
-            return e;
-    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype))
-        return e;
+        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype)) return e;
+    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
     const Datatype &rt = *datatype_get(recvtype);
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {  // my block is in recvbuf already
         sendbuf = at(recvbuf, rb.displ(c->rank), rt);
         sendcount = rb.count(c->rank);
         sendtype = recvtype;
     }
-    if (int e = gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype, 0))
-        return e;
+    if (int e = gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype, 0)) return e;
     if (!rb.counts)  // the blocks are one array
         return fail(fn, comm, bcast(*c, recvbuf, rb.fixed * c->group.size, recvtype, 0));
     for (int r = 0; r < c->group.size; ++r)
@@ -572,23 +514,18 @@ int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype 
 int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendtype, void *recvbuf,
               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_blocks(fn, *c, sendbuf, sb, sendtype))
-            return e;
-    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype))
-        return e;
+        if (int e = check_blocks(fn, *c, sendbuf, sb, sendtype)) return e;
+    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
     const int n = c->group.size, me = c->rank;
     const Datatype &rt = *datatype_get(recvtype);
     // In place: what is sent is a copy of recvbuf as it was.
     const int span = sendbuf == MPI_IN_PLACE ? static_cast<int>(rb.span(n)) : 0;
     TempBuf copy_of_recv(span, rt);
     if (sendbuf == MPI_IN_PLACE) {
-        if (!copy_of_recv.ok())
-            return fail(fn, comm, MPI_ERR_NO_MEM);
-        if (int e = copy(recvbuf, copy_of_recv.get(), span, rt))
-            return fail(fn, comm, e);
+        if (!copy_of_recv.ok()) return fail(fn, comm, MPI_ERR_NO_MEM);
+        if (int e = copy(recvbuf, copy_of_recv.get(), span, rt)) return fail(fn, comm, e);
         sendbuf = copy_of_recv.get();
         sb = rb;
         sendtype = recvtype;
@@ -610,7 +547,8 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm);
+    return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+                      comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -621,8 +559,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-    return alltoallv("MPI_Alltoall", sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
-                     comm);
+    return alltoallv("MPI_Alltoall", sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
+                     recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -649,16 +587,12 @@ int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *rec
     const int mine = pieces.count(c.rank);
     if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, type, op))
         return e;
-    if (int e = check_buf(fn, c.handle, recvbuf, mine, type))
-        return e;
+    if (int e = check_buf(fn, c.handle, recvbuf, mine, type)) return e;
     TempBuf all(total, t);
-    if (!all.ok())
-        return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    if (!all.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);
-    if (e == MPI_SUCCESS)
-        e = reduce_into(c, all.get(), total, type, op, 0);
-    if (e)
-        return fail(fn, c.handle, e);
+    if (e == MPI_SUCCESS) e = reduce_into(c, all.get(), total, type, op, 0);
+    if (e) return fail(fn, c.handle, e);
     return scatterv(fn, c, all.get(), pieces, type, recvbuf, mine, type, 0);
 }
 
@@ -668,24 +602,19 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
                        MPI_Op op, MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Reduce_scatter";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!recvcounts)
-        return raise_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!recvcounts) return raise_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
     for (int r = 0; r < c->group.size; ++r)
-        if (int e = check(fn, comm, check_count(recvcounts[r]), "count", recvcounts[r]))
-            return e;
+        if (int e = check(fn, comm, check_count(recvcounts[r]), "count", recvcounts[r])) return e;
     return reduce_scatter(fn, *c, sendbuf, recvbuf, recvcounts, 0, datatype, op);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Reduce_scatter_block";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check(fn, comm, check_count(recvcount), "count", recvcount))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check(fn, comm, check_count(recvcount), "count", recvcount)) return e;
     return reduce_scatter(fn, *c, sendbuf, recvbuf, nullptr, recvcount, datatype, op);
 }
 
@@ -693,16 +622,14 @@ namespace {
 
 // Scan and Exscan (section 5.11): the prefix travels along the ranks in
 // order, each combining its own contribution on the right.
-int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-         bool inclusive) {
+int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+         MPI_Op op, bool inclusive) {
     if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, op))
         return e;
-    if (int e = check_buf(fn, c.handle, recvbuf, count, type))
-        return e;
+    if (int e = check_buf(fn, c.handle, recvbuf, count, type)) return e;
     const Datatype &t = *datatype_get(type);
     TempBuf mine(count, t), prefix(count, t);
-    if (!mine.ok() || !prefix.ok())
-        return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    if (!mine.ok() || !prefix.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, mine.get(), count, t);
     if (e == MPI_SUCCESS && c.rank > 0) {
         e = recv(c, c.rank - 1, kScan, prefix.get(), count, type);
@@ -711,8 +638,7 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
         if (e == MPI_SUCCESS)  // mine = prefix op mine
             e = reduce_local(prefix.get(), mine.get(), count, type, op);
     }
-    if (e == MPI_SUCCESS && inclusive)
-        e = copy(mine.get(), recvbuf, count, t);
+    if (e == MPI_SUCCESS && inclusive) e = copy(mine.get(), recvbuf, count, t);
     if (e == MPI_SUCCESS && c.rank + 1 < c.group.size)
         e = send(c, c.rank + 1, kScan, mine.get(), count, type);
     return fail(fn, c.handle, e);
@@ -723,15 +649,14 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Scan";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, true);
 }
 
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Exscan";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, false);
 }

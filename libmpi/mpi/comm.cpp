@@ -20,8 +20,7 @@ static_assert(make_handle(HandleKind::comm, kSelf) == MPI_COMM_SELF);
 
 Comm *comm_get(MPI_Comm h) {
     const int i = table_index(h, HandleKind::comm, 1, kMaxComms);
-    if (i < 0)
-        return nullptr;
+    if (i < 0) return nullptr;
     Comm &c = state().comms[i];
     // WORLD and SELF exist from the start, so that their error handlers can
     // be chosen before MPI_Init.
@@ -62,15 +61,12 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
     *out = MPI_COMM_NULL;
     // A context free on every rank of parent: above all the ones in use.
     uint32_t context = st.next_context;
-    if (int e = allreduce_max(parent, &context))
-        return e;
+    if (int e = allreduce_max(parent, &context)) return e;
     st.next_context = context + 2;
-    if (!members)
-        return MPI_SUCCESS;
+    if (!members) return MPI_SUCCESS;
     for (int i = kSelf + 1; i < kMaxComms; ++i) {
         Comm &c = st.comms[i];
-        if (c.in_use)
-            continue;
+        if (c.in_use) continue;
         c = Comm{};
         c.in_use = true;
         c.handle = make_handle(HandleKind::comm, i);
@@ -93,12 +89,10 @@ int split(const char *fn, MPI_Comm comm, Comm *c, int color, int key, MPI_Comm *
     c->errhandler = MPI_ERRORS_RETURN;  // errors are fn's
     const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
     c->errhandler = h;
-    if (e)
-        return raise_error(comm, fn, e, util::error_detail());
+    if (e) return raise_error(comm, fn, e, util::error_detail());
     GroupData g{};
     for (int r = 0; r < c->group.size && color != MPI_UNDEFINED; ++r) {
-        if (all[2 * r] != color)
-            continue;
+        if (all[2 * r] != color) continue;
         int at = g.size++;  // insertion by (key, rank): stable
         for (; at > 0 && all[2 * group_rank_of(c->group, g.world[at - 1]) + 1] > all[2 * r + 1]; --at)
             g.world[at] = g.world[at - 1];
@@ -117,10 +111,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_rank";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!rank)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!rank) return raise_error(comm, fn, MPI_ERR_ARG);
     *rank = c->rank;
     return MPI_SUCCESS;
 }
@@ -129,10 +121,8 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_size";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!size)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!size) return raise_error(comm, fn, MPI_ERR_ARG);
     *size = c->group.size;
     return MPI_SUCCESS;
 }
@@ -141,12 +131,9 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_group";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!group)
-        return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = group_new(c->group, group))
-        return raise_error(comm, fn, e, "too many groups");
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!group) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = group_new(c->group, group)) return raise_error(comm, fn, e, "too many groups");
     return MPI_SUCCESS;
 }
 
@@ -156,12 +143,9 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_compare";
     Comm *a, *b;
-    if (int e = enter_comm(fn, comm1, &a))
-        return e;
-    if (int e = enter_comm(fn, comm2, &b))
-        return e;
-    if (!result)
-        return raise_error(comm1, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm1, &a)) return e;
+    if (int e = enter_comm(fn, comm2, &b)) return e;
+    if (!result) return raise_error(comm1, fn, MPI_ERR_ARG);
     if (comm1 == comm2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
@@ -180,12 +164,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_dup";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!newcomm)
-        return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = comm_make(*c, &c->group, newcomm))
-        return raise_error(comm, fn, e, util::error_detail());
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = comm_make(*c, &c->group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
     comm_get(*newcomm)->cart = c->cart;  // the topology goes along (section 6.4.2)
     return MPI_SUCCESS;
 }
@@ -194,13 +175,10 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_create";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
+    if (int e = enter_comm(fn, comm, &c)) return e;
     const GroupData *g = group_get(group);
-    if (!g)
-        return raise_error(comm, fn, MPI_ERR_GROUP);
-    if (!newcomm)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (!g) return raise_error(comm, fn, MPI_ERR_GROUP);
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
     for (int r = 0; r < g->size; ++r)
         if (group_rank_of(c->group, g->world[r]) == MPI_UNDEFINED)
             return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
@@ -216,12 +194,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_split";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!newcomm)
-        return raise_error(comm, fn, MPI_ERR_ARG);
-    if (color < 0 && color != MPI_UNDEFINED)
-        return raise_error(comm, fn, MPI_ERR_ARG, "negative color");
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (color < 0 && color != MPI_UNDEFINED) return raise_error(comm, fn, MPI_ERR_ARG, "negative color");
     return split(fn, comm, c, color, key, newcomm);
 }
 
@@ -229,27 +204,21 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_split_type";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!newcomm)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return raise_error(comm, fn, MPI_ERR_ARG, "unknown split type");
-    if (info != MPI_INFO_NULL)
-        return raise_error(comm, fn, MPI_ERR_INFO, "LWMPI has no info objects");
+    if (info != MPI_INFO_NULL) return raise_error(comm, fn, MPI_ERR_INFO, "LWMPI has no info objects");
     // The cluster is the color: the ranks that share its memory.
-    return split(fn, comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key,
-                 newcomm);
+    return split(fn, comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key, newcomm);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_free";
-    if (!comm)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!comm) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     Comm *c;
-    if (int e = enter_comm(fn, *comm, &c))
-        return e;
+    if (int e = enter_comm(fn, *comm, &c)) return e;
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return raise_error(*comm, fn, MPI_ERR_COMM, "a predefined communicator cannot be freed");
     *comm = MPI_COMM_NULL;
@@ -266,10 +235,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_set_name";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!comm_name)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!comm_name) return raise_error(comm, fn, MPI_ERR_ARG);
     TextBuilder(c->name, sizeof c->name).put(comm_name);
     return MPI_SUCCESS;
 }
@@ -278,11 +245,9 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_get_name";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!comm_name || !resultlen)
-        return raise_error(comm, fn, MPI_ERR_ARG);
-    const char *name = c->name[0] ? c->name
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!comm_name || !resultlen) return raise_error(comm, fn, MPI_ERR_ARG);
+    const char *name = c->name[0]               ? c->name
                        : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
                        : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF"
                                                 : "";
@@ -296,10 +261,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_get_attr";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!attribute_val || !flag)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!attribute_val || !flag) return raise_error(comm, fn, MPI_ERR_ARG);
     // The values live as long as the program (section 8.1.2).
     static constexpr int kTagUb = LWMPI_TAG_UB, kWtimeIsGlobal = 1, kHost = MPI_PROC_NULL,
                          kIo = MPI_ANY_SOURCE;
@@ -312,8 +275,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         *flag = 0;
         return MPI_SUCCESS;
     }
-    if (!value)
-        return raise_error(comm, fn, MPI_ERR_KEYVAL);
+    if (!value) return raise_error(comm, fn, MPI_ERR_KEYVAL);
     *static_cast<const int **>(attribute_val) = value;
     *flag = 1;
     return MPI_SUCCESS;

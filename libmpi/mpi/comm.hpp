@@ -26,8 +26,8 @@ struct CartTopology {
 /// never match another communicator's (section 6.1.2).
 struct Comm {
     bool in_use;
-    bool freed;                 ///< MPI_Comm_free'd while requests still use it
-    int users;                  ///< requests that use it (they keep it alive)
+    bool freed;  ///< MPI_Comm_free'd while requests still use it
+    int users;   ///< requests that use it (they keep it alive)
     MPI_Comm handle;
     uint32_t context;
     int rank;                   ///< the caller's rank in it

@@ -26,10 +26,22 @@ template <typename T>
 constexpr Datatype basic(MPI_Datatype self) {
     using M = BasicMap<T>;
     const auto n = static_cast<MPI_Aint>(sizeof(T));
-    return Datatype{.size = n, .lb = 0, .extent = n, .true_lb = 0, .true_extent = n,
-                    .contiguous = true, .committed = true, .predefined = true, .resized = false,
-                    .basic = self, .basic_count = 1, .align = alignof(T),
-                    .blocks = M::blocks, .nblocks = 1, .runs = M::runs, .nruns = 1};
+    return Datatype{.size = n,
+                    .lb = 0,
+                    .extent = n,
+                    .true_lb = 0,
+                    .true_extent = n,
+                    .contiguous = true,
+                    .committed = true,
+                    .predefined = true,
+                    .resized = false,
+                    .basic = self,
+                    .basic_count = 1,
+                    .align = alignof(T),
+                    .blocks = M::blocks,
+                    .nblocks = 1,
+                    .runs = M::runs,
+                    .nruns = 1};
 }
 
 // The type map of a {value; int index;} pair of MINLOC/MAXLOC (section
@@ -56,12 +68,22 @@ constexpr Datatype pair(MPI_Datatype self) {
     using M = PairMap<T>;
     const auto n = static_cast<MPI_Aint>(sizeof(T) + sizeof(int));
     const auto ext = static_cast<MPI_Aint>(sizeof(typename M::P));
-    return Datatype{.size = n, .lb = 0, .extent = ext, .true_lb = 0,
+    return Datatype{.size = n,
+                    .lb = 0,
+                    .extent = ext,
+                    .true_lb = 0,
                     .true_extent = static_cast<MPI_Aint>(M::kIndex + sizeof(int)),
-                    .contiguous = M::kOneBlock && n == ext, .committed = true, .predefined = true,
-                    .resized = false, .basic = self, .basic_count = 1,
-                    .align = alignof(typename M::P), .blocks = M::blocks,
-                    .nblocks = M::kOneBlock ? 1 : 2, .runs = M::runs, .nruns = M::kOneRun ? 1 : 2};
+                    .contiguous = M::kOneBlock && n == ext,
+                    .committed = true,
+                    .predefined = true,
+                    .resized = false,
+                    .basic = self,
+                    .basic_count = 1,
+                    .align = alignof(typename M::P),
+                    .blocks = M::blocks,
+                    .nblocks = M::kOneBlock ? 1 : 2,
+                    .runs = M::runs,
+                    .nruns = M::kOneRun ? 1 : 2};
 }
 
 constexpr Datatype kPredefined[] = {
@@ -110,8 +132,7 @@ constexpr int kNumPredefined = sizeof kPredefined / sizeof kPredefined[0];
 // mpi.h's constants must be this table's indices.
 constexpr bool predefined_consistent() {
     for (int i = 1; i < kNumPredefined; ++i)
-        if (make_handle(HandleKind::datatype, i) != kPredefined[i].basic)
-            return false;
+        if (make_handle(HandleKind::datatype, i) != kPredefined[i].basic) return false;
     return true;
 }
 static_assert(predefined_consistent(), "mpi.h datatype handles and the table disagree");
@@ -130,10 +151,8 @@ thread_local Slot t_derived[kMaxDerivedTypes];
 
 // The slot of derived type `h`, freed or not, or nullptr.
 Slot *slot_of(MPI_Datatype h) {
-    const int i = table_index(h, HandleKind::datatype, kNumPredefined,
-                              kNumPredefined + kMaxDerivedTypes);
-    if (i < 0 || !t_derived[i - kNumPredefined].used)
-        return nullptr;
+    const int i = table_index(h, HandleKind::datatype, kNumPredefined, kNumPredefined + kMaxDerivedTypes);
+    if (i < 0 || !t_derived[i - kNumPredefined].used) return nullptr;
     return &t_derived[i - kNumPredefined];
 }
 
@@ -145,8 +164,7 @@ Slot *live_slot(MPI_Datatype h) {
 
 Slot *free_slot() {
     for (Slot &s : t_derived)
-        if (!s.used)
-            return &s;
+        if (!s.used) return &s;
     return nullptr;
 }
 
@@ -189,15 +207,12 @@ struct Range {
 
 // Widens `r` to cover n >= 1 copies of [lo, hi), `step` bytes apart from
 // `disp` on (step < 0: the copies go downwards).
-void cover_copies(Range &r, Checked &c, MPI_Aint disp, int64_t n, MPI_Aint step, MPI_Aint lo,
-                  MPI_Aint hi) {
+void cover_copies(Range &r, Checked &c, MPI_Aint disp, int64_t n, MPI_Aint step, MPI_Aint lo, MPI_Aint hi) {
     const MPI_Aint last = c.mul(n - 1, step);
     const MPI_Aint first_lo = c.add(c.add(disp, lo), last < 0 ? last : 0);
     const MPI_Aint last_hi = c.add(c.add(disp, hi), last > 0 ? last : 0);
-    if (!r.set || first_lo < r.lo)
-        r.lo = first_lo;
-    if (!r.set || last_hi > r.hi)
-        r.hi = last_hi;
+    if (!r.set || first_lo < r.lo) r.lo = first_lo;
+    if (!r.set || last_hi > r.hi) r.hi = last_hi;
     r.set = true;
 }
 
@@ -224,12 +239,12 @@ struct Shape {
     int64_t size;
     int64_t basic_count;
     MPI_Aint align;
-    Range bounds;   // lb..ub of the blocks of types not resized
-    Range marked;   // lb..ub of those of resized types, which override them
-    Range data;     // true_lb..true ub
-    bool voted;     // a block with data set `basic`
+    Range bounds;  // lb..ub of the blocks of types not resized
+    Range marked;  // lb..ub of those of resized types, which override them
+    Range data;    // true_lb..true ub
+    bool voted;    // a block with data set `basic`
     MPI_Datatype basic;
-    bool mixed;     // a later one had another basic type
+    bool mixed;  // a later one had another basic type
 };
 
 // Adds block `p` to `s`. A block of no elements adds no entries to the
@@ -239,17 +254,13 @@ void add_piece(Shape &s, const Piece &p) {
     const Datatype &t = *p.type;
     s.size = s.c.add(s.size, s.c.mul(p.len, t.size));
     s.basic_count = s.c.add(s.basic_count, s.c.mul(p.len, t.basic_count));
-    if (p.len == 0)
-        return;
+    if (p.len == 0) return;
     if (t.resized || t.size > 0)
         cover_copies(t.resized ? s.marked : s.bounds, s.c, p.disp, p.len, t.extent, t.lb,
                      s.c.add(t.lb, t.extent));
-    if (t.size == 0)
-        return;
-    cover_copies(s.data, s.c, p.disp, p.len, t.extent, t.true_lb,
-                 s.c.add(t.true_lb, t.true_extent));
-    if (t.align > s.align)
-        s.align = t.align;
+    if (t.size == 0) return;
+    cover_copies(s.data, s.c, p.disp, p.len, t.extent, t.true_lb, s.c.add(t.true_lb, t.true_extent));
+    if (t.align > s.align) s.align = t.align;
     if (!s.voted)
         s.basic = t.basic;
     else if (t.basic != s.basic)
@@ -276,8 +287,7 @@ void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
         t.lb = b.lo;
         t.extent = s.c.sub(b.hi, b.lo);
     }
-    if (r.pad && !t.resized)
-        t.extent = round_up(s.c, t.extent, s.align);
+    if (r.pad && !t.resized) t.extent = round_up(s.c, t.extent, s.align);
     if (s.data.set) {
         t.true_lb = s.data.lo;
         t.true_extent = s.c.sub(s.data.hi, s.data.lo);
@@ -332,29 +342,25 @@ struct List {
 
 // Joins `next` to `last` when its bytes follow last's in memory.
 bool merge(Block &last, const Block &next) {
-    if (last.disp + last.len != next.disp)
-        return false;
+    if (last.disp + last.len != next.disp) return false;
     last.len += next.len;
     return true;
 }
 
 // Joins `next` to `last` when its elements have the same size.
 bool merge(Run &last, const Run &next) {
-    if (last.size != next.size)
-        return false;
+    if (last.size != next.size) return false;
     last.count += next.count;
     return true;
 }
 
 template <typename T>
 bool push(List<T> &l, const T &x) {
-    if (l.n > 0 && merge(l.items[l.n - 1], x))
-        return true;
+    if (l.n > 0 && merge(l.items[l.n - 1], x)) return true;
     if (l.n == l.cap) {
         const int64_t cap = l.cap ? 2 * l.cap : 4;
         T *grown = static_cast<T *>(realloc(l.items, static_cast<size_t>(cap) * sizeof(T)));
-        if (!grown)
-            return false;
+        if (!grown) return false;
         l.items = grown;
         l.cap = cap;
     }
@@ -366,23 +372,19 @@ bool push(List<T> &l, const T &x) {
 // from `disp` on.
 bool append_blocks(List<Block> &l, const Datatype &t, MPI_Aint disp, int64_t n) {
     // The copies of a contiguous type make one block.
-    if (t.contiguous)
-        return push(l, Block{disp + t.true_lb, n * t.size});
+    if (t.contiguous) return push(l, Block{disp + t.true_lb, n * t.size});
     for (int64_t k = 0; k < n; ++k, disp += t.extent)
         for (int64_t b = 0; b < t.nblocks; ++b)
-            if (!push(l, Block{disp + t.blocks[b].disp, t.blocks[b].len}))
-                return false;
+            if (!push(l, Block{disp + t.blocks[b].disp, t.blocks[b].len})) return false;
     return true;
 }
 
 // Appends the runs of n copies of `t` (which has data).
 bool append_runs(List<Run> &l, const Datatype &t, int64_t n) {
-    if (t.nruns == 1)
-        return push(l, Run{t.runs[0].size, n * t.runs[0].count});
+    if (t.nruns == 1) return push(l, Run{t.runs[0].size, n * t.runs[0].count});
     for (int64_t k = 0; k < n; ++k)
         for (int64_t i = 0; i < t.nruns; ++i)
-            if (!push(l, t.runs[i]))
-                return false;
+            if (!push(l, t.runs[i])) return false;
     return true;
 }
 
@@ -394,8 +396,7 @@ bool flatten(const Recipe &r, Datatype &t) {
     Checked c{};
     for (int i = 0; i < r.count; ++i) {
         const Piece p = piece(r, i, c);
-        if (p.len == 0 || p.type->size == 0)
-            continue;
+        if (p.len == 0 || p.type->size == 0) continue;
         if (!append_blocks(blocks, *p.type, p.disp, p.len) || !append_runs(runs, *p.type, p.len)) {
             free(blocks.items);
             free(runs.items);
@@ -426,7 +427,7 @@ void copy_bytes(uintptr_t user, uintptr_t stream, uint64_t n, bool to_stream) {
 // integers because the user buffer may be MPI_BOTTOM (NULL) with absolute
 // displacements.
 void copy_elements(uintptr_t user, uintptr_t stream, uint64_t bytes, int count, const Datatype &t,
-          bool to_stream) {
+                   bool to_stream) {
     if (t.contiguous) {
         copy_bytes(user + t.true_lb, stream, bytes, to_stream);
         return;
@@ -447,16 +448,14 @@ uintptr_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
 const Datatype *datatype_get(MPI_Datatype h) {
     const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
-    if (i >= 0)
-        return &kPredefined[i];
+    if (i >= 0) return &kPredefined[i];
     const Slot *s = live_slot(h);
     return s ? &s->type : nullptr;
 }
 
 int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
     Datatype t{};
-    if (int e = measure(r, t, why))
-        return e;
+    if (int e = measure(r, t, why)) return e;
     Slot *s = free_slot();
     if (!s) {
         why.put("at most ").put_int(kMaxDerivedTypes).put(" derived datatypes per rank");
@@ -483,11 +482,9 @@ int datatype_commit(MPI_Datatype h) {
 
 int datatype_free(MPI_Datatype h) {
     Slot *s = live_slot(h);
-    if (!s)
-        return MPI_ERR_TYPE;
+    if (!s) return MPI_ERR_TYPE;
     s->freed = true;
-    if (s->holds == 0)
-        release_slot(*s);
+    if (s->holds == 0) release_slot(*s);
     return MPI_SUCCESS;
 }
 
@@ -501,8 +498,7 @@ const Datatype *datatype_hold(MPI_Datatype h) {
 
 void datatype_release(MPI_Datatype h) {
     Slot *s = slot_of(h);
-    if (s && --s->holds == 0 && s->freed)
-        release_slot(*s);
+    if (s && --s->holds == 0 && s->freed) release_slot(*s);
 }
 
 void pack(const void *buf, int count, const Datatype &t, void *out) {
@@ -515,8 +511,7 @@ void unpack(const void *in, uint64_t bytes, void *buf, int count, const Datatype
 }
 
 int64_t count_basic(const Datatype &t, uint64_t bytes) {
-    if (t.size == 0)
-        return bytes == 0 ? 0 : -1;
+    if (t.size == 0) return bytes == 0 ? 0 : -1;
     const uint64_t size = static_cast<uint64_t>(t.size);
     uint64_t rest = bytes % size;  // of the last, partial element
     int64_t per_element = 0;
@@ -525,8 +520,7 @@ int64_t count_basic(const Datatype &t, uint64_t bytes) {
         const Run &run = t.runs[i];
         const uint64_t run_bytes = static_cast<uint64_t>(run.size * run.count);
         const uint64_t taken = rest < run_bytes ? rest : run_bytes;
-        if (taken % run.size)
-            return -1;
+        if (taken % run.size) return -1;
         per_element += run.count;
         in_rest += static_cast<int64_t>(taken) / run.size;
         rest -= taken;

@@ -57,11 +57,11 @@ struct Datatype {
     /// or there are none. A pair type (MPI_DOUBLE_INT...) is its own basic
     /// type, and so it is for types built of one pair type only.
     MPI_Datatype basic;
-    int64_t basic_count;   ///< elements of `basic` in one element (a pair counts 1)
-    MPI_Aint align;        ///< the largest alignment of a basic element (section 4.1.6)
-    const Block *blocks;   ///< the data of one element, in type-map order
+    int64_t basic_count;  ///< elements of `basic` in one element (a pair counts 1)
+    MPI_Aint align;       ///< the largest alignment of a basic element (section 4.1.6)
+    const Block *blocks;  ///< the data of one element, in type-map order
     int64_t nblocks;
-    const Run *runs;       ///< its basic elements in type-map order (a pair's two members apart)
+    const Run *runs;  ///< its basic elements in type-map order (a pair's two members apart)
     int64_t nruns;
 };
 
@@ -75,7 +75,7 @@ const Datatype *datatype_get(MPI_Datatype h);
 /// displacement(i). Unused pointers are nullptr.
 struct Recipe {
     int count = 0;
-    int length = 0;                       ///< every block's length, when lengths is nullptr
+    int length = 0;  ///< every block's length, when lengths is nullptr
     const int *lengths = nullptr;
     MPI_Datatype type = MPI_DATATYPE_NULL;  ///< every block's type, when types is nullptr
     const MPI_Datatype *types = nullptr;

@@ -14,8 +14,7 @@ const char *error_text(int code);
 /// "MPI error: rank <rank>: <function>: <text>" (without "rank <rank>: "
 /// when rank < 0) plus " (<detail>)" when detail is not empty, and a
 /// newline. Returns its length.
-size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code,
-                    const char *detail);
+size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code, const char *detail);
 
 /// True for the predefined error handlers and the live user ones.
 bool errhandler_valid(MPI_Errhandler h);
@@ -28,9 +27,9 @@ void release_errhandler(MPI_Errhandler h);
 /// MPI_COMM_WORLD when comm is not valid), with an optional detail. With
 /// MPI_ERRORS_RETURN returns `code`; a user handler is called with the
 /// communicator and the code, and then `code` is returned. With
-/// MPI_ERRORS_ARE_FATAL (the default) or MPI_ERRORS_ABORT prints the report after the rank's buffered output (its rank
-/// once MPI_Init has succeeded) and ends the job with exit status `code`
-/// (the error class: 1..MPI_ERR_LASTCODE).
+/// MPI_ERRORS_ARE_FATAL (the default) or MPI_ERRORS_ABORT prints the report after the rank's buffered output
+/// (its rank once MPI_Init has succeeded) and ends the job with exit status `code` (the error
+/// class: 1..MPI_ERR_LASTCODE).
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail = nullptr);
 
 }  // namespace lwmpi

@@ -27,8 +27,7 @@ constexpr int handle_index(int handle) { return handle & 0xffffff; }
 /// Index of `h` in a table of `n` entries of kind `kind` whose first
 /// `first` entries are not handles (0: the null handle), or -1.
 constexpr int table_index(int h, HandleKind kind, int first, int n) {
-    if (!handle_is(h, kind))
-        return -1;
+    if (!handle_is(h, kind)) return -1;
     const int i = handle_index(h);
     return i >= first && i < n ? i : -1;
 }

@@ -18,12 +18,9 @@ namespace {
 // MPI_Init and MPI_Init_thread (named `fn` in error reports).
 int init(const char *fn) {
     MpiState &st = state();
-    if (st.finalized)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
-    if (st.initialized)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
-    if (int e = util::init())
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (st.finalized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
+    if (st.initialized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
+    if (int e = util::init()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     comm_init_predefined(util::world_rank(), util::world_size());
     st.initialized = true;
     return MPI_SUCCESS;
@@ -44,10 +41,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     (void)argc;
     (void)argv;
     (void)required;
-    if (!provided)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
-    if (int e = init(fn))
-        return e;
+    if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
+    if (int e = init(fn)) return e;
     *provided = MPI_THREAD_FUNNELED;
     return MPI_SUCCESS;
 }
@@ -55,10 +50,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 int MPI_Query_thread(int *provided) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Query_thread";
-    if (int e = require_active(fn))
-        return e;
-    if (!provided)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     *provided = MPI_THREAD_FUNNELED;
     return MPI_SUCCESS;
 }
@@ -68,8 +61,7 @@ int MPI_Query_thread(int *provided) {
 int MPI_Is_thread_main(int *flag) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Is_thread_main";
-    if (!flag)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     *flag = state().initialized;
     return MPI_SUCCESS;
 }
@@ -77,32 +69,26 @@ int MPI_Is_thread_main(int *flag) {
 int MPI_Finalize(void) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Finalize";
-    if (int e = require_active(fn))
-        return e;
+    if (int e = require_active(fn)) return e;
     // Buffered and freed sends leave first; every rank has stopped sending
     // once all are past the barrier (section 8.7).
-    if (int e = drain_requests())
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-    if (int e = util::quiesce())
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = drain_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = util::quiesce()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;
-    if (int e = util::finalize())
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = util::finalize()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     return MPI_SUCCESS;
 }
 
 int MPI_Initialized(int *flag) {
-    if (!flag)
-        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
+    if (!flag) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
     *flag = lwmpi::state().initialized;
     return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int *flag) {
-    if (!flag)
-        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
+    if (!flag) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
     *flag = lwmpi::state().finalized;
     return MPI_SUCCESS;
 }
@@ -113,16 +99,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
     char line[96];
     TextBuilder t(line, sizeof line);
     t.put("MPI_Abort: ");
-    if (state().initialized && !state().finalized)
-        t.put("rank ").put_int(util::world_rank()).put(' ');
+    if (state().initialized && !state().finalized) t.put("rank ").put_int(util::world_rank()).put(' ');
     t.put("ends the job with error code ").put_int(errorcode).put('\n');
     util::report(line);
     util::abort_job(errorcode);
 }
 
 int MPI_Get_version(int *version, int *subversion) {
-    if (!version || !subversion)
-        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
+    if (!version || !subversion) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -131,10 +115,8 @@ int MPI_Get_version(int *version, int *subversion) {
 int MPI_Get_processor_name(char *name, int *resultlen) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Get_processor_name";
-    if (int e = require_active(fn))
-        return e;
-    if (!name || !resultlen)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!name || !resultlen) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     TextBuilder t(name, MPI_MAX_PROCESSOR_NAME);
     t.put("cluster").put_int(util::cluster_id()).put(".core").put_int(util::core_id());
     *resultlen = static_cast<int>(t.length());
@@ -158,8 +140,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Error_string";
     const char *text = error_text(errorcode);
-    if (!text || !string || !resultlen)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!text || !string || !resultlen) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     TextBuilder t(string, MPI_MAX_ERROR_STRING);
     t.put(text);
     *resultlen = static_cast<int>(t.length());

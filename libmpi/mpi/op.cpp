@@ -62,73 +62,97 @@ struct Max {
     static constexpr MPI_Op handle = MPI_MAX;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating;
     template <typename T>
-    static T apply(T a, T b) { return a > b ? a : b; }
+    static T apply(T a, T b) {
+        return a > b ? a : b;
+    }
 };
 struct Min {
     static constexpr MPI_Op handle = MPI_MIN;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating;
     template <typename T>
-    static T apply(T a, T b) { return a < b ? a : b; }
+    static T apply(T a, T b) {
+        return a < b ? a : b;
+    }
 };
 struct Sum {
     static constexpr MPI_Op handle = MPI_SUM;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating | kComplex;
     template <typename T>
-    static T apply(T a, T b) { return arith(a, b, [](auto x, auto y) { return x + y; }); }
+    static T apply(T a, T b) {
+        return arith(a, b, [](auto x, auto y) { return x + y; });
+    }
 };
 struct Prod {
     static constexpr MPI_Op handle = MPI_PROD;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating | kComplex;
     template <typename T>
-    static T apply(T a, T b) { return arith(a, b, [](auto x, auto y) { return x * y; }); }
+    static T apply(T a, T b) {
+        return arith(a, b, [](auto x, auto y) { return x * y; });
+    }
 };
 struct Land {
     static constexpr MPI_Op handle = MPI_LAND;
     static constexpr unsigned groups = kCInteger | kLogical;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(a && b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(a && b);
+    }
 };
 struct Lor {
     static constexpr MPI_Op handle = MPI_LOR;
     static constexpr unsigned groups = kCInteger | kLogical;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(a || b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(a || b);
+    }
 };
 struct Lxor {
     static constexpr MPI_Op handle = MPI_LXOR;
     static constexpr unsigned groups = kCInteger | kLogical;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(!a != !b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(!a != !b);
+    }
 };
 struct Band {
     static constexpr MPI_Op handle = MPI_BAND;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(a & b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(a & b);
+    }
 };
 struct Bor {
     static constexpr MPI_Op handle = MPI_BOR;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(a | b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(a | b);
+    }
 };
 struct Bxor {
     static constexpr MPI_Op handle = MPI_BXOR;
     static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
     template <typename T>
-    static T apply(T a, T b) { return static_cast<T>(a ^ b); }
+    static T apply(T a, T b) {
+        return static_cast<T>(a ^ b);
+    }
 };
 struct MinLoc {
     static constexpr MPI_Op handle = MPI_MINLOC;
     static constexpr unsigned groups = kPair;
     template <typename T>
-    static bool better(T u, T v) { return u < v; }
+    static bool better(T u, T v) {
+        return u < v;
+    }
 };
 struct MaxLoc {
     static constexpr MPI_Op handle = MPI_MAXLOC;
     static constexpr unsigned groups = kPair;
     template <typename T>
-    static bool better(T u, T v) { return u > v; }
+    static bool better(T u, T v) {
+        return u > v;
+    }
 };
 
 // ---- The kernels ---------------------------------------------------------
@@ -188,30 +212,26 @@ struct TypeList {};
 template <typename... Op>
 struct OpList {};
 
-using Types = TypeList<
-    Type<MPI_INT, int, kCInteger>, Type<MPI_LONG, long, kCInteger>,
-    Type<MPI_SHORT, short, kCInteger>, Type<MPI_UNSIGNED_SHORT, unsigned short, kCInteger>,
-    Type<MPI_UNSIGNED, unsigned, kCInteger>, Type<MPI_UNSIGNED_LONG, unsigned long, kCInteger>,
-    Type<MPI_LONG_LONG_INT, long long, kCInteger>,
-    Type<MPI_UNSIGNED_LONG_LONG, unsigned long long, kCInteger>,
-    Type<MPI_SIGNED_CHAR, signed char, kCInteger>,
-    Type<MPI_UNSIGNED_CHAR, unsigned char, kCInteger>,
-    Type<MPI_INT8_T, int8_t, kCInteger>, Type<MPI_INT16_T, int16_t, kCInteger>,
-    Type<MPI_INT32_T, int32_t, kCInteger>, Type<MPI_INT64_T, int64_t, kCInteger>,
-    Type<MPI_UINT8_T, uint8_t, kCInteger>, Type<MPI_UINT16_T, uint16_t, kCInteger>,
-    Type<MPI_UINT32_T, uint32_t, kCInteger>, Type<MPI_UINT64_T, uint64_t, kCInteger>,
-    Type<MPI_AINT, MPI_Aint, kMultiLanguage>, Type<MPI_OFFSET, MPI_Offset, kMultiLanguage>,
-    Type<MPI_COUNT, MPI_Count, kMultiLanguage>,
-    Type<MPI_FLOAT, float, kFloating>, Type<MPI_DOUBLE, double, kFloating>,
-    Type<MPI_LONG_DOUBLE, long double, kFloating>,
-    Type<MPI_C_BOOL, bool, kLogical>,
-    Type<MPI_C_FLOAT_COMPLEX, __complex__ float, kComplex>,
-    Type<MPI_C_DOUBLE_COMPLEX, __complex__ double, kComplex>,
-    Type<MPI_C_LONG_DOUBLE_COMPLEX, __complex__ long double, kComplex>,
-    Type<MPI_BYTE, unsigned char, kByte>,
-    Type<MPI_FLOAT_INT, float, kPair>, Type<MPI_DOUBLE_INT, double, kPair>,
-    Type<MPI_LONG_INT, long, kPair>, Type<MPI_2INT, int, kPair>,
-    Type<MPI_SHORT_INT, short, kPair>, Type<MPI_LONG_DOUBLE_INT, long double, kPair>>;
+using Types =
+    TypeList<Type<MPI_INT, int, kCInteger>, Type<MPI_LONG, long, kCInteger>,
+             Type<MPI_SHORT, short, kCInteger>, Type<MPI_UNSIGNED_SHORT, unsigned short, kCInteger>,
+             Type<MPI_UNSIGNED, unsigned, kCInteger>, Type<MPI_UNSIGNED_LONG, unsigned long, kCInteger>,
+             Type<MPI_LONG_LONG_INT, long long, kCInteger>,
+             Type<MPI_UNSIGNED_LONG_LONG, unsigned long long, kCInteger>,
+             Type<MPI_SIGNED_CHAR, signed char, kCInteger>, Type<MPI_UNSIGNED_CHAR, unsigned char, kCInteger>,
+             Type<MPI_INT8_T, int8_t, kCInteger>, Type<MPI_INT16_T, int16_t, kCInteger>,
+             Type<MPI_INT32_T, int32_t, kCInteger>, Type<MPI_INT64_T, int64_t, kCInteger>,
+             Type<MPI_UINT8_T, uint8_t, kCInteger>, Type<MPI_UINT16_T, uint16_t, kCInteger>,
+             Type<MPI_UINT32_T, uint32_t, kCInteger>, Type<MPI_UINT64_T, uint64_t, kCInteger>,
+             Type<MPI_AINT, MPI_Aint, kMultiLanguage>, Type<MPI_OFFSET, MPI_Offset, kMultiLanguage>,
+             Type<MPI_COUNT, MPI_Count, kMultiLanguage>, Type<MPI_FLOAT, float, kFloating>,
+             Type<MPI_DOUBLE, double, kFloating>, Type<MPI_LONG_DOUBLE, long double, kFloating>,
+             Type<MPI_C_BOOL, bool, kLogical>, Type<MPI_C_FLOAT_COMPLEX, __complex__ float, kComplex>,
+             Type<MPI_C_DOUBLE_COMPLEX, __complex__ double, kComplex>,
+             Type<MPI_C_LONG_DOUBLE_COMPLEX, __complex__ long double, kComplex>,
+             Type<MPI_BYTE, unsigned char, kByte>, Type<MPI_FLOAT_INT, float, kPair>,
+             Type<MPI_DOUBLE_INT, double, kPair>, Type<MPI_LONG_INT, long, kPair>, Type<MPI_2INT, int, kPair>,
+             Type<MPI_SHORT_INT, short, kPair>, Type<MPI_LONG_DOUBLE_INT, long double, kPair>>;
 
 using Ops = OpList<Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, MinLoc, MaxLoc>;
 
@@ -294,20 +314,16 @@ private:
 
 int check_op(MPI_Op op, MPI_Datatype datatype) {
     const Datatype *t = datatype_get(datatype);
-    if (!t || !t->committed)
-        return MPI_ERR_TYPE;
-    if (user_op(op))
-        return MPI_SUCCESS;
+    if (!t || !t->committed) return MPI_ERR_TYPE;
+    if (user_op(op)) return MPI_SUCCESS;
     // MPI_REPLACE and MPI_NO_OP have no kernel: they are for
     // MPI_Accumulate alone (section 11.3.4), not for reductions.
     return find_kernel(op, t->basic) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
 int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, MPI_Op op) {
-    if (int e = check_op(op, datatype))
-        return e;
-    if (count <= 0)
-        return MPI_SUCCESS;
+    if (int e = check_op(op, datatype)) return e;
+    if (count <= 0) return MPI_SUCCESS;
     if (const UserOp *u = user_op(op)) {
         int len = count;
         MPI_Datatype type = datatype;
@@ -322,17 +338,15 @@ int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, 
     }
     const size_t elements = static_cast<size_t>(count) * static_cast<size_t>(t.basic_count);
     if (t.contiguous) {
-        kernel(static_cast<const char *>(in) + t.true_lb, static_cast<char *>(inout) + t.true_lb,
-               elements, Layout::packed);
+        kernel(static_cast<const char *>(in) + t.true_lb, static_cast<char *>(inout) + t.true_lb, elements,
+               Layout::packed);
         return MPI_SUCCESS;
     }
     // Anything else is reduced on packed copies of both operands.
     const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(t.size);
-    if (bytes == 0)
-        return MPI_SUCCESS;
+    if (bytes == 0) return MPI_SUCCESS;
     Scratch scratch(2 * bytes);
-    if (!scratch.get())
-        return MPI_ERR_NO_MEM;
+    if (!scratch.get()) return MPI_ERR_NO_MEM;
     char *a = scratch.get();
     char *b = a + bytes;
     pack(in, count, t, a);
@@ -358,10 +372,8 @@ bool op_commutative(MPI_Op op) {
 int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Op_create";
-    if (int e = require_active(fn))
-        return e;
-    if (!function || !op)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!function || !op) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     for (int i = kFirstUser; i < kOpTableSize; ++i)
         if (!t_user[i].function) {
             t_user[i] = UserOp{function, commute != 0};
@@ -374,10 +386,8 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
 int MPI_Op_free(MPI_Op *op) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Op_free";
-    if (int e = require_active(fn))
-        return e;
-    if (!op)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!op) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     if (!user_op(*op))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP,
                            is_predefined(*op) ? "a predefined operation cannot be freed" : nullptr);
@@ -389,29 +399,22 @@ int MPI_Op_free(MPI_Op *op) {
 int MPI_Op_commutative(MPI_Op op, int *commute) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Op_commutative";
-    if (int e = require_active(fn))
-        return e;
-    if (!op_valid(op))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP);
-    if (!commute)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!op_valid(op)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP);
+    if (!commute) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     *commute = op_commutative(op);
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op) {
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Reduce_local";
-    if (int e = require_active(fn))
-        return e;
-    if (count < 0)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
+    if (int e = require_active(fn)) return e;
+    if (count < 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
     if (int e = check_op(op, datatype))
         return raise_error(MPI_COMM_WORLD, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
     if (count > 0 && (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER);
-    if (int e = reduce_local(inbuf, inoutbuf, count, datatype, op))
-        return raise_error(MPI_COMM_WORLD, fn, e);
+    if (int e = reduce_local(inbuf, inoutbuf, count, datatype, op)) return raise_error(MPI_COMM_WORLD, fn, e);
     return MPI_SUCCESS;
 }

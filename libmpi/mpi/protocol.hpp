@@ -14,8 +14,7 @@ namespace lwmpi {
 /// rendezvous when the receiver has no credit left, and always does for
 /// synchronous sends.
 constexpr util::Protocol choose_protocol(uint64_t bytes, bool same_cluster, const util::Limits &limits) {
-    if (same_cluster && limits.local_path)
-        return util::Protocol::local;
+    if (same_cluster && limits.local_path) return util::Protocol::local;
     return bytes <= limits.eager_max ? util::Protocol::eager : util::Protocol::rendezvous;
 }
 

@@ -21,8 +21,7 @@ namespace {
 // Copies a completion's status to the caller's (unless MPI_STATUS_IGNORE),
 // leaving its MPI_ERROR alone: single completions never set it (3.2.5).
 void copy_status(MPI_Status *to, const MPI_Status &from) {
-    if (to == MPI_STATUS_IGNORE)
-        return;
+    if (to == MPI_STATUS_IGNORE) return;
     const int error = to->MPI_ERROR;
     *to = from;
     to->MPI_ERROR = error;
@@ -31,14 +30,12 @@ void copy_status(MPI_Status *to, const MPI_Status &from) {
 // Checks the arguments of `op` on its communicator; raises what is wrong.
 int check_op(const char *fn, const P2POp &op) {
     Comm *c;
-    if (int e = enter_comm(fn, op.comm, &c))
-        return e;
+    if (int e = enter_comm(fn, op.comm, &c)) return e;
     const bool recv = op.op == Op2::recv;
     const P2PArgs args{recv ? op.rbuf : op.sbuf, op.count, op.datatype, op.peer, op.tag};
     const int size = c->group.size;
     const int e = recv ? check_recv(args, size) : check_send(args, size);
-    if (e == MPI_SUCCESS)
-        return MPI_SUCCESS;
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
     char why[96];
     TextBuilder t(why, sizeof why);
     explain_p2p(t, e, args, size, recv ? "source" : "dest");
@@ -47,19 +44,23 @@ int check_op(const char *fn, const P2POp &op) {
 
 // Raises the error `e` a completed request `r` of `comm` ended with.
 int raise_completion(MPI_Comm comm, const char *fn, int e, const MPI_Status &st) {
-    if (e != MPI_ERR_TRUNCATE)
-        return raise_error(comm, fn, e, util::error_detail());
+    if (e != MPI_ERR_TRUNCATE) return raise_error(comm, fn, e, util::error_detail());
     char why[96];
     TextBuilder(why, sizeof why)
-        .put("received ").put_int(st._count).put(" of ").put_int(st._offered)
-        .put(" bytes from rank ").put_int(st.MPI_SOURCE).put(", tag ").put_int(st.MPI_TAG);
+        .put("received ")
+        .put_int(st._count)
+        .put(" of ")
+        .put_int(st._offered)
+        .put(" bytes from rank ")
+        .put_int(st.MPI_SOURCE)
+        .put(", tag ")
+        .put_int(st.MPI_TAG);
     return raise_error(comm, fn, e, why);
 }
 
 // Blocking operation `op`.
 int blocking(const char *fn, const P2POp &op, MPI_Status *status) {
-    if (int e = check_op(fn, op))
-        return e;
+    if (int e = check_op(fn, op)) return e;
     MPI_Status st{};
     const int e = run(op, &st);
     copy_status(status, st);
@@ -68,14 +69,10 @@ int blocking(const char *fn, const P2POp &op, MPI_Status *status) {
 
 // Non-blocking or persistent operation `op` into *request.
 int nonblocking(const char *fn, const P2POp &op, bool persistent, MPI_Request *request) {
-    if (int e = check_op(fn, op))
-        return e;
-    if (!request)
-        return raise_error(op.comm, fn, MPI_ERR_ARG, "request is NULL");
-    if (int e = request_new(op, persistent, request))
-        return raise_error(op.comm, fn, e, "too many requests");
-    if (persistent)
-        return MPI_SUCCESS;
+    if (int e = check_op(fn, op)) return e;
+    if (!request) return raise_error(op.comm, fn, MPI_ERR_ARG, "request is NULL");
+    if (int e = request_new(op, persistent, request)) return raise_error(op.comm, fn, e, "too many requests");
+    if (persistent) return MPI_SUCCESS;
     if (int e = request_start(*request_get(*request))) {
         MPI_Request h = *request;
         request_finish(&h, MPI_STATUS_IGNORE);
@@ -106,16 +103,14 @@ int look(const char *fn, MPI_Request *h, bool poll, Slot *out) {
         return MPI_SUCCESS;
     }
     Request *r = request_get(*h);
-    if (!r)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
+    if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
     if (!r->active) {
         *out = Slot::inactive;
         return MPI_SUCCESS;
     }
     int e = MPI_SUCCESS;
     const bool done = poll ? request_test(*r, &e) : r->complete;
-    if (e)
-        return raise_error(r->args.comm, fn, e, util::error_detail());
+    if (e) return raise_error(r->args.comm, fn, e, util::error_detail());
     *out = done ? Slot::complete : Slot::pending;
     return MPI_SUCCESS;
 }
@@ -149,23 +144,18 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
     // per request in flight).
     MPI_Status *written[util::kMaxRequests];
     int codes[util::kMaxRequests];
-    if (int e = progress_requests())
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = progress_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     bool all = true;
     for (int i = 0; i < count; ++i) {
         Slot s;
-        if (int e = look(fn, &requests[i], false, &s))
-            return e;
-        if (s == Slot::null || s == Slot::inactive)
-            continue;
+        if (int e = look(fn, &requests[i], false, &s)) return e;
+        if (s == Slot::null || s == Slot::inactive) continue;
         ++out->active;
         // Progress was made once above, for all of them.
-        if (s == Slot::pending && request_check(*request_get(requests[i])))
-            s = Slot::complete;
+        if (s == Slot::pending && request_check(*request_get(requests[i]))) s = Slot::complete;
         all = all && s == Slot::complete;
     }
-    if (all_or_none && !all)
-        return MPI_SUCCESS;
+    if (all_or_none && !all) return MPI_SUCCESS;
     for (int i = 0; i < count && !(first_only && out->finished); ++i) {
         // Waitall's statuses follow the requests; the others' are packed.
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? nullptr
@@ -174,8 +164,7 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
         Slot s;
         look(fn, &requests[i], false, &s);
         if (s != Slot::complete) {
-            if (all_or_none && st)
-                empty_status(st);
+            if (all_or_none && st) empty_status(st);
             continue;
         }
         MPI_Status tmp;
@@ -189,23 +178,19 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
             out->first_error = e;
             out->comm = comm;
         }
-        if (indices)
-            indices[out->finished] = i;
+        if (indices) indices[out->finished] = i;
         ++out->finished;
     }
     // With MPI_ERR_IN_STATUS, every status finished tells its class (3.7.5);
     // otherwise MPI_ERROR is left as it was.
     for (int k = 0; out->error && k < out->finished; ++k)
-        if (written[k])
-            written[k]->MPI_ERROR = codes[k];
+        if (written[k]) written[k]->MPI_ERROR = codes[k];
     return MPI_SUCCESS;
 }
 
 int check_array(const char *fn, int count, const void *requests) {
-    if (count < 0)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
-    if (count > 0 && !requests)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "requests is NULL");
+    if (count < 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
+    if (count > 0 && !requests) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "requests is NULL");
     return MPI_SUCCESS;
 }
 
@@ -220,12 +205,14 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Ssend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
+    return blocking("MPI_Ssend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm),
+                    MPI_STATUS_IGNORE);
 }
 
 // A ready send is a standard one (section 3.4 allows it).
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Rsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
+    return blocking("MPI_Rsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm),
+                    MPI_STATUS_IGNORE);
 }
 
 // Copies into the attached buffer and returns; the message leaves in the
@@ -245,22 +232,26 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
-    return nonblocking("MPI_Isend", send_op(Op2::send, buf, count, datatype, dest, tag, comm), false, request);
+    return nonblocking("MPI_Isend", send_op(Op2::send, buf, count, datatype, dest, tag, comm), false,
+                       request);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    return nonblocking("MPI_Issend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false, request);
+    return nonblocking("MPI_Issend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false,
+                       request);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    return nonblocking("MPI_Ibsend", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, request);
+    return nonblocking("MPI_Ibsend", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false,
+                       request);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    return nonblocking("MPI_Irsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false, request);
+    return nonblocking("MPI_Irsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false,
+                       request);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -270,22 +261,26 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request) {
-    return nonblocking("MPI_Send_init", send_op(Op2::send, buf, count, datatype, dest, tag, comm), true, request);
+    return nonblocking("MPI_Send_init", send_op(Op2::send, buf, count, datatype, dest, tag, comm), true,
+                       request);
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Ssend_init", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), true, request);
+    return nonblocking("MPI_Ssend_init", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), true,
+                       request);
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Bsend_init", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), true, request);
+    return nonblocking("MPI_Bsend_init", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), true,
+                       request);
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Rsend_init", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), true, request);
+    return nonblocking("MPI_Rsend_init", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), true,
+                       request);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -295,114 +290,86 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 
 int MPI_Start(MPI_Request *request) {
     static constexpr char fn[] = "MPI_Start";
-    if (int e = require_active(fn))
-        return e;
+    if (int e = require_active(fn)) return e;
     Request *r = request ? request_get(*request) : nullptr;
     if (!r || !r->persistent || r->active)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "not an inactive persistent request");
-    if (int e = request_start(*r))
-        return raise_error(r->args.comm, fn, e, util::error_detail());
+    if (int e = request_start(*r)) return raise_error(r->args.comm, fn, e, util::error_detail());
     return MPI_SUCCESS;
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {
     static constexpr char fn[] = "MPI_Startall";
-    if (int e = require_active(fn))
-        return e;
-    if (int e = check_array(fn, count, requests))
-        return e;
+    if (int e = require_active(fn)) return e;
+    if (int e = check_array(fn, count, requests)) return e;
     for (int i = 0; i < count; ++i)
-        if (int e = MPI_Start(&requests[i]))
-            return e;
+        if (int e = MPI_Start(&requests[i])) return e;
     return MPI_SUCCESS;
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     static constexpr char fn[] = "MPI_Wait";
-    if (int e = require_active(fn))
-        return e;
-    if (!request)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
+    if (int e = require_active(fn)) return e;
+    if (!request) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
     for (;;) {
         Slot s;
-        if (int e = look(fn, request, true, &s))
-            return e;
+        if (int e = look(fn, request, true, &s)) return e;
         if (s == Slot::null || s == Slot::inactive) {
             empty_status(status);
             return MPI_SUCCESS;
         }
-        if (s == Slot::complete)
-            return finish(fn, request, status);
+        if (s == Slot::complete) return finish(fn, request, status);
         util::idle();
     }
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     static constexpr char fn[] = "MPI_Test";
-    if (int e = require_active(fn))
-        return e;
-    if (!request || !flag)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (!request || !flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     Slot s;
-    if (int e = look(fn, request, true, &s))
-        return e;
+    if (int e = look(fn, request, true, &s)) return e;
     *flag = s != Slot::pending;
-    if (s == Slot::null || s == Slot::inactive)
-        empty_status(status);
+    if (s == Slot::null || s == Slot::inactive) empty_status(status);
     return s == Slot::complete ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     static constexpr char fn[] = "MPI_Waitall";
-    if (int e = require_active(fn))
-        return e;
-    if (int e = check_array(fn, count, requests))
-        return e;
+    if (int e = require_active(fn)) return e;
+    if (int e = check_array(fn, count, requests)) return e;
     for (;;) {
         Pass p;
-        if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
-            return e;
-        if (p.finished == p.active)
-            return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
+        if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p)) return e;
+        if (p.finished == p.active) return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
         util::idle();
     }
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
     static constexpr char fn[] = "MPI_Testall";
-    if (int e = require_active(fn))
-        return e;
-    if (int e = check_array(fn, count, requests))
-        return e;
-    if (!flag)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (int e = check_array(fn, count, requests)) return e;
+    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     Pass p;
-    if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p))
-        return e;
+    if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p)) return e;
     *flag = p.finished == p.active;
     return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
 }
 
 // Waitany and Testany: the first complete request (section 3.7.5).
-static int any(const char *fn, int count, MPI_Request requests[], int *index, int *flag,
-               MPI_Status *status) {
-    if (int e = require_active(fn))
-        return e;
-    if (int e = check_array(fn, count, requests))
-        return e;
-    if (!index)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+static int any(const char *fn, int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    if (int e = require_active(fn)) return e;
+    if (int e = check_array(fn, count, requests)) return e;
+    if (!index) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     for (;;) {
         Pass p;
         int i = MPI_UNDEFINED;
-        if (int e = pass(fn, count, requests, status, &i, true, false, &p))
-            return e;
+        if (int e = pass(fn, count, requests, status, &i, true, false, &p)) return e;
         if (p.finished || p.active == 0 || flag) {
-            if (flag)
-                *flag = p.finished || p.active == 0;
+            if (flag) *flag = p.finished || p.active == 0;
             *index = p.finished ? i : MPI_UNDEFINED;
-            if (p.active == 0)
-                empty_status(status);
+            if (p.active == 0) empty_status(status);
             // One request: its own error, not MPI_ERR_IN_STATUS (3.7.5).
             return p.error ? raise_error(p.comm, fn, p.first_error) : MPI_SUCCESS;
         }
@@ -415,24 +382,19 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-    if (!flag)
-        return raise_error(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
+    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
     return any("MPI_Testany", count, requests, index, flag, status);
 }
 
 // Waitsome and Testsome: every complete request (section 3.7.5).
 static int some(const char *fn, int incount, MPI_Request requests[], int *outcount, int indices[],
                 MPI_Status statuses[], bool wait) {
-    if (int e = require_active(fn))
-        return e;
-    if (int e = check_array(fn, incount, requests))
-        return e;
-    if (!outcount || (incount > 0 && !indices))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (int e = check_array(fn, incount, requests)) return e;
+    if (!outcount || (incount > 0 && !indices)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     for (;;) {
         Pass p;
-        if (int e = pass(fn, incount, requests, statuses, indices, false, false, &p))
-            return e;
+        if (int e = pass(fn, incount, requests, statuses, indices, false, false, &p)) return e;
         if (p.finished || p.active == 0 || !wait) {
             *outcount = p.active == 0 ? MPI_UNDEFINED : p.finished;
             return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
@@ -451,11 +413,9 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
 
 int MPI_Request_free(MPI_Request *request) {
     static constexpr char fn[] = "MPI_Request_free";
-    if (int e = require_active(fn))
-        return e;
+    if (int e = require_active(fn)) return e;
     Request *r = request ? request_get(*request) : nullptr;
-    if (!r)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
+    if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
     if (r->active && !r->complete && r->util_req >= 0)
         r->freed = true;  // progress frees it once its operation is over
     else
@@ -467,22 +427,17 @@ int MPI_Request_free(MPI_Request *request) {
 // Probe and Iprobe (section 3.8.1).
 static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (int e = check_source(source, c->group.size))
-        return raise_error(comm, fn, e);
-    if (int e = check_recv_tag(tag))
-        return raise_error(comm, fn, e);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_source(source, c->group.size)) return raise_error(comm, fn, e);
+    if (int e = check_recv_tag(tag)) return raise_error(comm, fn, e);
     if (source == MPI_PROC_NULL) {
-        if (flag)
-            *flag = 1;
+        if (flag) *flag = 1;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
     const int world = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];
     for (;;) {
-        if (int e = progress_requests())
-            return raise_error(comm, fn, e, util::error_detail());
+        if (int e = progress_requests()) return raise_error(comm, fn, e, util::error_detail());
         util::Status st;
         const bool found = util::probe(world, tag, c->context, &st);
         if (found && status != MPI_STATUS_IGNORE) {
@@ -495,8 +450,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
             *flag = found;
             return MPI_SUCCESS;
         }
-        if (found)
-            return MPI_SUCCESS;
+        if (found) return MPI_SUCCESS;
         util::idle();
     }
 }
@@ -506,8 +460,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
-    if (!flag)
-        return raise_error(comm, "MPI_Iprobe", MPI_ERR_ARG);
+    if (!flag) return raise_error(comm, "MPI_Iprobe", MPI_ERR_ARG);
     return probe("MPI_Iprobe", source, tag, comm, flag, status);
 }
 
@@ -518,10 +471,8 @@ namespace {
 // receive is posted first, so the peers may call it in either order.
 int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *status) {
     // Everything is checked and taken before anything starts.
-    if (int e = check_op(fn, send))
-        return e;
-    if (int e = check_op(fn, recv))
-        return e;
+    if (int e = check_op(fn, send)) return e;
+    if (int e = check_op(fn, recv)) return e;
     MPI_Request reqs[2];
     if (request_new(recv, false, &reqs[0]) != MPI_SUCCESS)
         return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
@@ -530,8 +481,7 @@ int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *s
         return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
     }
     int e = request_start(*request_get(reqs[0]));
-    if (e == MPI_SUCCESS)
-        e = request_start(*request_get(reqs[1]));
+    if (e == MPI_SUCCESS) e = request_start(*request_get(reqs[1]));
     for (int i = 0; i < 2 && e == MPI_SUCCESS; ++i)
         e = request_wait(*request_get(reqs[i]));
     if (e) {  // (a receive left posted would swallow a later message)
@@ -548,8 +498,8 @@ int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *s
 }  // namespace lwmpi
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status) {
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status) {
     return sendrecv("MPI_Sendrecv", send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm),
                     recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), status);
 }
@@ -558,45 +508,39 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
                          int recvtag, MPI_Comm comm, MPI_Status *status) {
     static constexpr char fn[] = "MPI_Sendrecv_replace";
     const P2POp recv = recv_op(buf, count, datatype, source, recvtag, comm);
-    if (int e = check_op(fn, recv))
-        return e;
+    if (int e = check_op(fn, recv)) return e;
     // The message to send leaves from a packed copy; the receive lands in buf.
     const Datatype *t = datatype_get(datatype);
     const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t->size);
     void *copy = malloc(bytes ? bytes : 1);
-    if (!copy)
-        return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    if (!copy) return raise_error(comm, fn, MPI_ERR_NO_MEM);
     pack(buf, count, *t, copy);
-    const int e = sendrecv(fn, send_op(Op2::send, copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, comm),
-                           recv, status);
+    const int e = sendrecv(
+        fn, send_op(Op2::send, copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, comm), recv, status);
     free(copy);
     return e;
 }
 
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     static constexpr char fn[] = "MPI_Get_count";
-    if (!status || !count)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!status || !count) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     const Datatype *t = datatype_get(datatype);
-    if (!t)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     const long long bytes = status->_count;
     if (t->size == 0) {
         *count = bytes == 0 ? 0 : MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
     *count = bytes % t->size == 0 && bytes / t->size <= 0x7fffffff ? static_cast<int>(bytes / t->size)
-                                                                 : MPI_UNDEFINED;
+                                                                   : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
     static constexpr char fn[] = "MPI_Get_elements_x";
-    if (!status || !count)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!status || !count) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     const Datatype *t = datatype_get(datatype);
-    if (!t)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     const int64_t n = count_basic(*t, static_cast<uint64_t>(status->_count));
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
@@ -604,17 +548,14 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     MPI_Count n = 0;
-    if (int e = MPI_Get_elements_x(status, datatype, &n))
-        return e;
-    if (!count)
-        return raise_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG);
+    if (int e = MPI_Get_elements_x(status, datatype, &n)) return e;
+    if (!count) return raise_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG);
     *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);
     return MPI_SUCCESS;
 }
 
 int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
-    if (!status || !flag)
-        return raise_error(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
+    if (!status || !flag) return raise_error(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
     *flag = status->_cancelled;
     return MPI_SUCCESS;
 }

@@ -16,8 +16,7 @@ namespace {
 thread_local Request t_requests[util::kMaxRequests];
 
 void free_packed(Request &r) {
-    if (!r.packed)
-        return;
+    if (!r.packed) return;
     if (bsend_owns(r.packed))
         bsend_release(r.packed);
     else
@@ -34,10 +33,8 @@ void settle(Request &r, const util::Status &st) {
         r.status.MPI_TAG = st.tag;
         r.status._count = static_cast<long long>(st.bytes);
         r.status._offered = static_cast<long long>(st.offered);
-        if (r.packed && st.error == MPI_SUCCESS)
-            unpack(r.packed, st.bytes, a.rbuf, a.count, *r.type);
-        if (st.error == MPI_SUCCESS && st.offered > st.bytes)
-            r.error = MPI_ERR_TRUNCATE;
+        if (r.packed && st.error == MPI_SUCCESS) unpack(r.packed, st.bytes, a.rbuf, a.count, *r.type);
+        if (st.error == MPI_SUCCESS && st.offered > st.bytes) r.error = MPI_ERR_TRUNCATE;
     }
     free_packed(r);
     util::release(r.util_req);
@@ -49,8 +46,7 @@ void settle(Request &r, const util::Status &st) {
 // operation is over.
 void reap() {
     for (Request &r : t_requests) {
-        if (!r.in_use || !r.freed || r.util_req < 0)
-            continue;
+        if (!r.in_use || !r.freed || r.util_req < 0) continue;
         util::Status st;
         if (util::done(r.util_req, &st)) {
             settle(r, st);
@@ -76,15 +72,13 @@ void hand_over(Request &r, MPI_Request carrier) {
 }  // namespace
 
 int progress_requests() {
-    if (int e = util::progress())
-        return e;
+    if (int e = util::progress()) return e;
     reap();
     return MPI_SUCCESS;
 }
 
 void empty_status(MPI_Status *status) {
-    if (status == MPI_STATUS_IGNORE)
-        return;
+    if (status == MPI_STATUS_IGNORE) return;
     status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;
@@ -95,8 +89,7 @@ void empty_status(MPI_Status *status) {
 
 void proc_null_status(MPI_Status *status) {
     empty_status(status);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_SOURCE = MPI_PROC_NULL;
+    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
 }
 
 Request *request_get(MPI_Request h) {
@@ -107,8 +100,7 @@ Request *request_get(MPI_Request h) {
 int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     for (int i = 1; i < util::kMaxRequests; ++i) {
         Request &r = t_requests[i];
-        if (r.in_use)
-            continue;
+        if (r.in_use) continue;
         r = Request{};
         r.in_use = true;
         r.persistent = persistent;
@@ -158,8 +150,7 @@ int request_start(Request &r) {
         e = r.packed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
     if (e == MPI_SUCCESS && r.packed) {
-        if (is_send)
-            pack(a.sbuf, a.count, t, r.packed);
+        if (is_send) pack(a.sbuf, a.count, t, r.packed);
         data = r.packed;
     }
     if (e == MPI_SUCCESS && is_send) {
@@ -168,8 +159,8 @@ int request_start(Request &r) {
         e = util::same_cluster(dst, &local);
         if (e == MPI_SUCCESS) {
             const auto mode = a.op == Op2::ssend ? util::SendMode::synchronous : util::SendMode::standard;
-            e = util::isend(choose_protocol(bytes, local, util::limits()), mode, dst, a.tag, context,
-                            data, bytes, &r.util_req);
+            e = util::isend(choose_protocol(bytes, local, util::limits()), mode, dst, a.tag, context, data,
+                            bytes, &r.util_req);
         }
     } else if (e == MPI_SUCCESS) {
         const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : c.group.world[a.peer];
@@ -179,34 +170,28 @@ int request_start(Request &r) {
         free_packed(r);
         r.util_req = -1;
         r.active = false;
-        if (carrier != MPI_REQUEST_NULL)
-            request_drop(*request_get(carrier));
+        if (carrier != MPI_REQUEST_NULL) request_drop(*request_get(carrier));
         return e;
     }
-    if (carrier != MPI_REQUEST_NULL)
-        hand_over(r, carrier);
+    if (carrier != MPI_REQUEST_NULL) hand_over(r, carrier);
     return MPI_SUCCESS;
 }
 
 int drain_requests() {
     for (;;) {
-        if (int e = progress_requests())
-            return e;
+        if (int e = progress_requests()) return e;
         bool left = false;
         for (const Request &r : t_requests)
             left = left || (r.in_use && r.freed);
-        if (!left)
-            return MPI_SUCCESS;
+        if (!left) return MPI_SUCCESS;
         util::idle();
     }
 }
 
 bool request_check(Request &r) {
-    if (r.complete)
-        return true;
+    if (r.complete) return true;
     util::Status st;
-    if (r.util_req < 0 || !util::done(r.util_req, &st))
-        return false;
+    if (r.util_req < 0 || !util::done(r.util_req, &st)) return false;
     settle(r, st);
     return true;
 }
@@ -215,23 +200,20 @@ bool request_test(Request &r, int *error) {
     // A request that completed when it started (an eager or a copied local
     // send) needs no progress pass: each one is a kernel call.
     *error = MPI_SUCCESS;
-    if (request_check(r))
-        return true;
+    if (request_check(r)) return true;
     *error = progress_requests();
     return *error == MPI_SUCCESS && request_check(r);
 }
 
 int request_wait(Request &r) {
     for (int e; !request_test(r, &e); util::idle())
-        if (e)
-            return e;
+        if (e) return e;
     return MPI_SUCCESS;
 }
 
 int request_finish(MPI_Request *h, MPI_Status *status) {
     Request &r = *request_get(*h);
-    if (status != MPI_STATUS_IGNORE)
-        *status = r.status;  // (MPI_ERROR: the caller decides)
+    if (status != MPI_STATUS_IGNORE) *status = r.status;  // (MPI_ERROR: the caller decides)
     const int error = r.error;
     r.active = false;
     r.complete = false;
@@ -244,12 +226,10 @@ int request_finish(MPI_Request *h, MPI_Status *status) {
 
 int run(const P2POp &op, MPI_Status *status) {
     MPI_Request h;
-    if (int e = request_new(op, false, &h))
-        return e;
+    if (int e = request_new(op, false, &h)) return e;
     Request &r = *request_get(h);
     int e = request_start(r);
-    if (e == MPI_SUCCESS)
-        e = request_wait(r);
+    if (e == MPI_SUCCESS) e = request_wait(r);
     if (e) {
         request_drop(r);
         return e;

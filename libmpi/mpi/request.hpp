@@ -25,25 +25,25 @@ struct P2POp {
     void *rbuf;        ///< receive buffer
     int count;
     MPI_Datatype datatype;
-    int peer;          ///< rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+    int peer;  ///< rank in comm, MPI_ANY_SOURCE or MPI_PROC_NULL
     int tag;
     MPI_Comm comm;
-    bool collective;   ///< on the communicator's collective context
+    bool collective;  ///< on the communicator's collective context
 };
 
 struct Request {
     bool in_use;
     bool persistent;
-    bool active;     ///< started and not completed by a wait or test
-    bool freed;      ///< MPI_Request_free'd while active
+    bool active;  ///< started and not completed by a wait or test
+    bool freed;   ///< MPI_Request_free'd while active
     P2POp args;
     const Datatype *type;  ///< args.datatype, held until the request is dropped
     Comm *comm;            ///< args.comm, held until the request is dropped
-    int util_req;    ///< the MPIUtil request, -1 when none
-    void *packed;    ///< temporary contiguous copy, or nullptr
-    bool complete;   ///< done: status below is final
+    int util_req;          ///< the MPIUtil request, -1 when none
+    void *packed;          ///< temporary contiguous copy, or nullptr
+    bool complete;         ///< done: status below is final
     MPI_Status status;
-    int error;       ///< MPI_SUCCESS or the class raised at completion
+    int error;  ///< MPI_SUCCESS or the class raised at completion
 };
 
 /// The request named by `h`, or nullptr.

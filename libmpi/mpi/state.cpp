@@ -13,17 +13,14 @@ MpiState &state() { return t_mpi; }
 int require_active(const char *function) {
     if (!t_mpi.initialized)
         return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is not initialized");
-    if (t_mpi.finalized)
-        return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");
+    if (t_mpi.finalized) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");
     return MPI_SUCCESS;
 }
 
 int enter_comm(const char *function, MPI_Comm comm, Comm **out) {
-    if (int e = require_active(function))
-        return e;
+    if (int e = require_active(function)) return e;
     *out = comm_get(comm);
-    if (!*out)
-        return raise_error(MPI_COMM_WORLD, function, MPI_ERR_COMM);
+    if (!*out) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_COMM);
     return MPI_SUCCESS;
 }
 

@@ -8,8 +8,8 @@
 namespace lwmpi {
 
 struct MpiState {
-    bool initialized;  ///< MPI_Init completed
-    bool finalized;    ///< MPI_Finalize completed
+    bool initialized;       ///< MPI_Init completed
+    bool finalized;         ///< MPI_Finalize completed
     uint32_t next_context;  ///< lowest context id this rank has not used (even)
     Comm comms[kMaxComms];  ///< index = handle index; 1 WORLD, 2 SELF
 };

@@ -33,18 +33,15 @@ bool balanced(int n, int k, int cap, int f[]) {
         return n <= cap;
     }
     const auto fits = [&](int d) {
-        if (!power_reaches(d, k, n) || !balanced(n / d, k - 1, d, f + 1))
-            return false;
+        if (!power_reaches(d, k, n) || !balanced(n / d, k - 1, d, f + 1)) return false;
         f[0] = d;
         return true;
     };
     long long i = 1;
     for (; i * i <= n && i <= cap; ++i)
-        if (n % i == 0 && fits(static_cast<int>(i)))
-            return true;
+        if (n % i == 0 && fits(static_cast<int>(i))) return true;
     for (--i; i >= 1 && n / i <= cap; --i)
-        if (n % i == 0 && i * i != n && fits(static_cast<int>(n / i)))
-            return true;
+        if (n % i == 0 && i * i != n && fits(static_cast<int>(n / i))) return true;
     return false;
 }
 
@@ -54,30 +51,24 @@ int wrap(long long c, int d) { return static_cast<int>((c % d + d) % d); }
 }  // namespace
 
 int dims_create(int nnodes, int ndims, int dims[]) {
-    if (nnodes < 1)
-        return MPI_ERR_ARG;
-    if (ndims < 1 || ndims > kMaxDims)
-        return MPI_ERR_DIMS;
+    if (nnodes < 1) return MPI_ERR_ARG;
+    if (ndims < 1 || ndims > kMaxDims) return MPI_ERR_DIMS;
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; ++i) {
-        if (dims[i] < 0)
-            return MPI_ERR_DIMS;
+        if (dims[i] < 0) return MPI_ERR_DIMS;
         if (dims[i] == 0)
             ++nfree;
         else if ((fixed *= dims[i]) > nnodes)  // also keeps the product from overflowing
             return MPI_ERR_DIMS;
     }
-    if (nnodes % fixed != 0)
-        return MPI_ERR_DIMS;
+    if (nnodes % fixed != 0) return MPI_ERR_DIMS;
     const int rest = static_cast<int>(nnodes / fixed);
-    if (nfree == 0)
-        return rest == 1 ? MPI_SUCCESS : MPI_ERR_DIMS;
+    if (nfree == 0) return rest == 1 ? MPI_SUCCESS : MPI_ERR_DIMS;
     int f[kMaxDims];
     balanced(rest, nfree, rest, f);  // rest, 1, ..., 1 always fits
     for (int i = 0, k = 0; i < ndims; ++i)
-        if (dims[i] == 0)
-            dims[i] = f[k++];
+        if (dims[i] == 0) dims[i] = f[k++];
     return MPI_SUCCESS;
 }
 
@@ -99,8 +90,7 @@ int cart_rank(const CartTopology &t, const int coords[], int *rank) {
     int r = 0;
     for (int i = 0; i < t.ndims; ++i) {
         const int c = coords[i];
-        if ((c < 0 || c >= t.dims[i]) && !t.periods[i])
-            return MPI_ERR_ARG;
+        if ((c < 0 || c >= t.dims[i]) && !t.periods[i]) return MPI_ERR_ARG;
         r = r * t.dims[i] + wrap(c, t.dims[i]);
     }
     *rank = r;
@@ -112,8 +102,7 @@ void cart_shift(const CartTopology &t, int rank, int direction, int disp, int *s
     cart_coords(t, rank, coords);
     const int here = coords[direction];
     const auto neighbour = [&](long long c) {
-        if (!t.periods[direction] && (c < 0 || c >= t.dims[direction]))
-            return MPI_PROC_NULL;
+        if (!t.periods[direction] && (c < 0 || c >= t.dims[direction])) return MPI_PROC_NULL;
         coords[direction] = wrap(c, t.dims[direction]);
         int r;
         cart_rank(t, coords, &r);
@@ -127,8 +116,7 @@ namespace {
 
 // enter_comm(), then comm must have a Cartesian topology (MPI_ERR_TOPOLOGY).
 int enter_cart(const char *fn, MPI_Comm comm, Comm **out) {
-    if (int e = enter_comm(fn, comm, out))
-        return e;
+    if (int e = enter_comm(fn, comm, out)) return e;
     if ((*out)->cart.ndims == 0)
         return raise_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
     return MPI_SUCCESS;
@@ -144,7 +132,11 @@ int raise_ndims(MPI_Comm comm, const char *fn, int ndims) {
 // Raises MPI_ERR_ARG for maxdims below the topology's dimensions.
 int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
     char why[64];
-    TextBuilder(why, sizeof why).put("maxdims ").put_int(maxdims).put("; the topology has ").put_int(ndims)
+    TextBuilder(why, sizeof why)
+        .put("maxdims ")
+        .put_int(maxdims)
+        .put("; the topology has ")
+        .put_int(ndims)
         .put(" dimensions");
     return raise_error(comm, fn, MPI_ERR_ARG, why);
 }
@@ -156,12 +148,9 @@ int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Dims_create";
-    if (int e = require_active(fn))
-        return e;
-    if (ndims < 1 || ndims > kMaxDims)
-        return raise_ndims(MPI_COMM_WORLD, fn, ndims);
-    if (!dims)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = require_active(fn)) return e;
+    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, fn, ndims);
+    if (!dims) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
         TextBuilder t(why, sizeof why);
@@ -176,18 +165,15 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
 
 // Ranks 0..n-1 of comm_old, n the product of dims, make up the new
 // communicator in the same order (reorder is a hint; section 7.5.1).
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
-                    int reorder, MPI_Comm *comm_cart) {
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *comm_cart) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_create";
     (void)reorder;
     Comm *c;
-    if (int e = enter_comm(fn, comm_old, &c))
-        return e;
-    if (ndims < 1 || ndims > kMaxDims)
-        return raise_ndims(comm_old, fn, ndims);
-    if (!dims || !periods || !comm_cart)
-        return raise_error(comm_old, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm_old, &c)) return e;
+    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(comm_old, fn, ndims);
+    if (!dims || !periods || !comm_cart) return raise_error(comm_old, fn, MPI_ERR_ARG);
     const int size = c->group.size;
     CartTopology topo{ndims, {}, {}};
     long long nodes = 1;
@@ -204,7 +190,10 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     }
     if (nodes > size) {
         char why[64];
-        TextBuilder(why, sizeof why).put("more nodes than the ").put_int(size).put(" ranks of the communicator");
+        TextBuilder(why, sizeof why)
+            .put("more nodes than the ")
+            .put_int(size)
+            .put(" ranks of the communicator");
         return raise_error(comm_old, fn, MPI_ERR_ARG, why);
     }
     GroupData members{};
@@ -215,8 +204,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (int e = comm_make(*c, member ? &members : nullptr, comm_cart))
         return raise_error(comm_old, fn, e,
                            e == MPI_ERR_NO_MEM ? "too many communicators" : util::error_detail());
-    if (member)
-        comm_get(*comm_cart)->cart = topo;
+    if (member) comm_get(*comm_cart)->cart = topo;
     return MPI_SUCCESS;
 }
 
@@ -224,18 +212,19 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_coords";
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c))
-        return e;
+    if (int e = enter_cart(fn, comm, &c)) return e;
     if (rank < 0 || rank >= c->group.size) {
         char why[64];
-        TextBuilder(why, sizeof why).put("rank ").put_int(rank).put("; the communicator has ")
-            .put_int(c->group.size).put(c->group.size == 1 ? " rank" : " ranks");
+        TextBuilder(why, sizeof why)
+            .put("rank ")
+            .put_int(rank)
+            .put("; the communicator has ")
+            .put_int(c->group.size)
+            .put(c->group.size == 1 ? " rank" : " ranks");
         return raise_error(comm, fn, MPI_ERR_RANK, why);
     }
-    if (maxdims < c->cart.ndims)
-        return raise_maxdims(comm, fn, maxdims, c->cart.ndims);
-    if (!coords)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (maxdims < c->cart.ndims) return raise_maxdims(comm, fn, maxdims, c->cart.ndims);
+    if (!coords) return raise_error(comm, fn, MPI_ERR_ARG);
     cart_coords(c->cart, rank, coords);
     return MPI_SUCCESS;
 }
@@ -244,10 +233,8 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_rank";
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c))
-        return e;
-    if (!coords || !rank)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_cart(fn, comm, &c)) return e;
+    if (!coords || !rank) return raise_error(comm, fn, MPI_ERR_ARG);
     if (int e = cart_rank(c->cart, coords, rank))
         return raise_error(comm, fn, e, "a coordinate is out of its non-periodic dimension");
     return MPI_SUCCESS;
@@ -257,16 +244,18 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_shift";
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c))
-        return e;
+    if (int e = enter_cart(fn, comm, &c)) return e;
     if (direction < 0 || direction >= c->cart.ndims) {
         char why[64];
-        TextBuilder(why, sizeof why).put("direction ").put_int(direction).put("; the topology has ")
-            .put_int(c->cart.ndims).put(" dimensions");
+        TextBuilder(why, sizeof why)
+            .put("direction ")
+            .put_int(direction)
+            .put("; the topology has ")
+            .put_int(c->cart.ndims)
+            .put(" dimensions");
         return raise_error(comm, fn, MPI_ERR_ARG, why);
     }
-    if (!rank_source || !rank_dest)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (!rank_source || !rank_dest) return raise_error(comm, fn, MPI_ERR_ARG);
     cart_shift(c->cart, c->rank, direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
 }
@@ -275,13 +264,10 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_get";
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c))
-        return e;
+    if (int e = enter_cart(fn, comm, &c)) return e;
     const CartTopology &t = c->cart;
-    if (maxdims < t.ndims)
-        return raise_maxdims(comm, fn, maxdims, t.ndims);
-    if (!dims || !periods || !coords)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (maxdims < t.ndims) return raise_maxdims(comm, fn, maxdims, t.ndims);
+    if (!dims || !periods || !coords) return raise_error(comm, fn, MPI_ERR_ARG);
     for (int i = 0; i < t.ndims; ++i) {
         dims[i] = t.dims[i];
         periods[i] = t.periods[i];
@@ -294,10 +280,8 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cartdim_get";
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c))
-        return e;
-    if (!ndims)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_cart(fn, comm, &c)) return e;
+    if (!ndims) return raise_error(comm, fn, MPI_ERR_ARG);
     *ndims = c->cart.ndims;
     return MPI_SUCCESS;
 }
@@ -306,10 +290,8 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Topo_test";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (!status)
-        return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (!status) return raise_error(comm, fn, MPI_ERR_ARG);
     *status = c->cart.ndims ? MPI_CART : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

@@ -30,13 +30,10 @@ int64_t packed_size(int count, const Datatype &t) {
 // require_active, then datatype `h` into *t (MPI_ERR_TYPE when it is not
 // valid); MPI_ERR_ARG unless `results` (the result pointers are not NULL).
 int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t) {
-    if (int e = require_active(fn))
-        return e;
+    if (int e = require_active(fn)) return e;
     *t = datatype_get(h);
-    if (!*t)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
-    if (!results)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL result pointer");
+    if (!*t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!results) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL result pointer");
     return MPI_SUCCESS;
 }
 
@@ -44,14 +41,10 @@ int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t
 // newtype, count >= 0, and its arrays (`arrays`: none is NULL) when
 // count > 0.
 int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arrays) {
-    if (int e = require_active(fn))
-        return e;
-    if (!newtype)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "newtype is NULL");
-    if (count < 0)
-        return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", count);
-    if (count > 0 && !arrays)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL array");
+    if (int e = require_active(fn)) return e;
+    if (!newtype) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "newtype is NULL");
+    if (count < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", count);
+    if (count > 0 && !arrays) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL array");
     return MPI_SUCCESS;
 }
 
@@ -59,8 +52,7 @@ int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arr
 int construct(const char *fn, const Recipe &r, MPI_Datatype *newtype) {
     char why[96];
     TextBuilder t(why, sizeof why);
-    if (int e = datatype_create(r, newtype, t))
-        return raise_error(MPI_COMM_WORLD, fn, e, why);
+    if (int e = datatype_create(r, newtype, t)) return raise_error(MPI_COMM_WORLD, fn, e, why);
     return MPI_SUCCESS;
 }
 
@@ -68,23 +60,22 @@ int construct(const char *fn, const Recipe &r, MPI_Datatype *newtype) {
 // communicator, `count` elements of `datatype` (committed), and the packed
 // buffer `packed` of `size` bytes with room for them from *position on.
 // Sets *t and *bytes (the packed size of the elements).
-int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatype,
-                  const void *packed, int size, const int *position, const Datatype **t,
-                  int64_t *bytes) {
+int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatype, const void *packed,
+                  int size, const int *position, const Datatype **t, int64_t *bytes) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (count < 0)
-        return raise_value(comm, fn, MPI_ERR_COUNT, "count", count);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (count < 0) return raise_value(comm, fn, MPI_ERR_COUNT, "count", count);
     if (check_datatype(datatype))
         return raise_error(comm, fn, MPI_ERR_TYPE,
                            datatype_get(datatype) ? "the datatype is not committed" : nullptr);
-    if (!position)
-        return raise_error(comm, fn, MPI_ERR_ARG, "position is NULL");
+    if (!position) return raise_error(comm, fn, MPI_ERR_ARG, "position is NULL");
     if (size < 0 || *position < 0 || *position > size) {
         char why[80];
         TextBuilder(why, sizeof why)
-            .put("position ").put_int(*position).put(" in a buffer of ").put_int(size)
+            .put("position ")
+            .put_int(*position)
+            .put(" in a buffer of ")
+            .put_int(size)
             .put(" bytes");
         return raise_error(comm, fn, MPI_ERR_ARG, why);
     }
@@ -93,12 +84,17 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
     if (*bytes < 0 || *bytes > size - *position) {
         char why[96];
         TextBuilder(why, sizeof why)
-            .put_int(count).put(" elements of ").put_int((*t)->size).put(" bytes from position ")
-            .put_int(*position).put(" do not fit in ").put_int(size).put(" bytes");
+            .put_int(count)
+            .put(" elements of ")
+            .put_int((*t)->size)
+            .put(" bytes from position ")
+            .put_int(*position)
+            .put(" do not fit in ")
+            .put_int(size)
+            .put(" bytes");
         return raise_error(comm, fn, MPI_ERR_TRUNCATE, why);
     }
-    if (!packed && *bytes > 0)
-        return raise_error(comm, fn, MPI_ERR_BUFFER, "NULL packed buffer");
+    if (!packed && *bytes > 0) return raise_error(comm, fn, MPI_ERR_BUFFER, "NULL packed buffer");
     return MPI_SUCCESS;
 }
 
@@ -112,8 +108,7 @@ using lwmpi::Recipe;
 /// than an int holds.
 int MPI_Type_size(MPI_Datatype datatype, int *size) {
     const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_size", datatype, size != nullptr, &t))
-        return e;
+    if (int e = lwmpi::enter_query("MPI_Type_size", datatype, size != nullptr, &t)) return e;
     *size = t->size <= lwmpi::kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -121,8 +116,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size) {
 /// MPI_Type_size with an MPI_Count result (section 4.1.5).
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
     const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_size_x", datatype, size != nullptr, &t))
-        return e;
+    if (int e = lwmpi::enter_query("MPI_Type_size_x", datatype, size != nullptr, &t)) return e;
     *size = t->size;
     return MPI_SUCCESS;
 }
@@ -130,8 +124,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
 /// Lower bound and extent (section 4.1.7).
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
     const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_get_extent", datatype, lb && extent, &t))
-        return e;
+    if (int e = lwmpi::enter_query("MPI_Type_get_extent", datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -141,8 +134,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
 /// (section 4.1.8).
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
     const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_get_true_extent", datatype, true_lb && true_extent,
-                                   &t))
+    if (int e = lwmpi::enter_query("MPI_Type_get_true_extent", datatype, true_lb && true_extent, &t))
         return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
@@ -152,20 +144,17 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 /// `count` copies of oldtype, one extent apart (section 4.1.2).
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_contiguous";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true))
-        return e;
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
     return lwmpi::construct(fn, {.count = 1, .length = count, .type = oldtype}, newtype);
 }
 
 /// `count` blocks of `blocklength` elements, `stride` extents of oldtype
 /// apart (section 4.1.2).
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype *newtype) {
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_vector";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true))
-        return e;
-    const Recipe r{.count = count, .length = blocklength, .type = oldtype, .stride = stride,
-                   .in_extents = true};
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
+    const Recipe r{
+        .count = count, .length = blocklength, .type = oldtype, .stride = stride, .in_extents = true};
     return lwmpi::construct(fn, r, newtype);
 }
 
@@ -173,21 +162,19 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_create_hvector";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true))
-        return e;
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .stride = stride};
     return lwmpi::construct(fn, r, newtype);
 }
 
 /// Blocks of blocklengths[i] elements at displacements[i] extents of
 /// oldtype (section 4.1.2).
-int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
-                     MPI_Datatype oldtype, MPI_Datatype *newtype) {
+int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_indexed";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements))
-        return e;
-    const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype,
-                   .disps = displacements, .in_extents = true};
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
+    const Recipe r{
+        .count = count, .lengths = blocklengths, .type = oldtype, .disps = displacements, .in_extents = true};
     return lwmpi::construct(fn, r, newtype);
 }
 
@@ -195,21 +182,18 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
 int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_create_hindexed";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements))
-        return e;
-    const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype,
-                   .byte_disps = displacements};
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
+    const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype, .byte_disps = displacements};
     return lwmpi::construct(fn, r, newtype);
 }
 
 /// MPI_Type_indexed with one block length for all (section 4.1.2).
-int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype *newtype) {
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_create_indexed_block";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements))
-        return e;
-    const Recipe r{.count = count, .length = blocklength, .type = oldtype, .disps = displacements,
-                   .in_extents = true};
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements)) return e;
+    const Recipe r{
+        .count = count, .length = blocklength, .type = oldtype, .disps = displacements, .in_extents = true};
     return lwmpi::construct(fn, r, newtype);
 }
 
@@ -219,35 +203,28 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_create_struct";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count,
-                                         blocklengths && displacements && types))
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements && types))
         return e;
-    const Recipe r{.count = count, .lengths = blocklengths, .types = types,
-                   .byte_disps = displacements, .pad = true};
+    const Recipe r{
+        .count = count, .lengths = blocklengths, .types = types, .byte_disps = displacements, .pad = true};
     return lwmpi::construct(fn, r, newtype);
 }
 
 /// oldtype with lower bound `lb` and extent `extent`, which then hold in
 /// every type built from it (section 4.1.7).
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype *newtype) {
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_create_resized";
-    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true))
-        return e;
-    const Recipe r{.count = 1, .length = 1, .type = oldtype, .resize = true, .lb = lb,
-                   .extent = extent};
+    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
+    const Recipe r{.count = 1, .length = 1, .type = oldtype, .resize = true, .lb = lb, .extent = extent};
     return lwmpi::construct(fn, r, newtype);
 }
 
 /// A copy of oldtype, committed if it is (section 4.1.10).
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_dup";
-    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true))
-        return e;
-    if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, newtype))
-        return e;
-    if (lwmpi::datatype_get(oldtype)->committed)
-        lwmpi::datatype_commit(*newtype);
+    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
+    if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, newtype)) return e;
+    if (lwmpi::datatype_get(oldtype)->committed) lwmpi::datatype_commit(*newtype);
     return MPI_SUCCESS;
 }
 
@@ -255,12 +232,9 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
 /// (section 4.1.9).
 int MPI_Type_commit(MPI_Datatype *datatype) {
     static constexpr char fn[] = "MPI_Type_commit";
-    if (int e = lwmpi::require_active(fn))
-        return e;
-    if (!datatype)
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
-    if (int e = lwmpi::datatype_commit(*datatype))
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, e);
+    if (int e = lwmpi::require_active(fn)) return e;
+    if (!datatype) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
+    if (int e = lwmpi::datatype_commit(*datatype)) return lwmpi::raise_error(MPI_COMM_WORLD, fn, e);
     return MPI_SUCCESS;
 }
 
@@ -268,10 +242,8 @@ int MPI_Type_commit(MPI_Datatype *datatype) {
 /// built from it and pending operations are not affected (section 4.1.9).
 int MPI_Type_free(MPI_Datatype *datatype) {
     static constexpr char fn[] = "MPI_Type_free";
-    if (int e = lwmpi::require_active(fn))
-        return e;
-    if (!datatype)
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
+    if (int e = lwmpi::require_active(fn)) return e;
+    if (!datatype) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
     if (int e = lwmpi::datatype_free(*datatype)) {
         const bool predefined = lwmpi::datatype_get(*datatype);
         return lwmpi::raise_error(MPI_COMM_WORLD, fn, e,
@@ -285,22 +257,20 @@ int MPI_Type_free(MPI_Datatype *datatype) {
 /// (section 4.1.5).
 int MPI_Get_address(const void *location, MPI_Aint *address) {
     static constexpr char fn[] = "MPI_Get_address";
-    if (int e = lwmpi::require_active(fn))
-        return e;
-    if (!address)
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "address is NULL");
+    if (int e = lwmpi::require_active(fn)) return e;
+    if (!address) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "address is NULL");
     *address = reinterpret_cast<MPI_Aint>(location);
     return MPI_SUCCESS;
 }
 
 /// Packs incount elements into outbuf from *position on and advances it
 /// (section 4.2).
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-             int *position, MPI_Comm comm) {
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+             MPI_Comm comm) {
     const lwmpi::Datatype *t;
     int64_t bytes;
-    if (int e = lwmpi::enter_packing("MPI_Pack", comm, incount, datatype, outbuf, outsize,
-                                     position, &t, &bytes))
+    if (int e =
+            lwmpi::enter_packing("MPI_Pack", comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
         return e;
     lwmpi::pack(inbuf, incount, *t, static_cast<char *>(outbuf) + *position);
     *position += static_cast<int>(bytes);
@@ -313,11 +283,11 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
                MPI_Datatype datatype, MPI_Comm comm) {
     const lwmpi::Datatype *t;
     int64_t bytes;
-    if (int e = lwmpi::enter_packing("MPI_Unpack", comm, outcount, datatype, inbuf, insize,
-                                     position, &t, &bytes))
+    if (int e =
+            lwmpi::enter_packing("MPI_Unpack", comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
         return e;
-    lwmpi::unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes),
-                  outbuf, outcount, *t);
+    lwmpi::unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes), outbuf,
+                  outcount, *t);
     *position += static_cast<int>(bytes);
     return MPI_SUCCESS;
 }
@@ -328,18 +298,13 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Pack_size";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c))
-        return e;
-    if (incount < 0)
-        return raise_value(comm, fn, MPI_ERR_COUNT, "count", incount);
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (incount < 0) return raise_value(comm, fn, MPI_ERR_COUNT, "count", incount);
     const Datatype *t = datatype_get(datatype);
-    if (!t)
-        return raise_error(comm, fn, MPI_ERR_TYPE);
-    if (!size)
-        return raise_error(comm, fn, MPI_ERR_ARG, "size is NULL");
+    if (!t) return raise_error(comm, fn, MPI_ERR_TYPE);
+    if (!size) return raise_error(comm, fn, MPI_ERR_ARG, "size is NULL");
     const int64_t bytes = packed_size(incount, *t);
-    if (bytes < 0)
-        return raise_error(comm, fn, MPI_ERR_COUNT, "the packed size exceeds INT_MAX");
+    if (bytes < 0) return raise_error(comm, fn, MPI_ERR_COUNT, "the packed size exceeds INT_MAX");
     *size = static_cast<int>(bytes);
     return MPI_SUCCESS;
 }

@@ -44,8 +44,8 @@ enum class ControlKind : uint8_t {
 /// aligned, in the byte order of the machine (every cluster runs the same
 /// ISA).
 struct ControlMsg {
-    uint8_t kind;      ///< ControlKind
-    uint8_t version;   ///< kControlVersion
+    uint8_t kind;     ///< ControlKind
+    uint8_t version;  ///< kControlVersion
     uint16_t reserved0;
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
@@ -87,25 +87,20 @@ constexpr uint64_t eager_more_bytes(uint64_t payload) { return payload - sizeof(
 /// True when the `nread` bytes at `m` are a well-formed LWMPI message
 /// from a rank of a job of `np` ranks. `m` is aligned for ControlMsg.
 inline bool control_valid(const void *m, long nread, int np) {
-    if (nread < static_cast<long>(sizeof(FragmentHeader)))
-        return false;
+    if (nread < static_cast<long>(sizeof(FragmentHeader))) return false;
     const auto *f = static_cast<const FragmentHeader *>(m);
     const auto kind = static_cast<ControlKind>(f->kind);
-    if (f->version != kControlVersion)
-        return false;
+    if (f->version != kControlVersion) return false;
     if (kind == ControlKind::eager_more)  // (its source is not where ControlMsg's is)
         return f->source >= 0 && f->source < np && nread > static_cast<long>(sizeof(FragmentHeader));
     if (f->kind < static_cast<uint8_t>(ControlKind::rts) || f->kind > static_cast<uint8_t>(ControlKind::kick))
         return false;
-    if (nread < static_cast<long>(sizeof(ControlMsg)))
-        return false;
+    if (nread < static_cast<long>(sizeof(ControlMsg))) return false;
     const auto *c = static_cast<const ControlMsg *>(m);
-    if (c->source < 0 || c->source >= np || c->cluster < 0 || c->port < 0)
-        return false;
+    if (c->source < 0 || c->source >= np || c->cluster < 0 || c->port < 0) return false;
     if (kind == ControlKind::eager)  // the first bytes of the message
         return c->tag >= 0 && static_cast<uint64_t>(nread) - sizeof(ControlMsg) <= c->bytes;
-    if (kind == ControlKind::rts)
-        return c->tag >= 0 && nread == static_cast<long>(sizeof(ControlMsg));
+    if (kind == ControlKind::rts) return c->tag >= 0 && nread == static_cast<long>(sizeof(ControlMsg));
     return nread == static_cast<long>(sizeof(ControlMsg));
 }
 

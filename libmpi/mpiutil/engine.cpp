@@ -22,8 +22,7 @@ int alloc_request(bool is_send, int *out) {
     RankState &s = self();
     for (int i = 0; i < kMaxRequests; ++i) {
         Request &r = s.requests[i];
-        if (r.state != ReqState::free)
-            continue;
+        if (r.state != ReqState::free) continue;
         const uint16_t gen = static_cast<uint16_t>(r.gen + 1);
         r = Request{};
         r.gen = gen;
@@ -37,9 +36,7 @@ int alloc_request(bool is_send, int *out) {
     return fail(MPI_ERR_NO_MEM, "too many requests in flight");
 }
 
-bool accepts(const Request &r, const Envelope &e) {
-    return matches(Pattern{r.peer, r.tag, r.context}, e);
-}
+bool accepts(const Request &r, const Envelope &e) { return matches(Pattern{r.peer, r.tag, r.context}, e); }
 
 // Receive `r` takes message `u`.
 int accept(Request &r, Unexpected *u) {
@@ -76,15 +73,13 @@ void queue_push(RequestQueue &q, int i) {
 
 int queue_pop(RequestQueue &q) {
     const int i = q.head;
-    if (i >= 0)
-        q.head = request(i).next;
+    if (i >= 0) q.head = request(i).next;
     return i;
 }
 
 Unexpected *new_unexpected(uint64_t data) {
     auto *u = static_cast<Unexpected *>(malloc(sizeof(Unexpected) + data));
-    if (u)
-        memset(u, 0, sizeof *u);
+    if (u) memset(u, 0, sizeof *u);
     return u;
 }
 
@@ -94,13 +89,10 @@ int arrive(Unexpected *u) {
     for (int *link = &s.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
         const int i = *link;
         Request &r = request(i);
-        if (!accepts(r, u->env))
-            continue;
+        if (!accepts(r, u->env)) continue;
         *link = r.next;
-        if (s.posted.tail == i)
-            s.posted.tail = prev;
-        if (int e = accept(r, u))
-            complete(r, e);
+        if (s.posted.tail == i) s.posted.tail = prev;
+        if (int e = accept(r, u)) complete(r, e);
         return i;
     }
     u->next = nullptr;
@@ -112,10 +104,8 @@ int arrive(Unexpected *u) {
 int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, const void *buf,
           uint64_t bytes, int *req) {
     RankState &s = self();
-    if (!s.ready)
-        return fail(MPI_ERR_OTHER, "MPI is not initialized");
-    if (int e = alloc_request(true, req))
-        return e;
+    if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (int e = alloc_request(true, req)) return e;
     Request &r = request(*req);
     r.protocol = protocol;
     r.peer = dst;
@@ -125,8 +115,7 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
     r.sbuf = buf;
     r.size = bytes;
     // A synchronous send completes only once matched: never eager.
-    if (mode == SendMode::synchronous && protocol == Protocol::eager)
-        r.protocol = Protocol::rendezvous;
+    if (mode == SendMode::synchronous && protocol == Protocol::eager) r.protocol = Protocol::rendezvous;
     const int e = r.protocol == Protocol::local ? local_send(r) : ikc_send(r);
     if (e) {
         r.state = ReqState::free;
@@ -137,10 +126,8 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
 
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req) {
     RankState &s = self();
-    if (!s.ready)
-        return fail(MPI_ERR_OTHER, "MPI is not initialized");
-    if (int e = alloc_request(false, req))
-        return e;
+    if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (int e = alloc_request(false, req)) return e;
     Request &r = request(*req);
     r.peer = source;
     r.tag = tag;
@@ -150,13 +137,10 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
     // The oldest unexpected message it accepts, else wait for one.
     for (Unexpected **link = &s.unexpected; *link; link = &(*link)->next) {
         Unexpected *u = *link;
-        if (!accepts(r, u->env))
-            continue;
+        if (!accepts(r, u->env)) continue;
         *link = u->next;
-        if (s.unexpected_tail == &u->next)
-            s.unexpected_tail = link;
-        if (int e = accept(r, u))
-            complete(r, e);
+        if (s.unexpected_tail == &u->next) s.unexpected_tail = link;
+        if (int e = accept(r, u)) complete(r, e);
         return MPI_SUCCESS;
     }
     queue_push(s.posted, *req);
@@ -166,12 +150,9 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
 int progress() {
     RankState &s = self();
     bool did = false;
-    if (int e = local_progress(&did))
-        return e;
-    if (int e = ikc_progress(&did))
-        return e;
-    if (did)
-        s.progressed = true;
+    if (int e = local_progress(&did)) return e;
+    if (int e = ikc_progress(&did)) return e;
+    if (did) s.progressed = true;
     return MPI_SUCCESS;
 }
 
@@ -190,8 +171,7 @@ void idle() {
     // runs, or after quiesce(), when nothing may be kicked through the
     // mailbox any more: then wait for any event of mine.
     const bool on_events = s.quiet || ikc_must_poll();
-    if (local_sleep_begin(on_events))
-        return;
+    if (local_sleep_begin(on_events)) return;
     // An error of the waits shows again in the next progress().
     if (on_events)
         ikc_wait_any();
@@ -202,10 +182,8 @@ void idle() {
 
 bool done(int req, Status *st) {
     const Request &r = request(req);
-    if (r.state != ReqState::done)
-        return false;
-    if (st)
-        *st = r.status;
+    if (r.state != ReqState::done) return false;
+    if (st) *st = r.status;
     return true;
 }
 

@@ -27,8 +27,7 @@ static_assert(kMaxRequests <= 0x10000, "a request token keeps the pool index in 
 
 Request *request_of(uint32_t token) {
     const int i = static_cast<int>(token & 0xffff);
-    if (i >= kMaxRequests)
-        return nullptr;
+    if (i >= kMaxRequests) return nullptr;
     Request &r = request(i);
     return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 16) ? &r : nullptr;
 }
@@ -52,8 +51,7 @@ int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
 // I consumed an eager message of `source`: return the credits in batches.
 int consume_eager(int source) {
     RankState &s = self();
-    if (s.quiet || ++s.consumed[source] < kEagerCredits / 2)
-        return MPI_SUCCESS;
+    if (s.quiet || ++s.consumed[source] < kEagerCredits / 2) return MPI_SUCCESS;
     const uint8_t n = s.consumed[source];
     s.consumed[source] = 0;
     if (source == s.rank) {
@@ -88,16 +86,14 @@ int send_eager(Request &r, const Address &to) {
     n = r.size < n ? r.size : n;
     memcpy(msg, &head, sizeof head);
     memcpy(msg + sizeof head, data, n);
-    if (int e = post_control(to, msg, sizeof head + n, n == r.size ? &r : nullptr))
-        return e;
+    if (int e = post_control(to, msg, sizeof head + n, n == r.size ? &r : nullptr)) return e;
     const FragmentHeader more{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, s.rank};
     for (uint64_t sent = n; sent < r.size; sent += n) {
         n = eager_more_bytes(payload());
         n = r.size - sent < n ? r.size - sent : n;
         memcpy(msg, &more, sizeof more);
         memcpy(msg + sizeof more, data + sent, n);
-        if (int e = post_control(to, msg, sizeof more + n, sent + n == r.size ? &r : nullptr))
-            return e;
+        if (int e = post_control(to, msg, sizeof more + n, sent + n == r.size ? &r : nullptr)) return e;
     }
     ++s.credits_used[r.peer];
     return MPI_SUCCESS;
@@ -118,18 +114,15 @@ int send_rts(Request &r, const Address &to) {
 // receiver allowed me and posted its read before it sent the CTS).
 int on_cts(Request &r, uint64_t accepted) {
     RankState &s = self();
-    if (accepted > r.size)
-        return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
+    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
     if (accepted == 0) {
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
     r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
-    if (r.portal < 0)
-        return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
+    if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
     const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
-    if (e < 0)
-        return fail(MPI_ERR_OTHER, "portal write failed", e);
+    if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_ack;
     return MPI_SUCCESS;
 }
@@ -139,8 +132,7 @@ int on_ack(Request &r) {
     const long n = os::portal_wait(r.portal);
     os::portal_close(r.portal);
     r.portal = -1;
-    if (n < 0)
-        return fail(MPI_ERR_OTHER, "portal write failed", n);
+    if (n < 0) return fail(MPI_ERR_OTHER, "portal write failed", n);
     complete(r, MPI_SUCCESS);
     return MPI_SUCCESS;
 }
@@ -150,26 +142,21 @@ int on_ack(Request &r) {
 // Starts the portal transfer of the oldest matched rendezvous receive.
 int start_incoming() {
     RankState &s = self();
-    if (s.incoming_started || s.incoming.head < 0)
-        return MPI_SUCCESS;
+    if (s.incoming_started || s.incoming.head < 0) return MPI_SUCCESS;
     Request &r = request(s.incoming.head);
     const int a = os::portal_allow(s.portal, r.reply.cluster, r.reply.port);
-    if (a < 0)
-        return fail(MPI_ERR_OTHER, "portal allow failed", a);
+    if (a < 0) return fail(MPI_ERR_OTHER, "portal allow failed", a);
     const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes);
-    if (e < 0)
-        return fail(MPI_ERR_OTHER, "portal read failed", e);
+    if (e < 0) return fail(MPI_ERR_OTHER, "portal read failed", e);
     s.incoming_started = true;
     return post_reply(r, ControlKind::cts, r.status.bytes);
 }
 
 int poll_incoming(bool *did) {
     RankState &s = self();
-    if (!s.incoming_started)
-        return MPI_SUCCESS;
+    if (!s.incoming_started) return MPI_SUCCESS;
     const long n = os::portal_test(s.portal);
-    if (n == -TS_EAGAIN)
-        return MPI_SUCCESS;
+    if (n == -TS_EAGAIN) return MPI_SUCCESS;
     *did = true;
     s.incoming_started = false;
     Request &r = request(queue_pop(s.incoming));
@@ -178,16 +165,14 @@ int poll_incoming(bool *did) {
         return start_incoming();
     }
     complete(r, MPI_SUCCESS);
-    if (int e = post_reply(r, ControlKind::ack, r.status.bytes))
-        return e;
+    if (int e = post_reply(r, ControlKind::ack, r.status.bytes)) return e;
     return start_incoming();
 }
 
 // EAGER_MORE: the next bytes of the eager message `source` is sending.
 int on_fragment(int source, const char *data, uint64_t n) {
     Assembly &a = self().assembly[source];
-    if (a.filled + n > a.total)
-        return fail(MPI_ERR_INTERN, "eager fragment without its message");
+    if (a.filled + n > a.total) return fail(MPI_ERR_INTERN, "eager fragment without its message");
     if (a.req >= 0) {  // straight into the receive's buffer
         Request &r = request(a.req);
         if (a.filled < r.status.bytes) {
@@ -199,8 +184,7 @@ int on_fragment(int source, const char *data, uint64_t n) {
         a.node->filled += n;
     }
     a.filled += n;
-    if (a.filled < a.total)
-        return MPI_SUCCESS;
+    if (a.filled < a.total) return MPI_SUCCESS;
     const Assembly whole = a;
     a = Assembly{-1, nullptr, 0, 0};
     if (whole.req < 0)  // complete in the unexpected list
@@ -211,27 +195,23 @@ int on_fragment(int source, const char *data, uint64_t n) {
 
 int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     RankState &s = self();
-    if (s.assembly[m.source].total)
-        return fail(MPI_ERR_INTERN, "eager message inside another");
+    if (s.assembly[m.source].total) return fail(MPI_ERR_INTERN, "eager message inside another");
     Unexpected *u = new_unexpected(m.bytes);
-    if (!u)
-        return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
+    if (!u) return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
     u->env = Envelope{m.source, m.tag, m.context};
     u->protocol = Protocol::eager;
     u->bytes = m.bytes;
     memcpy(u->data, data, n);
     u->filled = n;
     // Fragments still due go where the message is now (see ikc_accept).
-    if (n < m.bytes)
-        s.assembly[m.source] = Assembly{-1, u, n, m.bytes};
+    if (n < m.bytes) s.assembly[m.source] = Assembly{-1, u, n, m.bytes};
     arrive(u);
     return MPI_SUCCESS;
 }
 
 int on_rts(const ControlMsg &m) {
     Unexpected *u = new_unexpected(0);
-    if (!u)
-        return fail(MPI_ERR_NO_MEM, "no memory for a request to send");
+    if (!u) return fail(MPI_ERR_NO_MEM, "no memory for a request to send");
     u->env = Envelope{m.source, m.tag, m.context};
     u->protocol = Protocol::rendezvous;
     u->bytes = m.bytes;
@@ -243,8 +223,7 @@ int on_rts(const ControlMsg &m) {
 
 int handle(const char *msg, long n) {
     RankState &s = self();
-    if (!control_valid(msg, n, s.shape.np))
-        return fail(MPI_ERR_INTERN, "malformed LWMPI message");
+    if (!control_valid(msg, n, s.shape.np)) return fail(MPI_ERR_INTERN, "malformed LWMPI message");
     const auto kind = static_cast<ControlKind>(msg[0]);
     if (kind == ControlKind::eager_more) {
         const auto *f = reinterpret_cast<const FragmentHeader *>(msg);
@@ -253,28 +232,18 @@ int handle(const char *msg, long n) {
     const auto &m = *reinterpret_cast<const ControlMsg *>(msg);
     // The writer's reply address saves a name resolution (credits go back
     // to ranks I never sent to).
-    if (s.address[m.source].cluster < 0)
-        s.address[m.source] = Address{m.cluster, m.port};
+    if (s.address[m.source].cluster < 0) s.address[m.source] = Address{m.cluster, m.port};
     switch (kind) {
-    case ControlKind::eager:
-        return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
-    case ControlKind::rts:
-        return on_rts(m);
-    case ControlKind::credit:
-        s.credits_used[m.source] -= static_cast<uint8_t>(m.bytes);
-        return MPI_SUCCESS;
-    case ControlKind::kick:
-        return MPI_SUCCESS;
-    default:
-        break;
+    case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
+    case ControlKind::rts: return on_rts(m);
+    case ControlKind::credit: s.credits_used[m.source] -= static_cast<uint8_t>(m.bytes); return MPI_SUCCESS;
+    case ControlKind::kick: return MPI_SUCCESS;
+    default: break;
     }
     Request *r = send_of(m.seq);
-    if (!r || r->peer != m.source)
-        return fail(MPI_ERR_INTERN, "reply without a pending send");
-    if (kind == ControlKind::cts && r->phase == Phase::await_cts)
-        return on_cts(*r, m.bytes);
-    if (kind == ControlKind::ack && r->phase == Phase::await_ack)
-        return on_ack(*r);
+    if (!r || r->peer != m.source) return fail(MPI_ERR_INTERN, "reply without a pending send");
+    if (kind == ControlKind::cts && r->phase == Phase::await_cts) return on_cts(*r, m.bytes);
+    if (kind == ControlKind::ack && r->phase == Phase::await_ack) return on_ack(*r);
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
@@ -290,16 +259,13 @@ int out_mailbox(const Address &to, int *out) {
             break;
         }
         const OutMailbox &p = s.outs[pick];
-        if (p.id >= 0 && (o.id < 0 || o.used < p.used))
-            pick = i;
+        if (p.id >= 0 && (o.id < 0 || o.used < p.used)) pick = i;
     }
     OutMailbox &o = s.outs[pick];
     if (o.id < 0 || o.to.cluster != to.cluster || o.to.port != to.port) {
-        if (o.id >= 0)
-            os::mailbox_close(o.id);
+        if (o.id >= 0) os::mailbox_close(o.id);
         o.id = os::mailbox_open(s.port, to.cluster, to.port);
-        if (o.id < 0)
-            return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", o.id);
+        if (o.id < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", o.id);
         o.to = to;
     }
     o.used = ++s.out_clock;
@@ -312,19 +278,16 @@ int out_mailbox(const Address &to, int *out) {
 int post_read() {
     RankState &s = self();
     const long e = os::mailbox_aread(s.mailbox, s.rx, payload());
-    if (e < 0)
-        return fail(MPI_ERR_OTHER, "mailbox read failed", e);
+    if (e < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", e);
     s.rx_posted = true;
     return MPI_SUCCESS;
 }
 
 int flush() {
     while (self().out_head) {
-        if (int e = write_out())
-            return e;
+        if (int e = write_out()) return e;
         if (self().out_head)
-            if (int e = ikc_wait_any())
-                return e;
+            if (int e = ikc_wait_any()) return e;
     }
     return MPI_SUCCESS;
 }
@@ -332,8 +295,7 @@ int flush() {
 int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
     auto *m = static_cast<OutMessage *>(malloc(sizeof(OutMessage)));
-    if (!m)
-        return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
+    if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
     m->next = nullptr;
     m->to = to;
     m->size = n;
@@ -353,13 +315,11 @@ int write_out() {
     for (;;) {
         if (s.out_busy) {
             const long w = os::mailbox_test(s.outs[s.out_current].id);
-            if (w == -TS_EAGAIN)
-                return MPI_SUCCESS;
+            if (w == -TS_EAGAIN) return MPI_SUCCESS;
             s.out_busy = false;
             OutMessage *done = s.out_head;
             s.out_head = done->next;
-            if (!s.out_head)
-                s.out_tail = &s.out_head;
+            if (!s.out_head) s.out_tail = &s.out_head;
             const size_t size = done->size;
             Request *r = done->completes >= 0 ? request_of(static_cast<uint32_t>(done->completes)) : nullptr;
             free(done);
@@ -371,13 +331,10 @@ int write_out() {
             }
         }
         OutMessage *m = s.out_head;
-        if (!m)
-            return MPI_SUCCESS;
-        if (int e = out_mailbox(m->to, &s.out_current))
-            return e;
+        if (!m) return MPI_SUCCESS;
+        if (int e = out_mailbox(m->to, &s.out_current)) return e;
         const long e = os::mailbox_awrite(s.outs[s.out_current].id, m->data, m->size);
-        if (e < 0)
-            return fail(MPI_ERR_OTHER, "mailbox write failed", e);
+        if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
         s.out_busy = true;
     }
 }
@@ -385,8 +342,7 @@ int write_out() {
 int ikc_send(Request &r) {
     RankState &s = self();
     Address to;
-    if (int e = resolve(r.peer, &to))
-        return e;
+    if (int e = resolve(r.peer, &to)) return e;
     const bool eager = r.protocol == Protocol::eager && r.size <= s.limits.eager_max &&
                        s.credits_used[r.peer] < kEagerCredits;
     return eager ? send_eager(r, to) : send_rts(r, to);
@@ -396,8 +352,7 @@ int ikc_accept(Request &r, Unexpected *u) {
     RankState &s = self();
     r.protocol = u->protocol;
     if (u->protocol == Protocol::eager) {
-        if (u->filled == u->bytes)
-            return finish_eager(r, u);
+        if (u->filled == u->bytes) return finish_eager(r, u);
         // Fragments are still due: the ones to come go straight into the
         // buffer, after what has arrived.
         Assembly &a = s.assembly[u->env.source];
@@ -429,8 +384,7 @@ int take_arrived(char *msg, long *size, bool *waited) {
     RankState &s = self();
     *size = -1;
     if (!s.rx_posted && !s.rx_ready)
-        if (int e = post_read())
-            return e;
+        if (int e = post_read()) return e;
     long n;
     *waited = s.rx_ready;
     if (*waited) {
@@ -438,12 +392,10 @@ int take_arrived(char *msg, long *size, bool *waited) {
         s.rx_ready = false;
     } else {
         n = os::mailbox_test(s.mailbox);
-        if (n == -TS_EAGAIN)
-            return MPI_SUCCESS;
+        if (n == -TS_EAGAIN) return MPI_SUCCESS;
     }
     s.rx_posted = false;
-    if (n < 0)
-        return fail(MPI_ERR_OTHER, "mailbox read failed", n);
+    if (n < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", n);
     memcpy(msg, s.rx, static_cast<size_t>(n));
     *size = n;
     return post_read();  // the next message may come in meanwhile
@@ -458,14 +410,10 @@ int each_arrived(bool until_waited, F f) {
         alignas(8) char msg[kMailboxMax];
         long n;
         bool waited;
-        if (int e = take_arrived(msg, &n, &waited))
-            return e;
-        if (n < 0)
-            return MPI_SUCCESS;
-        if (int e = f(msg, n))
-            return e;
-        if (waited && until_waited)
-            return MPI_SUCCESS;
+        if (int e = take_arrived(msg, &n, &waited)) return e;
+        if (n < 0) return MPI_SUCCESS;
+        if (int e = f(msg, n)) return e;
+        if (waited && until_waited) return MPI_SUCCESS;
     }
 }
 
@@ -474,8 +422,7 @@ int stash_arrived() {
     return each_arrived(false, [](const char *msg, long n) {
         RankState &s = self();
         auto *m = static_cast<Stashed *>(malloc(sizeof(Stashed)));
-        if (!m)
-            return fail(MPI_ERR_NO_MEM, "no memory for an arrived message");
+        if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an arrived message");
         m->next = nullptr;
         m->size = n;
         memcpy(m->data, msg, static_cast<size_t>(n));
@@ -491,13 +438,11 @@ int handle_stash(bool *did) {
     RankState &s = self();
     while (Stashed *m = s.stash) {
         s.stash = m->next;
-        if (!s.stash)
-            s.stash_tail = &s.stash;
+        if (!s.stash) s.stash_tail = &s.stash;
         *did = true;
         const int e = handle(m->data, m->size);
         free(m);
-        if (e)
-            return e;
+        if (e) return e;
     }
     return MPI_SUCCESS;
 }
@@ -505,12 +450,9 @@ int handle_stash(bool *did) {
 }  // namespace
 
 int ikc_progress(bool *did) {
-    if (int e = write_out())
-        return e;
-    if (int e = poll_incoming(did))
-        return e;
-    if (int e = handle_stash(did))
-        return e;
+    if (int e = write_out()) return e;
+    if (int e = poll_incoming(did)) return e;
+    if (int e = handle_stash(did)) return e;
     return each_arrived(true, [did](const char *msg, long n) {
         *did = true;
         return handle(msg, n);
@@ -519,11 +461,9 @@ int ikc_progress(bool *did) {
 
 int ikc_wait_outside(unsigned long timeout_ns) {
     RankState &s = self();
-    if (int e = stash_arrived())
-        return e;
+    if (int e = stash_arrived()) return e;
     const long n = os::ikc_wait_any(s.ikc_seen, timeout_ns);
-    if (n < 0)
-        return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
+    if (n < 0) return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
     s.ikc_seen = static_cast<unsigned long>(n);
     return MPI_SUCCESS;
 }
@@ -539,11 +479,9 @@ void drop_stash() {
 
 int ikc_wait() {
     RankState &s = self();
-    if (s.rx_ready || s.stash)
-        return MPI_SUCCESS;
+    if (s.rx_ready || s.stash) return MPI_SUCCESS;
     if (!s.rx_posted)
-        if (int e = post_read())
-            return e;
+        if (int e = post_read()) return e;
     s.rx_result = os::mailbox_wait(s.mailbox);
     s.rx_ready = true;
     return MPI_SUCCESS;
@@ -551,14 +489,11 @@ int ikc_wait() {
 
 int ikc_wait_any() {
     RankState &s = self();
-    if (s.rx_ready || s.stash)
-        return MPI_SUCCESS;
+    if (s.rx_ready || s.stash) return MPI_SUCCESS;
     if (!s.rx_posted)  // a message for me ends the wait too
-        if (int e = post_read())
-            return e;
+        if (int e = post_read()) return e;
     const long n = os::ikc_wait_any(s.ikc_seen, 0);
-    if (n < 0)
-        return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
+    if (n < 0) return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
     s.ikc_seen = static_cast<unsigned long>(n);
     return MPI_SUCCESS;
 }

@@ -27,9 +27,9 @@ struct LocalMsg {
     LocalMsg *next;
     Envelope env;
     uint64_t bytes;
-    int sender;                   ///< local index of the sender
-    bool inline_data;             ///< data follows in `payload`
-    uint32_t copied;              ///< published buffer: the receiver is done (atomic)
+    int sender;        ///< local index of the sender
+    bool inline_data;  ///< data follows in `payload`
+    uint32_t copied;   ///< published buffer: the receiver is done (atomic)
     const void *data;
     char payload[];
 };
@@ -41,11 +41,11 @@ namespace {
 // (sequentially consistent unless said otherwise): <atomic> does not
 // exist in the freestanding target build.
 struct LocalSlot {
-    LocalMsg *inbox;       ///< newest first
-    uint32_t sleeping;     ///< how its owner sleeps (Sleep), if it does
-    int64_t eager_bytes;   ///< its copied bytes not consumed yet
-    int16_t port;          ///< its MPI port (for kicks)
-    int16_t core;          ///< its core (for os::ikc_wake)
+    LocalMsg *inbox;      ///< newest first
+    uint32_t sleeping;    ///< how its owner sleeps (Sleep), if it does
+    int64_t eager_bytes;  ///< its copied bytes not consumed yet
+    int16_t port;         ///< its MPI port (for kicks)
+    int16_t core;         ///< its core (for os::ikc_wake)
 };
 
 /// LocalSlot::sleeping: awake, on its mailbox (wake it with a KICK
@@ -54,13 +54,21 @@ struct LocalSlot {
 enum Sleep : uint32_t { kAwake = 0, kOnMailbox = 1, kOnEvents = 2 };
 
 template <typename T>
-T load(const T &x) { return __atomic_load_n(&x, __ATOMIC_SEQ_CST); }
+T load(const T &x) {
+    return __atomic_load_n(&x, __ATOMIC_SEQ_CST);
+}
 template <typename T>
-void store(T &x, T v) { __atomic_store_n(&x, v, __ATOMIC_SEQ_CST); }
+void store(T &x, T v) {
+    __atomic_store_n(&x, v, __ATOMIC_SEQ_CST);
+}
 template <typename T>
-T exchange(T &x, T v) { return __atomic_exchange_n(&x, v, __ATOMIC_SEQ_CST); }
+T exchange(T &x, T v) {
+    return __atomic_exchange_n(&x, v, __ATOMIC_SEQ_CST);
+}
 template <typename T>
-void add(T &x, T v) { __atomic_add_fetch(&x, v, __ATOMIC_SEQ_CST); }
+void add(T &x, T v) {
+    __atomic_add_fetch(&x, v, __ATOMIC_SEQ_CST);
+}
 
 // Below one slice of the emulated machine's scheduling, checking for
 // local work is cheaper than sleeping on the mailbox and being kicked.
@@ -80,10 +88,8 @@ void wake(int local, Request *r) {
     LocalSlot &t = slot(local);
     const uint32_t how = exchange(t.sleeping, static_cast<uint32_t>(kAwake));
     if (how != kOnMailbox) {
-        if (how == kOnEvents)
-            os::ikc_wake(t.core);  // fails only when its thread is gone
-        if (r)
-            complete(*r, MPI_SUCCESS);
+        if (how == kOnEvents) os::ikc_wake(t.core);  // fails only when its thread is gone
+        if (r) complete(*r, MPI_SUCCESS);
         return;
     }
     const RankState &s = self();
@@ -103,12 +109,9 @@ void publish(int local, LocalMsg *m, Request *r) {
 
 bool copies_done() {
     const RankState &s = self();
-    if (s.pending_local == 0)
-        return false;
+    if (s.pending_local == 0) return false;
     for (const Request &r : s.requests)
-        if (r.state == ReqState::active && r.phase == Phase::await_copy &&
-            load(r.local->copied))
-            return true;
+        if (r.state == ReqState::active && r.phase == Phase::await_copy && load(r.local->copied)) return true;
     return false;
 }
 
@@ -134,8 +137,7 @@ int local_send(Request &r) {
     const bool copy = r.mode == SendMode::standard && r.size <= s.limits.eager_max &&
                       load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(kLocalEagerBudget);
     auto *m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + (copy ? r.size : 0)));
-    if (!m)
-        return fail(MPI_ERR_NO_MEM, "no memory for a local message");
+    if (!m) return fail(MPI_ERR_NO_MEM, "no memory for a local message");
     m->env = Envelope{s.rank, r.tag, r.context};
     m->bytes = r.size;
     m->sender = s.local;
@@ -173,13 +175,11 @@ void local_accept(Request &r, Unexpected *u) {
 
 int local_progress(bool *did) {
     RankState &s = self();
-    if (!s.limits.local_path)
-        return MPI_SUCCESS;
+    if (!s.limits.local_path) return MPI_SUCCESS;
     // Completed copies of my published sends.
     for (int i = 0; s.pending_local > 0 && i < kMaxRequests; ++i) {
         Request &r = s.requests[i];
-        if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied))
-            continue;
+        if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
         free(r.local);
         r.local = nullptr;
         --s.pending_local;
@@ -198,8 +198,7 @@ int local_progress(bool *did) {
     for (m = oldest; m; m = oldest) {
         oldest = m->next;
         Unexpected *u = new_unexpected(0);
-        if (!u)
-            return fail(MPI_ERR_NO_MEM, "no memory for a local message");
+        if (!u) return fail(MPI_ERR_NO_MEM, "no memory for a local message");
         u->env = m->env;
         u->protocol = Protocol::local;
         u->bytes = m->bytes;
@@ -212,21 +211,17 @@ int local_progress(bool *did) {
 
 bool local_sleep_begin(bool on_events) {
     const RankState &s = self();
-    if (!s.limits.local_path)
-        return false;
+    if (!s.limits.local_path) return false;
     for (const double start = wtime(); (wtime() - start) * 1e9 < kSpinNs;)
-        if (work_waiting())
-            return true;
+        if (work_waiting()) return true;
     store(slot(s.local).sleeping, static_cast<uint32_t>(on_events ? kOnEvents : kOnMailbox));
-    if (!work_waiting())
-        return false;
+    if (!work_waiting()) return false;
     store(slot(s.local).sleeping, static_cast<uint32_t>(kAwake));
     return true;
 }
 
 void local_sleep_end() {
-    if (self().limits.local_path)
-        store(slot(self().local).sleeping, static_cast<uint32_t>(kAwake));
+    if (self().limits.local_path) store(slot(self().local).sleeping, static_cast<uint32_t>(kAwake));
 }
 
 }  // namespace lwmpi::util

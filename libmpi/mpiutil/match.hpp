@@ -20,15 +20,15 @@ namespace lwmpi::util {
 
 /// The envelope of a message (MPI 3.1 section 3.2.3).
 struct Envelope {
-    int32_t source;   ///< world rank of the sender
-    int32_t tag;      ///< >= 0
-    uint32_t context; ///< communicator context id
+    int32_t source;    ///< world rank of the sender
+    int32_t tag;       ///< >= 0
+    uint32_t context;  ///< communicator context id
 };
 
 /// What a receive accepts.
 struct Pattern {
-    int32_t source;   ///< world rank or kAnySource
-    int32_t tag;      ///< tag or kAnyTag
+    int32_t source;  ///< world rank or kAnySource
+    int32_t tag;     ///< tag or kAnyTag
     uint32_t context;
 };
 

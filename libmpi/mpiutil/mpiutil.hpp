@@ -87,7 +87,7 @@ int same_cluster(int rank, bool *out);
 
 /// What a completed request reports.
 struct Status {
-    int source;        ///< world rank of the sender
+    int source;  ///< world rank of the sender
     int tag;
     uint64_t bytes;    ///< bytes stored in the receive buffer
     uint64_t offered;  ///< bytes the sender sent (more than bytes: truncated)

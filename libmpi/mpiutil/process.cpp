@@ -19,9 +19,7 @@ namespace {
 thread_local RankState t_state;
 
 // "mpi:<rank>", the name a rank links to its cluster.
-void rank_name(char (&buf)[kNameMax], int rank) {
-    TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank);
-}
+void rank_name(char (&buf)[kNameMax], int rank) { TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank); }
 
 }  // namespace
 
@@ -30,8 +28,7 @@ RankState &self() { return t_state; }
 int fail(int mpi_class, const char *what, long os_error) {
     TextBuilder t(t_state.detail, sizeof t_state.detail);
     t.put(what);
-    if (os_error)
-        t.put(" (error ").put_int(os_error).put(')');
+    if (os_error) t.put(" (error ").put_int(os_error).put(')');
     return mpi_class;
 }
 
@@ -40,17 +37,13 @@ const char *error_detail() { return t_state.detail; }
 int init() {
     RankState &s = t_state;
     s.detail[0] = '\0';
-    if (s.ready)
-        return fail(MPI_ERR_OTHER, "MPI is already initialized");
+    if (s.ready) return fail(MPI_ERR_OTHER, "MPI is already initialized");
     const ts_job_info *job = os::job();
     const int rank = os::rank();
     const int local = os::local_index();
-    if (rank < 0 || local < 0 || job->np < 1)
-        return fail(MPI_ERR_OTHER, "not an MPI process");
-    if (job->np > kMaxRanks)
-        return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
-    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 ||
-        job->mailbox_payload > kMailboxMax)
+    if (rank < 0 || local < 0 || job->np < 1) return fail(MPI_ERR_OTHER, "not an MPI process");
+    if (job->np > kMaxRanks) return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
+    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 || job->mailbox_payload > kMailboxMax)
         return fail(MPI_ERR_INTERN, "mailbox payload does not suit the protocols");
     tessera::pm::JobShape shape{};
     if (!tessera::pm::make_shape(job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
@@ -66,7 +59,8 @@ int init() {
     s.local = local;
     s.port = TS_PORT_MPI_BASE + local;
     s.shape = shape;
-    s.limits.eager_max = job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : kDefaultEagerMax;
+    s.limits.eager_max =
+        job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : kDefaultEagerMax;
     s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
     for (Address &a : s.address)
         a.cluster = -1;
@@ -82,12 +76,10 @@ int init() {
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
     s.out_limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
     s.out_tail = &s.out_head;
-    if (int e = local_init())
-        return e;
+    if (int e = local_init()) return e;
 
     s.mailbox = os::mailbox_create(s.port);
-    if (s.mailbox < 0)
-        return fail(MPI_ERR_OTHER, "cannot create the rank's mailbox", s.mailbox);
+    if (s.mailbox < 0) return fail(MPI_ERR_OTHER, "cannot create the rank's mailbox", s.mailbox);
     s.portal = os::portal_create(s.port);
     if (s.portal < 0) {
         const int err = s.portal;
@@ -114,23 +106,18 @@ int init() {
 
 int finalize() {
     RankState &s = t_state;
-    if (!s.ready)
-        return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
     // Every message to me was written before its writer entered the last
     // barrier (quiesce()), so it is in my cluster now: read until a mark I
     // send myself, then what is still parked for me. Nothing is left for
     // the kernel to keep after the unlink.
     const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, kFinalMark);
-    if (int e = post_control(s.address[s.rank], &mark, sizeof mark))
-        return e;
-    if (int e = flush())
-        return e;
+    if (int e = post_control(s.address[s.rank], &mark, sizeof mark)) return e;
+    if (int e = flush()) return e;
     for (bool marked = false; !marked || os::mailbox_parked(s.mailbox) > 0;) {
         if (!s.rx_posted && !s.rx_ready)
-            if (int e = post_read())
-                return e;
-        if (!s.rx_ready)
-            s.rx_result = os::mailbox_wait(s.mailbox);
+            if (int e = post_read()) return e;
+        if (!s.rx_ready) s.rx_result = os::mailbox_wait(s.mailbox);
         s.rx_ready = s.rx_posted = false;
         const auto *m = reinterpret_cast<const ControlMsg *>(s.rx);
         marked = marked || (s.rx_result == sizeof *m && m->kind == mark.kind && m->source == s.rank &&
@@ -138,8 +125,7 @@ int finalize() {
     }
     s.ready = false;
     for (const OutMailbox &o : s.outs)
-        if (o.id >= 0)
-            os::mailbox_close(o.id);
+        if (o.id >= 0) os::mailbox_close(o.id);
     drop_stash();
     while (Unexpected *u = s.unexpected) {  // sent but never received
         s.unexpected = u->next;
@@ -150,8 +136,7 @@ int finalize() {
     const int r1 = os::name_unregister(name);
     const int r2 = os::portal_unlink(s.portal);
     const int r3 = os::mailbox_unlink(s.mailbox);
-    if (r1 < 0)
-        return fail(MPI_ERR_OTHER, "cannot unregister the rank's name", r1);
+    if (r1 < 0) return fail(MPI_ERR_OTHER, "cannot unregister the rank's name", r1);
     if (r2 < 0 || r3 < 0)
         return fail(MPI_ERR_OTHER, "cannot release the rank's mailbox or portal", r2 < 0 ? r2 : r3);
     return MPI_SUCCESS;
@@ -175,8 +160,7 @@ namespace {
 int pause_outside(unsigned long ns) {
     const double until = wtime() + static_cast<double>(ns) * 1e-9;
     for (double now; (now = wtime()) < until;)
-        if (int e = ikc_wait_outside(static_cast<unsigned long>((until - now) * 1e9) + 1))
-            return e;
+        if (int e = ikc_wait_outside(static_cast<unsigned long>((until - now) * 1e9) + 1)) return e;
     return MPI_SUCCESS;
 }
 
@@ -184,8 +168,7 @@ int pause_outside(unsigned long ns) {
 
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
-    if (rank < 0 || rank >= s.shape.np)
-        return fail(MPI_ERR_RANK, "rank out of range");
+    if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
     Address &a = s.address[rank];
     if (a.cluster < 0) {
         char name[kNameMax];
@@ -195,14 +178,10 @@ int resolve(int rank, Address *out) {
             int r = os::name_resolve_start(name);
             if (r == 0)
                 while ((r = os::name_resolve_test(&cluster, &port)) == -TS_EAGAIN)
-                    if (int e = ikc_wait_outside(0))
-                        return e;
-            if (r == 0)
-                break;
-            if (r != -TS_ENOENT)
-                return fail(MPI_ERR_OTHER, "name resolution failed", r);
-            if (int e = pause_outside(pause))
-                return e;
+                    if (int e = ikc_wait_outside(0)) return e;
+            if (r == 0) break;
+            if (r != -TS_ENOENT) return fail(MPI_ERR_OTHER, "name resolution failed", r);
+            if (int e = pause_outside(pause)) return e;
             pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
         }
         a = Address{static_cast<int16_t>(cluster), static_cast<int16_t>(port)};
@@ -214,8 +193,7 @@ int resolve(int rank, Address *out) {
 int same_cluster(int rank, bool *out) {
     // The placement says it: a name resolution would cost a round trip to
     // the name daemon, and the local path needs no address.
-    if (rank < 0 || rank >= t_state.shape.np)
-        return fail(MPI_ERR_RANK, "rank out of range");
+    if (rank < 0 || rank >= t_state.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
     *out = cluster_of(rank) == cluster_of(t_state.rank);
     return MPI_SUCCESS;
 }
@@ -231,20 +209,20 @@ double wtime() { return static_cast<double>(os::time()) / timebase(); }
 double wtick() { return 1.0 / timebase(); }
 
 void report(const char *line) {
-    if (os::console_flush())
-        os::console_write("\n", 1);
+    if (os::console_flush()) os::console_write("\n", 1);
     os::console_write(line, text_length(line));
 }
 
 void abort_job(int code) { os::abort_job(code); }
 
 bool rank_exit(int status) {
-    if (!t_state.ready)
-        return t_state.entered;
+    if (!t_state.ready) return t_state.entered;
     char line[96];
     TextBuilder(line, sizeof line)
-        .put("MPI error: rank ").put_int(t_state.rank)
-        .put(" exited with status ").put_int(status)
+        .put("MPI error: rank ")
+        .put_int(t_state.rank)
+        .put(" exited with status ")
+        .put_int(status)
         .put(" without calling MPI_Finalize\n");
     report(line);
     abort_job(status ? status : 1);

@@ -33,10 +33,10 @@ enum class ReqState : uint8_t { free = 0, active, done };
 
 /// Where a request stands in its protocol.
 enum class Phase : uint8_t {
-    none,       ///< nothing left but completion
-    await_cts,  ///< rendezvous send: RTS written
-    await_ack,  ///< rendezvous send: data written
-    await_copy, ///< local send: published, the receiver has not copied yet
+    none,        ///< nothing left but completion
+    await_cts,   ///< rendezvous send: RTS written
+    await_ack,   ///< rendezvous send: data written
+    await_copy,  ///< local send: published, the receiver has not copied yet
 };
 
 struct LocalMsg;
@@ -67,7 +67,7 @@ inline constexpr int kOutMailboxes = 8;
 
 /// An open output mailbox of the rank.
 struct OutMailbox {
-    int id;         ///< -1 if none
+    int id;  ///< -1 if none
     Address to;
     uint32_t used;  ///< out_clock at its last write
 };
@@ -79,18 +79,18 @@ struct Request {
     SendMode mode;
     Protocol protocol;
     Phase phase;
-    uint16_t gen;        ///< bumped on every reuse: stale replies do not match
-    int next;            ///< link in a request queue, -1 at the end
-    int peer;            ///< send: destination; receive: source or kAnySource
-    int tag;             ///< send: tag; receive: tag or kAnyTag
+    uint16_t gen;  ///< bumped on every reuse: stale replies do not match
+    int next;      ///< link in a request queue, -1 at the end
+    int peer;      ///< send: destination; receive: source or kAnySource
+    int tag;       ///< send: tag; receive: tag or kAnyTag
     uint32_t context;
     const void *sbuf;
     void *rbuf;
-    uint64_t size;       ///< send: bytes; receive: capacity
-    Address reply;       ///< rendezvous: the peer's address
-    uint32_t peer_seq;   ///< rendezvous receive: the sender's id of the send
-    int portal;          ///< rendezvous send: output portal id, -1 if none
-    LocalMsg *local;     ///< local send: the published message
+    uint64_t size;      ///< send: bytes; receive: capacity
+    Address reply;      ///< rendezvous: the peer's address
+    uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send
+    int portal;         ///< rendezvous send: output portal id, -1 if none
+    LocalMsg *local;    ///< local send: the published message
     Status status;
 };
 
@@ -105,32 +105,32 @@ struct Unexpected {
     Unexpected *next;
     Envelope env;
     Protocol protocol;
-    uint64_t bytes;      ///< offered by the sender
-    Address reply;       ///< rendezvous: the sender's address
-    uint32_t seq;        ///< rendezvous: the sender's id of the send
-    LocalMsg *local;     ///< local: the sender's published message
-    uint64_t filled;     ///< eager: bytes of data arrived so far
-    char data[];         ///< eager: `bytes` bytes
+    uint64_t bytes;   ///< offered by the sender
+    Address reply;    ///< rendezvous: the sender's address
+    uint32_t seq;     ///< rendezvous: the sender's id of the send
+    LocalMsg *local;  ///< local: the sender's published message
+    uint64_t filled;  ///< eager: bytes of data arrived so far
+    char data[];      ///< eager: `bytes` bytes
 };
 
 /// The eager message of one sender whose fragments are still arriving:
 /// into a receive's buffer or into an unexpected node.
 struct Assembly {
-    int req;             ///< the receive, or -1
-    Unexpected *node;    ///< or the node, or nullptr
+    int req;           ///< the receive, or -1
+    Unexpected *node;  ///< or the node, or nullptr
     uint64_t filled;
     uint64_t total;
 };
 
 struct RankState {
-    bool ready;                ///< init() succeeded and finalize() not yet called
-    bool entered;              ///< init() succeeded once (finalize() leaves it set)
-    int rank;                  ///< MPI_COMM_WORLD rank
-    int cluster;               ///< my cluster id
-    int port;                  ///< my mailbox and portal port
-    int local;                 ///< my index among the ranks of my cluster
-    int mailbox;               ///< my input mailbox id
-    int portal;                ///< my input portal id
+    bool ready;    ///< init() succeeded and finalize() not yet called
+    bool entered;  ///< init() succeeded once (finalize() leaves it set)
+    int rank;      ///< MPI_COMM_WORLD rank
+    int cluster;   ///< my cluster id
+    int port;      ///< my mailbox and portal port
+    int local;     ///< my index among the ranks of my cluster
+    int mailbox;   ///< my input mailbox id
+    int portal;    ///< my input portal id
     Limits limits;
     tessera::pm::JobShape shape;
     Address address[kMaxRanks];  ///< resolved addresses; cluster -1 = unknown
@@ -138,9 +138,9 @@ struct RankState {
     // Mailbox reading: one aread always posted into rx.
     alignas(8) char rx[kMailboxMax];
     bool rx_posted;
-    long rx_result;            ///< a read idle() waited for, not yet handled
+    long rx_result;  ///< a read idle() waited for, not yet handled
     bool rx_ready;
-    Stashed *stash;            ///< messages taken, not yet handled, oldest first
+    Stashed *stash;  ///< messages taken, not yet handled, oldest first
     Stashed **stash_tail;
 
     // Messages to write, oldest first; the head's write runs in the
@@ -148,26 +148,26 @@ struct RankState {
     // destinations stay open: opening and closing cost a kernel call each.
     OutMessage *out_head;
     OutMessage **out_tail;
-    bool out_busy;             ///< the head's asynchronous write runs
-    int out_current;           ///< the outs[] entry the head's write runs on
-    int out_limit;             ///< outs[] entries the rank may use (1..kOutMailboxes)
+    bool out_busy;    ///< the head's asynchronous write runs
+    int out_current;  ///< the outs[] entry the head's write runs on
+    int out_limit;    ///< outs[] entries the rank may use (1..kOutMailboxes)
     OutMailbox outs[kOutMailboxes];
-    uint32_t out_clock;        ///< last use stamp given out
+    uint32_t out_clock;  ///< last use stamp given out
 
     Request requests[kMaxRequests];
-    RequestQueue posted;       ///< receives not matched yet, oldest first
-    RequestQueue incoming;     ///< matched rendezvous receives: head uses the portal
-    bool incoming_started;     ///< the head's allow and aread are done
-    Unexpected *unexpected;    ///< oldest first
+    RequestQueue posted;     ///< receives not matched yet, oldest first
+    RequestQueue incoming;   ///< matched rendezvous receives: head uses the portal
+    bool incoming_started;   ///< the head's allow and aread are done
+    Unexpected *unexpected;  ///< oldest first
     Unexpected **unexpected_tail;
-    Assembly assembly[kMaxRanks];  ///< per sender
+    Assembly assembly[kMaxRanks];     ///< per sender
     uint8_t credits_used[kMaxRanks];  ///< my eager messages unconsumed at each rank
     uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
 
-    int pending_local;         ///< my local sends waiting for their copy
-    bool progressed;           ///< progress() did something idle() has not seen
-    bool quiet;                ///< quiesce() was called: no credits go back
-    unsigned long ikc_seen;    ///< what the last os::ikc_wait_any() returned
+    int pending_local;       ///< my local sends waiting for their copy
+    bool progressed;         ///< progress() did something idle() has not seen
+    bool quiet;              ///< quiesce() was called: no credits go back
+    unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
 
     char detail[kDetailMax];
 };

@@ -18,8 +18,7 @@ constexpr size_t text_length(const char *s) {
 class TextBuilder {
 public:
     constexpr TextBuilder(char *buf, size_t cap) : buf_(buf), cap_(cap) {
-        if (cap_)
-            buf_[0] = '\0';
+        if (cap_) buf_[0] = '\0';
     }
 
     constexpr TextBuilder &put(const char *s) {
@@ -40,14 +39,13 @@ public:
     constexpr TextBuilder &put_int(long long v) {
         char digits[24] = {};
         int n = 0;
-        unsigned long long u = v < 0 ? 0ull - static_cast<unsigned long long>(v)
-                                     : static_cast<unsigned long long>(v);
+        unsigned long long u =
+            v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
         do {
             digits[n++] = static_cast<char>('0' + u % 10);
             u /= 10;
         } while (u);
-        if (v < 0)
-            put('-');
+        if (v < 0) put('-');
         while (n)
             put(digits[--n]);
         return *this;

@@ -4,7 +4,10 @@
  * line that failed. */
 #include <mpi.h>
 
-#define EXPECT(cond) do { if (!(cond)) return __LINE__; } while (0)
+#define EXPECT(cond)                  \
+    do {                              \
+        if (!(cond)) return __LINE__; \
+    } while (0)
 
 int lwmpi_c_smoke(void) {
     int rank = -1, size = -1, token = 0, count = -1;

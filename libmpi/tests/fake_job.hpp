@@ -18,19 +18,19 @@ inline constexpr int kClusterSharedBytes = 8192;
 
 struct JobConfig {
     int np = 2;
-    int ncompute = 4;     ///< compute clusters
-    int slots = 4;        ///< MPI processes per compute cluster
-    int nio = 1;          ///< I/O clusters (cluster ids 0..nio-1)
-    int policy = 0;       ///< TS_MAP_COMPACT or TS_MAP_SCATTER
-    int payload = 120;    ///< mailbox payload bytes
+    int ncompute = 4;   ///< compute clusters
+    int slots = 4;      ///< MPI processes per compute cluster
+    int nio = 1;        ///< I/O clusters (cluster ids 0..nio-1)
+    int policy = 0;     ///< TS_MAP_COMPACT or TS_MAP_SCATTER
+    int payload = 120;  ///< mailbox payload bytes
     /// Mailbox messages a cluster parks for its readers (the profile's
     /// ikc_buffers); beyond, each sending cluster has one hardware slot
     /// and its writers wait.
     int ikc_buffers = 128;
-    bool local_path = true;  ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
-    int eager_max = 0;       ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
-    double timeout_s = 30;   ///< a job still running after this is hung (deadlock)
-    double clock_rate = 1;   ///< how much faster the job's clock runs than real time
+    bool local_path = true;           ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
+    int eager_max = 0;                ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
+    double timeout_s = 30;            ///< a job still running after this is hung (deadlock)
+    double clock_rate = 1;            ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
 };
 
@@ -38,11 +38,11 @@ struct JobResult {
     std::vector<int> status;  ///< per rank: the body's return value
     bool aborted = false;     ///< ts_job_abort was called
     int abort_code = 0;
-    bool timed_out = false;   ///< the job ran past timeout_s
-    int violations = 0;       ///< IKC misuse seen by the fabric
-    int leaked_names = 0;     ///< names still registered at the end
-    int leaked_objects = 0;   ///< mailboxes/portals not unlinked/closed
-    std::string console;      ///< everything written to the console
+    bool timed_out = false;  ///< the job ran past timeout_s
+    int violations = 0;      ///< IKC misuse seen by the fabric
+    int leaked_names = 0;    ///< names still registered at the end
+    int leaked_objects = 0;  ///< mailboxes/portals not unlinked/closed
+    std::string console;     ///< everything written to the console
 };
 
 /// Runs body(rank) on np threads, each with the identity of one MPI rank

@@ -54,7 +54,7 @@ namespace fake {
 
 namespace {
 
-struct Aborted {};   // thrown through LWMPI to end a rank's thread
+struct Aborted {};  // thrown through LWMPI to end a rank's thread
 struct TimedOut {};
 
 using Addr = std::pair<int, int>;  // (cluster, port)
@@ -68,7 +68,7 @@ struct Async {
     const void *wbuf = nullptr;  // a write's source
     size_t size = 0;
     long result = 0;
-    Addr starter{-1, -1};        // (cluster, core) of the thread that started it
+    Addr starter{-1, -1};  // (cluster, core) of the thread that started it
 };
 
 enum class Kind { in_mailbox, out_mailbox, in_portal, out_portal };
@@ -83,14 +83,14 @@ struct Object {
 struct Message {
     int from_cluster;
     std::vector<char> data;
-    bool in_slot;        // in the sender cluster's hardware slot, not parked
-    unsigned long seq;   // arrival order in the cluster
+    bool in_slot;       // in the sender cluster's hardware slot, not parked
+    unsigned long seq;  // arrival order in the cluster
 };
 
 struct InMailbox {
-    int object;          // the id of the input mailbox
-    int owner;           // world rank of the creator
-    int arrived = 0;     // messages written to it so far
+    int object;       // the id of the input mailbox
+    int owner;        // world rank of the creator
+    int arrived = 0;  // messages written to it so far
     std::deque<Message> queue;
 };
 
@@ -102,8 +102,8 @@ struct InPortal {
 
 // What a cluster's kernel holds for its mailboxes' readers.
 struct ClusterIkc {
-    int parked = 0;               // messages in the buffers table
-    std::set<int> slots_taken;    // sending clusters whose hardware slot is full
+    int parked = 0;             // messages in the buffers table
+    std::set<int> slots_taken;  // sending clusters whose hardware slot is full
 };
 
 struct alignas(64) SharedBlock {
@@ -155,8 +155,7 @@ void check_alive(std::unique_lock<std::mutex> &) {
         f.cv.notify_all();
         throw TimedOut{};
     }
-    if (f.aborted)
-        throw Aborted{};
+    if (f.aborted) throw Aborted{};
 }
 
 // Locks the fabric for a call of a rank that may be ended.
@@ -218,8 +217,7 @@ void unpark_slots(int cluster) {
         for (auto &[addr, mb] : fab().mailboxes)
             if (addr.first == cluster)
                 for (Message &m : mb.queue)
-                    if (m.in_slot && (!oldest || m.seq < oldest->seq))
-                        oldest = &m;
+                    if (m.in_slot && (!oldest || m.seq < oldest->seq)) oldest = &m;
         oldest->in_slot = false;
         c.slots_taken.erase(oldest->from_cluster);
         ++c.parked;
@@ -247,8 +245,7 @@ bool reading(const InMailbox &mb) {
 // Whether a message from `from_cluster` can enter mailbox `to` now.
 bool accepts(const Addr &to, int from_cluster) {
     auto it = fab().mailboxes.find(to);
-    if (it == fab().mailboxes.end() || reading(it->second))
-        return true;
+    if (it == fab().mailboxes.end() || reading(it->second)) return true;
     const ClusterIkc &c = fab().clusters[to.first];
     return c.parked < fab().config.ikc_buffers || !c.slots_taken.count(from_cluster);
 }
@@ -305,17 +302,13 @@ Object *pending_write(const Addr &to, const Addr &from) {
 // sender's write are both posted.
 void try_transfer(const Addr &to) {
     auto it = fab().portals.find(to);
-    if (it == fab().portals.end() || !it->second.allowed)
-        return;
+    if (it == fab().portals.end() || !it->second.allowed) return;
     InPortal &p = it->second;
     Async &r = fab().objects[p.object].async;
-    if (!r.started || r.finished)
-        return;
+    if (!r.started || r.finished) return;
     Object *w = pending_write(to, p.allow_from);
-    if (!w)
-        return;
-    if (w->async.size != r.size)
-        ++fab().violations;  // one side would wait forever for the rest
+    if (!w) return;
+    if (w->async.size != r.size) ++fab().violations;  // one side would wait forever for the rest
     std::memcpy(r.rbuf, w->async.wbuf, std::min(r.size, w->async.size));
     p.allowed = false;
     finish(r, static_cast<long>(r.size));
@@ -325,10 +318,8 @@ void try_transfer(const Addr &to) {
 // ---- asynchronous operations ----
 
 long start_async(Object *o, void *rbuf, const void *wbuf, size_t size) {
-    if (!o)
-        return violation(-TS_EBADF);
-    if (o->async.started)
-        return violation(-TS_EBUSY);  // wait for the last one first
+    if (!o) return violation(-TS_EBADF);
+    if (o->async.started) return violation(-TS_EBUSY);  // wait for the last one first
     o->async = Async{true, false, rbuf, wbuf, size, 0, my_addr(lwmpi::os::core())};
     return 0;
 }
@@ -337,10 +328,8 @@ long start_async(Object *o, void *rbuf, const void *wbuf, size_t size) {
 // has room; true when it has.
 bool try_awrite(Object &o) {
     Async &a = o.async;
-    if (o.kind != Kind::out_mailbox || a.finished)
-        return a.finished;
-    if (!accepts(o.remote, o.local.first))
-        return false;
+    if (o.kind != Kind::out_mailbox || a.finished) return a.finished;
+    if (!accepts(o.remote, o.local.first)) return false;
     const char *p = static_cast<const char *>(a.wbuf);
     deliver(o.remote, o.local.first, std::vector<char>(p, p + a.size));
     finish(a, static_cast<long>(a.size));
@@ -352,16 +341,12 @@ long wait_async(int id, std::initializer_list<Kind> kinds, bool nowait) {
     auto lock = enter();
     Object *o = nullptr;
     for (Kind k : kinds)
-        if (!o)
-            o = object(id, k);
-    if (!o)
-        return violation(-TS_EBADF);
+        if (!o) o = object(id, k);
+    if (!o) return violation(-TS_EBADF);
     Async &a = o->async;
-    if (!a.started)
-        return violation(-TS_EINVAL);  // nothing to wait for
+    if (!a.started) return violation(-TS_EINVAL);  // nothing to wait for
     try_awrite(*o);
-    if (!a.finished && nowait)
-        return -TS_EAGAIN;
+    if (!a.finished && nowait) return -TS_EAGAIN;
     wait_for(lock, [&] { return try_awrite(*o) || a.finished; });
     a.started = false;
     return a.result;
@@ -372,10 +357,8 @@ template <class Cleanup>
 int release(int id, Kind kind, Cleanup cleanup) {
     auto lock = enter();
     Object *o = object(id, kind);
-    if (!o)
-        return violation(-TS_EBADF);
-    if (o->async.started && !o->async.finished)
-        return violation(-TS_EBUSY);
+    if (!o) return violation(-TS_EBADF);
+    if (o->async.started && !o->async.finished) return violation(-TS_EBUSY);
     cleanup(*o);
     fab().objects.erase(id);
     fab().cv.notify_all();
@@ -399,8 +382,8 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     Fabric f;
     f.config = config;
     f.start = Clock::now();
-    f.deadline = f.start + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(config.timeout_s));
+    f.deadline = f.start +
+                 std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.timeout_s));
     g_fabric = &f;
     const tessera::pm::JobShape shape{config.np, config.ncompute, config.slots,
                                       static_cast<tessera::pm::MapPolicy>(config.policy)};
@@ -467,8 +450,7 @@ namespace {
 int arrived_at(int rank) {
     int sum = 0;
     for (const auto &[addr, mb] : fab().mailboxes)
-        if (mb.owner == rank)
-            sum += mb.arrived;
+        if (mb.owner == rank) sum += mb.arrived;
     return sum;
 }
 }  // namespace
@@ -485,10 +467,8 @@ void wait_arrivals(int rank, int n) {
 
 bool clean(const JobResult &r) {
     for (int s : r.status)
-        if (s != 0)
-            return false;
-    return !r.aborted && !r.timed_out && r.violations == 0 && r.leaked_names == 0 &&
-           r.leaked_objects == 0;
+        if (s != 0) return false;
+    return !r.aborted && !r.timed_out && r.violations == 0 && r.leaked_names == 0 && r.leaked_objects == 0;
 }
 
 }  // namespace fake
@@ -531,8 +511,7 @@ void abort_job(int code) {
     flush_output();  // as ts_job_abort: the caller's last words
     {
         std::lock_guard<std::mutex> lock(fab().m);
-        if (!fab().aborted)
-            fab().abort_code = code;
+        if (!fab().aborted) fab().abort_code = code;
         fab().aborted = true;
         fab().cv.notify_all();
     }
@@ -543,11 +522,9 @@ void abort_job(int code) {
 
 int mailbox_create(int port) {
     auto lock = enter();
-    if (!port_ok(port))
-        return violation(-TS_EINVAL);
+    if (!port_ok(port)) return violation(-TS_EINVAL);
     const Addr a = my_addr(port);
-    if (fab().mailboxes.count(a))
-        return violation(-TS_EBUSY);
+    if (fab().mailboxes.count(a)) return violation(-TS_EBUSY);
     const int id = fab().next_id++;
     fab().objects[id] = Object{Kind::in_mailbox, a, {}, {}};
     fab().mailboxes.emplace(a, InMailbox{id, t_me.rank, 0, {}});
@@ -556,8 +533,7 @@ int mailbox_create(int port) {
 
 int mailbox_open(int local_port, int cluster, int port) {
     auto lock = enter();
-    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster))
-        return violation(-TS_EINVAL);
+    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster)) return violation(-TS_EINVAL);
     const int id = fab().next_id++;
     fab().objects[id] = Object{Kind::out_mailbox, my_addr(local_port), {cluster, port}, {}};
     return id;
@@ -566,10 +542,8 @@ int mailbox_open(int local_port, int cluster, int port) {
 long mailbox_awrite(int id, const void *buf, size_t size) {
     auto lock = enter();
     Object *o = object(id, Kind::out_mailbox);
-    if (o && size > static_cast<size_t>(fab().config.payload))
-        return violation(-TS_EINVAL);
-    if (long e = start_async(o, nullptr, buf, size))
-        return e;
+    if (o && size > static_cast<size_t>(fab().config.payload)) return violation(-TS_EINVAL);
+    if (long e = start_async(o, nullptr, buf, size)) return e;
     try_awrite(*o);
     return 0;
 }
@@ -577,11 +551,9 @@ long mailbox_awrite(int id, const void *buf, size_t size) {
 long mailbox_aread(int id, void *buf, size_t size) {
     auto lock = enter();
     Object *o = object(id, Kind::in_mailbox);
-    if (long e = start_async(o, buf, nullptr, size))
-        return e;
+    if (long e = start_async(o, buf, nullptr, size)) return e;
     InMailbox &mb = fab().mailboxes.at(o->local);
-    if (!mb.queue.empty())
-        take_message(mb, o->local.first);
+    if (!mb.queue.empty()) take_message(mb, o->local.first);
     return 0;
 }
 
@@ -591,8 +563,7 @@ long mailbox_test(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_m
 long mailbox_parked(int id) {
     auto lock = enter();
     Object *o = object(id, Kind::in_mailbox);
-    if (!o)
-        return violation(-TS_EBADF);
+    if (!o) return violation(-TS_EBADF);
     return static_cast<long>(fab().mailboxes.at(o->local).queue.size());
 }
 
@@ -603,8 +574,7 @@ int mailbox_close(int id) {
 int mailbox_unlink(int id) {
     return release(id, Kind::in_mailbox, [](Object &o) {
         InMailbox &mb = fab().mailboxes.at(o.local);
-        if (!mb.queue.empty())
-            ++fab().violations;  // left in the kernel's buffers table for good
+        if (!mb.queue.empty()) ++fab().violations;  // left in the kernel's buffers table for good
         drop_messages(mb, o.local.first);
         fab().mailboxes.erase(o.local);
     });
@@ -614,11 +584,9 @@ int mailbox_unlink(int id) {
 
 int portal_create(int port) {
     auto lock = enter();
-    if (!port_ok(port))
-        return violation(-TS_EINVAL);
+    if (!port_ok(port)) return violation(-TS_EINVAL);
     const Addr a = my_addr(port);
-    if (fab().portals.count(a))
-        return violation(-TS_EBUSY);
+    if (fab().portals.count(a)) return violation(-TS_EBUSY);
     const int id = fab().next_id++;
     fab().objects[id] = Object{Kind::in_portal, a, {}, {}};
     fab().portals.emplace(a, InPortal{id});
@@ -628,13 +596,10 @@ int portal_create(int port) {
 int portal_allow(int id, int cluster, int port) {
     auto lock = enter();
     Object *o = object(id, Kind::in_portal);
-    if (!o)
-        return violation(-TS_EBADF);
-    if (!cluster_ok(cluster) || !port_ok(port))
-        return violation(-TS_EINVAL);
+    if (!o) return violation(-TS_EBADF);
+    if (!cluster_ok(cluster) || !port_ok(port)) return violation(-TS_EINVAL);
     InPortal &p = fab().portals.at(o->local);
-    if (p.allowed)
-        ++fab().violations;  // the kernel forgets the first: a transfer lost
+    if (p.allowed) ++fab().violations;  // the kernel forgets the first: a transfer lost
     p.allowed = true;
     p.allow_from = {cluster, port};
     try_transfer(o->local);
@@ -643,8 +608,7 @@ int portal_allow(int id, int cluster, int port) {
 
 int portal_open(int local_port, int cluster, int port) {
     auto lock = enter();
-    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster))
-        return violation(-TS_EINVAL);
+    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster)) return violation(-TS_EINVAL);
     const int id = fab().next_id++;
     fab().objects[id] = Object{Kind::out_portal, my_addr(local_port), {cluster, port}, {}};
     return id;
@@ -653,8 +617,7 @@ int portal_open(int local_port, int cluster, int port) {
 long portal_aread(int id, void *buf, size_t size) {
     auto lock = enter();
     Object *o = object(id, Kind::in_portal);
-    if (long e = start_async(o, buf, nullptr, size))
-        return e;
+    if (long e = start_async(o, buf, nullptr, size)) return e;
     InPortal &p = fab().portals.at(o->local);
     if (!p.allowed) {  // the kernel's first attempt fails, its wait says so
         finish(o->async, violation(-TS_EINVAL));
@@ -672,8 +635,7 @@ long portal_aread(int id, void *buf, size_t size) {
 long portal_awrite(int id, const void *buf, size_t size) {
     auto lock = enter();
     Object *o = object(id, Kind::out_portal);
-    if (long e = start_async(o, nullptr, buf, size))
-        return e;
+    if (long e = start_async(o, nullptr, buf, size)) return e;
     if (size == 0) {  // no chunk to move
         finish(o->async, 0);
         return 0;
@@ -689,8 +651,7 @@ long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
     // Writes finish when they are looked at (try_awrite): look at mine.
     auto count = [&] {
         for (auto &entry : fab().objects)
-            if (entry.second.async.starter == me && entry.second.async.started)
-                try_awrite(entry.second);
+            if (entry.second.async.starter == me && entry.second.async.started) try_awrite(entry.second);
         return fab().events[me];
     };
     while (count() == seen && Clock::now() < until) {
@@ -702,8 +663,7 @@ long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
 
 int ikc_wake(int core) {
     auto lock = enter();
-    if (core < 1 || core >= t_me.info.ncores)
-        return violation(-TS_EINVAL);
+    if (core < 1 || core >= t_me.info.ncores) return violation(-TS_EINVAL);
     ++fab().events[my_addr(core)];
     fab().cv.notify_all();
     return 0;
@@ -724,20 +684,16 @@ int portal_unlink(int id) {
 
 namespace {
 int check_name(const char *name) {
-    if (!name || !*name)
-        return -TS_EINVAL;
+    if (!name || !*name) return -TS_EINVAL;
     return std::strlen(name) > TS_NAME_MAX ? -TS_ENAMETOOLONG : 0;
 }
 }  // namespace
 
 int name_register(const char *name, int port) {
     auto lock = enter();
-    if (int e = check_name(name))
-        return e;
-    if (!port_ok(port))
-        return -TS_EINVAL;
-    if (!fab().names.emplace(name, my_addr(port)).second)
-        return -TS_EEXIST;
+    if (int e = check_name(name)) return e;
+    if (!port_ok(port)) return -TS_EINVAL;
+    if (!fab().names.emplace(name, my_addr(port)).second) return -TS_EEXIST;
     return 0;
 }
 
@@ -747,22 +703,18 @@ thread_local std::string t_resolving;
 
 int name_resolve_start(const char *name) {
     auto lock = enter();
-    if (int e = check_name(name))
-        return e;
-    if (!t_resolving.empty())
-        return violation(-TS_EBUSY);
+    if (int e = check_name(name)) return e;
+    if (!t_resolving.empty()) return violation(-TS_EBUSY);
     t_resolving = name;
     return 0;
 }
 
 int name_resolve_test(int *cluster, int *port) {
     auto lock = enter();
-    if (!cluster || !port || t_resolving.empty())
-        return violation(-TS_EINVAL);
+    if (!cluster || !port || t_resolving.empty()) return violation(-TS_EINVAL);
     auto it = fab().names.find(t_resolving);
     t_resolving.clear();
-    if (it == fab().names.end())
-        return -TS_ENOENT;
+    if (it == fab().names.end()) return -TS_ENOENT;
     *cluster = it->second.first;
     *port = it->second.second;
     return 0;
@@ -770,12 +722,10 @@ int name_resolve_test(int *cluster, int *port) {
 
 int name_unregister(const char *name) {
     auto lock = enter();
-    if (int e = check_name(name))
-        return e;
+    if (int e = check_name(name)) return e;
     // The ranks of a cluster are one process: any of them may remove it.
     auto it = fab().names.find(name);
-    if (it == fab().names.end() || it->second.first != t_me.info.cluster_id)
-        return -TS_ENOENT;
+    if (it == fab().names.end() || it->second.first != t_me.info.cluster_id) return -TS_ENOENT;
     fab().names.erase(it);
     return 0;
 }

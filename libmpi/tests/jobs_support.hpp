@@ -29,10 +29,9 @@
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/os.hpp"
 
-#define EXPECT(cond)          \
-    do {                      \
-        if (!(cond))          \
-            return __LINE__;  \
+#define EXPECT(cond)                  \
+    do {                              \
+        if (!(cond)) return __LINE__; \
     } while (0)
 
 #define EXPECT_OK(call) EXPECT((call) == MPI_SUCCESS)
@@ -55,10 +54,10 @@ inline std::string statuses(const JobResult &r) {
            "\n" + r.console;
 }
 
-#define CHECK_CLEAN(r)           \
-    do {                         \
-        INFO(statuses(r));       \
-        CHECK(fake::clean(r));   \
+#define CHECK_CLEAN(r)         \
+    do {                       \
+        INFO(statuses(r));     \
+        CHECK(fake::clean(r)); \
     } while (0)
 
 inline JobConfig shape(int np, int policy = TS_MAP_COMPACT) {
@@ -129,8 +128,7 @@ inline std::vector<unsigned char> message(int seed, size_t n) {
 // The first n bytes at p are those of message `seed`.
 inline bool is_message(const unsigned char *p, int seed, size_t n) {
     for (size_t i = 0; i < n; ++i)
-        if (p[i] != pattern(seed, i))
-            return false;
+        if (p[i] != pattern(seed, i)) return false;
     return true;
 }
 

@@ -31,14 +31,35 @@ TEST_CASE("predefined datatypes have their C sizes", "[handles]") {
         MPI_Datatype t;
         size_t size;
     } const cases[] = {
-        {MPI_CHAR, 1}, {MPI_SIGNED_CHAR, 1}, {MPI_UNSIGNED_CHAR, 1}, {MPI_BYTE, 1},
-        {MPI_SHORT, sizeof(short)}, {MPI_UNSIGNED_SHORT, sizeof(short)}, {MPI_INT, sizeof(int)},
-        {MPI_UNSIGNED, sizeof(unsigned)}, {MPI_LONG, sizeof(long)}, {MPI_UNSIGNED_LONG, sizeof(long)},
-        {MPI_LONG_LONG_INT, 8}, {MPI_UNSIGNED_LONG_LONG, 8}, {MPI_FLOAT, 4}, {MPI_DOUBLE, 8},
-        {MPI_LONG_DOUBLE, sizeof(long double)}, {MPI_C_BOOL, 1}, {MPI_INT8_T, 1},
-        {MPI_INT16_T, 2}, {MPI_INT32_T, 4}, {MPI_INT64_T, 8}, {MPI_UINT8_T, 1},
-        {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4}, {MPI_UINT64_T, 8}, {MPI_WCHAR, sizeof(wchar_t)},
-        {MPI_PACKED, 1}, {MPI_AINT, sizeof(void *)}, {MPI_OFFSET, 8}, {MPI_COUNT, 8},
+        {MPI_CHAR, 1},
+        {MPI_SIGNED_CHAR, 1},
+        {MPI_UNSIGNED_CHAR, 1},
+        {MPI_BYTE, 1},
+        {MPI_SHORT, sizeof(short)},
+        {MPI_UNSIGNED_SHORT, sizeof(short)},
+        {MPI_INT, sizeof(int)},
+        {MPI_UNSIGNED, sizeof(unsigned)},
+        {MPI_LONG, sizeof(long)},
+        {MPI_UNSIGNED_LONG, sizeof(long)},
+        {MPI_LONG_LONG_INT, 8},
+        {MPI_UNSIGNED_LONG_LONG, 8},
+        {MPI_FLOAT, 4},
+        {MPI_DOUBLE, 8},
+        {MPI_LONG_DOUBLE, sizeof(long double)},
+        {MPI_C_BOOL, 1},
+        {MPI_INT8_T, 1},
+        {MPI_INT16_T, 2},
+        {MPI_INT32_T, 4},
+        {MPI_INT64_T, 8},
+        {MPI_UINT8_T, 1},
+        {MPI_UINT16_T, 2},
+        {MPI_UINT32_T, 4},
+        {MPI_UINT64_T, 8},
+        {MPI_WCHAR, sizeof(wchar_t)},
+        {MPI_PACKED, 1},
+        {MPI_AINT, sizeof(void *)},
+        {MPI_OFFSET, 8},
+        {MPI_COUNT, 8},
     };
     for (const auto &c : cases) {
         const Datatype *t = datatype_get(c.t);
@@ -118,8 +139,7 @@ TEST_CASE("the fatal handler's report", "[errors]") {
     format_fatal(buf, sizeof buf, 3, "MPI_Send", MPI_ERR_RANK, nullptr);
     CHECK(std::string(buf) == "MPI error: rank 3: MPI_Send: invalid rank\n");
     format_fatal(buf, sizeof buf, 0, "MPI_Recv", MPI_ERR_OTHER, "name lookup failed (error -2)");
-    CHECK(std::string(buf) ==
-          "MPI error: rank 0: MPI_Recv: other error (name lookup failed (error -2))\n");
+    CHECK(std::string(buf) == "MPI error: rank 0: MPI_Recv: other error (name lookup failed (error -2))\n");
     format_fatal(buf, sizeof buf, -1, "MPI_Init", 999, "");  // rank not known yet
     CHECK(std::string(buf) == "MPI error: MPI_Init: error code 999\n");
     char tiny[12];
@@ -135,15 +155,12 @@ TEST_CASE("argument errors are explained with the bad value", "[check]") {
         explain_p2p(t, code, a, size, peer);
         return std::string(buf);
     };
-    CHECK(explain(MPI_ERR_RANK, {&x, 1, MPI_INT, 7, 0}, 2, "dest") ==
-          "dest 7; the communicator has 2 ranks");
+    CHECK(explain(MPI_ERR_RANK, {&x, 1, MPI_INT, 7, 0}, 2, "dest") == "dest 7; the communicator has 2 ranks");
     CHECK(explain(MPI_ERR_RANK, {&x, 1, MPI_INT, -5, 0}, 1, "source") ==
           "source -5; the communicator has 1 rank");
-    CHECK(explain(MPI_ERR_TAG, {&x, 1, MPI_INT, 0, -1}, 2, "dest") ==
-          "tag -1; tags are 0..1073741823");
+    CHECK(explain(MPI_ERR_TAG, {&x, 1, MPI_INT, 0, -1}, 2, "dest") == "tag -1; tags are 0..1073741823");
     CHECK(explain(MPI_ERR_COUNT, {&x, -3, MPI_INT, 0, 0}, 2, "dest") == "count -3");
-    CHECK(explain(MPI_ERR_BUFFER, {nullptr, 4, MPI_INT, 0, 0}, 2, "dest") ==
-          "NULL buffer for count 4");
+    CHECK(explain(MPI_ERR_BUFFER, {nullptr, 4, MPI_INT, 0, 0}, 2, "dest") == "NULL buffer for count 4");
     CHECK(explain(MPI_ERR_TYPE, {&x, 1, 0, 0, 0}, 2, "dest").empty());
 }
 

@@ -65,16 +65,16 @@ TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
     ControlMsg m = make_control(ControlKind::eager, 1, 2, 8, 0);
     m.bytes = 100;
     std::memcpy(buf, &m, sizeof m);
-    CHECK(control_valid(buf, sizeof buf, 4));                   // 88 of 100 bytes
-    CHECK(control_valid(buf, sizeof m, 4));                     // no data yet is fine
+    CHECK(control_valid(buf, sizeof buf, 4));  // 88 of 100 bytes
+    CHECK(control_valid(buf, sizeof m, 4));    // no data yet is fine
     m.bytes = 10;
     std::memcpy(buf, &m, sizeof m);
-    CHECK_FALSE(control_valid(buf, sizeof buf, 4));             // more data than the message
+    CHECK_FALSE(control_valid(buf, sizeof buf, 4));  // more data than the message
     const FragmentHeader f{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, 3};
     std::memcpy(buf, &f, sizeof f);
     CHECK(control_valid(buf, sizeof buf, 4));
-    CHECK_FALSE(control_valid(buf, sizeof f, 4));               // a fragment carries data
-    CHECK_FALSE(control_valid(buf, sizeof buf, 3));             // source outside the job
+    CHECK_FALSE(control_valid(buf, sizeof f, 4));    // a fragment carries data
+    CHECK_FALSE(control_valid(buf, sizeof buf, 3));  // source outside the job
     CHECK(eager_first_bytes(120) == 88);
     CHECK(eager_more_bytes(120) == 112);
 }

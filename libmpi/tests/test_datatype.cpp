@@ -50,8 +50,8 @@ struct Bounds {
 };
 
 std::ostream &operator<<(std::ostream &os, const Bounds &b) {
-    return os << "{size " << b.size << ", lb " << b.lb << ", extent " << b.extent << ", true_lb "
-              << b.true_lb << ", true_extent " << b.true_extent << "}";
+    return os << "{size " << b.size << ", lb " << b.lb << ", extent " << b.extent << ", true_lb " << b.true_lb
+              << ", true_extent " << b.true_extent << "}";
 }
 
 Bounds bounds_of(const Datatype &t) { return {t.size, t.lb, t.extent, t.true_lb, t.true_extent}; }
@@ -119,8 +119,8 @@ struct DoubleChar {
 
 MPI_Datatype particle_type(Types &types) {
     static const int lens[] = {1, 3, 1, 1};
-    static const MPI_Aint disps[] = {offsetof(Particle, tag), offsetof(Particle, pos),
-                                     offsetof(Particle, id), offsetof(Particle, flags)};
+    static const MPI_Aint disps[] = {offsetof(Particle, tag), offsetof(Particle, pos), offsetof(Particle, id),
+                                     offsetof(Particle, flags)};
     static const MPI_Datatype members[] = {MPI_CHAR, MPI_DOUBLE, MPI_INT, MPI_SHORT};
     return types.make(structure(4, lens, disps, members));
 }
@@ -243,11 +243,10 @@ TEST_CASE("constructors' sizes, bounds and blocks", "[datatype]") {
         const MPI_Datatype dc = double_char_type(types);
         const int lens[] = {3, 1};
         const int disps[] = {4, 0};
-        const Datatype &t = get(types.make(
-            {.count = 2, .lengths = lens, .type = dc, .disps = disps, .in_extents = true}));
+        const Datatype &t =
+            get(types.make({.count = 2, .lengths = lens, .type = dc, .disps = disps, .in_extents = true}));
         CHECK(bounds_of(t) == Bounds{36, 0, 112, 0, 105});
-        CHECK(blocks_of(t) ==
-              std::vector<Block>{{64, 9}, {80, 9}, {96, 9}, {0, 9}});
+        CHECK(blocks_of(t) == std::vector<Block>{{64, 9}, {80, 9}, {96, 9}, {0, 9}});
     }
     SECTION("hindexed: byte displacements, out of order") {
         const int lens[] = {1, 2};
@@ -260,14 +259,13 @@ TEST_CASE("constructors' sizes, bounds and blocks", "[datatype]") {
     SECTION("indexed blocks that meet merge") {
         const int lens[] = {2, 3};
         const int disps[] = {0, 2};
-        const Datatype &t = get(types.make(
-            {.count = 2, .lengths = lens, .type = MPI_INT, .disps = disps, .in_extents = true}));
+        const Datatype &t = get(
+            types.make({.count = 2, .lengths = lens, .type = MPI_INT, .disps = disps, .in_extents = true}));
         CHECK(blocks_of(t) == std::vector<Block>{{0, 20}});
         CHECK(t.contiguous);
     }
     SECTION("hvector's extent is not padded; struct's is") {
-        const Datatype &h =
-            get(types.make({.count = 2, .length = 1, .type = MPI_INT, .stride = 3}));
+        const Datatype &h = get(types.make({.count = 2, .length = 1, .type = MPI_INT, .stride = 3}));
         CHECK(bounds_of(h) == Bounds{8, 0, 7, 0, 7});
         const int lens[] = {1, 1};
         const MPI_Aint disps[] = {0, 3};
@@ -286,9 +284,7 @@ TEST_CASE("struct types match the C layout (section 4.1.6)", "[datatype]") {
     CHECK(p.true_extent == static_cast<MPI_Aint>(offsetof(Particle, flags) + sizeof(short)));
     CHECK(p.basic == MPI_DATATYPE_NULL);
     CHECK(p.basic_count == 6);
-    CHECK(blocks_of(p) ==
-          std::vector<Block>{{0, 1},
-                             {static_cast<MPI_Aint>(offsetof(Particle, pos)), 30}});
+    CHECK(blocks_of(p) == std::vector<Block>{{0, 1}, {static_cast<MPI_Aint>(offsetof(Particle, pos)), 30}});
 
     const Datatype &dc = get(double_char_type(types));
     CHECK(bounds_of(dc) == Bounds{9, 0, static_cast<MPI_Aint>(sizeof(DoubleChar)), 0, 9});
@@ -303,8 +299,7 @@ TEST_CASE("struct types match the C layout (section 4.1.6)", "[datatype]") {
     CHECK(n.align == 8);
 
     // An empty struct.
-    CHECK(bounds_of(get(types.make(structure(0, nullptr, nullptr, nullptr)))) ==
-          Bounds{0, 0, 0, 0, 0});
+    CHECK(bounds_of(get(types.make(structure(0, nullptr, nullptr, nullptr)))) == Bounds{0, 0, 0, 0, 0});
 }
 
 TEST_CASE("resized bounds stick in the types built from them (section 4.1.7)", "[datatype]") {
@@ -377,8 +372,8 @@ TEST_CASE("pack and unpack indexed types in type-map order", "[datatype]") {
     Types types;
     const int lens[] = {2, 1, 3};
     const int disps[] = {6, 0, 2};
-    const Datatype &t = get(types.make(
-        {.count = 3, .lengths = lens, .type = MPI_SHORT, .disps = disps, .in_extents = true}));
+    const Datatype &t =
+        get(types.make({.count = 3, .lengths = lens, .type = MPI_SHORT, .disps = disps, .in_extents = true}));
     short a[16];
     for (short i = 0; i < 16; ++i)
         a[i] = i;
@@ -399,8 +394,8 @@ TEST_CASE("pack and unpack structs without touching their padding", "[datatype]"
     std::memset(in, 0x11, sizeof in);
     std::memset(out, 0xee, sizeof out);
     for (int i = 0; i < 3; ++i)
-        in[i] = Particle{static_cast<char>('a' + i), {i + 0.5, i + 1.5, i + 2.5}, 100 + i,
-                         static_cast<short>(-i)};
+        in[i] = Particle{
+            static_cast<char>('a' + i), {i + 0.5, i + 1.5, i + 2.5}, 100 + i, static_cast<short>(-i)};
     const std::vector<unsigned char> packed = pack_all(in, 3, t);
     REQUIRE(packed.size() == 3 * 31);
     for (int i = 0; i < 3; ++i) {
@@ -624,10 +619,9 @@ TEST_CASE("commit, free, and holding a freed type", "[datatype]") {
 
 namespace {
 
-#define EXPECT(cond)          \
-    do {                      \
-        if (!(cond))          \
-            return __LINE__;  \
+#define EXPECT(cond)                  \
+    do {                              \
+        if (!(cond)) return __LINE__; \
     } while (0)
 
 #define EXPECT_OK(call) EXPECT((call) == MPI_SUCCESS)
@@ -644,8 +638,7 @@ void run_mpi(const std::function<int()> &body) {
     const fake::JobResult r = fake::run_job(one_rank(), [&](int) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-        if (int line = body())
-            return line;
+        if (int line = body()) return line;
         EXPECT_OK(MPI_Finalize());
         return 0;
     });
@@ -676,8 +669,8 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
     const MPI_Aint hidx_disps[] = {10, -4};
     const int block_disps[] = {5, 0, 10};
     const int p_lens[] = {1, 3, 1, 1};
-    const MPI_Aint p_disps[] = {offsetof(Particle, tag), offsetof(Particle, pos),
-                                offsetof(Particle, id), offsetof(Particle, flags)};
+    const MPI_Aint p_disps[] = {offsetof(Particle, tag), offsetof(Particle, pos), offsetof(Particle, id),
+                                offsetof(Particle, flags)};
     const MPI_Datatype p_types[] = {MPI_CHAR, MPI_DOUBLE, MPI_INT, MPI_SHORT};
     const int dc_lens[] = {1, 1};
     const MPI_Aint dc_disps[] = {0, 8};
@@ -685,9 +678,7 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
     const auto dc = [&](MPI_Datatype *t) {
         return MPI_Type_create_struct(2, dc_lens, dc_disps, dc_types, t);
     };
-    const auto resized_int = [](MPI_Datatype *t) {
-        return MPI_Type_create_resized(MPI_INT, -4, 16, t);
-    };
+    const auto resized_int = [](MPI_Datatype *t) { return MPI_Type_create_resized(MPI_INT, -4, 16, t); };
     const std::vector<Case> cases = {
         {"contiguous",
          [](MPI_Datatype *t) { return MPI_Type_contiguous(3, MPI_DOUBLE, t); },
@@ -695,12 +686,8 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
         {"contiguous pairs",
          [](MPI_Datatype *t) { return MPI_Type_contiguous(2, MPI_DOUBLE_INT, t); },
          {24, 0, 32, 0, 28}},
-        {"contiguous 0",
-         [](MPI_Datatype *t) { return MPI_Type_contiguous(0, MPI_INT, t); },
-         {0, 0, 0, 0, 0}},
-        {"vector",
-         [](MPI_Datatype *t) { return MPI_Type_vector(3, 2, 4, MPI_INT, t); },
-         {24, 0, 40, 0, 40}},
+        {"contiguous 0", [](MPI_Datatype *t) { return MPI_Type_contiguous(0, MPI_INT, t); }, {0, 0, 0, 0, 0}},
+        {"vector", [](MPI_Datatype *t) { return MPI_Type_vector(3, 2, 4, MPI_INT, t); }, {24, 0, 40, 0, 40}},
         {"vector, negative stride",
          [](MPI_Datatype *t) { return MPI_Type_vector(3, 1, -2, MPI_INT, t); },
          {12, -16, 20, -16, 20}},
@@ -710,22 +697,17 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
         {"indexed of structs",
          [&](MPI_Datatype *t) {
              MPI_Datatype s;
-             if (int e = dc(&s))
-                 return e;
+             if (int e = dc(&s)) return e;
              const int e = MPI_Type_indexed(2, idx_lens, idx_disps, s, t);
              MPI_Type_free(&s);
              return e;
          },
          {36, 0, 112, 0, 105}},
         {"hindexed",
-         [&](MPI_Datatype *t) {
-             return MPI_Type_create_hindexed(2, hidx_lens, hidx_disps, MPI_INT, t);
-         },
+         [&](MPI_Datatype *t) { return MPI_Type_create_hindexed(2, hidx_lens, hidx_disps, MPI_INT, t); },
          {12, -4, 18, -4, 18}},
         {"indexed_block",
-         [&](MPI_Datatype *t) {
-             return MPI_Type_create_indexed_block(3, 2, block_disps, MPI_INT, t);
-         },
+         [&](MPI_Datatype *t) { return MPI_Type_create_indexed_block(3, 2, block_disps, MPI_INT, t); },
          {24, 0, 48, 0, 48}},
         {"struct Particle",
          [&](MPI_Datatype *t) { return MPI_Type_create_struct(4, p_lens, p_disps, p_types, t); },
@@ -735,8 +717,7 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
         {"contiguous of resized",
          [&](MPI_Datatype *t) {
              MPI_Datatype r;
-             if (int e = resized_int(&r))
-                 return e;
+             if (int e = resized_int(&r)) return e;
              const int e = MPI_Type_contiguous(2, r, t);
              MPI_Type_free(&r);
              return e;
@@ -745,8 +726,7 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
         {"dup of a vector",
          [](MPI_Datatype *t) {
              MPI_Datatype v;
-             if (int e = MPI_Type_vector(3, 2, 4, MPI_INT, &v))
-                 return e;
+             if (int e = MPI_Type_vector(3, 2, 4, MPI_INT, &v)) return e;
              const int e = MPI_Type_dup(v, t);
              MPI_Type_free(&v);
              return e;
@@ -763,8 +743,7 @@ TEST_CASE("MPI_Type constructors' sizes and extents", "[datatype]") {
             MPI_Datatype t = MPI_DATATYPE_NULL;
             errors[i] = cases[i].make(&t);
             got[i] = query(t);
-            if (errors[i] == MPI_SUCCESS)
-                EXPECT_OK(MPI_Type_free(&t));
+            if (errors[i] == MPI_SUCCESS) EXPECT_OK(MPI_Type_free(&t));
         }
         return 0;
     });
@@ -874,8 +853,7 @@ TEST_CASE("MPI_Pack, MPI_Unpack and MPI_Pack_size", "[datatype]") {
         EXPECT(pos == 18);
         EXPECT_OK(MPI_Pack(&ints[4], 1, rev, buf, sizeof buf, &pos, MPI_COMM_WORLD));
         EXPECT(pos == 30);
-        EXPECT(MPI_Pack(ints, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD) ==
-               MPI_ERR_TRUNCATE);
+        EXPECT(MPI_Pack(ints, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE);
         EXPECT(pos == 30);
 
         DoubleChar out[2] = {};
@@ -886,8 +864,7 @@ TEST_CASE("MPI_Pack, MPI_Unpack and MPI_Pack_size", "[datatype]") {
         EXPECT_OK(MPI_Unpack(buf, sizeof buf, &pos, back, 3, MPI_INT, MPI_COMM_WORLD));
         EXPECT(back[0] == 14 && back[1] == 12 && back[2] == 10 && pos == 30);
         pos = 20;
-        EXPECT(MPI_Unpack(buf, sizeof buf, &pos, back, 3, MPI_INT, MPI_COMM_WORLD) ==
-               MPI_ERR_TRUNCATE);
+        EXPECT(MPI_Unpack(buf, sizeof buf, &pos, back, 3, MPI_INT, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE);
         EXPECT(pos == 20);
 
         EXPECT(MPI_Pack(in, 1, dc, buf, sizeof buf, nullptr, MPI_COMM_WORLD) == MPI_ERR_ARG);
@@ -895,8 +872,7 @@ TEST_CASE("MPI_Pack, MPI_Unpack and MPI_Pack_size", "[datatype]") {
         EXPECT(MPI_Pack(in, 1, dc, buf, sizeof buf, &pos, MPI_COMM_WORLD) == MPI_ERR_ARG);
         pos = 0;
         EXPECT(MPI_Pack(in, -1, dc, buf, sizeof buf, &pos, MPI_COMM_WORLD) == MPI_ERR_COUNT);
-        EXPECT(MPI_Pack(in, 1, MPI_DATATYPE_NULL, buf, sizeof buf, &pos, MPI_COMM_WORLD) ==
-               MPI_ERR_TYPE);
+        EXPECT(MPI_Pack(in, 1, MPI_DATATYPE_NULL, buf, sizeof buf, &pos, MPI_COMM_WORLD) == MPI_ERR_TYPE);
         EXPECT(MPI_Pack(in, 1, dc, nullptr, 0, &pos, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE);
         EXPECT(MPI_Pack(in, 1, dc, nullptr, 100, &pos, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
         EXPECT(MPI_Pack(in, 1, dc, buf, sizeof buf, &pos, MPI_COMM_NULL) == MPI_ERR_COMM);
@@ -951,6 +927,7 @@ TEST_CASE("MPI_Type calls need MPI initialized; errors are reported", "[datatype
     });
     CHECK(fatal.aborted);
     CHECK(fatal.abort_code == MPI_ERR_TYPE);
-    CHECK(fatal.console == "MPI error: rank 0: MPI_Type_vector: invalid datatype argument "
-                           "(oldtype is not a valid datatype)\n");
+    CHECK(fatal.console ==
+          "MPI error: rank 0: MPI_Type_vector: invalid datatype argument "
+          "(oldtype is not a valid datatype)\n");
 }

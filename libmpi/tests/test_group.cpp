@@ -19,7 +19,6 @@ namespace {
 
 using Ranks = std::vector<int>;
 
-
 // A new group of these world ranks (on a rank's thread).
 MPI_Group make(std::initializer_list<int> world) {
     GroupData g{};
@@ -50,8 +49,12 @@ TEST_CASE("group_new, group_get and group_rank_of", "[group]") {
     const auto r = on_a_rank([] {
         const MPI_Group g = make({4, 2, 9});
         const GroupData *d = group_get(g);
-        return Ranks{d->size, group_rank_of(*d, 9), group_rank_of(*d, 4), group_rank_of(*d, 3),
-                     group_get(MPI_GROUP_EMPTY)->size, group_get(MPI_GROUP_NULL) == nullptr,
+        return Ranks{d->size,
+                     group_rank_of(*d, 9),
+                     group_rank_of(*d, 4),
+                     group_rank_of(*d, 3),
+                     group_get(MPI_GROUP_EMPTY)->size,
+                     group_get(MPI_GROUP_NULL) == nullptr,
                      group_get(MPI_COMM_WORLD) == nullptr};
     });
     CHECK(r == Ranks{3, 2, 0, MPI_UNDEFINED, 0, 1, 1});
@@ -77,8 +80,8 @@ TEST_CASE("union, intersection and difference keep the order of 6.3.2", "[group]
         MPI_Group g;
         r.empty_inter = MPI_Group_intersection(a, c, &g) == MPI_SUCCESS && g == MPI_GROUP_EMPTY;
         r.empty_diff = MPI_Group_difference(a, a, &g) == MPI_SUCCESS && g == MPI_GROUP_EMPTY;
-        r.empty_union = MPI_Group_union(MPI_GROUP_EMPTY, MPI_GROUP_EMPTY, &g) == MPI_SUCCESS &&
-                        g == MPI_GROUP_EMPTY;
+        r.empty_union =
+            MPI_Group_union(MPI_GROUP_EMPTY, MPI_GROUP_EMPTY, &g) == MPI_SUCCESS && g == MPI_GROUP_EMPTY;
         return r;
     });
     CHECK(o.ab_union == Ranks{5, 1, 3, 7, 2, 9});
@@ -99,11 +102,10 @@ TEST_CASE("incl takes the order given, excl the group's", "[group]") {
         const int some[] = {3, 0, 4};
         const int all[] = {4, 3, 2, 1, 0};
         MPI_Group none, everything;
-        std::vector<Ranks> out{
-            made([&](MPI_Group *g) { return MPI_Group_incl(a, 3, some, g); }),
-            made([&](MPI_Group *g) { return MPI_Group_excl(a, 3, some, g); }),
-            made([&](MPI_Group *g) { return MPI_Group_incl(a, 5, all, g); }),
-            made([&](MPI_Group *g) { return MPI_Group_excl(a, 0, nullptr, g); })};
+        std::vector<Ranks> out{made([&](MPI_Group *g) { return MPI_Group_incl(a, 3, some, g); }),
+                               made([&](MPI_Group *g) { return MPI_Group_excl(a, 3, some, g); }),
+                               made([&](MPI_Group *g) { return MPI_Group_incl(a, 5, all, g); }),
+                               made([&](MPI_Group *g) { return MPI_Group_excl(a, 0, nullptr, g); })};
         MPI_Group_incl(a, 0, nullptr, &none);
         MPI_Group_excl(a, 5, all, &everything);
         out.push_back({none == MPI_GROUP_EMPTY, everything == MPI_GROUP_EMPTY});
@@ -158,10 +160,10 @@ TEST_CASE("range_incl and range_excl follow their triplets", "[group]") {
     CHECK(r[3] == Ranks{100, 103, 106, 109});
     CHECK(r[4] == Ranks{101, 103, 105, 107, 109});
     CHECK(r[5] == Ranks{});
-    CHECK(r[6] == Ranks{-MPI_ERR_ARG});   // zero stride
-    CHECK(r[7] == Ranks{-MPI_ERR_ARG});   // moving away from last
+    CHECK(r[6] == Ranks{-MPI_ERR_ARG});  // zero stride
+    CHECK(r[7] == Ranks{-MPI_ERR_ARG});  // moving away from last
     CHECK(r[8] == Ranks{-MPI_ERR_ARG});
-    CHECK(r[9] == Ranks{-MPI_ERR_RANK});  // reaches rank 10
+    CHECK(r[9] == Ranks{-MPI_ERR_RANK});   // reaches rank 10
     CHECK(r[10] == Ranks{-MPI_ERR_RANK});  // rank 4 twice
     CHECK(r[11] == Ranks{-MPI_ERR_RANK});
     CHECK(r[12] == Ranks{-MPI_ERR_ARG});
@@ -175,15 +177,15 @@ TEST_CASE("incl and excl refuse bad and repeated ranks", "[group]") {
         const int twice[] = {1, 2, 1};
         MPI_Group g = 42;
         Ranks codes{MPI_Group_incl(a, 2, out_of_range, &g), MPI_Group_excl(a, 1, negative, &g),
-                    MPI_Group_incl(a, 3, twice, &g), MPI_Group_excl(a, 3, twice, &g),
-                    MPI_Group_incl(a, -1, twice, &g), MPI_Group_incl(a, 1, nullptr, &g),
-                    MPI_Group_incl(a, 1, twice, nullptr), MPI_Group_incl(MPI_GROUP_NULL, 0, twice, &g),
+                    MPI_Group_incl(a, 3, twice, &g),        MPI_Group_excl(a, 3, twice, &g),
+                    MPI_Group_incl(a, -1, twice, &g),       MPI_Group_incl(a, 1, nullptr, &g),
+                    MPI_Group_incl(a, 1, twice, nullptr),   MPI_Group_incl(MPI_GROUP_NULL, 0, twice, &g),
                     MPI_Group_excl(a + 1, 0, twice, &g)};
         codes.push_back(g);  // untouched by the failures
         return codes;
     });
-    CHECK(r == Ranks{MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_ARG,
-                     MPI_ERR_ARG, MPI_ERR_ARG, MPI_ERR_GROUP, MPI_ERR_GROUP, 42});
+    CHECK(r == Ranks{MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_ARG, MPI_ERR_ARG,
+                     MPI_ERR_ARG, MPI_ERR_GROUP, MPI_ERR_GROUP, 42});
 }
 
 TEST_CASE("translate_ranks: MPI_PROC_NULL stays, absent ranks are MPI_UNDEFINED", "[group]") {
@@ -194,12 +196,13 @@ TEST_CASE("translate_ranks: MPI_PROC_NULL stays, absent ranks are MPI_UNDEFINED"
         Ranks ranks2(5, -9);
         Ranks bad(2, -9);
         const int out_of_range[] = {0, 4};
-        std::vector<Ranks> out{
-            {MPI_Group_translate_ranks(a, 5, ranks1, b, ranks2.data())}, ranks2,
-            {MPI_Group_translate_ranks(a, 2, out_of_range, b, bad.data())}, bad,
-            {MPI_Group_translate_ranks(a, 0, nullptr, MPI_GROUP_EMPTY, nullptr),
-             MPI_Group_translate_ranks(a, -1, ranks1, b, ranks2.data()),
-             MPI_Group_translate_ranks(a, 1, ranks1, MPI_GROUP_NULL, ranks2.data())}};
+        std::vector<Ranks> out{{MPI_Group_translate_ranks(a, 5, ranks1, b, ranks2.data())},
+                               ranks2,
+                               {MPI_Group_translate_ranks(a, 2, out_of_range, b, bad.data())},
+                               bad,
+                               {MPI_Group_translate_ranks(a, 0, nullptr, MPI_GROUP_EMPTY, nullptr),
+                                MPI_Group_translate_ranks(a, -1, ranks1, b, ranks2.data()),
+                                MPI_Group_translate_ranks(a, 1, ranks1, MPI_GROUP_NULL, ranks2.data())}};
         return out;
     });
     CHECK(r[0] == Ranks{MPI_SUCCESS});
@@ -221,13 +224,20 @@ TEST_CASE("compare: IDENT, SIMILAR or UNEQUAL", "[group]") {
             const int e = MPI_Group_compare(x, y, &result);
             return e ? -e : result;
         };
-        return Ranks{compare(a, a), compare(a, same), compare(a, shuffled), compare(shuffled, a),
-                     compare(a, fewer), compare(fewer, a), compare(a, other),
-                     compare(MPI_GROUP_EMPTY, MPI_GROUP_EMPTY), compare(MPI_GROUP_EMPTY, a),
-                     compare(a, MPI_GROUP_NULL), -MPI_Group_compare(a, a, nullptr)};
+        return Ranks{compare(a, a),
+                     compare(a, same),
+                     compare(a, shuffled),
+                     compare(shuffled, a),
+                     compare(a, fewer),
+                     compare(fewer, a),
+                     compare(a, other),
+                     compare(MPI_GROUP_EMPTY, MPI_GROUP_EMPTY),
+                     compare(MPI_GROUP_EMPTY, a),
+                     compare(a, MPI_GROUP_NULL),
+                     -MPI_Group_compare(a, a, nullptr)};
     });
-    CHECK(r == Ranks{MPI_IDENT, MPI_IDENT, MPI_SIMILAR, MPI_SIMILAR, MPI_UNEQUAL, MPI_UNEQUAL,
-                     MPI_UNEQUAL, MPI_IDENT, MPI_UNEQUAL, -MPI_ERR_GROUP, -MPI_ERR_ARG});
+    CHECK(r == Ranks{MPI_IDENT, MPI_IDENT, MPI_SIMILAR, MPI_SIMILAR, MPI_UNEQUAL, MPI_UNEQUAL, MPI_UNEQUAL,
+                     MPI_IDENT, MPI_UNEQUAL, -MPI_ERR_GROUP, -MPI_ERR_ARG});
 }
 
 TEST_CASE("size, and the caller's rank in a group", "[group]") {
@@ -240,15 +250,20 @@ TEST_CASE("size, and the caller's rank in a group", "[group]") {
             return 1;
         const MPI_Group g = make({2, 0});
         int size = -1, mine = -1, in_empty = -1;
-        seen[rank] = {MPI_Group_size(g, &size), size, MPI_Group_rank(g, &mine), mine,
-                      MPI_Group_rank(MPI_GROUP_EMPTY, &in_empty), in_empty,
-                      MPI_Group_size(MPI_GROUP_NULL, &size), MPI_Group_rank(g, nullptr)};
+        seen[rank] = {MPI_Group_size(g, &size),
+                      size,
+                      MPI_Group_rank(g, &mine),
+                      mine,
+                      MPI_Group_rank(MPI_GROUP_EMPTY, &in_empty),
+                      in_empty,
+                      MPI_Group_size(MPI_GROUP_NULL, &size),
+                      MPI_Group_rank(g, nullptr)};
         return MPI_Finalize();
     });
     INFO(r.console);
     REQUIRE(fake::clean(r));
     const auto expect = [](int mine) {
-        return Ranks{MPI_SUCCESS, 2, MPI_SUCCESS, mine, MPI_SUCCESS, MPI_UNDEFINED,
+        return Ranks{MPI_SUCCESS,   2,          MPI_SUCCESS, mine, MPI_SUCCESS, MPI_UNDEFINED,
                      MPI_ERR_GROUP, MPI_ERR_ARG};
     };
     CHECK(seen[0] == expect(1));
@@ -264,21 +279,18 @@ TEST_CASE("free, and the table of 16 groups", "[group]") {
         while (n < 16 && MPI_Group_excl(first, 0, nullptr, &copies[n]) == MPI_SUCCESS)
             ++n;
         MPI_Group extra;
-        Ranks out{n, MPI_Group_union(first, first, &extra), MPI_Group_free(&copies[0]),
-                  copies[0], MPI_Group_union(first, first, &copies[0]),
-                  members(copies[0]) == Ranks{1, 2}};
+        Ranks out{n,         MPI_Group_union(first, first, &extra),     MPI_Group_free(&copies[0]),
+                  copies[0], MPI_Group_union(first, first, &copies[0]), members(copies[0]) == Ranks{1, 2}};
         MPI_Group freed = copies[1];
         out.push_back(MPI_Group_free(&copies[1]));
         MPI_Group empty = MPI_GROUP_EMPTY, null = MPI_GROUP_NULL;
-        out.insert(out.end(), {MPI_Group_free(&freed), MPI_Group_size(freed, &n),
-                               MPI_Group_free(&empty), empty, MPI_Group_free(&null),
-                               MPI_Group_free(nullptr)});
+        out.insert(out.end(), {MPI_Group_free(&freed), MPI_Group_size(freed, &n), MPI_Group_free(&empty),
+                               empty, MPI_Group_free(&null), MPI_Group_free(nullptr)});
         return out;
     });
     // Freeing MPI_GROUP_EMPTY is allowed (an empty result is that handle).
-    CHECK(r == Ranks{15, MPI_ERR_NO_MEM, MPI_SUCCESS, MPI_GROUP_NULL, MPI_SUCCESS, 1,
-                     MPI_SUCCESS, MPI_ERR_GROUP, MPI_ERR_GROUP, MPI_SUCCESS, MPI_GROUP_NULL,
-                     MPI_ERR_GROUP, MPI_ERR_ARG});
+    CHECK(r == Ranks{15, MPI_ERR_NO_MEM, MPI_SUCCESS, MPI_GROUP_NULL, MPI_SUCCESS, 1, MPI_SUCCESS,
+                     MPI_ERR_GROUP, MPI_ERR_GROUP, MPI_SUCCESS, MPI_GROUP_NULL, MPI_ERR_GROUP, MPI_ERR_ARG});
 }
 
 TEST_CASE("group calls need MPI to be initialized", "[group]") {

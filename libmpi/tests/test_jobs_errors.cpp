@@ -70,16 +70,16 @@ TEST_CASE("the default handler reports and ends the job with the error class", "
     const JobResult r = run_job(shape(2), [](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         int v = 0;
-        if (rank == 1)
-            MPI_Send(&v, 1, MPI_INT, 7, 0, MPI_COMM_WORLD);  // does not return
-        MPI_Barrier(MPI_COMM_WORLD);                         // never completes
+        if (rank == 1) MPI_Send(&v, 1, MPI_INT, 7, 0, MPI_COMM_WORLD);  // does not return
+        MPI_Barrier(MPI_COMM_WORLD);                                    // never completes
         return 1;
     });
     INFO(statuses(r));
     CHECK(r.aborted);
     CHECK(r.abort_code == MPI_ERR_RANK);
-    CHECK(r.console == "MPI error: rank 1: MPI_Send: invalid rank "
-                       "(dest 7; the communicator has 2 ranks)\n");
+    CHECK(r.console ==
+          "MPI error: rank 1: MPI_Send: invalid rank "
+          "(dest 7; the communicator has 2 ranks)\n");
     CHECK(r.status[0] == -2);
     CHECK(r.status[1] == -2);
 }
@@ -101,8 +101,7 @@ TEST_CASE("the report of a failed MPI_Bsend names MPI_Bsend", "[jobs]") {
 TEST_CASE("MPI_Abort ends the job with its code", "[jobs]") {
     const JobResult r = run_job(shape(3), [](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
-        if (rank == 2)
-            MPI_Abort(MPI_COMM_WORLD, 42);
+        if (rank == 2) MPI_Abort(MPI_COMM_WORLD, 42);
         MPI_Barrier(MPI_COMM_WORLD);
         return 1;
     });
@@ -127,9 +126,10 @@ TEST_CASE("fatal reports come after the rank's output, with details", "[jobs]") 
     INFO(statuses(r));
     CHECK(r.aborted);
     CHECK(r.abort_code == MPI_ERR_TRUNCATE);
-    CHECK(r.console == "rank 1: no newline yet\n"
-                       "MPI error: rank 1: MPI_Recv: message truncated on receive "
-                       "(received 4 of 16 bytes from rank 0, tag 5)\n");
+    CHECK(r.console ==
+          "rank 1: no newline yet\n"
+          "MPI error: rank 1: MPI_Recv: message truncated on receive "
+          "(received 4 of 16 bytes from rank 0, tag 5)\n");
 }
 
 TEST_CASE("MPI_Abort reports after the rank's output", "[jobs]") {
@@ -160,8 +160,8 @@ TEST_CASE("a rank that ends without MPI_Finalize ends the job", "[jobs]") {
         INFO(statuses(r));
         CHECK(r.aborted);
         CHECK(r.abort_code == (code ? code : 1));
-        CHECK(r.console == "rank 0: bad input\nMPI error: rank 0 exited with status " +
-                               std::to_string(code) + " without calling MPI_Finalize\n");
+        CHECK(r.console == "rank 0: bad input\nMPI error: rank 0 exited with status " + std::to_string(code) +
+                               " without calling MPI_Finalize\n");
         CHECK(r.status == std::vector<int>{-2, -2, -2});
     }
 }

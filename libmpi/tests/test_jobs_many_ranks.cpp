@@ -21,8 +21,7 @@ TEST_CASE("barrier: nobody leaves before everyone arrived", "[jobs]") {
         const JobResult r = run_job(shape(np, np % 2), [&, np](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             for (int round = 1; round <= 5; ++round) {
-                if ((rank + round) % 3 == 0)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                if ((rank + round) % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
                 arrived.fetch_add(1);
                 EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
                 EXPECT(arrived.load() >= round * np);
@@ -58,11 +57,11 @@ TEST_CASE("all-to-all with Isend then Waitall on 16 ranks", "[jobs][engine]") {
                                         &req.emplace_back()));
             for (int peer = 0; peer < np; ++peer)
                 if (peer != rank)
-                    EXPECT_OK(MPI_Isend(mine.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req.emplace_back()));
+                    EXPECT_OK(
+                        MPI_Isend(mine.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req.emplace_back()));
             EXPECT_OK(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
             for (int peer = 0; peer < np; ++peer)
-                if (peer != rank)
-                    EXPECT(is_message(bufs[peer].data(), peer, n));
+                if (peer != rank) EXPECT(is_message(bufs[peer].data(), peer, n));
             EXPECT_OK(MPI_Finalize());
             return 0;
         });

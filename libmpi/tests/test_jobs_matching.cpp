@@ -21,7 +21,8 @@ TEST_CASE("messages of one sender do not overtake each other, whatever their pro
     // Mixed sizes (eager, fragmented, rendezvous, empty) and modes (every
     // fourth synchronous) on one tag, started together; the receiver
     // takes them as they come or only once all were started.
-    const size_t sizes[] = {600, 10, 70000, 0, 300, kDefaultEagerMax + 1, 5, kFirstFragment + 1, 2000, 1, 512, 64};
+    const size_t sizes[] = {600,  10, 70000, 0, 300, kDefaultEagerMax + 1, 5, kFirstFragment + 1,
+                            2000, 1,  512,   64};
     constexpr int n = static_cast<int>(std::size(sizes));
     for (const Placement &p : kPlacements)
         for (bool late_receiver : {false, true}) {
@@ -36,20 +37,22 @@ TEST_CASE("messages of one sender do not overtake each other, whatever their pro
                         msgs.push_back(message(k, sizes[k]));
                         const int count = static_cast<int>(sizes[k]);
                         if (k % 4 == 3)
-                            EXPECT_OK(MPI_Issend(msgs[k].data(), count, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req[k]));
+                            EXPECT_OK(
+                                MPI_Issend(msgs[k].data(), count, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req[k]));
                         else
-                            EXPECT_OK(MPI_Isend(msgs[k].data(), count, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req[k]));
+                            EXPECT_OK(
+                                MPI_Isend(msgs[k].data(), count, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req[k]));
                     }
                     started.raise();
                     EXPECT_OK(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
                 } else {
-                    if (late_receiver)
-                        started.await();
+                    if (late_receiver) started.await();
                     std::vector<unsigned char> buf(70000);
                     for (int k = 0; k < n; ++k) {
                         MPI_Status st;
                         EXPECT_OK(MPI_Recv(buf.data(), 70000, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st));
-                        EXPECT(count_of(st) == static_cast<int>(sizes[k]) && is_message(buf.data(), k, sizes[k]));
+                        EXPECT(count_of(st) == static_cast<int>(sizes[k]) &&
+                               is_message(buf.data(), k, sizes[k]));
                     }
                 }
                 EXPECT_OK(MPI_Finalize());
@@ -245,8 +248,7 @@ TEST_CASE("user wildcards do not match barrier traffic", "[jobs]") {
     // message with ANY_SOURCE/ANY_TAG: 2 sends once 1's barrier message
     // reached rank 0's mailbox (so over IKC only, where it can be seen).
     for (const Placement &p : kPlacements) {
-        if (!over_ikc(p))
-            continue;
+        if (!over_ikc(p)) continue;
         INFO(p.name);
         const JobResult r = run_job(config(3, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -294,7 +296,8 @@ TEST_CASE("Probe and Iprobe see a message without receiving it", "[jobs][engine]
                 EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == 2 && count_of(st) == 5000);
                 EXPECT_OK(MPI_Probe(0, 2, MPI_COMM_WORLD, &st));  // still there
                 std::vector<unsigned char> buf(count_of(st));
-                EXPECT_OK(MPI_Recv(buf.data(), count_of(st), MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT_OK(
+                    MPI_Recv(buf.data(), count_of(st), MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 EXPECT(is_message(buf.data(), 2, 5000));
                 EXPECT_OK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
                 EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == 1 && count_of(st) == 300);

@@ -20,8 +20,8 @@ namespace {
 
 // Eager sizes (one message, one full, two fragments, several, the
 // threshold) and rendezvous ones (just above, many portal chunks).
-constexpr size_t kSizes[] = {0, 1, kFirstFragment, kFirstFragment + 1, 500, kDefaultEagerMax,
-                             kDefaultEagerMax + 1, 65536};
+constexpr size_t kSizes[] = {
+    0, 1, kFirstFragment, kFirstFragment + 1, 500, kDefaultEagerMax, kDefaultEagerMax + 1, 65536};
 
 // Rank 0 sends one message of each size in kSizes to rank 1 (tag = its
 // index). With `posted_first` rank 1's receive is posted before the
@@ -34,20 +34,16 @@ int exchange_sizes(int rank, bool posted_first) {
         MPI_Request req;
         if (rank == 0) {
             const auto msg = message(k, n);
-            if (posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             EXPECT_OK(MPI_Isend(msg.data(), static_cast<int>(n), MPI_BYTE, 1, k, MPI_COMM_WORLD, &req));
-            if (!posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (!posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             EXPECT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
             EXPECT(req == MPI_REQUEST_NULL);
         } else {
             auto buf = receive_buffer(n);
-            if (!posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (!posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             EXPECT_OK(MPI_Irecv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, k, MPI_COMM_WORLD, &req));
-            if (posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             MPI_Status st;
             EXPECT_OK(MPI_Wait(&req, &st));
             EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == k && count_of(st) == static_cast<int>(n));
@@ -142,13 +138,13 @@ struct Truncation {
 };
 
 constexpr Truncation kTruncations[] = {
-    {1, 0},                                      // eager, nothing fits
-    {kFirstFragment + 1, 50},                    // the second fragment is dropped
-    {300, 100},                                  // cut inside the second fragment
-    {kDefaultEagerMax, kDefaultEagerMax - 1},    // one byte short
-    {kDefaultEagerMax + 1, 100},                 // rendezvous
+    {1, 0},                                    // eager, nothing fits
+    {kFirstFragment + 1, 50},                  // the second fragment is dropped
+    {300, 100},                                // cut inside the second fragment
+    {kDefaultEagerMax, kDefaultEagerMax - 1},  // one byte short
+    {kDefaultEagerMax + 1, 100},               // rendezvous
     {65536, 1000},
-    {1000, 0},                                   // rendezvous that moves nothing
+    {1000, 0},  // rendezvous that moves nothing
 };
 
 // Rank 0 sends each truncated message then a small one; rank 1 receives
@@ -164,22 +160,20 @@ int truncate_all(int rank, bool posted_first) {
         if (rank == 0) {
             const auto msg = message(k, t.bytes), after = message(next, 8);
             MPI_Request req[2];
-            if (posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
-            EXPECT_OK(MPI_Isend(msg.data(), static_cast<int>(t.bytes), MPI_BYTE, 1, k, MPI_COMM_WORLD, &req[0]));
+            if (posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            EXPECT_OK(
+                MPI_Isend(msg.data(), static_cast<int>(t.bytes), MPI_BYTE, 1, k, MPI_COMM_WORLD, &req[0]));
             EXPECT_OK(MPI_Isend(after.data(), 8, MPI_BYTE, 1, next, MPI_COMM_WORLD, &req[1]));
-            if (!posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (!posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             EXPECT_OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));  // the sender sees no error
         } else {
             auto buf = receive_buffer(t.capacity), after = receive_buffer(8);
             MPI_Request req[2];
-            if (!posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
-            EXPECT_OK(MPI_Irecv(buf.data(), static_cast<int>(t.capacity), MPI_BYTE, 0, k, MPI_COMM_WORLD, &req[0]));
+            if (!posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            EXPECT_OK(
+                MPI_Irecv(buf.data(), static_cast<int>(t.capacity), MPI_BYTE, 0, k, MPI_COMM_WORLD, &req[0]));
             EXPECT_OK(MPI_Irecv(after.data(), 8, MPI_BYTE, 0, next, MPI_COMM_WORLD, &req[1]));
-            if (posted_first)
-                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (posted_first) EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
             MPI_Status st;
             EXPECT(MPI_Wait(&req[0], &st) == MPI_ERR_TRUNCATE);
             EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == k && count_of(st) == static_cast<int>(t.capacity));
@@ -264,15 +258,15 @@ TEST_CASE("head-to-head sends: small standard ones complete, Sendrecv for any si
                 const auto mine = message(rank, n);
                 auto buf = receive_buffer(n);
                 EXPECT_OK(MPI_Send(mine.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD));
-                EXPECT_OK(
-                    MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT_OK(MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
                 EXPECT(is_message(buf.data(), peer, n));
             }
             const auto mine = message(rank, 100000);
             auto buf = receive_buffer(100000);
             MPI_Status st;
-            EXPECT_OK(MPI_Sendrecv(mine.data(), 100000, MPI_BYTE, peer, 7, buf.data(), 100000, MPI_BYTE, peer, 7,
-                                   MPI_COMM_WORLD, &st));
+            EXPECT_OK(MPI_Sendrecv(mine.data(), 100000, MPI_BYTE, peer, 7, buf.data(), 100000, MPI_BYTE, peer,
+                                   7, MPI_COMM_WORLD, &st));
             EXPECT(st.MPI_SOURCE == peer && count_of(st) == 100000 && is_message(buf.data(), peer, 100000));
             EXPECT_OK(MPI_Finalize());
             return 0;
@@ -314,7 +308,8 @@ TEST_CASE("MPI_Sendrecv_replace shifts around a ring", "[jobs][engine]") {
                 for (int i = 0; i < count; ++i)
                     v[i] = rank * 100000 + i;
                 MPI_Status st;
-                EXPECT_OK(MPI_Sendrecv_replace(v.data(), count, MPI_INT, right, 4, left, 4, MPI_COMM_WORLD, &st));
+                EXPECT_OK(
+                    MPI_Sendrecv_replace(v.data(), count, MPI_INT, right, 4, left, 4, MPI_COMM_WORLD, &st));
                 EXPECT(st.MPI_SOURCE == left && count_of(st, MPI_INT) == count);
                 for (int i = 0; i < count; ++i)
                     EXPECT(v[i] == left * 100000 + i);
@@ -334,8 +329,8 @@ TEST_CASE("MPI_Sendrecv with an invalid destination returns the error", "[jobs][
         if (rank == 0) {
             EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
             int out = 1, in = 0;
-            EXPECT(MPI_Sendrecv(&out, 1, MPI_INT, 7, 0, &in, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
-                   MPI_ERR_RANK);
+            EXPECT(MPI_Sendrecv(&out, 1, MPI_INT, 7, 0, &in, 1, MPI_INT, 1, 0, MPI_COMM_WORLD,
+                                MPI_STATUS_IGNORE) == MPI_ERR_RANK);
         }
         EXPECT_OK(MPI_Finalize());
         return 0;

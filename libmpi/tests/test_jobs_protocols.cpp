@@ -26,8 +26,7 @@ using lwmpi::util::kLocalEagerBudget;
 bool stays_pending(MPI_Request *req) {
     for (int i = 0; i < 5; ++i) {
         int flag = 1;
-        if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
-            return false;
+        if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) return false;
         lwmpi::os::sleep_ns(1'000'000);
     }
     return true;
@@ -54,15 +53,13 @@ TEST_CASE("standard sends up to the eager threshold complete before their receiv
                     EXPECT_OK(MPI_Send(message(k, sizes[k]).data(), n, MPI_BYTE, 1, k, MPI_COMM_WORLD));
                     continue;
                 }
-                if (k == 0)
-                    sent.await();
+                if (k == 0) sent.await();
                 auto buf = receive_buffer(sizes[k]);
                 MPI_Status st;
                 EXPECT_OK(MPI_Recv(buf.data(), n, MPI_BYTE, 0, k, MPI_COMM_WORLD, &st));
                 EXPECT(count_of(st) == n && is_message(buf.data(), k, sizes[k]));
             }
-            if (rank == 0)
-                sent.raise();
+            if (rank == 0) sent.raise();
             EXPECT_OK(MPI_Finalize());
             return 0;
         });
@@ -78,8 +75,8 @@ TEST_CASE("sends above the eager threshold and synchronous sends wait for their 
         bool synchronous;
         size_t bytes;
     };
-    const Case cases[] = {{true, 0}, {true, 4}, {true, kDefaultEagerMax}, {false, kDefaultEagerMax + 1},
-                          {false, 65536}};
+    const Case cases[] = {
+        {true, 0}, {true, 4}, {true, kDefaultEagerMax}, {false, kDefaultEagerMax + 1}, {false, 65536}};
     for (const Placement &p : kPlacements) {
         INFO(p.name);
         std::vector<Signal> checked(std::size(cases));
@@ -105,9 +102,10 @@ TEST_CASE("sends above the eager threshold and synchronous sends wait for their 
                     for (int times = c.synchronous ? 2 : 1; times > 0; --times) {
                         auto buf = receive_buffer(c.bytes);
                         MPI_Status st;
-                        EXPECT_OK(
-                            MPI_Recv(buf.data(), static_cast<int>(c.bytes), MPI_BYTE, 0, k, MPI_COMM_WORLD, &st));
-                        EXPECT(count_of(st) == static_cast<int>(c.bytes) && is_message(buf.data(), k, c.bytes));
+                        EXPECT_OK(MPI_Recv(buf.data(), static_cast<int>(c.bytes), MPI_BYTE, 0, k,
+                                           MPI_COMM_WORLD, &st));
+                        EXPECT(count_of(st) == static_cast<int>(c.bytes) &&
+                               is_message(buf.data(), k, c.bytes));
                     }
                 }
             }
@@ -169,7 +167,8 @@ TEST_CASE("MPI_Bsend copies into the attached buffer and returns", "[jobs][engin
                 EXPECT(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())) == MPI_ERR_BUFFER);
                 EXPECT_OK(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
                 EXPECT_OK(MPI_Bsend(large.data(), 3000, MPI_BYTE, 1, 2, MPI_COMM_WORLD));
-                EXPECT(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 3, MPI_COMM_WORLD) == MPI_ERR_BUFFER);  // full
+                EXPECT(MPI_Bsend(small.data(), 100, MPI_BYTE, 1, 3, MPI_COMM_WORLD) ==
+                       MPI_ERR_BUFFER);  // full
                 small.assign(small.size(), 0);
                 large.assign(large.size(), 0);
                 sent.raise();
@@ -263,7 +262,8 @@ TEST_CASE("eager sends run out of credit at a receiver that does not receive", "
                     for (int k = 0; k < kMessages; ++k) {
                         auto buf = receive_buffer(kBytes);
                         MPI_Status st;
-                        EXPECT_OK(MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                        EXPECT_OK(
+                            MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
                         EXPECT(st.MPI_TAG == k && count_of(st) == static_cast<int>(kBytes));
                         EXPECT(is_message(buf.data(), k, kBytes));
                     }
@@ -319,7 +319,8 @@ TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engi
             int next[4] = {0, 0, 0, 0};
             for (int k = 0; k < 3 * kRounds; ++k) {
                 MPI_Status st;
-                EXPECT_OK(MPI_Recv(buf.data(), 2000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                EXPECT_OK(
+                    MPI_Recv(buf.data(), 2000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
                 const int src = st.MPI_SOURCE, round = st.MPI_TAG;
                 EXPECT(src >= 1 && src <= 3 && round == next[src]++);
                 const size_t n = static_cast<size_t>(count_of(st));
@@ -329,8 +330,8 @@ TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engi
             for (int round = 0; round < kRounds; ++round) {
                 std::this_thread::sleep_for(std::chrono::microseconds(100 * ((rank * 7 + round) % 5)));
                 const size_t n = round % 2 ? 2000 : 16;
-                EXPECT_OK(MPI_Send(message(rank * 100 + round, n).data(), static_cast<int>(n), MPI_BYTE, 0, round,
-                                   MPI_COMM_WORLD));
+                EXPECT_OK(MPI_Send(message(rank * 100 + round, n).data(), static_cast<int>(n), MPI_BYTE, 0,
+                                   round, MPI_COMM_WORLD));
             }
         }
         EXPECT_OK(MPI_Finalize());

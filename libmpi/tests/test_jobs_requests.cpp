@@ -38,7 +38,8 @@ TEST_CASE("Isend and Irecv around a ring, completed by Waitall", "[jobs][engine]
             EXPECT(st[0].MPI_SOURCE == left && st[0].MPI_TAG == 1 && count_of(st[0]) == 3000);
             EXPECT(st[1].MPI_SOURCE == right && st[1].MPI_TAG == 2 && count_of(st[1]) == 100);
             EXPECT(count_of(st[2]) == 0);
-            EXPECT(is_message(from_left.data(), 10 + left, 3000) && is_message(from_right.data(), right, 100));
+            EXPECT(is_message(from_left.data(), 10 + left, 3000) &&
+                   is_message(from_right.data(), right, 100));
             EXPECT_OK(MPI_Finalize());
             return 0;
         });
@@ -46,7 +47,8 @@ TEST_CASE("Isend and Irecv around a ring, completed by Waitall", "[jobs][engine]
     }
 }
 
-TEST_CASE("Waitall does not sleep on a receive completed while it tested the send after it", "[jobs][engine]") {
+TEST_CASE("Waitall does not sleep on a receive completed while it tested the send after it",
+          "[jobs][engine]") {
     // Exchanges with the receive first in the array: the peer's message
     // may come in while Waitall tests the send. Were Waitall to sleep
     // then, nothing more would wake it (a race: many rounds).
@@ -87,7 +89,8 @@ TEST_CASE("Testany, Waitany, Testsome, Waitsome and Testall", "[jobs][engine]") 
                 if (rank != 0) {
                     go[call].await();
                     const auto msg = message(rank, sizes[rank]);
-                    EXPECT_OK(MPI_Send(msg.data(), static_cast<int>(sizes[rank]), MPI_BYTE, 0, tag, MPI_COMM_WORLD));
+                    EXPECT_OK(MPI_Send(msg.data(), static_cast<int>(sizes[rank]), MPI_BYTE, 0, tag,
+                                       MPI_COMM_WORLD));
                     continue;
                 }
                 std::vector<std::vector<unsigned char>> bufs;
@@ -119,9 +122,7 @@ TEST_CASE("Testany, Waitany, Testsome, Waitsome and Testall", "[jobs][engine]") 
                         outcount = 1;
                         indices[0] = index;
                         break;
-                    case 2:
-                        EXPECT_OK(MPI_Testsome(3, req, &outcount, indices, st));
-                        break;
+                    case 2: EXPECT_OK(MPI_Testsome(3, req, &outcount, indices, st)); break;
                     case 3:
                         EXPECT_OK(MPI_Waitsome(3, req, &outcount, indices, st));
                         EXPECT(outcount >= 1);
@@ -310,7 +311,8 @@ TEST_CASE("persistent requests start again and again", "[jobs][engine]") {
                     EXPECT(req[k] != MPI_REQUEST_NULL);  // inactive, not freed
                     if (rank == 1) {
                         EXPECT(st[k].MPI_TAG == k && count_of(st[k]) == static_cast<int>(sizes[k]));
-                        EXPECT(is_message(bufs[k].data(), round * n + k, sizes[k]) && bufs[k][sizes[k]] == kGuard);
+                        EXPECT(is_message(bufs[k].data(), round * n + k, sizes[k]) &&
+                               bufs[k][sizes[k]] == kGuard);
                     }
                 }
             }

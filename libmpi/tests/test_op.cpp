@@ -21,21 +21,20 @@ using namespace lwmpi;
 
 namespace {
 
-
 // inout after reduce_local(in, inout) on predefined type `type`.
 template <typename T, size_t N>
-std::array<T, N> reduced(MPI_Op op, MPI_Datatype type, const std::array<T, N> &in,
-                         std::array<T, N> inout) {
+std::array<T, N> reduced(MPI_Op op, MPI_Datatype type, const std::array<T, N> &in, std::array<T, N> inout) {
     REQUIRE(reduce_local(in.data(), inout.data(), N, type, op) == MPI_SUCCESS);
     return inout;
 }
 
 // The type groups of section 5.9.2 (C types only).
 const std::vector<MPI_Datatype> kCInteger = {
-    MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-    MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
-    MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T,
-    MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T};
+    MPI_INT,         MPI_LONG,          MPI_SHORT,         MPI_UNSIGNED_SHORT,
+    MPI_UNSIGNED,    MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+    MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T,        MPI_INT16_T,
+    MPI_INT32_T,     MPI_INT64_T,       MPI_UINT8_T,       MPI_UINT16_T,
+    MPI_UINT32_T,    MPI_UINT64_T};
 const std::vector<MPI_Datatype> kMultiLanguage = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
 const std::vector<MPI_Datatype> kFloating = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
 const std::vector<MPI_Datatype> kLogical = {MPI_C_BOOL};
@@ -43,33 +42,23 @@ const std::vector<MPI_Datatype> kComplex = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_CO
                                             MPI_C_LONG_DOUBLE_COMPLEX};
 const std::vector<MPI_Datatype> kByte = {MPI_BYTE};
 const std::vector<MPI_Datatype> kPairs = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
-                                          MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT};
+                                          MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
 
 std::vector<MPI_Datatype> allowed_types(MPI_Op op) {
     std::vector<std::vector<MPI_Datatype>> groups;
     switch (op) {
     case MPI_MAX:
-    case MPI_MIN:
-        groups = {kCInteger, kMultiLanguage, kFloating};
-        break;
+    case MPI_MIN: groups = {kCInteger, kMultiLanguage, kFloating}; break;
     case MPI_SUM:
-    case MPI_PROD:
-        groups = {kCInteger, kMultiLanguage, kFloating, kComplex};
-        break;
+    case MPI_PROD: groups = {kCInteger, kMultiLanguage, kFloating, kComplex}; break;
     case MPI_LAND:
     case MPI_LOR:
-    case MPI_LXOR:
-        groups = {kCInteger, kLogical};
-        break;
+    case MPI_LXOR: groups = {kCInteger, kLogical}; break;
     case MPI_BAND:
     case MPI_BOR:
-    case MPI_BXOR:
-        groups = {kCInteger, kMultiLanguage, kByte};
-        break;
+    case MPI_BXOR: groups = {kCInteger, kMultiLanguage, kByte}; break;
     case MPI_MINLOC:
-    case MPI_MAXLOC:
-        groups = {kPairs};
-        break;
+    case MPI_MAXLOC: groups = {kPairs}; break;
     default:  // MPI_REPLACE, MPI_NO_OP: none
         break;
     }
@@ -195,8 +184,8 @@ TEST_CASE("SUM and PROD; integers wrap around", "[op]") {
     CHECK(reduced(MPI_SUM, MPI_LONG_DOUBLE, L{0.5L}, L{0.25L}) == L{0.75L});
 }
 
-TEMPLATE_TEST_CASE("SUM and PROD on complex numbers", "[op]", __complex__ float,
-                   __complex__ double, __complex__ long double) {
+TEMPLATE_TEST_CASE("SUM and PROD on complex numbers", "[op]", __complex__ float, __complex__ double,
+                   __complex__ long double) {
     using Z = TestType;
     using A = std::array<Z, 2>;
     const A a{complex_of<Z>(1, 2), complex_of<Z>(0, 1)};
@@ -237,8 +226,8 @@ TEST_CASE("bitwise operations on integers and MPI_BYTE", "[op]") {
     CHECK(reduced(MPI_BOR, MPI_OFFSET, O{1LL << 40}, O{1}) == O{(1LL << 40) | 1});
 }
 
-TEMPLATE_TEST_CASE("MINLOC and MAXLOC on every pair type; ties keep the smaller index", "[op]",
-                   float, double, long, int, short, long double) {
+TEMPLATE_TEST_CASE("MINLOC and MAXLOC on every pair type; ties keep the smaller index", "[op]", float, double,
+                   long, int, short, long double) {
     using T = TestType;
     using P = std::array<Pair<T>, 4>;
     const P in{{{1, 5}, {3, 0}, {2, 7}, {2, 1}}};
@@ -253,8 +242,7 @@ TEST_CASE("predefined operations on derived datatypes", "[op]") {
             MPI_Datatype three;
             std::array<int, 6> in{1, 2, 3, 4, 5, 6}, inout{10, 20, 30, 40, 50, 60};
             if (MPI_Type_contiguous(3, MPI_INT, &three) || MPI_Type_commit(&three) ||
-                MPI_Reduce_local(in.data(), inout.data(), 2, three, MPI_SUM) ||
-                MPI_Type_free(&three))
+                MPI_Reduce_local(in.data(), inout.data(), 2, three, MPI_SUM) || MPI_Type_free(&three))
                 inout = {};
             return inout;
         });
@@ -264,8 +252,7 @@ TEST_CASE("predefined operations on derived datatypes", "[op]") {
         const auto out = on_a_rank([] {
             MPI_Datatype every_other;
             std::array<double, 6> in{1, 2, 3, 4, 5, 6}, inout{9, 9, 9, 9, 9, 9};
-            if (MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &every_other) ||
-                MPI_Type_commit(&every_other) ||
+            if (MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &every_other) || MPI_Type_commit(&every_other) ||
                 MPI_Reduce_local(in.data(), inout.data(), 1, every_other, MPI_MIN) ||
                 MPI_Type_free(&every_other))
                 inout = {};
@@ -280,8 +267,7 @@ TEST_CASE("predefined operations on derived datatypes", "[op]") {
             std::array<P, 4> in{{{1, 0}, {0, 0}, {5, 2}, {0, 0}}};
             std::array<P, 4> inout{{{1, 1}, {7, 7}, {4, 4}, {7, 7}}};
             if (MPI_Type_vector(2, 1, 2, MPI_DOUBLE_INT, &pairs) || MPI_Type_commit(&pairs) ||
-                MPI_Reduce_local(in.data(), inout.data(), 1, pairs, MPI_MAXLOC) ||
-                MPI_Type_free(&pairs))
+                MPI_Reduce_local(in.data(), inout.data(), 1, pairs, MPI_MAXLOC) || MPI_Type_free(&pairs))
                 inout = {};
             return inout;
         });
@@ -294,16 +280,14 @@ TEST_CASE("predefined operations on derived datatypes", "[op]") {
             const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
             MPI_Datatype mixed, uncommitted;
             std::vector<int> r{MPI_Type_create_struct(2, lengths, disps, types, &mixed),
-                               MPI_Type_commit(&mixed),
-                               MPI_Type_contiguous(2, MPI_INT, &uncommitted)};
+                               MPI_Type_commit(&mixed), MPI_Type_contiguous(2, MPI_INT, &uncommitted)};
             r.push_back(check_op(MPI_SUM, mixed));
             r.push_back(check_op(MPI_SUM, uncommitted));
             MPI_Type_free(&mixed);
             MPI_Type_free(&uncommitted);
             return r;
         });
-        CHECK(codes == std::vector<int>{MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS, MPI_ERR_OP,
-                                        MPI_ERR_TYPE});
+        CHECK(codes == std::vector<int>{MPI_SUCCESS, MPI_SUCCESS, MPI_SUCCESS, MPI_ERR_OP, MPI_ERR_TYPE});
     }
 }
 
@@ -344,8 +328,8 @@ TEST_CASE("user operations are called on the user's buffers", "[op]") {
         r.codes.push_back(MPI_Op_commutative(MPI_MAX, &r.commute_max));
         // A user operation takes any datatype; it gets the handle given.
         r.codes.push_back(MPI_Reduce_local(r.in.data(), r.inout.data(), 3, MPI_INT, op));
-        r.codes.push_back(g_call.in == r.in.data() && g_call.inout == r.inout.data() &&
-                          g_call.len == 3 && g_call.type == MPI_INT);
+        r.codes.push_back(g_call.in == r.in.data() && g_call.inout == r.inout.data() && g_call.len == 3 &&
+                          g_call.type == MPI_INT);
         r.codes.push_back(MPI_Op_free(&op));
         r.freed = op;
         return r;
@@ -369,9 +353,9 @@ TEST_CASE("MPI_Op_* and MPI_Reduce_local errors", "[op]") {
         r.push_back(MPI_Op_create(subtract, 1, &ops[16]));
         for (int i = 0; i < made; ++i)
             MPI_Op_free(&ops[i]);
-        MPI_Op gone = ops[0];  // MPI_OP_NULL now
-        r.push_back(MPI_Op_free(&op));                      // predefined
-        r.push_back(MPI_Op_free(&gone));                    // null
+        MPI_Op gone = ops[0];             // MPI_OP_NULL now
+        r.push_back(MPI_Op_free(&op));    // predefined
+        r.push_back(MPI_Op_free(&gone));  // null
         r.push_back(MPI_Op_create(nullptr, 1, &op));
         r.push_back(MPI_Op_commutative(MPI_OP_NULL, &flag));
         r.push_back(MPI_Reduce_local(&x, &y, -1, MPI_INT, MPI_SUM));
@@ -384,7 +368,7 @@ TEST_CASE("MPI_Op_* and MPI_Reduce_local errors", "[op]") {
         r.push_back(y);
         return r;
     });
-    CHECK(codes == std::vector<int>{16, MPI_ERR_NO_MEM, MPI_ERR_OP, MPI_ERR_OP, MPI_ERR_ARG,
-                                    MPI_ERR_OP, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP,
-                                    MPI_ERR_OP, MPI_ERR_BUFFER, MPI_ERR_BUFFER, MPI_SUCCESS, 2});
+    CHECK(codes == std::vector<int>{16, MPI_ERR_NO_MEM, MPI_ERR_OP, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_OP,
+                                    MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_OP, MPI_ERR_BUFFER,
+                                    MPI_ERR_BUFFER, MPI_SUCCESS, 2});
 }

@@ -30,8 +30,7 @@ Ints dims_of(int nnodes, Ints dims) {
 // Every non-increasing list of k factors of n, each at most cap.
 void factorizations(int n, int k, int cap, Ints &prefix, std::vector<Ints> &out) {
     if (k == 0) {
-        if (n == 1)
-            out.push_back(prefix);
+        if (n == 1) out.push_back(prefix);
         return;
     }
     for (int d = 1; d <= std::min(n, cap); ++d)
@@ -149,8 +148,8 @@ TEST_CASE("shifts: MPI_PROC_NULL off the edge, wrapped on a ring", "[topo]") {
     CHECK(shifted(line, 2, 0, 0) == Ints{2, 2});
     CHECK(shifted(line, 2, 0, INT_MAX) == Ints{MPI_PROC_NULL, MPI_PROC_NULL});
     const CartTopology grid = topology({3, 4}, {false, true});
-    CHECK(shifted(grid, 5, 0, 1) == Ints{1, 9});   // (1, 1): (0, 1) and (2, 1)
-    CHECK(shifted(grid, 5, 1, 3) == Ints{6, 4});   // (1, 2) and (1, 0)
+    CHECK(shifted(grid, 5, 0, 1) == Ints{1, 9});  // (1, 1): (0, 1) and (2, 1)
+    CHECK(shifted(grid, 5, 1, 3) == Ints{6, 4});  // (1, 2) and (1, 0)
     CHECK(shifted(grid, 0, 0, -1) == Ints{4, MPI_PROC_NULL});
 }
 
@@ -158,14 +157,19 @@ TEST_CASE("MPI_Dims_create", "[topo]") {
     const Ints r = on_ranks(1, [](int) {
         int dims[3] = {0, 3, 0};
         int bad[2] = {0, 0};
-        Ints out{MPI_Dims_create(6, 3, dims), dims[0], dims[1], dims[2],
-                 MPI_Dims_create(7, 3, dims), MPI_Dims_create(6, 0, bad),
-                 MPI_Dims_create(6, kMaxDims + 1, bad), MPI_Dims_create(0, 2, bad),
+        Ints out{MPI_Dims_create(6, 3, dims),
+                 dims[0],
+                 dims[1],
+                 dims[2],
+                 MPI_Dims_create(7, 3, dims),
+                 MPI_Dims_create(6, 0, bad),
+                 MPI_Dims_create(6, kMaxDims + 1, bad),
+                 MPI_Dims_create(0, 2, bad),
                  MPI_Dims_create(6, 2, nullptr)};
         return out;
     })[0];
-    CHECK(r == Ints{MPI_SUCCESS, 2, 3, 1, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_ARG,
-                    MPI_ERR_ARG});
+    CHECK(r ==
+          Ints{MPI_SUCCESS, 2, 3, 1, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_ARG});
 }
 
 TEST_CASE("MPI_Cart_* on a 2x3 grid of a 7-rank world", "[topo]") {
@@ -181,27 +185,65 @@ TEST_CASE("MPI_Cart_* on a 2x3 grid of a 7-rank world", "[topo]") {
         int me = -1, size = -1, status = -1, ndims = -1, up = -1, down = -1, left = -1, right = -1;
         int got_dims[2], got_periods[2], coords[2], at = -1;
         const int corner[2] = {1, 2};
-        out.insert(out.end(),
-                   {MPI_Comm_rank(cart, &me), me, MPI_Comm_size(cart, &size), size,
-                    MPI_Topo_test(cart, &status), status, MPI_Cartdim_get(cart, &ndims), ndims,
-                    MPI_Cart_get(cart, 2, got_dims, got_periods, coords), got_dims[0],
-                    got_dims[1], got_periods[0], got_periods[1], coords[0], coords[1],
-                    MPI_Cart_rank(cart, corner, &at), at,
-                    MPI_Cart_coords(cart, 4, 2, coords), coords[0], coords[1],
-                    MPI_Cart_shift(cart, 0, 1, &up, &down), up, down,
-                    MPI_Cart_shift(cart, 1, 1, &left, &right), left, right});
+        out.insert(out.end(), {MPI_Comm_rank(cart, &me),
+                               me,
+                               MPI_Comm_size(cart, &size),
+                               size,
+                               MPI_Topo_test(cart, &status),
+                               status,
+                               MPI_Cartdim_get(cart, &ndims),
+                               ndims,
+                               MPI_Cart_get(cart, 2, got_dims, got_periods, coords),
+                               got_dims[0],
+                               got_dims[1],
+                               got_periods[0],
+                               got_periods[1],
+                               coords[0],
+                               coords[1],
+                               MPI_Cart_rank(cart, corner, &at),
+                               at,
+                               MPI_Cart_coords(cart, 4, 2, coords),
+                               coords[0],
+                               coords[1],
+                               MPI_Cart_shift(cart, 0, 1, &up, &down),
+                               up,
+                               down,
+                               MPI_Cart_shift(cart, 1, 1, &left, &right),
+                               left,
+                               right});
         return out;
     });
     CHECK(seen[6] == Ints{MPI_SUCCESS, 1});
     for (int rank = 0; rank < 6; ++rank) {
         const int row = rank / 3, col = rank % 3;
         INFO("rank " << rank);
-        CHECK(seen[rank] ==
-              Ints{MPI_SUCCESS, MPI_SUCCESS, rank, MPI_SUCCESS, 6, MPI_SUCCESS, MPI_CART,
-                   MPI_SUCCESS, 2, MPI_SUCCESS, 2, 3, 0, 1, row, col, MPI_SUCCESS, 5,
-                   MPI_SUCCESS, 1, 1, MPI_SUCCESS,
-                   row == 0 ? MPI_PROC_NULL : rank - 3, row == 1 ? MPI_PROC_NULL : rank + 3,
-                   MPI_SUCCESS, row * 3 + (col + 2) % 3, row * 3 + (col + 1) % 3});
+        CHECK(seen[rank] == Ints{MPI_SUCCESS,
+                                 MPI_SUCCESS,
+                                 rank,
+                                 MPI_SUCCESS,
+                                 6,
+                                 MPI_SUCCESS,
+                                 MPI_CART,
+                                 MPI_SUCCESS,
+                                 2,
+                                 MPI_SUCCESS,
+                                 2,
+                                 3,
+                                 0,
+                                 1,
+                                 row,
+                                 col,
+                                 MPI_SUCCESS,
+                                 5,
+                                 MPI_SUCCESS,
+                                 1,
+                                 1,
+                                 MPI_SUCCESS,
+                                 row == 0 ? MPI_PROC_NULL : rank - 3,
+                                 row == 1 ? MPI_PROC_NULL : rank + 3,
+                                 MPI_SUCCESS,
+                                 row * 3 + (col + 2) % 3,
+                                 row * 3 + (col + 1) % 3});
     }
 }
 
@@ -221,19 +263,19 @@ TEST_CASE("MPI_Cart_* errors", "[topo]") {
                  MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c),
                  MPI_Cart_shift(MPI_COMM_SELF, 0, 1, &x, &y),
                  MPI_Cartdim_get(MPI_COMM_WORLD, &x),
-                 MPI_Topo_test(MPI_COMM_WORLD, &x), x,
+                 MPI_Topo_test(MPI_COMM_WORLD, &x),
+                 x,
                  MPI_Topo_test(MPI_COMM_NULL, &x),
                  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart)};
         out.insert(out.end(), {MPI_Cart_coords(cart, 4, 2, c), MPI_Cart_coords(cart, 0, 1, c),
                                MPI_Cart_rank(cart, outside, &x), MPI_Cart_shift(cart, 2, 1, &x, &y),
-                               MPI_Cart_shift(cart, -1, 1, &x, &y),
-                               MPI_Cart_get(cart, 1, c, c, c), MPI_Cartdim_get(cart, nullptr)});
+                               MPI_Cart_shift(cart, -1, 1, &x, &y), MPI_Cart_get(cart, 1, c, c, c),
+                               MPI_Cartdim_get(cart, nullptr)});
         return out;
     });
     for (const Ints &r : seen)
-        CHECK(r == Ints{MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_ARG,
-                        MPI_ERR_COMM, MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY,
-                        MPI_SUCCESS, MPI_UNDEFINED, MPI_ERR_COMM, MPI_SUCCESS,
-                        MPI_ERR_RANK, MPI_ERR_ARG, MPI_ERR_ARG, MPI_ERR_ARG, MPI_ERR_ARG,
-                        MPI_ERR_ARG, MPI_ERR_ARG});
+        CHECK(r == Ints{MPI_ERR_DIMS,  MPI_ERR_ARG,      MPI_ERR_DIMS,     MPI_ERR_DIMS,     MPI_ERR_ARG,
+                        MPI_ERR_COMM,  MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY, MPI_SUCCESS,
+                        MPI_UNDEFINED, MPI_ERR_COMM,     MPI_SUCCESS,      MPI_ERR_RANK,     MPI_ERR_ARG,
+                        MPI_ERR_ARG,   MPI_ERR_ARG,      MPI_ERR_ARG,      MPI_ERR_ARG,      MPI_ERR_ARG});
 }

@@ -12,14 +12,12 @@ namespace {
 
 // Replies go to the mailbox the request names; a request naming an
 // impossible one gets no reply (its sender is broken anyway).
-void reply(const ts_name_request &req, int result, int nclusters)
-{
+void reply(const ts_name_request &req, int result, int nclusters) {
     if (req.reply_cluster < 0 || req.reply_cluster >= nclusters || req.reply_port <= 0 ||
         req.reply_port >= TS_PORTS)
         return;
     const int out = ts_mailbox_open(TS_PORT_NAMESERVER, req.reply_cluster, req.reply_port);
-    if (out < 0)
-        return;
+    if (out < 0) return;
     ts_name_reply rep{};
     rep.op = TS_NAME_REPLY;
     rep.seq = req.seq;
@@ -30,21 +28,18 @@ void reply(const ts_name_request &req, int result, int nclusters)
 
 }  // namespace
 
-int main()
-{
+int main() {
     const int nclusters = ts_job()->nclusters;
     static NameTable table(nclusters);
     const int in = ts_mailbox_create(TS_PORT_NAMESERVER);
     if (in < 0) {
-        fprintf(stderr, "nameserver: cannot create mailbox port %d (error %d)\n",
-                TS_PORT_NAMESERVER, in);
+        fprintf(stderr, "nameserver: cannot create mailbox port %d (error %d)\n", TS_PORT_NAMESERVER, in);
         return 1;
     }
     for (;;) {
         ts_name_request req;
         const long n = ts_mailbox_read(in, &req, sizeof req);
-        if (n != static_cast<long>(sizeof req))
-            continue;  // not a name request
+        if (n != static_cast<long>(sizeof req)) continue;  // not a name request
         reply(req, tessera::names::handle_request(table, req), nclusters);
     }
 }

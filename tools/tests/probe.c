@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <tessera/runtime.h>
 
-int main(void)
-{
+int main(void) {
     const struct ts_job_info *job = ts_job();
-    printf("rank %d cluster %d core %d local %d mpi_flags %u mpi_eager_max %d\n", ts_rank(),
-           job->cluster_id, ts_thread_core(), ts_local_index(), job->mpi_flags,
-           job->mpi_eager_max);
+    printf("rank %d cluster %d core %d local %d mpi_flags %u mpi_eager_max %d\n", ts_rank(), job->cluster_id,
+           ts_thread_core(), ts_local_index(), job->mpi_flags, job->mpi_eager_max);
     return 0;
 }

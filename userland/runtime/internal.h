@@ -18,20 +18,21 @@ extern "C" {
 
 /* The one kernel call of the runtime: number, up to four arguments; the
  * result (negative: -TS_E*). <tessera/arch.h> says how on each platform. */
-static inline long ts__syscall(long n, long a, long b, long c, long d)
-{
+static inline long ts__syscall(long n, long a, long b, long c, long d) {
     return ts_arch_kcall(n, a, b, c, d);
 }
 
 /* TS__SC(number, args...): a kernel call with 0 to 4 arguments, the
  * missing ones 0. */
-#define TS__SC(...) TS__SC_PAD(__VA_ARGS__, 0, 0, 0, 0)
+#define TS__SC(...)                    TS__SC_PAD(__VA_ARGS__, 0, 0, 0, 0)
 #define TS__SC_PAD(n, a, b, c, d, ...) ts__syscall((n), (long)(a), (long)(b), (long)(c), (long)(d))
 
 /* Spinlock (atomic swap), for sbrk's break only: it is taken under malloc's
  * lock, so it is never contended and need not sleep. Everything else uses
  * ts_mutex_t, which sleeps in the kernel. */
-typedef struct { volatile int locked; } ts__spinlock;
+typedef struct {
+    volatile int locked;
+} ts__spinlock;
 void ts__spin_lock(ts__spinlock *l);
 void ts__spin_unlock(ts__spinlock *l);
 
@@ -42,11 +43,9 @@ static inline uintptr_t ts__self_id(void) { return ts__thread_pointer() | 1; }
 /* The time since the machine started in units of 1/per_second s (10^6:
  * microseconds), exact and without overflow for any timebase up to 18 GHz;
  * raw ticks when the timebase is unknown. */
-static inline unsigned long ts__time_in(unsigned long per_second)
-{
+static inline unsigned long ts__time_in(unsigned long per_second) {
     unsigned long t = ts_time(), hz = ts_job()->timebase_hz;
-    if (!hz)
-        return t;
+    if (!hz) return t;
     return t / hz * per_second + t % hz * per_second / hz;
 }
 

@@ -12,8 +12,7 @@ static volatile int job_loaded;
 
 /* crt0 calls this before any other thread exists, so no lock is needed;
  * a failed call leaves a zeroed info (np 0: runs as a plain program). */
-const struct ts_job_info *ts_job(void)
-{
+const struct ts_job_info *ts_job(void) {
     if (!job_loaded) {
         if (TS__SC(TS_SYS_JOB_INFO, &job_info) < 0) {
             struct ts_job_info none = {0};
@@ -28,12 +27,10 @@ const struct ts_job_info *ts_job(void)
 int ts_rank(void) { return ts__rank; }
 int ts_local_index(void) { return ts__local; }
 
-int ts_rank_place(int rank, int *cluster, int *local)
-{
+int ts_rank_place(int rank, int *cluster, int *local) {
     int c, l;
     int err = ts__rank_place(ts_job(), rank, &c, &l);
-    if (err < 0)
-        return err;
+    if (err < 0) return err;
     *cluster = c;
     *local = l;
     return 0;

@@ -19,26 +19,20 @@ static __thread int reply_port;
 static __thread uint32_t next_seq;
 
 /* Run by ts_thread_at_exit when the thread ends. */
-static void release(void)
-{
+static void release(void) {
     for (int s = 0; s < NSERVERS; ++s) {
-        if (server_id[s] >= 0)
-            ts_mailbox_close(server_id[s]);
+        if (server_id[s] >= 0) ts_mailbox_close(server_id[s]);
         server_id[s] = -1;
     }
-    if (reply_id >= 0)
-        ts_mailbox_unlink(reply_id);
+    if (reply_id >= 0) ts_mailbox_unlink(reply_id);
     reply_id = -1;
 }
 
-static int create_reply_mailbox(void)
-{
+static int create_reply_mailbox(void) {
     int self = ts_thread_self();
-    if (self < 0)
-        return self;
+    if (self < 0) return self;
     int id = ts_mailbox_create(TS_PORT_NAME_REPLY_BASE + self);
-    if (id < 0)
-        return id;
+    if (id < 0) return id;
     int err = ts_thread_at_exit(release);
     if (err < 0) {
         ts_mailbox_unlink(id);
@@ -49,19 +43,15 @@ static int create_reply_mailbox(void)
     return 0;
 }
 
-static int connect_to(enum server to)
-{
+static int connect_to(enum server to) {
     if (reply_id < 0) {
         int err = create_reply_mailbox();
-        if (err < 0)
-            return err;
+        if (err < 0) return err;
     }
     if (server_id[to] < 0) {
-        int id = to == NAME_SERVER
-                     ? ts_mailbox_open(reply_port, TS_NAMESERVER_CLUSTER, TS_PORT_NAMESERVER)
-                     : ts_mailbox_open(reply_port, ts_job()->cluster_id, TS_PORT_NAME_DAEMON);
-        if (id < 0)
-            return id;
+        int id = to == NAME_SERVER ? ts_mailbox_open(reply_port, TS_NAMESERVER_CLUSTER, TS_PORT_NAMESERVER)
+                                   : ts_mailbox_open(reply_port, ts_job()->cluster_id, TS_PORT_NAME_DAEMON);
+        if (id < 0) return id;
         server_id[to] = id;
     }
     return 0;
@@ -77,15 +67,11 @@ static __thread enum server stage_to;
 
 /* Sends one request (name already checked, or empty for TS_NAME_STATS)
  * without waiting: 0, or an error (nothing is in flight then). */
-static int start(enum server to, int op, const char *name, int arg)
-{
-    if (to == NAME_DAEMON && ts_job()->cluster_id < ts_job()->nio_clusters)
-        return -TS_ENOSYS;
-    if (stage != IDLE)
-        return -TS_EBUSY;
+static int start(enum server to, int op, const char *name, int arg) {
+    if (to == NAME_DAEMON && ts_job()->cluster_id < ts_job()->nio_clusters) return -TS_ENOSYS;
+    if (stage != IDLE) return -TS_EBUSY;
     int err = connect_to(to);
-    if (err < 0)
-        return err;
+    if (err < 0) return err;
     memset(&out_req, 0, sizeof out_req);
     out_req.op = op;
     out_req.seq = ++next_seq;
@@ -94,8 +80,7 @@ static int start(enum server to, int op, const char *name, int arg)
     out_req.reply_port = reply_port;
     strcpy(out_req.name, name);
     long n = ts_mailbox_awrite(server_id[to], &out_req, sizeof out_req);
-    if (n < 0)
-        return (int)n;
+    if (n < 0) return (int)n;
     stage = WRITING;
     stage_to = to;
     return 0;
@@ -105,13 +90,11 @@ static int start(enum server to, int op, const char *name, int arg)
  * write, then of its reply. -TS_EAGAIN while it goes on (never when
  * `wait`); else the reply's result (and the reply in *rep) or an error,
  * and nothing is in flight any more. */
-static int finish(int wait, struct ts_name_reply *rep)
-{
+static int finish(int wait, struct ts_name_reply *rep) {
     for (;;) {
         const int id = stage == WRITING ? server_id[stage_to] : reply_id;
         long n = wait ? ts_mailbox_wait(id) : ts_mailbox_test(id);
-        if (n == -TS_EAGAIN && !wait)
-            return (int)n;
+        if (n == -TS_EAGAIN && !wait) return (int)n;
         if (n < 0) {
             stage = IDLE;
             return (int)n;
@@ -133,90 +116,73 @@ static int finish(int wait, struct ts_name_reply *rep)
 }
 
 /* One request and its reply, waited for: the reply's result. */
-static int call(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
-{
+static int call(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep) {
     int err = start(to, op, name, arg);
     return err < 0 ? err : finish(1, rep);
 }
 
 /* A request about a name: its reply's result. */
-static int call_named(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep)
-{
+static int call_named(enum server to, int op, const char *name, int arg, struct ts_name_reply *rep) {
     int err = ts_name_check(name);
     return err < 0 ? err : call(to, op, name, arg, rep);
 }
 
-int ts_name_link(const char *name, int cluster)
-{
+int ts_name_link(const char *name, int cluster) {
     struct ts_name_reply rep;
     return call_named(NAME_SERVER, TS_NAME_LINK, name, cluster, &rep);
 }
 
-int ts_name_lookup(const char *name)
-{
+int ts_name_lookup(const char *name) {
     struct ts_name_reply rep;
     return call_named(NAME_SERVER, TS_NAME_LOOKUP, name, 0, &rep);
 }
 
-int ts_name_unlink(const char *name)
-{
+int ts_name_unlink(const char *name) {
     struct ts_name_reply rep;
     return call_named(NAME_SERVER, TS_NAME_UNLINK, name, 0, &rep);
 }
 
-int ts_name_register(const char *name, int port)
-{
+int ts_name_register(const char *name, int port) {
     struct ts_name_reply rep;
     return call_named(NAME_DAEMON, TS_NAME_REGISTER, name, port, &rep);
 }
 
 /* A resolution's result r (a cluster, or an error) as ts_name_resolve
  * gives it. */
-static int give_address(int r, const struct ts_name_reply *rep, int *cluster, int *port)
-{
-    if (r < 0)
-        return r;
+static int give_address(int r, const struct ts_name_reply *rep, int *cluster, int *port) {
+    if (r < 0) return r;
     *cluster = r;
     *port = rep->port;
     return 0;
 }
 
-int ts_name_resolve(const char *name, int *cluster, int *port)
-{
-    if (!cluster || !port)
-        return -TS_EINVAL;
+int ts_name_resolve(const char *name, int *cluster, int *port) {
+    if (!cluster || !port) return -TS_EINVAL;
     struct ts_name_reply rep;
     return give_address(call_named(NAME_DAEMON, TS_NAME_RESOLVE, name, 0, &rep), &rep, cluster, port);
 }
 
-int ts_name_resolve_start(const char *name)
-{
+int ts_name_resolve_start(const char *name) {
     int err = ts_name_check(name);
     return err < 0 ? err : start(NAME_DAEMON, TS_NAME_RESOLVE, name, 0);
 }
 
-int ts_name_resolve_test(int *cluster, int *port)
-{
-    if (!cluster || !port || stage == IDLE)
-        return -TS_EINVAL;
+int ts_name_resolve_test(int *cluster, int *port) {
+    if (!cluster || !port || stage == IDLE) return -TS_EINVAL;
     struct ts_name_reply rep;
     return give_address(finish(0, &rep), &rep, cluster, port);
 }
 
-int ts_name_unregister(const char *name)
-{
+int ts_name_unregister(const char *name) {
     struct ts_name_reply rep;
     return call_named(NAME_DAEMON, TS_NAME_UNREGISTER, name, 0, &rep);
 }
 
-int ts_name_daemon_stats(struct ts_name_daemon_stats *stats)
-{
-    if (!stats)
-        return -TS_EINVAL;
+int ts_name_daemon_stats(struct ts_name_daemon_stats *stats) {
+    if (!stats) return -TS_EINVAL;
     struct ts_name_reply rep;
     int r = call(NAME_DAEMON, TS_NAME_STATS, "", 0, &rep);
-    if (r < 0)
-        return r;
+    if (r < 0) return r;
     *stats = rep.stats;
     return 0;
 }

@@ -28,8 +28,7 @@ static unsigned all_started;
 
 /* A private argv for each rank (programs may modify theirs, e.g. getopt),
  * from the job's argc NUL-terminated strings. */
-static char **make_argv(int *argc_out)
-{
+static char **make_argv(int *argc_out) {
     const struct ts_job_info *job = ts_job();
     int argc = job->argc > 0 ? job->argc : 0;
     char **argv = malloc((size_t)(argc + 2) * sizeof(char *) + TS_ARGS_MAX);
@@ -50,15 +49,13 @@ static char **make_argv(int *argc_out)
     return argv;
 }
 
-static void __attribute__((noreturn)) run_main(void)
-{
+static void __attribute__((noreturn)) run_main(void) {
     int argc;
     char **argv = make_argv(&argc);
     exit(main(argc, argv));
 }
 
-static void rank_thread(void *arg)
-{
+static void rank_thread(void *arg) {
     while (!__atomic_load_n(&all_started, __ATOMIC_ACQUIRE))
         ts_futex_wait(&all_started, 0, 0);
     int local = (int)(intptr_t)arg;
@@ -69,14 +66,12 @@ static void rank_thread(void *arg)
     run_main();
 }
 
-static void __attribute__((noreturn)) fail(const char *what, int err)
-{
+static void __attribute__((noreturn)) fail(const char *what, int err) {
     fprintf(stderr, "tessera: cluster %d: %s (error %d)\n", ts_job()->cluster_id, what, err);
     ts_job_abort(1);
 }
 
-void ts__start(void)
-{
+void ts__start(void) {
     /* Nothing before this point may touch TLS. */
     ts__tls_set(ts__tls_init(__ts_main_tls));
 
@@ -84,16 +79,14 @@ void ts__start(void)
     __libc_init_array();
 
     int n = ts__local_ranks(job, local_ranks, MAX_LOCAL);
-    if (n < 0)
-        fail("the MPI job does not fit this platform", n);
+    if (n < 0) fail("the MPI job does not fit this platform", n);
     if (n == 0) /* a service, or no rank here: main runs once, rank -1 */
         run_main();
 
     /* Every other local rank first, so no rank waits on one not started. */
     for (int local = 1; local < n; ++local) {
         int tid = ts_thread_create(rank_thread, (void *)(intptr_t)local);
-        if (tid < 0)
-            fail("cannot start an MPI process thread", tid);
+        if (tid < 0) fail("cannot start an MPI process thread", tid);
     }
     __atomic_store_n(&all_started, 1, __ATOMIC_RELEASE);
     ts_futex_wake(&all_started, n);

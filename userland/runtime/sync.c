@@ -17,19 +17,15 @@
 
 void ts_mutex_init(ts_mutex_t *m) { __atomic_store_n(&m->state, 0, __ATOMIC_RELAXED); }
 
-int ts_mutex_trylock(ts_mutex_t *m)
-{
+int ts_mutex_trylock(ts_mutex_t *m) {
     unsigned unlocked = 0;
-    if (__atomic_compare_exchange_n(&m->state, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return 0;
+    if (__atomic_compare_exchange_n(&m->state, &unlocked, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 0;
     return -TS_EBUSY;
 }
 
-void ts_mutex_lock(ts_mutex_t *m)
-{
+void ts_mutex_lock(ts_mutex_t *m) {
     for (int i = 0; i < MUTEX_SPINS; ++i)
-        if (__atomic_load_n(&m->state, __ATOMIC_RELAXED) == 0 && ts_mutex_trylock(m) == 0)
-            return;
+        if (__atomic_load_n(&m->state, __ATOMIC_RELAXED) == 0 && ts_mutex_trylock(m) == 0) return;
     /* Whoever finds it free here takes it as 2, not 1: we cannot know
      * whether others sleep on it, and a needless wake-up at unlock is
      * cheaper than a lost one. Any result of the wait (woken, -TS_EAGAIN,
@@ -38,11 +34,9 @@ void ts_mutex_lock(ts_mutex_t *m)
         ts_futex_wait(&m->state, 2, 0);
 }
 
-int ts_mutex_unlock(ts_mutex_t *m)
-{
+int ts_mutex_unlock(ts_mutex_t *m) {
     unsigned old = __atomic_exchange_n(&m->state, 0, __ATOMIC_RELEASE);
-    if (old == 2)
-        ts_futex_wake(&m->state, 1);
+    if (old == 2) ts_futex_wake(&m->state, 1);
     return old == 0 ? -TS_EPERM : 0;
 }
 
@@ -52,38 +46,32 @@ int ts_mutex_unlock(ts_mutex_t *m)
  * then reads waiters, a waiter raises waiters and then (in the kernel)
  * reads value, so at least one of them sees the other. */
 
-void ts_sem_init(ts_sem_t *s, unsigned count)
-{
+void ts_sem_init(ts_sem_t *s, unsigned count) {
     __atomic_store_n(&s->value, count, __ATOMIC_RELAXED);
     __atomic_store_n(&s->waiters, 0, __ATOMIC_RELAXED);
 }
 
-int ts_sem_trywait(ts_sem_t *s)
-{
+int ts_sem_trywait(ts_sem_t *s) {
     unsigned v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
     while (v > 0) /* a failed exchange reloads v */
-        if (__atomic_compare_exchange_n(&s->value, &v, v - 1, 1, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(&s->value, &v, v - 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return 0;
     return -TS_EAGAIN;
 }
 
 /* Waits on addr for what is left of timeout_ns (0: none) since `start`. */
 static int futex_wait_rest(const unsigned *addr, unsigned expected, unsigned long start,
-                           unsigned long timeout_ns)
-{
+                           unsigned long timeout_ns) {
     unsigned long left = 0;
     if (timeout_ns) {
         unsigned long spent = ts__time_in(NS_PER_S) - start;
-        if (spent >= timeout_ns)
-            return -TS_ETIMEDOUT;
+        if (spent >= timeout_ns) return -TS_ETIMEDOUT;
         left = timeout_ns - spent;
     }
     return ts_futex_wait(addr, expected, left);
 }
 
-int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns)
-{
+int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns) {
     unsigned long start = timeout_ns ? ts__time_in(NS_PER_S) : 0;
     while (ts_sem_trywait(s) != 0) {
         __atomic_add_fetch(&s->waiters, 1, __ATOMIC_SEQ_CST);
@@ -91,19 +79,16 @@ int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns)
         __atomic_sub_fetch(&s->waiters, 1, __ATOMIC_SEQ_CST);
         /* Woken or -TS_EAGAIN: a unit came, but another thread may take it
          * first; try again. */
-        if (r < 0 && r != -TS_EAGAIN)
-            return r;
+        if (r < 0 && r != -TS_EAGAIN) return r;
     }
     return 0;
 }
 
 int ts_sem_wait(ts_sem_t *s) { return ts_sem_timedwait(s, 0); }
 
-void ts_sem_post(ts_sem_t *s)
-{
+void ts_sem_post(ts_sem_t *s) {
     __atomic_add_fetch(&s->value, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) > 0)
-        ts_futex_wake(&s->value, 1);
+    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) > 0) ts_futex_wake(&s->value, 1);
 }
 
 /* ---- condition variable: a waiter reads seq under the mutex and sleeps
@@ -114,8 +99,7 @@ void ts_sem_post(ts_sem_t *s)
 
 void ts_cond_init(ts_cond_t *c) { __atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED); }
 
-int ts_cond_timedwait(ts_cond_t *c, ts_mutex_t *m, unsigned long timeout_ns)
-{
+int ts_cond_timedwait(ts_cond_t *c, ts_mutex_t *m, unsigned long timeout_ns) {
     unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
     ts_mutex_unlock(m);
     int r = ts_futex_wait(&c->seq, seq, timeout_ns);
@@ -125,8 +109,7 @@ int ts_cond_timedwait(ts_cond_t *c, ts_mutex_t *m, unsigned long timeout_ns)
 
 int ts_cond_wait(ts_cond_t *c, ts_mutex_t *m) { return ts_cond_timedwait(c, m, 0); }
 
-static void cond_wake(ts_cond_t *c, int n)
-{
+static void cond_wake(ts_cond_t *c, int n) {
     __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
     ts_futex_wake(&c->seq, n);
 }

@@ -17,15 +17,12 @@ int ts_sleep_ns(unsigned long ns) { return (int)TS__SC(TS_SYS_SLEEP, ns); }
 /* A thread never changes core, so its tid is asked once. */
 static __thread int self_tid = -1;
 
-int ts_thread_self(void)
-{
-    if (self_tid < 0)
-        self_tid = (int)TS__SC(TS_SYS_THREAD_SELF);
+int ts_thread_self(void) {
+    if (self_tid < 0) self_tid = (int)TS__SC(TS_SYS_THREAD_SELF);
     return self_tid;
 }
 
-void ts_job_abort(int code)
-{
+void ts_job_abort(int code) {
     ts_console_flush(); /* the caller's last words */
     TS__SC(TS_SYS_JOB_ABORT, code);
     for (;;)

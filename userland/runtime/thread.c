@@ -27,13 +27,11 @@ static __thread struct ts__thread_start *own_block;
 static __thread void (*at_exit[TS_THREAD_AT_EXIT_MAX])(void);
 static __thread int at_exit_count;
 
-int ts_thread_create(void (*fn)(void *), void *arg)
-{
+int ts_thread_create(void (*fn)(void *), void *arg) {
     size_t align = ts__tls_area_align();
     size_t head = (sizeof(struct ts__thread_start) + align - 1) & ~(align - 1);
     struct ts__thread_start *s = memalign(align, head + ts__tls_area_size());
-    if (!s)
-        return -TS_ENOMEM;
+    if (!s) return -TS_ENOMEM;
     s->tls = ts__tls_init((char *)s + head);
     s->fn = fn;
     s->arg = arg;
@@ -49,8 +47,7 @@ int ts_thread_create(void (*fn)(void *), void *arg)
     return (int)tid;
 }
 
-void ts__thread_main(struct ts__thread_start *s)
-{
+void ts__thread_main(struct ts__thread_start *s) {
     own_block = s;
     ts__rank = s->rank;
     ts__local = s->local;
@@ -60,17 +57,14 @@ void ts__thread_main(struct ts__thread_start *s)
 
 void ts_thread_exit(int status) { ts__thread_finish(status, 0); }
 
-int ts_thread_at_exit(void (*fn)(void))
-{
-    if (at_exit_count == TS_THREAD_AT_EXIT_MAX)
-        return -TS_ENFILE;
+int ts_thread_at_exit(void (*fn)(void)) {
+    if (at_exit_count == TS_THREAD_AT_EXIT_MAX) return -TS_ENFILE;
     at_exit[at_exit_count++] = fn;
     return 0;
 }
 
 /* The thread's at-exit functions, latest first; each runs once. */
-static void run_at_exit(void)
-{
+static void run_at_exit(void) {
     while (at_exit_count > 0)
         at_exit[--at_exit_count]();
 }
@@ -83,24 +77,20 @@ extern void __libc_fini_array(void);
 /* A rank ended with a failure before MPI_Init (or in a program without
  * MPI): the job's status is already decided, and the other ranks would
  * wait for this one forever, so the job ends now. */
-static void end_job_early(int status)
-{
+static void end_job_early(int status) {
     fprintf(stderr, "tessera: rank %d on cluster %d exited with status %d%s\n", ts__rank,
             ts_job()->cluster_id, status, ts_rank_exit_hook ? " before MPI_Init" : "");
     ts_console_flush();
     ts_job_abort(status);
 }
 
-void ts__thread_finish(int status, int quick)
-{
+void ts__thread_finish(int status, int quick) {
     /* May end the job: an MPI rank left early. */
     const int in_mpi = ts_rank_exit_hook && ts_rank_exit_hook(status);
-    if (!in_mpi && status != 0 && ts__rank_main)
-        end_job_early(status);
+    if (!in_mpi && status != 0 && ts__rank_main) end_job_early(status);
     int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
     if (last && !quick) {
-        if (__call_exitprocs)
-            __call_exitprocs(status, 0);
+        if (__call_exitprocs) __call_exitprocs(status, 0);
         __libc_fini_array();
     }
     run_at_exit(); /* after the exit handlers, which may still need them */
@@ -109,8 +99,7 @@ void ts__thread_finish(int status, int quick)
     /* Nothing below touches TLS, so the area can go back to the heap while
      * the thread pointer still points into it. */
     void *block = own_block;
-    if (block)
-        free(block);
+    if (block) free(block);
     TS__SC(TS_SYS_THREAD_EXIT, status);
     for (;;)
         ;

@@ -4,13 +4,11 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, value;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0)
-        MPI_Abort(MPI_COMM_WORLD, argc > 1 ? atoi(argv[1]) : 3);
+    if (rank == 0) MPI_Abort(MPI_COMM_WORLD, argc > 1 ? atoi(argv[1]) : 3);
     MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;

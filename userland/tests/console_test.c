@@ -21,14 +21,13 @@
 #include <mpi.h>
 #include <tessera/runtime.h>
 
-#define WORDS 8        /* the rank's number, repeated on every short line */
-#define LONG_LINE 600  /* bytes of the long line */
+#define WORDS      8   /* the rank's number, repeated on every short line */
+#define LONG_LINE  600 /* bytes of the long line */
 #define LONG_PIECE 100 /* bytes per write of the long line */
 
 static void put(const char *s) { ts_console_write(s, strlen(s)); }
 
-static void short_line(int rank, int i)
-{
+static void short_line(int rank, int i) {
     char word[32];
     snprintf(word, sizeof word, "rank %d ", rank);
     put(word);
@@ -40,8 +39,7 @@ static void short_line(int rank, int i)
     put("\n");
 }
 
-static void long_line(int rank)
-{
+static void long_line(int rank) {
     char piece[LONG_PIECE];
     memset(piece, 'a' + rank % 26, sizeof piece);
     for (int n = 0; n < LONG_LINE; n += LONG_PIECE)
@@ -49,8 +47,7 @@ static void long_line(int rank)
     put("\n");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank;
     const int lines = argc > 1 ? atoi(argv[1]) : 100;
     printf("rank %d cluster %d: before MPI_Init\n", ts_rank(), ts_job()->cluster_id);

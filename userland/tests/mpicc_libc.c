@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -39,8 +38,8 @@ int main(int argc, char **argv)
         double t1 = MPI_Wtime();
         unsigned s = sleep(1);
         double t2 = MPI_Wtime();
-        printf("usleep %d %s, sleep %u %s\n", u, t1 - t0 >= 0.02 ? "slept" : "did not sleep",
-               s, t2 - t1 >= 1.0 ? "slept" : "did not sleep");
+        printf("usleep %d %s, sleep %u %s\n", u, t1 - t0 >= 0.02 ? "slept" : "did not sleep", s,
+               t2 - t1 >= 1.0 ? "slept" : "did not sleep");
     }
 
     double v = sqrt((double)(rank + 1)) * pow(2.0, rank % 3);

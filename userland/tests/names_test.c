@@ -14,8 +14,7 @@
 
 static int failures;
 
-static void expect(const char *what, int got, int want)
-{
+static void expect(const char *what, int got, int want) {
     if (got != want) {
         printf("names FAIL rank %d: %s: got %d, want %d\n", ts_rank(), what, got, want);
         ++failures;
@@ -27,30 +26,26 @@ struct lookup_call {
     int result;
 };
 
-static void lookup_thread(void *arg)
-{
+static void lookup_thread(void *arg) {
     struct lookup_call *c = arg;
     c->result = ts_name_lookup(c->name);
 }
 
 /* Two threads one after the other: both on the lowest free core. */
-static void check_thread_reuse(const char *unknown)
-{
+static void check_thread_reuse(const char *unknown) {
     int tid[2];
     for (int i = 0; i < 2; ++i) {
         struct lookup_call c = {unknown, 1};
         tid[i] = ts_thread_create(lookup_thread, &c);
         expect("thread create", tid[i] > 0, 1);
-        if (tid[i] <= 0)
-            return;
+        if (tid[i] <= 0) return;
         expect("thread join", ts_thread_join(tid[i], 0), 0);
         expect("lookup from a thread", c.result, -TS_ENOENT);
     }
     expect("both threads on one core", tid[0] == tid[1], 1);
 }
 
-int main(void)
-{
+int main(void) {
     const struct ts_job_info *job = ts_job();
     int me = job->cluster_id, rank = ts_rank();
     char name[80], other[80], longest[TS_NAME_MAX + 1], too_long[TS_NAME_MAX + 2];
@@ -85,11 +80,9 @@ int main(void)
     expect("lookup after unlink", ts_name_lookup(name), -TS_ENOENT);
     expect("link after unlink", ts_name_link(name, me), 0);
     expect("final unlink", ts_name_unlink(name), 0);
-    if (job->map_policy == TS_MAP_SCATTER)
-        check_thread_reuse(other);
+    if (job->map_policy == TS_MAP_SCATTER) check_thread_reuse(other);
 
-    if (failures)
-        return 1;
+    if (failures) return 1;
     printf("names ok rank %d\n", rank);
     return 0;
 }

@@ -18,16 +18,15 @@
 #include <tessera/arch.h>
 #include <tessera/runtime.h>
 
-#define MS 1000000ul               /* ns */
-#define WAIT_NS (2000 * MS)        /* for a wake-up that must come */
-#define WATCHDOG_US 10000000ul     /* for a thread or a condition that must come */
+#define MS          1000000ul   /* ns */
+#define WAIT_NS     (2000 * MS) /* for a wake-up that must come */
+#define WATCHDOG_US 10000000ul  /* for a thread or a condition that must come */
 #define MAX_THREADS 64
-#define WORKERS 3                  /* helper threads the tests below need at most */
+#define WORKERS     3 /* helper threads the tests below need at most */
 
 static int failed;
 
-static void fail(int line, const char *fmt, ...)
-{
+static void fail(int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     printf("FAIL line %d: ", line);
@@ -38,26 +37,22 @@ static void fail(int line, const char *fmt, ...)
 }
 
 /* Both return whether the check passed, so callers can stop early. */
-static int expect(long got, long want, const char *what, int line)
-{
-    if (got != want)
-        fail(line, "%s: got %ld, want %ld", what, got, want);
+static int expect(long got, long want, const char *what, int line) {
+    if (got != want) fail(line, "%s: got %ld, want %ld", what, got, want);
     return got == want;
 }
 
 #define EXPECT(expr, want) expect((long)(expr), (long)(want), #expr, __LINE__)
-#define CHECK(cond, ...) ((cond) ? 1 : (fail(__LINE__, __VA_ARGS__), 0))
+#define CHECK(cond, ...)   ((cond) ? 1 : (fail(__LINE__, __VA_ARGS__), 0))
 
-static int summary(void)
-{
+static int summary(void) {
     int n = __atomic_load_n(&failed, __ATOMIC_RELAXED);
     printf("sync checks: %d failed\n", n);
     return n;
 }
 
 /* Microseconds since boot (the time CSR, not a kernel call). */
-static unsigned long now_us(void)
-{
+static unsigned long now_us(void) {
     struct timeval tv;
     gettimeofday(&tv, 0);
     return (unsigned long)tv.tv_sec * 1000000ul + (unsigned long)tv.tv_usec;
@@ -65,25 +60,22 @@ static unsigned long now_us(void)
 
 /* Checks that a wait with a timeout of ns, started at t0, timed out, and
  * not early. */
-static void expect_timeout(long got, unsigned long t0, unsigned long ns, const char *what, int line)
-{
+static void expect_timeout(long got, unsigned long t0, unsigned long ns, const char *what, int line) {
     unsigned long spent = now_us() - t0;
     if (expect(got, -TS_ETIMEDOUT, what, line) && spent < ns / 1000)
         fail(line, "%s: timed out after %lu us", what, spent);
 }
 
-#define EXPECT_TIMEOUT(expr, ns)                                      \
-    do {                                                              \
-        unsigned long t0_ = now_us();                                 \
-        expect_timeout((long)(expr), t0_, (ns), #expr, __LINE__);     \
+#define EXPECT_TIMEOUT(expr, ns)                                  \
+    do {                                                          \
+        unsigned long t0_ = now_us();                             \
+        expect_timeout((long)(expr), t0_, (ns), #expr, __LINE__); \
     } while (0)
 
 /* For polling loops: sleeps 1 ms and returns 1, or returns 0 once
  * WATCHDOG_US have passed since `start`. ts_sleep_ns is not under test. */
-static int keep_polling(unsigned long start)
-{
-    if (now_us() - start > WATCHDOG_US)
-        return 0;
+static int keep_polling(unsigned long start) {
+    if (now_us() - start > WATCHDOG_US) return 0;
     ts_sleep_ns(MS);
     return 1;
 }
@@ -97,16 +89,14 @@ struct worker {
     int done; /* fn has returned */
 };
 
-static void worker_main(void *p)
-{
+static void worker_main(void *p) {
     struct worker *w = p;
     w->fn(w->arg);
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 }
 
 /* Starts fn(arg) on a free core; returns whether it could. */
-static int start(struct worker *w, void (*fn)(void *), void *arg)
-{
+static int start(struct worker *w, void (*fn)(void *), void *arg) {
     w->fn = fn;
     w->arg = arg;
     w->done = 0;
@@ -118,8 +108,7 @@ typedef void (*worker_fn)(void *);
 
 /* Starts w[i] on fn[i](arg[i]) (arg 0: all 0) for i < n, up to the first
  * that fails; returns how many started. */
-static int start_all(struct worker *w, int n, const worker_fn *fn, void *const *arg)
-{
+static int start_all(struct worker *w, int n, const worker_fn *fn, void *const *arg) {
     int started = 0;
     while (started < n && start(&w[started], fn[started], arg ? arg[started] : 0))
         ++started;
@@ -128,8 +117,7 @@ static int start_all(struct worker *w, int n, const worker_fn *fn, void *const *
 
 /* Waits for n started workers to finish, then joins them. One that is not
  * done within WATCHDOG_US ends the test (see the top). */
-static void finish(struct worker *w, int n, const char *what)
-{
+static void finish(struct worker *w, int n, const char *what) {
     unsigned long t0 = now_us();
     for (int i = 0; i < n; ++i) {
         while (!__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
@@ -143,12 +131,11 @@ static void finish(struct worker *w, int n, const char *what)
 
 /* ---- (a) thread API: every free core, EAGAIN, join, and again */
 
-static int release;                 /* parked threads may end */
+static int release;                  /* parked threads may end */
 static int parked_self[MAX_THREADS]; /* what ts_thread_self says in each */
 static int parked_core[MAX_THREADS]; /* and ts_thread_core */
 
-static void parked(void *arg)
-{
+static void parked(void *arg) {
     int i = (int)(long)arg;
     parked_core[i] = ts_thread_core();
     __atomic_store_n(&parked_self[i], ts_thread_self(), __ATOMIC_RELEASE);
@@ -162,8 +149,7 @@ static void parked(void *arg)
 
 /* Fills every free core with a parked thread and checks their tids and
  * cores (a tid is the number of the thread's core). */
-static int fill_cores(int *tids, int nfree)
-{
+static int fill_cores(int *tids, int nfree) {
     int n = 0, r = 0;
     while (n < MAX_THREADS && (r = ts_thread_create(parked, (void *)(long)n)) >= 0)
         tids[n++] = r;
@@ -175,10 +161,8 @@ static int fill_cores(int *tids, int nfree)
     for (int i = 0; i < n; ++i) {
         while (__atomic_load_n(&parked_self[i], __ATOMIC_ACQUIRE) < 0 && keep_polling(t0))
             ;
-        CHECK(parked_self[i] == tids[i], "thread %d: self %d, created as %d", i, parked_self[i],
-              tids[i]);
-        CHECK(parked_core[i] == tids[i], "thread %d: on core %d, created as %d", i,
-              parked_core[i], tids[i]);
+        CHECK(parked_self[i] == tids[i], "thread %d: self %d, created as %d", i, parked_self[i], tids[i]);
+        CHECK(parked_core[i] == tids[i], "thread %d: on core %d, created as %d", i, parked_core[i], tids[i]);
         CHECK(tids[i] != me, "thread %d has the main thread's tid %d", i, me);
         for (int j = 0; j < i; ++j)
             CHECK(tids[i] != tids[j], "threads %d and %d share tid %d", i, j, tids[i]);
@@ -186,8 +170,7 @@ static int fill_cores(int *tids, int nfree)
     return n;
 }
 
-static void test_threads(int nfree)
-{
+static void test_threads(int nfree) {
     int tids[MAX_THREADS];
     for (int round = 0; round < 2; ++round) { /* exhaustion, and back */
         __atomic_store_n(&release, 0, __ATOMIC_RELEASE);
@@ -213,8 +196,7 @@ static unsigned word;
 static int wait_over; /* the main thread's wait has returned */
 
 /* Wakes until it wakes someone: the waiter may not be asleep yet. */
-static void waker(void *arg)
-{
+static void waker(void *arg) {
     int *woke = arg;
     int r = 0;
     unsigned long t0 = now_us();
@@ -224,8 +206,7 @@ static void waker(void *arg)
     *woke = r;
 }
 
-static void test_futex(void)
-{
+static void test_futex(void) {
     word = 5;
     EXPECT(ts_futex_wait(&word, 4, WAIT_NS), -TS_EAGAIN);
     EXPECT_TIMEOUT(ts_futex_wait(&word, 5, MS), MS);
@@ -241,8 +222,7 @@ static void test_futex(void)
         int r = ts_futex_wait(&word, 5, WAIT_NS);
         __atomic_store_n(&wait_over, 1, __ATOMIC_RELEASE);
         finish(&w, 1, "futex wake");
-        if (CHECK(r == 0, "futex_wait for another thread's wake: got %d, want 0", r))
-            EXPECT(woke, 1);
+        if (CHECK(r == 0, "futex_wait for another thread's wake: got %d, want 0", r)) EXPECT(woke, 1);
     }
 }
 
@@ -253,8 +233,7 @@ static void test_futex(void)
 static ts_mutex_t counter_lock = TS_MUTEX_INIT;
 static long counter; /* a plain read-modify-write: only the mutex makes it exact */
 
-static void count_up(void *arg)
-{
+static void count_up(void *arg) {
     (void)arg;
     for (int i = 0; i < INCREMENTS; ++i) {
         ts_mutex_lock(&counter_lock);
@@ -266,8 +245,7 @@ static void count_up(void *arg)
 static ts_mutex_t held = TS_MUTEX_INIT;
 static int got_it; /* the blocked locker has the mutex */
 
-static void blocked_locker(void *arg)
-{
+static void blocked_locker(void *arg) {
     (void)arg;
     ts_mutex_lock(&held);
     __atomic_store_n(&got_it, 1, __ATOMIC_RELEASE);
@@ -276,8 +254,7 @@ static void blocked_locker(void *arg)
 
 /* A locker that finds the mutex held marks it contended (2) before it
  * sleeps, and the unlock wakes it. */
-static void test_mutex_sleep(void)
-{
+static void test_mutex_sleep(void) {
     struct worker w;
     ts_mutex_lock(&held);
     if (start(&w, blocked_locker, 0)) {
@@ -294,8 +271,7 @@ static void test_mutex_sleep(void)
     }
 }
 
-static void test_mutex(void)
-{
+static void test_mutex(void) {
     ts_mutex_t m;
     ts_mutex_init(&m);
     EXPECT(ts_mutex_unlock(&m), -TS_EPERM);
@@ -323,12 +299,10 @@ static struct {
     long sum, consumed;
 } pc;
 
-static void producer(void *arg)
-{
+static void producer(void *arg) {
     (void)arg;
     for (int item = 1; item <= ITEMS; ++item) {
-        if (!EXPECT(ts_sem_wait(&pc.empty), 0))
-            return;
+        if (!EXPECT(ts_sem_wait(&pc.empty), 0)) return;
         ts_mutex_lock(&pc.lock);
         pc.buf[pc.head++ % SLOTS] = item;
         ts_mutex_unlock(&pc.lock);
@@ -337,11 +311,9 @@ static void producer(void *arg)
 }
 
 /* Takes arg items; the timed wait keeps a lost wake-up from hanging. */
-static void consumer(void *arg)
-{
+static void consumer(void *arg) {
     for (long k = 0; k < (long)arg; ++k) {
-        if (!EXPECT(ts_sem_timedwait(&pc.full, WAIT_NS), 0))
-            return;
+        if (!EXPECT(ts_sem_timedwait(&pc.full, WAIT_NS), 0)) return;
         ts_mutex_lock(&pc.lock);
         pc.sum += pc.buf[pc.tail++ % SLOTS];
         pc.consumed++;
@@ -350,8 +322,7 @@ static void consumer(void *arg)
     }
 }
 
-static void test_semaphore(void)
-{
+static void test_semaphore(void) {
     ts_sem_t s;
     ts_sem_init(&s, 0);
     EXPECT(ts_sem_trywait(&s), -TS_EAGAIN);
@@ -380,8 +351,7 @@ static struct {
 
 #define SPURIOUS_MAX 100 /* the test bumps the sequence once: no spurious wake-ups at all */
 
-static void cond_waiter(void *arg)
-{
+static void cond_waiter(void *arg) {
     (void)arg;
     ts_mutex_lock(&cv.lock);
     cv.ready++;
@@ -389,21 +359,18 @@ static void cond_waiter(void *arg)
         if (!EXPECT(ts_cond_wait(&cv.cond, &cv.lock), 0) ||
             !CHECK(n < SPURIOUS_MAX, "cond_wait: %d wake-ups without the flag", n))
             break;
-    if (cv.flag)
-        cv.woken++;
+    if (cv.flag) cv.woken++;
     ts_mutex_unlock(&cv.lock);
 }
 
-static int cond_waiters_ready(void)
-{
+static int cond_waiters_ready(void) {
     ts_mutex_lock(&cv.lock);
     int n = cv.ready;
     ts_mutex_unlock(&cv.lock);
     return n;
 }
 
-static void test_cond(void)
-{
+static void test_cond(void) {
     const worker_fn fn[WORKERS] = {cond_waiter, cond_waiter, cond_waiter};
     struct worker w[WORKERS];
     int started = start_all(w, WORKERS, fn, 0);
@@ -436,8 +403,7 @@ static struct {
     int rounds[2];
 } pp;
 
-static void pp_stop(void)
-{
+static void pp_stop(void) {
     __atomic_store_n(&pp.stop, 1, __ATOMIC_RELEASE);
     ts_futex_wake(&pp.turn, 1);
 }
@@ -445,15 +411,12 @@ static void pp_stop(void)
 /* Waits for turn == me; 0 when it came, else the partner stopped or the
  * wait failed (reported). stop is read before turn: a partner that ends
  * hands over its last turn before it sets stop, so that turn is seen. */
-static int pp_wait_turn(unsigned me, int round)
-{
+static int pp_wait_turn(unsigned me, int round) {
     for (;;) {
         int stop = __atomic_load_n(&pp.stop, __ATOMIC_ACQUIRE);
         unsigned t = __atomic_load_n(&pp.turn, __ATOMIC_ACQUIRE);
-        if (t == me)
-            return 0;
-        if (stop)
-            return -1;
+        if (t == me) return 0;
+        if (stop) return -1;
         int r = ts_futex_wait(&pp.turn, t, WAIT_NS);
         if (r != 0 && r != -TS_EAGAIN) {
             if (!__atomic_load_n(&pp.stop, __ATOMIC_ACQUIRE))
@@ -463,23 +426,19 @@ static int pp_wait_turn(unsigned me, int round)
     }
 }
 
-static void pp_side(void *arg)
-{
+static void pp_side(void *arg) {
     unsigned me = (unsigned)(long)arg;
     for (int i = 0; i < ROUNDS; ++i) {
-        if (pp_wait_turn(me, i) != 0)
-            break;
+        if (pp_wait_turn(me, i) != 0) break;
         pp.rounds[me]++;
         __atomic_store_n(&pp.turn, 1 - me, __ATOMIC_RELEASE);
         int r = ts_futex_wake(&pp.turn, 1);
-        if (!CHECK(r == 0 || r == 1, "ping-pong side %u: futex_wake gave %d", me, r))
-            break;
+        if (!CHECK(r == 0 || r == 1, "ping-pong side %u: futex_wake gave %d", me, r)) break;
     }
     pp_stop(); /* after the last round too: the partner has its last turn already */
 }
 
-static void test_ping_pong(void)
-{
+static void test_ping_pong(void) {
     const worker_fn fn[2] = {pp_side, pp_side};
     void *const arg[2] = {(void *)0l, (void *)1l};
     struct worker w[2];
@@ -490,26 +449,25 @@ static void test_ping_pong(void)
 
 /* ---- (g) memory: page frames, and the heap to exhaustion and back */
 
-#define PAGE 4096ul
-#define HEAP_STEP (64ul << 10)
+#define PAGE           4096ul
+#define HEAP_STEP      (64ul << 10)
 #define HEAP_STEPS_MAX 4096 /* 256 MiB: more than any window */
 
 /* TS_SYS_BRK itself: sbrk never gives pages back. */
 static long raw_brk(unsigned long end) { return ts_arch_kcall(TS_SYS_BRK, (long)end, 0, 0, 0); }
 
 struct heap_run {
-    long refusal;               /* what ended the growth: -TS_ENOMEM expected */
-    unsigned long grown;        /* bytes */
+    long refusal;        /* what ended the growth: -TS_ENOMEM expected */
+    unsigned long grown; /* bytes */
     int info_result;
-    struct ts_mem_info at_top;  /* with the heap exhausted */
-    long back;                  /* the break after shrinking to base */
+    struct ts_mem_info at_top; /* with the heap exhausted */
+    long back;                 /* the break after shrinking to base */
 };
 
 /* Grows the break from base by HEAP_STEP until the kernel refuses, writing
  * to every new page, reads the frame counts, then shrinks back to base.
  * Nothing in between may use malloc or stdio: the heap is exhausted. */
-static void exhaust_heap(unsigned long base, struct heap_run *run)
-{
+static void exhaust_heap(unsigned long base, struct heap_run *run) {
     unsigned long end = base;
     run->refusal = 0;
     for (int i = 0; i < HEAP_STEPS_MAX; ++i) {
@@ -530,35 +488,31 @@ static void exhaust_heap(unsigned long base, struct heap_run *run)
 /* `slack`: pages the kernel may keep after the heap shrank back (the page
  * tables it made for the heap's range stay). */
 static void check_heap_run(const struct heap_run *run, long base, const struct ts_mem_info *before,
-                           unsigned long slack)
-{
+                           unsigned long slack) {
     EXPECT(run->refusal, -TS_ENOMEM);
     CHECK(run->grown >= (1ul << 20), "the heap grew by only %lu bytes", run->grown);
     EXPECT(run->info_result, 0);
     unsigned long pages = run->grown / PAGE;
     CHECK(run->at_top.free_pages + pages <= before->free_pages,
-          "free pages: %lu before, %lu with %lu more heap pages", before->free_pages,
-          run->at_top.free_pages, pages);
+          "free pages: %lu before, %lu with %lu more heap pages", before->free_pages, run->at_top.free_pages,
+          pages);
     EXPECT(run->back, base);
     struct ts_mem_info after = {0};
     EXPECT(ts_mem_info(&after), 0);
     CHECK(after.free_pages + slack >= before->free_pages,
-          "free pages: %lu before, %lu after the heap shrank back", before->free_pages,
-          after.free_pages);
+          "free pages: %lu before, %lu after the heap shrank back", before->free_pages, after.free_pages);
 }
 
-static void test_memory(void)
-{
+static void test_memory(void) {
     struct ts_mem_info start = {0};
     EXPECT(ts_mem_info(&start), 0);
     EXPECT(start.page_size, PAGE);
-    CHECK(start.total_pages > 0 && start.free_pages <= start.total_pages,
-          "mem_info: %lu free of %lu pages", start.free_pages, start.total_pages);
+    CHECK(start.total_pages > 0 && start.free_pages <= start.total_pages, "mem_info: %lu free of %lu pages",
+          start.free_pages, start.total_pages);
     EXPECT(ts_mem_info((struct ts_mem_info *)0x10), -TS_EFAULT);
 
     long base = raw_brk(0);
-    if (!CHECK(base > 0, "brk(0) = %ld", base))
-        return;
+    if (!CHECK(base > 0, "brk(0) = %ld", base)) return;
     struct heap_run first = {0}, second = {0};
     exhaust_heap((unsigned long)base, &first);
     /* One Sv39 leaf table per 2 MiB of heap, and one more above them. */
@@ -567,14 +521,13 @@ static void test_memory(void)
     EXPECT(ts_mem_info(&between), 0);
     exhaust_heap((unsigned long)base, &second); /* freed pages can be had again */
     check_heap_run(&second, base, &between, 0); /* and nothing more is kept */
-    CHECK(second.grown + HEAP_STEP >= first.grown, "the heap grew by %lu bytes, then by %lu",
-          first.grown, second.grown);
+    CHECK(second.grown + HEAP_STEP >= first.grown, "the heap grew by %lu bytes, then by %lu", first.grown,
+          second.grown);
 }
 
 /* ---- (h) kernel call counters */
 
-static void test_kcall_count(void)
-{
+static void test_kcall_count(void) {
     int core = ts_thread_self();
     long before = ts_kcall_count(TS_SYS_THREAD_YIELD, core);
     CHECK(before >= 1, "yields on core %d so far: %ld", core, before); /* test_threads yielded */
@@ -589,8 +542,7 @@ static void test_kcall_count(void)
 
 /* ---- (i) the core a thread runs on */
 
-static void test_thread_core(void)
-{
+static void test_thread_core(void) {
     int core = ts_thread_core();
     /* The runtime's placement (mpirun --report-bindings): local index l on core l + 1. */
     EXPECT(core, ts_local_index() + 1);
@@ -600,11 +552,9 @@ static void test_thread_core(void)
     EXPECT(ts_kcall_count(TS_SYS_THREAD_CORE, core) - before, 1); /* served on that core */
 }
 
-int main(void)
-{
+int main(void) {
     int nfree = ts_job()->ncores - 2; /* the master runs no thread, main has one core */
-    if (!CHECK(nfree >= WORKERS, "needs %d free cores, the cluster has %d", WORKERS, nfree))
-        return summary();
+    if (!CHECK(nfree >= WORKERS, "needs %d free cores, the cluster has %d", WORKERS, nfree)) return summary();
     test_threads(nfree);
     test_futex();
     test_mutex();
@@ -613,6 +563,6 @@ int main(void)
     test_ping_pong();
     test_kcall_count();
     test_thread_core();
-    test_memory(); /* last: nothing else may allocate while the heap is exhausted */
+    test_memory();    /* last: nothing else may allocate while the heap is exhausted */
     return summary(); /* every thread has been joined */
 }

@@ -60,7 +60,8 @@ void load_payload(const char *path) {
     if (c.ncores == 0 || c.ncores > TS_MAX_CORES) host::fail("the manifest gives a bad core count");
     if (static_cast<uint64_t>(st.st_size) > c.window_size)
         host::fail("the payload is larger than the cluster's window");
-    window_memfd = static_cast<int>(sys(SYS_memfd_create, reinterpret_cast<long>("tessera-window"), MFD_CLOEXEC));
+    window_memfd =
+        static_cast<int>(sys(SYS_memfd_create, reinterpret_cast<long>("tessera-window"), MFD_CLOEXEC));
     if (window_memfd < 0 || sys(SYS_ftruncate, window_memfd, static_cast<long>(c.window_size)) != 0)
         host::fail("cannot create the cluster's memory window");
     map_at(c.window_base, c.window_size, PROT_READ | PROT_WRITE, MAP_SHARED, window_memfd,
@@ -79,7 +80,8 @@ void load_payload(const char *path) {
 void map_fabric(long fd) {
     const ts_manifest &m = *the_manifest;
     struct stat st {};
-    if (sys(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 || static_cast<uint64_t>(st.st_size) < m.fabric_size)
+    if (sys(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0 ||
+        static_cast<uint64_t>(st.st_size) < m.fabric_size)
         host::fail("the fabric fd is not a fabric of the manifest's size");
     map_at(m.fabric_base, m.fabric_size, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd),
            "cannot map the fabric at its base (address taken)");
@@ -113,7 +115,8 @@ uintptr_t window_end() {
 bool start_core(int core, void (*entry)(int)) {
     if (core <= 0 || core >= ncores()) return false;
     core_entries[core] = entry;
-    return hal_clone_thread(reinterpret_cast<void *>(host::core_state(core).kernel_sp), core_thread, core) > 0;
+    return hal_clone_thread(reinterpret_cast<void *>(host::core_state(core).kernel_sp), core_thread, core) >
+           0;
 }
 
 }  // namespace hal
@@ -122,10 +125,12 @@ using namespace hal;
 
 extern "C" [[noreturn]] void hal_linux_start(long argc, char **argv) {
     if (argc != 5)
-        host::fail("usage: tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID "
-                    "(started by tools/mpirun --platform linux64)");
+        host::fail(
+            "usage: tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID "
+            "(started by tools/mpirun --platform linux64)");
     const long fabric = number(argv[2]), status = number(argv[3]), launcher = number(argv[4]);
-    if (fabric < 0 || status < 0 || launcher <= 0) host::fail("FABRIC_FD, STATUS_FD and LAUNCHER_PID are numbers");
+    if (fabric < 0 || status < 0 || launcher <= 0)
+        host::fail("FABRIC_FD, STATUS_FD and LAUNCHER_PID are numbers");
     // Die with the launcher, even if it was killed before this line ran.
     sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
     if (sys(SYS_getppid) != launcher) host::fail("the launcher is gone");

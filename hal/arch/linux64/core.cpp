@@ -21,7 +21,8 @@ static_assert(events_offset + TS_MAX_CLUSTERS * TS_MAX_CORES * sizeof(uint32_t) 
               "event words must fit in the fabric's first page (hal/common/noc.cpp)");
 
 uint32_t *event_word(int cluster, int core) {
-    return reinterpret_cast<uint32_t *>(manifest().fabric_base + events_offset) + cluster * TS_MAX_CORES + core;
+    return reinterpret_cast<uint32_t *>(manifest().fabric_base + events_offset) + cluster * TS_MAX_CORES +
+           core;
 }
 
 [[noreturn]] void take_pending_interrupt(void *tf) { hal_pending_interrupt(static_cast<TrapFrame *>(tf)); }
@@ -115,7 +116,8 @@ void poweroff(int status) {
         v /= 10;
     } while (v);
     size_t len = 9;
-    while (n) line[len++] = digits[--n];
+    while (n)
+        line[len++] = digits[--n];
     line[len++] = '\n';
     host::write_all(host::status_fd(), line, len);
     sys(SYS_exit_group, status & 0xff);
@@ -123,7 +125,8 @@ void poweroff(int status) {
 }
 
 void halt() {
-    for (;;) sys(SYS_pause);
+    for (;;)
+        sys(SYS_pause);
 }
 
 void enter_user(TrapFrame *tf, uint64_t) {

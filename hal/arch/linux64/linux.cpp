@@ -73,7 +73,8 @@ bool write_all(int fd, const char *s, size_t n) {
 void fail(const char *what) {
     static const char prefix[] = "tessera_cluster: ";
     size_t n = 0;
-    while (what[n]) ++n;
+    while (what[n])
+        ++n;
     write_all(2, prefix, sizeof(prefix) - 1);
     write_all(2, what, n);
     write_all(2, "\n", 1);

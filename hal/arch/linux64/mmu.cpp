@@ -71,7 +71,8 @@ bool AddressSpace::map(uintptr_t va, uintptr_t pa, unsigned perms) {
 
 uintptr_t AddressSpace::unmap(uintptr_t va) {
     if (!in_area(va) || !root_[(va - user_area_base) / leaf_span]) return 0;
-    uint64_t &e = reinterpret_cast<uint64_t *>(root_[(va - user_area_base) / leaf_span])[(va % leaf_span) / page_size];
+    uint64_t &e =
+        reinterpret_cast<uint64_t *>(root_[(va - user_area_base) / leaf_span])[(va % leaf_span) / page_size];
     if (!e) return 0;
     const uintptr_t pa = e & ~(page_size - 1);
     e = 0;

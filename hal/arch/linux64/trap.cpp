@@ -1,9 +1,8 @@
 // linux64 traps. A kernel call arrives through the gate (entry.S) as a
 // plain call. An interrupt of a core in user code arrives as a signal
-// (notify_core's), and resumes through rt_sigreturn. A user fault arrives as a signal (SIGSEGV, SIGBUS, SIGILL,
-// SIGFPE, SIGTRAP) on the core's signal stack: the handler turns it into a
-// trap and leaves the signal for good, on the core's kernel stack. A fault
-// in kernel code is a kernel bug: it panics, as on QEMU.
+// (notify_core's), and resumes through rt_sigreturn. A user fault arrives as a signal (SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE, SIGTRAP) on the core's signal stack: the handler turns it into a trap and leaves the signal
+// for good, on the core's kernel stack. A fault in kernel code is a kernel bug: it panics, as on QEMU.
 #include <signal.h>
 
 #include "linux.hpp"
@@ -122,9 +121,10 @@ void trap_init() {
 }  // namespace host
 
 const char *cause_name(uint64_t cause) {
-    static const char *const names[] = {
-        "illegal instruction", "instruction page fault", "load page fault", "store page fault",
-        "general protection fault", "bus error", "arithmetic error", "breakpoint"};
+    static const char *const names[] = {"illegal instruction",      "instruction page fault",
+                                        "load page fault",          "store page fault",
+                                        "general protection fault", "bus error",
+                                        "arithmetic error",         "breakpoint"};
     return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
 }
 

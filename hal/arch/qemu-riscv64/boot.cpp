@@ -19,9 +19,7 @@ namespace {
 
 constexpr int status_bad_image = 125;
 
-const ts_manifest &own_manifest() {
-    return *reinterpret_cast<const ts_manifest *>(__payload_start);
-}
+const ts_manifest &own_manifest() { return *reinterpret_cast<const ts_manifest *>(__payload_start); }
 
 void (*core_entries[TS_MAX_CORES])(int);
 
@@ -42,7 +40,8 @@ bool start_hart(unsigned long hart, uintptr_t entry, unsigned long opaque) {
 
 void say(const char *s) {
     size_t n = 0;
-    while (s[n]) ++n;
+    while (s[n])
+        ++n;
     console_write(s, n);
 }
 
@@ -62,7 +61,9 @@ void say_numbered(const char *thing, unsigned n, const char *what) {
 }
 
 void say_cluster(const char *what, unsigned c) { say_numbered("cluster ", c, what); }
-void say_hart(const char *what, unsigned long hart) { say_numbered("hart ", static_cast<unsigned>(hart), what); }
+void say_hart(const char *what, unsigned long hart) {
+    say_numbered("hart ", static_cast<unsigned>(hart), what);
+}
 
 }  // namespace
 

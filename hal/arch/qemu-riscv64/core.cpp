@@ -70,7 +70,8 @@ void poweroff(int status) {
 
 void halt() {
     HAL_CSR_WRITE(sie, 0);
-    for (;;) asm volatile("wfi");
+    for (;;)
+        asm volatile("wfi");
 }
 
 void enter_user(TrapFrame *tf, uint64_t space) {

@@ -33,15 +33,16 @@ bool AddressSpace::init(void *(*alloc_page)(), const AddressSpace *kernel) {
     root_ = static_cast<uint64_t *>(alloc_());
     if (!root_) return false;
     if (kernel) {
-        for (int i = 0; i < 512; ++i) root_[i] = kernel->root_[i];
+        for (int i = 0; i < 512; ++i)
+            root_[i] = kernel->root_[i];
         return true;
     }
     const ts_manifest &m = manifest();
     const auto &w = m.clusters[cluster_id()];
     const unsigned rw = perm_r | perm_w;
     return map_range(w.window_base, w.window_size, rw | perm_x) &&
-           map_range(m.fabric_base, m.fabric_size, rw) &&
-           map(uart_base, uart_base, rw) && map(finisher_base, finisher_base, rw);
+           map_range(m.fabric_base, m.fabric_size, rw) && map(uart_base, uart_base, rw) &&
+           map(finisher_base, finisher_base, rw);
 }
 
 // Kernel ranges are 2 MiB aligned: map them with megapages.
@@ -115,9 +116,7 @@ uintptr_t AddressSpace::lookup(uintptr_t va, unsigned *perms) const {
     return 0;
 }
 
-uint64_t AddressSpace::token() const {
-    return rv::satp_sv39 | (reinterpret_cast<uintptr_t>(root_) >> 12);
-}
+uint64_t AddressSpace::token() const { return rv::satp_sv39 | (reinterpret_cast<uintptr_t>(root_) >> 12); }
 
 void flush_tlb() { asm volatile("sfence.vma" ::: "memory"); }
 
@@ -127,10 +126,10 @@ void AddressSpace::activate() const {
 }
 
 bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr) {
-    const unsigned need = cause == rv::cause_fetch_page_fault  ? perm_x
-                        : cause == rv::cause_load_page_fault ? perm_r
-                        : cause == rv::cause_store_page_fault ? perm_w
-                                                              : 0;
+    const unsigned need = cause == rv::cause_fetch_page_fault   ? perm_x
+                          : cause == rv::cause_load_page_fault  ? perm_r
+                          : cause == rv::cause_store_page_fault ? perm_w
+                                                                : 0;
     unsigned perms = 0;
     if (!need || !space.lookup(addr, &perms) || (perms & (need | perm_user)) != (need | perm_user))
         return false;

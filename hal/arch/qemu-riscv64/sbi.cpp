@@ -7,8 +7,7 @@ constexpr long ext_time = 0x54494D45;
 constexpr long ext_ipi = 0x735049;
 constexpr long ext_hsm = 0x48534D;
 
-Ret call(long ext, long fid, unsigned long a0 = 0, unsigned long a1 = 0,
-         unsigned long a2 = 0) {
+Ret call(long ext, long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0) {
     register unsigned long r0 asm("a0") = a0;
     register unsigned long r1 asm("a1") = a1;
     register unsigned long r2 asm("a2") = a2;
@@ -26,7 +25,8 @@ Ret hart_start(unsigned long hartid, uintptr_t start, unsigned long opaque) {
 
 void hart_stop() {
     call(ext_hsm, 1);
-    for (;;) asm volatile("wfi");
+    for (;;)
+        asm volatile("wfi");
 }
 
 void send_ipi(unsigned long mask, unsigned long base) { call(ext_ipi, 0, mask, base); }

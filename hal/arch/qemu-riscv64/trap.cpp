@@ -7,13 +7,22 @@
 namespace hal {
 
 const char *cause_name(uint64_t cause) {
-    static const char *const names[] = {
-        "instruction address misaligned", "instruction access fault",
-        "illegal instruction", "breakpoint", "load address misaligned",
-        "load access fault", "store address misaligned", "store access fault",
-        "environment call from U-mode", "environment call from S-mode",
-        "reserved", "reserved", "instruction page fault", "load page fault",
-        "reserved", "store page fault"};
+    static const char *const names[] = {"instruction address misaligned",
+                                        "instruction access fault",
+                                        "illegal instruction",
+                                        "breakpoint",
+                                        "load address misaligned",
+                                        "load access fault",
+                                        "store address misaligned",
+                                        "store access fault",
+                                        "environment call from U-mode",
+                                        "environment call from S-mode",
+                                        "reserved",
+                                        "reserved",
+                                        "instruction page fault",
+                                        "load page fault",
+                                        "reserved",
+                                        "store page fault"};
     return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown trap";
 }
 

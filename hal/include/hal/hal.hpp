@@ -33,6 +33,7 @@ class Spinlock {
 public:
     void lock();
     void unlock();
+
 private:
     volatile uint32_t word_ = 0;
 };
@@ -44,6 +45,7 @@ public:
     ~Guard() { l_.unlock(); }
     Guard(const Guard &) = delete;
     Guard &operator=(const Guard &) = delete;
+
 private:
     Spinlock &l_;
 };
@@ -85,8 +87,8 @@ enum class TrapKind { syscall, interrupt, fault };
 
 struct TrapInfo {
     TrapKind kind;
-    uint64_t cause;   ///< target-defined (RISC-V: scause); cause_name() names it
-    uint64_t tval;    ///< the faulting address (RISC-V: stval)
+    uint64_t cause;  ///< target-defined (RISC-V: scause); cause_name() names it
+    uint64_t tval;   ///< the faulting address (RISC-V: stval)
 };
 
 /// Enters user mode (U-mode on RISC-V) with the registers of `tf` in address space `space`
@@ -98,7 +100,6 @@ struct TrapInfo {
 const char *cause_name(uint64_t cause);
 /// True when `cause` is a page fault (instruction, load or store).
 bool is_page_fault(uint64_t cause);
-
 
 // ---- memory management unit (qemu-riscv64: Sv39; linux64: mmap mirrors) --------
 
@@ -125,6 +126,7 @@ public:
     /// Activates this address space on the calling core.
     void activate() const;
     uint64_t token() const;
+
 private:
     bool map_range(uintptr_t base, size_t size, unsigned perms);
     uint64_t *root_ = nullptr;

@@ -16,13 +16,12 @@
 #include <tessera/name_protocol.h>
 
 #define PORT_BASE 40 /* rank r registers its names on port PORT_BASE + r */
-#define MANY 20      /* names rank 0 registers for rank 1 to resolve: more than the cache holds */
-#define CACHE 16
+#define MANY      20 /* names rank 0 registers for rank 1 to resolve: more than the cache holds */
+#define CACHE     16
 
 static __thread int rank, failures; /* per rank: a cluster's ranks are threads of one process */
 
-static void expect(const char *what, long got, long want)
-{
+static void expect(const char *what, long got, long want) {
     if (got != want) {
         printf("name_daemon_api FAIL rank %d: %s: got %ld, want %ld\n", rank, what, got, want);
         ++failures;
@@ -32,8 +31,7 @@ static void expect(const char *what, long got, long want)
 /* The daemon's counters once LWMPI's own names and resolutions are done. */
 static struct ts_name_daemon_stats base;
 
-static struct ts_name_daemon_stats stats(void)
-{
+static struct ts_name_daemon_stats stats(void) {
     struct ts_name_daemon_stats st;
     memset(&st, 0, sizeof st);
     expect("stats", ts_name_daemon_stats(&st), 0);
@@ -41,9 +39,8 @@ static struct ts_name_daemon_stats stats(void)
 }
 
 /* The counters moved by exactly (local hits, cache hits, misses) since *before. */
-static void expect_moved(const char *what, const struct ts_name_daemon_stats *before, long local,
-                         long cached, long missed)
-{
+static void expect_moved(const char *what, const struct ts_name_daemon_stats *before, long local, long cached,
+                         long missed) {
     struct ts_name_daemon_stats now = stats();
     char label[96];
     snprintf(label, sizeof label, "%s: local hits", what);
@@ -56,8 +53,7 @@ static void expect_moved(const char *what, const struct ts_name_daemon_stats *be
 
 /* Resolves `name`, expecting (cluster, port) and the counters to move by
  * (local, cached, missed). */
-static void expect_resolve(const char *name, int cluster, int port, long local, long cached, long missed)
-{
+static void expect_resolve(const char *name, int cluster, int port, long local, long cached, long missed) {
     struct ts_name_daemon_stats before = stats();
     int c = -1, p = -1;
     char label[96];
@@ -68,8 +64,7 @@ static void expect_resolve(const char *name, int cluster, int port, long local, 
     expect_moved(label, &before, local, cached, missed);
 }
 
-static void check_errors(void)
-{
+static void check_errors(void) {
     char too_long[TS_NAME_MAX + 2];
     memset(too_long, 'x', TS_NAME_MAX + 1);
     too_long[TS_NAME_MAX + 1] = '\0';
@@ -98,8 +93,7 @@ static void check_errors(void)
 }
 
 /* Before any other rank does anything: names of this cluster only. */
-static void check_local(int me, const char *mine)
-{
+static void check_local(int me, const char *mine) {
     expect("register", ts_name_register(mine, PORT_BASE + rank), 0);
     expect("register again", ts_name_register(mine, PORT_BASE + rank), -TS_EEXIST);
     expect("names", stats().names, base.names + 1);
@@ -124,15 +118,13 @@ static void check_local(int me, const char *mine)
 
 /* After both ranks registered: the peer's names, through the name server
  * and the peer's daemon, then from the cache. */
-static void check_remote(int peer_cluster, const char *peers)
-{
+static void check_remote(int peer_cluster, const char *peers) {
     expect("register a name of the other cluster", ts_name_register(peers, 9), -TS_EEXIST);
     expect("unregister a name of the other cluster", ts_name_unregister(peers), -TS_ENOENT);
     expect_resolve(peers, peer_cluster, PORT_BASE + 1 - rank, 0, 0, 1);
     expect_resolve(peers, peer_cluster, PORT_BASE + 1 - rank, 0, 1, 0);
     expect("cached", stats().cached, base.cached + 1);
-    if (rank == 0)
-        return;
+    if (rank == 0) return;
     /* More names than the cache holds: the least recently used go first. */
     for (int i = 0; i < MANY; ++i) {
         char name[32];
@@ -145,14 +137,12 @@ static void check_remote(int peer_cluster, const char *peers)
 }
 
 /* After both ranks resolved: the port queries each daemon answered. */
-static void check_queries(void)
-{
+static void check_queries(void) {
     /* rank 1 asked rank 0's daemon for its name, MANY names and one of them again. */
     expect("port queries answered", stats().queries - base.queries, rank == 0 ? 1 + MANY + 1 : 1);
 }
 
-static void check_unregister(int me, const char *mine)
-{
+static void check_unregister(int me, const char *mine) {
     int c, p;
     expect("unregister", ts_name_unregister(mine), 0);
     expect("names after unregister", stats().names, base.names + (rank == 0 ? MANY : 0));
@@ -169,8 +159,7 @@ static void check_unregister(int me, const char *mine)
 /* ---- malformed messages, written straight to the daemon's mailbox ------------ */
 
 /* Writes msg to the daemon through `out` and returns the next reply read from `in`. */
-static struct ts_name_reply exchange(int out, int in, const void *msg, unsigned long size)
-{
+static struct ts_name_reply exchange(int out, int in, const void *msg, unsigned long size) {
     struct ts_name_reply rep;
     memset(&rep, 0, sizeof rep);
     expect("raw write", ts_mailbox_write(out, msg, size), (long)size);
@@ -178,16 +167,14 @@ static struct ts_name_reply exchange(int out, int in, const void *msg, unsigned 
     return rep;
 }
 
-static void check_malformed(int me)
-{
+static void check_malformed(int me) {
     /* The reply port of a core no thread of ours uses. */
     const int core = ts_thread_self() == ts_job()->ncores - 1 ? ts_job()->ncores - 2 : ts_job()->ncores - 1;
     const int port = TS_PORT_NAME_REPLY_BASE + core;
     const int in = ts_mailbox_create(port);
     const int out = ts_mailbox_open(port, me, TS_PORT_NAME_DAEMON);
     expect("raw mailboxes", in >= 0 && out >= 0, 1);
-    if (in < 0 || out < 0)
-        return;
+    if (in < 0 || out < 0) return;
 
     struct ts_name_request req;
     memset(&req, 0, sizeof req);
@@ -233,8 +220,7 @@ static void check_malformed(int me)
     ts_mailbox_unlink(in);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int size;
@@ -267,8 +253,7 @@ int main(int argc, char **argv)
     check_unregister(me, mine);
     check_malformed(me);
 
-    if (!failures)
-        printf("name_daemon_api ok rank %d\n", rank);
+    if (!failures) printf("name_daemon_api ok rank %d\n", rank);
     MPI_Finalize();
     return failures ? 1 : 0;
 }

@@ -27,13 +27,11 @@ constexpr int kReported = 5;  // failures printed per rank
 thread_local int rank, np, failures;
 thread_local tessera::pm::JobShape shape;
 
-void expect(const char *what, int owner, long got, long want)
-{
-    if (got == want)
-        return;
+void expect(const char *what, int owner, long got, long want) {
+    if (got == want) return;
     if (++failures <= kReported)
-        printf("name_daemon_stress FAIL rank %d: %s (rank %d's name): got %ld, want %ld\n", rank, what,
-               owner, got, want);
+        printf("name_daemon_stress FAIL rank %d: %s (rank %d's name): got %ld, want %ld\n", rank, what, owner,
+               got, want);
 }
 
 void name_of(char (&buf)[32], int owner, int k) { snprintf(buf, sizeof buf, "stress.r%d.%d", owner, k); }
@@ -42,8 +40,7 @@ int port_of(int owner, int k) { return 1 + (owner * kNamesPerRank + k) % (TS_POR
 
 int cluster_of(int owner) { return ts_job()->nio_clusters + shape.place(owner).cluster; }
 
-void register_all(bool on)
-{
+void register_all(bool on) {
     char name[32];
     for (int k = 0; k < kNamesPerRank; ++k) {
         name_of(name, rank, k);
@@ -56,8 +53,7 @@ void register_all(bool on)
 
 // The first `per_rank` names of every rank, starting after our own so that
 // ranks do not move in step.
-void resolve_all(int per_rank)
-{
+void resolve_all(int per_rank) {
     char name[32];
     for (int i = 1; i <= np; ++i) {
         const int owner = (rank + i) % np;
@@ -77,8 +73,7 @@ void resolve_all(int per_rank)
 // The daemon's counters once LWMPI's own names and resolutions are done.
 struct ts_name_daemon_stats base;
 
-void check_daemon(int rounds)
-{
+void check_daemon(int rounds) {
     const int here = shape.ranks_on(shape.place(rank).cluster);
     struct ts_name_daemon_stats st = {};
     expect("stats", rank, ts_name_daemon_stats(&st), 0);
@@ -97,8 +92,7 @@ void check_daemon(int rounds)
 
 }  // namespace
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -125,11 +119,9 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     register_all(false);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (shape.place(rank).local == 0)
-        check_daemon(rounds);
+    if (shape.place(rank).local == 0) check_daemon(rounds);
 
-    if (!failures)
-        printf("name_daemon_stress ok rank %d\n", rank);
+    if (!failures) printf("name_daemon_stress ok rank %d\n", rank);
     MPI_Finalize();
     return failures ? 1 : 0;
 }

@@ -27,8 +27,7 @@ using tessera::names::Topology;
 // (<tessera/names.h> also names a function ts_name_daemon_stats.)
 using Stats = struct ts_name_daemon_stats;
 
-TEST_CASE("the cache keeps what it was given")
-{
+TEST_CASE("the cache keeps what it was given") {
     NameCache c{};
     Address a{};
     CHECK_FALSE(c.find("x", &a));
@@ -43,8 +42,7 @@ TEST_CASE("the cache keeps what it was given")
     CHECK(c.size() == 1);
 }
 
-TEST_CASE("a full cache evicts the least recently used name")
-{
+TEST_CASE("a full cache evicts the least recently used name") {
     NameCache c{};
     for (int i = 0; i < NameCache::kCapacity; ++i)
         c.put(("n" + std::to_string(i)).c_str(), {1, i});
@@ -93,25 +91,21 @@ struct Machine {
     int process[kClusters][kCores] = {};
     uint32_t next_seq = 0;
 
-    bool send(int src, int dst, int port, const void *msg, size_t size)
-    {
+    bool send(int src, int dst, int port, const void *msg, size_t size) {
         REQUIRE(dst >= 0);
         REQUIRE(dst < kClusters);
         REQUIRE(port > 0);
         REQUIRE(port < TS_PORTS);
-        if (slot[dst][src])
-            return false;
+        if (slot[dst][src]) return false;
         const auto *b = static_cast<const unsigned char *>(msg);
         slot[dst][src] = Packet{port, Bytes(b, b + size)};
         return true;
     }
 
-    bool deliver(int c)
-    {
+    bool deliver(int c) {
         bool moved = false;
         for (auto &s : slot[c]) {
-            if (!s || stalled[c])
-                continue;
+            if (!s || stalled[c]) continue;
             inbox[c][s->port].push_back(s->bytes);
             s.reset();
             moved = true;
@@ -125,8 +119,7 @@ struct Machine {
     bool step();
 
     /// Runs until nothing moves any more.
-    void run()
-    {
+    void run() {
         int steps = 0;
         while (step())
             REQUIRE(++steps < 100000);
@@ -136,20 +129,18 @@ struct Machine {
 Machine *machine;
 int running;  // the cluster whose daemon runs now
 
-bool host_send(int cluster, int port, const void *msg, size_t size)
-{
+bool host_send(int cluster, int port, const void *msg, size_t size) {
     return machine->send(running, cluster, port, msg, size);
 }
 
-const void *host_process_on(int core)
-{
+const void *host_process_on(int core) {
     REQUIRE(core >= 0);
-    return core < kCores ? reinterpret_cast<const void *>(static_cast<intptr_t>(machine->process[running][core]))
-                         : nullptr;
+    return core < kCores
+               ? reinterpret_cast<const void *>(static_cast<intptr_t>(machine->process[running][core]))
+               : nullptr;
 }
 
-bool Machine::run_daemon(int c)
-{
+bool Machine::run_daemon(int c) {
     running = c;
     bool moved = daemons[c].flush();
     auto &q = inbox[c][TS_PORT_NAME_DAEMON];
@@ -159,11 +150,9 @@ bool Machine::run_daemon(int c)
 }
 
 // Like the real server: the next request only once the last reply is out.
-bool Machine::run_server()
-{
+bool Machine::run_server() {
     auto &q = inbox[TS_NAMESERVER_CLUSTER][TS_PORT_NAMESERVER];
-    if (!server_out.empty() || q.empty())
-        return false;
+    if (!server_out.empty() || q.empty()) return false;
     ts_name_request req;
     REQUIRE(q.front().size() == sizeof req);
     memcpy(&req, q.front().data(), sizeof req);
@@ -179,8 +168,7 @@ bool Machine::run_server()
 
 // Sends the front of q (dst, packet) from `src`, and the next ones while
 // they find room.
-bool Machine::send_pending(std::deque<std::pair<int, Packet>> &q, int src)
-{
+bool Machine::send_pending(std::deque<std::pair<int, Packet>> &q, int src) {
     bool moved = false;
     while (!q.empty() && send(src < 0 ? q.front().first : src, q.front().first, q.front().second.port,
                               q.front().second.bytes.data(), q.front().second.bytes.size())) {
@@ -190,8 +178,7 @@ bool Machine::send_pending(std::deque<std::pair<int, Packet>> &q, int src)
     return moved;
 }
 
-bool Machine::step()
-{
+bool Machine::step() {
     bool moved = false;
     for (int c = 0; c < kClusters; ++c)
         moved |= deliver(c);
@@ -199,13 +186,11 @@ bool Machine::step()
     moved |= run_server();
     moved |= send_pending(server_out, TS_NAMESERVER_CLUSTER);
     for (int c = 1; c < kClusters; ++c)
-        if (daemon_on[c])
-            moved |= run_daemon(c);
+        if (daemon_on[c]) moved |= run_daemon(c);
     return moved;
 }
 
-ts_name_request request(int cluster, int core, int op, const char *name, int arg)
-{
+ts_name_request request(int cluster, int core, int op, const char *name, int arg) {
     ts_name_request req{};
     req.op = op;
     req.seq = ++machine->next_seq;
@@ -217,16 +202,14 @@ ts_name_request request(int cluster, int core, int op, const char *name, int arg
 }
 
 template <class Message>
-void post_bytes(int cluster, int port, const Message &m, size_t size = sizeof(Message))
-{
+void post_bytes(int cluster, int port, const Message &m, size_t size = sizeof(Message)) {
     const auto *b = reinterpret_cast<const unsigned char *>(&m);
     machine->client_out.push_back({cluster, Packet{port, Bytes(b, b + size)}});
 }
 
 /// Posts a client request from `core` of `cluster` to its daemon (it is
 /// sent on the next steps). Its seq.
-uint32_t post(int cluster, int core, int op, const char *name, int arg = 0)
-{
+uint32_t post(int cluster, int core, int op, const char *name, int arg = 0) {
     const ts_name_request req = request(cluster, core, op, name, arg);
     post_bytes(cluster, TS_PORT_NAME_DAEMON, req);
     return req.seq;
@@ -236,8 +219,7 @@ uint32_t post(int cluster, int core, int op, const char *name, int arg = 0)
 size_t waiting(int cluster, int port) { return machine->inbox[cluster][port].size(); }
 
 /// The next reply to `core` of `cluster`, which must be there.
-ts_name_reply take_reply(int cluster, int core)
-{
+ts_name_reply take_reply(int cluster, int core) {
     auto &q = machine->inbox[cluster][TS_PORT_NAME_REPLY_BASE + core];
     REQUIRE_FALSE(q.empty());
     ts_name_reply rep;
@@ -249,28 +231,24 @@ ts_name_reply take_reply(int cluster, int core)
 }
 
 /// One request, run to its reply: the reply's result (and the reply in *out).
-int call(int cluster, int core, int op, const char *name, int arg = 0, ts_name_reply *out = nullptr)
-{
+int call(int cluster, int core, int op, const char *name, int arg = 0, ts_name_reply *out = nullptr) {
     const uint32_t seq = post(cluster, core, op, name, arg);
     machine->run();
     const ts_name_reply rep = take_reply(cluster, core);
     CHECK(rep.seq == seq);
     CHECK(waiting(cluster, TS_PORT_NAME_REPLY_BASE + core) == 0);
-    if (out)
-        *out = rep;
+    if (out) *out = rep;
     return rep.result;
 }
 
-Stats stats_of(int cluster)
-{
+Stats stats_of(int cluster) {
     ts_name_reply rep{};
     REQUIRE(call(cluster, 1, TS_NAME_STATS, "", 0, &rep) == 0);
     return rep.stats;
 }
 
 /// A fresh machine: every core of every cluster runs process 1.
-std::unique_ptr<Machine> boot()
-{
+std::unique_ptr<Machine> boot() {
     auto m = std::make_unique<Machine>();
     machine = m.get();
     for (int c = 1; c < kClusters; ++c) {
@@ -284,8 +262,7 @@ std::unique_ptr<Machine> boot()
 
 }  // namespace
 
-TEST_CASE("register, then resolve on the same cluster: a local hit")
-{
+TEST_CASE("register, then resolve on the same cluster: a local hit") {
     auto m = boot();
     CHECK(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     ts_name_reply rep{};
@@ -299,8 +276,7 @@ TEST_CASE("register, then resolve on the same cluster: a local hit")
     CHECK(m->table.lookup("svc") == 1);  // linked at the name server too
 }
 
-TEST_CASE("resolve on another cluster: a miss, then a cache hit")
-{
+TEST_CASE("resolve on another cluster: a miss, then a cache hit") {
     auto m = boot();
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     ts_name_reply rep{};
@@ -321,8 +297,7 @@ TEST_CASE("resolve on another cluster: a miss, then a cache hit")
     CHECK(stats_of(1).queries == 1);  // not asked again
 }
 
-TEST_CASE("errors")
-{
+TEST_CASE("errors") {
     auto m = boot();
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     CHECK(call(1, 2, TS_NAME_REGISTER, "svc", 10) == -TS_EEXIST);  // here
@@ -349,8 +324,7 @@ TEST_CASE("errors")
     CHECK(stats_of(1).names == 1);
 }
 
-TEST_CASE("the local table fills up")
-{
+TEST_CASE("the local table fills up") {
     auto m = boot();
     for (int i = 0; i < NameDaemon::kNames; ++i)
         REQUIRE(call(1, 1, TS_NAME_REGISTER, ("n" + std::to_string(i)).c_str(), 9) == 0);
@@ -360,13 +334,12 @@ TEST_CASE("the local table fills up")
     CHECK(call(1, 1, TS_NAME_REGISTER, "one-more", 9) == 0);
 }
 
-TEST_CASE("unregister: only the registering process, here and at the name server")
-{
+TEST_CASE("unregister: only the registering process, here and at the name server") {
     auto m = boot();
     m->process[1][2] = 2;
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     CHECK(call(1, 2, TS_NAME_UNREGISTER, "svc") == -TS_EPERM);
-    CHECK(call(1, 2, TS_NAME_RESOLVE, "svc") == 1);  // still there
+    CHECK(call(1, 2, TS_NAME_RESOLVE, "svc") == 1);     // still there
     CHECK(call(1, 3, TS_NAME_UNREGISTER, "svc") == 0);  // same process, other thread
     CHECK(m->table.lookup("svc") == -TS_ENOENT);
     CHECK(call(1, 1, TS_NAME_RESOLVE, "svc") == -TS_ENOENT);
@@ -375,8 +348,7 @@ TEST_CASE("unregister: only the registering process, here and at the name server
     CHECK(call(1, 2, TS_NAME_REGISTER, "svc", 11) == 0);  // the name can come back
 }
 
-TEST_CASE("a name linked without a daemon has no port")
-{
+TEST_CASE("a name linked without a daemon has no port") {
     auto m = boot();
     REQUIRE(m->table.link("bare", 2) == 0);  // linked directly, as ts_name_link does
     REQUIRE(m->table.link("io", 0) == 0);    // on a cluster without a daemon
@@ -386,8 +358,7 @@ TEST_CASE("a name linked without a daemon has no port")
     CHECK(stats_of(1).cached == 0);
 }
 
-TEST_CASE("every core of every cluster at once, through full slots")
-{
+TEST_CASE("every core of every cluster at once, through full slots") {
     auto m = boot();
     auto name = [](int c, int core) { return "c" + std::to_string(c) + "." + std::to_string(core); };
     for (int c = 1; c < kClusters; ++c)
@@ -414,15 +385,13 @@ TEST_CASE("every core of every cluster at once, through full slots")
             REQUIRE(m->step());
             for (int c = 1; c < kClusters; ++c) {
                 for (int core = 1; core < kCores; ++core) {
-                    if (!waiting(c, TS_PORT_NAME_REPLY_BASE + core))
-                        continue;
+                    if (!waiting(c, TS_PORT_NAME_REPLY_BASE + core)) continue;
                     const int k = next[c][core] - 1;
                     const ts_name_reply rep = take_reply(c, core);
                     REQUIRE(rep.result == 1 + k / (kCores - 1));
                     REQUIRE(rep.port == 8 + 1 + k % (kCores - 1));
                     --left;
-                    if (next[c][core] < (kClusters - 1) * (kCores - 1))
-                        post_next(c, core);
+                    if (next[c][core] < (kClusters - 1) * (kCores - 1)) post_next(c, core);
                 }
             }
         }
@@ -439,8 +408,7 @@ TEST_CASE("every core of every cluster at once, through full slots")
     }
 }
 
-TEST_CASE("a request posted while the slot is busy goes next")
-{
+TEST_CASE("a request posted while the slot is busy goes next") {
     auto m = boot();
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     const uint32_t first = post(2, 1, TS_NAME_RESOLVE, "svc");
@@ -453,8 +421,7 @@ TEST_CASE("a request posted while the slot is busy goes next")
     CHECK(b.stats.misses == 1);
 }
 
-TEST_CASE("port answers wait for room at the asking daemon")
-{
+TEST_CASE("port answers wait for room at the asking daemon") {
     auto m = boot();
     m->daemon_on[2] = false;  // the test plays cluster 2's daemon
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
@@ -479,13 +446,12 @@ TEST_CASE("port answers wait for room at the asking daemon")
     CHECK(stats_of(1).queries == 3);
 }
 
-TEST_CASE("malformed, misdirected and forged messages are dropped")
-{
+TEST_CASE("malformed, misdirected and forged messages are dropped") {
     auto m = boot();
     REQUIRE(call(1, 1, TS_NAME_REGISTER, "svc", 9) == 0);
     ts_name_request req = request(1, 1, TS_NAME_RESOLVE, "svc", 0);
     post_bytes(1, TS_PORT_NAME_DAEMON, req, sizeof req - 1);  // short
-    req.reply_cluster = 2;  // a client of another cluster
+    req.reply_cluster = 2;                                    // a client of another cluster
     post_bytes(1, TS_PORT_NAME_DAEMON, req);
     req = request(1, 1, TS_NAME_RESOLVE, "svc", 0);
     req.reply_port = TS_PORT_NAME_REPLY_BASE + TS_MAX_CORES;  // no such core
@@ -511,8 +477,7 @@ TEST_CASE("malformed, misdirected and forged messages are dropped")
     CHECK(call(1, 1, TS_NAME_RESOLVE, "svc") == 1);
 }
 
-TEST_CASE("an answer with another seq does not complete a waiting request")
-{
+TEST_CASE("an answer with another seq does not complete a waiting request") {
     auto m = boot();
     REQUIRE(call(2, 1, TS_NAME_REGISTER, "svc", 7) == 0);
     m->stalled[TS_NAMESERVER_CLUSTER] = true;

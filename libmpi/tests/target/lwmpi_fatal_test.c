@@ -16,8 +16,7 @@
 #include <string.h>
 #include <tessera/runtime.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, size, v[4] = {1, 2, 3, 4};
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "early") == 0 && ts_rank() == 0) {

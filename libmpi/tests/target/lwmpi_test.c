@@ -9,13 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("lwmpi_test: rank %d: %s:%d: %s\n", rank, __func__,     \
-                   __LINE__, #cond);                                       \
-            return 1;                                                      \
-        }                                                                  \
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            printf("lwmpi_test: rank %d: %s:%d: %s\n", rank, __func__, __LINE__, #cond); \
+            return 1;                                                                    \
+        }                                                                                \
     } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS)
 
@@ -24,12 +23,10 @@
 static _Thread_local int rank, size;
 
 /* A token goes once around the ring; each rank adds its rank. */
-static int test_ring(void)
-{
+static int test_ring(void) {
     int token = 0, expect = size * (size - 1) / 2;
     MPI_Status st;
-    if (size == 1)
-        return 0;
+    if (size == 1) return 0;
     if (rank == 0) {
         OK(MPI_Send(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD));
         OK(MPI_Recv(&token, 1, MPI_INT, size - 1, 11, MPI_COMM_WORLD, &st));
@@ -44,15 +41,12 @@ static int test_ring(void)
 }
 
 /* Large messages (several portal chunks) between the first and last rank. */
-static int test_large(void)
-{
+static int test_large(void) {
     enum { N = 100000 }; /* 400 KB */
     int peer = size - 1, count = 0;
     MPI_Status st;
-    if (size == 1)
-        return 0;
-    if (rank != 0 && rank != peer)
-        return 0;
+    if (size == 1) return 0;
+    if (rank != 0 && rank != peer) return 0;
     int *v = malloc(N * sizeof *v);
     CHECK(v);
     for (int round = 0; round < 3; ++round) {
@@ -79,8 +73,7 @@ static int test_large(void)
 
 /* Every rank sends its rank to 0 with tag = rank; 0 takes them by tag in
  * reverse order with ANY_SOURCE, so most wait in the unexpected queue. */
-static int test_unexpected(void)
-{
+static int test_unexpected(void) {
     MPI_Status st;
     long v = rank;
     if (rank != 0)
@@ -94,8 +87,7 @@ static int test_unexpected(void)
 }
 
 /* ANY_SOURCE + ANY_TAG: each rank's message arrives exactly once. */
-static int test_any(void)
-{
+static int test_any(void) {
     MPI_Status st;
     double v = rank * 0.5;
     if (rank != 0) {
@@ -115,8 +107,7 @@ static int test_any(void)
 }
 
 /* Truncation, zero-byte messages, MPI_PROC_NULL, MPI_COMM_SELF. */
-static int test_edges(void)
-{
+static int test_edges(void) {
     MPI_Status st;
     int v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, small[3] = {0, 0, -1}, count = -1;
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -145,8 +136,7 @@ static int test_edges(void)
 }
 
 /* Argument errors come back with MPI_ERRORS_RETURN. */
-static int test_errors(void)
-{
+static int test_errors(void) {
     int v = 0;
     MPI_Status st;
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -167,8 +157,7 @@ static int test_errors(void)
     return 0;
 }
 
-static int test_barrier_and_time(void)
-{
+static int test_barrier_and_time(void) {
     double t0 = MPI_Wtime();
     for (int i = 0; i < 20; ++i)
         OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -177,24 +166,20 @@ static int test_barrier_and_time(void)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int failed = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int (*tests[])(void) = {test_ring, test_large, test_unexpected, test_any,
+    int (*tests[])(void) = {test_ring,  test_large,  test_unexpected,      test_any,
                             test_edges, test_errors, test_barrier_and_time};
     for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
         failed |= tests[i]();
-        if (failed)
-            break;
+        if (failed) break;
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (failed)
-        MPI_Abort(MPI_COMM_WORLD, 1); /* the others may wait in a barrier */
+    if (failed) MPI_Abort(MPI_COMM_WORLD, 1); /* the others may wait in a barrier */
     MPI_Finalize();
-    if (rank == 0)
-        printf("lwmpi_test: all passed (np=%d)\n", size);
+    if (rank == 0) printf("lwmpi_test: all passed (np=%d)\n", size);
     return 0;
 }

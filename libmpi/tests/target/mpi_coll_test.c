@@ -39,8 +39,7 @@ static _Thread_local const char *cname = "";
 /* The phase of failure reports: what is being checked. */
 static _Thread_local char what[200] = "init";
 
-static void describe(const char *fmt, ...)
-{
+static void describe(const char *fmt, ...) {
     va_list ap;
     ++calls;
     int n = snprintf(what, sizeof what, "%s: ", cname);
@@ -53,20 +52,16 @@ static void describe(const char *fmt, ...)
 /* ---- Basic types -------------------------------------------------------- */
 
 enum { T_INT, T_DOUBLE, T_LL, T_UCHAR, NTYPES };
-static const char *const type_names[NTYPES] = {"MPI_INT", "MPI_DOUBLE", "MPI_LONG_LONG",
-                                               "MPI_UNSIGNED_CHAR"};
+static const char *const type_names[NTYPES] = {"MPI_INT", "MPI_DOUBLE", "MPI_LONG_LONG", "MPI_UNSIGNED_CHAR"};
 static const size_t type_sizes[NTYPES] = {sizeof(int), sizeof(double), sizeof(long long),
                                           sizeof(unsigned char)};
 
-static MPI_Datatype mpi_type(int t)
-{
-    return t == T_INT ? MPI_INT : t == T_DOUBLE ? MPI_DOUBLE : t == T_LL ? MPI_LONG_LONG
-                                                                        : MPI_UNSIGNED_CHAR;
+static MPI_Datatype mpi_type(int t) {
+    return t == T_INT ? MPI_INT : t == T_DOUBLE ? MPI_DOUBLE : t == T_LL ? MPI_LONG_LONG : MPI_UNSIGNED_CHAR;
 }
 
 /* Element i of buf (of type t) set to v, converted as C converts. */
-static void put(int t, void *buf, long i, long long v)
-{
+static void put(int t, void *buf, long i, long long v) {
     switch (t) {
     case T_INT: ((int *)buf)[i] = (int)v; break;
     case T_DOUBLE: ((double *)buf)[i] = (double)v; break;
@@ -75,8 +70,7 @@ static void put(int t, void *buf, long i, long long v)
     }
 }
 
-static double elem_value(int t, const void *buf, long i)
-{
+static double elem_value(int t, const void *buf, long i) {
     switch (t) {
     case T_INT: return ((const int *)buf)[i];
     case T_DOUBLE: return ((const double *)buf)[i];
@@ -86,13 +80,11 @@ static double elem_value(int t, const void *buf, long i)
 }
 
 /* n elements of type t: got against expected. */
-static void compare_at(int line, int t, const void *got, const void *exp, long n)
-{
+static void compare_at(int line, int t, const void *got, const void *exp, long n) {
     for (long i = 0; i < n; ++i) {
         int same = t == T_DOUBLE ? ((const double *)got)[i] == ((const double *)exp)[i]
                                  : memcmp((const char *)got + i * type_sizes[t],
-                                          (const char *)exp + i * type_sizes[t],
-                                          type_sizes[t]) == 0;
+                                          (const char *)exp + i * type_sizes[t], type_sizes[t]) == 0;
         if (!same)
             fail_at(line, "%s element %ld of %ld is %.17g, expected %.17g", type_names[t], i, n,
                     elem_value(t, got, i), elem_value(t, exp, i));
@@ -101,27 +93,20 @@ static void compare_at(int line, int t, const void *got, const void *exp, long n
 #define COMPARE(t, got, exp, n) compare_at(__LINE__, t, got, exp, n)
 
 /* What rank s sends to rank d, element i (data movement collectives). */
-static long long dval(int s, int d, long i, int salt)
-{
-    return ((long long)s * 1000003 + (long long)d * 7919 + i * 31 + salt * 101) % 2000003 -
-           1000000;
+static long long dval(int s, int d, long i, int salt) {
+    return ((long long)s * 1000003 + (long long)d * 7919 + i * 31 + salt * 101) % 2000003 - 1000000;
 }
 
 #define SENTINEL 0x5a
-static void poison(void *buf, size_t bytes)
-{
-    memset(buf, SENTINEL, bytes);
-}
+static void poison(void *buf, size_t bytes) { memset(buf, SENTINEL, bytes); }
 
 /* ---- Predefined operations ----------------------------------------------- */
 
 enum { O_MAX, O_MIN, O_SUM, O_PROD, O_LAND, O_BAND, O_LOR, O_BOR, O_LXOR, O_BXOR, NOPS };
-static const char *const op_names[NOPS] = {"MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD",
-                                           "MPI_LAND", "MPI_BAND", "MPI_LOR", "MPI_BOR",
-                                           "MPI_LXOR", "MPI_BXOR"};
+static const char *const op_names[NOPS] = {"MPI_MAX",  "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND",
+                                           "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR"};
 
-static MPI_Op mpi_op(int o)
-{
+static MPI_Op mpi_op(int o) {
     switch (o) {
     case O_MAX: return MPI_MAX;
     case O_MIN: return MPI_MIN;
@@ -138,18 +123,14 @@ static MPI_Op mpi_op(int o)
 
 /* Logical and bitwise operations are not defined on floating types
  * (5.9.2). */
-static int op_defined(int o, int t)
-{
-    return t != T_DOUBLE || o <= O_PROD;
-}
+static int op_defined(int o, int t) { return t != T_DOUBLE || o <= O_PROD; }
 
 /* Rank r's contribution, element i, for operation o on type t: small
  * values (sums and products never overflow: MPI leaves overflow to the
  * implementation, and Open MPI 4.1's vector operations saturate), logical
  * values that make AND and OR come out both ways, bit patterns for the
  * bitwise operations. */
-static long long rval(int o, int t, int r, long i, int salt)
-{
+static long long rval(int o, int t, int r, long i, int salt) {
     long k = (long)r * 7 + i * 3 + salt;
     if (t == T_UCHAR && o == O_SUM) /* csize values below 256 / csize */
         return k % (256 / csize);
@@ -172,31 +153,30 @@ static long long rval(int o, int t, int r, long i, int salt)
     }
 }
 
-#define COMBINE_INT(T)                                                             \
-    do {                                                                           \
-        const T *x = in;                                                           \
-        T *y = inout;                                                              \
-        for (long i = 0; i < n; ++i) {                                             \
-            T a = x[i], b = y[i], r;                                               \
-            switch (o) {                                                           \
-            case O_MAX: r = a > b ? a : b; break;                                  \
-            case O_MIN: r = a < b ? a : b; break;                                  \
-            case O_SUM: r = (T)(a + b); break;                                     \
-            case O_PROD: r = (T)(a * b); break;                                    \
-            case O_LAND: r = a && b; break;                                        \
-            case O_BAND: r = a & b; break;                                         \
-            case O_LOR: r = a || b; break;                                         \
-            case O_BOR: r = a | b; break;                                          \
-            case O_LXOR: r = !a != !b; break;                                      \
-            default: r = a ^ b; break;                                             \
-            }                                                                      \
-            y[i] = r;                                                              \
-        }                                                                          \
+#define COMBINE_INT(T)                            \
+    do {                                          \
+        const T *x = in;                          \
+        T *y = inout;                             \
+        for (long i = 0; i < n; ++i) {            \
+            T a = x[i], b = y[i], r;              \
+            switch (o) {                          \
+            case O_MAX: r = a > b ? a : b; break; \
+            case O_MIN: r = a < b ? a : b; break; \
+            case O_SUM: r = (T)(a + b); break;    \
+            case O_PROD: r = (T)(a * b); break;   \
+            case O_LAND: r = a && b; break;       \
+            case O_BAND: r = a & b; break;        \
+            case O_LOR: r = a || b; break;        \
+            case O_BOR: r = a | b; break;         \
+            case O_LXOR: r = !a != !b; break;     \
+            default: r = a ^ b; break;            \
+            }                                     \
+            y[i] = r;                             \
+        }                                         \
     } while (0)
 
 /* inout[i] = in[i] o inout[i], computed in type t as C would. */
-static void combine(int o, int t, const void *in, void *inout, long n)
-{
+static void combine(int o, int t, const void *in, void *inout, long n) {
     switch (t) {
     case T_INT: COMBINE_INT(int); break;
     case T_LL: COMBINE_INT(long long); break;
@@ -206,8 +186,7 @@ static void combine(int o, int t, const void *in, void *inout, long n)
         double *y = inout;
         for (long i = 0; i < n; ++i) {
             double a = x[i], b = y[i];
-            y[i] = o == O_MAX ? (a > b ? a : b) : o == O_MIN ? (a < b ? a : b)
-                 : o == O_SUM ? a + b : a * b;
+            y[i] = o == O_MAX ? (a > b ? a : b) : o == O_MIN ? (a < b ? a : b) : o == O_SUM ? a + b : a * b;
         }
         break;
     }
@@ -215,17 +194,14 @@ static void combine(int o, int t, const void *in, void *inout, long n)
 }
 
 /* contribution of comm rank r: n elements of rval(o, r, first + i). */
-static void contribution(int o, int t, int r, void *buf, long first, long n, int salt)
-{
+static void contribution(int o, int t, int r, void *buf, long first, long n, int salt) {
     for (long i = 0; i < n; ++i)
         put(t, buf, i, rval(o, t, r, first + i, salt));
 }
 
 /* The reduction over ranks lo..hi-1 in rank order, of elements first ..
  * first+n-1, into out; tmp has room for n elements. */
-static void reference(int o, int t, int lo, int hi, void *out, void *tmp, long first, long n,
-                      int salt)
-{
+static void reference(int o, int t, int lo, int hi, void *out, void *tmp, long first, long n, int salt) {
     contribution(o, t, lo, out, first, n, salt);
     for (int r = lo + 1; r < hi; ++r) {
         contribution(o, t, r, tmp, first, n, salt);
@@ -240,18 +216,14 @@ static _Thread_local char *sbuf, *rbuf, *ebuf, *tbuf;
 static _Thread_local size_t buf_bytes;
 static const int counts3[3] = {1, 7, 0}; /* 0 stands for big_count */
 
-static int count_of(int k)
-{
-    return counts3[k % 3] ? counts3[k % 3] : big_count;
-}
+static int count_of(int k) { return counts3[k % 3] ? counts3[k % 3] : big_count; }
 
 /* ---- Barrier -------------------------------------------------------------- */
 
 /* No rank leaves a barrier before every rank entered it: rank 0 waits a
  * little before entering, and the others send to it as soon as they leave;
  * nothing may have arrived before rank 0 entered. */
-static void test_barrier(void)
-{
+static void test_barrier(void) {
     int flag = -1;
     describe("MPI_Barrier");
     for (int round = 0; round < 3; ++round) {
@@ -259,8 +231,7 @@ static void test_barrier(void)
             double t0 = MPI_Wtime();
             while (MPI_Wtime() - t0 < 0.01) {
                 MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 77, comm, &flag, MPI_STATUS_IGNORE));
-                if (flag)
-                    FAIL("a rank left the barrier before rank 0 entered it");
+                if (flag) FAIL("a rank left the barrier before rank 0 entered it");
             }
             MPI_OK(MPI_Barrier(comm));
             for (int r = 1; r < csize; ++r)
@@ -276,8 +247,7 @@ static void test_barrier(void)
 
 /* ---- Data movement ---------------------------------------------------------- */
 
-static void test_bcast(void)
-{
+static void test_bcast(void) {
     for (int root = 0; root < csize; ++root)
         for (int t = 0; t < NTYPES; ++t) {
             int c = count_of(root + t);
@@ -293,8 +263,7 @@ static void test_bcast(void)
         }
 }
 
-static void test_gather(void)
-{
+static void test_gather(void) {
     for (int root = 0; root < csize; ++root)
         for (int t = 0; t < NTYPES + 1; ++t) {
             int inplace = t == NTYPES, tt = inplace ? root % NTYPES : t;
@@ -326,13 +295,9 @@ static void test_gather(void)
 /* Counts and displacements of the v-collectives: rank r's block has
  * vcount(c, r) elements (some 0) at vdispl: blocks in reverse rank order
  * with a gap of 2 elements after each. Returns the extent in elements. */
-static int vcount(int c, int r)
-{
-    return r % 4 == 1 ? 0 : c + r % 3;
-}
+static int vcount(int c, int r) { return r % 4 == 1 ? 0 : c + r % 3; }
 
-static int vlayout(int c, int *counts, int *displs)
-{
+static int vlayout(int c, int *counts, int *displs) {
     int pos = 0;
     for (int r = csize - 1; r >= 0; --r) {
         counts[r] = vcount(c, r);
@@ -342,8 +307,7 @@ static int vlayout(int c, int *counts, int *displs)
     return pos;
 }
 
-static void test_gatherv(void)
-{
+static void test_gatherv(void) {
     int *counts = xmalloc(sizeof(int) * (size_t)csize), *displs = xmalloc(sizeof(int) * (size_t)csize);
     for (int root = 0; root < csize; ++root)
         for (int t = 0; t < NTYPES + 1; ++t) {
@@ -363,25 +327,22 @@ static void test_gatherv(void)
                     memcpy(rbuf + (size_t)displs[root] * es, sbuf, (size_t)mine * es);
                     send = MPI_IN_PLACE;
                 }
-                MPI_OK(MPI_Gatherv(send, mine, mpi_type(tt), rbuf, counts, displs, mpi_type(tt),
-                                   root, comm));
+                MPI_OK(MPI_Gatherv(send, mine, mpi_type(tt), rbuf, counts, displs, mpi_type(tt), root, comm));
                 for (int r = 0; r < csize; ++r)
                     for (long i = 0; i < counts[r]; ++i)
                         put(tt, ebuf, displs[r] + i, dval(r, root, i, 2));
                 /* The gaps between blocks keep their sentinels. */
-                if (memcmp(rbuf, ebuf, (size_t)extent * es) != 0)
-                    COMPARE(tt, rbuf, ebuf, extent);
+                if (memcmp(rbuf, ebuf, (size_t)extent * es) != 0) COMPARE(tt, rbuf, ebuf, extent);
             } else {
-                MPI_OK(MPI_Gatherv(sbuf, mine, mpi_type(tt), NULL, NULL, NULL, MPI_DATATYPE_NULL,
-                                   root, comm));
+                MPI_OK(
+                    MPI_Gatherv(sbuf, mine, mpi_type(tt), NULL, NULL, NULL, MPI_DATATYPE_NULL, root, comm));
             }
         }
     free(counts);
     free(displs);
 }
 
-static void test_scatter(void)
-{
+static void test_scatter(void) {
     for (int root = 0; root < csize; ++root)
         for (int t = 0; t < NTYPES + 1; ++t) {
             int inplace = t == NTYPES, tt = inplace ? (root + 2) % NTYPES : t;
@@ -396,8 +357,7 @@ static void test_scatter(void)
                     for (long i = 0; i < c; ++i)
                         put(tt, sbuf, (long)r * c + i, dval(root, r, i, 3));
                 if (inplace) {
-                    MPI_OK(MPI_Scatter(sbuf, c, mpi_type(tt), MPI_IN_PLACE, c, mpi_type(tt),
-                                       root, comm));
+                    MPI_OK(MPI_Scatter(sbuf, c, mpi_type(tt), MPI_IN_PLACE, c, mpi_type(tt), root, comm));
                     COMPARE(tt, sbuf + (size_t)root * c * es, ebuf, c);
                     continue;
                 }
@@ -412,8 +372,7 @@ static void test_scatter(void)
         }
 }
 
-static void test_scatterv(void)
-{
+static void test_scatterv(void) {
     int *counts = xmalloc(sizeof(int) * (size_t)csize), *displs = xmalloc(sizeof(int) * (size_t)csize);
     for (int root = 0; root < csize; ++root)
         for (int t = 0; t < NTYPES + 1; ++t) {
@@ -432,16 +391,16 @@ static void test_scatterv(void)
                     for (long i = 0; i < counts[r]; ++i)
                         put(tt, sbuf, displs[r] + i, dval(root, r, i, 4));
                 if (inplace) {
-                    MPI_OK(MPI_Scatterv(sbuf, counts, displs, mpi_type(tt), MPI_IN_PLACE, mine,
-                                        mpi_type(tt), root, comm));
+                    MPI_OK(MPI_Scatterv(sbuf, counts, displs, mpi_type(tt), MPI_IN_PLACE, mine, mpi_type(tt),
+                                        root, comm));
                     COMPARE(tt, sbuf + (size_t)displs[root] * es, ebuf, mine);
                     continue;
                 }
-                MPI_OK(MPI_Scatterv(sbuf, counts, displs, mpi_type(tt), rbuf, mine, mpi_type(tt),
-                                    root, comm));
+                MPI_OK(
+                    MPI_Scatterv(sbuf, counts, displs, mpi_type(tt), rbuf, mine, mpi_type(tt), root, comm));
             } else {
-                MPI_OK(MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, rbuf, mine, mpi_type(tt),
-                                    root, comm));
+                MPI_OK(
+                    MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, rbuf, mine, mpi_type(tt), root, comm));
             }
             COMPARE(tt, rbuf, ebuf, mine);
             /* Nothing past the block. */
@@ -453,8 +412,7 @@ static void test_scatterv(void)
     free(displs);
 }
 
-static void test_allgather(void)
-{
+static void test_allgather(void) {
     for (int k = 0; k < 3 * NTYPES + NTYPES; ++k) {
         int inplace = k >= 3 * NTYPES, t = k % NTYPES, c = inplace ? 7 : count_of(k / NTYPES);
         size_t es = type_sizes[t];
@@ -475,8 +433,7 @@ static void test_allgather(void)
     }
 }
 
-static void test_allgatherv(void)
-{
+static void test_allgatherv(void) {
     int *counts = xmalloc(sizeof(int) * (size_t)csize), *displs = xmalloc(sizeof(int) * (size_t)csize);
     for (int k = 0; k < 3 * NTYPES + NTYPES; ++k) {
         int inplace = k >= 3 * NTYPES, t = k % NTYPES, c = inplace ? 7 : count_of(k / NTYPES);
@@ -496,15 +453,13 @@ static void test_allgatherv(void)
         for (int r = 0; r < csize; ++r)
             for (long i = 0; i < counts[r]; ++i)
                 put(t, ebuf, displs[r] + i, dval(r, 0, i, 30 + k));
-        if (memcmp(rbuf, ebuf, (size_t)extent * es) != 0)
-            COMPARE(t, rbuf, ebuf, extent);
+        if (memcmp(rbuf, ebuf, (size_t)extent * es) != 0) COMPARE(t, rbuf, ebuf, extent);
     }
     free(counts);
     free(displs);
 }
 
-static void test_alltoall(void)
-{
+static void test_alltoall(void) {
     for (int k = 0; k < 3 * NTYPES + NTYPES; ++k) {
         int inplace = k >= 3 * NTYPES, t = k % NTYPES, c = inplace ? 7 : count_of(k / NTYPES);
         size_t es = type_sizes[t];
@@ -530,15 +485,12 @@ static void test_alltoall(void)
 /* Alltoallv: rank s sends a2a_count(s, d) elements to rank d; blocks with
  * gaps, receive side in reverse order. The MPI_IN_PLACE form needs the
  * symmetric counts. */
-static int a2a_count(int c, int s, int d, int symmetric)
-{
-    if (symmetric)
-        return c + (s + d) % 3;
+static int a2a_count(int c, int s, int d, int symmetric) {
+    if (symmetric) return c + (s + d) % 3;
     return (s + 2 * d) % 4 == 0 ? 0 : c + (s + d) % 3;
 }
 
-static void test_alltoallv(void)
-{
+static void test_alltoallv(void) {
     size_t n = (size_t)csize;
     int *sc = xmalloc(sizeof(int) * n), *sd = xmalloc(sizeof(int) * n);
     int *rc = xmalloc(sizeof(int) * n), *rd = xmalloc(sizeof(int) * n);
@@ -575,8 +527,7 @@ static void test_alltoallv(void)
         for (int s = 0; s < csize; ++s)
             for (long i = 0; i < rc[s]; ++i)
                 put(t, ebuf, rd[s] + i, dval(s, crank, i, 90 + k));
-        if (memcmp(rbuf, ebuf, (size_t)rpos * es) != 0)
-            COMPARE(t, rbuf, ebuf, rpos);
+        if (memcmp(rbuf, ebuf, (size_t)rpos * es) != 0) COMPARE(t, rbuf, ebuf, rpos);
     }
     free(sc);
     free(sd);
@@ -586,25 +537,22 @@ static void test_alltoallv(void)
 
 /* ---- Reductions -------------------------------------------------------------- */
 
-static void test_reduce(void)
-{
+static void test_reduce(void) {
     /* Every root, MPI_SUM, each type and count; then every operation on
      * every type it is defined for, roots in turn; then MPI_IN_PLACE. */
     int k = 0;
     for (int pass = 0; pass < 3; ++pass)
         for (int t = 0; t < NTYPES; ++t)
             for (int o = 0; o < NOPS; ++o) {
-                if (!op_defined(o, t))
-                    continue;
-                if (pass == 0 && o != O_SUM)
-                    continue;
+                if (!op_defined(o, t)) continue;
+                if (pass == 0 && o != O_SUM) continue;
                 int nroots = pass == 0 ? csize : 1;
                 for (int rr = 0; rr < nroots; ++rr, ++k) {
                     int root = pass == 0 ? rr : (o + t + pass) % csize;
                     int c = pass == 2 ? 7 : count_of(pass == 0 ? rr + t : o + t);
                     int inplace = pass == 2, salt = k;
-                    describe("MPI_Reduce %s %s count %d root %d%s", op_names[o], type_names[t], c,
-                             root, inplace ? " MPI_IN_PLACE" : "");
+                    describe("MPI_Reduce %s %s count %d root %d%s", op_names[o], type_names[t], c, root,
+                             inplace ? " MPI_IN_PLACE" : "");
                     contribution(o, t, crank, sbuf, 0, c, salt);
                     if (crank == root) {
                         const void *send = sbuf;
@@ -624,13 +572,11 @@ static void test_reduce(void)
             }
 }
 
-static void test_allreduce(void)
-{
+static void test_allreduce(void) {
     int k = 0;
     for (int t = 0; t < NTYPES; ++t)
         for (int o = 0; o < NOPS; ++o) {
-            if (!op_defined(o, t))
-                continue;
+            if (!op_defined(o, t)) continue;
             for (int ci = 0; ci < 3; ++ci, ++k) {
                 int c = count_of(ci), inplace = (o + ci) % 2, salt = 500 + k;
                 describe("MPI_Allreduce %s %s count %d%s", op_names[o], type_names[t], c,
@@ -653,26 +599,23 @@ static void test_allreduce(void)
 /* Reduce_scatter, Reduce_scatter_block, Scan, Exscan: every operation on
  * every type, the count turning with the operation, MPI_IN_PLACE on every
  * other call. */
-static void test_reduce_scatter(void)
-{
+static void test_reduce_scatter(void) {
     int *rcounts = xmalloc(sizeof(int) * (size_t)csize), k = 0;
     for (int t = 0; t < NTYPES; ++t)
         for (int o = 0; o < NOPS; ++o) {
-            if (!op_defined(o, t))
-                continue;
+            if (!op_defined(o, t)) continue;
             for (int block = 0; block < 2; ++block, ++k) {
                 int c = count_of(o + t + block), inplace = k % 2, salt = 900 + k;
                 size_t es = type_sizes[t];
                 long total = 0, first = 0;
                 for (int r = 0; r < csize; ++r) {
                     rcounts[r] = block ? c : (r % 3 == 2 ? 0 : c + r % 2);
-                    if (r < crank)
-                        first += rcounts[r];
+                    if (r < crank) first += rcounts[r];
                     total += rcounts[r];
                 }
                 int mine = rcounts[crank];
-                describe("MPI_Reduce_scatter%s %s %s count %d%s", block ? "_block" : "",
-                         op_names[o], type_names[t], c, inplace ? " MPI_IN_PLACE" : "");
+                describe("MPI_Reduce_scatter%s %s %s count %d%s", block ? "_block" : "", op_names[o],
+                         type_names[t], c, inplace ? " MPI_IN_PLACE" : "");
                 contribution(o, t, crank, sbuf, 0, total, salt);
                 const void *send = sbuf;
                 if (inplace) {
@@ -697,18 +640,16 @@ static void test_reduce_scatter(void)
     free(rcounts);
 }
 
-static void test_scan(void)
-{
+static void test_scan(void) {
     int k = 0;
     for (int t = 0; t < NTYPES; ++t)
         for (int o = 0; o < NOPS; ++o) {
-            if (!op_defined(o, t))
-                continue;
+            if (!op_defined(o, t)) continue;
             for (int ex = 0; ex < 2; ++ex, ++k) {
                 int c = count_of(o + t + ex), inplace = (k / 2) % 2, salt = 1300 + k;
                 size_t es = type_sizes[t];
-                describe("MPI_%s %s %s count %d%s", ex ? "Exscan" : "Scan", op_names[o],
-                         type_names[t], c, inplace ? " MPI_IN_PLACE" : "");
+                describe("MPI_%s %s %s count %d%s", ex ? "Exscan" : "Scan", op_names[o], type_names[t], c,
+                         inplace ? " MPI_IN_PLACE" : "");
                 contribution(o, t, crank, sbuf, 0, c, salt);
                 const void *send = sbuf;
                 if (inplace) {
@@ -731,59 +672,68 @@ static void test_scan(void)
 
 /* ---- MINLOC and MAXLOC on the pair types ---------------------------------- */
 
-typedef struct { float v; int i; } pair_float;
-typedef struct { double v; int i; } pair_double;
-typedef struct { long v; int i; } pair_long;
-typedef struct { int v; int i; } pair_int;
-typedef struct { short v; int i; } pair_short;
-typedef struct { long double v; int i; } pair_ldouble;
+typedef struct {
+    float v;
+    int i;
+} pair_float;
+typedef struct {
+    double v;
+    int i;
+} pair_double;
+typedef struct {
+    long v;
+    int i;
+} pair_long;
+typedef struct {
+    int v;
+    int i;
+} pair_int;
+typedef struct {
+    short v;
+    int i;
+} pair_short;
+typedef struct {
+    long double v;
+    int i;
+} pair_ldouble;
 
 /* Values with ties: ranks 2k and 2k+1 always hold the same value, so the
  * winning value is held by two ranks (but for a lone last rank). The index
  * falls as the rank rises, so a tie must pick the higher rank's (smaller)
  * index (5.9.4). */
-static int pv(int r, long i, int salt)
-{
-    return (int)(((r / 2) * 5 + i + salt) % 3);
-}
-static int pi(int r, long i)
-{
-    return (csize - r) * 10 + (int)(i % 7);
-}
+static int pv(int r, long i, int salt) { return (int)(((r / 2) * 5 + i + salt) % 3); }
+static int pi(int r, long i) { return (csize - r) * 10 + (int)(i % 7); }
 
-#define DEF_PAIR(P, V)                                                                \
-    static void P##_fill(P *b, int r, long n, int salt)                               \
-    {                                                                                 \
-        for (long i = 0; i < n; ++i) {                                                \
-            memset(&b[i], 0, sizeof b[i]);                                            \
-            b[i].v = (V)pv(r, i, salt);                                               \
-            b[i].i = pi(r, i);                                                        \
-        }                                                                             \
-    }                                                                                 \
-    /* The reduction over ranks lo..hi-1. */                                          \
-    static void P##_ref(P *out, int maxloc, int lo, int hi, long n, int salt)         \
-    {                                                                                 \
-        for (long i = 0; i < n; ++i) {                                                \
-            V best = (V)pv(lo, i, salt);                                              \
-            int idx = pi(lo, i);                                                      \
-            for (int r = lo + 1; r < hi; ++r) {                                       \
-                V v = (V)pv(r, i, salt);                                              \
-                int j = pi(r, i);                                                     \
-                if ((maxloc ? v > best : v < best) || (v == best && j < idx)) {       \
-                    best = v;                                                         \
-                    idx = j;                                                          \
-                }                                                                     \
-            }                                                                         \
-            out[i].v = best;                                                          \
-            out[i].i = idx;                                                           \
-        }                                                                             \
-    }                                                                                 \
-    static void P##_compare(int line, const P *got, const P *exp, long n)             \
-    {                                                                                 \
-        for (long i = 0; i < n; ++i)                                                  \
-            if (got[i].v != exp[i].v || got[i].i != exp[i].i)                         \
-                fail_at(line, "element %ld of %ld is (%g, %d), expected (%g, %d)", i, n, \
-                        (double)got[i].v, got[i].i, (double)exp[i].v, exp[i].i);      \
+#define DEF_PAIR(P, V)                                                                                     \
+    static void P##_fill(P *b, int r, long n, int salt) {                                                  \
+        for (long i = 0; i < n; ++i) {                                                                     \
+            memset(&b[i], 0, sizeof b[i]);                                                                 \
+            b[i].v = (V)pv(r, i, salt);                                                                    \
+            b[i].i = pi(r, i);                                                                             \
+        }                                                                                                  \
+    }                                                                                                      \
+    /* The reduction over ranks lo..hi-1. */                                                               \
+    static void P##_ref(P *out, int maxloc, int lo, int hi, long n, int salt) {                            \
+        for (long i = 0; i < n; ++i) {                                                                     \
+            V best = (V)pv(lo, i, salt);                                                                   \
+            int idx = pi(lo, i);                                                                           \
+            for (int r = lo + 1; r < hi; ++r) {                                                            \
+                V v = (V)pv(r, i, salt);                                                                   \
+                int j = pi(r, i);                                                                          \
+                if ((maxloc ? v > best : v < best) || (v == best && j < idx)) {                            \
+                    best = v;                                                                              \
+                    idx = j;                                                                               \
+                }                                                                                          \
+            }                                                                                              \
+            out[i].v = best;                                                                               \
+            out[i].i = idx;                                                                                \
+        }                                                                                                  \
+    }                                                                                                      \
+    static void P##_compare(int line, const P *got, const P *exp, long n) {                                \
+        for (long i = 0; i < n; ++i)                                                                       \
+            if (got[i].v != exp[i].v || got[i].i != exp[i].i)                                              \
+                fail_at(line, "element %ld of %ld is (%g, %d), expected (%g, %d)", i, n, (double)got[i].v, \
+                        got[i].i, (double)exp[i].v, exp[i].i);                                             \
     }
 
 DEF_PAIR(pair_float, float)
@@ -793,49 +743,47 @@ DEF_PAIR(pair_int, int)
 DEF_PAIR(pair_short, short)
 DEF_PAIR(pair_ldouble, long double)
 
-#define RUN_PAIR(P, DT)                                                                 \
-    do {                                                                                \
-        P *s = (P *)sbuf, *r = (P *)rbuf, *e = (P *)ebuf;                               \
-        P##_fill(s, crank, c, salt);                                                    \
-        memset(r, SENTINEL, sizeof(P) * (size_t)c);                                     \
-        const void *send = s;                                                           \
-        if (kind == 0) {                                                                \
-            if (crank == root) {                                                        \
-                MPI_OK(MPI_Reduce(send, r, c, DT, op, root, comm));                     \
-                P##_ref(e, maxloc, 0, csize, c, salt);                                  \
-                P##_compare(__LINE__, r, e, c);                                         \
-            } else {                                                                    \
-                MPI_OK(MPI_Reduce(send, NULL, c, DT, op, root, comm));                  \
-            }                                                                           \
-        } else {                                                                        \
-            if (kind == 2) {                                                            \
-                memcpy(r, s, sizeof(P) * (size_t)c);                                    \
-                send = MPI_IN_PLACE;                                                    \
-            }                                                                           \
-            if (kind == 3)                                                              \
-                MPI_OK(MPI_Scan(send, r, c, DT, op, comm));                             \
-            else                                                                        \
-                MPI_OK(MPI_Allreduce(send, r, c, DT, op, comm));                        \
-            P##_ref(e, maxloc, 0, kind == 3 ? crank + 1 : csize, c, salt);              \
-            P##_compare(__LINE__, r, e, c);                                             \
-        }                                                                               \
+#define RUN_PAIR(P, DT)                                                    \
+    do {                                                                   \
+        P *s = (P *)sbuf, *r = (P *)rbuf, *e = (P *)ebuf;                  \
+        P##_fill(s, crank, c, salt);                                       \
+        memset(r, SENTINEL, sizeof(P) * (size_t)c);                        \
+        const void *send = s;                                              \
+        if (kind == 0) {                                                   \
+            if (crank == root) {                                           \
+                MPI_OK(MPI_Reduce(send, r, c, DT, op, root, comm));        \
+                P##_ref(e, maxloc, 0, csize, c, salt);                     \
+                P##_compare(__LINE__, r, e, c);                            \
+            } else {                                                       \
+                MPI_OK(MPI_Reduce(send, NULL, c, DT, op, root, comm));     \
+            }                                                              \
+        } else {                                                           \
+            if (kind == 2) {                                               \
+                memcpy(r, s, sizeof(P) * (size_t)c);                       \
+                send = MPI_IN_PLACE;                                       \
+            }                                                              \
+            if (kind == 3)                                                 \
+                MPI_OK(MPI_Scan(send, r, c, DT, op, comm));                \
+            else                                                           \
+                MPI_OK(MPI_Allreduce(send, r, c, DT, op, comm));           \
+            P##_ref(e, maxloc, 0, kind == 3 ? crank + 1 : csize, c, salt); \
+            P##_compare(__LINE__, r, e, c);                                \
+        }                                                                  \
     } while (0)
 
-static void test_minloc_maxloc(void)
-{
-    static const char *const pair_names[6] = {"MPI_FLOAT_INT", "MPI_DOUBLE_INT",
-                                              "MPI_LONG_INT", "MPI_2INT",
-                                              "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT"};
-    static const char *const kinds[4] = {"MPI_Reduce", "MPI_Allreduce",
-                                         "MPI_Allreduce MPI_IN_PLACE", "MPI_Scan"};
+static void test_minloc_maxloc(void) {
+    static const char *const pair_names[6] = {"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT",
+                                              "MPI_2INT",      "MPI_SHORT_INT",  "MPI_LONG_DOUBLE_INT"};
+    static const char *const kinds[4] = {"MPI_Reduce", "MPI_Allreduce", "MPI_Allreduce MPI_IN_PLACE",
+                                         "MPI_Scan"};
     int salt = 0;
     for (int p = 0; p < 6; ++p)
         for (int maxloc = 0; maxloc < 2; ++maxloc)
             for (int kind = 0; kind < 4; ++kind, ++salt) {
                 int c = count_of(p + maxloc + kind), root = salt % csize;
                 MPI_Op op = maxloc ? MPI_MAXLOC : MPI_MINLOC;
-                describe("%s %s %s count %d root %d", kinds[kind],
-                         maxloc ? "MPI_MAXLOC" : "MPI_MINLOC", pair_names[p], c, root);
+                describe("%s %s %s count %d root %d", kinds[kind], maxloc ? "MPI_MAXLOC" : "MPI_MINLOC",
+                         pair_names[p], c, root);
                 switch (p) {
                 case 0: RUN_PAIR(pair_float, MPI_FLOAT_INT); break;
                 case 1: RUN_PAIR(pair_double, MPI_DOUBLE_INT); break;
@@ -851,8 +799,7 @@ static void test_minloc_maxloc(void)
 
 /* Commutative: a + b + 1 (associative too). Over n ranks: sum + n - 1, so
  * it also counts how often the operation ran per element. */
-static void plus_one(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
+static void plus_one(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
     const int *a = in;
     int *b = inout;
@@ -863,9 +810,10 @@ static void plus_one(void *in, void *inout, int *len, MPI_Datatype *dt)
 /* Non-commutative: 2x2 matrices modulo 65521 (four ints a b / c d),
  * inout = in x inout. */
 #define MOD 65521
-typedef struct { int a, b, c, d; } mat;
-static void mat_mul(const mat *x, const mat *y, mat *out)
-{
+typedef struct {
+    int a, b, c, d;
+} mat;
+static void mat_mul(const mat *x, const mat *y, mat *out) {
     mat m;
     m.a = (int)(((long long)x->a * y->a + (long long)x->b * y->c) % MOD);
     m.b = (int)(((long long)x->a * y->b + (long long)x->b * y->d) % MOD);
@@ -873,16 +821,14 @@ static void mat_mul(const mat *x, const mat *y, mat *out)
     m.d = (int)(((long long)x->c * y->b + (long long)x->d * y->d) % MOD);
     *out = m;
 }
-static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
+static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
     const mat *x = in;
     mat *y = inout;
     for (int i = 0; i < *len; ++i)
         mat_mul(&x[i], &y[i], &y[i]);
 }
-static mat mat_of(int r, long i, int salt)
-{
+static mat mat_of(int r, long i, int salt) {
     /* Upper/lower shears and a swap-like matrix: products depend on order. */
     mat m;
     switch ((r + i + salt) % 3) {
@@ -892,8 +838,7 @@ static mat mat_of(int r, long i, int salt)
     }
     return m;
 }
-static void mat_ref(mat *out, int lo, int hi, long first, long n, int salt)
-{
+static void mat_ref(mat *out, int lo, int hi, long first, long n, int salt) {
     for (long i = 0; i < n; ++i) {
         mat acc = mat_of(lo, first + i, salt);
         for (int r = lo + 1; r < hi; ++r) {
@@ -903,17 +848,14 @@ static void mat_ref(mat *out, int lo, int hi, long first, long n, int salt)
         out[i] = acc;
     }
 }
-static void mat_compare(int line, const mat *got, const mat *exp, long n)
-{
+static void mat_compare(int line, const mat *got, const mat *exp, long n) {
     for (long i = 0; i < n; ++i)
         if (memcmp(&got[i], &exp[i], sizeof(mat)) != 0)
-            fail_at(line, "matrix %ld of %ld is [%d %d; %d %d], expected [%d %d; %d %d]", i, n,
-                    got[i].a, got[i].b, got[i].c, got[i].d, exp[i].a, exp[i].b, exp[i].c,
-                    exp[i].d);
+            fail_at(line, "matrix %ld of %ld is [%d %d; %d %d], expected [%d %d; %d %d]", i, n, got[i].a,
+                    got[i].b, got[i].c, got[i].d, exp[i].a, exp[i].b, exp[i].c, exp[i].d);
 }
 
-static void test_user_ops(void)
-{
+static void test_user_ops(void) {
     MPI_Op plus, matmul;
     MPI_Datatype mat_type;
     int commute = -1;
@@ -1025,8 +967,7 @@ static void test_user_ops(void)
 
 /* ---- Driver ----------------------------------------------------------------- */
 
-static void run_all(MPI_Comm c, const char *name)
-{
+static void run_all(MPI_Comm c, const char *name) {
     comm = c;
     cname = name;
     MPI_OK(MPI_Comm_rank(comm, &crank));
@@ -1051,16 +992,13 @@ static void run_all(MPI_Comm c, const char *name)
     MPI_OK(MPI_Barrier(comm));
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc > 1)
-        big_count = atoi(argv[1]);
+    if (argc > 1) big_count = atoi(argv[1]);
     if (big_count < 8 || big_count > 1000000) {
-        if (me == 0)
-            printf("usage: " NAME " [N >= 8]\n");
+        if (me == 0) printf("usage: " NAME " [N >= 8]\n");
         MPI_Finalize();
         return 2;
     }
@@ -1096,7 +1034,6 @@ int main(int argc, char **argv)
     free(ebuf);
     free(tbuf);
     MPI_Finalize();
-    if (me == 0)
-        printf(NAME ": OK (np=%d, N=%d, %ld checks, %.2f s)\n", np, big_count, all_calls, t);
+    if (me == 0) printf(NAME ": OK (np=%d, N=%d, %ld checks, %.2f s)\n", np, big_count, all_calls, t);
     return 0;
 }

@@ -31,8 +31,7 @@
 #include "mpitest.h"
 
 /* The sum of v over MPI_COMM_WORLD, with point-to-point calls only. */
-static int world_sum(int v)
-{
+static int world_sum(int v) {
     int sum = v;
     if (me == 0) {
         for (int r = 1; r < np; ++r) {
@@ -55,69 +54,56 @@ static _Thread_local MPI_Group world_group = MPI_GROUP_NULL;
 
 /* The group holds exactly the world ranks `ranks` (n of them), in that
  * order, and the caller's rank in it is right. */
-static void check_members_at(int line, MPI_Group g, const int *ranks, int n)
-{
+static void check_members_at(int line, MPI_Group g, const int *ranks, int n) {
     int size = -1, rank = -2, mine = MPI_UNDEFINED;
     MPI_OK(MPI_Group_size(g, &size));
-    if (size != n)
-        fail_at(line, "group size %d, expected %d", size, n);
+    if (size != n) fail_at(line, "group size %d, expected %d", size, n);
     int *idx = xmalloc(sizeof(int) * (size_t)(n + 1)), *out = xmalloc(sizeof(int) * (size_t)(n + 1));
     for (int i = 0; i < n; ++i) {
         idx[i] = i;
         out[i] = -7;
-        if (ranks[i] == me)
-            mine = i;
+        if (ranks[i] == me) mine = i;
     }
     if (n > 0) {
         MPI_OK(MPI_Group_translate_ranks(g, n, idx, world_group, out));
         for (int i = 0; i < n; ++i)
             if (out[i] != ranks[i])
-                fail_at(line, "member %d of the group is world rank %d, expected %d", i, out[i],
-                        ranks[i]);
+                fail_at(line, "member %d of the group is world rank %d, expected %d", i, out[i], ranks[i]);
     }
     MPI_OK(MPI_Group_rank(g, &rank));
-    if (rank != mine)
-        fail_at(line, "MPI_Group_rank is %d, expected %d", rank, mine);
+    if (rank != mine) fail_at(line, "MPI_Group_rank is %d, expected %d", rank, mine);
     free(idx);
     free(out);
 }
 #define CHECK_MEMBERS(g, ranks, n) check_members_at(__LINE__, g, ranks, n)
 
 /* What MPI_Group_compare must say of two lists of world ranks. */
-static int compare_lists(const int *a, int na, const int *b, int nb)
-{
-    if (na != nb)
-        return MPI_UNEQUAL;
+static int compare_lists(const int *a, int na, const int *b, int nb) {
+    if (na != nb) return MPI_UNEQUAL;
     int same_order = 1;
     for (int i = 0; i < na; ++i) {
-        if (a[i] != b[i])
-            same_order = 0;
+        if (a[i] != b[i]) same_order = 0;
         int found = 0;
         for (int j = 0; j < nb; ++j)
             found |= a[i] == b[j];
-        if (!found)
-            return MPI_UNEQUAL;
+        if (!found) return MPI_UNEQUAL;
     }
     return same_order ? MPI_IDENT : MPI_SIMILAR;
 }
 
-static void check_compare_at(int line, MPI_Group g1, MPI_Group g2, int expected)
-{
+static void check_compare_at(int line, MPI_Group g1, MPI_Group g2, int expected) {
     int result = -1;
     MPI_OK(MPI_Group_compare(g1, g2, &result));
-    if (result != expected)
-        fail_at(line, "MPI_Group_compare is %d, expected %d", result, expected);
+    if (result != expected) fail_at(line, "MPI_Group_compare is %d, expected %d", result, expected);
 }
 #define CHECK_COMPARE(g1, g2, e) check_compare_at(__LINE__, g1, g2, e)
 
-static void free_group(MPI_Group *g)
-{
+static void free_group(MPI_Group *g) {
     MPI_OK(MPI_Group_free(g));
     CHECK(*g == MPI_GROUP_NULL);
 }
 
-static void test_groups(void)
-{
+static void test_groups(void) {
     int n = np, ne = (np + 1) / 2, no = np / 2;
     int *all = xmalloc(sizeof(int) * (size_t)n), *rev = xmalloc(sizeof(int) * (size_t)n);
     int *evens = xmalloc(sizeof(int) * (size_t)ne), *odds = xmalloc(sizeof(int) * (size_t)(no + 1));
@@ -188,8 +174,7 @@ static void test_groups(void)
     MPI_OK(MPI_Group_intersection(g_rev, g_even, &g));
     int k = 0;
     for (int i = 0; i < n; ++i)
-        if (rev[i] % 2 == 0)
-            list[k++] = rev[i];
+        if (rev[i] % 2 == 0) list[k++] = rev[i];
     CHECK_MEMBERS(g, list, k); /* in the first group's order */
     CHECK_COMPARE(g, g_even, compare_lists(list, k, evens, ne));
     free_group(&g);
@@ -206,8 +191,7 @@ static void test_groups(void)
     MPI_OK(MPI_Group_difference(g_rev, g_odd, &g));
     k = 0;
     for (int i = 0; i < n; ++i)
-        if (rev[i] % 2 == 0)
-            list[k++] = rev[i];
+        if (rev[i] % 2 == 0) list[k++] = rev[i];
     CHECK_MEMBERS(g, list, k);
     free_group(&g);
     MPI_OK(MPI_Group_difference(g_even, world_group, &g));
@@ -303,29 +287,24 @@ static void test_groups(void)
 
 /* ---- Communicators --------------------------------------------------------- */
 
-static void check_comm_compare_at(int line, MPI_Comm a, MPI_Comm b, int expected)
-{
+static void check_comm_compare_at(int line, MPI_Comm a, MPI_Comm b, int expected) {
     int result = -1;
     MPI_OK(MPI_Comm_compare(a, b, &result));
-    if (result != expected)
-        fail_at(line, "MPI_Comm_compare is %d, expected %d", result, expected);
+    if (result != expected) fail_at(line, "MPI_Comm_compare is %d, expected %d", result, expected);
 }
 #define CHECK_COMM_COMPARE(a, b, e) check_comm_compare_at(__LINE__, a, b, e)
 
 /* comm holds the world ranks `ranks` in order, and a message goes around
  * it (each rank sends its world rank to the next). */
-static void check_comm_at(int line, MPI_Comm comm, const int *ranks, int n)
-{
+static void check_comm_at(int line, MPI_Comm comm, const int *ranks, int n) {
     int size = -1, rank = -1, mine = -1;
     MPI_Group g;
     MPI_OK(MPI_Comm_size(comm, &size));
     MPI_OK(MPI_Comm_rank(comm, &rank));
     for (int i = 0; i < n; ++i)
-        if (ranks[i] == me)
-            mine = i;
+        if (ranks[i] == me) mine = i;
     if (size != n || rank != mine)
-        fail_at(line, "communicator of size %d, rank %d; expected size %d, rank %d", size, rank,
-                n, mine);
+        fail_at(line, "communicator of size %d, rank %d; expected size %d, rank %d", size, rank, n, mine);
     MPI_OK(MPI_Comm_group(comm, &g));
     check_members_at(line, g, ranks, n);
     free_group(&g);
@@ -333,19 +312,17 @@ static void check_comm_at(int line, MPI_Comm comm, const int *ranks, int n)
     MPI_Status st;
     MPI_OK(MPI_Sendrecv(&me, 1, MPI_INT, right, 31, &got, 1, MPI_INT, left, 31, comm, &st));
     if (got != ranks[left] || st.MPI_SOURCE != left)
-        fail_at(line, "from rank %d of the communicator: world rank %d (source %d), expected %d",
-                left, got, st.MPI_SOURCE, ranks[left]);
+        fail_at(line, "from rank %d of the communicator: world rank %d (source %d), expected %d", left, got,
+                st.MPI_SOURCE, ranks[left]);
 }
 #define CHECK_COMM(c, ranks, n) check_comm_at(__LINE__, c, ranks, n)
 
-static void free_comm(MPI_Comm *c)
-{
+static void free_comm(MPI_Comm *c) {
     MPI_OK(MPI_Comm_free(c));
     CHECK(*c == MPI_COMM_NULL);
 }
 
-static void test_comms(void)
-{
+static void test_comms(void) {
     int n = np, size = -1, rank = -1;
     int *all = xmalloc(sizeof(int) * (size_t)n), *rev = xmalloc(sizeof(int) * (size_t)n);
     int *list = xmalloc(sizeof(int) * (size_t)n);
@@ -399,8 +376,7 @@ static void test_comms(void)
             /* Members: same color, ordered by (key, world rank). */
             int k = 0;
             for (int r = 0; r < n; ++r)
-                if (r % 4 != 3 && r % 3 == color)
-                    list[k++] = r;
+                if (r % 4 != 3 && r % 3 == color) list[k++] = r;
             for (int i = 1; i < k; ++i)
                 for (int j = i; j > 0; --j) {
                     int a = list[j - 1], b = list[j];
@@ -435,13 +411,12 @@ static void test_comms(void)
         MPI_OK(MPI_Get_processor_name(name, &len));
         name[strcspn(name, ".")] = 0;
         CHECK(n <= 64);
-        MPI_OK(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
-                             MPI_CHAR, MPI_COMM_WORLD));
+        MPI_OK(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                             MPI_COMM_WORLD));
         MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -me, MPI_INFO_NULL, &c));
         int k = 0;
         for (int r = n - 1; r >= 0; --r) /* key -me: world order reversed */
-            if (strcmp(names[r], name) == 0)
-                list[k++] = r;
+            if (strcmp(names[r], name) == 0) list[k++] = r;
         CHECK_COMM(c, list, k);
         free_comm(&c);
         MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
@@ -518,8 +493,7 @@ static void test_comms(void)
 
 /* The same (source, tag) on two communicators: receives posted on the
  * second first must not take the first's message. */
-static void test_isolation(void)
-{
+static void test_isolation(void) {
     MPI_Comm dup, pair;
     MPI_Request req[4];
     MPI_Status st[4];
@@ -555,8 +529,8 @@ static void test_isolation(void)
                 MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 6, MPI_COMM_WORLD)); /* ready */
                 MPI_OK(MPI_Waitall(3, req, st));
                 if (v[0] != 1002 || v[1] != 1003 || v[2] != 1001)
-                    FAIL("dup got %d, pair got %d, world got %d; expected 1002, 1003, 1001", v[0],
-                         v[1], v[2]);
+                    FAIL("dup got %d, pair got %d, world got %d; expected 1002, 1003, 1001", v[0], v[1],
+                         v[2]);
                 CHECK(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 5);
                 CHECK(st[1].MPI_SOURCE == ppeer && st[1].MPI_TAG == 5);
                 CHECK(st[2].MPI_SOURCE == peer && st[2].MPI_TAG == 5);
@@ -599,24 +573,22 @@ static void test_isolation(void)
 
 /* ---- Cartesian topologies ---------------------------------------------------- */
 
-static void check_dims_at(int line, int nnodes, int ndims, const int *given, const int *want)
-{
+static void check_dims_at(int line, int nnodes, int ndims, const int *given, const int *want) {
     int dims[8];
     memcpy(dims, given, sizeof(int) * (size_t)ndims);
     MPI_OK(MPI_Dims_create(nnodes, ndims, dims));
     for (int i = 0; i < ndims; ++i)
         if (dims[i] != want[i])
-            fail_at(line, "MPI_Dims_create(%d, %d): dims[%d] is %d, expected %d", nnodes, ndims, i,
-                    dims[i], want[i]);
+            fail_at(line, "MPI_Dims_create(%d, %d): dims[%d] is %d, expected %d", nnodes, ndims, i, dims[i],
+                    want[i]);
 }
-#define CHECK_DIMS(nn, nd, given, ...)                                        \
-    do {                                                                      \
-        const int want_[] = {__VA_ARGS__};                                    \
-        check_dims_at(__LINE__, nn, nd, given, want_);                        \
+#define CHECK_DIMS(nn, nd, given, ...)                 \
+    do {                                               \
+        const int want_[] = {__VA_ARGS__};             \
+        check_dims_at(__LINE__, nn, nd, given, want_); \
     } while (0)
 
-static void test_dims_create(void)
-{
+static void test_dims_create(void) {
     phase = "MPI_Dims_create";
     const int z[8] = {0};
     CHECK_DIMS(6, 2, z, 3, 2);
@@ -641,15 +613,13 @@ static void test_dims_create(void)
         MPI_OK(MPI_Dims_create(np, nd, dims));
         for (int i = 0; i < nd; ++i) {
             prod *= dims[i];
-            if (i > 0)
-                CHECK(dims[i] <= dims[i - 1]);
+            if (i > 0) CHECK(dims[i] <= dims[i - 1]);
         }
         CHECK_EQ(prod, np);
     }
 }
 
-static void test_cart(void)
-{
+static void test_cart(void) {
     int dims[3] = {0, 0, 0}, periods[3] = {1, 0, 1}, coords[3], rank = -1, status = -1;
     int ndims = -1, src = -2, dst = -2;
     MPI_Comm cart, cart_dup;
@@ -678,8 +648,7 @@ static void test_cart(void)
     for (int r = 0; r < np; ++r) {
         MPI_OK(MPI_Cart_coords(cart, r, 2, coords));
         if (coords[0] != r / d1 || coords[1] != r % d1)
-            FAIL("rank %d at (%d, %d), expected (%d, %d)", r, coords[0], coords[1], r / d1,
-                 r % d1);
+            FAIL("rank %d at (%d, %d), expected (%d, %d)", r, coords[0], coords[1], r / d1, r % d1);
         MPI_OK(MPI_Cart_rank(cart, coords, &rank));
         CHECK_EQ(rank, r);
     }
@@ -708,8 +677,7 @@ static void test_cart(void)
     for (int dir = 0; dir < 2; ++dir) {
         int got = -1;
         MPI_OK(MPI_Cart_shift(cart, dir, 1, &src, &dst));
-        MPI_OK(MPI_Sendrecv(&me, 1, MPI_INT, dst, 40 + dir, &got, 1, MPI_INT, src, 40 + dir, cart,
-                            &st));
+        MPI_OK(MPI_Sendrecv(&me, 1, MPI_INT, dst, 40 + dir, &got, 1, MPI_INT, src, 40 + dir, cart, &st));
         if (src == MPI_PROC_NULL)
             CHECK(got == -1 && st.MPI_SOURCE == MPI_PROC_NULL);
         else
@@ -769,16 +737,15 @@ static void test_cart(void)
             for (int i = 0; i < 3; ++i)
                 CHECK_EQ(other[i], i == dir ? (my[i] + d3[i] - 1) % d3[i] : my[i]);
             int got = -1;
-            MPI_OK(MPI_Sendrecv(&rank, 1, MPI_INT, dst, 60 + dir, &got, 1, MPI_INT, src, 60 + dir,
-                                cart, &st));
+            MPI_OK(
+                MPI_Sendrecv(&rank, 1, MPI_INT, dst, 60 + dir, &got, 1, MPI_INT, src, 60 + dir, cart, &st));
             CHECK_EQ(got, src);
         }
         free_comm(&cart);
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -799,7 +766,6 @@ int main(int argc, char **argv)
 
     double t = MPI_Wtime() - t0;
     MPI_Finalize();
-    if (me == 0)
-        printf(NAME ": OK (np=%d, %.2f s)\n", np, t);
+    if (me == 0) printf(NAME ": OK (np=%d, %.2f s)\n", np, t);
     return 0;
 }

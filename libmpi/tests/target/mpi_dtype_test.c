@@ -31,9 +31,8 @@
 static _Thread_local int peer = -1;
 
 /* size, lb, extent, true_lb, true_extent of a type. */
-static void check_layout_at(int line, MPI_Datatype t, long size, long lb, long extent,
-                            long true_lb, long true_extent)
-{
+static void check_layout_at(int line, MPI_Datatype t, long size, long lb, long extent, long true_lb,
+                            long true_extent) {
     int s = -1;
     MPI_Count sx = -1;
     MPI_Aint l = -1, e = -1, tl = -1, te = -1;
@@ -45,13 +44,12 @@ static void check_layout_at(int line, MPI_Datatype t, long size, long lb, long e
         fail_at(line,
                 "size %d (_x %lld), lb %ld, extent %ld, true lb %ld, true extent %ld; expected "
                 "%ld, %ld, %ld, %ld, %ld",
-                s, (long long)sx, (long)l, (long)e, (long)tl, (long)te, size, lb, extent,
-                true_lb, true_extent);
+                s, (long long)sx, (long)l, (long)e, (long)tl, (long)te, size, lb, extent, true_lb,
+                true_extent);
 }
 #define CHECK_LAYOUT(t, size, lb, ext, tlb, text) check_layout_at(__LINE__, t, size, lb, ext, tlb, text)
 
-static void free_type(MPI_Datatype *t)
-{
+static void free_type(MPI_Datatype *t) {
     MPI_OK(MPI_Type_free(t));
     CHECK(*t == MPI_DATATYPE_NULL);
 }
@@ -64,8 +62,7 @@ typedef struct {
     int i[3];
 } rec;
 
-static MPI_Datatype make_rec_type(int resized)
-{
+static MPI_Datatype make_rec_type(int resized) {
     rec r;
     memset(&r, 0, sizeof r);
     MPI_Aint base, disp[3];
@@ -80,15 +77,13 @@ static MPI_Datatype make_rec_type(int resized)
     CHECK(disp[0] == (MPI_Aint)offsetof(rec, c) && disp[1] == (MPI_Aint)offsetof(rec, d) &&
           disp[2] == (MPI_Aint)offsetof(rec, i));
     MPI_OK(MPI_Type_create_struct(3, blocks, disp, types, &t));
-    if (!resized)
-        return t;
+    if (!resized) return t;
     MPI_OK(MPI_Type_create_resized(t, 0, (MPI_Aint)sizeof(rec), &t2));
     free_type(&t);
     return t2;
 }
 
-static void test_layouts(void)
-{
+static void test_layouts(void) {
     MPI_Datatype t, t2;
 
     phase = "predefined types";
@@ -98,20 +93,38 @@ static void test_layouts(void)
     CHECK_LAYOUT(MPI_LONG_LONG, sizeof(long long), 0, sizeof(long long), 0, sizeof(long long));
     /* The pair types are laid out as C structs {value; int} (5.9.4). */
     {
-        struct { int v; int i; } p2;
-        struct { float v; int i; } pf;
-        struct { double v; int i; } pd;
-        struct { long v; int i; } pl;
-        struct { short v; int i; } ps;
-        struct { long double v; int i; } pld;
+        struct {
+            int v;
+            int i;
+        } p2;
+        struct {
+            float v;
+            int i;
+        } pf;
+        struct {
+            double v;
+            int i;
+        } pd;
+        struct {
+            long v;
+            int i;
+        } pl;
+        struct {
+            short v;
+            int i;
+        } ps;
+        struct {
+            long double v;
+            int i;
+        } pld;
         MPI_Aint lb = -1, ext = -1;
         int size = -1;
-#define PAIR(T, S, V)                                                                  \
-        MPI_OK(MPI_Type_get_extent(T, &lb, &ext));                                     \
-        MPI_OK(MPI_Type_size(T, &size));                                               \
-        if (lb != 0 || ext != (MPI_Aint)sizeof(S) || size != (int)(sizeof(V) + sizeof(int))) \
-            FAIL("%s: lb %ld extent %ld size %d; expected 0, %d, %d", #T, (long)lb, (long)ext, \
-                 size, (int)sizeof(S), (int)(sizeof(V) + sizeof(int)));
+#define PAIR(T, S, V)                                                                            \
+    MPI_OK(MPI_Type_get_extent(T, &lb, &ext));                                                   \
+    MPI_OK(MPI_Type_size(T, &size));                                                             \
+    if (lb != 0 || ext != (MPI_Aint)sizeof(S) || size != (int)(sizeof(V) + sizeof(int)))         \
+        FAIL("%s: lb %ld extent %ld size %d; expected 0, %d, %d", #T, (long)lb, (long)ext, size, \
+             (int)sizeof(S), (int)(sizeof(V) + sizeof(int)));
         PAIR(MPI_2INT, p2, int)
         PAIR(MPI_FLOAT_INT, pf, float)
         PAIR(MPI_DOUBLE_INT, pd, double)
@@ -214,10 +227,8 @@ static void test_layouts(void)
 
 /* ---- Messages with derived types --------------------------------------------- */
 
-static void test_send_recv(void)
-{
-    if (peer < 0)
-        return;
+static void test_send_recv(void) {
+    if (peer < 0) return;
     int sender = me % 2 == 0;
     MPI_Status st;
     int count = -1;
@@ -237,8 +248,7 @@ static void test_send_recv(void)
             MPI_OK(MPI_Recv(b, 12, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &st));
             static const int pick[12] = {0, 1, 4, 5, 8, 9, 10, 11, 14, 15, 18, 19};
             for (int i = 0; i < 12; ++i)
-                if (b[i] != pick[i] + 0.25)
-                    FAIL("element %d is %g, expected %g", i, b[i], pick[i] + 0.25);
+                if (b[i] != pick[i] + 0.25) FAIL("element %d is %g, expected %g", i, b[i], pick[i] + 0.25);
             CHECK(b[12] == -1);
             MPI_OK(MPI_Get_count(&st, MPI_DOUBLE, &count));
             CHECK_EQ(count, 12);
@@ -264,8 +274,7 @@ static void test_send_recv(void)
             int k = 0;
             for (int i = 0; i < 24; ++i) {
                 double want = (k < 12 && at[k] == i) ? 100 + k++ : -5;
-                if (b[i] != want)
-                    FAIL("double %d is %g, expected %g", i, b[i], want);
+                if (b[i] != want) FAIL("double %d is %g, expected %g", i, b[i], want);
             }
         }
     }
@@ -353,8 +362,7 @@ static void test_send_recv(void)
             MPI_OK(MPI_Recv(b, 3, MPI_INT, peer, 8, MPI_COMM_WORLD, &st));
             CHECK(b[0] == 1001 && b[1] == 1004 && b[2] == 1005);
             MPI_OK(MPI_Recv(sb, 6, MPI_SHORT, peer, 9, MPI_COMM_WORLD, &st));
-            CHECK(sb[0] == -4 && sb[1] == -5 && sb[2] == -1 && sb[3] == -2 && sb[4] == -8 &&
-                  sb[5] == -9);
+            CHECK(sb[0] == -4 && sb[1] == -5 && sb[2] == -1 && sb[3] == -2 && sb[4] == -8 && sb[5] == -9);
             /* And into the indexed type: its holes keep their values. */
         }
         if (!sender) {
@@ -426,10 +434,8 @@ static void test_send_recv(void)
 
 /* ---- Struct types and Get_elements --------------------------------------------- */
 
-static void test_struct(void)
-{
-    if (peer < 0)
-        return;
+static void test_struct(void) {
+    if (peer < 0) return;
     phase = "struct messages";
     int sender = me % 2 == 0, count = -1;
     MPI_Status st;
@@ -490,8 +496,7 @@ static void test_struct(void)
 
 /* A user operation: sums the ints of *len elements of a contiguous type of
  * 3 ints. */
-static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
+static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
     const int *a = in;
     int *b = inout;
@@ -499,8 +504,7 @@ static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
         b[i] += a[i];
 }
 
-static void test_collectives(void)
-{
+static void test_collectives(void) {
     phase = "MPI_Bcast of a contiguous type";
     MPI_Datatype four, three, pick;
     MPI_OK(MPI_Type_contiguous(4, MPI_INT, &four));
@@ -539,8 +543,7 @@ static void test_collectives(void)
             for (int i = 0; i < 15; ++i)
                 CHECK_EQ(s[i], r[i]);
         } else if (cls == MPI_ERR_OP) {
-            if (me == 0)
-                printf(NAME ": note: this MPI refuses MPI_SUM on a derived type (MPI_ERR_OP)\n");
+            if (me == 0) printf(NAME ": note: this MPI refuses MPI_SUM on a derived type (MPI_ERR_OP)\n");
         } else {
             FAIL("MPI_Allreduce(contiguous of MPI_INT, MPI_SUM) returned class %d", cls);
         }
@@ -577,8 +580,7 @@ static void test_collectives(void)
 
 /* ---- Pack, Unpack ------------------------------------------------------------- */
 
-static void test_pack(void)
-{
+static void test_pack(void) {
     phase = "MPI_Pack and MPI_Unpack";
     MPI_Datatype vec;
     MPI_OK(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &vec));
@@ -592,8 +594,7 @@ static void test_pack(void)
     MPI_OK(MPI_Pack_size(1, MPI_INT, MPI_COMM_WORLD, &s_int));
     MPI_OK(MPI_Pack_size(1, vec, MPI_COMM_WORLD, &s_vec));
     MPI_OK(MPI_Pack_size(5, MPI_DOUBLE, MPI_COMM_WORLD, &s_dbl));
-    CHECK(s_int >= (int)sizeof(int) && s_vec >= 6 * (int)sizeof(double) &&
-          s_dbl >= 5 * (int)sizeof(double));
+    CHECK(s_int >= (int)sizeof(int) && s_vec >= 6 * (int)sizeof(double) && s_dbl >= 5 * (int)sizeof(double));
     int total = s_int + s_vec + s_dbl;
     char *packed = xmalloc((size_t)total);
     MPI_OK(MPI_Pack(&one, 1, MPI_INT, packed, total, &pos, MPI_COMM_WORLD));
@@ -672,8 +673,7 @@ static void test_pack(void)
     free_type(&vec);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -694,7 +694,6 @@ int main(int argc, char **argv)
 
     double t = MPI_Wtime() - t0;
     MPI_Finalize();
-    if (me == 0)
-        printf(NAME ": OK (np=%d, %.2f s)\n", np, t);
+    if (me == 0) printf(NAME ": OK (np=%d, %.2f s)\n", np, t);
     return 0;
 }

@@ -23,39 +23,77 @@
 #include "mpitest.h"
 
 /* Every error class of MPI 3.1 table 8.1. */
-#define CLASS(c) {c, #c}
+#define CLASS(c) \
+    { c, #c }
 static const struct {
     int code;
     const char *name;
 } classes[] = {
-    CLASS(MPI_SUCCESS), CLASS(MPI_ERR_BUFFER), CLASS(MPI_ERR_COUNT),
-    CLASS(MPI_ERR_TYPE), CLASS(MPI_ERR_TAG), CLASS(MPI_ERR_COMM),
-    CLASS(MPI_ERR_RANK), CLASS(MPI_ERR_REQUEST), CLASS(MPI_ERR_ROOT),
-    CLASS(MPI_ERR_GROUP), CLASS(MPI_ERR_OP), CLASS(MPI_ERR_TOPOLOGY),
-    CLASS(MPI_ERR_DIMS), CLASS(MPI_ERR_ARG), CLASS(MPI_ERR_UNKNOWN),
-    CLASS(MPI_ERR_TRUNCATE), CLASS(MPI_ERR_OTHER), CLASS(MPI_ERR_INTERN),
-    CLASS(MPI_ERR_IN_STATUS), CLASS(MPI_ERR_PENDING), CLASS(MPI_ERR_KEYVAL),
-    CLASS(MPI_ERR_NO_MEM), CLASS(MPI_ERR_BASE), CLASS(MPI_ERR_INFO_KEY),
-    CLASS(MPI_ERR_INFO_VALUE), CLASS(MPI_ERR_INFO_NOKEY), CLASS(MPI_ERR_SPAWN),
-    CLASS(MPI_ERR_PORT), CLASS(MPI_ERR_SERVICE), CLASS(MPI_ERR_NAME),
-    CLASS(MPI_ERR_WIN), CLASS(MPI_ERR_SIZE), CLASS(MPI_ERR_DISP),
-    CLASS(MPI_ERR_INFO), CLASS(MPI_ERR_LOCKTYPE), CLASS(MPI_ERR_ASSERT),
-    CLASS(MPI_ERR_RMA_CONFLICT), CLASS(MPI_ERR_RMA_SYNC), CLASS(MPI_ERR_RMA_RANGE),
-    CLASS(MPI_ERR_RMA_ATTACH), CLASS(MPI_ERR_RMA_SHARED), CLASS(MPI_ERR_RMA_FLAVOR),
-    CLASS(MPI_ERR_FILE), CLASS(MPI_ERR_NOT_SAME), CLASS(MPI_ERR_AMODE),
-    CLASS(MPI_ERR_UNSUPPORTED_DATAREP), CLASS(MPI_ERR_UNSUPPORTED_OPERATION),
-    CLASS(MPI_ERR_NO_SUCH_FILE), CLASS(MPI_ERR_FILE_EXISTS), CLASS(MPI_ERR_BAD_FILE),
-    CLASS(MPI_ERR_ACCESS), CLASS(MPI_ERR_NO_SPACE), CLASS(MPI_ERR_QUOTA),
-    CLASS(MPI_ERR_READ_ONLY), CLASS(MPI_ERR_FILE_IN_USE), CLASS(MPI_ERR_DUP_DATAREP),
-    CLASS(MPI_ERR_CONVERSION), CLASS(MPI_ERR_IO),
+    CLASS(MPI_SUCCESS),
+    CLASS(MPI_ERR_BUFFER),
+    CLASS(MPI_ERR_COUNT),
+    CLASS(MPI_ERR_TYPE),
+    CLASS(MPI_ERR_TAG),
+    CLASS(MPI_ERR_COMM),
+    CLASS(MPI_ERR_RANK),
+    CLASS(MPI_ERR_REQUEST),
+    CLASS(MPI_ERR_ROOT),
+    CLASS(MPI_ERR_GROUP),
+    CLASS(MPI_ERR_OP),
+    CLASS(MPI_ERR_TOPOLOGY),
+    CLASS(MPI_ERR_DIMS),
+    CLASS(MPI_ERR_ARG),
+    CLASS(MPI_ERR_UNKNOWN),
+    CLASS(MPI_ERR_TRUNCATE),
+    CLASS(MPI_ERR_OTHER),
+    CLASS(MPI_ERR_INTERN),
+    CLASS(MPI_ERR_IN_STATUS),
+    CLASS(MPI_ERR_PENDING),
+    CLASS(MPI_ERR_KEYVAL),
+    CLASS(MPI_ERR_NO_MEM),
+    CLASS(MPI_ERR_BASE),
+    CLASS(MPI_ERR_INFO_KEY),
+    CLASS(MPI_ERR_INFO_VALUE),
+    CLASS(MPI_ERR_INFO_NOKEY),
+    CLASS(MPI_ERR_SPAWN),
+    CLASS(MPI_ERR_PORT),
+    CLASS(MPI_ERR_SERVICE),
+    CLASS(MPI_ERR_NAME),
+    CLASS(MPI_ERR_WIN),
+    CLASS(MPI_ERR_SIZE),
+    CLASS(MPI_ERR_DISP),
+    CLASS(MPI_ERR_INFO),
+    CLASS(MPI_ERR_LOCKTYPE),
+    CLASS(MPI_ERR_ASSERT),
+    CLASS(MPI_ERR_RMA_CONFLICT),
+    CLASS(MPI_ERR_RMA_SYNC),
+    CLASS(MPI_ERR_RMA_RANGE),
+    CLASS(MPI_ERR_RMA_ATTACH),
+    CLASS(MPI_ERR_RMA_SHARED),
+    CLASS(MPI_ERR_RMA_FLAVOR),
+    CLASS(MPI_ERR_FILE),
+    CLASS(MPI_ERR_NOT_SAME),
+    CLASS(MPI_ERR_AMODE),
+    CLASS(MPI_ERR_UNSUPPORTED_DATAREP),
+    CLASS(MPI_ERR_UNSUPPORTED_OPERATION),
+    CLASS(MPI_ERR_NO_SUCH_FILE),
+    CLASS(MPI_ERR_FILE_EXISTS),
+    CLASS(MPI_ERR_BAD_FILE),
+    CLASS(MPI_ERR_ACCESS),
+    CLASS(MPI_ERR_NO_SPACE),
+    CLASS(MPI_ERR_QUOTA),
+    CLASS(MPI_ERR_READ_ONLY),
+    CLASS(MPI_ERR_FILE_IN_USE),
+    CLASS(MPI_ERR_DUP_DATAREP),
+    CLASS(MPI_ERR_CONVERSION),
+    CLASS(MPI_ERR_IO),
 };
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))
 
 /* MPI_Get_library_version's result: resultlen characters and a NUL
  * (section 8.1.1). Open MPI 4.1 counts the NUL in resultlen too: that one
  * extra is accepted. */
-static void check_library_version(int line, const char *lib, int len)
-{
+static void check_library_version(int line, const char *lib, int len) {
     int n = 0;
     while (n < MPI_MAX_LIBRARY_VERSION_STRING && lib[n])
         ++n;
@@ -64,8 +102,7 @@ static void check_library_version(int line, const char *lib, int len)
 }
 
 /* Before MPI_Init: only the calls MPI 3.1 allows then (section 8.7). */
-static void test_before_init(void)
-{
+static void test_before_init(void) {
     int flag = -1, version = -1, subversion = -1, len = -1;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_OK(MPI_Initialized(&flag));
@@ -82,8 +119,7 @@ static void test_before_init(void)
     check_library_version(__LINE__, lib, len);
 }
 
-static void test_thread_level(int provided)
-{
+static void test_thread_level(int provided) {
     int q = -1, flag = -1;
     /* The levels are ordered (section 12.4.3). */
     CHECK(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED);
@@ -102,8 +138,7 @@ static void test_thread_level(int provided)
     CHECK_EQ(flag, 0);
 }
 
-static void test_versions(void)
-{
+static void test_versions(void) {
     int version = -1, subversion = -1, len = -1;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_OK(MPI_Get_version(&version, &subversion));
@@ -123,25 +158,21 @@ static void test_versions(void)
     }
 }
 
-static void test_time(void)
-{
+static void test_time(void) {
     double tick = MPI_Wtick(), t0 = MPI_Wtime(), prev = t0, t = t0;
     long spins = 0;
     CHECK(tick > 0.0 && tick <= 1.0);
     /* Monotonic, and it advances: spin until 2 ms have passed (bounded). */
     while (t - t0 < 0.002) {
         t = MPI_Wtime();
-        if (t < prev)
-            FAIL("MPI_Wtime went back from %.9f to %.9f", prev, t);
+        if (t < prev) FAIL("MPI_Wtime went back from %.9f to %.9f", prev, t);
         prev = t;
-        if (++spins > 200000000L)
-            FAIL("MPI_Wtime does not advance (%.9f after %ld calls)", t - t0, spins);
+        if (++spins > 200000000L) FAIL("MPI_Wtime does not advance (%.9f after %ld calls)", t - t0, spins);
     }
     CHECK(t > t0);
 }
 
-static void test_processor_name(void)
-{
+static void test_processor_name(void) {
     char name[MPI_MAX_PROCESSOR_NAME];
     int len = -1;
     memset(name, 0x7f, sizeof name);
@@ -150,32 +181,28 @@ static void test_processor_name(void)
     CHECK_EQ(strlen(name), len);
 }
 
-static void test_errors(void)
-{
-    char (*text)[MPI_MAX_ERROR_STRING] = malloc(NCLASSES * sizeof *text);
+static void test_errors(void) {
+    char(*text)[MPI_MAX_ERROR_STRING] = malloc(NCLASSES * sizeof *text);
     CHECK(text != NULL);
     for (int i = 0; i < NCLASSES; ++i) {
         int cls = -1, len = -1;
         MPI_OK(MPI_Error_class(classes[i].code, &cls));
         if (cls != classes[i].code)
-            FAIL("MPI_Error_class(%s) is %d, expected %d (itself)", classes[i].name, cls,
-                 classes[i].code);
+            FAIL("MPI_Error_class(%s) is %d, expected %d (itself)", classes[i].name, cls, classes[i].code);
         memset(text[i], 0x7f, MPI_MAX_ERROR_STRING);
         MPI_OK(MPI_Error_string(classes[i].code, text[i], &len));
         int n = 0;
         while (n < MPI_MAX_ERROR_STRING && text[i][n])
             ++n;
         if (len <= 0 || len >= MPI_MAX_ERROR_STRING || n != len)
-            FAIL("MPI_Error_string(%s): resultlen %d, string length %d", classes[i].name, len,
-                 n);
+            FAIL("MPI_Error_string(%s): resultlen %d, string length %d", classes[i].name, len, n);
     }
     /* The classes are all different, and so are their texts. */
     for (int i = 0; i < NCLASSES; ++i)
         for (int j = 0; j < i; ++j) {
             CHECK(classes[i].code != classes[j].code);
             if (strcmp(text[i], text[j]) == 0)
-                FAIL("%s and %s have the same text '%s'", classes[j].name, classes[i].name,
-                     text[i]);
+                FAIL("%s and %s have the same text '%s'", classes[j].name, classes[i].name, text[i]);
         }
     /* MPI_ERR_LASTCODE is at least the largest class. */
     for (int i = 0; i < NCLASSES; ++i)
@@ -183,14 +210,12 @@ static void test_errors(void)
     free(text);
 }
 
-static void test_attributes(void)
-{
+static void test_attributes(void) {
     int *val = NULL, flag = -1;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &val, &flag));
     CHECK_EQ(flag, 1);
     CHECK(val != NULL);
-    if (*val < 32767)
-        FAIL("MPI_TAG_UB is %d, less than 32767", *val);
+    if (*val < 32767) FAIL("MPI_TAG_UB is %d, less than 32767", *val);
     int tag_ub = *val;
 
     val = NULL;
@@ -198,8 +223,7 @@ static void test_attributes(void)
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &val, &flag));
     CHECK_EQ(flag, 1);
     CHECK(val != NULL);
-    if (*val != 0 && *val != 1)
-        FAIL("MPI_WTIME_IS_GLOBAL is %d, not 0 or 1", *val);
+    if (*val != 0 && *val != 1) FAIL("MPI_WTIME_IS_GLOBAL is %d, not 0 or 1", *val);
     int global = *val;
 
     val = NULL;
@@ -242,20 +266,19 @@ static void test_attributes(void)
             double max_before = t[0], min_after = t[1];
             for (int r = 1; r < np; ++r) {
                 MPI_OK(MPI_Recv(all, 2, MPI_DOUBLE, r, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                if (all[0] > max_before)
-                    max_before = all[0];
-                if (all[1] < min_after)
-                    min_after = all[1];
+                if (all[0] > max_before) max_before = all[0];
+                if (all[1] < min_after) min_after = all[1];
             }
             if (max_before > min_after + MPI_Wtick())
-                FAIL("MPI_WTIME_IS_GLOBAL is 1 but a rank entered the barrier at %.9f, "
-                     "after another left it at %.9f", max_before, min_after);
+                FAIL(
+                    "MPI_WTIME_IS_GLOBAL is 1 but a rank entered the barrier at %.9f, "
+                    "after another left it at %.9f",
+                    max_before, min_after);
         }
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int provided = -1, flag = -1;
     test_before_init();
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
@@ -279,7 +302,6 @@ int main(int argc, char **argv)
     int version = -1, subversion = -1;
     MPI_OK(MPI_Get_version(&version, &subversion)); /* callable at any time */
     CHECK(version == 3 && subversion == 1);
-    if (me == 0)
-        printf(NAME ": OK (np=%d, thread level %d)\n", np, provided);
+    if (me == 0) printf(NAME ": OK (np=%d, thread level %d)\n", np, provided);
     return 0;
 }

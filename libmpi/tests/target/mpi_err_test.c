@@ -34,29 +34,25 @@
 
 static _Thread_local int checked = 0;
 
-static const char *class_name(int cls)
-{
+static const char *class_name(int cls) {
     static const char *const names[] = {
-        "MPI_SUCCESS",  "MPI_ERR_BUFFER",   "MPI_ERR_COUNT", "MPI_ERR_TYPE",
-        "MPI_ERR_TAG",  "MPI_ERR_COMM",     "MPI_ERR_RANK",  "MPI_ERR_REQUEST",
-        "MPI_ERR_ROOT", "MPI_ERR_GROUP",    "MPI_ERR_OP",    "MPI_ERR_TOPOLOGY",
-        "MPI_ERR_DIMS", "MPI_ERR_ARG",      "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE",
-        "MPI_ERR_OTHER", "MPI_ERR_INTERN",  "MPI_ERR_IN_STATUS"};
+        "MPI_SUCCESS",      "MPI_ERR_BUFFER",   "MPI_ERR_COUNT",   "MPI_ERR_TYPE",     "MPI_ERR_TAG",
+        "MPI_ERR_COMM",     "MPI_ERR_RANK",     "MPI_ERR_REQUEST", "MPI_ERR_ROOT",     "MPI_ERR_GROUP",
+        "MPI_ERR_OP",       "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS",    "MPI_ERR_ARG",      "MPI_ERR_UNKNOWN",
+        "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER",    "MPI_ERR_INTERN",  "MPI_ERR_IN_STATUS"};
     /* The standard names classes, not numbers: look them up. */
-    const int values[] = {MPI_SUCCESS,  MPI_ERR_BUFFER, MPI_ERR_COUNT,   MPI_ERR_TYPE,
-                          MPI_ERR_TAG,  MPI_ERR_COMM,   MPI_ERR_RANK,    MPI_ERR_REQUEST,
-                          MPI_ERR_ROOT, MPI_ERR_GROUP,  MPI_ERR_OP,      MPI_ERR_TOPOLOGY,
-                          MPI_ERR_DIMS, MPI_ERR_ARG,    MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE,
+    const int values[] = {MPI_SUCCESS,   MPI_ERR_BUFFER, MPI_ERR_COUNT,    MPI_ERR_TYPE,
+                          MPI_ERR_TAG,   MPI_ERR_COMM,   MPI_ERR_RANK,     MPI_ERR_REQUEST,
+                          MPI_ERR_ROOT,  MPI_ERR_GROUP,  MPI_ERR_OP,       MPI_ERR_TOPOLOGY,
+                          MPI_ERR_DIMS,  MPI_ERR_ARG,    MPI_ERR_UNKNOWN,  MPI_ERR_TRUNCATE,
                           MPI_ERR_OTHER, MPI_ERR_INTERN, MPI_ERR_IN_STATUS};
     for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
-        if (values[i] == cls)
-            return names[i];
+        if (values[i] == cls) return names[i];
     return "another class";
 }
 
 /* `call` returns an error of class `cls`. */
-static void expect_class_at(int line, const char *text, int rc, int cls)
-{
+static void expect_class_at(int line, const char *text, int rc, int cls) {
     int got = -1;
     ++checked;
     if (rc == MPI_SUCCESS && cls != MPI_SUCCESS)
@@ -64,15 +60,14 @@ static void expect_class_at(int line, const char *text, int rc, int cls)
     if (MPI_Error_class(rc, &got) != MPI_SUCCESS)
         fail_at(line, "%s returned %d, which has no error class", text, rc);
     if (got != cls)
-        fail_at(line, "%s returned class %d (%s); expected %d (%s)", text, got, class_name(got),
-                cls, class_name(cls));
+        fail_at(line, "%s returned class %d (%s); expected %d (%s)", text, got, class_name(got), cls,
+                class_name(cls));
 }
 #define EXPECT(call, cls) expect_class_at(__LINE__, #call, (call), cls)
 
 /* ---- Argument errors --------------------------------------------------------- */
 
-static void test_comm_count_type(void)
-{
+static void test_comm_count_type(void) {
     int v[4] = {0}, size = -1;
     MPI_Datatype t;
     MPI_Comm null = MPI_COMM_NULL;
@@ -96,8 +91,7 @@ static void test_comm_count_type(void)
 
     phase = "MPI_ERR_TYPE";
     EXPECT(MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-    EXPECT(MPI_Recv(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-           MPI_ERR_TYPE);
+    EXPECT(MPI_Recv(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE);
     EXPECT(MPI_Bcast(v, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
     EXPECT(MPI_Type_size(MPI_DATATYPE_NULL, &size), MPI_ERR_TYPE);
     EXPECT(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
@@ -112,8 +106,7 @@ static void test_comm_count_type(void)
     MPI_OK(MPI_Type_free(&t));
 }
 
-static void test_buffer_rank_tag(void)
-{
+static void test_buffer_rank_tag(void) {
     int v[4] = {0}, *ub = NULL, flag = 0;
     MPI_Request req = MPI_REQUEST_NULL;
 
@@ -159,13 +152,11 @@ static void test_buffer_rank_tag(void)
     EXPECT(MPI_Recv(v, 1, MPI_INT, me, -5, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TAG);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
     CHECK(flag && ub);
-    if (*ub < INT_MAX)
-        EXPECT(MPI_Send(v, 1, MPI_INT, me, *ub + 1, MPI_COMM_WORLD), MPI_ERR_TAG);
+    if (*ub < INT_MAX) EXPECT(MPI_Send(v, 1, MPI_INT, me, *ub + 1, MPI_COMM_WORLD), MPI_ERR_TAG);
     CHECK(req == MPI_REQUEST_NULL);
 }
 
-static void test_root_op_group(void)
-{
+static void test_root_op_group(void) {
     int v[4] = {1, 2, 3, 4}, w[4], size = -1;
     double d[2] = {1, 2}, e[2];
     MPI_Group g = MPI_GROUP_NULL, world;
@@ -196,8 +187,7 @@ static void test_root_op_group(void)
     MPI_OK(MPI_Group_free(&world));
 }
 
-static void test_request_arg(void)
-{
+static void test_request_arg(void) {
     int v = 0, size = -1, cls = -1, len = -1;
     char text[MPI_MAX_ERROR_STRING];
     MPI_Request req = MPI_REQUEST_NULL, reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
@@ -219,8 +209,7 @@ static void test_request_arg(void)
     (void)size;
 }
 
-static void test_topology(void)
-{
+static void test_topology(void) {
     int dims[2] = {2, 0}, coords[2] = {0, 0}, nd = -1, rank = -1, src, dst;
     int periods[2] = {0, 0};
     MPI_Comm cart;
@@ -252,16 +241,14 @@ static void test_topology(void)
  * buffer (its whole length). Where it runs, that check is left out for the
  * large message; the buffer has room for the whole message anyway, so the
  * heap survives. */
-static int truncation_overruns(void)
-{
+static int truncation_overruns(void) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(lib, &len);
     return strstr(lib, "Open MPI v4.") != NULL || strstr(lib, "Open MPI v3.") != NULL;
 }
 
-static void test_truncate(void)
-{
+static void test_truncate(void) {
     phase = "MPI_ERR_TRUNCATE";
     enum { SMALL = 16, LARGE = 65536, ROOM = 1024, SPACE = LARGE + 64 };
     /* Pairs of ranks (Open MPI 4.1 does not report a truncated message to
@@ -269,10 +256,10 @@ static void test_truncate(void)
     int peer = (me ^ 1) < np ? (me ^ 1) : -1;
     int skip_large_overrun = truncation_overruns();
     if (skip_large_overrun && me == 0)
-        printf(NAME ": note: Open MPI 4 writes past the buffer of a truncated large "
+        printf(NAME
+               ": note: Open MPI 4 writes past the buffer of a truncated large "
                "message; that check is left out\n");
-    if (peer < 0)
-        return;
+    if (peer < 0) return;
     unsigned char *out = malloc(LARGE), *in = malloc(SPACE);
     MPI_Status st, sts[2];
     MPI_Request req[2];
@@ -289,8 +276,7 @@ static void test_truncate(void)
         memset(in, 0xEE, SPACE);
         EXPECT(MPI_Recv(in, room, MPI_BYTE, peer, 10 + k, MPI_COMM_WORLD, &st), MPI_ERR_TRUNCATE);
         for (int i = room; i < SPACE && check_overrun; ++i)
-            if (in[i] != 0xEE)
-                FAIL("a truncated receive of %d bytes into %d wrote byte %d", n, room, i);
+            if (in[i] != 0xEE) FAIL("a truncated receive of %d bytes into %d wrote byte %d", n, room, i);
         MPI_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
         /* Irecv + Wait. */
         memset(in, 0xEE, SPACE);
@@ -300,8 +286,7 @@ static void test_truncate(void)
         CHECK(req[1] == MPI_REQUEST_NULL);
         MPI_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
         for (int i = room; i < SPACE && check_overrun; ++i)
-            if (in[i] != 0xEE)
-                FAIL("a truncated MPI_Irecv of %d bytes into %d wrote byte %d", n, room, i);
+            if (in[i] != 0xEE) FAIL("a truncated MPI_Irecv of %d bytes into %d wrote byte %d", n, room, i);
         /* Waitall: MPI_ERR_IN_STATUS, with the class in the status. */
         MPI_OK(MPI_Irecv(in, room, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD, &req[1]));
         MPI_OK(MPI_Isend(out, n, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD, &req[0]));
@@ -311,17 +296,18 @@ static void test_truncate(void)
         MPI_OK(MPI_Error_class(sts[1].MPI_ERROR, &c1));
         /* The send either completed or is still pending (3.7.5). */
         if ((c0 != MPI_SUCCESS && c0 != MPI_ERR_PENDING) || c1 != MPI_ERR_TRUNCATE)
-            FAIL("MPI_Waitall statuses: send %d, receive %d; expected MPI_SUCCESS or "
-                 "MPI_ERR_PENDING, and MPI_ERR_TRUNCATE", c0, c1);
+            FAIL(
+                "MPI_Waitall statuses: send %d, receive %d; expected MPI_SUCCESS or "
+                "MPI_ERR_PENDING, and MPI_ERR_TRUNCATE",
+                c0, c1);
         CHECK(req[1] == MPI_REQUEST_NULL);
-        if (c0 == MPI_ERR_PENDING)
-            MPI_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        if (c0 == MPI_ERR_PENDING) MPI_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
         CHECK(req[0] == MPI_REQUEST_NULL);
     }
     /* The job goes on normally afterwards. */
     int a = me, b = -1;
-    MPI_OK(MPI_Sendrecv(&a, 1, MPI_INT, peer, 40, &b, 1, MPI_INT, peer, 40, MPI_COMM_WORLD,
-                        MPI_STATUS_IGNORE));
+    MPI_OK(
+        MPI_Sendrecv(&a, 1, MPI_INT, peer, 40, &b, 1, MPI_INT, peer, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_EQ(b, peer);
     free(out);
     free(in);
@@ -332,15 +318,13 @@ static void test_truncate(void)
 static _Thread_local int handler_calls = 0, handler_code = 0;
 static _Thread_local MPI_Comm handler_comm = MPI_COMM_NULL;
 
-static void handler(MPI_Comm *comm, int *code, ...)
-{
+static void handler(MPI_Comm *comm, int *code, ...) {
     ++handler_calls;
     handler_comm = *comm;
     handler_code = *code;
 }
 
-static void test_handlers(MPI_Errhandler at_start)
-{
+static void test_handlers(MPI_Errhandler at_start) {
     phase = "error handlers";
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL, got = MPI_ERRHANDLER_NULL;
     MPI_Comm dup, dup2;
@@ -423,8 +407,7 @@ static void test_handlers(MPI_Errhandler at_start)
     MPI_OK(MPI_Comm_free(&dup));
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Errhandler at_start = MPI_ERRHANDLER_NULL;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -451,7 +434,6 @@ int main(int argc, char **argv)
 
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     MPI_Finalize();
-    if (me == 0)
-        printf(NAME ": OK (np=%d, %d error classes checked per rank)\n", np, checked);
+    if (me == 0) printf(NAME ": OK (np=%d, %d error classes checked per rank)\n", np, checked);
     return 0;
 }

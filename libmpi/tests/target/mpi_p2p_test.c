@@ -36,27 +36,24 @@
 
 #include "mpitest.h"
 
-static _Thread_local int peer = -1;       /* partner of the pair tests, or -1 */
+static _Thread_local int peer = -1; /* partner of the pair tests, or -1 */
 static _Thread_local long max_bytes = 262144;
 static _Thread_local int order_messages = 40;
 
 /* ---- Data patterns -------------------------------------------------- */
 
-static unsigned char pattern(int seed, long i)
-{
+static unsigned char pattern(int seed, long i) {
     unsigned long x = (unsigned long)i * 2654435761UL + (unsigned long)seed * 40503UL;
     return (unsigned char)(x ^ (x >> 13) ^ (unsigned long)seed);
 }
 
-static void fill(void *buf, long n, int seed)
-{
+static void fill(void *buf, long n, int seed) {
     unsigned char *p = buf;
     for (long i = 0; i < n; ++i)
         p[i] = pattern(seed, i);
 }
 
-static void verify_at(int line, const void *buf, long n, int seed, const char *what)
-{
+static void verify_at(int line, const void *buf, long n, int seed, const char *what) {
     const unsigned char *p = buf;
     for (long i = 0; i < n; ++i)
         if (p[i] != pattern(seed, i))
@@ -67,60 +64,47 @@ static void verify_at(int line, const void *buf, long n, int seed, const char *w
 
 #define GUARD 0xA5
 /* A receive buffer: n bytes of 0xEE then a guard byte that must survive. */
-static void prepare(unsigned char *buf, long n)
-{
+static void prepare(unsigned char *buf, long n) {
     memset(buf, 0xEE, (size_t)n);
     buf[n] = GUARD;
 }
 
-static void check_status_at(int line, const MPI_Status *st, int src, int tag, long bytes)
-{
+static void check_status_at(int line, const MPI_Status *st, int src, int tag, long bytes) {
     int count = -2;
     if (st->MPI_SOURCE != src || st->MPI_TAG != tag)
-        fail_at(line, "status source %d tag %d, expected source %d tag %d", st->MPI_SOURCE,
-                st->MPI_TAG, src, tag);
+        fail_at(line, "status source %d tag %d, expected source %d tag %d", st->MPI_SOURCE, st->MPI_TAG, src,
+                tag);
     MPI_Get_count(st, MPI_BYTE, &count);
-    if (count != bytes)
-        fail_at(line, "MPI_Get_count: %d bytes, expected %ld", count, bytes);
+    if (count != bytes) fail_at(line, "MPI_Get_count: %d bytes, expected %ld", count, bytes);
 }
 #define CHECK_STATUS(st, src, tag, bytes) check_status_at(__LINE__, st, src, tag, bytes)
 
 /* The status of an empty request (MPI_REQUEST_NULL, an inactive persistent
  * request): source MPI_ANY_SOURCE, tag MPI_ANY_TAG, count 0 (3.7.3). */
-static void check_empty_at(int line, const MPI_Status *st)
-{
+static void check_empty_at(int line, const MPI_Status *st) {
     int count = -2;
     if (st->MPI_SOURCE != MPI_ANY_SOURCE || st->MPI_TAG != MPI_ANY_TAG)
-        fail_at(line, "empty status expected, got source %d tag %d", st->MPI_SOURCE,
-                st->MPI_TAG);
+        fail_at(line, "empty status expected, got source %d tag %d", st->MPI_SOURCE, st->MPI_TAG);
     MPI_Get_count(st, MPI_BYTE, &count);
-    if (count != 0)
-        fail_at(line, "empty status expected, got a count of %d", count);
+    if (count != 0) fail_at(line, "empty status expected, got a count of %d", count);
 }
 #define CHECK_EMPTY(st) check_empty_at(__LINE__, st)
 
 /* The status of a communication with MPI_PROC_NULL (3.11). */
-static void check_proc_null_at(int line, const MPI_Status *st)
-{
+static void check_proc_null_at(int line, const MPI_Status *st) {
     int count = -2;
     if (st->MPI_SOURCE != MPI_PROC_NULL || st->MPI_TAG != MPI_ANY_TAG)
-        fail_at(line, "MPI_PROC_NULL status expected, got source %d tag %d", st->MPI_SOURCE,
-                st->MPI_TAG);
+        fail_at(line, "MPI_PROC_NULL status expected, got source %d tag %d", st->MPI_SOURCE, st->MPI_TAG);
     MPI_Get_count(st, MPI_BYTE, &count);
-    if (count != 0)
-        fail_at(line, "MPI_PROC_NULL status expected, got a count of %d", count);
+    if (count != 0) fail_at(line, "MPI_PROC_NULL status expected, got a count of %d", count);
 }
 #define CHECK_PROC_NULL(st) check_proc_null_at(__LINE__, st)
 
-static void garble(MPI_Status *st)
-{
-    memset(st, 0x5c, sizeof *st);
-}
+static void garble(MPI_Status *st) { memset(st, 0x5c, sizeof *st); }
 
 /* Spin on MPI_Wtime for `seconds` (lets messages that should not arrive
  * have a chance to). */
-static void pause_for(double seconds)
-{
+static void pause_for(double seconds) {
     double t0 = MPI_Wtime();
     while (MPI_Wtime() - t0 < seconds)
         ;
@@ -133,8 +117,7 @@ static const char *const mode_names[NMODES] = {"Send",  "Ssend",  "Bsend",  "Rse
                                                "Isend", "Issend", "Ibsend", "Irsend"};
 enum { T_READY = 90, T_MODES = 100 };
 
-static void send_in_mode(int mode, const void *buf, int n, int dest, int tag)
-{
+static void send_in_mode(int mode, const void *buf, int n, int dest, int tag) {
     MPI_Request req = MPI_REQUEST_NULL;
     if (mode == M_RSEND || mode == M_IRSEND) /* the receive is posted: wait for word */
         MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, dest, T_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -155,9 +138,8 @@ static void send_in_mode(int mode, const void *buf, int n, int dest, int tag)
     }
 }
 
-static void recv_for_mode(int mode, unsigned char *buf, long cap, int src, int tag, long n,
-                          int seed, int use_irecv)
-{
+static void recv_for_mode(int mode, unsigned char *buf, long cap, int src, int tag, long n, int seed,
+                          int use_irecv) {
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Status st;
     garble(&st);
@@ -176,19 +158,15 @@ static void recv_for_mode(int mode, unsigned char *buf, long cap, int src, int t
     }
     CHECK_STATUS(&st, src, tag, n);
     VERIFY(buf, n, seed, mode_names[mode]);
-    if (buf[cap] != GUARD)
-        FAIL("%s of %ld bytes wrote past the receive buffer", mode_names[mode], n);
-    if (n < cap && buf[n] != 0xEE)
-        FAIL("%s of %ld bytes wrote past the message", mode_names[mode], n);
+    if (buf[cap] != GUARD) FAIL("%s of %ld bytes wrote past the receive buffer", mode_names[mode], n);
+    if (n < cap && buf[n] != 0xEE) FAIL("%s of %ld bytes wrote past the message", mode_names[mode], n);
 }
 
 static const long all_sizes[] = {0, 1, 60, 1000, 4096, 65536, 262144};
 #define NSIZES ((int)(sizeof all_sizes / sizeof all_sizes[0]))
 
-static void test_modes(void)
-{
-    if (peer < 0)
-        return;
+static void test_modes(void) {
+    if (peer < 0) return;
     long cap = max_bytes;
     unsigned char *sbuf = xmalloc((size_t)cap), *rbuf = xmalloc((size_t)cap + 1);
     int packed = 0;
@@ -201,8 +179,7 @@ static void test_modes(void)
 
     for (int s = 0; s < NSIZES; ++s) {
         long n = all_sizes[s];
-        if (n > max_bytes)
-            continue;
+        if (n > max_bytes) continue;
         for (int mode = 0; mode < NMODES; ++mode)
             for (int dir = 0; dir < 2; ++dir) {
                 int seed = s * 64 + mode * 2 + dir, tag = T_MODES + mode;
@@ -228,8 +205,7 @@ static void test_modes(void)
 
 /* MPI_Rsend after a barrier that follows the posted receive (the usual
  * way to know that the receive is there). All ranks take part. */
-static void test_rsend_barrier(void)
-{
+static void test_rsend_barrier(void) {
     long n = max_bytes < 65536 ? max_bytes : 65536;
     unsigned char *buf = xmalloc((size_t)n + 1);
     MPI_Request req = MPI_REQUEST_NULL;
@@ -258,10 +234,8 @@ static void test_rsend_barrier(void)
 
 /* ---- Requests that cannot complete yet ------------------------------ */
 
-static void test_not_yet(void)
-{
-    if (peer < 0)
-        return;
+static void test_not_yet(void) {
+    if (peer < 0) return;
     int a[16], b[16], flag = -1;
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Status st;
@@ -277,8 +251,7 @@ static void test_not_yet(void)
             double t0 = MPI_Wtime();
             while (MPI_Wtime() - t0 < 0.005) {
                 MPI_OK(MPI_Test(&req, &flag, &st));
-                if (flag)
-                    FAIL("MPI_Issend completed before a matching receive was posted");
+                if (flag) FAIL("MPI_Issend completed before a matching receive was posted");
             }
             CHECK(req != MPI_REQUEST_NULL);
             MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 201, MPI_COMM_WORLD));
@@ -297,8 +270,7 @@ static void test_not_yet(void)
             double t0 = MPI_Wtime();
             while (MPI_Wtime() - t0 < 0.005) {
                 MPI_OK(MPI_Test(&req, &flag, &st));
-                if (flag)
-                    FAIL("MPI_Irecv completed before its message was sent");
+                if (flag) FAIL("MPI_Irecv completed before its message was sent");
             }
             MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 203, MPI_COMM_WORLD));
             flag = 0;
@@ -319,10 +291,8 @@ static void test_not_yet(void)
 
 /* ---- Completion calls ------------------------------------------------ */
 
-static void test_null_requests(void)
-{
-    MPI_Request reqs[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
-                           MPI_REQUEST_NULL};
+static void test_null_requests(void) {
+    MPI_Request reqs[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status st, sts[4];
     int flag = -1, index = -1, outcount = -1, indices[4];
 
@@ -375,10 +345,8 @@ static const char *const variant_names[NVARIANTS] = {"Waitany",  "Waitsome", "Te
  * small and large. The receiver completes them with one of the
  * multiple-completion calls and checks each slot completes once, with its
  * own message. */
-static void test_completion(void)
-{
-    if (peer < 0)
-        return;
+static void test_completion(void) {
+    if (peer < 0) return;
     enum { SLOT_BYTES = 20000 };
     static const int order[NREQ] = {3, 7, 1, 4, 6, 2, 0, 5};
     unsigned char *buf = xmalloc((size_t)NREQ * (SLOT_BYTES + 1));
@@ -395,12 +363,10 @@ static void test_completion(void)
             MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             for (int k = 0; k < NREQ; ++k) {
                 int i = order[k];
-                if (i == 0 || i == 5)
-                    continue;
+                if (i == 0 || i == 5) continue;
                 unsigned char *p = buf + (size_t)i * (SLOT_BYTES + 1);
                 fill(p, len[i], 1000 * v + i);
-                MPI_OK(MPI_Isend(p, (int)len[i], MPI_BYTE, peer, tag0 + i, MPI_COMM_WORLD,
-                                 &sreq[nsend++]));
+                MPI_OK(MPI_Isend(p, (int)len[i], MPI_BYTE, peer, tag0 + i, MPI_COMM_WORLD, &sreq[nsend++]));
             }
             if (v % 2) {
                 int flag = 0;
@@ -422,8 +388,7 @@ static void test_completion(void)
             prepare(p, SLOT_BYTES);
             req[i] = MPI_REQUEST_NULL;
             if (i != 0 && i != 5)
-                MPI_OK(MPI_Irecv(p, SLOT_BYTES, MPI_BYTE, peer, tag0 + i, MPI_COMM_WORLD,
-                                 &req[i]));
+                MPI_OK(MPI_Irecv(p, SLOT_BYTES, MPI_BYTE, peer, tag0 + i, MPI_COMM_WORLD, &req[i]));
         }
         MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD));
         const int expected = NREQ - 2;
@@ -480,10 +445,8 @@ static void test_completion(void)
             for (int k = 0; k < ngot; ++k) {
                 int i = got[k];
                 CHECK(i >= 0 && i < NREQ);
-                if (i == 0 || i == 5)
-                    FAIL("%s returned slot %d, a null request", variant_names[v], i);
-                if (done[i])
-                    FAIL("%s returned slot %d twice", variant_names[v], i);
+                if (i == 0 || i == 5) FAIL("%s returned slot %d, a null request", variant_names[v], i);
+                if (done[i]) FAIL("%s returned slot %d twice", variant_names[v], i);
                 done[i] = 1;
                 ++ndone;
                 CHECK(req[i] == MPI_REQUEST_NULL);
@@ -508,10 +471,8 @@ static void test_completion(void)
 
 /* MPI_Request_free on an active send: the message still arrives; the
  * sender learns it through an acknowledgement. */
-static void test_request_free(void)
-{
-    if (peer < 0)
-        return;
+static void test_request_free(void) {
+    if (peer < 0) return;
     long n = max_bytes < 65536 ? max_bytes : 65536;
     unsigned char *buf = xmalloc((size_t)n + 1);
     MPI_Request req = MPI_REQUEST_NULL;
@@ -537,8 +498,7 @@ static void test_request_free(void)
 
 /* ---- Probe ----------------------------------------------------------- */
 
-static void test_probe(void)
-{
+static void test_probe(void) {
     MPI_Status st;
     int flag = -1, count = -2;
 
@@ -556,8 +516,7 @@ static void test_probe(void)
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 399, MPI_COMM_WORLD, &flag, &st));
     CHECK_EQ(flag, 0);
 
-    if (peer < 0)
-        return;
+    if (peer < 0) return;
     long big = max_bytes < 65536 ? max_bytes : 65536;
     if (me % 2 == 0) {
         /* Sender: three messages, non-blocking so the receiver may take
@@ -638,8 +597,7 @@ static void test_probe(void)
 
 /* ---- Sendrecv -------------------------------------------------------- */
 
-static void test_sendrecv(void)
-{
+static void test_sendrecv(void) {
     int right = (me + 1) % np, left = (me + np - 1) % np;
     long big = max_bytes < 65536 ? max_bytes : 65536;
     unsigned char *sbuf = xmalloc((size_t)big + 1), *rbuf = xmalloc((size_t)big + 1);
@@ -652,8 +610,8 @@ static void test_sendrecv(void)
         fill(sbuf, n, 400 + me * 8 + k);
         prepare(rbuf, big);
         garble(&st);
-        MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, right, 400 + k, rbuf, (int)big, MPI_BYTE,
-                            left, 400 + k, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, right, 400 + k, rbuf, (int)big, MPI_BYTE, left, 400 + k,
+                            MPI_COMM_WORLD, &st));
         CHECK_STATUS(&st, left, 400 + k, n);
         VERIFY(rbuf, n, 400 + left * 8 + k, "Sendrecv");
         CHECK(rbuf[big] == GUARD);
@@ -661,8 +619,8 @@ static void test_sendrecv(void)
     /* MPI_ANY_SOURCE, MPI_ANY_TAG on the receive side. */
     fill(sbuf, 64, 500 + me);
     garble(&st);
-    MPI_OK(MPI_Sendrecv(sbuf, 64, MPI_BYTE, right, 410 + me, rbuf, (int)big, MPI_BYTE,
-                        MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    MPI_OK(MPI_Sendrecv(sbuf, 64, MPI_BYTE, right, 410 + me, rbuf, (int)big, MPI_BYTE, MPI_ANY_SOURCE,
+                        MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     CHECK_STATUS(&st, left, 410 + left, 64);
     VERIFY(rbuf, 64, 500 + left, "Sendrecv from MPI_ANY_SOURCE");
 
@@ -672,8 +630,7 @@ static void test_sendrecv(void)
         fill(sbuf, n, 600 + me * 2 + k);
         sbuf[n] = GUARD;
         garble(&st);
-        MPI_OK(MPI_Sendrecv_replace(sbuf, (int)n, MPI_BYTE, right, 420, left, 420,
-                                    MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Sendrecv_replace(sbuf, (int)n, MPI_BYTE, right, 420, left, 420, MPI_COMM_WORLD, &st));
         CHECK_STATUS(&st, left, 420, n);
         VERIFY(sbuf, n, 600 + left * 2 + k, "Sendrecv_replace");
         CHECK(sbuf[n] == GUARD);
@@ -683,8 +640,7 @@ static void test_sendrecv(void)
     int up = me + 1 < np ? me + 1 : MPI_PROC_NULL, down = me > 0 ? me - 1 : MPI_PROC_NULL;
     int v = 1000 + me, w = -1;
     garble(&st);
-    MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, up, 430, &w, 1, MPI_INT, down, 430, MPI_COMM_WORLD,
-                        &st));
+    MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, up, 430, &w, 1, MPI_INT, down, 430, MPI_COMM_WORLD, &st));
     if (down == MPI_PROC_NULL) {
         CHECK_PROC_NULL(&st);
         CHECK_EQ(w, -1);
@@ -706,8 +662,7 @@ static void test_sendrecv(void)
     /* With oneself. */
     fill(sbuf, 300, 700 + me);
     prepare(rbuf, 300);
-    MPI_OK(MPI_Sendrecv(sbuf, 300, MPI_BYTE, me, 440, rbuf, 300, MPI_BYTE, me, 440,
-                        MPI_COMM_WORLD, &st));
+    MPI_OK(MPI_Sendrecv(sbuf, 300, MPI_BYTE, me, 440, rbuf, 300, MPI_BYTE, me, 440, MPI_COMM_WORLD, &st));
     CHECK_STATUS(&st, me, 440, 300);
     VERIFY(rbuf, 300, 700 + me, "Sendrecv with oneself");
     free(sbuf);
@@ -718,8 +673,7 @@ static void test_sendrecv(void)
 
 /* A persistent send of `kind` (0 Send_init, 1 Ssend_init, 2 Bsend_init,
  * 3 Rsend_init) to the peer. */
-static void persistent_send(int kind, void *buf, int n, int tag, MPI_Request *req)
-{
+static void persistent_send(int kind, void *buf, int n, int tag, MPI_Request *req) {
     switch (kind) {
     case 0: MPI_OK(MPI_Send_init(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, req)); break;
     case 1: MPI_OK(MPI_Ssend_init(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, req)); break;
@@ -732,16 +686,14 @@ static void persistent_send(int kind, void *buf, int n, int tag, MPI_Request *re
  * start's data again on every restart of a persistent buffered send larger
  * than its eager limit. With it, the large Bsend_init request is made anew
  * for each start (the small one is still restarted). */
-static int restarted_bsend_is_broken(void)
-{
+static int restarted_bsend_is_broken(void) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(lib, &len);
     return strstr(lib, "Open MPI v4.") != NULL || strstr(lib, "Open MPI v3.") != NULL;
 }
 
-static void test_persistent(void)
-{
+static void test_persistent(void) {
     MPI_Request inactive = MPI_REQUEST_NULL;
     MPI_Status st;
     int flag = -1, dummy = 0;
@@ -767,8 +719,7 @@ static void test_persistent(void)
     MPI_OK(MPI_Request_free(&inactive));
     CHECK(inactive == MPI_REQUEST_NULL);
 
-    if (peer < 0)
-        return;
+    if (peer < 0) return;
     long big = max_bytes < 65536 ? max_bytes : 65536;
     unsigned char *small_s = xmalloc(64), *small_r = xmalloc(65);
     unsigned char *big_s = xmalloc((size_t)big), *big_r = xmalloc((size_t)big + 1);
@@ -779,7 +730,8 @@ static void test_persistent(void)
     MPI_OK(MPI_Buffer_attach(bbuf, bsize));
     int fresh_big_bsend = restarted_bsend_is_broken();
     if (fresh_big_bsend && me == 0)
-        printf(NAME ": note: Open MPI 4 resends stale data on restarted large Bsend_init "
+        printf(NAME
+               ": note: Open MPI 4 resends stale data on restarted large Bsend_init "
                "requests; that case is left out\n");
 
     /* One kind of persistent send per variant: Send_init, Ssend_init,
@@ -792,8 +744,7 @@ static void test_persistent(void)
             persistent_send(kind, big_s, (int)big, tag + 10, &r[1]);
         } else {
             MPI_OK(MPI_Recv_init(small_r, 64, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r[0]));
-            MPI_OK(MPI_Recv_init(big_r, (int)big, MPI_BYTE, peer, tag + 10, MPI_COMM_WORLD,
-                                  &r[1]));
+            MPI_OK(MPI_Recv_init(big_r, (int)big, MPI_BYTE, peer, tag + 10, MPI_COMM_WORLD, &r[1]));
         }
         for (int iter = 0; iter < 4; ++iter) {
             int seed = 800 + kind * 16 + iter * 2;
@@ -804,8 +755,7 @@ static void test_persistent(void)
                 /* Rsend: the receives must be started. Bsend: the last
                  * round's messages must have left the buffer. */
                 if (kind >= 2)
-                    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD,
-                                    MPI_STATUS_IGNORE));
+                    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 if (kind == 2 && iter > 0 && fresh_big_bsend) {
                     MPI_OK(MPI_Request_free(&r[1]));
                     persistent_send(kind, big_s, (int)big, tag + 10, &r[1]);
@@ -827,8 +777,7 @@ static void test_persistent(void)
                     MPI_OK(MPI_Start(&r[1])); /* either order */
                     MPI_OK(MPI_Start(&r[0]));
                 }
-                if (kind >= 2)
-                    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD));
+                if (kind >= 2) MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, T_READY, MPI_COMM_WORLD));
                 if (iter < 2) {
                     MPI_OK(MPI_Waitall(2, r, sts));
                 } else {
@@ -867,8 +816,7 @@ static void test_persistent(void)
 
 /* ---- MPI_PROC_NULL ----------------------------------------------------- */
 
-static void test_proc_null(void)
-{
+static void test_proc_null(void) {
     int v[4] = {1, 2, 3, 4}, w[4] = {-1, -1, -1, -1};
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Status st;
@@ -894,16 +842,15 @@ static void test_proc_null(void)
         MPI_OK(MPI_Test(&req, &flag, &st));
     CHECK_PROC_NULL(&st);
     garble(&st);
-    MPI_OK(MPI_Sendrecv(v, 4, MPI_INT, MPI_PROC_NULL, 1, w, 4, MPI_INT, MPI_PROC_NULL, 1,
-                        MPI_COMM_WORLD, &st));
+    MPI_OK(
+        MPI_Sendrecv(v, 4, MPI_INT, MPI_PROC_NULL, 1, w, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     CHECK_PROC_NULL(&st);
     CHECK(w[0] == -1 && w[3] == -1);
 }
 
 /* ---- MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_STATUS_IGNORE ------------------- */
 
-static void test_any(void)
-{
+static void test_any(void) {
     MPI_Status st;
     if (me != 0) {
         int v[2] = {me, me * me};
@@ -953,10 +900,8 @@ static void test_any(void)
     free(seen);
 }
 
-static void test_status_ignore(void)
-{
-    if (peer < 0)
-        return;
+static void test_status_ignore(void) {
+    if (peer < 0) return;
     int a[8], b[8] = {0};
     MPI_Request reqs[2];
     for (int i = 0; i < 8; ++i)
@@ -982,17 +927,15 @@ static void test_status_ignore(void)
     MPI_OK(MPI_Waitsome(2, reqs, &outcount, indices, MPI_STATUSES_IGNORE));
     CHECK_EQ(outcount, 1);
     CHECK_EQ(indices[0], 1 - index);
-    MPI_OK(MPI_Sendrecv(a, 1, MPI_INT, peer, 523, b, 8, MPI_INT, peer, 523, MPI_COMM_WORLD,
-                        MPI_STATUS_IGNORE));
+    MPI_OK(
+        MPI_Sendrecv(a, 1, MPI_INT, peer, 523, b, 8, MPI_INT, peer, 523, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_EQ(b[0], peer * 100);
 }
 
 /* ---- Get_count, Get_elements ----------------------------------------- */
 
-static void test_counts(void)
-{
-    if (peer < 0)
-        return;
+static void test_counts(void) {
+    if (peer < 0) return;
     MPI_Status st;
     int count = -2, flag = -1;
     MPI_Count xcount = -2;
@@ -1033,8 +976,7 @@ static void test_counts(void)
 
 /* ---- Sends to oneself ------------------------------------------------- */
 
-static void test_self(void)
-{
+static void test_self(void) {
     long big = max_bytes < 65536 ? max_bytes : 65536;
     const long lens[] = {0, 100, 4096, big};
     unsigned char *sbuf = xmalloc((size_t)big), *rbuf = xmalloc((size_t)big + 1);
@@ -1057,8 +999,7 @@ static void test_self(void)
         prepare(rbuf, big);
         MPI_OK(MPI_Isend(sbuf, (int)n, MPI_BYTE, 0, 550 + k, MPI_COMM_SELF, &reqs[1]));
         garble(&st);
-        MPI_OK(MPI_Recv(rbuf, (int)big, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF,
-                        &st));
+        MPI_OK(MPI_Recv(rbuf, (int)big, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st));
         CHECK_STATUS(&st, 0, 550 + k, n);
         MPI_OK(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
         VERIFY(rbuf, n, 950 + k, "send to self on MPI_COMM_SELF");
@@ -1077,18 +1018,15 @@ static void test_self(void)
 
 /* ---- Non-overtaking ---------------------------------------------------- */
 
-static long order_len(int i)
-{
+static long order_len(int i) {
     static const long lens[] = {0, 8, 100, 2000, 70000, 16, 4096, 1, 300, 20000, 5, 1024};
     long n = lens[i % (int)(sizeof lens / sizeof lens[0])];
     long big = max_bytes < 70000 ? max_bytes : 70000;
     return n > big ? big : n;
 }
 
-static void test_order(void)
-{
-    if (peer < 0)
-        return;
+static void test_order(void) {
+    if (peer < 0) return;
     int n = order_messages;
     long cap = max_bytes < 70000 ? max_bytes : 70000;
     MPI_Status st;
@@ -1109,8 +1047,7 @@ static void test_order(void)
             long len = order_len(i + 1);
             bufs[i] = xmalloc((size_t)len);
             fill(bufs[i], len, 3000 + i);
-            MPI_OK(MPI_Isend(bufs[i], (int)len, MPI_BYTE, peer, 610 + i % 3, MPI_COMM_WORLD,
-                             &reqs[i]));
+            MPI_OK(MPI_Isend(bufs[i], (int)len, MPI_BYTE, peer, 610 + i % 3, MPI_COMM_WORLD, &reqs[i]));
         }
         MPI_OK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
         for (int i = 0; i < n; ++i)
@@ -1129,8 +1066,8 @@ static void test_order(void)
         int count = -1;
         MPI_Get_count(&st, MPI_BYTE, &count);
         if (st.MPI_TAG != 600 + i % 3 || count != len)
-            FAIL("message %d: tag %d, %d bytes; expected tag %d, %ld bytes (overtaken?)", i,
-                 st.MPI_TAG, count, 600 + i % 3, len);
+            FAIL("message %d: tag %d, %d bytes; expected tag %d, %ld bytes (overtaken?)", i, st.MPI_TAG,
+                 count, 600 + i % 3, len);
         VERIFY(buf, len, 2000 + i, "ordered message");
     }
     /* Phase 2: by tag (1, then 0, then 2), and within a tag in order. */
@@ -1140,13 +1077,12 @@ static void test_order(void)
         for (int i = tag; i < n; i += 3) {
             long len = order_len(i + 1);
             prepare(buf, cap);
-            MPI_OK(MPI_Recv(buf, (int)cap, MPI_BYTE, MPI_ANY_SOURCE, 610 + tag, MPI_COMM_WORLD,
-                            &st));
+            MPI_OK(MPI_Recv(buf, (int)cap, MPI_BYTE, MPI_ANY_SOURCE, 610 + tag, MPI_COMM_WORLD, &st));
             int count = -1;
             MPI_Get_count(&st, MPI_BYTE, &count);
             if (st.MPI_SOURCE != peer || count != len)
-                FAIL("tag %d message %d: source %d, %d bytes; expected %d, %ld bytes", 610 + tag,
-                     i, st.MPI_SOURCE, count, peer, len);
+                FAIL("tag %d message %d: source %d, %d bytes; expected %d, %ld bytes", 610 + tag, i,
+                     st.MPI_SOURCE, count, peer, len);
             VERIFY(buf, len, 3000 + i, "ordered message by tag");
         }
     }
@@ -1159,10 +1095,8 @@ static void test_order(void)
  * standard sends before receiving. MPI does not promise this completes
  * (3.5, "unsafe"), but every implementation buffers messages this small
  * (eager protocol); LWMPI documents it for sizes up to its eager limit. */
-static void test_head_to_head(void)
-{
-    if (peer < 0)
-        return;
+static void test_head_to_head(void) {
+    if (peer < 0) return;
     unsigned char a[64], b[65];
     MPI_Status st;
     for (int round = 0; round < 3; ++round) {
@@ -1183,18 +1117,14 @@ static void test_head_to_head(void)
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc > 1)
-        max_bytes = atol(argv[1]);
-    if (argc > 2)
-        order_messages = atoi(argv[2]);
+    if (argc > 1) max_bytes = atol(argv[1]);
+    if (argc > 2) order_messages = atoi(argv[2]);
     if (max_bytes < 64 || max_bytes > (1L << 30) || order_messages < 1) {
-        if (me == 0)
-            printf("usage: " NAME " [MAX_BYTES >= 64 [ORDER_MESSAGES >= 1]]\n");
+        if (me == 0) printf("usage: " NAME " [MAX_BYTES >= 64 [ORDER_MESSAGES >= 1]]\n");
         MPI_Finalize();
         return 2;
     }
@@ -1237,7 +1167,6 @@ int main(int argc, char **argv)
 
     double t = MPI_Wtime() - t0;
     MPI_Finalize();
-    if (me == 0)
-        printf(NAME ": OK (np=%d, max %ld bytes, %.2f s)\n", np, max_bytes, t);
+    if (me == 0) printf(NAME ": OK (np=%d, max %ld bytes, %.2f s)\n", np, max_bytes, t);
     return 0;
 }

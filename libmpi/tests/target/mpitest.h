@@ -18,8 +18,7 @@ static _Thread_local int me = -1, np = 0;
 /* What is being checked, for failure reports. */
 static _Thread_local const char *phase = "init";
 
-static inline void fail_at(int line, const char *fmt, ...)
-{
+static inline void fail_at(int line, const char *fmt, ...) {
     int init = 0, fin = 0;
     va_list ap;
     printf("FAIL " NAME ".c:%d: rank %d: %s: ", line, me, phase);
@@ -30,41 +29,34 @@ static inline void fail_at(int line, const char *fmt, ...)
     fflush(stdout);
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (init && !fin)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (init && !fin) MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
 
 #define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond))                                                         \
-            FAIL("%s", #cond);                                               \
+#define CHECK(cond)                     \
+    do {                                \
+        if (!(cond)) FAIL("%s", #cond); \
     } while (0)
-#define CHECK_EQ(a, b)                                                       \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            FAIL("%s is %lld, expected %lld", #a, a_, b_);                   \
+#define CHECK_EQ(a, b)                                               \
+    do {                                                             \
+        long long a_ = (long long)(a), b_ = (long long)(b);          \
+        if (a_ != b_) FAIL("%s is %lld, expected %lld", #a, a_, b_); \
     } while (0)
-#define MPI_OK(call)                                                         \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
+#define MPI_OK(call)                                                \
+    do {                                                            \
+        int rc_ = (call);                                           \
+        if (rc_ != MPI_SUCCESS) FAIL("%s returned %d", #call, rc_); \
     } while (0)
 
-static inline void *xmalloc(size_t n)
-{
+static inline void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%lu bytes)", (unsigned long)n);
+    if (!p) FAIL("out of memory (%lu bytes)", (unsigned long)n);
     return p;
 }
 
 /* A barrier on MPI_COMM_WORLD, then the next phase's name. */
-static inline void sync_all(const char *next)
-{
+static inline void sync_all(const char *next) {
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     phase = next;
 }

@@ -11,8 +11,7 @@
 using tessera::names::handle_request;
 using tessera::names::NameTable;
 
-TEST_CASE("link, lookup, unlink")
-{
+TEST_CASE("link, lookup, unlink") {
     NameTable t(5);
     CHECK(t.link("rank0", 1) == 0);
     CHECK(t.link("rank1", 4) == 0);
@@ -27,8 +26,7 @@ TEST_CASE("link, lookup, unlink")
     CHECK(t.lookup("rank0") == 0);
 }
 
-TEST_CASE("errors")
-{
+TEST_CASE("errors") {
     NameTable t(5);
     REQUIRE(t.link("a", 2) == 0);
     CHECK(t.link("a", 3) == -TS_EEXIST);
@@ -42,8 +40,7 @@ TEST_CASE("errors")
     CHECK(t.unlink("") == -TS_EINVAL);
 }
 
-TEST_CASE("name length limit")
-{
+TEST_CASE("name length limit") {
     NameTable t(2);
     const std::string longest(TS_NAME_MAX, 'x');
     const std::string too_long(TS_NAME_MAX + 1, 'x');
@@ -56,8 +53,7 @@ TEST_CASE("name length limit")
     CHECK(t.lookup((longest + "y").c_str()) == -TS_ENAMETOOLONG);
 }
 
-TEST_CASE("the table fills up, then frees slots")
-{
+TEST_CASE("the table fills up, then frees slots") {
     NameTable t(3);
     for (int i = 0; i < NameTable::kCapacity; ++i)
         REQUIRE(t.link(("n" + std::to_string(i)).c_str(), i % 3) == 0);
@@ -68,8 +64,7 @@ TEST_CASE("the table fills up, then frees slots")
     CHECK(t.lookup("one-more") == 0);
 }
 
-TEST_CASE("requests off the wire")
-{
+TEST_CASE("requests off the wire") {
     NameTable t(4);
     ts_name_request req{};
     req.op = TS_NAME_LINK;

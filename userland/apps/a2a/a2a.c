@@ -28,8 +28,8 @@
 
 #include "capb_mpi.h"
 
-#define MAX_STEPS 12
-#define MAX_MSGS 64
+#define MAX_STEPS      12
+#define MAX_MSGS       64
 #define SMALLEST_SHIFT 7 /* superstep s moves messages of 2^(s + 7) bytes */
 
 /* One rank's state: everything in it is private to the rank (the ranks of
@@ -49,8 +49,7 @@ struct span {
     unsigned long long ns, cycles;
 };
 
-static struct span span_between(struct capb_clock from, struct capb_clock to)
-{
+static struct span span_between(struct capb_clock from, struct capb_clock to) {
     struct span s = {(unsigned long long)((to.wall - from.wall) * 1e9), to.cycles - from.cycles};
     return s;
 }
@@ -60,8 +59,7 @@ static long message_bytes(int step) { return 1L << (step + SMALLEST_SHIFT); }
 /* Message m of superstep s from src to dst: a splitmix64 sequence seeded
  * with the four of them (disjoint bit fields for np < 2^24), stored least
  * significant byte first. bytes is a multiple of 8. */
-static void pattern(unsigned char *p, long bytes, int src, int dst, int s, int m)
-{
+static void pattern(unsigned char *p, long bytes, int src, int dst, int s, int m) {
     uint64_t state = (uint64_t)src << 40 ^ (uint64_t)dst << 16 ^ (uint64_t)s << 8 ^ (uint64_t)m;
     for (long k = 0; k < bytes; k += 8) {
         const uint64_t w = capb_random(&state);
@@ -77,19 +75,15 @@ static int source(const struct a2a *a, int j) { return (a->rank - 1 - j + a->np)
 
 /* Counts a received message into the checksum, and with --verify checks
  * every byte of it. */
-static void take(struct a2a *a, const unsigned char *msg, long bytes, int src, int s, int m)
-{
+static void take(struct a2a *a, const unsigned char *msg, long bytes, int src, int s, int m) {
     a->hash_sum += capb_hash(CAPB_HASH_INIT, msg, (unsigned long)bytes);
-    if (!a->verify)
-        return;
+    if (!a->verify) return;
     pattern(a->expected, bytes, src, a->rank, s, m);
-    if (memcmp(a->expected, msg, (size_t)bytes) != 0)
-        ++a->mismatches;
+    if (memcmp(a->expected, msg, (size_t)bytes) != 0) ++a->mismatches;
 }
 
 /* Round m of superstep s: one message to and from every other rank. */
-static void round_of(struct a2a *a, int s, int m)
-{
+static void round_of(struct a2a *a, int s, int m) {
     const long bytes = message_bytes(s);
     const int peers = a->np - 1, tag = s * MAX_MSGS + m;
     for (int j = 0; j < peers; ++j)
@@ -98,8 +92,7 @@ static void round_of(struct a2a *a, int s, int m)
     for (int j = 0; j < peers; ++j) {
         unsigned char *msg = a->out + j * bytes;
         pattern(msg, bytes, a->rank, destination(a, j), s, m);
-        MPI_Isend(msg, (int)bytes, MPI_BYTE, destination(a, j), tag, MPI_COMM_WORLD,
-                  &a->requests[peers + j]);
+        MPI_Isend(msg, (int)bytes, MPI_BYTE, destination(a, j), tag, MPI_COMM_WORLD, &a->requests[peers + j]);
     }
     MPI_Waitall(2 * peers, a->requests, MPI_STATUSES_IGNORE);
     for (int j = 0; j < peers; ++j)
@@ -108,8 +101,7 @@ static void round_of(struct a2a *a, int s, int m)
 
 /* Every superstep, each ended by a barrier; times[s] is superstep s, from
  * the barrier before it, and *all the whole run. */
-static void run(struct a2a *a, struct span *times, struct span *all)
-{
+static void run(struct a2a *a, struct span *times, struct span *all) {
     MPI_Barrier(MPI_COMM_WORLD);
     const struct capb_clock start = capb_clock_now();
     struct capb_clock before = start;
@@ -124,8 +116,7 @@ static void run(struct a2a *a, struct span *times, struct span *all)
     *all = span_between(start, before);
 }
 
-static void alloc_buffers(struct a2a *a)
-{
+static void alloc_buffers(struct a2a *a) {
     const long largest = message_bytes(a->steps - 1);
     const unsigned long round = (unsigned long)(a->np - 1) * (unsigned long)largest;
     a->out = capb_alloc(round, "a2a send buffers");
@@ -134,8 +125,7 @@ static void alloc_buffers(struct a2a *a)
     a->requests = capb_alloc(2 * (unsigned long)(a->np - 1) * sizeof *a->requests, "a2a requests");
 }
 
-static void free_buffers(struct a2a *a)
-{
+static void free_buffers(struct a2a *a) {
     free(a->out);
     free(a->in);
     free(a->expected);
@@ -143,8 +133,7 @@ static void free_buffers(struct a2a *a)
 }
 
 /* [STEPS [MSGS]] after --verify was taken out: 0, or -1. */
-static int parse_args(struct a2a *a, int argc, char **argv)
-{
+static int parse_args(struct a2a *a, int argc, char **argv) {
     long steps = 9, msgs = 4;
     if (argc > 3 || (argc > 1 && capb_parse_long(argv[1], 1, MAX_STEPS, &steps)) ||
         (argc > 2 && capb_parse_long(argv[2], 1, MAX_MSGS, &msgs)))
@@ -158,30 +147,25 @@ static int parse_args(struct a2a *a, int argc, char **argv)
  * every rank; rank 0 prints every superstep, the checksum, the check and
  * the time. Returns the exit status: 1 when --verify found a wrong
  * message on any rank. */
-static int report(const struct a2a *a, const struct span *times, struct span all)
-{
-    unsigned long long sum = 0, mismatches = 0, mine = (unsigned long long)a->mismatches,
-                       hash = a->hash_sum;
+static int report(const struct a2a *a, const struct span *times, struct span all) {
+    unsigned long long sum = 0, mismatches = 0, mine = (unsigned long long)a->mismatches, hash = a->hash_sum;
     MPI_Reduce(&hash, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (a->verify)
-        MPI_Allreduce(&mine, &mismatches, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (a->rank != 0)
-        return mismatches ? 1 : 0;
+    if (a->verify) MPI_Allreduce(&mine, &mismatches, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (a->rank != 0) return mismatches ? 1 : 0;
     for (int s = 0; s < a->steps; ++s)
-        printf("a2a: step=%d bytes=%ld messages=%d ns=%llu cycles=%llu\n", s, message_bytes(s),
-               a->msgs, times[s].ns, times[s].cycles);
+        printf("a2a: step=%d bytes=%ld messages=%d ns=%llu cycles=%llu\n", s, message_bytes(s), a->msgs,
+               times[s].ns, times[s].cycles);
     printf("a2a: steps=%d checksum=0x%016llx\n", a->steps, sum);
     if (a->verify && mismatches)
-        printf("verify: MISMATCH %llu of %lld received messages differ from the pattern\n",
-               mismatches, (long long)a->np * (a->np - 1) * a->steps * a->msgs);
+        printf("verify: MISMATCH %llu of %lld received messages differ from the pattern\n", mismatches,
+               (long long)a->np * (a->np - 1) * a->steps * a->msgs);
     else if (a->verify)
         printf("verify: OK\n");
     capb_print_time(all.ns, all.cycles);
     return mismatches ? 1 : 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct a2a a = {0};
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &a.rank);
@@ -189,8 +173,7 @@ int main(int argc, char **argv)
     a.verify = capb_take_verify(&argc, argv);
     if (parse_args(&a, argc, argv)) { /* every rank sees the same arguments */
         if (a.rank == 0)
-            fprintf(stderr, "usage: a2a [--verify] [STEPS 1..%d [MSGS 1..%d]]\n", MAX_STEPS,
-                    MAX_MSGS);
+            fprintf(stderr, "usage: a2a [--verify] [STEPS 1..%d [MSGS 1..%d]]\n", MAX_STEPS, MAX_MSGS);
         MPI_Finalize();
         return 2;
     }

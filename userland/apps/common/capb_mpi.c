@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void capb_layout_init(struct capb_layout *l)
-{
+void capb_layout_init(struct capb_layout *l) {
     int sizes[CAPB_MAX_CLUSTERS];
     MPI_Comm_rank(MPI_COMM_WORLD, &l->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &l->np);
@@ -30,27 +29,22 @@ void capb_layout_init(struct capb_layout *l)
     capb_units_set(&l->units, l->nclusters, sizes);
 }
 
-void capb_layout_free(struct capb_layout *l)
-{
-    if (l->leaders != MPI_COMM_NULL)
-        MPI_Comm_free(&l->leaders);
+void capb_layout_free(struct capb_layout *l) {
+    if (l->leaders != MPI_COMM_NULL) MPI_Comm_free(&l->leaders);
     MPI_Comm_free(&l->local);
 }
 
-struct capb_clock capb_clock_now(void)
-{
+struct capb_clock capb_clock_now(void) {
     struct capb_clock c = {MPI_Wtime(), capb_cycles()};
     return c;
 }
 
-void capb_print_since(struct capb_clock start)
-{
+void capb_print_since(struct capb_clock start) {
     struct capb_clock end = capb_clock_now();
     capb_print_time((unsigned long long)((end.wall - start.wall) * 1e9), end.cycles - start.cycles);
 }
 
-void *capb_alloc(unsigned long bytes, const char *what)
-{
+void *capb_alloc(unsigned long bytes, const char *what) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         fprintf(stderr, "capbench: out of memory for %s (%lu bytes)\n", what, bytes);

@@ -14,11 +14,11 @@
 #include "capbench.h"
 
 struct capb_layout {
-    int rank, np;           /* in MPI_COMM_WORLD */
-    MPI_Comm local;         /* my cluster's ranks, by world rank */
+    int rank, np;   /* in MPI_COMM_WORLD */
+    MPI_Comm local; /* my cluster's ranks, by world rank */
     int local_rank, local_size;
-    MPI_Comm leaders;       /* the local masters, by world rank; MPI_COMM_NULL on workers */
-    int cluster;            /* my cluster's number (capb_units), 0..nclusters-1 */
+    MPI_Comm leaders; /* the local masters, by world rank; MPI_COMM_NULL on workers */
+    int cluster;      /* my cluster's number (capb_units), 0..nclusters-1 */
     int nclusters;
     struct capb_units units; /* every rank knows them */
 };

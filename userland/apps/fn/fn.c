@@ -14,7 +14,7 @@
 #include "capb_mpi.h"
 #include "fn_kernel.h"
 
-#define TAG_RANGE 1
+#define TAG_RANGE  1
 #define TAG_RESULT 2
 
 /* A range of the n items (numbers A + first ...), sent as two MPI_LONGs. */
@@ -22,27 +22,22 @@ struct range {
     long first, count;
 };
 
-static void send_range(struct range r, int dest, MPI_Comm comm)
-{
+static void send_range(struct range r, int dest, MPI_Comm comm) {
     MPI_Send(&r, 2, MPI_LONG, dest, TAG_RANGE, comm);
 }
 
-static struct range recv_range(MPI_Comm comm)
-{
+static struct range recv_range(MPI_Comm comm) {
     struct range r;
     MPI_Recv(&r, 2, MPI_LONG, 0, TAG_RANGE, comm, MPI_STATUS_IGNORE);
     return r;
 }
 
 /* Fractions move as pairs of MPI_LONGs: 2 * count <= 2 * FN_MAX fits an int. */
-static void post_fractions(struct fn_fraction *f, long count, int src, MPI_Comm comm,
-                           MPI_Request *req)
-{
+static void post_fractions(struct fn_fraction *f, long count, int src, MPI_Comm comm, MPI_Request *req) {
     MPI_Irecv(f, (int)(2 * count), MPI_LONG, src, TAG_RESULT, comm, req);
 }
 
-static void send_fractions(const struct fn_fraction *f, long count, MPI_Comm comm)
-{
+static void send_fractions(const struct fn_fraction *f, long count, MPI_Comm comm) {
     MPI_Send(f, (int)(2 * count), MPI_LONG, 0, TAG_RESULT, comm);
 }
 
@@ -51,9 +46,8 @@ static void send_fractions(const struct fn_fraction *f, long count, MPI_Comm com
  * receive of its fractions into place, computes its own part, then waits
  * for those receives and the `posted` ones already in reqs[] (room for
  * local_size - 1 more). */
-static void lead_cluster(const struct capb_layout *l, long a, long n, long first,
-                         struct fn_fraction *f, MPI_Request *reqs, int posted)
-{
+static void lead_cluster(const struct capb_layout *l, long a, long n, long first, struct fn_fraction *f,
+                         MPI_Request *reqs, int posted) {
     struct range r;
     for (int i = 1; i < l->local_size; ++i) {
         capb_rank_share(&l->units, n, l->cluster, i, &r.first, &r.count);
@@ -68,12 +62,11 @@ static void lead_cluster(const struct capb_layout *l, long a, long n, long first
 /* The global master's whole run: the reference for --verify (before the
  * clock starts, so the time leaves it out), the distribution, its own
  * cluster's work, the count and the output lines. Returns the exit status. */
-static int master(const struct capb_layout *l, long a, long b, int verify)
-{
+static int master(const struct capb_layout *l, long a, long b, int verify) {
     const long n = b - a + 1;
     struct fn_fraction *all = capb_alloc((unsigned long)n * sizeof *all, "the fractions");
-    MPI_Request *reqs = capb_alloc((unsigned long)(l->nclusters + l->local_size) * sizeof *reqs,
-                                   "the requests");
+    MPI_Request *reqs =
+        capb_alloc((unsigned long)(l->nclusters + l->local_size) * sizeof *reqs, "the requests");
     const long expected = verify ? fn_sequential(a, b, all) : 0;
 
     struct capb_clock start = capb_clock_now();
@@ -98,8 +91,7 @@ static int master(const struct capb_layout *l, long a, long b, int verify)
 }
 
 /* Another cluster's local master. */
-static void leader(const struct capb_layout *l, long a, long n)
-{
+static void leader(const struct capb_layout *l, long a, long n) {
     const struct range r = recv_range(l->leaders);
     struct fn_fraction *f = capb_alloc((unsigned long)r.count * sizeof *f, "the cluster's fractions");
     MPI_Request *reqs = capb_alloc((unsigned long)l->local_size * sizeof *reqs, "the requests");
@@ -110,8 +102,7 @@ static void leader(const struct capb_layout *l, long a, long n)
 }
 
 /* Any other rank: its part, from and back to its local master. */
-static void worker(const struct capb_layout *l, long a)
-{
+static void worker(const struct capb_layout *l, long a) {
     const struct range r = recv_range(l->local);
     struct fn_fraction *f = capb_alloc((unsigned long)r.count * sizeof *f, "the fractions");
     fn_abundances(a + r.first, r.count, f);
@@ -119,8 +110,7 @@ static void worker(const struct capb_layout *l, long a)
     free(f);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct capb_layout l;
     long a, b;
     int status = 0;
@@ -129,8 +119,7 @@ int main(int argc, char **argv)
     const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
     if (fn_parse(argc, argv, &a, &b)) {
-        if (l.rank == 0)
-            fn_usage(argv[0]);
+        if (l.rank == 0) fn_usage(argv[0]);
         status = 2;
     } else if (l.rank == 0) {
         status = master(&l, a, b, verify);

@@ -25,8 +25,7 @@ static struct {
 
 /* The global master: each other cluster's range by mail; its own cluster's
  * fractions are the start of `all` (cluster 0 hosts unit 0). */
-static void send_ranges(struct ikcapp *app, long n, struct fn_fraction *all)
-{
+static void send_ranges(struct ikcapp *app, long n, struct fn_fraction *all) {
     for (int c = 1; c < app->nclusters; ++c) {
         long range[2];
         capb_cluster_share(&app->units, n, c, &range[0], &range[1]);
@@ -37,27 +36,24 @@ static void send_ranges(struct ikcapp *app, long n, struct fn_fraction *all)
 }
 
 /* Another cluster's local master: its range, and room for its fractions. */
-static void receive_range(struct ikcapp *app)
-{
+static void receive_range(struct ikcapp *app) {
     long range[2];
     ikcapp_mail_recv(app, range, sizeof range);
     cluster.first = range[0];
     cluster.count = range[1];
-    cluster.fractions = ikcapp_alloc((unsigned long)cluster.count * sizeof *cluster.fractions,
-                                     "the cluster's fractions");
+    cluster.fractions =
+        ikcapp_alloc((unsigned long)cluster.count * sizeof *cluster.fractions, "the cluster's fractions");
 }
 
 /* Every rank thread: its part of the cluster's range. */
-static void compute_part(struct ikcapp *app, long a, long n)
-{
+static void compute_part(struct ikcapp *app, long a, long n) {
     long first, count;
     capb_rank_share(&app->units, n, app->cluster, app->local_rank, &first, &count);
     fn_abundances(a + first, count, cluster.fractions + (first - cluster.first));
 }
 
 /* The global master: every other cluster's fractions, in place in `all`. */
-static void receive_fractions(struct ikcapp *app, long n, struct fn_fraction *all)
-{
+static void receive_fractions(struct ikcapp *app, long n, struct fn_fraction *all) {
     for (int c = 1; c < app->nclusters; ++c) {
         long first, count;
         capb_cluster_share(&app->units, n, c, &first, &count);
@@ -66,8 +62,7 @@ static void receive_fractions(struct ikcapp *app, long n, struct fn_fraction *al
 }
 
 /* The whole run, on every rank thread; returns the exit status. */
-static int run(struct ikcapp *app, long a, long b, int verify)
-{
+static int run(struct ikcapp *app, long a, long b, int verify) {
     const long n = b - a + 1;
     const int is_master = app->rank == 0;
     struct fn_fraction *all = NULL;
@@ -101,8 +96,7 @@ static int run(struct ikcapp *app, long a, long b, int verify)
     return status;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct ikcapp app;
     long a, b;
     int status;
@@ -110,8 +104,7 @@ int main(int argc, char **argv)
     const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
     if (fn_parse(argc, argv, &a, &b)) {
-        if (app.rank == 0)
-            fn_usage(argv[0]);
+        if (app.rank == 0) fn_usage(argv[0]);
         status = 2;
     } else {
         status = run(&app, a, b, verify);

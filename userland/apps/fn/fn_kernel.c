@@ -6,21 +6,18 @@
 
 #include "capbench.h"
 
-int fn_parse(int argc, char **argv, long *a, long *b)
-{
-    if (argc != 3 || capb_parse_long(argv[1], 1, FN_MAX, a) ||
-        capb_parse_long(argv[2], 1, FN_MAX, b) || *a > *b)
+int fn_parse(int argc, char **argv, long *a, long *b) {
+    if (argc != 3 || capb_parse_long(argv[1], 1, FN_MAX, a) || capb_parse_long(argv[2], 1, FN_MAX, b) ||
+        *a > *b)
         return -1;
     return 0;
 }
 
-void fn_usage(const char *program)
-{
+void fn_usage(const char *program) {
     fprintf(stderr, "usage: %s [--verify] A B  (1 <= A <= B <= %ld)\n", program, FN_MAX);
 }
 
-static long gcd(long a, long b)
-{
+static long gcd(long a, long b) {
     while (b) {
         const long t = a % b;
         a = b;
@@ -29,17 +26,14 @@ static long gcd(long a, long b)
     return a;
 }
 
-long fn_sigma(long n)
-{
+long fn_sigma(long n) {
     long sum = 0;
     for (long i = 1; i * i <= n; ++i)
-        if (n % i == 0)
-            sum += i == n / i ? i : i + n / i;
+        if (n % i == 0) sum += i == n / i ? i : i + n / i;
     return sum;
 }
 
-void fn_abundances(long first, long count, struct fn_fraction *out)
-{
+void fn_abundances(long first, long count, struct fn_fraction *out) {
     for (long i = 0; i < count; ++i) {
         const long n = first + i, s = fn_sigma(n), g = gcd(s, n);
         out[i].num = s / g;
@@ -47,16 +41,13 @@ void fn_abundances(long first, long count, struct fn_fraction *out)
     }
 }
 
-static int by_value(const void *a, const void *b)
-{
+static int by_value(const void *a, const void *b) {
     const struct fn_fraction *x = a, *y = b;
-    if (x->num != y->num)
-        return x->num < y->num ? -1 : 1;
+    if (x->num != y->num) return x->num < y->num ? -1 : 1;
     return (x->den > y->den) - (x->den < y->den);
 }
 
-long fn_count_pairs(struct fn_fraction *f, long n)
-{
+long fn_count_pairs(struct fn_fraction *f, long n) {
     qsort(f, (size_t)n, sizeof *f, by_value);
     long pairs = 0;
     for (long i = 0; i < n;) {
@@ -69,14 +60,12 @@ long fn_count_pairs(struct fn_fraction *f, long n)
     return pairs;
 }
 
-long fn_sequential(long a, long b, struct fn_fraction *scratch)
-{
+long fn_sequential(long a, long b, struct fn_fraction *scratch) {
     fn_abundances(a, b - a + 1, scratch);
     return fn_count_pairs(scratch, b - a + 1);
 }
 
-int fn_compare(long pairs, long expected)
-{
+int fn_compare(long pairs, long expected) {
     if (pairs == expected) {
         printf("verify: OK\n");
         return 0;
@@ -85,7 +74,4 @@ int fn_compare(long pairs, long expected)
     return 1;
 }
 
-void fn_print_pairs(long pairs)
-{
-    printf("friendly pairs: %ld\n", pairs);
-}
+void fn_print_pairs(long pairs) { printf("friendly pairs: %ld\n", pairs); }

@@ -18,21 +18,19 @@
 #include "capb_mpi.h"
 #include "gf_kernel.h"
 
-#define TAG_INPUT 1
+#define TAG_INPUT  1
 #define TAG_OUTPUT 2
 
 /* Rows [first, first + rows) of every image, in a buffer of their own. */
-static struct gf_band alloc_band(const struct gf_params *p, long first, long rows, const char *what)
-{
+static struct gf_band alloc_band(const struct gf_params *p, long first, long rows, const char *what) {
     return gf_packed(p, capb_alloc((unsigned long)(p->images * rows * p->size), what), first, rows);
 }
 
 /* Starts sending (send != 0) or receiving rows [first, first + rows) of
  * every image of b to or from `peer`, as one message: plain bytes when
  * they are contiguous in b, else a vector of N blocks. */
-static void post_rows(int send, const struct gf_params *p, const struct gf_band *b, long first,
-                      long rows, int peer, int tag, MPI_Comm comm, MPI_Request *req)
-{
+static void post_rows(int send, const struct gf_params *p, const struct gf_band *b, long first, long rows,
+                      int peer, int tag, MPI_Comm comm, MPI_Request *req) {
     const long block = rows * p->size;
     void *at = gf_row(p, b, 0, first);
     MPI_Datatype type = MPI_BYTE;
@@ -46,16 +44,14 @@ static void post_rows(int send, const struct gf_params *p, const struct gf_band 
         MPI_Isend(at, count, type, peer, tag, comm, req);
     else
         MPI_Irecv(at, count, type, peer, tag, comm, req);
-    if (type != MPI_BYTE)
-        MPI_Type_free(&type); /* the request keeps it until it completes */
+    if (type != MPI_BYTE) MPI_Type_free(&type); /* the request keeps it until it completes */
 }
 
 /* A local master starts sending each other rank of its cluster that
  * rank's rows plus halo, from `in`; returns how many requests it started
  * at reqs (local_size - 1). */
-static int deal_rows(const struct capb_layout *l, const struct gf_params *p,
-                     const struct gf_band *in, MPI_Request *reqs)
-{
+static int deal_rows(const struct capb_layout *l, const struct gf_params *p, const struct gf_band *in,
+                     MPI_Request *reqs) {
     long first, rows, hfirst, hrows;
     for (int i = 1; i < l->local_size; ++i) {
         capb_rank_share(&l->units, p->size, l->cluster, i, &first, &rows);
@@ -67,9 +63,8 @@ static int deal_rows(const struct capb_layout *l, const struct gf_params *p,
 
 /* A local master starts receiving the output rows of each other rank of
  * its cluster into `out`; returns how many requests it started at reqs. */
-static int gather_rows(const struct capb_layout *l, const struct gf_params *p,
-                       const struct gf_band *out, MPI_Request *reqs)
-{
+static int gather_rows(const struct capb_layout *l, const struct gf_params *p, const struct gf_band *out,
+                       MPI_Request *reqs) {
     long first, rows;
     for (int i = 1; i < l->local_size; ++i) {
         capb_rank_share(&l->units, p->size, l->cluster, i, &first, &rows);
@@ -79,9 +74,8 @@ static int gather_rows(const struct capb_layout *l, const struct gf_params *p,
 }
 
 /* Any rank's own rows: from `in` to `out`. */
-static void convolve_mine(const struct capb_layout *l, const struct gf_params *p,
-                          const struct gf_band *in, const struct gf_band *out)
-{
+static void convolve_mine(const struct capb_layout *l, const struct gf_params *p, const struct gf_band *in,
+                          const struct gf_band *out) {
     long first, rows;
     capb_rank_share(&l->units, p->size, l->cluster, l->local_rank, &first, &rows);
     gf_convolve(p, in, out, first, rows);
@@ -90,9 +84,8 @@ static void convolve_mine(const struct capb_layout *l, const struct gf_params *p
 /* The global master, from the first send to the last receive: the images
  * in `in` to `out`. All its sends are done before it convolves its own
  * rows (LWMPI progresses only inside MPI calls). */
-static void run_master(const struct capb_layout *l, const struct gf_params *p,
-                       const struct gf_band *in, const struct gf_band *out)
-{
+static void run_master(const struct capb_layout *l, const struct gf_params *p, const struct gf_band *in,
+                       const struct gf_band *out) {
     MPI_Request *reqs =
         capb_alloc(sizeof *reqs * (unsigned long)(l->nclusters + l->local_size), "the requests");
     long first, rows, hfirst, hrows;
@@ -117,8 +110,7 @@ static void run_master(const struct capb_layout *l, const struct gf_params *p,
 /* The global master: generates the images (and with --verify convolves
  * them alone, before the clock starts), runs the job, prints the lines.
  * Returns the exit status (1 on a mismatch). */
-static int master(const struct capb_layout *l, const struct gf_params *p, int verify)
-{
+static int master(const struct capb_layout *l, const struct gf_params *p, int verify) {
     const unsigned long bytes = (unsigned long)(p->images * p->size * p->size);
     const struct gf_band in = gf_images(p, capb_alloc(bytes, "the input images"));
     const struct gf_band out = gf_images(p, capb_alloc(bytes, "the output images"));
@@ -144,8 +136,7 @@ static int master(const struct capb_layout *l, const struct gf_params *p, int ve
 /* Any other cluster's local master: receives the cluster's rows plus
  * halo, deals them out, convolves its own, gathers the cluster's output
  * rows and sends them to the global master. */
-static void local_master(const struct capb_layout *l, const struct gf_params *p)
-{
+static void local_master(const struct capb_layout *l, const struct gf_params *p) {
     MPI_Request *reqs = capb_alloc(sizeof *reqs * (unsigned long)l->local_size, "the requests");
     long first, rows, hfirst, hrows;
     capb_cluster_share(&l->units, p->size, l->cluster, &first, &rows);
@@ -166,8 +157,7 @@ static void local_master(const struct capb_layout *l, const struct gf_params *p)
 
 /* A rank other than its cluster's local master: its rows plus halo in,
  * its output rows back. */
-static void worker(const struct capb_layout *l, const struct gf_params *p)
-{
+static void worker(const struct capb_layout *l, const struct gf_params *p) {
     MPI_Request req;
     long first, rows, hfirst, hrows;
     capb_rank_share(&l->units, p->size, l->cluster, l->local_rank, &first, &rows);
@@ -183,8 +173,7 @@ static void worker(const struct capb_layout *l, const struct gf_params *p)
     free(in.base);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct capb_layout l;
     struct gf_params p;
     int status = 0;
@@ -193,8 +182,7 @@ int main(int argc, char **argv)
     const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
     if (gf_parse(argc, argv, &p)) {
-        if (l.rank == 0)
-            gf_usage(argv[0]);
+        if (l.rank == 0) gf_usage(argv[0]);
         status = 2;
     } else if (l.rank == 0) {
         status = master(&l, &p, verify);

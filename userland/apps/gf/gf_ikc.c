@@ -21,29 +21,23 @@
  * all its threads, and each cluster has its own): its input rows plus halo
  * and its output rows (at the global master, the whole images). The local
  * master sets them before a local barrier. */
-static struct {
-    struct gf_band in, out;
-} cluster;
+static struct { struct gf_band in, out; } cluster;
 
 /* Rows [first, first + rows) of every image, from one band to another. */
-static void copy_rows(const struct gf_params *p, const struct gf_band *from,
-                      const struct gf_band *to, long first, long rows)
-{
+static void copy_rows(const struct gf_params *p, const struct gf_band *from, const struct gf_band *to,
+                      long first, long rows) {
     for (long n = 0; n < p->images; ++n)
         memcpy(gf_row(p, to, n, first), gf_row(p, from, n, first), (size_t)(rows * p->size));
 }
 
 /* Rows [first, first + rows) of every image, in a buffer of their own. */
-static struct gf_band alloc_band(const struct gf_params *p, long first, long rows, const char *what)
-{
-    return gf_packed(p, ikcapp_alloc((unsigned long)(p->images * rows * p->size), what), first,
-                     rows);
+static struct gf_band alloc_band(const struct gf_params *p, long first, long rows, const char *what) {
+    return gf_packed(p, ikcapp_alloc((unsigned long)(p->images * rows * p->size), what), first, rows);
 }
 
 /* Cluster c's rows plus halo: [*hfirst, *hfirst + *hrows). */
 static void cluster_halo(const struct ikcapp *app, const struct gf_params *p, int c, long *hfirst,
-                         long *hrows)
-{
+                         long *hrows) {
     long first, rows;
     capb_cluster_share(&app->units, p->size, c, &first, &rows);
     gf_halo(p->size, p->mask, first, rows, hfirst, hrows);
@@ -51,20 +45,17 @@ static void cluster_halo(const struct ikcapp *app, const struct gf_params *p, in
 
 /* The global master: room to pack the rows of the largest band it sends
  * (the clusters' output bands are smaller). */
-static uint8_t *alloc_pack(const struct ikcapp *app, const struct gf_params *p)
-{
+static uint8_t *alloc_pack(const struct ikcapp *app, const struct gf_params *p) {
     long hfirst, hrows, most = 0;
     for (int c = 1; c < app->nclusters; ++c) {
         cluster_halo(app, p, c, &hfirst, &hrows);
-        if (hrows > most)
-            most = hrows;
+        if (hrows > most) most = hrows;
     }
     return ikcapp_alloc((unsigned long)(p->images * most * p->size), "the packed rows");
 }
 
 /* The global master: each other cluster's rows plus halo, packed at `pack`. */
-static void send_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack)
-{
+static void send_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack) {
     long hfirst, hrows;
     for (int c = 1; c < app->nclusters; ++c) {
         cluster_halo(app, p, c, &hfirst, &hrows);
@@ -76,8 +67,7 @@ static void send_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *p
 
 /* The global master: each other cluster's output rows, through `pack`
  * into the output images. */
-static void receive_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack)
-{
+static void receive_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack) {
     long first, rows;
     for (int c = 1; c < app->nclusters; ++c) {
         capb_cluster_share(&app->units, p->size, c, &first, &rows);
@@ -89,8 +79,7 @@ static void receive_bands(struct ikcapp *app, const struct gf_params *p, uint8_t
 
 /* Another cluster's local master: room for the cluster's bands, and its
  * rows plus halo from the global master. */
-static void receive_cluster(struct ikcapp *app, const struct gf_params *p)
-{
+static void receive_cluster(struct ikcapp *app, const struct gf_params *p) {
     long first, rows, hfirst, hrows;
     capb_cluster_share(&app->units, p->size, app->cluster, &first, &rows);
     gf_halo(p->size, p->mask, first, rows, &hfirst, &hrows);
@@ -101,16 +90,14 @@ static void receive_cluster(struct ikcapp *app, const struct gf_params *p)
 
 /* Another cluster's local master, once its threads are done: the output
  * rows to the global master. */
-static void send_cluster(struct ikcapp *app, const struct gf_params *p)
-{
+static void send_cluster(struct ikcapp *app, const struct gf_params *p) {
     ikcapp_send(app, 0, cluster.out.base, (size_t)(p->images * cluster.out.rows * p->size));
     free(cluster.out.base);
     free(cluster.in.base);
 }
 
 /* Every rank thread: its own rows, from the cluster's input to its output. */
-static void convolve_mine(const struct ikcapp *app, const struct gf_params *p)
-{
+static void convolve_mine(const struct ikcapp *app, const struct gf_params *p) {
     long first, rows;
     capb_rank_share(&app->units, p->size, app->cluster, app->local_rank, &first, &rows);
     gf_convolve(p, &cluster.in, &cluster.out, first, rows);
@@ -119,8 +106,7 @@ static void convolve_mine(const struct ikcapp *app, const struct gf_params *p)
 /* The global master, after its threads are done: gathers the output
  * images, prints the lines; returns the exit status (1 on a mismatch). */
 static int finish_master(struct ikcapp *app, const struct gf_params *p, uint8_t *pack, uint8_t *ref,
-                         struct ikcapp_clock start)
-{
+                         struct ikcapp_clock start) {
     receive_bands(app, p, pack);
     gf_print_result(p, cluster.out.base);
     const int status = ref ? gf_compare(p, ref, cluster.out.base) : 0;
@@ -133,8 +119,7 @@ static int finish_master(struct ikcapp *app, const struct gf_params *p, uint8_t 
 }
 
 /* The whole run, on every rank thread; returns the exit status. */
-static int run(struct ikcapp *app, const struct gf_params *p, int verify)
-{
+static int run(struct ikcapp *app, const struct gf_params *p, int verify) {
     const int is_master = app->rank == 0;
     uint8_t *pack = NULL, *ref = NULL;
     struct ikcapp_clock start = {0, 0};
@@ -156,19 +141,15 @@ static int run(struct ikcapp *app, const struct gf_params *p, int verify)
     }
     ikcapp_local_barrier(app);
     /* The master's threads convolve while it sends the other clusters theirs. */
-    if (is_master)
-        send_bands(app, p, pack);
+    if (is_master) send_bands(app, p, pack);
     convolve_mine(app, p);
     ikcapp_local_barrier(app);
-    if (is_master)
-        return finish_master(app, p, pack, ref, start);
-    if (app->local_rank == 0)
-        send_cluster(app, p);
+    if (is_master) return finish_master(app, p, pack, ref, start);
+    if (app->local_rank == 0) send_cluster(app, p);
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct ikcapp app;
     struct gf_params p;
     int status;
@@ -176,8 +157,7 @@ int main(int argc, char **argv)
     const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
     if (gf_parse(argc, argv, &p)) {
-        if (app.rank == 0)
-            gf_usage(argv[0]);
+        if (app.rank == 0) gf_usage(argv[0]);
         status = 2;
     } else {
         status = run(&app, &p, verify);

@@ -65,8 +65,8 @@ uint8_t *gf_row(const struct gf_params *p, const struct gf_band *b, long image, 
 /* The convolution: output rows [first, first + rows) of every image into
  * `out` (which holds them), from `in`, which holds at least the rows
  * gf_halo names for them. */
-void gf_convolve(const struct gf_params *p, const struct gf_band *in, const struct gf_band *out,
-                 long first, long rows);
+void gf_convolve(const struct gf_params *p, const struct gf_band *in, const struct gf_band *out, long first,
+                 long rows);
 
 /* Prints "gf: images=N size=S mask=K checksum=0x..." for the N output
  * images at out (consecutive, S * S bytes each). */

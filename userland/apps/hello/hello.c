@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <tessera/runtime.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

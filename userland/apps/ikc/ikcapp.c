@@ -33,50 +33,39 @@ static struct {
 static struct {
     int mailbox, portal; /* inputs */
     ts_barrier_t barrier;
-    int has_barrier;     /* only with more than one cluster */
+    int has_barrier; /* only with more than one cluster */
     int mail_out[CAPB_MAX_CLUSTERS];
     int portal_out[CAPB_MAX_CLUSTERS];
 } net;
 
-void ikcapp_fail(const char *what, long err)
-{
-    fprintf(stderr, "ikcapp: cluster %d rank %d: %s: %ld\n", ts_job()->cluster_id, ts_rank(),
-            what, err);
+void ikcapp_fail(const char *what, long err) {
+    fprintf(stderr, "ikcapp: cluster %d rank %d: %s: %ld\n", ts_job()->cluster_id, ts_rank(), what, err);
     ts_console_flush();
     ts_sleep_ns(100000000); /* let the line reach the console before the job ends */
     ts_job_abort(1);
 }
 
-static long check(long r, const char *what)
-{
-    if (r < 0)
-        ikcapp_fail(what, r);
+static long check(long r, const char *what) {
+    if (r < 0) ikcapp_fail(what, r);
     return r;
 }
 
 /* A transfer must move exactly what was asked. */
-static void expect(long r, size_t want, const char *what)
-{
-    if (check(r, what) != (long)want)
-        ikcapp_fail(what, r);
+static void expect(long r, size_t want, const char *what) {
+    if (check(r, what) != (long)want) ikcapp_fail(what, r);
 }
 
-static void need_master(const struct ikcapp *app, const char *what)
-{
-    if (app->local_rank != 0)
-        ikcapp_fail(what, app->rank);
+static void need_master(const struct ikcapp *app, const char *what) {
+    if (app->local_rank != 0) ikcapp_fail(what, app->rank);
 }
 
-static void need_cluster(const struct ikcapp *app, int c, const char *what)
-{
-    if (c < 0 || c >= app->nclusters || c == app->cluster)
-        ikcapp_fail(what, c);
+static void need_cluster(const struct ikcapp *app, int c, const char *what) {
+    if (c < 0 || c >= app->nclusters || c == app->cluster) ikcapp_fail(what, c);
 }
 
 /* Clusters numbered by their lowest rank, from the process manager's
  * mapping (ts_rank_place): every thread of the job computes the same. */
-static void place_ranks(struct ikcapp *app)
-{
+static void place_ranks(struct ikcapp *app) {
     int sizes[CAPB_MAX_CLUSTERS];
     const int mine = ts_job()->cluster_id;
     app->nclusters = 0;
@@ -87,16 +76,14 @@ static void place_ranks(struct ikcapp *app)
         while (c < app->nclusters && app->cluster_ids[c] != id)
             ++c;
         if (c == app->nclusters) {
-            if (c == CAPB_MAX_CLUSTERS)
-                ikcapp_fail("more clusters than CAPB_MAX_CLUSTERS", c + 1);
+            if (c == CAPB_MAX_CLUSTERS) ikcapp_fail("more clusters than CAPB_MAX_CLUSTERS", c + 1);
             app->cluster_ids[c] = id;
             sizes[c] = 0;
             ++app->nclusters;
         }
         if (id == mine) {
             app->cluster = c;
-            if (r == app->rank)
-                app->local_rank = sizes[c]; /* the ranks of a cluster in order */
+            if (r == app->rank) app->local_rank = sizes[c]; /* the ranks of a cluster in order */
         }
         ++sizes[c];
     }
@@ -108,8 +95,7 @@ static void place_ranks(struct ikcapp *app)
 
 /* Inputs first: once every cluster has passed the job barrier, any of
  * them may write to any other's mailbox and portal. */
-static void open_cluster(const struct ikcapp *app)
-{
+static void open_cluster(const struct ikcapp *app) {
     net.mailbox = (int)check(ts_mailbox_create(IKCAPP_PORT), "ts_mailbox_create");
     net.portal = (int)check(ts_portal_create(IKCAPP_PORT), "ts_portal_create");
     net.has_barrier = app->nclusters > 1;
@@ -118,44 +104,34 @@ static void open_cluster(const struct ikcapp *app)
               "ts_barrier_create");
 }
 
-void ikcapp_init(struct ikcapp *app)
-{
+void ikcapp_init(struct ikcapp *app) {
     const struct ts_job_info *job = ts_job();
     app->rank = ts_rank();
     app->np = job->np;
-    if (app->np <= 0 || app->rank < 0)
-        ikcapp_fail("not an MPI job (run it with mpirun -np N); np", app->np);
+    if (app->np <= 0 || app->rank < 0) ikcapp_fail("not an MPI job (run it with mpirun -np N); np", app->np);
     place_ranks(app);
-    if (app->local_rank == 0)
-        open_cluster(app);
+    if (app->local_rank == 0) open_cluster(app);
     ikcapp_local_barrier(app);
-    if (app->local_rank == 0)
-        ikcapp_barrier(app);
+    if (app->local_rank == 0) ikcapp_barrier(app);
     ikcapp_local_barrier(app);
 }
 
-void ikcapp_finish(struct ikcapp *app)
-{
+void ikcapp_finish(struct ikcapp *app) {
     ikcapp_local_barrier(app);
-    if (app->local_rank != 0)
-        return;
+    if (app->local_rank != 0) return;
     /* Nobody writes to this cluster any more once all have come here. */
     ikcapp_barrier(app);
     for (int c = 0; c < app->nclusters; ++c) {
-        if (net.mail_out[c])
-            check(ts_mailbox_close(net.mail_out[c] - 1), "ts_mailbox_close");
-        if (net.portal_out[c])
-            check(ts_portal_close(net.portal_out[c] - 1), "ts_portal_close");
+        if (net.mail_out[c]) check(ts_mailbox_close(net.mail_out[c] - 1), "ts_mailbox_close");
+        if (net.portal_out[c]) check(ts_portal_close(net.portal_out[c] - 1), "ts_portal_close");
         net.mail_out[c] = net.portal_out[c] = 0;
     }
     check(ts_mailbox_unlink(net.mailbox), "ts_mailbox_unlink");
     check(ts_portal_unlink(net.portal), "ts_portal_unlink");
-    if (net.has_barrier)
-        check(ts_barrier_destroy(&net.barrier), "ts_barrier_destroy");
+    if (net.has_barrier) check(ts_barrier_destroy(&net.barrier), "ts_barrier_destroy");
 }
 
-void ikcapp_local_barrier(struct ikcapp *app)
-{
+void ikcapp_local_barrier(struct ikcapp *app) {
     ts_mutex_lock(&local.lock);
     const unsigned round = local.round;
     if (++local.arrived == app->local_size) {
@@ -169,61 +145,51 @@ void ikcapp_local_barrier(struct ikcapp *app)
     ts_mutex_unlock(&local.lock);
 }
 
-void ikcapp_barrier(struct ikcapp *app)
-{
+void ikcapp_barrier(struct ikcapp *app) {
     need_master(app, "ikcapp_barrier from a worker, rank");
-    if (net.has_barrier)
-        check(ts_barrier_wait(&net.barrier), "ts_barrier_wait");
+    if (net.has_barrier) check(ts_barrier_wait(&net.barrier), "ts_barrier_wait");
 }
 
-void ikcapp_mail_send(struct ikcapp *app, int to, const void *msg, size_t size)
-{
+void ikcapp_mail_send(struct ikcapp *app, int to, const void *msg, size_t size) {
     need_master(app, "ikcapp_mail_send from a worker, rank");
     need_cluster(app, to, "ikcapp_mail_send to cluster");
     if (size > (size_t)ts_job()->mailbox_payload)
         ikcapp_fail("ikcapp_mail_send: message larger than the mailbox payload", (long)size);
     if (!net.mail_out[to])
-        net.mail_out[to] = 1 + (int)check(ts_mailbox_open(IKCAPP_PORT, app->cluster_ids[to],
-                                                          IKCAPP_PORT), "ts_mailbox_open");
+        net.mail_out[to] = 1 + (int)check(ts_mailbox_open(IKCAPP_PORT, app->cluster_ids[to], IKCAPP_PORT),
+                                          "ts_mailbox_open");
     expect(ts_mailbox_write(net.mail_out[to] - 1, msg, size), size, "ts_mailbox_write");
 }
 
-void ikcapp_mail_recv(struct ikcapp *app, void *msg, size_t size)
-{
+void ikcapp_mail_recv(struct ikcapp *app, void *msg, size_t size) {
     need_master(app, "ikcapp_mail_recv from a worker, rank");
     expect(ts_mailbox_read(net.mailbox, msg, size), size, "ts_mailbox_read");
 }
 
-void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size)
-{
+void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size) {
     need_master(app, "ikcapp_send from a worker, rank");
     need_cluster(app, to, "ikcapp_send to cluster");
-    if (size == 0)
-        return;
+    if (size == 0) return;
     if (!net.portal_out[to])
-        net.portal_out[to] = 1 + (int)check(ts_portal_open(IKCAPP_PORT, app->cluster_ids[to],
-                                                           IKCAPP_PORT), "ts_portal_open");
+        net.portal_out[to] =
+            1 + (int)check(ts_portal_open(IKCAPP_PORT, app->cluster_ids[to], IKCAPP_PORT), "ts_portal_open");
     expect(ts_portal_write(net.portal_out[to] - 1, data, size), size, "ts_portal_write");
 }
 
-void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size)
-{
+void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size) {
     need_master(app, "ikcapp_recv from a worker, rank");
     need_cluster(app, from, "ikcapp_recv from cluster");
-    if (size == 0)
-        return;
+    if (size == 0) return;
     check(ts_portal_allow(net.portal, app->cluster_ids[from], IKCAPP_PORT), "ts_portal_allow");
     expect(ts_portal_read(net.portal, data, size), size, "ts_portal_read");
 }
 
-struct ikcapp_clock ikcapp_clock_now(void)
-{
+struct ikcapp_clock ikcapp_clock_now(void) {
     struct ikcapp_clock c = {ts_time(), capb_cycles()};
     return c;
 }
 
-void ikcapp_print_since(struct ikcapp_clock start)
-{
+void ikcapp_print_since(struct ikcapp_clock start) {
     const struct ikcapp_clock end = ikcapp_clock_now();
     const unsigned long hz = ts_job()->timebase_hz, ticks = end.ticks - start.ticks;
     /* In two parts, so that ticks * 10^9 cannot overflow. */
@@ -232,8 +198,7 @@ void ikcapp_print_since(struct ikcapp_clock start)
     capb_print_time(ns, end.cycles - start.cycles);
 }
 
-void *ikcapp_alloc(unsigned long bytes, const char *what)
-{
+void *ikcapp_alloc(unsigned long bytes, const char *what) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         char line[96];

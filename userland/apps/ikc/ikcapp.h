@@ -20,7 +20,7 @@
 #include "capbench.h"
 
 struct ikcapp {
-    int rank, np;           /* this thread's rank, and the job's size */
+    int rank, np; /* this thread's rank, and the job's size */
     int local_rank, local_size;
     int cluster, nclusters; /* my cluster's number (capb_units), and how many */
     struct capb_units units;

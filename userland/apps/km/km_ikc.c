@@ -24,15 +24,14 @@
  * the pointers up before a local barrier; from then on the threads reach
  * the arrays through them, one phase at a time between barriers. */
 static struct {
-    int32_t *points;  /* the cluster's share (at the global master: all points, its share first) */
-    int32_t *msg;     /* the centroids (k * dims), then the go-on flag */
-    int64_t *slots;   /* one accumulator (km_acc_len) per thread, by local rank */
+    int32_t *points; /* the cluster's share (at the global master: all points, its share first) */
+    int32_t *msg;    /* the centroids (k * dims), then the go-on flag */
+    int64_t *slots;  /* one accumulator (km_acc_len) per thread, by local rank */
 } cluster;
 
 /* Local masters: the cluster's points, the global master sending every
  * other cluster its share (`all` is its array, NULL elsewhere). */
-static void cluster_points(struct ikcapp *app, const struct km_params *p, int32_t *all)
-{
+static void cluster_points(struct ikcapp *app, const struct km_params *p, int32_t *all) {
     long first, count;
     if (app->rank == 0) {
         for (int c = 1; c < app->nclusters; ++c) {
@@ -49,14 +48,13 @@ static void cluster_points(struct ikcapp *app, const struct km_params *p, int32_
 }
 
 /* Local masters: the points, and the centroids' and sums' arrays. */
-static void setup_cluster(struct ikcapp *app, const struct km_params *p, int32_t *all)
-{
+static void setup_cluster(struct ikcapp *app, const struct km_params *p, int32_t *all) {
     const long kd = (long)p->centroids * p->dims;
     cluster_points(app, p, all);
     cluster.msg = ikcapp_alloc((unsigned long)(kd + 1) * sizeof *cluster.msg, "the centroids");
-    cluster.slots = ikcapp_alloc((unsigned long)app->local_size *
-                                     km_acc_len(p->centroids, p->dims) * sizeof *cluster.slots,
-                                 "the sums");
+    cluster.slots = ikcapp_alloc(
+        (unsigned long)app->local_size * km_acc_len(p->centroids, p->dims) * sizeof *cluster.slots,
+        "the sums");
     if (app->rank == 0) {
         km_first_centroids(cluster.msg, all, p->centroids, p->dims);
         cluster.msg[kd] = 1;
@@ -65,8 +63,7 @@ static void setup_cluster(struct ikcapp *app, const struct km_params *p, int32_t
 
 /* Local masters: the global master sends the centroids and the flag to
  * every other cluster, which takes them into cluster.msg. */
-static void share_centroids(struct ikcapp *app, const struct km_params *p)
-{
+static void share_centroids(struct ikcapp *app, const struct km_params *p) {
     const size_t bytes = ((size_t)p->centroids * p->dims + 1) * sizeof *cluster.msg;
     if (app->rank == 0)
         for (int c = 1; c < app->nclusters; ++c)
@@ -78,9 +75,7 @@ static void share_centroids(struct ikcapp *app, const struct km_params *p)
 /* Local masters, once every thread has accumulated: the cluster's sums go
  * to the global master, which adds those of every cluster (received into
  * `incoming`) and moves the centroids. */
-static void merge_sums(struct ikcapp *app, const struct km_params *p, int64_t *incoming,
-                       int *iterations)
-{
+static void merge_sums(struct ikcapp *app, const struct km_params *p, int64_t *incoming, int *iterations) {
     const long len = km_acc_len(p->centroids, p->dims);
     int64_t *sums = cluster.slots;
     for (int i = 1; i < app->local_size; ++i)
@@ -100,8 +95,7 @@ static void merge_sums(struct ikcapp *app, const struct km_params *p, int64_t *i
 /* The iterations, on every thread, from set-up clusters to the final
  * centroids in the global master's cluster.msg. Returns the number of
  * iterations (meaningful at the global master only). */
-static int iterate(struct ikcapp *app, const struct km_params *p)
-{
+static int iterate(struct ikcapp *app, const struct km_params *p) {
     const int k = p->centroids, dims = p->dims;
     const long len = km_acc_len(k, dims);
     long cluster_first, cluster_count, first, count;
@@ -115,16 +109,13 @@ static int iterate(struct ikcapp *app, const struct km_params *p)
     int iterations = 0;
     km_unassigned(assign, count);
     for (;;) {
-        if (app->local_rank == 0)
-            share_centroids(app, p);
+        if (app->local_rank == 0) share_centroids(app, p);
         ikcapp_local_barrier(app);
-        if (!cluster.msg[k * dims])
-            break;
+        if (!cluster.msg[k * dims]) break;
         memset(slot, 0, (size_t)len * sizeof *slot);
         km_assign(points, count, dims, cluster.msg, k, assign, slot);
         ikcapp_local_barrier(app);
-        if (app->local_rank == 0)
-            merge_sums(app, p, incoming, &iterations);
+        if (app->local_rank == 0) merge_sums(app, p, incoming, &iterations);
     }
     free(incoming);
     free(assign);
@@ -134,8 +125,7 @@ static int iterate(struct ikcapp *app, const struct km_params *p)
 /* The global master's thread: generation, the reference for --verify
  * (computed before the clock starts, so the time leaves it out), its part
  * of the run and the output lines. Returns the exit status. */
-static int master(struct ikcapp *app, const struct km_params *p, int verify)
-{
+static int master(struct ikcapp *app, const struct km_params *p, int verify) {
     const long kd = (long)p->centroids * p->dims;
     int32_t *all = ikcapp_alloc((unsigned long)(p->points * p->dims) * sizeof *all, "the points");
     int32_t *ref = ikcapp_alloc((unsigned long)kd * sizeof *ref, "the reference centroids");
@@ -150,24 +140,20 @@ static int master(struct ikcapp *app, const struct km_params *p, int verify)
     const int iterations = iterate(app, p);
 
     km_print_result(p, iterations, cluster.msg);
-    if (verify)
-        status = km_compare(p, iterations, cluster.msg, ref_iterations, ref);
+    if (verify) status = km_compare(p, iterations, cluster.msg, ref_iterations, ref);
     ikcapp_print_since(start);
     free(ref);
     return status;
 }
 
 /* Every other thread: the local masters set their cluster up first. */
-static void worker(struct ikcapp *app, const struct km_params *p)
-{
-    if (app->local_rank == 0)
-        setup_cluster(app, p, NULL);
+static void worker(struct ikcapp *app, const struct km_params *p) {
+    if (app->local_rank == 0) setup_cluster(app, p, NULL);
     ikcapp_local_barrier(app);
     iterate(app, p);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct ikcapp app;
     struct km_params p;
     int status = 0;
@@ -175,8 +161,7 @@ int main(int argc, char **argv)
     const int verify = capb_take_verify(&argc, argv);
     /* Every rank sees the same arguments, so all agree on failing. */
     if (km_parse(argc, argv, &p)) {
-        if (app.rank == 0)
-            km_usage(argv[0]);
+        if (app.rank == 0) km_usage(argv[0]);
         ikcapp_finish(&app);
         return 2;
     }

@@ -8,8 +8,7 @@
 
 #include "capbench.h"
 
-int km_parse(int argc, char **argv, struct km_params *p)
-{
+int km_parse(int argc, char **argv, struct km_params *p) {
     long dims = 4, k = 8, seed = 1;
     p->points = 4096;
     if (argc > 5 || (argc > 1 && capb_parse_long(argv[1], 1, KM_MAX_POINTS, &p->points)) ||
@@ -23,45 +22,36 @@ int km_parse(int argc, char **argv, struct km_params *p)
     return 0;
 }
 
-void km_usage(const char *prog)
-{
+void km_usage(const char *prog) {
     fprintf(stderr,
             "usage: %s [--verify] [N [D [K [SEED]]]]  (points 1..%ld, dims 1..%d, "
             "centroids 1..%d and <= N, seed >= 0)\n",
             prog, KM_MAX_POINTS, KM_MAX_DIMS, KM_MAX_CENTROIDS);
 }
 
-void km_generate(int32_t *points, long n, int dims, uint64_t seed)
-{
+void km_generate(int32_t *points, long n, int dims, uint64_t seed) {
     uint64_t state = seed;
     for (long i = 0; i < n * dims; ++i)
         points[i] = (int32_t)(capb_random(&state) >> (64 - KM_COORD_BITS));
 }
 
-void km_first_centroids(int32_t *centroids, const int32_t *points, int k, int dims)
-{
+void km_first_centroids(int32_t *centroids, const int32_t *points, int k, int dims) {
     memcpy(centroids, points, (size_t)k * (size_t)dims * sizeof *centroids);
 }
 
-long km_acc_len(int k, int dims)
-{
-    return (long)k * dims + k + 1;
-}
+long km_acc_len(int k, int dims) { return (long)k * dims + k + 1; }
 
-void km_acc_add(int64_t *into, const int64_t *acc, long len)
-{
+void km_acc_add(int64_t *into, const int64_t *acc, long len) {
     for (long i = 0; i < len; ++i)
         into[i] += acc[i];
 }
 
-void km_unassigned(int32_t *assign, long n)
-{
+void km_unassigned(int32_t *assign, long n) {
     for (long i = 0; i < n; ++i)
         assign[i] = -1;
 }
 
-static int64_t distance2(const int32_t *a, const int32_t *b, int dims)
-{
+static int64_t distance2(const int32_t *a, const int32_t *b, int dims) {
     int64_t d2 = 0;
     for (int j = 0; j < dims; ++j) {
         const int64_t d = (int64_t)a[j] - b[j];
@@ -71,8 +61,7 @@ static int64_t distance2(const int32_t *a, const int32_t *b, int dims)
 }
 
 /* Strictly nearer only, so a tie keeps the lower index. */
-static int nearest(const int32_t *point, const int32_t *centroids, int k, int dims)
-{
+static int nearest(const int32_t *point, const int32_t *centroids, int k, int dims) {
     int best = 0;
     int64_t best_d2 = distance2(point, centroids, dims);
     for (int c = 1; c < k; ++c) {
@@ -85,9 +74,8 @@ static int nearest(const int32_t *point, const int32_t *centroids, int k, int di
     return best;
 }
 
-void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids, int k,
-               int32_t *assign, int64_t *acc)
-{
+void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids, int k, int32_t *assign,
+               int64_t *acc) {
     int64_t *sums = acc, *counts = acc + (long)k * dims, *changed = counts + k;
     for (long i = 0; i < n; ++i) {
         const int32_t *point = points + i * dims;
@@ -102,8 +90,7 @@ void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids
     }
 }
 
-int km_update(int32_t *centroids, int k, int dims, const int64_t *acc, int iteration)
-{
+int km_update(int32_t *centroids, int k, int dims, const int64_t *acc, int iteration) {
     const int64_t *sums = acc, *counts = acc + (long)k * dims, changed = counts[k];
     for (int c = 0; c < k; ++c)
         if (counts[c])
@@ -112,8 +99,7 @@ int km_update(int32_t *centroids, int k, int dims, const int64_t *acc, int itera
     return changed != 0 && iteration < KM_MAX_ITERATIONS;
 }
 
-int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids)
-{
+int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centroids) {
     const long len = km_acc_len(k, dims);
     int32_t *assign = malloc((size_t)n * sizeof *assign);
     int64_t *acc = malloc((size_t)len * sizeof *acc);
@@ -125,32 +111,29 @@ int km_sequential(const int32_t *points, long n, int dims, int k, int32_t *centr
         km_assign(points, n, dims, centroids, k, assign, acc);
         more = km_update(centroids, k, dims, acc, ++iteration);
     }
-    if (!assign || !acc)
-        iteration = -1;
+    if (!assign || !acc) iteration = -1;
     free(assign);
     free(acc);
     return iteration;
 }
 
-void km_print_result(const struct km_params *p, int iterations, const int32_t *centroids)
-{
+void km_print_result(const struct km_params *p, int iterations, const int32_t *centroids) {
     const unsigned long bytes = (unsigned long)p->centroids * p->dims * sizeof *centroids;
     const uint64_t h = capb_hash(CAPB_HASH_INIT, centroids, bytes);
-    printf("km: points=%ld dims=%d centroids=%d iterations=%d checksum=0x%016llx\n", p->points,
-           p->dims, p->centroids, iterations, (unsigned long long)h);
+    printf("km: points=%ld dims=%d centroids=%d iterations=%d checksum=0x%016llx\n", p->points, p->dims,
+           p->centroids, iterations, (unsigned long long)h);
 }
 
-int km_compare(const struct km_params *p, int iterations, const int32_t *centroids,
-               int ref_iterations, const int32_t *ref_centroids)
-{
+int km_compare(const struct km_params *p, int iterations, const int32_t *centroids, int ref_iterations,
+               const int32_t *ref_centroids) {
     if (iterations != ref_iterations) {
         printf("verify: MISMATCH iterations=%d expected %d\n", iterations, ref_iterations);
         return 1;
     }
     for (long i = 0; i < (long)p->centroids * p->dims; ++i)
         if (centroids[i] != ref_centroids[i]) {
-            printf("verify: MISMATCH centroid %ld coordinate %ld: %d expected %d\n", i / p->dims,
-                   i % p->dims, (int)centroids[i], (int)ref_centroids[i]);
+            printf("verify: MISMATCH centroid %ld coordinate %ld: %d expected %d\n", i / p->dims, i % p->dims,
+                   (int)centroids[i], (int)ref_centroids[i]);
             return 1;
         }
     printf("verify: OK\n");

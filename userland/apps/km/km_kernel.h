@@ -13,11 +13,11 @@
 
 #include <stdint.h>
 
-#define KM_MAX_DIMS 16
-#define KM_MAX_CENTROIDS 64
-#define KM_MAX_POINTS (1L << 26) /* keeps points * dims an int (MPI counts) */
+#define KM_MAX_DIMS       16
+#define KM_MAX_CENTROIDS  64
+#define KM_MAX_POINTS     (1L << 26) /* keeps points * dims an int (MPI counts) */
 #define KM_MAX_ITERATIONS 100
-#define KM_COORD_BITS 20 /* coordinates are in [0, 2^20) */
+#define KM_COORD_BITS     20 /* coordinates are in [0, 2^20) */
 
 /* The run's parameters: `km [--verify] [N [D [K [SEED]]]]`. */
 struct km_params {
@@ -57,8 +57,8 @@ void km_unassigned(int32_t *assign, long n);
  * in int64, ties to the lower index), updating assign[0..n), and adds the
  * points to acc (km_acc_len(k, dims) elements, which the caller zeroes
  * first or reuses to merge several calls). */
-void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids, int k,
-               int32_t *assign, int64_t *acc);
+void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids, int k, int32_t *assign,
+               int64_t *acc);
 
 /* Moves each centroid to the floor of the mean of its points, from the
  * merged accumulator of all points; a centroid with no point keeps its
@@ -78,7 +78,7 @@ void km_print_result(const struct km_params *p, int iterations, const int32_t *c
 /* Compares a run with the sequential reference and prints "verify: OK" or
  * "verify: MISMATCH ..." (the first difference): 0 when they are the same,
  * 1 otherwise (the job's exit status). */
-int km_compare(const struct km_params *p, int iterations, const int32_t *centroids,
-               int ref_iterations, const int32_t *ref_centroids);
+int km_compare(const struct km_params *p, int iterations, const int32_t *centroids, int ref_iterations,
+               const int32_t *ref_centroids);
 
 #endif

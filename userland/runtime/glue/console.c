@@ -11,19 +11,16 @@ static __thread unsigned line_len;
 static __thread char line[LINE_MAX_BYTES];
 static __thread int mid_line; /* the last byte written out was not '\n' */
 
-void ts_console_write(const char *buf, unsigned long len)
-{
+void ts_console_write(const char *buf, unsigned long len) {
     while (len > 0) {
         long n = TS__SC(TS_SYS_WRITE, buf, len);
-        if (n <= 0)
-            return; /* nowhere else to report it */
+        if (n <= 0) return; /* nowhere else to report it */
         buf += n;
         len -= (unsigned long)n;
     }
 }
 
-int ts_console_flush(void)
-{
+int ts_console_flush(void) {
     if (line_len) {
         ts_console_write(line, line_len);
         mid_line = line[line_len - 1] != '\n';
@@ -32,19 +29,15 @@ int ts_console_flush(void)
     return mid_line;
 }
 
-void ts__console_put(const char *buf, unsigned long len)
-{
+void ts__console_put(const char *buf, unsigned long len) {
     for (unsigned long i = 0; i < len; ++i) {
         line[line_len++] = buf[i];
-        if (buf[i] == '\n' || line_len == sizeof line)
-            ts_console_flush();
+        if (buf[i] == '\n' || line_len == sizeof line) ts_console_flush();
     }
 }
 
-void ts__console_write_through(const char *buf, unsigned long len)
-{
+void ts__console_write_through(const char *buf, unsigned long len) {
     ts_console_flush();
     ts_console_write(buf, len);
-    if (len)
-        mid_line = buf[len - 1] != '\n';
+    if (len) mid_line = buf[len - 1] != '\n';
 }

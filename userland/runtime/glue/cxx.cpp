@@ -9,13 +9,10 @@
 #include <new>
 
 // Without exceptions, running out of memory in new ends the job.
-static void *must_alloc(size_t size, size_t align)
-{
-    if (size == 0)
-        size = 1;
+static void *must_alloc(size_t size, size_t align) {
+    if (size == 0) size = 1;
     void *p = align > 16 ? aligned_alloc(align, (size + align - 1) & ~(align - 1)) : malloc(size);
-    if (!p)
-        abort();
+    if (!p) abort();
     return p;
 }
 
@@ -56,10 +53,8 @@ void __cxa_pure_virtual() { abort(); }
 // (MPI processes) that race to the same initialiser wait for each other.
 extern struct __lock ts__guard_mutex;
 
-int __cxa_guard_acquire(unsigned long long *guard)
-{
-    if (__atomic_load_n(reinterpret_cast<char *>(guard), __ATOMIC_ACQUIRE))
-        return 0;
+int __cxa_guard_acquire(unsigned long long *guard) {
+    if (__atomic_load_n(reinterpret_cast<char *>(guard), __ATOMIC_ACQUIRE)) return 0;
     __retarget_lock_acquire_recursive(&ts__guard_mutex);
     if (*reinterpret_cast<char *>(guard)) {
         __retarget_lock_release_recursive(&ts__guard_mutex);
@@ -68,8 +63,7 @@ int __cxa_guard_acquire(unsigned long long *guard)
     return 1;
 }
 
-void __cxa_guard_release(unsigned long long *guard)
-{
+void __cxa_guard_release(unsigned long long *guard) {
     __atomic_store_n(reinterpret_cast<char *>(guard), 1, __ATOMIC_RELEASE);
     __retarget_lock_release_recursive(&ts__guard_mutex);
 }

@@ -13,9 +13,7 @@ void exit(int status) { ts__thread_finish(status, 0); }
 void _exit(int status) { ts__thread_finish(status, 1); }
 
 /* abort() ends the whole job, as a crashed MPI process would (128+SIGABRT). */
-void abort(void)
-{
-    fprintf(stderr, "tessera: abort() in rank %d on cluster %d\n", ts_rank(),
-            ts_job()->cluster_id);
+void abort(void) {
+    fprintf(stderr, "tessera: abort() in rank %d on cluster %d\n", ts_rank(), ts_job()->cluster_id);
     ts_job_abort(134);
 }

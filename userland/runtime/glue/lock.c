@@ -8,8 +8,7 @@
 #include "lock.h"
 
 /* Only sbrk uses it (see internal.h). */
-void ts__spin_lock(ts__spinlock *l)
-{
+void ts__spin_lock(ts__spinlock *l) {
     /* Test-and-test-and-set: spin on a plain load, swap only when free. */
     while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
@@ -31,8 +30,7 @@ void __retarget_lock_release(_LOCK_T lock) { ts_mutex_unlock(&lock->mutex); }
 
 /* Only the holder ever stores its own id in owner, so reading owner == me
  * without the lock is safe. */
-void __retarget_lock_acquire_recursive(_LOCK_T lock)
-{
+void __retarget_lock_acquire_recursive(_LOCK_T lock) {
     uintptr_t me = ts__self_id();
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != me) {
         ts_mutex_lock(&lock->mutex);
@@ -41,20 +39,17 @@ void __retarget_lock_acquire_recursive(_LOCK_T lock)
     lock->depth++;
 }
 
-int __retarget_lock_try_acquire_recursive(_LOCK_T lock)
-{
+int __retarget_lock_try_acquire_recursive(_LOCK_T lock) {
     uintptr_t me = ts__self_id();
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != me) {
-        if (ts_mutex_trylock(&lock->mutex) != 0)
-            return 0;
+        if (ts_mutex_trylock(&lock->mutex) != 0) return 0;
         __atomic_store_n(&lock->owner, me, __ATOMIC_RELAXED);
     }
     lock->depth++;
     return 1;
 }
 
-void __retarget_lock_release_recursive(_LOCK_T lock)
-{
+void __retarget_lock_release_recursive(_LOCK_T lock) {
     if (--lock->depth == 0) {
         __atomic_store_n(&lock->owner, 0, __ATOMIC_RELAXED);
         ts_mutex_unlock(&lock->mutex);

@@ -11,34 +11,29 @@
 #define PAGE 4096ul
 
 static ts__spinlock brk_lock;
-static uintptr_t cur;     /* the program's break */
-static uintptr_t start;   /* where the heap begins */
-static uintptr_t top;     /* the kernel's break */
+static uintptr_t cur;   /* the program's break */
+static uintptr_t start; /* where the heap begins */
+static uintptr_t top;   /* the kernel's break */
 
-void *sbrk(ptrdiff_t incr)
-{
+void *sbrk(ptrdiff_t incr) {
     void *result = (void *)-1;
     ts__spin_lock(&brk_lock);
     if (!cur) {
         long r = TS__SC(TS_SYS_BRK, 0);
-        if (r <= 0)
-            goto out;
+        if (r <= 0) goto out;
         cur = start = top = (uintptr_t)r;
     }
     uintptr_t want = cur + (uintptr_t)incr;
-    if ((incr > 0 && want < cur) || (incr < 0 && (want > cur || want < start)))
-        goto out;
+    if ((incr > 0 && want < cur) || (incr < 0 && (want > cur || want < start))) goto out;
     if (want > top) {
         long r = TS__SC(TS_SYS_BRK, (want + PAGE - 1) & ~(PAGE - 1));
-        if (r < 0 || (uintptr_t)r < want)
-            goto out;
+        if (r < 0 || (uintptr_t)r < want) goto out;
         top = (uintptr_t)r;
     }
     result = (void *)cur;
     cur = want;
 out:
     ts__spin_unlock(&brk_lock);
-    if (result == (void *)-1)
-        errno = ENOMEM;
+    if (result == (void *)-1) errno = ENOMEM;
     return result;
 }

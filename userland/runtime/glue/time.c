@@ -10,8 +10,7 @@
 
 static unsigned long now_us(void) { return ts__time_in(1000000ul); }
 
-int gettimeofday(struct timeval *tv, void *tz)
-{
+int gettimeofday(struct timeval *tv, void *tz) {
     (void)tz;
     unsigned long us = now_us();
     if (tv) {
@@ -22,8 +21,7 @@ int gettimeofday(struct timeval *tv, void *tz)
 }
 
 /* clock() adds these up in CLOCKS_PER_SEC (10^6) units. */
-clock_t times(struct tms *t)
-{
+clock_t times(struct tms *t) {
     clock_t us = (clock_t)now_us();
     if (t) {
         t->tms_utime = us;
@@ -33,14 +31,12 @@ clock_t times(struct tms *t)
 }
 
 /* Nothing interrupts a sleep here, so no time is ever left over. */
-unsigned sleep(unsigned seconds)
-{
+unsigned sleep(unsigned seconds) {
     ts_sleep_ns(seconds * 1000000000ul);
     return 0;
 }
 
-int usleep(useconds_t us)
-{
+int usleep(useconds_t us) {
     if (ts_sleep_ns(us * 1000ul) < 0) {
         errno = EINVAL;
         return -1;

@@ -80,9 +80,9 @@ struct Process {
     bool killed = false;
     bool stack_mapped[TS_MAX_CORES] = {};
     int live_threads = 0;
-    int status = 0;           ///< first non-zero thread status
-    int status_core = -1;     ///< the core of the thread that status comes from
-    int status_tag = -1;      ///< and that thread's tag, for the exit report
+    int status = 0;        ///< first non-zero thread status
+    int status_core = -1;  ///< the core of the thread that status comes from
+    int status_tag = -1;   ///< and that thread's tag, for the exit report
     uintptr_t heap_start = 0;
     uintptr_t heap_end = 0;     ///< the break
     uintptr_t heap_mapped = 0;  ///< heap pages are mapped up to here
@@ -136,9 +136,9 @@ constexpr long pending = LONG_MIN;
 /// What an operation written as attempts keeps between them (zero at the
 /// first attempt).
 struct Progress {
-    uint64_t step = 0;  ///< operation-defined stage
-    uint64_t done = 0;  ///< operation-defined count (e.g. bytes moved)
-    uint64_t start = 0; ///< time() of the first attempt, where the operation records it
+    uint64_t step = 0;   ///< operation-defined stage
+    uint64_t done = 0;   ///< operation-defined count (e.g. bytes moved)
+    uint64_t start = 0;  ///< time() of the first attempt, where the operation records it
 };
 
 /// One kernel call being served: its arguments and its progress.

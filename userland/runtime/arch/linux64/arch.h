@@ -7,8 +7,7 @@
 #include <stdint.h>
 
 /* The calling thread's thread pointer (%fs:0). */
-static inline uintptr_t ts__thread_pointer(void)
-{
+static inline uintptr_t ts__thread_pointer(void) {
     uintptr_t tp;
     __asm__("movq %%fs:0, %0" : "=r"(tp));
     return tp;

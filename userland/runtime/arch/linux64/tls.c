@@ -21,14 +21,12 @@ struct ts__tcb {
 
 size_t ts__tls_area_size(void) { return (size_t)__tls_block_size + sizeof(struct ts__tcb); }
 
-size_t ts__tls_area_align(void)
-{
+size_t ts__tls_area_align(void) {
     size_t align = (size_t)__tls_align;
     return align > _Alignof(struct ts__tcb) ? align : _Alignof(struct ts__tcb);
 }
 
-void *ts__tls_init(void *area)
-{
+void *ts__tls_init(void *area) {
     char *block = area;
     memcpy(block, __tdata_source, (size_t)__tdata_size);
     memset(block + (size_t)__tbss_offset, 0, (size_t)__tbss_size);
@@ -41,15 +39,13 @@ void *ts__tls_init(void *area)
 /* Linux's arch_prctl(ARCH_SET_FS, tp) (raw system call 158): the user ABI's
  * stand-in for RISC-V's `mv tp, x`. A refusal leaves no way to run C code
  * that uses TLS, so it is a fault (ud2). */
-void ts__tls_set(void *tp)
-{
+void ts__tls_set(void *tp) {
     long r;
     __asm__ volatile("syscall"
                      : "=a"(r)
                      : "0"(158L), "D"(0x1002L /* ARCH_SET_FS */), "S"(tp)
                      : "rcx", "r11", "memory");
-    if (r != 0)
-        __builtin_trap();
+    if (r != 0) __builtin_trap();
 }
 
 _Static_assert(sizeof(struct ts__tcb) == 64, "user.ld reserves 64 bytes for the main thread's TCB");

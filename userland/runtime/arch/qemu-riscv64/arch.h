@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 /* The calling thread's thread pointer (tp). */
-static inline uintptr_t ts__thread_pointer(void)
-{
+static inline uintptr_t ts__thread_pointer(void) {
     uintptr_t tp;
     __asm__("mv %0, tp" : "=r"(tp));
     return tp;

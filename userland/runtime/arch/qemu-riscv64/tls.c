@@ -8,8 +8,7 @@
 size_t ts__tls_area_size(void) { return _tls_size(); }
 size_t ts__tls_area_align(void) { return _tls_align(); }
 
-void *ts__tls_init(void *area)
-{
+void *ts__tls_init(void *area) {
     _init_tls(area);
     return area;
 }

@@ -21,7 +21,8 @@ extern "C" {
  * ts_sync_ioctl). kcalls.def says what each does. */
 #define TS_KCALL_WRAPPER_plain(ret, name, params) ret ts_##name params;
 #define TS_KCALL_WRAPPER_own(ret, name, params)
-#define TS_KCALL(NAME, name, number, where, wrapper, ret, params, ...) TS_KCALL_WRAPPER_##wrapper(ret, name, params)
+#define TS_KCALL(NAME, name, number, where, wrapper, ret, params, ...) \
+    TS_KCALL_WRAPPER_##wrapper(ret, name, params)
 #include <tessera/kcalls.def>
 #undef TS_KCALL
 #undef TS_KCALL_WRAPPER_plain
@@ -95,8 +96,13 @@ int ts_rank_exit_hook(int status) __attribute__((weak));
  * ts_futex_wait). The fields are private. */
 
 /* Mutex: not recursive; any thread may unlock it. */
-typedef struct { unsigned state; } ts_mutex_t; /* 0 free, 1 locked, 2 locked with waiters */
+typedef struct {
+    unsigned state;
+} ts_mutex_t; /* 0 free, 1 locked, 2 locked with waiters */
+/* (clang-format 14 would split a braced initializer in a macro) */
+/* clang-format off */
 #define TS_MUTEX_INIT {0}
+/* clang-format on */
 void ts_mutex_init(ts_mutex_t *m);
 void ts_mutex_lock(ts_mutex_t *m);
 /* 0 when it took the mutex, -TS_EBUSY when the mutex is held. */
@@ -105,7 +111,9 @@ int ts_mutex_trylock(ts_mutex_t *m);
 int ts_mutex_unlock(ts_mutex_t *m);
 
 /* Counting semaphore. */
-typedef struct { unsigned value, waiters; } ts_sem_t;
+typedef struct {
+    unsigned value, waiters;
+} ts_sem_t;
 void ts_sem_init(ts_sem_t *s, unsigned count);
 /* Takes one unit, waiting while there is none: 0, or the -TS_E* error of
  * ts_futex_wait that stopped the wait (e.g. -TS_ENOSYS). */
@@ -118,8 +126,13 @@ int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns);
 void ts_sem_post(ts_sem_t *s);
 
 /* Condition variable: a sequence number that every signal bumps. */
-typedef struct { unsigned seq; } ts_cond_t;
+typedef struct {
+    unsigned seq;
+} ts_cond_t;
+/* (clang-format 14 would split a braced initializer in a macro) */
+/* clang-format off */
 #define TS_COND_INIT {0}
+/* clang-format on */
 void ts_cond_init(ts_cond_t *c);
 /* Unlocks m, sleeps until signalled, locks m again (always, whatever the
  * result). May wake spuriously: wait in a loop on the predicate. 0, or the
@@ -145,7 +158,9 @@ long ts_portal_test(int id);
 /* A barrier between the clusters of a list (clusters[0] first), built from
  * an ALL_TO_ONE and a ONE_TO_ALL sync on one logical port. Every listed
  * cluster creates it with the same list and port, then calls wait. */
-typedef struct { int gather, release, is_first; } ts_barrier_t;
+typedef struct {
+    int gather, release, is_first;
+} ts_barrier_t;
 /* 0, or the -TS_E* error of the sync calls (e.g. -TS_EINVAL when this
  * cluster is not in the list, -TS_EBUSY when the port is taken). */
 int ts_barrier_create(ts_barrier_t *b, const int *clusters, int n, int port);

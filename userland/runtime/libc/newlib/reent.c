@@ -21,8 +21,7 @@ static __thread int reent_ready;
 
 /* The calling thread's reent, set up on first use with its stdout and
  * stderr writing into the console's line buffer (stdio.c). */
-struct _reent *__getreent(void)
-{
+struct _reent *__getreent(void) {
     if (!reent_ready) {
         reent_ready = 1; /* the set-up below calls back here */
         _REENT_INIT_PTR(&reent);
@@ -33,8 +32,6 @@ struct _reent *__getreent(void)
 
 /* Closes the thread's streams and frees what newlib allocated for it (its
  * stream locks, dtoa's buffers). The reent itself goes with the TLS area. */
-void ts__libc_thread_end(void)
-{
-    if (reent_ready)
-        _reclaim_reent(&reent);
+void ts__libc_thread_end(void) {
+    if (reent_ready) _reclaim_reent(&reent);
 }

@@ -6,22 +6,19 @@
 
 #include "../../internal.h"
 
-static int console_put(char c, FILE *f)
-{
+static int console_put(char c, FILE *f) {
     (void)f;
     ts__console_put(&c, 1);
     return (unsigned char)c;
 }
 
-static int console_flush(FILE *f)
-{
+static int console_flush(FILE *f) {
     (void)f;
     ts_console_flush();
     return 0;
 }
 
-static int console_get(FILE *f)
-{
+static int console_get(FILE *f) {
     (void)f;
     return _FDEV_EOF;
 }
@@ -34,12 +31,9 @@ FILE *const stdout = &out;
 FILE *const stderr = &err;
 FILE *const stdin = &in;
 
-
 /* write(2) for descriptors 1 and 2, after what stdio has buffered. */
-ssize_t write(int fd, const void *buf, size_t len)
-{
-    if (fd != 1 && fd != 2)
-        return -1;
+ssize_t write(int fd, const void *buf, size_t len) {
+    if (fd != 1 && fd != 2) return -1;
     ts__console_write_through(buf, len);
     return (ssize_t)len;
 }

@@ -15,11 +15,11 @@ namespace hal {
 /// offsets). At a thread's start, rdi is its argument and rsi the gate.
 struct TrapFrame {
     uint64_t rbx, rbp, r12, r13, r14, r15;  ///< callee-saved (System V)
-    uint64_t sp;   ///< rsp after the gate returns
-    uint64_t pc;   ///< where the gate returns to
-    uint64_t rax;  ///< the call's result
-    uint64_t rdi;  ///< the call number
-    uint64_t rsi, rdx, rcx, r8;  ///< its arguments a0..a3
+    uint64_t sp;                            ///< rsp after the gate returns
+    uint64_t pc;                            ///< where the gate returns to
+    uint64_t rax;                           ///< the call's result
+    uint64_t rdi;                           ///< the call number
+    uint64_t rsi, rdx, rcx, r8;             ///< its arguments a0..a3
     /// Not 0 when the thread was interrupted in user code (a signal, see
     /// trap.cpp) rather than calling the gate: the signal context
     /// (ucontext_t) to resume it from, with every register.

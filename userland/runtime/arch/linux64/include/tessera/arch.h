@@ -21,8 +21,7 @@ extern long (*ts__kernel_gate)(long number, long a0, long a1, long a2, long a3);
 #endif
 
 /* A raw kernel call (<tessera/syscall.h> numbers): no caching, no checks. */
-static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3)
-{
+static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3) {
     return ts__kernel_gate(number, a0, a1, a2, a3);
 }
 
@@ -31,8 +30,7 @@ static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3
  * compiler keeps every register: regs_after[] gets a[] and *number_after
  * gets number, then regs_after[0] the result. Returns the result. */
 static inline long ts_arch_kcall_regs(unsigned long number, const unsigned long a[6],
-                                      unsigned long regs_after[6], unsigned long *number_after)
-{
+                                      unsigned long regs_after[6], unsigned long *number_after) {
     long r = ts_arch_kcall((long)number, (long)a[0], (long)a[1], (long)a[2], (long)a[3]);
     for (int i = 0; i < 6; ++i)
         regs_after[i] = a[i];
@@ -44,8 +42,7 @@ static inline long ts_arch_kcall_regs(unsigned long number, const unsigned long 
 /* The time in ns of ts_job()->timebase_hz (10^9): Linux's CLOCK_MONOTONIC,
  * read with the raw clock_gettime system call (228), the one clock the
  * user ABI allows. */
-static inline unsigned long ts_arch_time(void)
-{
+static inline unsigned long ts_arch_time(void) {
     struct {
         long sec, nsec;
     } t = {0, 0};
@@ -59,8 +56,7 @@ static inline unsigned long ts_arch_time(void)
 }
 
 /* The CPU's time-stamp counter (rdtsc): cycles at the TSC's fixed rate. */
-static inline unsigned long ts_arch_cycles(void)
-{
+static inline unsigned long ts_arch_cycles(void) {
     unsigned lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return (unsigned long)hi << 32 | lo;
@@ -73,8 +69,7 @@ static inline void ts_arch_illegal_instruction(void) { __asm__ volatile("ud2"); 
  * cmpxchg16b needs a 16-byte aligned operand (else #GP, SIGSEGV); plain
  * loads, stores and smaller atomics may be misaligned on x86-64. Returns
  * the low word read if it ever completes. */
-static inline int ts_arch_misaligned_atomic(void *p)
-{
+static inline int ts_arch_misaligned_atomic(void *p) {
     unsigned long lo = 0, hi = 0;
     __asm__ volatile("lock cmpxchg16b (%2)"
                      : "+a"(lo), "+d"(hi)

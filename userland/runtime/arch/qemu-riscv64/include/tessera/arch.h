@@ -9,8 +9,7 @@
 
 /* A raw kernel call (<tessera/syscall.h> numbers): a7 = number, a0..a3 =
  * arguments, a0 = result (negative: -TS_E*). No caching, no checks. */
-static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3)
-{
+static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3) {
     register long r0 __asm__("a0") = a0;
     register long r1 __asm__("a1") = a1;
     register long r2 __asm__("a2") = a2;
@@ -24,8 +23,7 @@ static inline long ts_arch_kcall(long number, long a0, long a1, long a2, long a3
  * regs_after[0..5] and *number_after get what a0..a5 and a7 hold after it
  * (the kernel must keep all but a0). Returns the result. */
 static inline long ts_arch_kcall_regs(unsigned long number, const unsigned long a[6],
-                                      unsigned long regs_after[6], unsigned long *number_after)
-{
+                                      unsigned long regs_after[6], unsigned long *number_after) {
     register unsigned long r0 __asm__("a0") = a[0];
     register unsigned long r1 __asm__("a1") = a[1];
     register unsigned long r2 __asm__("a2") = a[2];
@@ -49,16 +47,14 @@ static inline long ts_arch_kcall_regs(unsigned long number, const unsigned long 
 
 /* The time since the machine started, in ticks of ts_job()->timebase_hz:
  * the `time` CSR (the kernel enables U-mode reads, scounteren.TM). */
-static inline unsigned long ts_arch_time(void)
-{
+static inline unsigned long ts_arch_time(void) {
     unsigned long t;
     __asm__ volatile("rdtime %0" : "=r"(t));
     return t;
 }
 
 /* The CPU's cycle counter (the `cycle` CSR, scounteren.CY). */
-static inline unsigned long ts_arch_cycles(void)
-{
+static inline unsigned long ts_arch_cycles(void) {
     unsigned long c;
     __asm__ volatile("rdcycle %0" : "=r"(c));
     return c;
@@ -71,8 +67,7 @@ static inline void ts_arch_illegal_instruction(void) { __asm__ volatile(".word 0
  * load-reserved (unprivileged spec 8.2: a misaligned LR raises a load
  * address misaligned exception; plain loads and stores may be misaligned).
  * Returns the value read if it ever completes. */
-static inline int ts_arch_misaligned_atomic(void *p)
-{
+static inline int ts_arch_misaligned_atomic(void *p) {
     int value;
     __asm__ volatile("lr.w %0, (%1)" : "=r"(value) : "r"(p) : "memory");
     return value;
