@@ -79,6 +79,14 @@ constexpr CallEntry table[] = {
 #undef TS_KCALL
 };
 
+constexpr bool numbers_distinct() {
+    for (const CallEntry &a : table)
+        for (const CallEntry &b : table)
+            if (&a != &b && a.number == b.number) return false;
+    return true;
+}
+static_assert(numbers_distinct(), "two kernel calls of kcalls.def share a number");
+
 }  // namespace
 
 const CallEntry *call_lookup(uint64_t number) {
