@@ -24,6 +24,25 @@ int per_hw_limit() { return static_cast<int>(hal::manifest().virtual_per_hw); }
 /// started and that finished, and WAKEs for it.
 uint64_t events[TS_MAX_CORES];
 
+/// Records what an attempt at e's asynchronous operation returned: true
+/// when that ended it.
+bool settle(VirtualTable &t, Endpoint &e, long r) {
+    if (r == pending) return false;
+    Async &a = e.async;
+    a.result = r;
+    a.finished = true;
+    --t.running;
+    ++events[a.core];
+    return true;
+}
+
+/// One attempt at the caller's own asynchronous operation on e, on the
+/// caller's core (its address space is the active one), so that it need not
+/// wait for the master's next pass. The master attempts them all in poll().
+void attempt_here(VirtualTable &t, Endpoint &e) {
+    if (hal::core_id() != 0 && !e.async.finished) settle(t, e, e.async.attempt(e.async.call));
+}
+
 }  // namespace
 
 // Port 0 is the kernels' own (job reports, ring barrier): programs may
@@ -127,13 +146,7 @@ bool VirtualTable::poll() {
     for (Endpoint &e : entries) {
         Async &a = e.async;
         if (!e.used || !a.started || a.finished || (e.owner && e.owner->killed)) continue;
-        const long r = run_as(e.owner, a.attempt, a.call);
-        if (r == pending) continue;
-        a.result = r;
-        a.finished = true;
-        finished = true;
-        --running;
-        ++events[a.core];
+        if (settle(*this, e, run_as(e.owner, a.attempt, a.call))) finished = true;
     }
     return finished;
 }
@@ -184,7 +197,8 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     e->async =
         Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
     ++t.running;
-    serve_again();  // the master's next pass makes the first attempt
+    attempt_here(t, *e);
+    if (!e->async.finished) serve_again();  // the master's passes attempt it from now on
     return 0;
 }
 
@@ -221,7 +235,8 @@ long async_wait(VirtualTable &t, Call &c) {
     if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
     Async &a = e->async;
     if (!a.started) return -TS_EINVAL;  // nothing to wait for
-    if (!a.finished)                    // poll() moves it on
+    attempt_here(t, *e);
+    if (!a.finished)  // poll() moves it on
         return c.a[1] & TS_IKC_NOWAIT ? -TS_EAGAIN : pending;
     a.started = false;
     ++e->stats.waits;

@@ -1,9 +1,11 @@
 // The kernel-call path of an asymmetric kernel.
 //
 // A user thread traps into the kernel on its own core. A call that only
-// touches that core's state runs there. Any other call is posted in the
-// core's request slot, the master is interrupted, and the core sleeps until
-// the master marks the slot done. The master serves posted slots one at a
+// touches that core's state runs there. A call of the IKC data path runs
+// there too, under master_lock, as long as it need not wait. Any other
+// call, and a data-path call that has to wait, is posted in the core's
+// request slot, the master is interrupted, and the core sleeps until the
+// master marks the slot done. The master serves posted slots one at a
 // time, in the address space of the caller's process, so that the tables
 // have a single writer. A handler that has to wait (a message not yet
 // arrived, a full slot at the receiver) returns `pending`: its slot stays
@@ -40,8 +42,11 @@ const hal::AddressSpace *active_space;  // master only
 uint64_t next_seq;                      // master only
 bool again;                             // master only: serve another pass
 bool timer_armed;                       // master only
-Process *serving;                       // master only: the caller of the call being served
-int serving_core;                       // master only: its core
+/// The master waits for master_lock: shared calls are posted meanwhile, so
+/// that a cluster of polling ranks cannot keep it from its work.
+bool master_waiting;
+Process *serving;  // master only: the caller of the call being served
+int serving_core;  // master only: its core
 /// counts[core][number]: written only by `core` itself.
 uint64_t counts[TS_MAX_CORES][max_number];
 
@@ -124,6 +129,14 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     for (int i = 0; i < 4; ++i)
         c.a[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
+    if (e->where == Where::shared && !__atomic_load_n(&master_waiting, __ATOMIC_ACQUIRE) &&
+        master_lock.try_lock()) {
+        const long r = e->handler(c);
+        master_lock.unlock();
+        if (r != pending) return r;
+        // It has to wait: the master tries again on its events, from where
+        // this attempt left off (c.p).
+    }
     return post_and_wait(e->handler, number, e->cancel, false, c);
 }
 
@@ -154,7 +167,18 @@ void serve_calls() {
     }
 }
 
-void serve_again() { again = true; }
+void master_relock() {
+    __atomic_store_n(&master_waiting, true, __ATOMIC_RELEASE);
+    master_lock.lock();
+    __atomic_store_n(&master_waiting, false, __ATOMIC_RELEASE);
+}
+
+void serve_again() {
+    if (hal::core_id() == 0)
+        again = true;
+    else
+        hal::notify_core(hal::cluster_id(), 0);  // its next pass sees the change
+}
 
 void caller_flushes_tlb() { slots[serving_core].flush_tlb = true; }
 

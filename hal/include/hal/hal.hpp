@@ -33,6 +33,8 @@ class Spinlock {
 public:
     void lock();
     void unlock();
+    /// Takes the lock if it is free: true when taken; never waits.
+    bool try_lock() { return __atomic_exchange_n(&word_, 1u, __ATOMIC_ACQUIRE) == 0; }
 
 private:
     volatile uint32_t word_ = 0;

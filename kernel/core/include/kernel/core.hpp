@@ -25,6 +25,13 @@ namespace kernel {
 /// core that runs it (the only table both sides change).
 extern hal::Spinlock lock;
 
+/// Guards the state the master serves calls from (the IKC tables, the
+/// kernel-resident services, the call slots' results): the master holds it
+/// whenever it is awake, and lets go only while it sleeps in block_until; a
+/// core that serves a `shared` call itself takes it for that attempt, if it
+/// is free (else it posts the call).
+extern hal::Spinlock master_lock;
+
 // ---- log ------------------------------------------------------------------
 
 /// printf-like console output (%d %u %x %lx %lu %ld %s %c %p %%), one write.
@@ -155,8 +162,11 @@ using Handler = long (*)(Call &c);
 /// own). Returns what the handler returns.
 long run_as(Process *p, Handler handler, Call &c);
 
-/// Where a kernel call is served.
-enum class Where { local, master };
+/// Where a kernel call is served (<tessera/kcalls.def>): `local` on the
+/// calling core (it touches only that core's state); `shared` on the
+/// calling core under master_lock, and posted to the master only when it
+/// has to wait (the IKC data path); `master` always posted to the master.
+enum class Where { local, shared, master };
 
 /// An entry of the kernel call table (syscall.cpp).
 struct CallEntry {
@@ -176,8 +186,11 @@ long call_on_master(Handler handler, Call c);
 /// The master: serves every posted call once, and again while one makes
 /// progress. Arms the timer for the earliest deadline of a waiting call.
 void serve_calls();
+/// The master takes master_lock back after a sleep, ahead of the cores
+/// that would take it for a shared call: while it waits, they post theirs.
+void master_relock();
 /// Asks the master for another serving pass (state changed that a waiting
-/// call may need).
+/// call may need); from another core, wakes the master for it.
 void serve_again();
 /// The caller of the call being served flushes its TLB when the call
 /// returns (the call unmapped some of its pages).
@@ -193,18 +206,24 @@ long kcall_count(uint64_t number, uint64_t core);
 // ---- waiting ------------------------------------------------------------------
 
 /// Sleeps until `attempt` returns true. On the master, serves the other
-/// cores' calls meanwhile; a user thread whose process is killed ends.
+/// cores' calls meanwhile, and lets go of master_lock only while it sleeps;
+/// a user thread whose process is killed ends.
 template <class F>
 void block_until(F attempt) {
+    const bool master = hal::core_id() == 0;
     for (;;) {
         hal::clear_event();
-        if (hal::core_id() == 0) serve_calls();
+        if (master) serve_calls();
         if (attempt()) return;
-        if (hal::core_id() != 0) {
+        if (!master) {
             Process *p = current_process();
             if (p && p->killed) thread_exit(0);
+            hal::wait_event();
+            continue;
         }
+        master_lock.unlock();
         hal::wait_event();
+        master_relock();
     }
 }
 
