@@ -63,7 +63,7 @@ def size_label(n):
 def line_plot(path, title, xlabel, ylabel, series, logx=False, logy=False, xticks=None):
     """series: [(label, xs, Stats)]; medians as lines, the spread as error
     bars."""
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for label, xs, stats in series:
         pts = [(x, s) for x, s in zip(xs, stats) if s.median is not None]
         if not pts:
@@ -82,7 +82,8 @@ def line_plot(path, title, xlabel, ylabel, series, logx=False, logy=False, xtick
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    # Outside the axes, on the right: inside, it hid data points.
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
