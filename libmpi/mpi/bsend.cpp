@@ -21,10 +21,14 @@ struct Block {
 constexpr uint64_t kAlign = 16;
 static_assert(kAlign <= MPI_BSEND_OVERHEAD);
 
+/// Messages an attached buffer holds at once (each also takes a request
+/// until it has left).
+constexpr int kMaxBlocks = 2 * util::kMaxRanks + 64;
+
 struct Attached {
     char *base;
     uint64_t size;
-    Block blocks[util::kMaxRequests];  ///< in use, by offset
+    Block blocks[kMaxBlocks];  ///< in use, by offset
     int nblocks;
 };
 
@@ -42,7 +46,7 @@ int bsend_reserve(uint64_t bytes, void **out) {
     int i = 0;
     for (; i < b.nblocks && at + need > b.blocks[i].offset; ++i)
         at = b.blocks[i].offset + b.blocks[i].length;
-    if (at + need > b.size || b.nblocks == util::kMaxRequests) return MPI_ERR_BUFFER;
+    if (at + need > b.size || b.nblocks == kMaxBlocks) return MPI_ERR_BUFFER;
     for (int j = b.nblocks++; j > i; --j)
         b.blocks[j] = b.blocks[j - 1];
     b.blocks[i] = Block{at, need};

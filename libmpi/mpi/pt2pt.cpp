@@ -140,10 +140,6 @@ struct Pass {
 int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[], int indices[],
          bool first_only, bool all_or_none, Pass *out) {
     *out = Pass{0, 0, MPI_SUCCESS, MPI_SUCCESS, MPI_COMM_WORLD};
-    // The statuses finished in this pass and their classes (at most one
-    // per request in flight).
-    MPI_Status *written[util::kMaxRequests];
-    int codes[util::kMaxRequests];
     if (int e = progress_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     bool all = true;
     for (int i = 0; i < count; ++i) {
@@ -156,6 +152,16 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
         all = all && s == Slot::complete;
     }
     if (all_or_none && !all) return MPI_SUCCESS;
+    // The statuses finished in this pass and their classes: on the stack
+    // for a few requests, on the heap for a wait on many.
+    struct Finished {
+        MPI_Status *status;
+        int code;
+    };
+    constexpr int kOnStack = 64;
+    Finished on_stack[kOnStack];
+    Finished *done = count <= kOnStack ? on_stack : static_cast<Finished *>(malloc(sizeof(Finished) * count));
+    if (!done) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "no memory for the statuses");
     for (int i = 0; i < count && !(first_only && out->finished); ++i) {
         // Waitall's statuses follow the requests; the others' are packed.
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? nullptr
@@ -171,8 +177,7 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
         const MPI_Comm comm = request_get(requests[i])->args.comm;
         const int e = request_finish(&requests[i], &tmp);
         copy_status(st, tmp);
-        written[out->finished] = st;
-        codes[out->finished] = e;
+        done[out->finished] = Finished{st, e};
         if (e && !out->error) {
             out->error = MPI_ERR_IN_STATUS;
             out->first_error = e;
@@ -184,7 +189,8 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
     // With MPI_ERR_IN_STATUS, every status finished tells its class (3.7.5);
     // otherwise MPI_ERROR is left as it was.
     for (int k = 0; out->error && k < out->finished; ++k)
-        if (written[k]) written[k]->MPI_ERROR = codes[k];
+        if (done[k].status) done[k].status->MPI_ERROR = done[k].code;
+    if (done != on_stack) free(done);
     return MPI_SUCCESS;
 }
 

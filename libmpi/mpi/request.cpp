@@ -8,12 +8,13 @@
 #include "datatype.hpp"
 #include "handles.hpp"
 #include "protocol.hpp"
+#include "../mpiutil/pool.hpp"
 
 namespace lwmpi {
 
 namespace {
 
-thread_local Request t_requests[util::kMaxRequests];
+thread_local util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> t_requests;
 
 void free_packed(Request &r) {
     if (!r.packed) return;
@@ -45,7 +46,8 @@ void settle(Request &r, const util::Status &st) {
 // Frees requests that MPI_Request_free (or MPI_Bsend) gave up once their
 // operation is over.
 void reap() {
-    for (Request &r : t_requests) {
+    for (int i = 1; i < t_requests.size(); ++i) {
+        Request &r = t_requests[i];
         if (!r.in_use || !r.freed || r.util_req < 0) continue;
         util::Status st;
         if (util::done(r.util_req, &st)) {
@@ -93,26 +95,25 @@ void proc_null_status(MPI_Status *status) {
 }
 
 Request *request_get(MPI_Request h) {
-    const int i = table_index(h, HandleKind::request, 1, util::kMaxRequests);
+    const int i = table_index(h, HandleKind::request, 1, t_requests.size());
     return i < 0 || !t_requests[i].in_use || t_requests[i].freed ? nullptr : &t_requests[i];
 }
 
 int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
-    for (int i = 1; i < util::kMaxRequests; ++i) {
-        Request &r = t_requests[i];
-        if (r.in_use) continue;
-        r = Request{};
-        r.in_use = true;
-        r.persistent = persistent;
-        r.args = op;
-        r.type = datatype_hold(op.datatype);
-        r.comm = comm_get(op.comm);  // checked by the caller
-        comm_hold(*r.comm);
-        r.util_req = -1;
-        *out = make_handle(HandleKind::request, i);
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_NO_MEM;
+    // Index 0 is the null handle's.
+    const int i = t_requests.find_free(1, [](const Request &r) { return !r.in_use; });
+    if (i < 0) return MPI_ERR_NO_MEM;
+    Request &r = t_requests[i];
+    r = Request{};
+    r.in_use = true;
+    r.persistent = persistent;
+    r.args = op;
+    r.type = datatype_hold(op.datatype);
+    r.comm = comm_get(op.comm);  // checked by the caller
+    comm_hold(*r.comm);
+    r.util_req = -1;
+    *out = make_handle(HandleKind::request, i);
+    return MPI_SUCCESS;
 }
 
 void request_drop(Request &r) {
@@ -181,8 +182,8 @@ int drain_requests() {
     for (;;) {
         if (int e = progress_requests()) return e;
         bool left = false;
-        for (const Request &r : t_requests)
-            left = left || (r.in_use && r.freed);
+        for (int i = 1; i < t_requests.size() && !left; ++i)
+            left = t_requests[i].in_use && t_requests[i].freed;
         if (!left) return MPI_SUCCESS;
         util::idle();
     }

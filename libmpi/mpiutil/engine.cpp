@@ -20,20 +20,19 @@ namespace {
 
 int alloc_request(bool is_send, int *out) {
     RankState &s = self();
-    for (int i = 0; i < kMaxRequests; ++i) {
-        Request &r = s.requests[i];
-        if (r.state != ReqState::free) continue;
-        const uint16_t gen = static_cast<uint16_t>(r.gen + 1);
-        r = Request{};
-        r.gen = gen;
-        r.state = ReqState::active;
-        r.is_send = is_send;
-        r.next = -1;
-        r.portal = -1;
-        *out = i;
-        return MPI_SUCCESS;
-    }
-    return fail(MPI_ERR_NO_MEM, "too many requests in flight");
+    const int i = s.requests.find_free(0, [](const Request &r) { return r.state == ReqState::free; });
+    if (i < 0) return fail(MPI_ERR_NO_MEM, "too many requests in flight");
+    Request &r = s.requests[i];
+    const uint16_t gen = static_cast<uint16_t>(r.gen + 1);
+    r = Request{};
+    r.gen = gen;
+    r.index = i;
+    r.state = ReqState::active;
+    r.is_send = is_send;
+    r.next = -1;
+    r.portal = -1;
+    *out = i;
+    return MPI_SUCCESS;
 }
 
 bool accepts(const Request &r, const Envelope &e) { return matches(Pattern{r.peer, r.tag, r.context}, e); }
@@ -54,7 +53,7 @@ int accept(Request &r, Unexpected *u) {
 }  // namespace
 
 Request &request(int i) { return self().requests[i]; }
-int request_index(const Request &r) { return static_cast<int>(&r - self().requests); }
+int request_index(const Request &r) { return r.index; }
 
 void complete(Request &r, int error) {
     r.state = ReqState::done;

@@ -27,7 +27,7 @@ static_assert(kMaxRequests <= 0x10000, "a request token keeps the pool index in 
 
 Request *request_of(uint32_t token) {
     const int i = static_cast<int>(token & 0xffff);
-    if (i >= kMaxRequests) return nullptr;
+    if (i >= self().requests.size()) return nullptr;
     Request &r = request(i);
     return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 16) ? &r : nullptr;
 }

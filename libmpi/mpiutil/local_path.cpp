@@ -110,8 +110,10 @@ void publish(int local, LocalMsg *m, Request *r) {
 bool copies_done() {
     const RankState &s = self();
     if (s.pending_local == 0) return false;
-    for (const Request &r : s.requests)
+    for (int i = 0; i < s.requests.size(); ++i) {
+        const Request &r = s.requests[i];
         if (r.state == ReqState::active && r.phase == Phase::await_copy && load(r.local->copied)) return true;
+    }
     return false;
 }
 
@@ -177,7 +179,7 @@ int local_progress(bool *did) {
     RankState &s = self();
     if (!s.limits.local_path) return MPI_SUCCESS;
     // Completed copies of my published sends.
-    for (int i = 0; s.pending_local > 0 && i < kMaxRequests; ++i) {
+    for (int i = 0; s.pending_local > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
         free(r.local);

@@ -20,11 +20,12 @@ inline constexpr int kMaxRanks = 256;
 /// Most MPI processes on one cluster (threads of one process).
 inline constexpr int kMaxLocalRanks = 64;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
-/// persistent and buffered requests included. Room for a send and a
-/// receive with every other rank of a full job (an all-to-all of
-/// MPI_Isend/MPI_Irecv) and 64 more; each costs a rank about 250 bytes
-/// of thread-local tables (MPIUtil's and LibMPI's).
-inline constexpr int kMaxRequests = 2 * kMaxRanks + 64;
+/// persistent and buffered requests included. MPIUtil's and LibMPI's
+/// request tables start with kRequestSlab entries in the rank's
+/// thread-local state and grow by slabs of as many (pool.hpp) when a
+/// program keeps more in flight; each entry costs about 120 bytes.
+inline constexpr int kMaxRequests = 0x10000;
+inline constexpr int kRequestSlab = 128;
 /// Default eager threshold (bytes), when mpirun gives none.
 inline constexpr uint64_t kDefaultEagerMax = 512;
 /// Eager messages a sender may have unconsumed at one receiver; beyond,

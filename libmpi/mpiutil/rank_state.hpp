@@ -10,6 +10,7 @@
 #include <tessera/mapping.hpp>
 #include "match.hpp"
 #include "mpiutil.hpp"
+#include "pool.hpp"
 
 namespace lwmpi::util {
 
@@ -80,6 +81,7 @@ struct Request {
     Protocol protocol;
     Phase phase;
     uint16_t gen;  ///< bumped on every reuse: stale replies do not match
+    int index;     ///< its own index in the pool
     int next;      ///< link in a request queue, -1 at the end
     int peer;      ///< send: destination; receive: source or kAnySource
     int tag;       ///< send: tag; receive: tag or kAnyTag
@@ -154,7 +156,7 @@ struct RankState {
     OutMailbox outs[kOutMailboxes];
     uint32_t out_clock;  ///< last use stamp given out
 
-    Request requests[kMaxRequests];
+    SlabPool<Request, kRequestSlab, kMaxRequests> requests;
     RequestQueue posted;     ///< receives not matched yet, oldest first
     RequestQueue incoming;   ///< matched rendezvous receives: head uses the portal
     bool incoming_started;   ///< the head's allow and aread are done

@@ -330,3 +330,39 @@ TEST_CASE("persistent requests start again and again", "[jobs][engine]") {
         CHECK_CLEAN(r);
     }
 }
+
+// ---- many requests in flight -------------------------------------------------
+
+TEST_CASE("10,000 receives posted before any send all complete, in order", "[jobs][engine]") {
+    // Far more than the request tables start with (pool.hpp): they grow.
+    // Then Waitall over all of them, with statuses (on the heap past 64).
+    constexpr int n = 10000;
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        JobConfig c = config(2, p);
+        c.timeout_s = 60;
+        const JobResult r = run_job(c, [](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            std::vector<int> values(n, -1);
+            if (rank == 1) {
+                std::vector<MPI_Request> req(n);
+                for (int i = 0; i < n; ++i)
+                    EXPECT_OK(MPI_Irecv(&values[i], 1, MPI_INT, 0, i % 7, MPI_COMM_WORLD, &req[i]));
+                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                std::vector<MPI_Status> st(n);
+                EXPECT_OK(MPI_Waitall(n, req.data(), st.data()));
+                for (int i = 0; i < n; ++i)
+                    EXPECT(values[i] == i && st[i].MPI_TAG == i % 7 && st[i].MPI_SOURCE == 0);
+            } else {
+                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                for (int i = 0; i < n; ++i) {
+                    values[i] = i;
+                    EXPECT_OK(MPI_Send(&values[i], 1, MPI_INT, 1, i % 7, MPI_COMM_WORLD));
+                }
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
