@@ -133,6 +133,12 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
         master_lock.try_lock()) {
         const long r = e->handler(c);
         master_lock.unlock();
+        // The master may have found the lock taken and gone to sleep.
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&master_waiting, __ATOMIC_RELAXED)) hal::notify_core(hal::cluster_id(), 0);
+        // Nothing yet (a test of an operation that runs): the caller polls,
+        // so let its peers run meanwhile.
+        if (r == -TS_EAGAIN) hal::relax();
         if (r != pending) return r;
         // It has to wait: the master tries again on its events, from where
         // this attempt left off (c.p).
@@ -167,10 +173,17 @@ void serve_calls() {
     }
 }
 
+// Never spins: a core that holds the lock may not be running at all (QEMU
+// runs every hart in one host thread), so the master sleeps until the
+// holder's unlock wakes it (kernel_call).
 void master_relock() {
-    __atomic_store_n(&master_waiting, true, __ATOMIC_RELEASE);
-    master_lock.lock();
-    __atomic_store_n(&master_waiting, false, __ATOMIC_RELEASE);
+    __atomic_store_n(&master_waiting, true, __ATOMIC_SEQ_CST);
+    for (;;) {
+        hal::clear_event();
+        if (master_lock.try_lock()) break;
+        hal::wait_event();
+    }
+    __atomic_store_n(&master_waiting, false, __ATOMIC_RELAXED);
 }
 
 void serve_again() {

@@ -45,6 +45,8 @@ uint64_t timebase() { return 1000000000ull; }
 
 void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, __ATOMIC_SEQ_CST); }
 
+void relax() {}
+
 void wait_event() {
     uint32_t *word = event_word(cluster_id(), core_id());
     timespec rel{}, *timeout = nullptr;

@@ -29,6 +29,12 @@ void clear_event() { HAL_CSR_CLEAR(sip, rv::sie_ssie); }
 
 void wait_event() { asm volatile("wfi" ::: "memory"); }
 
+void relax() {
+    set_timer(time() + timebase() / 50000);
+    wait_event();
+    set_timer(0);
+}
+
 void set_timer(uint64_t deadline) {
     if (deadline == 0) {
         HAL_CSR_CLEAR(sie, rv::sie_stie);

@@ -27,6 +27,12 @@ void clear_event();
 void wait_event();
 /// Arm this core's timer to raise an event at `deadline` ticks (0: disarm).
 void set_timer(uint64_t deadline);
+/// Lets the other cores run a moment, for a core that polls and found
+/// nothing. qemu-riscv64: sleeps until an event or about 20 us (with
+/// single-threaded TCG a hart that polls keeps the host thread until it
+/// idles or a 100 ms kick, and starves the hart it waits for); linux64:
+/// returns at once (cores are host threads).
+void relax();
 
 /// A spinlock (acquire/release ordering).
 class Spinlock {
