@@ -8,9 +8,11 @@
 //                                               portal allow(S), aread
 //                      <------------ CTS{seq, accepted = min(bytes, capacity)}
 //   portal awrite(accepted bytes) ==========>  (data lands in the buffer)
-//                      <------------ ACK{seq, accepted}
 //
-// With accepted == 0 the CTS ends the exchange: no portal transfer, no ACK.
+// The portal allow is the clear to send, and a portal write ends once its
+// data is in the receiver's portal: each side completes when its own
+// portal operation ends, with no acknowledgement. With accepted == 0 the
+// CTS ends the exchange: no portal transfer.
 //
 // Eager (standard sends up to the threshold): an EAGER message carries the
 // envelope and the first bytes; EAGER_MORE messages from the same sender
@@ -28,16 +30,15 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t kControlVersion = 2;
+inline constexpr uint8_t kControlVersion = 3;
 
 enum class ControlKind : uint8_t {
     rts = 1,         ///< request to send: an envelope and the bytes offered
     cts = 2,         ///< clear to send: the bytes the receiver accepts
-    ack = 3,         ///< the receiver got the data
-    eager = 4,       ///< an envelope, the size and the first bytes of data
-    eager_more = 5,  ///< the next bytes of the sender's current eager message
-    credit = 6,      ///< `bytes` eager messages of the receiver's were consumed
-    kick = 7,        ///< wake up (nothing else)
+    eager = 3,       ///< an envelope, the size and the first bytes of data
+    eager_more = 4,  ///< the next bytes of the sender's current eager message
+    credit = 5,      ///< `bytes` eager messages of the receiver's were consumed
+    kick = 6,        ///< wake up (nothing else)
 };
 
 /// The header of every message but EAGER_MORE: 32 bytes, naturally
@@ -50,10 +51,10 @@ struct ControlMsg {
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
     int32_t tag;       ///< RTS, EAGER: message tag; else 0
-    uint32_t seq;      ///< RTS, CTS, ACK: the sender's id of the send
+    uint32_t seq;      ///< RTS, CTS: the sender's id of the send
     int16_t cluster;   ///< writer's cluster id (reply address)
     int16_t port;      ///< writer's mailbox and portal port (reply address)
-    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; ACK: received; CREDIT: count
+    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; CREDIT: count
 };
 static_assert(sizeof(ControlMsg) == 32, "the control message layout is part of the protocol");
 static_assert(alignof(ControlMsg) == 8);

@@ -53,7 +53,7 @@ int ikc_wait_any();
 int ikc_wait_outside(unsigned long timeout_ns);
 /// Frees the stash (finalize(): what is still there was never received).
 void drop_stash();
-/// True while a portal transfer into this rank runs or a message waits to
+/// True while a portal transfer into or out of this rank runs or a message waits to
 /// be written (their ends send no message: idle() waits for any of my
 /// operations, not only for the mailbox).
 bool ikc_must_poll();

@@ -123,17 +123,26 @@ int on_cts(Request &r, uint64_t accepted) {
     if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
     const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
-    r.phase = Phase::await_ack;
+    r.phase = Phase::await_write;
+    ++s.pending_writes;
     return MPI_SUCCESS;
 }
 
-// ACK: the receiver has the data, so the write has ended too.
-int on_ack(Request &r) {
-    const long n = os::portal_wait(r.portal);
-    os::portal_close(r.portal);
-    r.portal = -1;
-    if (n < 0) return fail(MPI_ERR_OTHER, "portal write failed", n);
-    complete(r, MPI_SUCCESS);
+// Rendezvous sends whose portal write ended: the data is in the
+// receiver's portal, the send buffer is free again, so they complete.
+int poll_writes(bool *did) {
+    RankState &s = self();
+    for (int i = 0; s.pending_writes > 0 && i < s.requests.size(); ++i) {
+        Request &r = s.requests[i];
+        if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
+        const long n = os::portal_test(r.portal);
+        if (n == -TS_EAGAIN) continue;
+        os::portal_close(r.portal);
+        r.portal = -1;
+        --s.pending_writes;
+        *did = true;
+        complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
+    }
     return MPI_SUCCESS;
 }
 
@@ -165,7 +174,6 @@ int poll_incoming(bool *did) {
         return start_incoming();
     }
     complete(r, MPI_SUCCESS);
-    if (int e = post_reply(r, ControlKind::ack, r.status.bytes)) return e;
     return start_incoming();
 }
 
@@ -243,7 +251,6 @@ int handle(const char *msg, long n) {
     Request *r = send_of(m.seq);
     if (!r || r->peer != m.source) return fail(MPI_ERR_INTERN, "reply without a pending send");
     if (kind == ControlKind::cts && r->phase == Phase::await_cts) return on_cts(*r, m.bytes);
-    if (kind == ControlKind::ack && r->phase == Phase::await_ack) return on_ack(*r);
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
@@ -453,10 +460,15 @@ int ikc_progress(bool *did) {
     if (int e = write_out()) return e;
     if (int e = poll_incoming(did)) return e;
     if (int e = handle_stash(did)) return e;
-    return each_arrived(true, [did](const char *msg, long n) {
-        *did = true;
-        return handle(msg, n);
-    });
+    if (int e = each_arrived(true, [did](const char *msg, long n) {
+            *did = true;
+            return handle(msg, n);
+        }))
+        return e;
+    // My portal writes, after the arrivals: a message that a receiver sent
+    // once it had my data must not be seen before my send is complete (a
+    // Bsend's block must have left the buffer by then, MPI 3.1 section 3.6).
+    return poll_writes(did);
 }
 
 int ikc_wait_outside(unsigned long timeout_ns) {
@@ -498,6 +510,9 @@ int ikc_wait_any() {
     return MPI_SUCCESS;
 }
 
-bool ikc_must_poll() { return self().incoming_started || self().out_head; }
+bool ikc_must_poll() {
+    const RankState &s = self();
+    return s.incoming_started || s.out_head || s.pending_writes > 0;
+}
 
 }  // namespace lwmpi::util

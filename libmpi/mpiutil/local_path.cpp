@@ -178,16 +178,6 @@ void local_accept(Request &r, Unexpected *u) {
 int local_progress(bool *did) {
     RankState &s = self();
     if (!s.limits.local_path) return MPI_SUCCESS;
-    // Completed copies of my published sends.
-    for (int i = 0; s.pending_local > 0 && i < s.requests.size(); ++i) {
-        Request &r = s.requests[i];
-        if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
-        free(r.local);
-        r.local = nullptr;
-        --s.pending_local;
-        complete(r, MPI_SUCCESS);
-        *did = true;
-    }
     // New messages: the inbox holds them newest first.
     LocalMsg *m = exchange(slot(s.local).inbox, static_cast<LocalMsg *>(nullptr));
     LocalMsg *oldest = nullptr;
@@ -206,6 +196,19 @@ int local_progress(bool *did) {
         u->bytes = m->bytes;
         u->local = m;
         arrive(u);
+        *did = true;
+    }
+    // Completed copies of my published sends, after the new messages: one
+    // that a receiver sent once it had copied mine must not be seen before
+    // my send is complete (a Bsend's block must have left the buffer by
+    // then, MPI 3.1 section 3.6).
+    for (int i = 0; s.pending_local > 0 && i < s.requests.size(); ++i) {
+        Request &r = s.requests[i];
+        if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
+        free(r.local);
+        r.local = nullptr;
+        --s.pending_local;
+        complete(r, MPI_SUCCESS);
         *did = true;
     }
     return MPI_SUCCESS;

@@ -42,7 +42,7 @@ inline constexpr int kAnyTag = -1;
 /// How a message travels (DESIGN section 3, libmpi). LibMPI chooses.
 enum class Protocol : uint8_t {
     eager,       ///< inside mailbox messages; the send completes at once
-    rendezvous,  ///< RTS -> CTS + portal allow -> portal data -> ACK
+    rendezvous,  ///< RTS -> CTS + portal allow -> portal data
     local,       ///< same cluster: through shared memory, one copy
 };
 

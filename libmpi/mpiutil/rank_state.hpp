@@ -34,10 +34,10 @@ enum class ReqState : uint8_t { free = 0, active, done };
 
 /// Where a request stands in its protocol.
 enum class Phase : uint8_t {
-    none,        ///< nothing left but completion
-    await_cts,   ///< rendezvous send: RTS written
-    await_ack,   ///< rendezvous send: data written
-    await_copy,  ///< local send: published, the receiver has not copied yet
+    none,         ///< nothing left but completion
+    await_cts,    ///< rendezvous send: RTS written
+    await_write,  ///< rendezvous send: its portal write runs
+    await_copy,   ///< local send: published, the receiver has not copied yet
 };
 
 struct LocalMsg;
@@ -167,6 +167,7 @@ struct RankState {
     uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
 
     int pending_local;       ///< my local sends waiting for their copy
+    int pending_writes;      ///< my rendezvous sends whose portal write runs
     bool progressed;         ///< progress() did something idle() has not seen
     bool quiet;              ///< quiesce() was called: no credits go back
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned

@@ -82,8 +82,8 @@ TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
 TEST_CASE("control_valid checks the writer's rank, whatever the communicator", "[control]") {
     // The source of a control message follows its context (a communicator
     // of any id); only a fragment has it right after the version.
-    for (ControlKind k : {ControlKind::rts, ControlKind::eager, ControlKind::cts, ControlKind::ack,
-                          ControlKind::credit, ControlKind::kick}) {
+    for (ControlKind k :
+         {ControlKind::rts, ControlKind::eager, ControlKind::cts, ControlKind::credit, ControlKind::kick}) {
         INFO("kind " << static_cast<int>(k));
         ControlMsg m = make_control(k, 1, 2, 8, 0);
         m.context = 9;  // more than the job has ranks
@@ -98,7 +98,7 @@ TEST_CASE("control_valid checks the writer's rank, whatever the communicator", "
 
 TEST_CASE("replies, credit and kicks are exactly one header", "[control]") {
     alignas(8) char buf[64] = {};
-    for (ControlKind k : {ControlKind::cts, ControlKind::ack, ControlKind::credit, ControlKind::kick}) {
+    for (ControlKind k : {ControlKind::cts, ControlKind::credit, ControlKind::kick}) {
         INFO("kind " << static_cast<int>(k));
         const ControlMsg m = make_control(k, 1, 2, 8, 0);
         std::memcpy(buf, &m, sizeof m);

@@ -339,3 +339,30 @@ TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engi
     });
     CHECK_CLEAN(r);
 }
+
+TEST_CASE("a rendezvous costs the receiver one reply: the clear to send, and no ack", "[jobs][engine]") {
+    // The portal allow is the clear to send and a portal write ends once
+    // its data is in the receiver's portal, so the sender completes on its
+    // own write: between the start and the end of its MPI_Send, only the
+    // CTS reaches its mailbox.
+    for (const Placement &p : kPlacements) {
+        if (!over_ikc(p)) continue;
+        INFO(p.name);
+        const JobResult r = run_job(config(2, p), [](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            constexpr int n = 4096;  // above the default eager threshold
+            auto buf = rank == 0 ? message(7, n) : receive_buffer(n);
+            if (rank == 0) {
+                const int before = fake::arrivals(0);
+                EXPECT_OK(MPI_Send(buf.data(), n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
+                EXPECT(fake::arrivals(0) - before == 1);
+            } else {
+                EXPECT_OK(MPI_Recv(buf.data(), n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT(is_message(buf.data(), 7, n));
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
