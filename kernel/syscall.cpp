@@ -15,7 +15,12 @@ long sys_thread_self(Call &) { return hal::core_id(); }  // tids are core number
 
 long sys_thread_core(Call &) { return hal::core_id(); }
 
-long sys_thread_yield(Call &) { return 0; }  // the trap path lets a pending kill land
+// A thread that polls lets the other cores of its host run a moment; the
+// trap path then lets a pending kill land.
+long sys_thread_yield(Call &) {
+    hal::relax();
+    return 0;
+}
 
 // (int tag): the C caller's int arrives sign-extended (RISC-V LP64 ABI), so
 // anything outside -1..INT_MAX is a bad value, not a tag to truncate.
@@ -49,6 +54,8 @@ long sys_job_info(Call &c) {
     info.virtual_per_hw = m.virtual_per_hw;
     info.ikc_buffers = m.ikc_buffers;
     info.mpi_flags = m.flags & TS_MANIFEST_MPI_LOCAL_IKC ? TS_JOB_MPI_LOCAL_IKC : 0;
+    info.mpi_wait_policy =
+        static_cast<int>((m.flags & TS_MANIFEST_MPI_WAIT_MASK) >> TS_MANIFEST_MPI_WAIT_SHIFT);
     info.mpi_eager_max = static_cast<int>(m.mpi_eager_max);
     return copy_to_user(c.a[0], &info, sizeof(info));
 }

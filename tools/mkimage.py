@@ -47,6 +47,11 @@ TS_MANIFEST_ARGS = IMAGE_H.constant("TS_MANIFEST_ARGS")
 # cluster talk through IKC.
 TS_MANIFEST_TAG_OUTPUT = IMAGE_H.constant("TS_MANIFEST_TAG_OUTPUT")
 TS_MANIFEST_MPI_LOCAL_IKC = IMAGE_H.constant("TS_MANIFEST_MPI_LOCAL_IKC")
+# LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
+TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
+WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),
+                 "block": SYSCALL_H.constant("TS_MPI_WAIT_BLOCK"),
+                 "adaptive": SYSCALL_H.constant("TS_MPI_WAIT_ADAPTIVE")}
 MAP_POLICIES = {"compact": SYSCALL_H.constant("TS_MAP_COMPACT"),
                 "scatter": SYSCALL_H.constant("TS_MAP_SCATTER")}
 

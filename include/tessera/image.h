@@ -33,6 +33,10 @@
 /* LWMPI: ranks of one cluster talk through IKC, as remote ones do (no
  * shared-memory path). */
 #define TS_MANIFEST_MPI_LOCAL_IKC 2u
+/* LWMPI: how a rank waits (mpirun --wait-policy), a TS_MPI_WAIT_* value
+ * (<tessera/syscall.h>) in bits 2-3 of the flags. */
+#define TS_MANIFEST_MPI_WAIT_SHIFT 2
+#define TS_MANIFEST_MPI_WAIT_MASK  (3u << TS_MANIFEST_MPI_WAIT_SHIFT)
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

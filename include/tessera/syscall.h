@@ -105,14 +105,23 @@ struct ts_job_info {
     int hw_portals;     /* hardware input portals */
     int virtual_per_hw; /* virtual abstractions one hardware resource carries */
     int ikc_buffers;    /* messages the buffers table parks for other ports */
-    /* LWMPI's parameters for the job (mpirun --local-path, --eager-threshold). */
-    unsigned mpi_flags; /* TS_JOB_MPI_* */
-    int mpi_eager_max;  /* bytes; 0: LWMPI's default */
+    /* LWMPI's parameters for the job (mpirun --local-path, --eager-threshold,
+     * --wait-policy). */
+    unsigned mpi_flags;  /* TS_JOB_MPI_* */
+    int mpi_eager_max;   /* bytes; 0: LWMPI's default */
+    int mpi_wait_policy; /* TS_MPI_WAIT_* */
 };
 
 /* ts_job_info.mpi_flags. */
 /* Ranks of one cluster talk through IKC, as remote ones do (the
  * shared-memory path is off). */
 #define TS_JOB_MPI_LOCAL_IKC 1u
+
+/* ts_job_info.mpi_wait_policy: what a rank that waits for a message does
+ * (DESIGN section 3, libmpi). */
+#define TS_MPI_WAIT_DEFAULT  0 /* LWMPI's default: block */
+#define TS_MPI_WAIT_SPIN     1 /* poll, letting the host's CPU go between polls */
+#define TS_MPI_WAIT_BLOCK    2 /* poll once, then sleep in the kernel */
+#define TS_MPI_WAIT_ADAPTIVE 3 /* poll for a while, then sleep */
 
 #endif

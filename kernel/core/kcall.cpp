@@ -136,9 +136,6 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
         // The master may have found the lock taken and gone to sleep.
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (__atomic_load_n(&master_waiting, __ATOMIC_RELAXED)) hal::notify_core(hal::cluster_id(), 0);
-        // Nothing yet (a test of an operation that runs): the caller polls,
-        // so let its peers run meanwhile.
-        if (r == -TS_EAGAIN) hal::relax();
         if (r != pending) return r;
         // It has to wait: the master tries again on its events, from where
         // this attempt left off (c.p).

@@ -336,6 +336,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     Slot s;
     if (int e = look(fn, request, true, &s)) return e;
     *flag = s != Slot::pending;
+    if (!*flag) util::test_failed();
     if (s == Slot::null || s == Slot::inactive) empty_status(status);
     return s == Slot::complete ? finish(fn, request, status) : MPI_SUCCESS;
 }
@@ -360,6 +361,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     Pass p;
     if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p)) return e;
     *flag = p.finished == p.active;
+    if (!*flag) util::test_failed();
     return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
 }
 
@@ -374,6 +376,7 @@ static int any(const char *fn, int count, MPI_Request requests[], int *index, in
         if (int e = pass(fn, count, requests, status, &i, true, false, &p)) return e;
         if (p.finished || p.active == 0 || flag) {
             if (flag) *flag = p.finished || p.active == 0;
+            if (flag && !*flag) util::test_failed();
             *index = p.finished ? i : MPI_UNDEFINED;
             if (p.active == 0) empty_status(status);
             // One request: its own error, not MPI_ERR_IN_STATUS (3.7.5).
@@ -402,6 +405,7 @@ static int some(const char *fn, int incount, MPI_Request requests[], int *outcou
         Pass p;
         if (int e = pass(fn, incount, requests, statuses, indices, false, false, &p)) return e;
         if (p.finished || p.active == 0 || !wait) {
+            if (!p.finished && p.active > 0) util::test_failed();
             *outcount = p.active == 0 ? MPI_UNDEFINED : p.finished;
             return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
         }
@@ -454,6 +458,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
         }
         if (flag) {
             *flag = found;
+            if (!found) util::test_failed();
             return MPI_SUCCESS;
         }
         if (found) return MPI_SUCCESS;

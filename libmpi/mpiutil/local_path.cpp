@@ -70,10 +70,6 @@ void add(T &x, T v) {
     __atomic_add_fetch(&x, v, __ATOMIC_SEQ_CST);
 }
 
-// Below one slice of the emulated machine's scheduling, checking for
-// local work is cheaper than sleeping on the mailbox and being kicked.
-constexpr unsigned long kSpinNs = 20'000;
-
 LocalSlot *slots() {
     return static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * kMaxLocalRanks));
 }
@@ -217,8 +213,6 @@ int local_progress(bool *did) {
 bool local_sleep_begin(bool on_events) {
     const RankState &s = self();
     if (!s.limits.local_path) return false;
-    for (const double start = wtime(); (wtime() - start) * 1e9 < kSpinNs;)
-        if (work_waiting()) return true;
     store(slot(s.local).sleeping, static_cast<uint32_t>(on_events ? kOnEvents : kOnMailbox));
     if (!work_waiting()) return false;
     store(slot(s.local).sleeping, static_cast<uint32_t>(kAwake));

@@ -52,10 +52,23 @@ enum class SendMode : uint8_t {
     synchronous,  ///< completes once the receive has started
 };
 
+/// What a rank waiting for a message does between two progress passes
+/// (mpirun --wait-policy; DESIGN section 3, libmpi).
+enum class WaitPolicy : uint8_t {
+    spin,      ///< polls again at once, giving the host's CPU away in between
+    block,     ///< sleeps in the kernel until something may have happened
+    adaptive,  ///< polls for kAdaptivePollNs, then sleeps
+};
+
+/// How long an `adaptive` wait polls before it sleeps, ns: a few message
+/// round trips on linux64, where a wake-up costs tens of microseconds.
+inline constexpr unsigned long kAdaptivePollNs = 50'000;
+
 /// Job parameters of LWMPI (from mpirun).
 struct Limits {
     uint64_t eager_max;  ///< largest eager message, bytes
     bool local_path;     ///< the shared-memory path between ranks of a cluster
+    WaitPolicy wait;     ///< TS_MPI_WAIT_DEFAULT gives `block`
 };
 
 /// Starts the calling rank: IKC mailbox and portal on its MPI port, name
@@ -112,10 +125,17 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
 /// Moves every request of the caller on, without blocking. An error here
 /// (an IKC failure) is fatal for the rank's communication.
 int progress();
-/// Blocks until progress() may have something new to do. Returns at once
+/// Between two passes of a wait (MPI_Wait, MPI_Recv, ...): returns at once
 /// when the last progress() did something, so a caller that checks its
-/// requests, then idles, never sleeps past a completion.
+/// requests, then idles, never sleeps past a completion; otherwise polls
+/// or blocks until progress() may have something new to do, as the wait
+/// policy says.
 void idle();
+/// A test (MPI_Test, MPI_Iprobe, ...) found nothing and the last progress()
+/// did nothing: lets the other cores of the host run a moment, since a
+/// program that tests in a loop would otherwise keep the CPU from the rank
+/// it waits for (QEMU runs every hart in one host thread).
+void test_failed();
 /// True when request `req` completed; *st (may be null) gets its status.
 bool done(int req, Status *st);
 /// Frees a completed request.

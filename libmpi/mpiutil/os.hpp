@@ -31,6 +31,8 @@ void *cluster_shared(size_t size);
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();
 void sleep_ns(unsigned long ns);
+/// Lets the other cores of the host run a moment (ts_thread_yield).
+void yield();
 
 /// Writes `n` bytes to the console in one piece.
 void console_write(const char *s, size_t n);

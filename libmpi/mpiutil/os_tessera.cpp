@@ -25,6 +25,7 @@ void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_shared : nul
 
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
+void yield() { ts_thread_yield(); }
 
 void console_write(const char *s, size_t n) { ts_console_write(s, n); }
 bool console_flush() { return ts_console_flush() != 0; }

@@ -169,6 +169,8 @@ struct RankState {
     int pending_local;       ///< my local sends waiting for their copy
     int pending_writes;      ///< my rendezvous sends whose portal write runs
     bool progressed;         ///< progress() did something idle() has not seen
+    bool last_pass_did;      ///< the last progress() did something
+    double polling_since;    ///< wtime() an adaptive wait began polling; 0: not polling
     bool quiet;              ///< quiesce() was called: no credits go back
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
 

@@ -29,6 +29,7 @@ struct JobConfig {
     int ikc_buffers = 128;
     bool local_path = true;           ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
     int eager_max = 0;                ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
+    int wait_policy = 0;              ///< ts_job_info.mpi_wait_policy (TS_MPI_WAIT_*)
     double timeout_s = 30;            ///< a job still running after this is hung (deadlock)
     double clock_rate = 1;            ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
@@ -67,5 +68,11 @@ void wait_arrivals(int rank, int n);
 
 /// Mailbox messages written to world rank `rank`'s mailboxes so far.
 int arrivals(int rank);
+
+/// Blocking IKC waits (mailbox, portal, any event) world rank `rank` has
+/// made so far: each is a sleep in the kernel.
+int sleeps(int rank);
+/// Times world rank `rank` gave the host's CPU away (os::yield) so far.
+int yields(int rank);
 
 }  // namespace fake

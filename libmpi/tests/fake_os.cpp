@@ -121,6 +121,7 @@ struct Fabric {
     std::map<int, ClusterIkc> clusters;
     std::map<int, Object> objects;
     std::map<Addr, unsigned long> events;  // per (cluster, core), for ikc_wait_any
+    std::vector<int> sleeps, yields;       // per rank: blocking waits, os::yield() calls
     int next_id = 3;
     unsigned long next_seq = 0;
     std::map<std::string, Addr> names;
@@ -175,6 +176,11 @@ void wait_for(std::unique_lock<std::mutex> &lock, Pred pred) {
 }
 
 bool port_ok(int port) { return port > 0 && port < TS_PORTS; }
+// One more for the calling rank in a per-rank count (lock held).
+void tally(std::vector<int> &per_rank) {
+    if (t_me.rank >= 0 && t_me.rank < static_cast<int>(per_rank.size())) ++per_rank[t_me.rank];
+}
+
 bool cluster_ok(int c) { return c >= 0 && c < t_me.info.nclusters; }
 Addr my_addr(int port) { return {t_me.info.cluster_id, port}; }
 
@@ -347,6 +353,7 @@ long wait_async(int id, std::initializer_list<Kind> kinds, bool nowait) {
     if (!a.started) return violation(-TS_EINVAL);  // nothing to wait for
     try_awrite(*o);
     if (!a.finished && nowait) return -TS_EAGAIN;
+    tally(fab().sleeps);
     wait_for(lock, [&] { return try_awrite(*o) || a.finished; });
     a.started = false;
     return a.result;
@@ -393,6 +400,8 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
         shared.push_back(std::make_unique<SharedBlock>());
     JobResult result;
     result.status.assign(config.np, -1);
+    f.sleeps.assign(config.np, 0);
+    f.yields.assign(config.np, 0);
     std::vector<std::thread> threads;
     for (int rank = 0; rank < config.np; ++rank) {
         threads.emplace_back([&, rank] {
@@ -415,6 +424,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             std::strcpy(i.args, "test");
             i.ikc_buffers = config.ikc_buffers;
             i.mpi_flags = config.local_path ? 0 : TS_JOB_MPI_LOCAL_IKC;
+            i.mpi_wait_policy = config.wait_policy;
             i.mpi_eager_max = config.eager_max;
             if (rank < static_cast<int>(config.start_delay_ms.size()))
                 std::this_thread::sleep_for(std::chrono::milliseconds(config.start_delay_ms[rank]));
@@ -454,6 +464,16 @@ int arrived_at(int rank) {
     return sum;
 }
 }  // namespace
+
+int sleeps(int rank) {
+    auto lock = enter();
+    return fab().sleeps.at(static_cast<size_t>(rank));
+}
+
+int yields(int rank) {
+    auto lock = enter();
+    return fab().yields.at(static_cast<size_t>(rank));
+}
 
 int arrivals(int rank) {
     auto lock = enter();
@@ -498,6 +518,14 @@ void sleep_ns(unsigned long ns) {
     enter();
     std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
     enter();
+}
+
+void yield() {
+    {
+        auto lock = enter();
+        tally(fab().yields);
+    }
+    std::this_thread::yield();
 }
 
 void console_write(const char *s, size_t n) {
@@ -648,6 +676,7 @@ long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
     auto lock = enter();
     const auto until = timeout_ns ? Clock::now() + std::chrono::nanoseconds(timeout_ns) : fab().deadline;
     const Addr me = my_addr(core());
+    tally(fab().sleeps);
     // Writes finish when they are looked at (try_awrite): look at mine.
     auto count = [&] {
         for (auto &entry : fab().objects)

@@ -38,7 +38,9 @@ class ParseTest(unittest.TestCase):
                                "--report-bindings", "hello"])
         self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("ikc", 65536, True))
         o = mpirun.parse_args(["--local-path=shm", "--eager-threshold", "0", "hello"])
-        self.assertEqual((o.local_path, o.eager_threshold), ("shm", 0))
+        self.assertEqual((o.local_path, o.eager_threshold, o.wait_policy), ("shm", 0, ""))
+        o = mpirun.parse_args(["--wait-policy", "spin", "hello"])
+        self.assertEqual(o.wait_policy, "spin")
 
     def test_program_options_pass_through(self):
         o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--tag-output", "--verbose"])
@@ -58,6 +60,8 @@ class ParseTest(unittest.TestCase):
                  (["--tag-output=yes", "hello"], "unknown option '--tag-output=yes'"),
                  (["--local-path", "tcp", "hello"], "--local-path must be shm or ikc, got 'tcp'"),
                  (["--local-path"], "--local-path needs a value"),
+                 (["--wait-policy", "poll", "hello"],
+                  "--wait-policy must be spin, block or adaptive, got 'poll'"),
                  (["--report-bindings=yes", "hello"], "unknown option '--report-bindings=yes'"),
                  (["-np", "2"], "no program given"),
                  ([], "no program given")]
@@ -207,8 +211,13 @@ sys.exit(mpirun.main(["hello"]))
 
 class ManifestTest(unittest.TestCase):
     """Options reach the boot manifest: --tag-output as TS_MANIFEST_TAG_OUTPUT,
-    --local-path ikc as TS_MANIFEST_MPI_LOCAL_IKC, --eager-threshold as
-    mpi_eager_max."""
+    --local-path ikc as TS_MANIFEST_MPI_LOCAL_IKC, --wait-policy (or the
+    platform's default) in the TS_MANIFEST_MPI_WAIT bits, --eager-threshold
+    as mpi_eager_max."""
+
+    @staticmethod
+    def wait(policy):
+        return mpirun.mkimage.WAIT_POLICIES[policy] << mpirun.mkimage.TS_MANIFEST_MPI_WAIT_SHIFT
 
     def manifest(self, *options):
         """(flags, mpi_eager_max) main() gives the image builder (nothing boots)."""
@@ -216,25 +225,37 @@ class ManifestTest(unittest.TestCase):
         with mock.patch.object(mpirun.mkimage, "plan_job"), \
                 mock.patch.object(mpirun.mkimage, "resolve_program"), \
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
-                mock.patch.object(mpirun, "run_machine", return_value=(0, False)):
+                mock.patch.object(mpirun.mkimage, "build_payloads", build), \
+                mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
+                mock.patch.object(mpirun, "run_clusters", return_value=(0, False)):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
         return build.call_args.kwargs["flags"], build.call_args.kwargs["mpi_eager_max"]
 
     def test_defaults(self):
-        self.assertEqual(self.manifest(), (0, 0))
-        self.assertEqual(self.manifest("--local-path", "shm"), (0, 0))
+        block = self.wait("block")
+        self.assertEqual(self.manifest(), (block, 0))
+        self.assertEqual(self.manifest("--local-path", "shm"), (block, 0))
 
     def test_tag_output(self):
-        self.assertEqual(self.manifest("--tag-output"), (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT, 0))
+        self.assertEqual(self.manifest("--tag-output"),
+                         (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT | self.wait("block"), 0))
 
     def test_local_path_ikc(self):
         ikc, tag = mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC, mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT
-        self.assertEqual(self.manifest("--local-path", "ikc"), (ikc, 0))
-        self.assertEqual(self.manifest("--local-path=ikc", "--tag-output"), (ikc | tag, 0))
+        block = self.wait("block")
+        self.assertEqual(self.manifest("--local-path", "ikc"), (ikc | block, 0))
+        self.assertEqual(self.manifest("--local-path=ikc", "--tag-output"), (ikc | tag | block, 0))
 
     def test_eager_threshold(self):
-        self.assertEqual(self.manifest("--eager-threshold", "1024"), (0, 1024))
-        self.assertEqual(self.manifest("--eager-threshold=65536"), (0, 65536))
+        self.assertEqual(self.manifest("--eager-threshold", "1024"), (self.wait("block"), 1024))
+        self.assertEqual(self.manifest("--eager-threshold=65536"), (self.wait("block"), 65536))
+
+    def test_wait_policy(self):
+        for policy in ("spin", "block", "adaptive"):
+            self.assertEqual(self.manifest("--wait-policy", policy), (self.wait(policy), 0))
+        # Each platform has its own default; the three values are distinct.
+        self.assertEqual(self.manifest("--platform", "linux64"), (self.wait("adaptive"), 0))
+        self.assertEqual(len({self.wait(p) for p in ("spin", "block", "adaptive")}), 3)
 
 
 class ReportBindingsTest(unittest.TestCase):

@@ -45,7 +45,7 @@ uint64_t timebase() { return 1000000000ull; }
 
 void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, __ATOMIC_SEQ_CST); }
 
-void relax() {}
+void relax() { sys(SYS_sched_yield); }
 
 void wait_event() {
     uint32_t *word = event_word(cluster_id(), core_id());

@@ -31,7 +31,7 @@ void set_timer(uint64_t deadline);
 /// nothing. qemu-riscv64: sleeps until an event or about 20 us (with
 /// single-threaded TCG a hart that polls keeps the host thread until it
 /// idles or a 100 ms kick, and starves the hart it waits for); linux64:
-/// returns at once (cores are host threads).
+/// gives the host CPU to another runnable thread, if any (sched_yield).
 void relax();
 
 /// A spinlock (acquire/release ordering).
