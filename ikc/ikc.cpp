@@ -82,6 +82,7 @@ long VirtualTable::create(int port) {
     free->used = true;
     free->input = true;
     free->owner = current_process();
+    free->core = caller_core();
     free->local_port = port;
     free->active = a;
     return free - entries;
@@ -197,8 +198,9 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     e->async =
         Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
     ++t.running;
+    // Not finished: the caller tests it on its own core, or waits through
+    // a call that the master serves, and whose passes attempt it.
     attempt_here(t, *e);
-    if (!e->async.finished) serve_again();  // the master's passes attempt it from now on
     return 0;
 }
 

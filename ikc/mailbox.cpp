@@ -127,7 +127,21 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
                  0};
     memcpy(m.data, buf, size);
     const int hw = port % hal::noc::mailboxes(cluster);
-    return hal::noc::mailbox_send(cluster, hw, &m) ? static_cast<long>(size) : pending;
+    return hal::noc::mailbox_send(cluster, hw, port, &m) ? static_cast<long>(size) : pending;
+}
+
+bool update_doorbells() {
+    bool polled[TS_PORTS] = {};
+    for (const Endpoint &e : mailbox_table().entries)
+        if (e.used && e.input && e.owner && !core_waits_on_master(e.core)) polled[e.local_port] = true;
+    bool started = false;
+    for (int port = 0; port < TS_PORTS; ++port) {
+        const bool rings = hal::noc::doorbell_rings(port);
+        if (rings == !polled[port]) continue;
+        hal::noc::set_doorbell(port, !polled[port]);
+        started = started || !polled[port];
+    }
+    return started;
 }
 
 long sys_mailbox_read(Call &c) { return sync_call(mailbox_table(), c, Dir::input, read_call); }

@@ -110,4 +110,6 @@ bool upper_poll(bool idle) {
 
 void upper_release(Process *p) { ikc::release_process(p); }
 
+bool upper_before_sleep() { return ikc::update_doorbells(); }
+
 }  // namespace kernel

@@ -4,9 +4,16 @@
 //   mailbox  one slot per sender cluster: [full flag | message]
 //   portal   [allowed sender + 1 | tag | full flag | length | chunk]
 //   sync     a signal counter per (port, sender cluster)
+//   doorbell one word per port: 0 (the fabric starts zeroed) while an
+//            arrival for the port must wake the cluster's master
 // Blocks have one size, that of the richest cluster.
-// A sender writes into the receiver's block and raises an IPI on the
-// receiver's cluster; the receiver empties it and raises one back.
+// A sender writes into the receiver's block; the receiver empties it.
+// Each side wakes the other's master (an IPI) only when it is needed:
+// an arrival for a port whose doorbell rings, or a slot or chunk freed
+// for a sender that asked to be told. Only an attempt made on a master
+// asks to be told: another core retries by itself (it polls, or posts its
+// call to its master, whose attempt then asks), so two cores that poll
+// exchange messages without waking either master.
 #include <string.h>
 
 #include "hal/hal.hpp"
@@ -31,6 +38,14 @@ struct PortalCtl {
     uint32_t length;
     uint32_t epoch;
     uint32_t chunk_epoch;
+    uint32_t reader_waits;     // the receiver's master waits for a chunk
+    uint32_t writers_waiting;  // bit s: sender cluster s's master waits for the allow or the buffer
+};
+static_assert(TS_MAX_CLUSTERS <= 32, "writers_waiting has one bit per cluster");
+
+struct SlotCtl {
+    uint32_t full;
+    uint32_t writer_waits;  // the sender's master waits for the slot
 };
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -39,6 +54,7 @@ size_t slot_bytes() { return header_bytes + mailbox_size(); }
 size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
 size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
+size_t doorbell_bytes() { return align_up(TS_PORTS * sizeof(uint32_t), 64); }
 
 // The most hardware resources of one kind any cluster has.
 int most(int (*count)(int)) {
@@ -60,17 +76,19 @@ size_t portals_bytes() {
 
 // The console lock has the first page; then one block per cluster.
 constexpr size_t first_block = 4096;
-size_t block_stride() { return align_up(mailboxes_bytes() + portals_bytes() + sync_bytes(), 4096); }
+size_t block_stride() {
+    return align_up(mailboxes_bytes() + portals_bytes() + sync_bytes() + doorbell_bytes(), 4096);
+}
 
 char *block(int cluster) {
     return reinterpret_cast<char *>(manifest().fabric_base) + first_block + block_stride() * cluster;
 }
 
-uint32_t *slot_flag(int receiver, int hw, int sender) {
-    return reinterpret_cast<uint32_t *>(block(receiver) + hw * mailbox_bytes() + sender * slot_bytes());
+SlotCtl *slot(int receiver, int hw, int sender) {
+    return reinterpret_cast<SlotCtl *>(block(receiver) + hw * mailbox_bytes() + sender * slot_bytes());
 }
 char *slot_data(int receiver, int hw, int sender) {
-    return reinterpret_cast<char *>(slot_flag(receiver, hw, sender)) + header_bytes;
+    return reinterpret_cast<char *>(slot(receiver, hw, sender)) + header_bytes;
 }
 PortalCtl *portal(int receiver, int hw) {
     return reinterpret_cast<PortalCtl *>(block(receiver) + mailboxes_bytes() + hw * portal_bytes());
@@ -82,9 +100,30 @@ uint32_t *sync_counter(int receiver, int port, int sender) {
     auto *base = reinterpret_cast<uint32_t *>(block(receiver) + mailboxes_bytes() + portals_bytes());
     return base + port * TS_MAX_CLUSTERS + sender;
 }
+uint32_t *doorbell_quiet(int receiver, int port) {
+    return reinterpret_cast<uint32_t *>(block(receiver) + mailboxes_bytes() + portals_bytes() +
+                                        sync_bytes()) +
+           port;
+}
 
 uint32_t load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+// The two sides of a "tell me" handshake (Dekker's): the waiter raises
+// its flag, then looks at the resource again; the other side changes the
+// resource, then looks at the flag. Sequentially consistent, so that at
+// least one of them sees the other's store.
+uint32_t load_sc(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+void store_sc(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+
+// Only the master asks to be told (see the top of this file).
+bool asks_to_be_told() { return core_id() == 0; }
+
+// The sender `src` waited for portal p: tell it, once.
+void tell_writer(PortalCtl *p, int src) {
+    if (src < 0) return;
+    const uint32_t bit = 1u << src;
+    if (__atomic_fetch_and(&p->writers_waiting, ~bit, __ATOMIC_SEQ_CST) & bit) notify_core(src, 0);
+}
 
 }  // namespace
 
@@ -95,33 +134,47 @@ size_t portal_chunk() { return manifest().portal_chunk; }
 int mailboxes(int cluster) { return manifest().clusters[cluster].mailboxes; }
 int portals(int cluster) { return manifest().clusters[cluster].portals; }
 
-bool mailbox_send(int dst, int hw, const void *msg) {
-    uint32_t *flag = slot_flag(dst, hw, cluster_id());
-    if (load(flag)) return false;
+bool mailbox_send(int dst, int hw, int port, const void *msg) {
+    SlotCtl *s = slot(dst, hw, cluster_id());
+    if (load(&s->full)) {
+        if (!asks_to_be_told()) return false;
+        store_sc(&s->writer_waits, 1);
+        if (load_sc(&s->full)) {
+            // mailbox_release will tell us. Meanwhile the receiver's master
+            // should empty the slot: its reader may be a core that polls
+            // but is busy elsewhere.
+            notify_core(dst, 0);
+            return false;
+        }
+    }
     memcpy(slot_data(dst, hw, cluster_id()), msg, mailbox_size());
-    store(flag, 1);
-    notify_core(dst, 0);
+    store_sc(&s->full, 1);
+    if (!load_sc(doorbell_quiet(dst, port))) notify_core(dst, 0);
     return true;
 }
 
 bool mailbox_peek(int hw, int src, void *msg) {
-    const uint32_t *flag = slot_flag(cluster_id(), hw, src);
-    if (!load(flag)) return false;
+    const SlotCtl *s = slot(cluster_id(), hw, src);
+    if (!load(&s->full)) return false;
     memcpy(msg, slot_data(cluster_id(), hw, src), mailbox_size());
     return true;
 }
 
 void mailbox_release(int hw, int src) {
-    store(slot_flag(cluster_id(), hw, src), 0);
-    notify_core(src, 0);
+    SlotCtl *s = slot(cluster_id(), hw, src);
+    store_sc(&s->full, 0);
+    if (__atomic_exchange_n(&s->writer_waits, 0u, __ATOMIC_SEQ_CST)) notify_core(src, 0);
 }
+
+void set_doorbell(int port, bool rings) { store_sc(doorbell_quiet(cluster_id(), port), rings ? 0 : 1); }
+bool doorbell_rings(int port) { return load_sc(doorbell_quiet(cluster_id(), port)) == 0; }
 
 void portal_allow(int hw, int src, uint32_t tag) {
     PortalCtl *p = portal(cluster_id(), hw);
     p->tag = tag;
     __atomic_fetch_add(&p->epoch, 1u, __ATOMIC_ACQ_REL);
-    store(&p->allowed, static_cast<uint32_t>(src) + 1);
-    notify_core(src, 0);
+    store_sc(&p->allowed, static_cast<uint32_t>(src) + 1);
+    tell_writer(p, src);
 }
 
 void portal_close(int hw) {
@@ -132,18 +185,23 @@ void portal_close(int hw) {
 
 size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
     PortalCtl *p = portal(cluster_id(), hw);
-    if (load(&p->full) != chunk_full) return 0;
-    const int src = static_cast<int>(p->allowed) - 1;
-    if (load(&p->chunk_epoch) != load(&p->epoch)) {  // left over from a closed transfer
-        store(&p->full, chunk_free);
-        if (src >= 0) notify_core(src, 0);
-        return 0;
+    int src;
+    for (;;) {
+        if (load(&p->full) != chunk_full) {
+            if (!asks_to_be_told()) return 0;
+            store_sc(&p->reader_waits, 1);
+            if (load_sc(&p->full) != chunk_full) return 0;  // portal_write_chunk will tell us
+        }
+        src = static_cast<int>(p->allowed) - 1;
+        if (load(&p->chunk_epoch) == load(&p->epoch)) break;
+        store_sc(&p->full, chunk_free);  // left over from a closed transfer: dropped
+        tell_writer(p, src);
     }
     const size_t n = p->length < remaining ? p->length : remaining;
     memcpy(buf, portal_data(cluster_id(), hw), n);
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
-    store(&p->full, chunk_free);
-    if (src >= 0) notify_core(src, 0);
+    store_sc(&p->full, chunk_free);
+    tell_writer(p, src);
     return n;
 }
 
@@ -152,28 +210,48 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
     // Claim the chunk buffer, then check the allow: a receiver that ends a
     // transfer clears `allowed` before it frees the buffer, so an allow
     // seen after the claim belongs to a live transfer.
-    uint32_t expected = chunk_free;
-    if (!__atomic_compare_exchange_n(&p->full, &expected, chunk_writing, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-        return false;
+    const uint32_t me = 1u << cluster_id();
+    auto claim = [p] {
+        uint32_t expected = chunk_free;
+        return __atomic_compare_exchange_n(&p->full, &expected, chunk_writing, false, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST);
+    };
+    if (!claim()) {
+        if (!asks_to_be_told()) return false;
+        __atomic_fetch_or(&p->writers_waiting, me, __ATOMIC_SEQ_CST);
+        if (!claim()) return false;  // the reader's release will tell us
+    }
     // The epoch read before the allow must still be current after it: an
     // allow that lands between the two reads (portal_allow bumps the epoch,
     // then stores the allow) would otherwise pass the check with the old
     // epoch, and the receiver would drop the chunk as stale.
-    const uint32_t epoch = load(&p->epoch);
-    if (load(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag ||
-        load(&p->epoch) != epoch) {
-        store(&p->full, chunk_free);
+    uint32_t epoch = 0;
+    auto allowed = [&] {
+        epoch = load_sc(&p->epoch);
+        return load_sc(&p->allowed) == static_cast<uint32_t>(cluster_id()) + 1 && p->tag == tag &&
+               load_sc(&p->epoch) == epoch;
+    };
+    bool ok = allowed();
+    if (!ok && asks_to_be_told()) {
+        // Ask portal_allow to tell us, then look again. The request stays
+        // up until a tell, even if this cluster writes in between: another
+        // transfer of ours may wait too, and a needless wake-up costs less
+        // than a lost one.
+        __atomic_fetch_or(&p->writers_waiting, me, __ATOMIC_SEQ_CST);
+        ok = allowed();
+    }
+    if (!ok) {
+        store_sc(&p->full, chunk_free);
         // The allowed sender may have found the buffer claimed by this
-        // attempt, and waits for an event before it tries again.
-        if (const uint32_t allowed = load(&p->allowed)) notify_core(static_cast<int>(allowed) - 1, 0);
+        // attempt, and waits to be told before it tries again.
+        tell_writer(p, static_cast<int>(load_sc(&p->allowed)) - 1);
         return false;
     }
     memcpy(portal_data(dst, hw), data, n);
     p->length = static_cast<uint32_t>(n);
     store(&p->chunk_epoch, epoch);
-    store(&p->full, chunk_full);
-    notify_core(dst, 0);
+    store_sc(&p->full, chunk_full);
+    if (__atomic_exchange_n(&p->reader_waits, 0u, __ATOMIC_SEQ_CST)) notify_core(dst, 0);
     return true;
 }
 

@@ -15,6 +15,7 @@ constexpr unsigned char guard_byte = 0xa5;
 constexpr size_t first_page = 4096;
 
 thread_local int current_cluster = 0;
+thread_local int current_core = 0;
 
 std::mutex notifications_lock;  // threaded tests notify from several threads
 std::vector<Notification> notifications;
@@ -48,6 +49,7 @@ ts_manifest &manifest() {
 }
 
 void set_cluster(int cluster) { current_cluster = cluster; }
+void set_core(int core) { current_core = core; }
 
 std::vector<Notification> take_notifications() {
     std::lock_guard<std::mutex> g(notifications_lock);
@@ -86,6 +88,7 @@ namespace hal {
 
 const ts_manifest &manifest() { return fake_hal::manifest(); }
 int cluster_id() { return fake_hal::current_cluster; }
+int core_id() { return fake_hal::current_core; }
 
 void notify_core(int cluster, int core) {
     std::lock_guard<std::mutex> g(fake_hal::notifications_lock);

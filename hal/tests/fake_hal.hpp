@@ -28,6 +28,9 @@ ts_manifest &manifest();
 /// The cluster the calling thread plays (hal::cluster_id()); per thread, so
 /// threads can play different clusters at once.
 void set_cluster(int cluster);
+/// The calling thread runs core `core` of its cluster from now on (0, the
+/// master, by default).
+void set_core(int core);
 
 struct Notification {
     int from;  ///< the cluster that raised it

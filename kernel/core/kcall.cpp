@@ -192,6 +192,8 @@ void serve_again() {
 
 void caller_flushes_tlb() { slots[serving_core].flush_tlb = true; }
 
+bool core_waits_on_master(int core) { return load_state(slots[core]) == SlotState::posted; }
+
 int waiting_calls(uint64_t number, Call **out, int max) {
     int n = 0;
     // Oldest first: select by posting order.

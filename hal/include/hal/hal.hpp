@@ -171,15 +171,27 @@ size_t portal_chunk();
 int mailboxes(int cluster);
 int portals(int cluster);
 
-/// Puts `msg` (mailbox_size() bytes) in our slot of mailbox `hw` of
-/// cluster dst; false when the slot is still full.
-bool mailbox_send(int dst, int hw, const void *msg);
+// Who wakes whom: a side wakes the other cluster's master only when it is
+// needed (an arrival for a port whose doorbell rings; a slot, chunk buffer
+// or allow that a master waits for). A call on a master that finds a slot,
+// buffer or chunk not ready asks to be told when it is; a call on another
+// core does not (that core retries by itself), so cores that poll exchange
+// messages without waking the masters.
+
+/// Puts `msg` (mailbox_size() bytes), for `port`, in our slot of mailbox
+/// `hw` of cluster dst, and wakes dst's master if that port's doorbell
+/// rings; false when the slot is still full.
+bool mailbox_send(int dst, int hw, int port, const void *msg);
 /// Copies the message in sender `src`'s slot of our mailbox `hw` and
 /// leaves it there; false if empty.
 bool mailbox_peek(int hw, int src, void *msg);
 /// Empties sender `src`'s slot of our mailbox `hw` (after a peek) and tells
-/// the sender, whose next message may come.
+/// the sender's master if it waits for the slot.
 void mailbox_release(int hw, int src);
+/// Our master's doorbell for arrivals to `port` (0..TS_PORTS-1): whether a
+/// message for it wakes the master. Every doorbell rings at the start.
+void set_doorbell(int port, bool rings);
+bool doorbell_rings(int port);
 
 /// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`
 /// (until the transfer's last chunk).

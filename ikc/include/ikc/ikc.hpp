@@ -32,6 +32,11 @@ size_t mailbox_payload();
 bool poll();
 /// The master, when p has ended: frees p's mailboxes, portals and syncs.
 void release_process(Process *p);
+/// The master, before it sleeps: an arrival for a port wakes it unless a
+/// process reads that port from a core that runs (and so polls for its own
+/// messages). True when a port's doorbell started ringing: the master must
+/// look at the mailboxes once more before it sleeps.
+bool update_doorbells();
 
 /// An input mailbox on `port`: id, -TS_EINVAL, -TS_EBUSY, -TS_ENFILE.
 long mailbox_create(int port);

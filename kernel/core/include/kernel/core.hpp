@@ -198,10 +198,33 @@ void caller_flushes_tlb();
 /// Calls of the same process waiting in `number` (master only), oldest
 /// first; for futex wake.
 int waiting_calls(uint64_t number, Call **out, int max);
+/// True while `core` waits for the master to serve its call: it does not
+/// run its thread, so it polls for nothing.
+bool core_waits_on_master(int core);
 /// The time() at which `ns` nanoseconds from now have passed (saturating).
 uint64_t deadline_in(uint64_t ns);
 /// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
 long kcall_count(uint64_t number, uint64_t core);
+
+// ---- provided by the layers above the core ------------------------------------
+// The core is built below ikc and the call layer and cannot include their
+// headers; it reaches them only through these four functions, each defined
+// once in kernel/ (kernel/syscall.cpp).
+
+/// The entry for kernel call `number`, or nullptr.
+const CallEntry *call_lookup(uint64_t number);
+/// The master, after each pass over the posted calls: moves what is not a
+/// call (asynchronous IKC transfers and, when `idle`, i.e. the pass finished
+/// no call, the kernel-resident services). True when something finished
+/// that a waiting call may need (a WAIT may go on).
+bool upper_poll(bool idle);
+/// The master, when p's last thread has ended: frees what the layers above
+/// hold for p (its mailboxes, portals and syncs).
+void upper_release(Process *p);
+/// The master, before it sleeps: says which arrivals must wake it. True
+/// when it must look at the IKC once more first (an arrival may have come
+/// unseen while it decided).
+bool upper_before_sleep();
 
 // ---- waiting ------------------------------------------------------------------
 
@@ -221,6 +244,7 @@ void block_until(F attempt) {
             hal::wait_event();
             continue;
         }
+        if (upper_before_sleep()) continue;
         master_lock.unlock();
         hal::wait_event();
         master_relock();
@@ -242,21 +266,5 @@ long sys_thread_create(Call &c);
 long sys_thread_join(Call &c);
 long sys_brk(Call &c);
 long sys_mem_info(Call &c);
-
-// ---- provided by the layers above the core ------------------------------------
-// The core is built below ikc and the call layer and cannot include their
-// headers; it reaches them only through these three functions, each defined
-// once in kernel/ (kernel/syscall.cpp).
-
-/// The entry for kernel call `number`, or nullptr.
-const CallEntry *call_lookup(uint64_t number);
-/// The master, after each pass over the posted calls: moves what is not a
-/// call (asynchronous IKC transfers and, when `idle`, i.e. the pass finished
-/// no call, the kernel-resident services). True when something finished
-/// that a waiting call may need (a WAIT may go on).
-bool upper_poll(bool idle);
-/// The master, when p's last thread has ended: frees what the layers above
-/// hold for p (its mailboxes, portals and syncs).
-void upper_release(Process *p);
 
 }  // namespace kernel
