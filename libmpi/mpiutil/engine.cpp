@@ -31,6 +31,7 @@ int alloc_request(bool is_send, int *out) {
     r.is_send = is_send;
     r.next = -1;
     r.portal = -1;
+    r.out_portal = -1;
     *out = i;
     return MPI_SUCCESS;
 }

@@ -19,6 +19,40 @@ namespace {
 
 uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
+// The entry of outs[0..n) open to `to`, in *out: the one already open,
+// else a free one or the least recently used, (re)opened with `open`. -1
+// in *out when the one open to `to`, or every one, is busy.
+int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, int, int), int (*close)(int),
+                 int *out) {
+    RankState &s = self();
+    auto is_to = [&to](const OutEndpoint &o) {
+        return o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port;
+    };
+    int pick = -1;
+    for (int i = 0; i < n && pick < 0; ++i)
+        if (is_to(outs[i])) pick = i;
+    if (pick >= 0 && outs[pick].busy) {
+        *out = -1;
+        return MPI_SUCCESS;
+    }
+    const bool open_to = pick >= 0;
+    for (int i = 0; i < n && !open_to && (pick < 0 || outs[pick].id >= 0); ++i) {
+        const OutEndpoint &o = outs[i];
+        if (!o.busy && (pick < 0 || o.id < 0 || o.used < outs[pick].used)) pick = i;
+    }
+    *out = pick;
+    if (pick < 0) return MPI_SUCCESS;
+    OutEndpoint &o = outs[pick];
+    if (!is_to(o)) {
+        if (o.id >= 0) close(o.id);
+        o.id = open(s.port, to.cluster, to.port);
+        if (o.id < 0) return fail(MPI_ERR_OTHER, "cannot open an output mailbox or portal to the peer", o.id);
+        o.to = to;
+    }
+    o.used = ++s.out_clock;
+    return MPI_SUCCESS;
+}
+
 // A request's token: its pool index and its generation, so that a late
 // reply (or hand-over) never reaches a reused request. A send's token is
 // its id on the wire.
@@ -119,8 +153,18 @@ int on_cts(Request &r, uint64_t accepted) {
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
-    if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
+    int slot;
+    if (int e = out_endpoint(s.out_portals, s.out_limit < kOutPortals ? s.out_limit : kOutPortals, r.reply,
+                             os::portal_open, os::portal_close, &slot))
+        return e;
+    if (slot >= 0) {  // kept open for the next rendezvous to this peer
+        s.out_portals[slot].busy = true;
+        r.portal = s.out_portals[slot].id;
+    } else {  // every kept one is busy: one of its own, for this transfer
+        r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+        if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
+    }
+    r.out_portal = static_cast<int8_t>(slot);
     const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_write;
@@ -137,7 +181,10 @@ int poll_writes(bool *did) {
         if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
         const long n = os::portal_test(r.portal);
         if (n == -TS_EAGAIN) continue;
-        os::portal_close(r.portal);
+        if (r.out_portal >= 0)
+            s.out_portals[r.out_portal].busy = false;
+        else
+            os::portal_close(r.portal);
         r.portal = -1;
         --s.pending_writes;
         *did = true;
@@ -254,32 +301,6 @@ int handle(const char *msg, long n) {
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
-// The outs[] entry open to `to` in *out: the one already open, else a
-// free one or the least recently used, reopened (no write runs on any).
-int out_mailbox(const Address &to, int *out) {
-    RankState &s = self();
-    int pick = 0;
-    for (int i = 0; i < s.out_limit; ++i) {
-        const OutMailbox &o = s.outs[i];
-        if (o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port) {
-            pick = i;
-            break;
-        }
-        const OutMailbox &p = s.outs[pick];
-        if (p.id >= 0 && (o.id < 0 || o.used < p.used)) pick = i;
-    }
-    OutMailbox &o = s.outs[pick];
-    if (o.id < 0 || o.to.cluster != to.cluster || o.to.port != to.port) {
-        if (o.id >= 0) os::mailbox_close(o.id);
-        o.id = os::mailbox_open(s.port, to.cluster, to.port);
-        if (o.id < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's mailbox", o.id);
-        o.to = to;
-    }
-    o.used = ++s.out_clock;
-    *out = pick;
-    return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int post_read() {
@@ -339,7 +360,9 @@ int write_out() {
         }
         OutMessage *m = s.out_head;
         if (!m) return MPI_SUCCESS;
-        if (int e = out_mailbox(m->to, &s.out_current)) return e;
+        if (int e =
+                out_endpoint(s.outs, s.out_limit, m->to, os::mailbox_open, os::mailbox_close, &s.out_current))
+            return e;
         const long e = os::mailbox_awrite(s.outs[s.out_current].id, m->data, m->size);
         if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
         s.out_busy = true;

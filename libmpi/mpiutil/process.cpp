@@ -73,7 +73,9 @@ int init() {
     s.stash_tail = &s.stash;
     for (Assembly &a : s.assembly)
         a.req = -1;
-    for (OutMailbox &o : s.outs)
+    for (OutEndpoint &o : s.outs)
+        o.id = -1;
+    for (OutEndpoint &o : s.out_portals)
         o.id = -1;
     // My share of a hardware mailbox's references, less my name client's.
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
@@ -127,8 +129,10 @@ int finalize() {
                             m->seq == kFinalMark);
     }
     s.ready = false;
-    for (const OutMailbox &o : s.outs)
+    for (const OutEndpoint &o : s.outs)
         if (o.id >= 0) os::mailbox_close(o.id);
+    for (const OutEndpoint &o : s.out_portals)
+        if (o.id >= 0) os::portal_close(o.id);
     drop_stash();
     while (Unexpected *u = s.unexpected) {  // sent but never received
         s.unexpected = u->next;

@@ -60,17 +60,22 @@ struct Stashed {
     alignas(8) char data[kMailboxMax];
 };
 
-/// Most output mailboxes a rank keeps open at once (least recently used
-/// closed first). Each holds a reference on its destination's hardware
-/// mailbox, which carries job()->virtual_per_hw of them for all the ranks
-/// of a cluster (and their name clients): init() sets the rank's share.
+/// Most output mailboxes, and output portals, a rank keeps open at once
+/// (least recently used closed first), so that a message to a peer it
+/// wrote to lately costs no open and no close (control calls, served by
+/// the master). Each holds a reference on its destination's hardware
+/// mailbox or portal, which carries job()->virtual_per_hw of them for all
+/// the ranks of a cluster (and their name clients): init() sets the rank's
+/// share.
 inline constexpr int kOutMailboxes = 8;
+inline constexpr int kOutPortals = 4;
 
-/// An open output mailbox of the rank.
-struct OutMailbox {
+/// An open output mailbox or portal of the rank.
+struct OutEndpoint {
     int id;  ///< -1 if none
     Address to;
     uint32_t used;  ///< out_clock at its last write
+    bool busy;      ///< a write runs on it that the rank has not seen end
 };
 
 /// A send or receive of the calling rank.
@@ -92,6 +97,7 @@ struct Request {
     Address reply;      ///< rendezvous: the peer's address
     uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send
     int portal;         ///< rendezvous send: output portal id, -1 if none
+    int8_t out_portal;  ///< rendezvous send: its out_portals[] entry, -1: a portal of its own
     LocalMsg *local;    ///< local send: the published message
     Status status;
 };
@@ -153,7 +159,8 @@ struct RankState {
     bool out_busy;    ///< the head's asynchronous write runs
     int out_current;  ///< the outs[] entry the head's write runs on
     int out_limit;    ///< outs[] entries the rank may use (1..kOutMailboxes)
-    OutMailbox outs[kOutMailboxes];
+    OutEndpoint outs[kOutMailboxes];
+    OutEndpoint out_portals[kOutPortals];
     uint32_t out_clock;  ///< last use stamp given out
 
     SlabPool<Request, kRequestSlab, kMaxRequests> requests;
