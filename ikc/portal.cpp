@@ -68,7 +68,8 @@ long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
     if (long err = portal_table().get(id, Dir::input, e)) return err;
     mark_start(p);
     if (p.step == 0) {
-        if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
+        if (!e->allowed) return -TS_EINVAL;        // a read needs an allow first
+        if (size > UINT32_MAX) return -TS_EINVAL;  // the NoC counts a transfer's bytes in 32 bits
         if (size == 0) {
             e->allowed = false;
             count_transfer(e->stats, p, 0, false);
@@ -76,7 +77,8 @@ long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
         }
         if (!active_table().lock(e->active, lock_owner(id))) return pending;  // another transfer
         e->allowed = false;
-        hal::noc::portal_allow(input_hw(*e), e->allow_cluster, portal_tag(e->allow_port, e->local_port));
+        hal::noc::portal_allow(input_hw(*e), e->allow_cluster, portal_tag(e->allow_port, e->local_port),
+                               static_cast<uint32_t>(size));
         p.step = 1;
     }
     auto *dst = static_cast<char *>(buf);

@@ -2,7 +2,8 @@
 // lock, one block per cluster with that cluster's *input* resources, as
 // many of each as the profile gives the cluster (manifest cluster table):
 //   mailbox  one slot per sender cluster: [full flag | message]
-//   portal   [allowed sender + 1 | tag | full flag | length | chunk]
+//   portal   [allowed sender + 1 | tag | epoch | ... | a ring of
+//            portal_depth chunk buffers, each with full flag, length, epoch]
 //   sync     a signal counter per (port, sender cluster)
 //   doorbell one word per port: 0 (the fabric starts zeroed) while an
 //            arrival for the port must wake the cluster's master
@@ -24,24 +25,39 @@ namespace {
 
 constexpr size_t header_bytes = 64;  // keeps flags and data in separate cache lines
 
-// The chunk buffer is claimed by a sender (chunk_writing) before it checks
-// the allow, so that two senders never write it at once. Every allow and
+// A portal's chunk buffers form a ring, so that the sender can write the
+// next chunks while the receiver copies out the first: the two copies
+// overlap. The sender fills buffer next_write % portal_depth, the receiver
+// empties buffer next_read % portal_depth; each index has one writer. A
+// buffer is claimed by a sender (chunk_writing) before it checks the
+// allow, so that two senders never write it at once. Every allow and
 // every close starts a new epoch; a chunk carries the epoch it was written
 // in, and the receiver drops one from an earlier epoch (written for a
 // transfer that was closed before it ended).
 enum : uint32_t { chunk_free = 0, chunk_full = 1, chunk_writing = 2 };
 
-struct PortalCtl {
-    uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
-    uint32_t tag;
+constexpr uint32_t portal_depth = 8;
+
+struct ChunkCtl {
     uint32_t full;  // chunk_*
     uint32_t length;
     uint32_t epoch;
-    uint32_t chunk_epoch;
+};
+
+struct PortalCtl {
+    uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
+    uint32_t tag;
+    uint32_t epoch;
+    uint32_t wanted;           // bytes the allowed transfer takes (the reader's read)
+    uint64_t accepted;         // epoch << 32 | bytes the allowed sender wrote under it
+    uint32_t next_write;       // the allowed sender's: the next buffer it fills
+    uint32_t next_read;        // the receiver's: the next buffer it empties
     uint32_t reader_waits;     // the receiver's master waits for a chunk
-    uint32_t writers_waiting;  // bit s: sender cluster s's master waits for the allow or the buffer
+    uint32_t writers_waiting;  // bit s: sender cluster s's master waits for the allow or a buffer
+    ChunkCtl chunks[portal_depth];
 };
 static_assert(TS_MAX_CLUSTERS <= 32, "writers_waiting has one bit per cluster");
+constexpr size_t portal_header_bytes = (sizeof(PortalCtl) + 63) / 64 * 64;  // data on its own cache lines
 
 struct SlotCtl {
     uint32_t full;
@@ -52,7 +68,8 @@ size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 size_t slot_bytes() { return header_bytes + mailbox_size(); }
 size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
-size_t portal_bytes() { return align_up(header_bytes + portal_chunk(), 64); }
+size_t chunk_stride() { return align_up(portal_chunk(), 64); }
+size_t portal_bytes() { return portal_header_bytes + portal_depth * chunk_stride(); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
 size_t doorbell_bytes() { return align_up(TS_PORTS * sizeof(uint32_t), 64); }
 
@@ -93,8 +110,8 @@ char *slot_data(int receiver, int hw, int sender) {
 PortalCtl *portal(int receiver, int hw) {
     return reinterpret_cast<PortalCtl *>(block(receiver) + mailboxes_bytes() + hw * portal_bytes());
 }
-char *portal_data(int receiver, int hw) {
-    return reinterpret_cast<char *>(portal(receiver, hw)) + header_bytes;
+char *chunk_data(PortalCtl *p, uint32_t index) {
+    return reinterpret_cast<char *>(p) + portal_header_bytes + (index % portal_depth) * chunk_stride();
 }
 uint32_t *sync_counter(int receiver, int port, int sender) {
     auto *base = reinterpret_cast<uint32_t *>(block(receiver) + mailboxes_bytes() + portals_bytes());
@@ -169,10 +186,12 @@ void mailbox_release(int hw, int src) {
 void set_doorbell(int port, bool rings) { store_sc(doorbell_quiet(cluster_id(), port), rings ? 0 : 1); }
 bool doorbell_rings(int port) { return load_sc(doorbell_quiet(cluster_id(), port)) == 0; }
 
-void portal_allow(int hw, int src, uint32_t tag) {
+void portal_allow(int hw, int src, uint32_t tag, uint32_t bytes) {
     PortalCtl *p = portal(cluster_id(), hw);
     p->tag = tag;
-    __atomic_fetch_add(&p->epoch, 1u, __ATOMIC_ACQ_REL);
+    p->wanted = bytes;
+    const uint32_t epoch = __atomic_add_fetch(&p->epoch, 1u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&p->accepted, static_cast<uint64_t>(epoch) << 32, __ATOMIC_SEQ_CST);
     store_sc(&p->allowed, static_cast<uint32_t>(src) + 1);
     tell_writer(p, src);
 }
@@ -185,22 +204,29 @@ void portal_close(int hw) {
 
 size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
     PortalCtl *p = portal(cluster_id(), hw);
+    const uint32_t index = p->next_read;
+    ChunkCtl *c = &p->chunks[index % portal_depth];
     int src;
     for (;;) {
-        if (load(&p->full) != chunk_full) {
+        if (load(&c->full) != chunk_full) {
             if (!asks_to_be_told()) return 0;
             store_sc(&p->reader_waits, 1);
-            if (load_sc(&p->full) != chunk_full) return 0;  // portal_write_chunk will tell us
+            if (load_sc(&c->full) != chunk_full) return 0;  // portal_write_chunk will tell us
         }
         src = static_cast<int>(p->allowed) - 1;
-        if (load(&p->chunk_epoch) == load(&p->epoch)) break;
-        store_sc(&p->full, chunk_free);  // left over from a closed transfer: dropped
+        if (load(&c->epoch) == load(&p->epoch)) break;
+        // Left over from a closed transfer: dropped; its successor may be
+        // this transfer's first chunk.
+        store_sc(&c->full, chunk_free);
+        store(&p->next_read, p->next_read + 1);
         tell_writer(p, src);
+        c = &p->chunks[p->next_read % portal_depth];
     }
-    const size_t n = p->length < remaining ? p->length : remaining;
-    memcpy(buf, portal_data(cluster_id(), hw), n);
+    const size_t n = c->length < remaining ? c->length : remaining;
+    memcpy(buf, chunk_data(p, p->next_read), n);
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
-    store_sc(&p->full, chunk_free);
+    store(&p->next_read, p->next_read + 1);
+    store_sc(&c->full, chunk_free);
     tell_writer(p, src);
     return n;
 }
@@ -211,10 +237,24 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
     // transfer clears `allowed` before it frees the buffer, so an allow
     // seen after the claim belongs to a live transfer.
     const uint32_t me = 1u << cluster_id();
-    auto claim = [p] {
-        uint32_t expected = chunk_free;
-        return __atomic_compare_exchange_n(&p->full, &expected, chunk_writing, false, __ATOMIC_SEQ_CST,
-                                           __ATOMIC_SEQ_CST);
+    // The next buffer: read the index, claim its buffer, and check that the
+    // index did not move meanwhile (the allowed sender's chunk went in), or
+    // we would hold a buffer that is not the next one: then again.
+    uint32_t index = 0;
+    ChunkCtl *c = nullptr;
+    auto claim = [&] {
+        for (;;) {
+            index = load_sc(&p->next_write);
+            c = &p->chunks[index % portal_depth];
+            uint32_t expected = chunk_free;
+            const bool held = __atomic_compare_exchange_n(&c->full, &expected, chunk_writing, false,
+                                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            if (load_sc(&p->next_write) == index) return held;
+            if (held) {
+                store_sc(&c->full, chunk_free);
+                tell_writer(p, static_cast<int>(load_sc(&p->allowed)) - 1);  // it may have found it held
+            }
+        }
     };
     if (!claim()) {
         if (!asks_to_be_told()) return false;
@@ -224,12 +264,20 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
     // The epoch read before the allow must still be current after it: an
     // allow that lands between the two reads (portal_allow bumps the epoch,
     // then stores the allow) would otherwise pass the check with the old
-    // epoch, and the receiver would drop the chunk as stale.
+    // epoch, and the receiver would drop the chunk as stale. The chunk's
+    // bytes are then booked under that epoch, up to what the reader takes:
+    // once it has all it wants, the sender's next bytes wait for the next
+    // allow (the ring may still hold this transfer's last chunks, unread).
     uint32_t epoch = 0;
     auto allowed = [&] {
         epoch = load_sc(&p->epoch);
-        return load_sc(&p->allowed) == static_cast<uint32_t>(cluster_id()) + 1 && p->tag == tag &&
-               load_sc(&p->epoch) == epoch;
+        if (load_sc(&p->allowed) != static_cast<uint32_t>(cluster_id()) + 1 || p->tag != tag ||
+            load_sc(&p->epoch) != epoch)
+            return false;
+        uint64_t booked = __atomic_load_n(&p->accepted, __ATOMIC_SEQ_CST);
+        if (booked >> 32 != epoch || static_cast<uint32_t>(booked) >= p->wanted) return false;
+        return __atomic_compare_exchange_n(&p->accepted, &booked, booked + n, false, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST);
     };
     bool ok = allowed();
     if (!ok && asks_to_be_told()) {
@@ -241,16 +289,17 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
         ok = allowed();
     }
     if (!ok) {
-        store_sc(&p->full, chunk_free);
+        store_sc(&c->full, chunk_free);
         // The allowed sender may have found the buffer claimed by this
         // attempt, and waits to be told before it tries again.
         tell_writer(p, static_cast<int>(load_sc(&p->allowed)) - 1);
         return false;
     }
-    memcpy(portal_data(dst, hw), data, n);
-    p->length = static_cast<uint32_t>(n);
-    store(&p->chunk_epoch, epoch);
-    store_sc(&p->full, chunk_full);
+    memcpy(chunk_data(p, index), data, n);
+    c->length = static_cast<uint32_t>(n);
+    store(&c->epoch, epoch);
+    store(&p->next_write, index + 1);
+    store_sc(&c->full, chunk_full);
     if (__atomic_exchange_n(&p->reader_waits, 0u, __ATOMIC_SEQ_CST)) notify_core(dst, 0);
     return true;
 }

@@ -193,9 +193,11 @@ void mailbox_release(int hw, int src);
 void set_doorbell(int port, bool rings);
 bool doorbell_rings(int port);
 
-/// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`
-/// (until the transfer's last chunk).
-void portal_allow(int hw, int src, uint32_t tag);
+/// Receiver: our portal `hw` accepts chunks from cluster src tagged `tag`,
+/// `bytes` in all (the transfer's last chunk may carry more: they are
+/// dropped). A sender writes ahead of the reader up to the depth of the
+/// portal's ring of chunk buffers.
+void portal_allow(int hw, int src, uint32_t tag, uint32_t bytes);
 /// Receiver: ends the transfer on portal `hw` before its last chunk (the
 /// reader gave up): the sender is no longer allowed, and a chunk it wrote
 /// for this transfer is dropped.
@@ -207,7 +209,9 @@ void portal_close(int hw);
 /// Returns bytes taken, 0 if no chunk yet.
 size_t portal_read_chunk(int hw, void *buf, size_t remaining);
 /// Sender: writes one chunk (n <= portal_chunk()) into portal `hw` of dst;
-/// false until dst allows (our cluster, tag) and its chunk buffer is free.
+/// false until dst allows (our cluster, tag), still wants bytes under that
+/// allow, and its next chunk buffer is free. The write is done once the
+/// chunk is in dst's portal; the reader takes it from there.
 bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n);
 
 /// Adds one signal from this cluster to dst's sync `port`.
