@@ -17,9 +17,12 @@
 // Eager (standard sends up to the threshold): an EAGER message carries the
 // envelope and the first bytes; EAGER_MORE messages from the same sender
 // follow at once with the rest (a sender's mailbox messages arrive in
-// order). The send completes when the last one is written. A receiver
-// returns CREDIT to the sender once it consumed half of the eager messages
-// a sender may have outstanding (kEagerCredits).
+// order). The send completes when the last one is written. Every header a
+// rank writes to a peer gives back the credits of the peer's eager
+// messages it consumed since it last wrote to it (`credit`); a receiver
+// that has written nothing to a sender by the time it consumed half of the
+// eager messages a sender may have outstanding (kEagerCredits) sends them
+// in a CREDIT of its own. A ping-pong thus needs no CREDIT message.
 //
 // KICK wakes a rank of the same cluster that sleeps on its mailbox (the
 // local path signals through shared memory otherwise).
@@ -30,14 +33,14 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t kControlVersion = 3;
+inline constexpr uint8_t kControlVersion = 4;
 
 enum class ControlKind : uint8_t {
     rts = 1,         ///< request to send: an envelope and the bytes offered
     cts = 2,         ///< clear to send: the bytes the receiver accepts
     eager = 3,       ///< an envelope, the size and the first bytes of data
     eager_more = 4,  ///< the next bytes of the sender's current eager message
-    credit = 5,      ///< `bytes` eager messages of the receiver's were consumed
+    credit = 5,      ///< only gives back credits (`credit`)
     kick = 6,        ///< wake up (nothing else)
 };
 
@@ -45,16 +48,16 @@ enum class ControlKind : uint8_t {
 /// aligned, in the byte order of the machine (every cluster runs the same
 /// ISA).
 struct ControlMsg {
-    uint8_t kind;     ///< ControlKind
-    uint8_t version;  ///< kControlVersion
-    uint16_t reserved0;
+    uint8_t kind;      ///< ControlKind
+    uint8_t version;   ///< kControlVersion
+    uint16_t credit;   ///< eager messages of the reader's the writer consumed and gives back
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
     int32_t tag;       ///< RTS, EAGER: message tag; else 0
     uint32_t seq;      ///< RTS, CTS: the sender's id of the send
     int16_t cluster;   ///< writer's cluster id (reply address)
     int16_t port;      ///< writer's mailbox and portal port (reply address)
-    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; CREDIT: count
+    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; else 0
 };
 static_assert(sizeof(ControlMsg) == 32, "the control message layout is part of the protocol");
 static_assert(alignof(ControlMsg) == 8);

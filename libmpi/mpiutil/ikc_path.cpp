@@ -76,24 +76,33 @@ ControlMsg control(ControlKind k, uint32_t seq) {
     return make_control(k, s.rank, s.cluster, s.port, seq);
 }
 
+// A header for rank `to`, giving back the credits of its eager messages I
+// consumed since I last wrote to it.
+ControlMsg control_to(int to, ControlKind k, uint32_t seq) {
+    RankState &s = self();
+    ControlMsg m = control(k, seq);
+    m.credit = s.consumed[to];
+    s.consumed[to] = 0;
+    return m;
+}
+
 int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
-    ControlMsg m = control(k, r.peer_seq);
+    ControlMsg m = control_to(r.status.source, k, r.peer_seq);
     m.bytes = bytes;
     return post_control(r.reply, &m, sizeof m);
 }
 
-// I consumed an eager message of `source`: return the credits in batches.
+// I consumed an eager message of `source`: the credit goes back with my
+// next message to it, or in a CREDIT once half of them are consumed.
 int consume_eager(int source) {
     RankState &s = self();
     if (s.quiet || ++s.consumed[source] < kEagerCredits / 2) return MPI_SUCCESS;
-    const uint8_t n = s.consumed[source];
-    s.consumed[source] = 0;
     if (source == s.rank) {
-        s.credits_used[source] -= n;
+        s.credits_used[source] -= s.consumed[source];
+        s.consumed[source] = 0;
         return MPI_SUCCESS;
     }
-    ControlMsg m = control(ControlKind::credit, 0);
-    m.bytes = n;
+    const ControlMsg m = control_to(source, ControlKind::credit, 0);
     return post_control(s.address[source], &m, sizeof m);
 }
 
@@ -111,7 +120,7 @@ int finish_eager(Request &r, Unexpected *u) {
 int send_eager(Request &r, const Address &to) {
     RankState &s = self();
     alignas(8) char msg[kMailboxMax];
-    ControlMsg head = control(ControlKind::eager, 0);
+    ControlMsg head = control_to(r.peer, ControlKind::eager, 0);
     head.context = r.context;
     head.tag = r.tag;
     head.bytes = r.size;
@@ -137,7 +146,7 @@ int send_rts(Request &r, const Address &to) {
     r.protocol = Protocol::rendezvous;
     r.reply = to;
     r.phase = Phase::await_cts;
-    ControlMsg rts = control(ControlKind::rts, request_token(r));
+    ControlMsg rts = control_to(r.peer, ControlKind::rts, request_token(r));
     rts.context = r.context;
     rts.tag = r.tag;
     rts.bytes = r.size;
@@ -288,10 +297,11 @@ int handle(const char *msg, long n) {
     // The writer's reply address saves a name resolution (credits go back
     // to ranks I never sent to).
     if (s.address[m.source].cluster < 0) s.address[m.source] = Address{m.cluster, m.port};
+    s.credits_used[m.source] -= static_cast<uint8_t>(m.credit);
     switch (kind) {
     case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
     case ControlKind::rts: return on_rts(m);
-    case ControlKind::credit: s.credits_used[m.source] -= static_cast<uint8_t>(m.bytes); return MPI_SUCCESS;
+    case ControlKind::credit: return MPI_SUCCESS;
     case ControlKind::kick: return MPI_SUCCESS;
     default: break;
     }
