@@ -303,8 +303,9 @@ def machine():
                             stdout=subprocess.PIPE, text=True).stdout.strip() or "?"
     return (f"Measured {datetime.date.today().isoformat()} on {platform.node()}: {cpu}, "
             f"{os.cpu_count()} cores, {platform.system()} {platform.release()}; Tessera {commit}, "
-            "QEMU TCG (riscv64 `virt`), default profile; the native comparison on the linux64 "
-            "target, default profile.")
+            "QEMU TCG (riscv64 `virt`, one host thread for every hart: thread=single), default "
+            "profile, LWMPI wait policy `block` (mpirun's default there); the native comparison "
+            "on the linux64 target, default profile, wait policy `adaptive` (its default).")
 
 
 def main():
