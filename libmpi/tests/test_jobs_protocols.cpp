@@ -348,17 +348,21 @@ TEST_CASE("a rendezvous costs the receiver one reply: the clear to send, and no 
     for (const Placement &p : kPlacements) {
         if (!over_ikc(p)) continue;
         INFO(p.name);
-        const JobResult r = run_job(config(2, p), [](int rank) {
+        Signal sent;  // rank 1's MPI_Finalize (its messages) waits for rank 0's count
+        const JobResult r = run_job(config(2, p), [&sent](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             constexpr int n = 4096;  // above the default eager threshold
             auto buf = rank == 0 ? message(7, n) : receive_buffer(n);
             if (rank == 0) {
                 const int before = fake::arrivals(0);
                 EXPECT_OK(MPI_Send(buf.data(), n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
-                EXPECT(fake::arrivals(0) - before == 1);
+                const int arrived = fake::arrivals(0) - before;
+                sent.raise();
+                EXPECT(arrived == 1);
             } else {
                 EXPECT_OK(MPI_Recv(buf.data(), n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 EXPECT(is_message(buf.data(), 7, n));
+                sent.await();
             }
             EXPECT_OK(MPI_Finalize());
             return 0;
