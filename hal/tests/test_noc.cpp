@@ -130,6 +130,22 @@ void leave_stale_chunk(int hw, const std::vector<unsigned char> &data) {
     notes();
 }
 
+// Reads one transfer of `size` bytes from our portal `hw`, spinning on
+// each chunk (10 s at most): the bytes, or fewer when a chunk never came.
+std::vector<unsigned char> read_transfer(int hw, size_t size) {
+    std::vector<unsigned char> buf(size, 0);
+    size_t done = 0;
+    while (done < size) {
+        size_t n = 0;
+        if (!spin_until([&] { return (n = noc::portal_read_chunk(hw, buf.data() + done, size - done)) != 0; },
+                        10))
+            break;
+        done += n;
+    }
+    buf.resize(done);
+    return buf;
+}
+
 }  // namespace
 
 // ---- layout ----------------------------------------------------------------------
@@ -1515,16 +1531,7 @@ TEST_CASE("noc: a sender retrying while the receiver allows loses no chunk", "[n
         if (close_first) noc::portal_close(0);
         noc::portal_allow(0, 3, 5,
                           static_cast<uint32_t>(size));  // the sender is already retrying its first chunk
-        std::vector<unsigned char> buf(size, 0);
-        size_t done = 0;
-        while (done < size) {
-            size_t n = 0;
-            if (!spin_until(
-                    [&] { return (n = noc::portal_read_chunk(0, buf.data() + done, size - done)) != 0; }, 10))
-                break;
-            done += n;
-        }
-        if (done < size || buf != bytes(size, static_cast<unsigned>(t))) break;
+        if (read_transfer(0, size) != bytes(size, static_cast<unsigned>(t))) break;
     }
     stop = true;
     sender.join();
@@ -1561,16 +1568,7 @@ TEST_CASE("noc: two senders taking turns on a portal lose no chunk", "[noc][thre
         const int s = 2 + t % 2;
         noc::portal_allow(0, s, 5,
                           static_cast<uint32_t>(size));  // the sender is already retrying its first chunk
-        std::vector<unsigned char> buf(size, 0);
-        size_t done = 0;
-        while (done < size) {
-            size_t n = 0;
-            if (!spin_until(
-                    [&] { return (n = noc::portal_read_chunk(0, buf.data() + done, size - done)) != 0; }, 10))
-                break;
-            done += n;
-        }
-        if (done < size || buf != bytes(size, seed(s, t / 2))) break;
+        if (read_transfer(0, size) != bytes(size, seed(s, t / 2))) break;
     }
     stop = true;
     a.join();
