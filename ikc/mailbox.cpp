@@ -144,11 +144,28 @@ bool update_doorbells() {
     return started;
 }
 
-long sys_mailbox_read(Call &c) { return sync_call(mailbox_table(), c, Dir::input, read_call); }
+// The core that reads or waits on input mailbox c.a[0] from now on: its
+// doorbell follows that core (update_doorbells), whichever thread of the
+// process created it.
+void note_reader(const Call &c) {
+    Endpoint *e;
+    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0) e->core = caller_core();
+}
+
+long sys_mailbox_read(Call &c) {
+    note_reader(c);
+    return sync_call(mailbox_table(), c, Dir::input, read_call);
+}
 long sys_mailbox_write(Call &c) { return sync_call(mailbox_table(), c, Dir::output, write_call); }
-long sys_mailbox_aread(Call &c) { return async_start(mailbox_table(), c, Dir::input, read_call, nullptr); }
+long sys_mailbox_aread(Call &c) {
+    note_reader(c);
+    return async_start(mailbox_table(), c, Dir::input, read_call, nullptr);
+}
 long sys_mailbox_awrite(Call &c) { return async_start(mailbox_table(), c, Dir::output, write_call, nullptr); }
-long sys_mailbox_wait(Call &c) { return async_wait(mailbox_table(), c); }
+long sys_mailbox_wait(Call &c) {
+    note_reader(c);
+    return async_wait(mailbox_table(), c);
+}
 long sys_mailbox_ioctl(Call &c) {
     Endpoint *e;
     if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0)

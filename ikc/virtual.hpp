@@ -31,7 +31,7 @@ struct Endpoint {
     bool used = false;
     bool input = false;
     Process *owner = nullptr;  ///< nullptr: the kernel's own
-    int core = 0;              ///< inputs: the core whose call created it
+    int core = 0;              ///< inputs: the core that last read or waited on it (at first, its creator's)
     // All-zero defaults keep the tables in .bss; the fields mean something
     // only while `used` (and `allowed`) say so.
     int local_port = 0;

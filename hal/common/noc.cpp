@@ -204,8 +204,7 @@ void portal_close(int hw) {
 
 size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
     PortalCtl *p = portal(cluster_id(), hw);
-    const uint32_t index = p->next_read;
-    ChunkCtl *c = &p->chunks[index % portal_depth];
+    ChunkCtl *c = &p->chunks[p->next_read % portal_depth];
     int src;
     for (;;) {
         if (load(&c->full) != chunk_full) {

@@ -297,6 +297,8 @@ int handle(const char *msg, long n) {
     // The writer's reply address saves a name resolution (credits go back
     // to ranks I never sent to).
     if (s.address[m.source].cluster < 0) s.address[m.source] = Address{m.cluster, m.port};
+    if (m.credit > s.credits_used[m.source])
+        return fail(MPI_ERR_INTERN, "a peer gave back credits it never had");
     s.credits_used[m.source] -= static_cast<uint8_t>(m.credit);
     switch (kind) {
     case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);

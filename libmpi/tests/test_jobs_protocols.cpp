@@ -301,6 +301,41 @@ TEST_CASE("credit returned after the last message does not outlive MPI_Finalize"
     }
 }
 
+TEST_CASE("a ping-pong gives credits back on its replies: no CREDIT message", "[jobs][engine]") {
+    // Each reply carries the credit of the message it answers, so rank 0
+    // gets exactly one message per round trip (a CREDIT of its own after
+    // every kEagerCredits/2 rounds would add more) and never runs out of
+    // credit (an RTS would draw a CTS: more again).
+    constexpr int kRounds = 5 * kEagerCredits;
+    Signal counted;  // rank 1's MPI_Finalize (its messages) waits for rank 0's count
+    const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [&counted](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        const int before = fake::arrivals(0);
+        int v = 0;
+        for (int k = 0; k < kRounds; ++k) {
+            if (rank == 0) {
+                EXPECT_OK(MPI_Send(&k, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+                EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT(v == k);
+            } else {
+                EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+            }
+        }
+        if (rank == 0) {
+            const int arrived = fake::arrivals(0) - before;
+            counted.raise();
+            EXPECT(arrived == kRounds);
+        } else {
+            counted.await();
+        }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
+
 // ---- both paths at once ----------------------------------------------------
 
 TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engine]") {
