@@ -23,7 +23,7 @@ using namespace kernel;
 // The master (core 0): set up memory, bring up the other cores, then run
 // the spawn server.
 extern "C" void kernel_main(int) {
-    master_lock.lock();  // for as long as the master is awake (block_until)
+    master_relock();  // for as long as the master is awake (block_until)
     frames_init();
     if (!kernel_space.init(frame_alloc, nullptr)) panic("cannot build the kernel address space");
     kernel_space.activate();

@@ -2,7 +2,9 @@
 //
 // A user thread traps into the kernel on its own core. A call that only
 // touches that core's state runs there. A call of the IKC data path runs
-// there too, under master_lock, as long as it need not wait. Any other
+// there too, under master_lock, as long as it need not wait: when another
+// core's such call holds the lock, it spins a moment for it (those calls are
+// short); when the master holds it, the call goes to the master. Any other
 // call, and a data-path call that has to wait, is posted in the core's
 // request slot, the master is interrupted, and the core sleeps until the
 // master marks the slot done. The master serves posted slots one at a
@@ -45,6 +47,13 @@ bool timer_armed;                       // master only
 /// The master waits for master_lock: shared calls are posted meanwhile, so
 /// that a cluster of polling ranks cannot keep it from its work.
 bool master_waiting;
+/// The master holds master_lock (it is awake): a shared call need not spin.
+bool master_holds_lock;
+/// Turns a shared call spins for master_lock while another core's holds it
+/// before it goes to the master: enough for a short call on a host that
+/// runs cores in parallel (linux64), little waste where a holder may not
+/// run meanwhile (QEMU's single-threaded TCG).
+constexpr int shared_spins = 256;
 Process *serving;  // master only: the caller of the call being served
 int serving_core;  // master only: its core
 /// counts[core][number]: written only by `core` itself.
@@ -103,6 +112,18 @@ bool serve_one(int core, Slot &s) {
     return true;
 }
 
+// Takes master_lock for a shared call of the calling core: at once, or
+// after a short spin while another core's shared call holds it. False when
+// the master holds it or waits for it: the call is posted instead.
+bool lock_for_shared_call() {
+    for (int spin = 0;; ++spin) {
+        if (__atomic_load_n(&master_waiting, __ATOMIC_ACQUIRE)) return false;
+        if (master_lock.try_lock()) return true;
+        if (spin == shared_spins || __atomic_load_n(&master_holds_lock, __ATOMIC_RELAXED)) return false;
+        hal::spin_hint();
+    }
+}
+
 }  // namespace
 
 long run_as(Process *p, Handler handler, Call &c) {
@@ -129,8 +150,7 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     for (int i = 0; i < 4; ++i)
         c.a[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
-    if (e->where == Where::shared && !__atomic_load_n(&master_waiting, __ATOMIC_ACQUIRE) &&
-        master_lock.try_lock()) {
+    if (e->where == Where::shared && lock_for_shared_call()) {
         const long r = e->handler(c);
         master_lock.unlock();
         // The master may have found the lock taken and gone to sleep.
@@ -180,7 +200,13 @@ void master_relock() {
         if (master_lock.try_lock()) break;
         hal::wait_event();
     }
+    __atomic_store_n(&master_holds_lock, true, __ATOMIC_RELAXED);
     __atomic_store_n(&master_waiting, false, __ATOMIC_RELAXED);
+}
+
+void master_unlock() {
+    __atomic_store_n(&master_holds_lock, false, __ATOMIC_RELAXED);
+    master_lock.unlock();
 }
 
 void serve_again() {

@@ -47,6 +47,8 @@ void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, _
 
 void relax() { sys(SYS_sched_yield); }
 
+void spin_hint() { __builtin_ia32_pause(); }
+
 void wait_event() {
     uint32_t *word = event_word(cluster_id(), core_id());
     timespec rel{}, *timeout = nullptr;
@@ -91,7 +93,7 @@ void Spinlock::lock() {
             if (++spins % 64 == 0)
                 sys(SYS_sched_yield);
             else
-                __builtin_ia32_pause();
+                spin_hint();
         }
     }
 }

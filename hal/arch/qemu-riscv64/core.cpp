@@ -35,6 +35,10 @@ void relax() {
     set_timer(0);
 }
 
+// `pause` is encoded as FENCE W,0; written as a word so that no assembler
+// option is needed.
+void spin_hint() { asm volatile(".4byte 0x0100000f" ::: "memory"); }
+
 void set_timer(uint64_t deadline) {
     if (deadline == 0) {
         HAL_CSR_CLEAR(sie, rv::sie_stie);

@@ -33,6 +33,11 @@ void set_timer(uint64_t deadline);
 /// idles or a 100 ms kick, and starves the hart it waits for); linux64:
 /// gives the host CPU to another runnable thread, if any (sched_yield).
 void relax();
+/// One turn of a short busy-wait, for a core that waits for another core
+/// to end something brief (a kernel call under a lock): tells the processor
+/// it spins. Never sleeps. qemu-riscv64: `pause` (Zihintpause, a FENCE
+/// hint: a fence where the extension is missing); linux64: x86 `pause`.
+void spin_hint();
 
 /// A spinlock (acquire/release ordering).
 class Spinlock {

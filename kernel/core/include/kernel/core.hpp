@@ -186,9 +186,12 @@ long call_on_master(Handler handler, Call c);
 /// The master: serves every posted call once, and again while one makes
 /// progress. Arms the timer for the earliest deadline of a waiting call.
 void serve_calls();
-/// The master takes master_lock back after a sleep, ahead of the cores
-/// that would take it for a shared call: while it waits, they post theirs.
+/// The master takes master_lock (at start-up, and back after a sleep),
+/// ahead of the cores that would take it for a shared call: while it
+/// waits, they post theirs.
 void master_relock();
+/// The master lets go of master_lock (before it sleeps).
+void master_unlock();
 /// Asks the master for another serving pass (state changed that a waiting
 /// call may need); from another core, wakes the master for it.
 void serve_again();
@@ -245,7 +248,7 @@ void block_until(F attempt) {
             continue;
         }
         if (upper_before_sleep()) continue;
-        master_lock.unlock();
+        master_unlock();
         hal::wait_event();
         master_relock();
     }
