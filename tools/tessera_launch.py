@@ -191,9 +191,10 @@ def _kill_and_reap(procs):
         p.wait()
 
 
-def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None):
+def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None):
     """linux64: run one `exe` (tessera_cluster) process per payload file
-    (cluster i gets payloads[i]) over one zero-filled memfd fabric of
+    (cluster i gets payloads[i], and cpus[i] as its CPUS argument, the host
+    CPU of each core, unless it is None) over one zero-filled memfd fabric of
     fabric_size bytes, stream their console through SerialFilter to `out`
     (default stdout), and end the job when the first cluster exits.
 
@@ -234,6 +235,8 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
             parent_side.callback(signal.pthread_sigmask, signal.SIG_SETMASK, mask)
             for i, payload in enumerate(payloads):
                 cmd = [exe, payload, str(fabric), str(status_w), str(launcher)]
+                if cpus and cpus[i]:
+                    cmd.append(cpus[i])
                 if verbose:
                     print(f"mpirun: cluster {i}: {' '.join(cmd)}", file=err)
                 try:

@@ -2,7 +2,7 @@
 """A stand-in for out/linux64/kernel/tessera_cluster, for the launcher's unit
 tests only (tools/tests/test_linux64_launcher.py): it obeys the cluster CLI
 
-    fake_cluster.py PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID
+    fake_cluster.py PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID [CPUS]
 
 and checks what the launcher must give it: a payload holding this cluster's
 manifest, a fabric of the manifest's size shared by every cluster (each
@@ -52,9 +52,9 @@ def manifest(path):
 
 
 def main():
-    if len(sys.argv) != 5:
-        fail("usage: PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID")
-    payload, fabric_fd, status_fd, launcher = sys.argv[1], *map(int, sys.argv[2:])
+    if len(sys.argv) not in (5, 6):
+        fail("usage: PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID [CPUS]")
+    payload, fabric_fd, status_fd, launcher = sys.argv[1], *map(int, sys.argv[2:5])
     # The real cluster also sets PR_SET_PDEATHSIG itself; the fake leaves it
     # to the launcher (it survives exec), so that the tests check mpirun's.
     if os.getppid() != launcher:

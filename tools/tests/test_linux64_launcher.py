@@ -75,6 +75,17 @@ def children(pid):
     return found
 
 
+def allowed_cpus(tid):
+    """The host CPUs thread `tid` may run on."""
+    with open(f"/proc/{tid}/status") as f:
+        spec = next(line for line in f if line.startswith("Cpus_allowed_list:")).split()[1]
+    cpus = set()
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
 def shm_entries():
     """/dev/shm's names, but Open MPI's (a crosscheck may run at the same time)."""
     return {n for n in os.listdir("/dev/shm") if not n.startswith("vader_segment")}
@@ -271,8 +282,10 @@ class FakeClusterTest(LauncherCases, unittest.TestCase):
         self.assertEqual(rc, 3, err)
         for c in range(5):
             self.assertIn(f"[kernel] cluster {c} up\n", out)
+            # The one rank (cluster 1 core 1) is bound to a host CPU (--bind-to's default).
+            cpus = r" -,\d+" if c == 1 else ""
             self.assertRegex(err, rf"mpirun: cluster {c}: \S+tessera_cluster \S+cluster{c}\.payload "
-                                  rf"\d+ \d+ \d+\n")
+                                  rf"\d+ \d+ \d+{cpus}\n")
         m = re.search(r"^mpirun: payloads in (\S+) \(kept\)$", err, re.M)
         self.assertIsNotNone(m, err)
         self.assertEqual(sorted(os.listdir(m[1])), [f"cluster{c}.payload" for c in range(5)])
@@ -366,6 +379,30 @@ class RealClusterTest(LauncherCases, unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_bind_to_core(self):
+        """--bind-to core: the thread of each rank's core runs on its host CPU
+        only (rank r on the r-th usable CPU); the master's thread is free."""
+        cpus = sorted(os.sched_getaffinity(0))
+        job = self.start("--bind-to", "core", *self.HANG_ARGS)
+        pids = job.clusters(self.NCLUSTERS)
+
+        def bindings():
+            """(master's CPUs, core 1's CPUs) of clusters 1 and 2 (scatter:
+            core 1 runs rank 0, then rank 1); a core binds its own thread
+            when it starts, so look until every core has started."""
+            got = []
+            for cluster in (1, 2):
+                tasks = sorted(int(t) for t in os.listdir(f"/proc/{pids[cluster]}/task"))
+                got.append(tuple(allowed_cpus(t) for t in tasks[:2]))
+            return got
+
+        want = [(set(cpus), {cpus[rank % len(cpus)]}) for rank in (0, 1)]
+        end = time.monotonic() + 30
+        while (got := bindings()) != want and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertEqual(got, want)
+        job.stop()
 
     def test_hello(self):
         rc, out, err = self.start("-np", "2", "--map-by", "scatter", "hello").finish(120)

@@ -227,7 +227,8 @@ class ManifestTest(unittest.TestCase):
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
                 mock.patch.object(mpirun.mkimage, "build_payloads", build), \
                 mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
-                mock.patch.object(mpirun, "run_clusters", return_value=(0, False)):
+                mock.patch.object(mpirun, "run_clusters", return_value=(0, False)), \
+                mock.patch.object(mpirun, "cluster_cpus"):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
         return build.call_args.kwargs["flags"], build.call_args.kwargs["mpi_eager_max"]
 
@@ -262,10 +263,10 @@ class ReportBindingsTest(unittest.TestCase):
     """--report-bindings: one line per rank, from the mapping policies."""
     LAYOUT = compute_layout(load_profile("default"))
 
-    def report(self, np, policy):
+    def report(self, np, policy, *more):
         out = io.StringIO()
-        mpirun.report_bindings(self.LAYOUT, mpirun.parse_args(["-np", str(np), "--map-by", policy,
-                                                               "hello"]), out)
+        opts = mpirun.parse_args(["-np", str(np), "--map-by", policy, *more, "hello"])
+        mpirun.report_bindings(self.LAYOUT, opts, mpirun.rank_cpus(opts), out)
         return out.getvalue().splitlines()
 
     def test_compact(self):
@@ -292,6 +293,51 @@ class ReportBindingsTest(unittest.TestCase):
                 lines = self.report(16, policy)
                 slots = {line.split(" (")[0].split("-> ")[1] for line in lines}
                 self.assertEqual(len(slots), 16)
+
+    def test_host_cpus(self):
+        """linux64 --bind-to core: rank r on the r-th usable CPU, round-robin."""
+        cpus = [3, 5]
+        with mock.patch.object(mpirun.os, "sched_getaffinity", return_value=set(cpus)):
+            lines = self.report(3, "compact", "--platform", "linux64", "--bind-to", "core")
+        self.assertEqual([line.rsplit(", ", 1)[1] for line in lines],
+                         ["host CPU 3)", "host CPU 5)", "host CPU 3)"])
+
+
+class BindToTest(unittest.TestCase):
+    """--bind-to: which ranks are bound to which host CPU, and the CPUS
+    argument each cluster process gets."""
+    LAYOUT = compute_layout(load_profile("default"))
+
+    def bound(self, *argv, cpus=(0, 1)):
+        opts = mpirun.parse_args(["--platform", "linux64", *argv, "hello"])
+        with mock.patch.object(mpirun.os, "sched_getaffinity", return_value=set(cpus)):
+            bound = mpirun.rank_cpus(opts)
+        return bound, mpirun.cluster_cpus(self.LAYOUT, opts, bound)
+
+    def test_default_binds_when_ranks_fit_the_cpus(self):
+        self.assertEqual(self.bound("-np", "2"), ({0: 0, 1: 1}, [None, "-,0,1", None, None, None]))
+        self.assertEqual(self.bound("-np", "2", "--map-by", "scatter"),
+                         ({0: 0, 1: 1}, [None, "-,0", "-,1", None, None]))
+
+    def test_default_leaves_oversubscribed_ranks_unbound(self):
+        self.assertEqual(self.bound("-np", "3"), ({}, [None] * 5))
+
+    def test_explicit(self):
+        self.assertEqual(self.bound("-np", "3", "--bind-to", "core")[1],
+                         [None, "-,0,1,0", None, None, None])
+        self.assertEqual(self.bound("-np", "2", "--bind-to", "none"), ({}, [None] * 5))
+
+    def test_qemu_is_never_bound(self):
+        opts = mpirun.parse_args(["-np", "2", "hello"])
+        self.assertEqual(mpirun.rank_cpus(opts), {})
+        with self.assertRaises(mpirun.UsageError) as cm:
+            mpirun.parse_args(["--bind-to", "core", "hello"])
+        self.assertIn("--bind-to core needs --platform linux64", str(cm.exception))
+
+    def test_bad_value(self):
+        with self.assertRaises(mpirun.UsageError) as cm:
+            mpirun.parse_args(["--bind-to", "socket", "hello"])
+        self.assertEqual(str(cm.exception), "--bind-to must be core or none, got 'socket'")
 
     def test_printed_before_boot_on_stderr(self):
         """Through mpirun itself: stderr has the lines, stdout nothing, and

@@ -1,9 +1,12 @@
 // linux64: bring-up of one cluster process. The launcher (tools/mpirun)
 // starts one per cluster as
-//   tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID
+//   tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID [CPUS]
 // PAYLOAD is the cluster's manifest and programs (tools/mkimage.py);
 // FABRIC_FD a memfd holding the NoC fabric, shared by every cluster;
-// STATUS_FD the pipe that poweroff reports on. The cluster's window is a
+// STATUS_FD the pipe that poweroff reports on; CPUS, optional, the host CPU
+// each core's thread is bound to, core 0 first, comma-separated: a CPU
+// number, or '-' for a core that runs wherever Linux puts it (so do the
+// cores the list does not reach). The cluster's window is a
 // memfd of its own, mapped at the window base the manifest gives (and the
 // fabric at the fabric base), so the manifest's addresses hold as on QEMU.
 #include <fcntl.h>
@@ -34,6 +37,27 @@ long number(const char *s) {
         v = v * 10 + (*s - '0');
     }
     return v;
+}
+
+// Reads CPUS into each core's host_cpu; false when it is malformed.
+bool parse_cpus(const char *s) {
+    for (int core = 0; *s; ++core) {
+        if (core >= ncores()) return false;
+        const char *end = s;
+        while (*end && *end != ',')
+            ++end;
+        char entry[8] = {};
+        if (end - s >= static_cast<long>(sizeof entry)) return false;
+        for (long i = 0; i < end - s; ++i)
+            entry[i] = s[i];
+        if (entry[0] != '-' || entry[1]) {
+            const long cpu = number(entry);
+            if (cpu < 0 || cpu >= host::max_host_cpus) return false;
+            host::core_state(core).host_cpu = static_cast<int>(cpu);
+        }
+        s = *end ? end + 1 : end;
+    }
+    return true;
 }
 
 // mmap at exactly `addr`, never over something already there.
@@ -124,9 +148,9 @@ bool start_core(int core, void (*entry)(int)) {
 using namespace hal;
 
 extern "C" [[noreturn]] void hal_linux_start(long argc, char **argv) {
-    if (argc != 5)
+    if (argc != 5 && argc != 6)
         host::fail(
-            "usage: tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID "
+            "usage: tessera_cluster PAYLOAD FABRIC_FD STATUS_FD LAUNCHER_PID [CPUS] "
             "(started by tools/mpirun --platform linux64)");
     const long fabric = number(argv[2]), status = number(argv[3]), launcher = number(argv[4]);
     if (fabric < 0 || status < 0 || launcher <= 0)
@@ -142,6 +166,8 @@ extern "C" [[noreturn]] void hal_linux_start(long argc, char **argv) {
     map_at(host::user_area_base, host::user_area_end - host::user_area_base, PROT_NONE,
            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, "cannot reserve the user area");
     host::cores_init();
+    if (argc == 6 && !parse_cpus(argv[5]))
+        host::fail("CPUS is a comma-separated list of host CPU numbers or '-', at most one per core");
     host::trap_init();
     host::become_core(0);
     kernel_main(0);

@@ -32,6 +32,7 @@ void cores_init() {
         c.id = core;
         c.self_ptr = &c;
         c.kernel_sp = reinterpret_cast<uint64_t>(kernel_stacks[core] + kernel_stack_size);
+        c.host_cpu = -1;
     }
 }
 
@@ -52,6 +53,12 @@ void become_core(int core) {
     if (sys(SYS_arch_prctl, ARCH_SET_GS, reinterpret_cast<long>(&c)) != 0) fail("cannot set %gs");
     use_signal_stack(c, 0);
     __atomic_store_n(&c.tid, static_cast<int>(sys(SYS_gettid)), __ATOMIC_RELEASE);
+    if (c.host_cpu >= 0) {
+        // Best effort: a CPU the launcher may not use leaves the core unbound.
+        uint64_t mask[max_host_cpus / 64] = {};
+        mask[c.host_cpu / 64] = 1ull << (c.host_cpu % 64);
+        sys(SYS_sched_setaffinity, 0, sizeof mask, reinterpret_cast<long>(mask));
+    }
 }
 
 void next_signal_stack() {

@@ -37,7 +37,11 @@ struct CoreState {
     int tid;              ///< its thread's Linux id (0 until it runs)
     int signal_stack;     ///< which of its two signal stacks is in use
     uint64_t deadline;    ///< the armed timer (time() units), 0: none
+    int host_cpu;         ///< the host CPU its thread is bound to, -1: none
 };
+
+/// Host CPUs a core can be bound to (CPU numbers 0..max_host_cpus-1).
+constexpr int max_host_cpus = 1024;
 
 static_assert(offsetof(CoreState, event) == 32, "entry.S reads the event word at %gs:32");
 
@@ -53,7 +57,8 @@ constexpr uintptr_t user_area_end = 0x80000000;
 CoreState &self();
 /// Sets up every core's state (ids, kernel stacks), before any runs.
 void cores_init();
-/// Makes the calling thread core `core`: %gs, its thread id, its signal stack.
+/// Makes the calling thread core `core`: %gs, its thread id, its signal
+/// stack, and its host CPU if it has one (host_cpu).
 void become_core(int core);
 /// The state of core `core` of this cluster.
 CoreState &core_state(int core);
