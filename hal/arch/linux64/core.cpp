@@ -45,7 +45,15 @@ uint64_t timebase() { return 1000000000ull; }
 
 void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, __ATOMIC_SEQ_CST); }
 
-void relax() { sys(SYS_sched_yield); }
+// A yield is a system call, and a core bound to a host CPU of its own has
+// nobody to give it to: only every relaxes_per_yield-th call yields.
+void relax() {
+    constexpr uint32_t relaxes_per_yield = 8;
+    if (++host::self().relaxes % relaxes_per_yield == 0)
+        sys(SYS_sched_yield);
+    else
+        spin_hint();
+}
 
 void spin_hint() { __builtin_ia32_pause(); }
 

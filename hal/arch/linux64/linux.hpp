@@ -38,6 +38,7 @@ struct CoreState {
     int signal_stack;     ///< which of its two signal stacks is in use
     uint64_t deadline;    ///< the armed timer (time() units), 0: none
     int host_cpu;         ///< the host CPU its thread is bound to, -1: none
+    uint32_t relaxes;     ///< relax() calls (every few yield)
 };
 
 /// Host CPUs a core can be bound to (CPU numbers 0..max_host_cpus-1).

@@ -31,7 +31,9 @@ void set_timer(uint64_t deadline);
 /// nothing. qemu-riscv64: sleeps until an event or about 20 us (with
 /// single-threaded TCG a hart that polls keeps the host thread until it
 /// idles or a 100 ms kick, and starves the hart it waits for); linux64:
-/// gives the host CPU to another runnable thread, if any (sched_yield).
+/// gives the host CPU to another runnable thread, if any (sched_yield), on
+/// every 8th call (a yield is a system call), and only pauses (spin_hint)
+/// on the others.
 void relax();
 /// One turn of a short busy-wait, for a core that waits for another core
 /// to end something brief (a kernel call under a lock): tells the processor
