@@ -38,17 +38,28 @@ int alloc_request(bool is_send, int *out) {
 
 bool accepts(const Request &r, const Envelope &e) { return matches(Pattern{r.peer, r.tag, r.context}, e); }
 
-// Receive `r` takes message `u`.
-int accept(Request &r, Unexpected *u) {
-    r.status.source = u->env.source;
-    r.status.tag = u->env.tag;
-    r.status.offered = u->bytes;
-    r.status.bytes = u->bytes < r.size ? u->bytes : r.size;
+// Receive `r` gets a message with envelope `e` and `bytes` bytes: its
+// status (a message longer than the buffer is cut: MPI_ERR_TRUNCATE).
+void set_status(Request &r, const Envelope &e, uint64_t bytes) {
+    r.status.source = e.source;
+    r.status.tag = e.tag;
+    r.status.offered = bytes;
+    r.status.bytes = bytes < r.size ? bytes : r.size;
+}
+
+// Receive `r`, its status set, takes message `u`.
+int deliver(Request &r, Unexpected *u) {
     if (u->protocol == Protocol::local) {
         local_accept(r, u);
         return MPI_SUCCESS;
     }
     return ikc_accept(r, u);
+}
+
+// Receive `r` takes message `u`.
+int accept(Request &r, Unexpected *u) {
+    set_status(r, u->env, u->bytes);
+    return deliver(r, u);
 }
 
 }  // namespace
@@ -78,27 +89,65 @@ int queue_pop(RequestQueue &q) {
 }
 
 Unexpected *new_unexpected(uint64_t data) {
-    auto *u = static_cast<Unexpected *>(malloc(sizeof(Unexpected) + data));
-    if (u) memset(u, 0, sizeof *u);
+    RankState &s = self();
+    Unexpected *u = data == 0 ? s.spare_nodes.take(sizeof(Unexpected), &s.allocations)
+                              : static_cast<Unexpected *>(malloc(sizeof(Unexpected) + data));
+    if (!u) return nullptr;
+    if (data) ++s.allocations;
+    memset(u, 0, sizeof *u);
+    u->spare = data == 0;
     return u;
 }
 
-int arrive(Unexpected *u) {
+void free_unexpected(Unexpected *u) {
+    if (u->spare)
+        self().spare_nodes.give(u);
+    else
+        free(u);
+}
+
+void drop_unexpected() {
     RankState &s = self();
-    // The oldest posted receive that accepts it.
+    while (Unexpected *u = s.unexpected) {
+        s.unexpected = u->next;
+        free(u);
+    }
+    s.unexpected_tail = &s.unexpected;
+    s.spare_nodes.drop();
+}
+
+uint64_t heap_allocations() { return self().allocations; }
+
+int take_posted(const Envelope &env, uint64_t bytes) {
+    RankState &s = self();
     for (int *link = &s.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
         const int i = *link;
         Request &r = request(i);
-        if (!accepts(r, u->env)) continue;
+        if (!accepts(r, env)) continue;
         *link = r.next;
         if (s.posted.tail == i) s.posted.tail = prev;
-        if (int e = accept(r, u)) complete(r, e);
+        set_status(r, env, bytes);
         return i;
     }
+    return -1;
+}
+
+void add_unexpected(Unexpected *u) {
+    RankState &s = self();
     u->next = nullptr;
     *s.unexpected_tail = u;
     s.unexpected_tail = &u->next;
-    return -1;
+}
+
+int arrive(Unexpected *u) {
+    const int i = take_posted(u->env, u->bytes);
+    if (i < 0) {
+        add_unexpected(u);
+        return -1;
+    }
+    Request &r = request(i);
+    if (int e = deliver(r, u)) complete(r, e);
+    return i;
 }
 
 int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, const void *buf,
@@ -166,6 +215,9 @@ bool keep_polling(RankState &s) {
     case WaitPolicy::block: return false;
     case WaitPolicy::adaptive: break;
     }
+    // The clock is a system call on linux64: read it every few polls (a
+    // poll takes far less than kAdaptivePollNs / kPollsPerClock).
+    if (s.polls++ % kPollsPerClock) return true;
     const double now = wtime();
     if (s.polling_since == 0) {
         s.polling_since = now;
@@ -184,6 +236,7 @@ void idle() {
     if (s.progressed) {
         s.progressed = false;
         s.polling_since = 0;
+        s.polls = 0;
         return;
     }
     if (keep_polling(s)) {
@@ -191,6 +244,7 @@ void idle() {
         return;
     }
     s.polling_since = 0;
+    s.polls = 0;
     // The mailbox wait suffices unless an operation whose end sends no
     // message runs, or after quiesce(), when nothing may be kicked through
     // the mailbox any more: then wait for any event of mine.

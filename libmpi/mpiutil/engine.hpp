@@ -19,12 +19,25 @@ void queue_push(RequestQueue &q, int i);
 /// Removes and returns the head, or -1.
 int queue_pop(RequestQueue &q);
 
-/// A message has arrived (its envelope, size and protocol in *u, a heap
-/// node): the oldest posted receive that matches takes it, else it joins
-/// the unexpected messages. Returns the receive's index or -1.
+/// The oldest posted receive that accepts a message with envelope `env`
+/// and `bytes` bytes (MPI 3.1 section 3.5), taken off the posted queue
+/// with its status set (source, tag, bytes it gets); -1 if none. The
+/// protocol that calls it delivers the message to it.
+int take_posted(const Envelope &env, uint64_t bytes);
+/// A message has arrived (its envelope, size and protocol in *u, a node
+/// of new_unexpected()): the oldest posted receive that matches takes it,
+/// else it joins the unexpected messages. Returns the receive's index or -1.
 int arrive(Unexpected *u);
-/// A heap node for an arriving message with room for `data` bytes.
+/// Appends *u to the unexpected messages (no posted receive takes it).
+void add_unexpected(Unexpected *u);
+/// A zeroed node for an arriving message with room for `data` bytes: a
+/// node without data comes from the rank's spare ones when it has some,
+/// so that steady traffic allocates nothing. nullptr when out of memory.
 Unexpected *new_unexpected(uint64_t data);
+/// Gives back a node of new_unexpected().
+void free_unexpected(Unexpected *u);
+/// Frees every unexpected message and spare node (finalize()).
+void drop_unexpected();
 
 // ---- ikc_path.cpp ----
 
@@ -79,6 +92,8 @@ inline constexpr uint32_t kFinalMark = 0xffffffff;
 int local_send(Request &r);
 /// Receive `r` takes local message `u`; frees `u`.
 void local_accept(Request &r, Unexpected *u);
+/// Frees my spare local message blocks (finalize()).
+void local_finalize();
 /// Takes arrived local messages and completes copied sends; *did as above.
 int local_progress(bool *did);
 /// Before sleeping on the mailbox (ikc_wait()), or on any of my events

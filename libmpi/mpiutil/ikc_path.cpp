@@ -110,7 +110,7 @@ int consume_eager(int source) {
 int finish_eager(Request &r, Unexpected *u) {
     memcpy(r.rbuf, u->data, r.status.bytes);
     const int source = u->env.source;
-    free(u);
+    free_unexpected(u);
     complete(r, MPI_SUCCESS);
     return consume_eager(source);
 }
@@ -260,16 +260,30 @@ int on_fragment(int source, const char *data, uint64_t n) {
 int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     RankState &s = self();
     if (s.assembly[m.source].total) return fail(MPI_ERR_INTERN, "eager message inside another");
+    const Envelope env{m.source, m.tag, m.context};
+    // A posted receive takes it: one copy, from the mailbox message
+    // straight into its buffer (and so do the fragments still due).
+    if (const int i = take_posted(env, m.bytes); i >= 0) {
+        Request &r = request(i);
+        r.protocol = Protocol::eager;
+        memcpy(r.rbuf, data, n < r.status.bytes ? n : r.status.bytes);
+        if (n < m.bytes) {
+            s.assembly[m.source] = Assembly{i, nullptr, n, m.bytes};
+            return MPI_SUCCESS;
+        }
+        complete(r, MPI_SUCCESS);
+        return consume_eager(m.source);
+    }
     Unexpected *u = new_unexpected(m.bytes);
     if (!u) return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
-    u->env = Envelope{m.source, m.tag, m.context};
+    u->env = env;
     u->protocol = Protocol::eager;
     u->bytes = m.bytes;
     memcpy(u->data, data, n);
     u->filled = n;
     // Fragments still due go where the message is now (see ikc_accept).
     if (n < m.bytes) s.assembly[m.source] = Assembly{-1, u, n, m.bytes};
-    arrive(u);
+    add_unexpected(u);
     return MPI_SUCCESS;
 }
 
@@ -334,7 +348,7 @@ int flush() {
 
 int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
-    auto *m = static_cast<OutMessage *>(malloc(sizeof(OutMessage)));
+    OutMessage *m = s.spare_out.take(sizeof(OutMessage), &s.allocations);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
     m->next = nullptr;
     m->to = to;
@@ -362,7 +376,7 @@ int write_out() {
             if (!s.out_head) s.out_tail = &s.out_head;
             const size_t size = done->size;
             Request *r = done->completes >= 0 ? request_of(static_cast<uint32_t>(done->completes)) : nullptr;
-            free(done);
+            s.spare_out.give(done);
             if (w != static_cast<long>(size))
                 return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
             if (r) {
@@ -401,12 +415,12 @@ int ikc_accept(Request &r, Unexpected *u) {
         memcpy(r.rbuf, u->data, u->filled < r.status.bytes ? u->filled : r.status.bytes);
         a.req = request_index(r);
         a.node = nullptr;
-        free(u);
+        free_unexpected(u);
         return MPI_SUCCESS;
     }
     r.reply = u->reply;
     r.peer_seq = u->seq;
-    free(u);
+    free_unexpected(u);
     if (r.status.bytes == 0) {
         complete(r, MPI_SUCCESS);
         return post_reply(r, ControlKind::cts, 0);

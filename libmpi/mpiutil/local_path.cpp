@@ -5,7 +5,10 @@
 //
 // A message up to the eager threshold (standard mode) is copied into the
 // published block and the send completes at once; the sender's bytes
-// waiting this way are bounded (kLocalEagerBudget). A larger or
+// waiting this way are bounded (kLocalEagerBudget). Blocks with room for
+// kLocalBlockData bytes are reused: the receiver gives one back to its
+// sender's stack of returned blocks, where the sender takes them all at
+// once, so that steady traffic allocates nothing. A larger or
 // synchronous one publishes the send buffer itself: the receiver copies
 // straight from it and then marks the block copied, which completes the
 // send. A rank that has nothing to do sleeps on its mailbox or on its
@@ -29,6 +32,7 @@ struct LocalMsg {
     uint64_t bytes;
     int sender;        ///< local index of the sender
     bool inline_data;  ///< data follows in `payload`
+    bool reused;       ///< a block of kLocalBlockData bytes: back to its sender when done
     uint32_t copied;   ///< published buffer: the receiver is done (atomic)
     const void *data;
     char payload[];
@@ -42,6 +46,7 @@ namespace {
 // exist in the freestanding target build.
 struct LocalSlot {
     LocalMsg *inbox;      ///< newest first
+    LocalMsg *returned;   ///< its blocks its receivers are done with (a stack)
     uint32_t sleeping;    ///< how its owner sleeps (Sleep), if it does
     int64_t eager_bytes;  ///< its copied bytes not consumed yet
     int16_t port;         ///< its MPI port (for kicks)
@@ -82,7 +87,9 @@ LocalSlot &slot(int local) { return slots()[local]; }
 // while its kick still waits in my queue.
 void wake(int local, Request *r) {
     LocalSlot &t = slot(local);
-    const uint32_t how = exchange(t.sleeping, static_cast<uint32_t>(kAwake));
+    // A plain load first: the peer's line stays shared while it is awake.
+    const uint32_t how =
+        load(t.sleeping) == kAwake ? kAwake : exchange(t.sleeping, static_cast<uint32_t>(kAwake));
     if (how != kOnMailbox) {
         if (how == kOnEvents) os::ikc_wake(t.core);  // fails only when its thread is gone
         if (r) complete(*r, MPI_SUCCESS);
@@ -101,6 +108,45 @@ void publish(int local, LocalMsg *m, Request *r) {
         m->next = head;
     while (!__atomic_compare_exchange_n(inbox, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
     wake(local, r);
+}
+
+// A block for a local message with `data` bytes inline: a reused one when
+// they fit in kLocalBlockData. nullptr when out of memory.
+LocalMsg *new_block(uint64_t data) {
+    RankState &s = self();
+    const bool reused = data <= kLocalBlockData;
+    LocalMsg *m;
+    if (reused) {
+        if (!s.spare_local.head)
+            s.spare_local.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
+        m = s.spare_local.take(sizeof(LocalMsg) + kLocalBlockData, &s.allocations);
+    } else {
+        m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + data));
+        if (m) ++s.allocations;
+    }
+    if (m) m->reused = reused;
+    return m;
+}
+
+// Block `m` of mine is done with.
+void drop_block(LocalMsg *m) {
+    if (m->reused)
+        self().spare_local.give(m);
+    else
+        free(m);
+}
+
+// The receiver is done with block `m` of another rank: back to its sender.
+void give_back(LocalMsg *m) {
+    if (!m->reused) {
+        free(m);
+        return;
+    }
+    LocalMsg **stack = &slot(m->sender).returned;
+    LocalMsg *head = load(*stack);
+    do
+        m->next = head;
+    while (!__atomic_compare_exchange_n(stack, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
 bool copies_done() {
@@ -134,7 +180,7 @@ int local_send(Request &r) {
     int64_t &budget = slot(s.local).eager_bytes;
     const bool copy = r.mode == SendMode::standard && r.size <= s.limits.eager_max &&
                       load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(kLocalEagerBudget);
-    auto *m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + (copy ? r.size : 0)));
+    LocalMsg *m = new_block(copy ? r.size : 0);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for a local message");
     m->env = Envelope{s.rank, r.tag, r.context};
     m->bytes = r.size;
@@ -155,13 +201,14 @@ int local_send(Request &r) {
     return MPI_SUCCESS;
 }
 
-void local_accept(Request &r, Unexpected *u) {
-    LocalMsg *m = u->local;
-    free(u);
+namespace {
+
+// Receive `r`, its status set, takes local message `m`.
+void take(Request &r, LocalMsg *m) {
     memcpy(r.rbuf, m->data, r.status.bytes);
     if (m->inline_data) {
         add(slot(m->sender).eager_bytes, -static_cast<int64_t>(m->bytes));
-        free(m);
+        give_back(m);
     } else {
         const int sender = m->sender;
         store(m->copied, 1u);  // m is the sender's again
@@ -169,6 +216,21 @@ void local_accept(Request &r, Unexpected *u) {
         return;
     }
     complete(r, MPI_SUCCESS);
+}
+
+}  // namespace
+
+void local_accept(Request &r, Unexpected *u) {
+    LocalMsg *m = u->local;
+    free_unexpected(u);
+    take(r, m);
+}
+
+void local_finalize() {
+    RankState &s = self();
+    s.spare_local.drop();
+    s.spare_local.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
+    s.spare_local.drop();
 }
 
 int local_progress(bool *did) {
@@ -185,14 +247,19 @@ int local_progress(bool *did) {
     }
     for (m = oldest; m; m = oldest) {
         oldest = m->next;
+        *did = true;
+        if (const int i = take_posted(m->env, m->bytes); i >= 0) {
+            request(i).protocol = Protocol::local;
+            take(request(i), m);
+            continue;
+        }
         Unexpected *u = new_unexpected(0);
         if (!u) return fail(MPI_ERR_NO_MEM, "no memory for a local message");
         u->env = m->env;
         u->protocol = Protocol::local;
         u->bytes = m->bytes;
         u->local = m;
-        arrive(u);
-        *did = true;
+        add_unexpected(u);
     }
     // Completed copies of my published sends, after the new messages: one
     // that a receiver sent once it had copied mine must not be seen before
@@ -201,7 +268,7 @@ int local_progress(bool *did) {
     for (int i = 0; s.pending_local > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
-        free(r.local);
+        drop_block(r.local);
         r.local = nullptr;
         --s.pending_local;
         complete(r, MPI_SUCCESS);

@@ -34,6 +34,9 @@ inline constexpr int kEagerCredits = 8;
 /// Bytes of eager data a rank may have waiting, unconsumed, at the other
 /// ranks of its cluster on the local path.
 inline constexpr uint64_t kLocalEagerBudget = 16384;
+/// Inline bytes of a reused local message block (larger eager messages on
+/// the local path get a block of their own).
+inline constexpr uint64_t kLocalBlockData = kDefaultEagerMax;
 
 /// Wildcards of irecv(); equal to MPI_ANY_SOURCE and MPI_ANY_TAG.
 inline constexpr int kAnySource = -1;
@@ -63,6 +66,8 @@ enum class WaitPolicy : uint8_t {
 /// How long an `adaptive` wait polls before it sleeps, ns: a few message
 /// round trips on linux64, where a wake-up costs tens of microseconds.
 inline constexpr unsigned long kAdaptivePollNs = 50'000;
+/// An adaptive wait reads the clock once every this many polls.
+inline constexpr uint32_t kPollsPerClock = 16;
 
 /// Job parameters of LWMPI (from mpirun).
 struct Limits {
@@ -143,6 +148,12 @@ void release(int req);
 /// Whether a message matching (source, tag, context) has arrived, without
 /// receiving it (MPI 3.1 section 3.8.1): its envelope and size in *st.
 bool probe(int source, int tag, uint32_t context, Status *st);
+
+/// Heap blocks the calling rank's message path has taken from malloc since
+/// init() (nodes of arrived messages, local message blocks, mailbox
+/// messages to write): spare ones are reused, so steady traffic into
+/// posted receives takes none.
+uint64_t heap_allocations();
 
 /// Seconds since an arbitrary origin, and the length of one tick.
 double wtime();

@@ -7,6 +7,7 @@
 // receives posted before any send) is served.
 #pragma once
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <new>
@@ -57,6 +58,37 @@ private:
     T *slabs_[MaxEntries / SlabSize];  ///< [0] unused: the first slab is first_
     int grown_;                        ///< entries in slabs_
     int hint_;
+};
+
+/// Heap nodes of one size that one thread reuses, so that steady traffic
+/// allocates nothing: a node given back is kept for the next take. T links
+/// through its `next` field. All-zero memory is an empty list.
+template <class T>
+struct SpareList {
+    T *head;
+
+    /// A spare node, else a new one of `bytes` bytes (counted in
+    /// *allocations); nullptr when out of memory.
+    T *take(size_t bytes, uint64_t *allocations) {
+        if (T *n = head) {
+            head = n->next;
+            return n;
+        }
+        T *n = static_cast<T *>(malloc(bytes));
+        if (n) ++*allocations;
+        return n;
+    }
+    void give(T *n) {
+        n->next = head;
+        head = n;
+    }
+    /// Frees every spare node.
+    void drop() {
+        while (T *n = head) {
+            head = n->next;
+            free(n);
+        }
+    }
 };
 
 }  // namespace lwmpi::util

@@ -134,10 +134,9 @@ int finalize() {
     for (const OutEndpoint &o : s.out_portals)
         if (o.id >= 0) os::portal_close(o.id);
     drop_stash();
-    while (Unexpected *u = s.unexpected) {  // sent but never received
-        s.unexpected = u->next;
-        free(u);
-    }
+    drop_unexpected();  // sent but never received
+    local_finalize();
+    s.spare_out.drop();
     char name[kNameMax];
     rank_name(name, s.rank);
     const int r1 = os::name_unregister(name);

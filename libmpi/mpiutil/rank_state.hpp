@@ -113,6 +113,7 @@ struct Unexpected {
     Unexpected *next;
     Envelope env;
     Protocol protocol;
+    bool spare;       ///< a node without data: back to RankState::spare_nodes when done
     uint64_t bytes;   ///< offered by the sender
     Address reply;    ///< rendezvous: the sender's address
     uint32_t seq;     ///< rendezvous: the sender's id of the send
@@ -169,15 +170,21 @@ struct RankState {
     bool incoming_started;   ///< the head's allow and aread are done
     Unexpected *unexpected;  ///< oldest first
     Unexpected **unexpected_tail;
-    Assembly assembly[kMaxRanks];     ///< per sender
-    uint8_t credits_used[kMaxRanks];  ///< my eager messages unconsumed at each rank
-    uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
+    SpareList<Unexpected> spare_nodes;  ///< nodes without data
+    SpareList<LocalMsg> spare_local;    ///< my local message blocks (local_path.cpp)
+    SpareList<OutMessage> spare_out;    ///< mailbox messages to write
+    uint64_t allocations;               ///< heap blocks the message path took (heap_allocations())
+    Assembly assembly[kMaxRanks];       ///< per sender
+    uint8_t credits_used[kMaxRanks];    ///< my eager messages unconsumed at each rank
+    uint8_t consumed[kMaxRanks];        ///< eager messages of each rank I consumed, not yet credited
 
     int pending_local;       ///< my local sends waiting for their copy
     int pending_writes;      ///< my rendezvous sends whose portal write runs
+    int waiting_portals;     ///< my rendezvous sends waiting for an output portal (await_portal)
     bool progressed;         ///< progress() did something idle() has not seen
     bool last_pass_did;      ///< the last progress() did something
     double polling_since;    ///< wtime() an adaptive wait began polling; 0: not polling
+    uint32_t polls;          ///< idle() polls since the wait began
     bool quiet;              ///< quiesce() was called: no credits go back
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
 

@@ -405,3 +405,52 @@ TEST_CASE("a rendezvous costs the receiver one reply: the clear to send, and no 
         CHECK_CLEAN(r);
     }
 }
+
+// ---- no malloc per message ---------------------------------------------------
+
+TEST_CASE("steady traffic into posted receives takes nothing from the heap", "[jobs][engine]") {
+    // Each rank posts its next receive before it sends, so every message
+    // meets a posted receive; once the first rounds have made the spare
+    // nodes and blocks, more rounds (eager and rendezvous, credits going
+    // back) allocate nothing on either side. The ranks spin: a rank that
+    // sleeps is woken by a kick message, and the first kick of the job
+    // would take its node from the heap at a moment of its own.
+    constexpr int kWarmUp = 4 * kEagerCredits, kRounds = 20 * kEagerCredits;
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        JobConfig c = config(2, p);
+        c.wait_policy = TS_MPI_WAIT_SPIN;
+        const JobResult r = run_job(c, [](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            const int peer = 1 - rank;
+            for (const int n : {64, static_cast<int>(kDefaultEagerMax) + 1}) {
+                std::vector<char> out(static_cast<size_t>(n), 'x'), in(static_cast<size_t>(n));
+                MPI_Request recv, done;
+                uint64_t before = 0;
+                char token = 0;
+                // Rank 1 counts until rank 0's token comes (posted now: it
+                // comes while rank 1's last send may still wait), so that
+                // the next size's barrier (unexpected: it takes a node)
+                // cannot reach rank 0 before it has counted.
+                if (rank == 1) EXPECT_OK(MPI_Irecv(&token, 1, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &done));
+                EXPECT_OK(MPI_Irecv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &recv));
+                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));  // both receives posted
+                for (int k = 0; k < kWarmUp + kRounds; ++k) {
+                    if (k == kWarmUp) before = lwmpi::util::heap_allocations();
+                    if (rank == 0) EXPECT_OK(MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+                    EXPECT_OK(MPI_Wait(&recv, MPI_STATUS_IGNORE));
+                    if (k + 1 < kWarmUp + kRounds)
+                        EXPECT_OK(MPI_Irecv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &recv));
+                    if (rank == 1) EXPECT_OK(MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+                }
+                const uint64_t after = lwmpi::util::heap_allocations();
+                if (rank == 0) EXPECT_OK(MPI_Send(&token, 1, MPI_CHAR, peer, 1, MPI_COMM_WORLD));
+                if (rank == 1) EXPECT_OK(MPI_Wait(&done, MPI_STATUS_IGNORE));
+                EXPECT(after == before);
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
