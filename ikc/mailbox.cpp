@@ -31,10 +31,14 @@ struct Message {
 };
 
 constinit BuffersTable<Message, max_buffers> buffers;
+/// Messages parked for each port: changed under master_lock, read without
+/// it (mailbox_wait_fast).
+uint32_t parked_for[TS_PORTS];
 
 bool take_parked(int port, Message &out) {
     const bool was_full = buffers.full();
     if (!buffers.take(port, out)) return false;
+    __atomic_sub_fetch(&parked_for[port], 1u, __ATOMIC_RELEASE);
     // Readers whose messages wait in hardware slots for room may go on.
     if (was_full) serve_again();
     return true;
@@ -57,8 +61,8 @@ bool poll_hardware(int hw, int port, Message &out) {
         if (ours) {
             out = m;
             got = true;
-        } else {
-            buffers.park(m.h.dst_port, m);
+        } else if (buffers.park(m.h.dst_port, m)) {
+            if (m.h.dst_port < TS_PORTS) __atomic_add_fetch(&parked_for[m.h.dst_port], 1u, __ATOMIC_RELEASE);
             serve_again();  // its owner may be waiting
         }
     }
@@ -166,6 +170,20 @@ long sys_mailbox_wait(Call &c) {
     note_reader(c);
     return async_wait(mailbox_table(), c);
 }
+long mailbox_wait_fast(Call &c) {
+    if (!(c.a[1] & TS_IKC_NOWAIT) || c.a[0] >= static_cast<uint64_t>(max_virtual)) return pending;
+    // Racy reads of a table that never moves: an answer of EAGAIN is what
+    // the locked call gives when it runs just before a change.
+    const Endpoint &e = mailbox_table().entries[c.a[0]];
+    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
+    if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
+        !now(e.async.started) || now(e.async.finished))
+        return pending;
+    const int port = now(e.local_port);
+    if (port < 0 || port >= TS_PORTS || now(parked_for[port]) > 0) return pending;
+    return hal::noc::mailbox_any(port % hal::noc::mailboxes(hal::cluster_id())) ? pending : -TS_EAGAIN;
+}
+
 long sys_mailbox_ioctl(Call &c) {
     Endpoint *e;
     if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0)

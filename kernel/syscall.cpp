@@ -75,13 +75,18 @@ constexpr void (*cancel_of(uint64_t number))(Call &) {
     return number == TS_SYS_PORTAL_READ ? ikc::portal_read_cancel : nullptr;
 }
 
+/// A shared call's lock-free first try (CallEntry::fast), if it has one.
+constexpr Handler fast_of(uint64_t number) {
+    return number == TS_SYS_MAILBOX_WAIT ? ikc::mailbox_wait_fast : nullptr;
+}
+
 using namespace ikc;  // the IKC calls' handlers, named as the others: sys_<call>
 
 /// The call table, derived from <tessera/kcalls.def>: call `name` is
 /// served by sys_name, on the calling core or on the master.
 constexpr CallEntry table[] = {
 #define TS_KCALL(NAME, name, number, where, ...) \
-    {TS_SYS_##NAME, sys_##name, Where::where, cancel_of(TS_SYS_##NAME)},
+    {TS_SYS_##NAME, sys_##name, Where::where, cancel_of(TS_SYS_##NAME), fast_of(TS_SYS_##NAME)},
 #include <tessera/kcalls.def>
 #undef TS_KCALL
 };

@@ -177,6 +177,12 @@ bool mailbox_peek(int hw, int src, void *msg) {
     return true;
 }
 
+bool mailbox_any(int hw) {
+    for (unsigned src = 0; src < manifest().nclusters; ++src)
+        if (load(&slot(cluster_id(), hw, static_cast<int>(src))->full)) return true;
+    return false;
+}
+
 void mailbox_release(int hw, int src) {
     SlotCtl *s = slot(cluster_id(), hw, src);
     store_sc(&s->full, 0);

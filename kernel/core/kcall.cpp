@@ -150,6 +150,8 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     for (int i = 0; i < 4; ++i)
         c.a[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
+    if (e->fast)
+        if (const long r = e->fast(c); r != pending) return r;
     if (e->where == Where::shared && lock_for_shared_call()) {
         const long r = e->handler(c);
         master_lock.unlock();

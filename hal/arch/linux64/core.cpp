@@ -45,11 +45,14 @@ uint64_t timebase() { return 1000000000ull; }
 
 void clear_event() { __atomic_store_n(event_word(cluster_id(), core_id()), 0u, __ATOMIC_SEQ_CST); }
 
-// A yield is a system call, and a core bound to a host CPU of its own has
-// nobody to give it to: only every relaxes_per_yield-th call yields.
+// A yield is a system call, and a core bound to a host CPU (mpirun binds
+// ranks when they are no more than the CPUs) has hardly anybody to give
+// it to: such a core yields on every relaxes_per_yield-th call only. An
+// unbound one shares its CPU with other busy ones: it yields every time.
 void relax() {
     constexpr uint32_t relaxes_per_yield = 8;
-    if (++host::self().relaxes % relaxes_per_yield == 0)
+    host::CoreState &c = host::self();
+    if (c.host_cpu < 0 || ++c.relaxes % relaxes_per_yield == 0)
         sys(SYS_sched_yield);
     else
         spin_hint();

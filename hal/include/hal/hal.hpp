@@ -31,9 +31,10 @@ void set_timer(uint64_t deadline);
 /// nothing. qemu-riscv64: sleeps until an event or about 20 us (with
 /// single-threaded TCG a hart that polls keeps the host thread until it
 /// idles or a 100 ms kick, and starves the hart it waits for); linux64:
-/// gives the host CPU to another runnable thread, if any (sched_yield), on
-/// every 8th call (a yield is a system call), and only pauses (spin_hint)
-/// on the others.
+/// gives the host CPU to another runnable thread, if any (sched_yield); a
+/// core bound to a host CPU (mpirun --bind-to) does so on every 8th call
+/// only (a yield is a system call), and only pauses (spin_hint) on the
+/// others.
 void relax();
 /// One turn of a short busy-wait, for a core that waits for another core
 /// to end something brief (a kernel call under a lock): tells the processor
@@ -192,6 +193,9 @@ bool mailbox_send(int dst, int hw, int port, const void *msg);
 /// Copies the message in sender `src`'s slot of our mailbox `hw` and
 /// leaves it there; false if empty.
 bool mailbox_peek(int hw, int src, void *msg);
+/// True when a sender's slot of our mailbox `hw` holds a message. A look
+/// without taking anything: another core may take it meanwhile.
+bool mailbox_any(int hw);
 /// Empties sender `src`'s slot of our mailbox `hw` (after a peek) and tells
 /// the sender's master if it waits for the slot.
 void mailbox_release(int hw, int src);

@@ -105,6 +105,11 @@ long sys_mailbox_write(Call &c);
 long sys_mailbox_aread(Call &c);
 long sys_mailbox_awrite(Call &c);
 long sys_mailbox_wait(Call &c);
+/// WAIT with TS_IKC_NOWAIT, tried without master_lock: -TS_EAGAIN when
+/// nothing can have come for the caller's running AREAD (nothing parked
+/// for its port, no full slot in its hardware mailbox); else pending, and
+/// the call is served as usual. It reads shared state only.
+long mailbox_wait_fast(Call &c);
 /// WAIT_ANY (a0 seen, a1 timeout_ns): the calling core's count of events
 /// (its asynchronous operations that finished, WAKEs for it) once it
 /// differs from `seen` or the timeout passed; pending until then.

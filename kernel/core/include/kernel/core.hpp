@@ -175,6 +175,10 @@ struct CallEntry {
     Where where;
     /// Releases what an unfinished call holds when its process is killed.
     void (*cancel)(Call &c) = nullptr;
+    /// A shared call's first try without master_lock: it only reads, may
+    /// answer when the answer is plain (a poll that finds nothing), and
+    /// returns `pending` when the call needs the lock.
+    Handler fast = nullptr;
 };
 
 /// Serves a kernel call of the calling user thread: runs it here if local,
