@@ -427,7 +427,7 @@ int MPI_Request_free(MPI_Request *request) {
     Request *r = request ? request_get(*request) : nullptr;
     if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
     if (r->active && !r->complete && r->util_req >= 0)
-        r->freed = true;  // progress frees it once its operation is over
+        request_free_later(*r);
     else
         request_drop(*r);
     *request = MPI_REQUEST_NULL;

@@ -15,6 +15,8 @@ namespace lwmpi {
 namespace {
 
 thread_local util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> t_requests;
+/// Requests freed while their operation runs (reap() looks for them).
+thread_local int t_freed_running;
 
 void free_packed(Request &r) {
     if (!r.packed) return;
@@ -46,7 +48,7 @@ void settle(Request &r, const util::Status &st) {
 // Frees requests that MPI_Request_free (or MPI_Bsend) gave up once their
 // operation is over.
 void reap() {
-    for (int i = 1; i < t_requests.size(); ++i) {
+    for (int i = 1; t_freed_running > 0 && i < t_requests.size(); ++i) {
         Request &r = t_requests[i];
         if (!r.in_use || !r.freed || r.util_req < 0) continue;
         util::Status st;
@@ -63,8 +65,8 @@ void reap() {
 void hand_over(Request &r, MPI_Request carrier) {
     Request &bg = *request_get(carrier);
     bg.active = true;
-    bg.freed = true;
     bg.util_req = r.util_req;
+    request_free_later(bg);
     bg.packed = r.packed;
     r.util_req = -1;
     r.packed = nullptr;
@@ -116,7 +118,14 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     return MPI_SUCCESS;
 }
 
+void request_free_later(Request &r) {
+    r.freed = true;
+    ++t_freed_running;
+}
+
 void request_drop(Request &r) {
+    if (r.freed) --t_freed_running;
+    r.freed = false;
     datatype_release(r.args.datatype);
     comm_release(*r.comm);
     r.in_use = false;

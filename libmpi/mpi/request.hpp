@@ -55,6 +55,9 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out);
 
 /// Frees the table entry of `r` (its operation over or never started).
 void request_drop(Request &r);
+/// MPI_Request_free of `r` while its operation runs: progress drops it
+/// once the operation is over (MPI 3.1 section 3.7.3).
+void request_free_later(Request &r);
 
 /// Starts `r` (checks done by the caller): packs, chooses the protocol,
 /// hands the message to MPIUtil. MPI_SUCCESS or an error class.
