@@ -4,11 +4,11 @@
     run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|native ...]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
-(default out/bench): one CSV file per experiment with every measurement,
-report.md with the Markdown tables (median and spread of the repetitions,
-and the ratios that matter) and a PNG plot per table. --quick: smaller
-sizes and fewer repetitions (a few minutes). Exits with 1 when a run fails
-or does not verify.
+(default out/bench): CSV files with every measurement, report.md with the
+Markdown tables (median and spread of the repetitions, and the ratios that
+matter) and PNG plots of them. --quick: smaller sizes and fewer
+repetitions (a few minutes). Exits with 1 when a run fails or does not
+verify.
 """
 import argparse
 import datetime
@@ -50,8 +50,9 @@ class Config:
         # point-to-point: round trips per run, largest message.
         self.pp_reps = "11" if quick else "51"
         self.pp_max = str(64 * 1024 if quick else 1024 * 1024)
-        # native comparison (linux64): batches per size.
+        # native comparison (linux64): batches per size, largest message.
         self.native_batches = "5" if quick else "21"
+        self.native_max = str(64 * 1024 if quick else 4 * 1024 * 1024)
 
 
 class Failure(Exception):
@@ -156,7 +157,6 @@ SERIES = (  # name, label, program, mapping, mpirun options
     ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
 )
 _ROW = re.compile(r"^row\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
-_NATIVE_ROW = re.compile(r"^row\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
 def p2p(cfg, out):
@@ -198,94 +198,207 @@ def p2p(cfg, out):
             "path, is faster. Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
 
 
-# The native comparison: p2p_native (bench/native/) on Tessera's linux64
-# target and on the Linux MPI libraries, built from the same source.
+# The native comparison: the portable MPI C programs of bench/native/ on
+# Tessera's linux64 target and on the Linux MPI libraries, built from the
+# same sources.
 LINUX_MPIS = {"openmpi": ("mpicc.openmpi", "mpirun.openmpi"), "mpich": ("mpicc.mpich", "mpirun.mpich")}
-NATIVE = (
-    ("tessera-inside", "Tessera (linux64), one cluster"),
-    ("tessera-across", "Tessera (linux64), two clusters"),
-    ("openmpi", "Open MPI"),
-    ("mpich", "MPICH"),
-    ("memcpy", "memcpy"),
-)
+NATIVE_PROGRAMS = ("p2p_native", "coll_native")
+NATIVE_TIMEOUT = 300  # seconds, for one run
+COLL_NP = 8  # processes of the collectives: two full clusters on Tessera
+_NATIVE_ROW = re.compile(r"^row\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+_COLL_ROW = re.compile(r"^row\s+(\w+)\s+(\d+)\s+([\d.]+)\s*$", re.M)
 
 
 def build_native(out):
-    """p2p_native built with each Linux MPI's mpicc: {name: executable}."""
-    src = os.path.join(ROOT, "bench", "native", "p2p_native.c")
+    """The native programs built with each Linux MPI's mpicc:
+    {(MPI name, program): executable}."""
     built = {}
     for name, (cc, _) in LINUX_MPIS.items():
-        exe = out_path(out, f"p2p_native-{name}")
-        p = subprocess.run([cc, "-O2", "-o", exe, src], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-        if p.returncode != 0:
-            raise Failure(f"{cc} p2p_native.c (tools/setup.sh installs {name}):\n{p.stdout}")
-        built[name] = exe
+        for program in NATIVE_PROGRAMS:
+            src = os.path.join(ROOT, "bench", "native", program + ".c")
+            exe = out_path(out, f"{program}-{name}")
+            p = subprocess.run([cc, "-O2", "-o", exe, src], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=120)
+            if p.returncode != 0:
+                raise Failure(f"{cc} {program}.c (tools/setup.sh installs {name}):\n{p.stdout}")
+            built[name, program] = exe
     return built
 
 
-def run_linux_mpi(name, exe, np, args):
-    """(status, output) of a Linux MPI run of exe."""
+def tessera_linux64(program, np, args, policy="compact"):
+    """A run of PROGRAM (out/linux64/bin) on Tessera's linux64 target: a
+    function returning (status, output)."""
+    return lambda: mpirun("--platform", "linux64", "-np", str(np), "--map-by", policy,
+                          "--timeout", str(NATIVE_TIMEOUT), program, *args,
+                          timeout=NATIVE_TIMEOUT + 60)
+
+
+def linux_mpi(name, exe, np, args):
+    """A run of exe with a Linux MPI (oversubscribed beyond the host's
+    cores): a function returning (status, output)."""
     cmd = [LINUX_MPIS[name][1], "-np", str(np)]
     env = dict(os.environ)
     if name == "openmpi":
         if os.geteuid() == 0:
             cmd.append("--allow-run-as-root")
+        if np > os.cpu_count():
+            cmd.append("--oversubscribe")
         env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"  # see tools/capbench.py
-    p = subprocess.run(cmd + [exe, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, env=env, timeout=600)
-    return p.returncode, p.stdout
+
+    def run():
+        p = subprocess.run(cmd + [exe, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=env, timeout=NATIVE_TIMEOUT)
+        return p.returncode, p.stdout
+    return run
+
+
+def measured(cfg, what, series, pattern, value):
+    """Runs every series [(name, label, run)] cfg.reps times, round-robin.
+    `what`: the program and its mode (e.g. `p2p_native --bw`), for the
+    messages; a run must exit with 0 and print `PROGRAM: done`. Each
+    `pattern` match of an output is a CSV row (series, rep, *fields) and
+    value(*fields) -> (key, value) a measurement. Returns the rows and
+    {(series, key): Stat of the values}."""
+    rows, values = [], {}
+    for rep in range(cfg.reps):
+        for name, _, run in series:
+            try:
+                rc, text = run()
+            except subprocess.TimeoutExpired as e:
+                got = e.output or b""
+                rc, text = "timeout", got if isinstance(got, str) else got.decode(errors="replace")
+            if rc != 0 or f"{what.split()[0]}: done" not in text:
+                raise Failure(f"{what} ({name}): exit {rc}\n{text}")
+            for fields in pattern.findall(text):
+                rows.append((name, rep, *fields))
+                key, v = value(*fields)
+                values.setdefault((name, key), []).append(v)
+        print(f"  {what} #{rep} done", flush=True)
+    return rows, {k: Stat(v) for k, v in values.items()}
+
+
+def shown_ratio(a, b, digits):
+    """ratio(a, b), but '-' when b is under the table's precision (a memcpy
+    of a few bytes): that ratio would be timer noise."""
+    return ratio(a, b) if b.median and b.median >= 10 ** -digits else "-"
+
+
+def by_size(out, png, title, ylabel, series, stats, ratios, digits):
+    """The Markdown table of stats {(series, bytes): Stat} (a row per
+    message size, a column per series, then the ratios [(header, a, b)]:
+    a's median / b's), and its log-log plot PNG."""
+    sizes = sorted({b for _, b in stats})
+    get = lambda name, b: stats.get((name, b), Stat([]))  # noqa: E731
+    line_plot(out_path(out, png), title, "message size (bytes)", ylabel,
+              [(label, sizes, [get(n, b) for b in sizes]) for n, label, _ in series],
+              logx=True, logy=True)
+    return markdown_table(
+        ("bytes", *(n for n, *_ in series), *(h for h, *_ in ratios)),
+        [(size_label(b), *(get(n, b).text(1, digits) for n, *_ in series),
+          *(shown_ratio(get(a, b), get(r, b), digits) for _, a, r in ratios)) for b in sizes])
+
+
+def p2p_series(exes, args):
+    """p2p_native ARGS with 2 processes on Tessera inside one cluster and
+    across two, on Open MPI and on MPICH: [(name, label, run)]."""
+    return [("tessera-inside", "Tessera (linux64), one cluster", tessera_linux64("p2p_native", 2, args)),
+            ("tessera-across", "Tessera (linux64), two clusters",
+             tessera_linux64("p2p_native", 2, args, "scatter")),
+            ("openmpi", "Open MPI", linux_mpi("openmpi", exes["openmpi", "p2p_native"], 2, args)),
+            ("mpich", "MPICH", linux_mpi("mpich", exes["mpich", "p2p_native"], 2, args))]
+
+
+def tessera_over(refs):
+    """(header, Tessera series, reference) of the ratios of both Tessera
+    series over each reference."""
+    return [(f"{t.split('-')[1]}/{ref}", t, ref)
+            for ref in refs for t in ("tessera-inside", "tessera-across")]
+
+
+def native_latency(cfg, out, exes):
+    """The ping-pong table and plot (bench/README.md)."""
+    args = (cfg.native_batches, cfg.native_max)
+    series = p2p_series(exes, args) + [
+        ("memcpy", "memcpy", linux_mpi("openmpi", exes["openmpi", "p2p_native"], 1, ("--memcpy", *args)))]
+    rows, stats = measured(cfg, "p2p_native", series, _NATIVE_ROW,
+                           lambda b, ns, _: (int(b), float(ns) / 1000))
+    write_csv(out_path(out, "native_latency.csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows)
+    table = by_size(out, "native_latency.png", "Native ping-pong (linux64): one-way time",
+                    "one-way time (µs)", series, stats, tessera_over(("openmpi", "mpich", "memcpy")), 2)
+    return ("Native point-to-point latency (linux64)",
+            "What: the time a message takes from one process to another (1 B to "
+            f"{size_label(int(cfg.native_max))}). How: `p2p_native` (bench/native/p2p_native.c) "
+            "with 2 processes ping-pongs each size (MPI_Send, then MPI_Recv of the reply) in "
+            f"{cfg.native_batches} batches of about 2 ms; a figure is half a round trip, in µs, of "
+            "the median batch. Columns: tessera-inside, Tessera's LWMPI on the linux64 target "
+            "inside one cluster (compact: two threads of one process, the local path); "
+            "tessera-across, across two clusters (scatter: two processes over the emulated NoC); "
+            "openmpi and mpich, Debian's libraries on the same host in the same run; memcpy, two "
+            "memcpy calls per round trip (one process), the floor of a copy through memory. "
+            "Reading: lower is better; a ratio is Tessera's time over the reference's, above 1 "
+            "Tessera is slower ('-': the reference is under 0.01 µs, too short to divide by). "
+            "Plot: native_latency.png.", table, "native_latency.png")
+
+
+def native_bandwidth(cfg, out, exes):
+    """The streaming table and plot (bench/README.md)."""
+    args = ("--bw", cfg.native_batches, cfg.native_max)
+    series = p2p_series(exes, args)
+    # MB/s from the time, not from the printed MB/s: that has too few digits
+    # for a slow path's small messages.
+    rows, stats = measured(cfg, "p2p_native --bw", series, _NATIVE_ROW,
+                           lambda b, ns, _: (int(b), int(b) / float(ns) * 1e3))
+    write_csv(out_path(out, "native_bandwidth.csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows)
+    table = by_size(out, "native_bandwidth.png", "Native streaming (linux64): bandwidth",
+                    "MB/s (10^6 bytes/s)", series, stats, tessera_over(("openmpi",)), 2)
+    return ("Native point-to-point bandwidth (linux64)",
+            "What: how many bytes per second one process can stream to another (1 B to "
+            f"{size_label(int(cfg.native_max))}). How: `p2p_native --bw` with 2 processes: "
+            "the sender starts a window of 64 non-blocking sends of the size (MPI_Isend) and "
+            "waits for them all, the receiver has 64 non-blocking receives posted, waits for "
+            "them and answers with 1 byte, which the sender awaits before the next window; "
+            f"{cfg.native_batches} batches of about 2 ms of windows, the median batch. A figure "
+            "is bytes × 64 / the window's time, in MB/s (10^6 bytes per second). Columns as for "
+            "the latency (no memcpy). Reading: higher is better; a ratio is Tessera's bandwidth "
+            "over Open MPI's, below 1 Tessera is slower. Plot: native_bandwidth.png.",
+            table, "native_bandwidth.png")
+
+
+def native_collectives(cfg, out, exes):
+    """The collectives' table (bench/README.md)."""
+    args = (cfg.native_batches,)
+    series = [("tessera", "Tessera (linux64)", tessera_linux64("coll_native", COLL_NP, args))] + [
+        (name, label, linux_mpi(name, exes[name, "coll_native"], COLL_NP, args))
+        for name, label in (("openmpi", "Open MPI"), ("mpich", "MPICH"))]
+    rows, stats = measured(cfg, "coll_native", series, _COLL_ROW,
+                           lambda op, _, ns: (op, float(ns) / 1000))
+    write_csv(out_path(out, "native_collectives.csv"), ("series", "rep", "operation", "bytes", "ns"),
+              rows)
+    ops = {op: int(b) for _, _, op, b, _ in rows}
+    table = markdown_table(
+        ("operation", *(n for n, *_ in series), "tessera/openmpi", "tessera/mpich"),
+        [(f"{op} ({size_label(b)})" if b else op, *(stats[n, op].text(1, 1) for n, *_ in series),
+          ratio(stats["tessera", op], stats["openmpi", op]), ratio(stats["tessera", op], stats["mpich", op]))
+         for op, b in ops.items()])
+    return ("Native collectives (linux64)",
+            f"What: the time of one collective operation among {COLL_NP} processes. How: "
+            "`coll_native` (bench/native/coll_native.c) times MPI_Barrier, MPI_Bcast of 8 bytes "
+            "from rank 0 and MPI_Allreduce of one double (MPI_SUM) in "
+            f"{cfg.native_batches} batches of about 2 ms of calls; a batch's time per call is its "
+            "slowest process's, a figure the median batch's, in µs. Columns: tessera, Tessera on "
+            f"linux64 (compact: two clusters of {SLOTS}); openmpi, Open MPI with --oversubscribe; "
+            f"mpich, MPICH; all {COLL_NP} processes on the host's {os.cpu_count()} cores. Reading: "
+            "lower is better; a ratio above 1: Tessera is slower. With more processes than cores, "
+            "a library whose waiting processes keep polling (MPICH) leaves the ones it waits for "
+            "little CPU time: its figures are then the host scheduler's more than its own.",
+            table, None)
 
 
 def native(cfg, out):
+    """Latency, bandwidth and collectives on linux64 and the Linux MPIs."""
     exes = build_native(out)
-    args = (cfg.native_batches, cfg.pp_max)
-    runs = {
-        "tessera-inside": lambda: mpirun("--platform", "linux64", "-np", "2", "--map-by", "compact",
-                                         "p2p_native", *args, timeout=600),
-        "tessera-across": lambda: mpirun("--platform", "linux64", "-np", "2", "--map-by", "scatter",
-                                         "p2p_native", *args, timeout=600),
-        "openmpi": lambda: run_linux_mpi("openmpi", exes["openmpi"], 2, args),
-        "mpich": lambda: run_linux_mpi("mpich", exes["mpich"], 2, args),
-        "memcpy": lambda: run_linux_mpi("openmpi", exes["openmpi"], 1, ("--memcpy", *args)),
-    }
-    rows, lat = [], {}
-    for rep in range(cfg.reps):
-        for name, _ in NATIVE:
-            rc, text = runs[name]()
-            found = _NATIVE_ROW.findall(text)
-            if rc != 0 or "p2p_native: done" not in text:
-                raise Failure(f"p2p_native ({name}): exit {rc}\n{text}")
-            for nbytes, ns, mbs in found:
-                rows.append((name, rep, int(nbytes), float(ns), float(mbs)))
-                lat.setdefault((name, int(nbytes)), []).append(float(ns) / 1000)
-        print(f"  native #{rep} done", flush=True)
-    write_csv(out_path(out, "native.csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows)
-    sizes = sorted({b for _, b in lat})
-    s = {k: Stat(v) for k, v in lat.items()}
-    get = lambda name, b: s.get((name, b), Stat([]))  # noqa: E731
-    ratios = [(f"{t.split('-')[1]}/{ref}", t, ref)
-              for ref in ("openmpi", "mpich", "memcpy") for t in ("tessera-inside", "tessera-across")]
-    # A reference under the table's precision (a memcpy of a few bytes)
-    # would give a ratio of timer noise: none is shown.
-    shown_ratio = lambda a, b: ratio(a, b) if b.median and b.median >= 0.01 else "-"  # noqa: E731
-    table = markdown_table(
-        ("bytes", *(n for n, _ in NATIVE), *(r for r, *_ in ratios)),
-        [(size_label(b) if b else "0 B", *(get(n, b).text(1, 2) for n, _ in NATIVE),
-          *(shown_ratio(get(t, b), get(ref, b)) for _, t, ref in ratios)) for b in sizes])
-    shown = [b for b in sizes if b > 0]
-    line_plot(out_path(out, "native_latency.png"), "Native ping-pong (linux64): one-way time",
-              "message size (bytes)", "one-way time (µs)",
-              [(label, shown, [get(n, b) for b in shown]) for n, label in NATIVE], logx=True, logy=True)
-    return ("Native point-to-point (linux64)",
-            f"`p2p_native` (bench/native/p2p_native.c, {cfg.native_batches} batches of about 2 ms of "
-            "round trips per size, the median batch) with 2 processes: Tessera's LWMPI on the linux64 "
-            "target inside one cluster (compact: two threads of one process, the local path) and "
-            "across two clusters (scatter: two processes over the emulated NoC), Open MPI and MPICH "
-            "from Debian on the same machine in the same run, and two memcpy calls per round trip "
-            "(one process). One-way time in µs; ratios above 1: Tessera is slower ('-': the reference "
-            "is under 0.01 µs, too short for a ratio). "
-            "Plot: native_latency.png.", table, "native_latency.png")
+    return [native_latency(cfg, out, exes), native_bandwidth(cfg, out, exes),
+            native_collectives(cfg, out, exes)]
 
 
 EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "native": native}
@@ -331,7 +444,7 @@ def main():
             "parentheses; times are guest wall time (the `time` CSR) on QEMU, host time on "
             "linux64.", ""]
     for title, intro, table, png in sections:
-        text += [f"## {title}", "", intro, "", table, "", f"![{title}]({png})", ""]
+        text += [f"## {title}", "", intro, "", table, ""] + ([f"![{title}]({png})", ""] if png else [])
     with open(out_path(opts.out, "report.md"), "w") as f:
         f.write("\n".join(text))
     print(f"bench: done in {time.monotonic() - t0:.0f} s: {opts.out}/report.md, *.csv, *.png")

@@ -1,40 +1,68 @@
-/* p2p_native [--memcpy] [BATCHES [MAX_BYTES]]: point-to-point latency and
- * bandwidth in portable MPI C, so the same source runs on Tessera (linux64)
- * and on the Linux MPI libraries (Open MPI, MPICH) for `make bench`'s
- * native comparison (bench/README.md).
+/* p2p_native [--bw|--memcpy] [BATCHES [MAX_BYTES]]: point-to-point latency
+ * and bandwidth in portable MPI C, so the same source runs on Tessera
+ * (linux64) and on the Linux MPI libraries (Open MPI, MPICH) for `make
+ * bench`'s native comparison (bench/README.md).
  *
- * With 2 processes: ranks 0 and 1 ping-pong messages of 0 B .. MAX_BYTES
- * (default 1 MiB) with MPI_Send/MPI_Recv. Each size runs BATCHES (default
- * 21) batches of round trips, as many as take about 2 ms (at least 1, at
- * most 10000), timed with MPI_Wtime as a whole; the row is the median
- * batch's one-way time (batch time / trips / 2). The first and last byte
- * of every message are checked.
- * With --memcpy (1 process, MPI_Init only for MPI_Wtime): the same sizes
- * and batches, each trip two memcpy calls (there and back) of the size,
- * the floor any shared-memory transport has to pay.
+ * Messages of 1 B .. MAX_BYTES (default 4 MiB), powers of two, between
+ * ranks 0 and 1 (2 processes):
+ * - by default, ping-pong: rank 0 sends the message (MPI_Send), rank 1
+ *   receives it (MPI_Recv) and sends it back; a message takes half a round
+ *   trip (the one-way time, or latency);
+ * - with --bw, streaming: rank 0 starts WINDOW MPI_Isend of the message and
+ *   waits for them (MPI_Waitall), rank 1 starts WINDOW MPI_Irecv, waits for
+ *   them and sends a 1-byte acknowledgement that rank 0 receives before the
+ *   next window; a message takes a window's time / WINDOW (its inverse is
+ *   the bandwidth);
+ * - with --memcpy (1 process, MPI only for its timer): two memcpy calls of
+ *   the size per round trip (there and back), the floor of any transport
+ *   that copies through shared memory.
+ * Each rank has one message buffer, which every message of a round trip or
+ * window is sent from and received into (as OSU's osu_bw does): 4 MiB per
+ * rank fits a 16 MiB cluster of Tessera's default profile with both ranks.
+ * A size is timed by median_time (timing.h): BATCHES (default 21) batches
+ * of about 2 ms (at least one round trip or window). Then one more round
+ * trip, not timed, checks every byte of the message, both ways.
  *
- * Output: `row BYTES NS MB/s` per size (NS: one-way nanoseconds, median),
- * then `p2p_native: done`. Bad arguments: a usage line, exit 2. */
+ * Output: `row BYTES NS MB/s` per size (NS: a message's time in ns, the
+ * median batch's; MB/s: BYTES / NS, 10^6 bytes per second), then
+ * `p2p_native: done`. Bad arguments: a usage line, exit 2. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BATCH_TRIPS 10000
-#define BATCH_SECONDS   0.002
+#include "timing.h"
+
+#define WINDOW 64
+
+enum mode { PINGPONG, STREAM, MEMCPY };
+
+/* Messages one trip() carries, by mode. */
+static const int trip_messages[] = {2, WINDOW, 2};
 
 struct options {
-    int memcpy_only;
+    enum mode mode;
     int batches;
     long max_bytes;
 };
 
+/* What trip() moves: `bytes` of buf (and of copy, for memcpy). */
+struct message {
+    enum mode mode;
+    int rank;
+    unsigned char *buf, *copy;
+    int bytes;
+};
+
 static int parse(int argc, char **argv, struct options *o) {
     int i = 1, n = 0;
-    long v[2] = {21, 1l << 20};
-    o->memcpy_only = 0;
-    if (i < argc && strcmp(argv[i], "--memcpy") == 0) {
-        o->memcpy_only = 1;
+    long v[2] = {21, 4l << 20};
+    o->mode = PINGPONG;
+    if (i < argc && strcmp(argv[i], "--bw") == 0) {
+        o->mode = STREAM;
+        ++i;
+    } else if (i < argc && strcmp(argv[i], "--memcpy") == 0) {
+        o->mode = MEMCPY;
         ++i;
     }
     for (; i < argc; ++i, ++n) {
@@ -48,39 +76,62 @@ static int parse(int argc, char **argv, struct options *o) {
     return 1;
 }
 
-static int by_value(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* One window of the streaming mode. */
+static void window(const struct message *m) {
+    MPI_Request reqs[WINDOW];
+    unsigned char ack = 0;
+    for (int i = 0; i < WINDOW; ++i) {
+        if (m->rank == 0)
+            MPI_Isend(m->buf, m->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, &reqs[i]);
+        else
+            MPI_Irecv(m->buf, m->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &reqs[i]);
+    }
+    MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+    if (m->rank == 0)
+        MPI_Recv(&ack, 1, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        MPI_Send(&ack, 1, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
 }
 
-/* One round trip of `bytes` between ranks 0 and 1 (or two copies). */
-static void trip(const struct options *o, int rank, unsigned char *out, unsigned char *in, int bytes) {
-    if (o->memcpy_only) {
-        memcpy(in, out, (size_t)bytes);
-        memcpy(out, in, (size_t)bytes);
-    } else if (rank == 0) {
-        MPI_Send(out, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-        MPI_Recv(in, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+/* One round trip (or window) of the mode: a timed_op. */
+static void trip(void *ctx) {
+    const struct message *m = ctx;
+    if (m->mode == MEMCPY) {
+        memcpy(m->copy, m->buf, (size_t)m->bytes);
+        memcpy(m->buf, m->copy, (size_t)m->bytes);
+    } else if (m->mode == STREAM) {
+        window(m);
+    } else if (m->rank == 0) {
+        MPI_Send(m->buf, m->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(m->buf, m->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-        MPI_Recv(in, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(out, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        MPI_Recv(m->buf, m->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(m->buf, m->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
 }
 
-/* Rank 0 decides how many trips a batch has; rank 1 follows. */
-static int batch_trips(const struct options *o, int rank, unsigned char *out, unsigned char *in, int bytes) {
-    int trips = 1;
-    if (rank == 0) {
-        const double t0 = MPI_Wtime();
-        trip(o, rank, out, in, bytes);
-        const double one = MPI_Wtime() - t0;
-        trips = one > 0 ? (int)(BATCH_SECONDS / one) : MAX_BATCH_TRIPS;
-        trips = trips < 1 ? 1 : trips > MAX_BATCH_TRIPS ? MAX_BATCH_TRIPS : trips;
-    } else {
-        trip(o, rank, out, in, bytes);
+static int filled(const unsigned char *p, int n, unsigned char value) {
+    for (int i = 0; i < n; ++i)
+        if (p[i] != value) return 0;
+    return 1;
+}
+
+/* A round trip that checks every byte: 0x5a there, 0xa5 back. 1 when
+ * this rank received what it should. */
+static int round_trip_checked(const struct message *m) {
+    const int n = m->bytes;
+    if (m->rank == 0) {
+        memset(m->buf, 0x5a, (size_t)n);
+        MPI_Send(m->buf, n, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+        MPI_Recv(m->buf, n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return filled(m->buf, n, 0xa5);
     }
-    if (!o->memcpy_only) MPI_Bcast(&trips, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return trips;
+    memset(m->buf, 0, (size_t)n);
+    MPI_Recv(m->buf, n, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const int ok = filled(m->buf, n, 0x5a);
+    memset(m->buf, 0xa5, (size_t)n);
+    MPI_Send(m->buf, n, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+    return ok;
 }
 
 int main(int argc, char **argv) {
@@ -89,45 +140,36 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (!parse(argc, argv, &o) || np != (o.memcpy_only ? 1 : 2)) {
+    if (!parse(argc, argv, &o) || np != (o.mode == MEMCPY ? 1 : 2)) {
         if (rank == 0)
             fprintf(stderr,
-                    "usage: p2p_native [--memcpy] [BATCHES 1..1001 [MAX_BYTES]] "
+                    "usage: p2p_native [--bw|--memcpy] [BATCHES 1..1001 [MAX_BYTES 1..16777216]] "
                     "(2 processes; 1 with --memcpy)\n");
         MPI_Finalize();
         return 2;
     }
-    unsigned char *out = malloc((size_t)o.max_bytes + 1), *in = malloc((size_t)o.max_bytes + 1);
+    struct message m = {o.mode, rank, calloc((size_t)o.max_bytes, 1),
+                        o.mode == MEMCPY ? calloc((size_t)o.max_bytes, 1) : NULL, 0};
     double *times = malloc(sizeof(double) * (size_t)o.batches);
-    if (!out || !in || !times) {
+    if (!m.buf || (o.mode == MEMCPY && !m.copy) || !times) {
         fprintf(stderr, "p2p_native: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    memset(out, 0x5a + rank, (size_t)o.max_bytes + 1);
-    for (long bytes = 0; bytes <= o.max_bytes; bytes = bytes ? bytes * 2 : 1) {
-        const int n = (int)bytes;
-        for (int b = 0; b < o.batches; ++b) {
-            const int trips = batch_trips(&o, rank, out, in, n);
-            const double t0 = MPI_Wtime();
-            for (int t = 0; t < trips; ++t)
-                trip(&o, rank, out, in, n);
-            times[b] = (MPI_Wtime() - t0) / trips / 2;
-            const unsigned char want = (unsigned char)(o.memcpy_only ? 0x5a : 0x5a + (1 - rank));
-            if (n > 0 && (in[0] != want || in[n - 1] != want)) {
-                fprintf(stderr, "p2p_native: rank %d: wrong data at %d bytes\n", rank, n);
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
+    for (long bytes = 1; bytes <= o.max_bytes; bytes *= 2) {
+        m.bytes = (int)bytes;
+        const double ns = median_time(trip, &m, o.batches, times) / trip_messages[o.mode] * 1e9;
+        if (o.mode != MEMCPY && !round_trip_checked(&m)) {
+            fprintf(stderr, "p2p_native: rank %d: wrong data at %ld bytes\n", rank, bytes);
+            MPI_Abort(MPI_COMM_WORLD, 1);
         }
         if (rank == 0) {
-            qsort(times, (size_t)o.batches, sizeof(double), by_value);
-            const double ns = times[o.batches / 2] * 1e9;
             printf("row %ld %.1f %.1f\n", bytes, ns, ns > 0 ? bytes / ns * 1e3 : 0.0);
             fflush(stdout);
         }
     }
     if (rank == 0) printf("p2p_native: done\n");
-    free(out);
-    free(in);
+    free(m.buf);
+    free(m.copy);
     free(times);
     MPI_Finalize();
     return 0;
