@@ -155,65 +155,49 @@ int send_rts(Request &r, const Address &to) {
 
 // CTS: write the accepted bytes through the receiver's portal (the
 // receiver allowed me and posted its read before it sent the CTS).
-// Starts the portal write of rendezvous send r, whose CTS came
-// (r.accepted bytes), on a kept output portal to its receiver. When the
-// one open to it, or every one, is busy, r waits (await_portal) and
-// poll_writes() starts it once a write ends: opening more portals would
-// take more than the rank's share of the cluster's, and the receiver
-// serves one transfer at a time anyway.
-int start_write(Request &r) {
+int on_cts(Request &r, uint64_t accepted) {
     RankState &s = self();
+    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
+    if (accepted == 0) {
+        complete(r, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
     int slot;
     if (int e = out_endpoint(s.out_portals, s.out_limit < kOutPortals ? s.out_limit : kOutPortals, r.reply,
                              os::portal_open, os::portal_close, &slot))
         return e;
-    if (slot < 0) {
-        if (r.phase != Phase::await_portal) ++s.waiting_portals;
-        r.phase = Phase::await_portal;
-        return MPI_SUCCESS;
+    if (slot >= 0) {  // kept open for the next rendezvous to this peer
+        s.out_portals[slot].busy = true;
+        r.portal = s.out_portals[slot].id;
+    } else {  // every kept one is busy: one of its own, for this transfer
+        r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+        if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
     }
-    if (r.phase == Phase::await_portal) --s.waiting_portals;
-    s.out_portals[slot].busy = true;
-    r.portal = s.out_portals[slot].id;
     r.out_portal = static_cast<int8_t>(slot);
-    const long e = os::portal_awrite(r.portal, r.sbuf, r.accepted);
+    const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_write;
     ++s.pending_writes;
     return MPI_SUCCESS;
 }
 
-int on_cts(Request &r, uint64_t accepted) {
-    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
-    if (accepted == 0) {
-        complete(r, MPI_SUCCESS);
-        return MPI_SUCCESS;
-    }
-    r.accepted = accepted;
-    return start_write(r);
-}
-
 // Rendezvous sends whose portal write ended: the data is in the
-// receiver's portal, the send buffer is free again, so they complete; the
-// sends waiting for an output portal then start.
+// receiver's portal, the send buffer is free again, so they complete.
 int poll_writes(bool *did) {
     RankState &s = self();
-    bool freed = false;
     for (int i = 0; s.pending_writes > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
         const long n = os::portal_test(r.portal);
         if (n == -TS_EAGAIN) continue;
-        s.out_portals[r.out_portal].busy = false;
+        if (r.out_portal >= 0)
+            s.out_portals[r.out_portal].busy = false;
+        else
+            os::portal_close(r.portal);
         r.portal = -1;
         --s.pending_writes;
-        *did = freed = true;
+        *did = true;
         complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
-    }
-    for (int i = 0; freed && s.waiting_portals > 0 && i < s.requests.size(); ++i) {
-        Request &r = s.requests[i];
-        if (r.state == ReqState::active && r.phase == Phase::await_portal)
-            if (int e = start_write(r)) return e;
     }
     return MPI_SUCCESS;
 }
