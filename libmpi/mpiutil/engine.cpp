@@ -239,7 +239,7 @@ void idle() {
         s.polls = 0;
         return;
     }
-    if (keep_polling(s)) {
+    if (keep_polling(s) || ikc_retrying()) {
         os::yield();  // ranks may outnumber the host's CPUs
         return;
     }

@@ -70,6 +70,9 @@ void drop_stash();
 /// be written (their ends send no message: idle() waits for any of my
 /// operations, not only for the mailbox).
 bool ikc_must_poll();
+/// True while a send waits for an output portal (its cluster had none
+/// left): nothing will wake me when one frees up, so idle() polls.
+bool ikc_retrying();
 /// Queues `n` bytes of `msg` for the mailbox at `to`, from my port (they
 /// leave in order, in the background). When `completes` is given, that
 /// request completes once the message is handed to the kernel: a send is

@@ -153,15 +153,13 @@ int send_rts(Request &r, const Address &to) {
     return post_control(to, &rts, sizeof rts);
 }
 
-// CTS: write the accepted bytes through the receiver's portal (the
-// receiver allowed me and posted its read before it sent the CTS).
-int on_cts(Request &r, uint64_t accepted) {
+// Starts the portal write of rendezvous send r, whose CTS came
+// (r.accepted bytes): on a kept output portal to its receiver, or when
+// those are busy on one of its own. When the cluster has no portal left to
+// give (-TS_ENFILE: a deep window of sends, as osu_bw's), r waits
+// (await_portal) and poll_writes() tries again on every pass.
+int start_write(Request &r) {
     RankState &s = self();
-    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
-    if (accepted == 0) {
-        complete(r, MPI_SUCCESS);
-        return MPI_SUCCESS;
-    }
     int slot;
     if (int e = out_endpoint(s.out_portals, s.out_limit < kOutPortals ? s.out_limit : kOutPortals, r.reply,
                              os::portal_open, os::portal_close, &slot))
@@ -171,20 +169,44 @@ int on_cts(Request &r, uint64_t accepted) {
         r.portal = s.out_portals[slot].id;
     } else {  // every kept one is busy: one of its own, for this transfer
         r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+        if (r.portal == -TS_ENFILE) {
+            if (r.phase != Phase::await_portal) ++s.waiting_portals;
+            r.phase = Phase::await_portal;
+            return MPI_SUCCESS;
+        }
         if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
     }
+    if (r.phase == Phase::await_portal) --s.waiting_portals;
     r.out_portal = static_cast<int8_t>(slot);
-    const long e = os::portal_awrite(r.portal, r.sbuf, accepted);
+    const long e = os::portal_awrite(r.portal, r.sbuf, r.accepted);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_write;
     ++s.pending_writes;
     return MPI_SUCCESS;
 }
 
+// CTS: write the accepted bytes through the receiver's portal (the
+// receiver allowed me and posted its read before it sent the CTS).
+int on_cts(Request &r, uint64_t accepted) {
+    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
+    if (accepted == 0) {
+        complete(r, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    r.accepted = accepted;
+    return start_write(r);
+}
+
 // Rendezvous sends whose portal write ended: the data is in the
 // receiver's portal, the send buffer is free again, so they complete.
+// Then the sends that wait for a portal try again.
 int poll_writes(bool *did) {
     RankState &s = self();
+    for (int i = 0; s.waiting_portals > 0 && i < s.requests.size(); ++i) {
+        Request &r = s.requests[i];
+        if (r.state == ReqState::active && r.phase == Phase::await_portal)
+            if (int e = start_write(r)) return e;
+    }
     for (int i = 0; s.pending_writes > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
@@ -563,5 +585,7 @@ bool ikc_must_poll() {
     const RankState &s = self();
     return s.incoming_started || s.out_head || s.pending_writes > 0;
 }
+
+bool ikc_retrying() { return self().waiting_portals > 0; }
 
 }  // namespace lwmpi::util

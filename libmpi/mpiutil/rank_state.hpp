@@ -34,10 +34,11 @@ enum class ReqState : uint8_t { free = 0, active, done };
 
 /// Where a request stands in its protocol.
 enum class Phase : uint8_t {
-    none,         ///< nothing left but completion
-    await_cts,    ///< rendezvous send: RTS written
-    await_write,  ///< rendezvous send: its portal write runs
-    await_copy,   ///< local send: published, the receiver has not copied yet
+    none,          ///< nothing left but completion
+    await_cts,     ///< rendezvous send: RTS written
+    await_portal,  ///< rendezvous send: CTS in, waits for an output portal (none left)
+    await_write,   ///< rendezvous send: its portal write runs
+    await_copy,    ///< local send: published, the receiver has not copied yet
 };
 
 struct LocalMsg;
@@ -96,6 +97,7 @@ struct Request {
     uint64_t size;      ///< send: bytes; receive: capacity
     Address reply;      ///< rendezvous: the peer's address
     uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send
+    uint64_t accepted;  ///< rendezvous send: bytes its receiver's CTS accepted
     int portal;         ///< rendezvous send: output portal id, -1 if none
     int8_t out_portal;  ///< rendezvous send: its out_portals[] entry, -1: a portal of its own
     LocalMsg *local;    ///< local send: the published message

@@ -27,6 +27,10 @@ struct JobConfig {
     /// ikc_buffers); beyond, each sending cluster has one hardware slot
     /// and its writers wait.
     int ikc_buffers = 128;
+    /// Output mailboxes, and output portals, a cluster may have open to
+    /// one other cluster at once (the profile's virtual_per_hw): beyond,
+    /// opening one fails with -TS_ENFILE.
+    int virtual_per_hw = 32;
     bool local_path = true;           ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
     int eager_max = 0;                ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
     int wait_policy = 0;              ///< ts_job_info.mpi_wait_policy (TS_MPI_WAIT_*)

@@ -423,6 +423,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             i.timebase_hz = 10'000'000;
             std::strcpy(i.args, "test");
             i.ikc_buffers = config.ikc_buffers;
+            i.virtual_per_hw = config.virtual_per_hw;
             i.mpi_flags = config.local_path ? 0 : TS_JOB_MPI_LOCAL_IKC;
             i.mpi_wait_policy = config.wait_policy;
             i.mpi_eager_max = config.eager_max;
@@ -559,12 +560,26 @@ int mailbox_create(int port) {
     return id;
 }
 
+namespace {
+// A new output mailbox or portal (`kind`) to (cluster, port): its id, or
+// -TS_ENFILE when my cluster already has the profile's virtual_per_hw of
+// them on that cluster's one hardware resource, as the kernel's active
+// table allows.
+int open_output(Kind kind, int local_port, int cluster, int port) {
+    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster)) return violation(-TS_EINVAL);
+    int carried = 0;
+    for (const auto &[id, o] : fab().objects)
+        carried += o.kind == kind && o.local.first == t_me.info.cluster_id && o.remote.first == cluster;
+    if (carried >= fab().config.virtual_per_hw) return -TS_ENFILE;
+    const int id = fab().next_id++;
+    fab().objects[id] = Object{kind, my_addr(local_port), {cluster, port}, {}};
+    return id;
+}
+}  // namespace
+
 int mailbox_open(int local_port, int cluster, int port) {
     auto lock = enter();
-    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster)) return violation(-TS_EINVAL);
-    const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::out_mailbox, my_addr(local_port), {cluster, port}, {}};
-    return id;
+    return open_output(Kind::out_mailbox, local_port, cluster, port);
 }
 
 long mailbox_awrite(int id, const void *buf, size_t size) {
@@ -636,10 +651,7 @@ int portal_allow(int id, int cluster, int port) {
 
 int portal_open(int local_port, int cluster, int port) {
     auto lock = enter();
-    if (!port_ok(local_port) || !port_ok(port) || !cluster_ok(cluster)) return violation(-TS_EINVAL);
-    const int id = fab().next_id++;
-    fab().objects[id] = Object{Kind::out_portal, my_addr(local_port), {cluster, port}, {}};
-    return id;
+    return open_output(Kind::out_portal, local_port, cluster, port);
 }
 
 long portal_aread(int id, void *buf, size_t size) {

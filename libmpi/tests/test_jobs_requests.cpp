@@ -366,3 +366,38 @@ TEST_CASE("10,000 receives posted before any send all complete, in order", "[job
         CHECK_CLEAN(r);
     }
 }
+
+TEST_CASE("a window of rendezvous sends to several peers waits for portals when the cluster has none left",
+          "[jobs][engine]") {
+    // osu_bw's pattern, above the eager threshold, to three peers at once
+    // (scatter: one cluster each). A CTS that finds its kept output portal
+    // busy opens one of its own; the fabric refuses more than
+    // virtual_per_hw outputs from a cluster to one cluster (-TS_ENFILE),
+    // and then the send waits for a portal instead of failing.
+    constexpr int kWindow = 64, kPeers = 3, n = 2048;
+    JobConfig c = config(1 + kPeers, kPlacements[2]);
+    c.virtual_per_hw = 8;
+    const JobResult r = run_job(c, [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        std::vector<MPI_Request> req(kWindow * kPeers);
+        if (rank == 0) {
+            const auto msg = message(5, n);
+            for (int k = 0; k < kWindow * kPeers; ++k)
+                EXPECT_OK(MPI_Isend(msg.data(), n, MPI_BYTE, 1 + k % kPeers, k, MPI_COMM_WORLD, &req[k]));
+            EXPECT_OK(MPI_Waitall(kWindow * kPeers, req.data(), MPI_STATUSES_IGNORE));
+        } else {
+            std::vector<decltype(receive_buffer(n))> bufs;
+            for (int k = 0; k < kWindow; ++k) {
+                bufs.push_back(receive_buffer(n));
+                EXPECT_OK(MPI_Irecv(bufs[k].data(), n, MPI_BYTE, 0, k * kPeers + rank - 1, MPI_COMM_WORLD,
+                                    &req[k]));
+            }
+            EXPECT_OK(MPI_Waitall(kWindow, req.data(), MPI_STATUSES_IGNORE));
+            for (const auto &b : bufs)
+                EXPECT(is_message(b.data(), 5, n));
+        }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
