@@ -142,6 +142,18 @@ void tell_writer(PortalCtl *p, int src) {
     if (__atomic_fetch_and(&p->writers_waiting, ~bit, __ATOMIC_SEQ_CST) & bit) notify_core(src, 0);
 }
 
+// A writer that held a chunk buffer for a moment and let it go: the
+// allowed sender may have found it claimed and asked to be told. Only
+// masters ask, so when that sender is our own cluster and we are its
+// master, its attempts and ours run one after another and ours kept
+// nothing from it: a tell would only wake us at once, again and again
+// while its transfer does not move. (Its request stays up for the reader.)
+void tell_kept_writer(PortalCtl *p) {
+    const int src = static_cast<int>(load_sc(&p->allowed)) - 1;
+    if (src == cluster_id() && asks_to_be_told()) return;
+    tell_writer(p, src);
+}
+
 }  // namespace
 
 bool fabric_fits() { return first_block + block_stride() * manifest().nclusters <= manifest().fabric_size; }
@@ -257,7 +269,7 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
             if (load_sc(&p->next_write) == index) return held;
             if (held) {
                 store_sc(&c->full, chunk_free);
-                tell_writer(p, static_cast<int>(load_sc(&p->allowed)) - 1);  // it may have found it held
+                tell_kept_writer(p);  // it may have found it held
             }
         }
     };
@@ -297,7 +309,7 @@ bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t 
         store_sc(&c->full, chunk_free);
         // The allowed sender may have found the buffer claimed by this
         // attempt, and waits to be told before it tries again.
-        tell_writer(p, static_cast<int>(load_sc(&p->allowed)) - 1);
+        tell_kept_writer(p);
         return false;
     }
     memcpy(chunk_data(p, index), data, n);

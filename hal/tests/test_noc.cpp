@@ -822,9 +822,10 @@ TEST_CASE("noc: only the allowed sender with the allowed tag may write", "[noc][
     SECTION("the allowed cluster with another tag is refused") {
         as(2);
         CHECK_FALSE(Writer{0, 0, 43}.write(data));
-        // Its master asked to be told of the allow, and the allowed sender is
-        // itself: it tells itself, once, to try again.
-        CHECK(notes() == Notes{{2, 2, 0}});
+        // Its master asked to be told of the allow. The allowed sender is
+        // its own master, whose attempts this one kept nothing from: no tell
+        // (see "a refused master never wakes itself" below).
+        CHECK(notes().empty());
     }
     SECTION("cluster 0 is not allowed by an allow of another") {
         as(0);
@@ -934,15 +935,14 @@ TEST_CASE("noc: an allow takes the bytes its read wants, no more", "[noc][portal
     as(2);
     for (int attempt = 0; attempt < 2; ++attempt) {
         CHECK_FALSE(w.write(second));  // allowed, with the right tag, but the reader wants no more
-        // Its master asked to be told, and as the allowed sender it tells
-        // itself: a refusal that held the buffer cannot know whether it kept
-        // another core of its cluster from it.
-        CHECK(notes() == Notes{{2, 2, 0}});
+        // Its master asked to be told; as the allowed sender it would tell
+        // only itself, whose attempts this one kept nothing from: no tell.
+        CHECK(notes().empty());
     }
     as(1);
     REQUIRE(noc::portal_read_chunk(0, buf.data() + chunk, buf.size() - chunk) == first.size() - chunk);
-    CHECK(buf == first);     // the next transfer's chunk did not get in between
-    CHECK(notes().empty());  // the sender's request was used up by its own tell
+    CHECK(buf == first);                 // the next transfer's chunk did not get in between
+    CHECK(notes() == Notes{{1, 2, 0}});  // the take tells the sender, whose request stayed up
     as(2);
     CHECK_FALSE(w.write(second));  // no allow now
     CHECK(notes().empty());        // nobody to tell: it waits for the allow
@@ -1202,6 +1202,35 @@ TEST_CASE("noc: a master writer waiting for the allow is told by it, once", "[no
         noc::portal_allow(1, 3, 9, kAnyBytes);
         CHECK(notes().empty());
     }
+}
+
+TEST_CASE("noc: a refused master never wakes itself for a writer of its own cluster", "[noc][portal]") {
+    // Cluster 3's master writes two transfers to cluster 2's portal: one
+    // allowed (tag 8), one not (tag 9). The refused one's attempts run on
+    // the same master as the allowed one's, one after another, so they
+    // never keep a buffer from it: a tell would only wake the master at
+    // once, again and again while the allowed transfer does not move.
+    Fabric fabric;
+    const auto data = bytes(noc::portal_chunk(), 35);
+    as(2);
+    noc::portal_allow(1, 3, 8, kAnyBytes);
+    as(3);
+    const Writer allowed{2, 1, 8}, refused{2, 1, 9};
+    for (int round = 0; round < 3; ++round) {
+        CHECK_FALSE(refused.write(data));
+        CHECK(notes().empty());
+    }
+    REQUIRE(allowed.write(data));
+    CHECK(notes().empty());
+    // The master's request stays up: the reader's next take tells it, once.
+    as(2);
+    std::vector<unsigned char> buf(data.size());
+    REQUIRE(noc::portal_read_chunk(1, buf.data(), buf.size()) == buf.size());
+    CHECK(notes() == Notes{{2, 3, 0}});
+    noc::portal_allow(1, 3, 9, kAnyBytes);
+    CHECK(notes().empty());
+    as(3);
+    CHECK(refused.write(data));
 }
 
 TEST_CASE("noc: a master reader waiting for a chunk is told by the write, once", "[noc][portal]") {
