@@ -21,7 +21,7 @@
 // rank writes to a peer gives back the credits of the peer's eager
 // messages it consumed since it last wrote to it (`credit`); a receiver
 // that has written nothing to a sender by the time it consumed half of the
-// eager messages a sender may have outstanding (kEagerCredits) sends them
+// eager messages a sender may have outstanding (eager_credits()) sends them
 // in a CREDIT of its own. A ping-pong thus needs no CREDIT message.
 //
 // KICK wakes a rank of the same cluster that sleeps on its mailbox (the

@@ -96,7 +96,7 @@ int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
 // next message to it, or in a CREDIT once half of them are consumed.
 int consume_eager(int source) {
     RankState &s = self();
-    if (s.quiet || ++s.consumed[source] < kEagerCredits / 2) return MPI_SUCCESS;
+    if (s.quiet || ++s.consumed[source] < s.limits.eager_credits / 2) return MPI_SUCCESS;
     if (source == s.rank) {
         s.credits_used[source] -= s.consumed[source];
         s.consumed[source] = 0;
@@ -422,7 +422,7 @@ int ikc_send(Request &r) {
     Address to;
     if (int e = resolve(r.peer, &to)) return e;
     const bool eager = r.protocol == Protocol::eager && r.size <= s.limits.eager_max &&
-                       s.credits_used[r.peer] < kEagerCredits;
+                       s.credits_used[r.peer] < s.limits.eager_credits;
     return eager ? send_eager(r, to) : send_rts(r, to);
 }
 

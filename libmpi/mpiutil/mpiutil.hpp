@@ -28,9 +28,26 @@ inline constexpr int kMaxRequests = 0x10000;
 inline constexpr int kRequestSlab = 128;
 /// Default eager threshold (bytes), when mpirun gives none.
 inline constexpr uint64_t kDefaultEagerMax = 512;
-/// Eager messages a sender may have unconsumed at one receiver; beyond,
-/// standard sends use the rendezvous (flow control, nothing dropped).
+/// Eager messages a sender may have unconsumed at one receiver, at least
+/// and at most (eager_credits()); beyond, standard sends use the
+/// rendezvous (flow control, nothing dropped).
 inline constexpr int kEagerCredits = 8;
+inline constexpr int kMaxEagerCredits = 64;
+/// Bytes of unconsumed eager data a receiver may get from all its senders
+/// together, as far as kEagerCredits allows.
+inline constexpr uint64_t kEagerBudget = 64 * 1024;
+
+/// The eager credits of a job of `np` ranks whose eager threshold is
+/// `eager_max` bytes: as many as keep a receiver's unconsumed eager data
+/// within kEagerBudget, from kEagerCredits to kMaxEagerCredits. Few ranks
+/// get many, so that a window of small sends (osu_bw's 64) stays eager.
+constexpr int eager_credits(int np, uint64_t eager_max) {
+    const uint64_t senders = np > 1 ? static_cast<uint64_t>(np - 1) : 1;
+    const uint64_t fit = kEagerBudget / (senders * (eager_max > 0 ? eager_max : 1));
+    return fit < kEagerCredits      ? kEagerCredits
+           : fit > kMaxEagerCredits ? kMaxEagerCredits
+                                    : static_cast<int>(fit);
+}
 /// Bytes of eager data a rank may have waiting, unconsumed, at the other
 /// ranks of its cluster on the local path.
 inline constexpr uint64_t kLocalEagerBudget = 16384;
@@ -72,6 +89,7 @@ inline constexpr uint32_t kPollsPerClock = 16;
 /// Job parameters of LWMPI (from mpirun).
 struct Limits {
     uint64_t eager_max;  ///< largest eager message, bytes
+    int eager_credits;   ///< eager_credits() of the job
     bool local_path;     ///< the shared-memory path between ranks of a cluster
     WaitPolicy wait;     ///< TS_MPI_WAIT_DEFAULT gives `block`
 };

@@ -61,6 +61,7 @@ int init() {
     s.shape = shape;
     s.limits.eager_max =
         job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : kDefaultEagerMax;
+    s.limits.eager_credits = eager_credits(job->np, s.limits.eager_max);
     s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
     s.limits.wait = job->mpi_wait_policy == TS_MPI_WAIT_SPIN       ? WaitPolicy::spin
                     : job->mpi_wait_policy == TS_MPI_WAIT_ADAPTIVE ? WaitPolicy::adaptive

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "../mpiutil/control.hpp"
+#include "../mpiutil/mpiutil.hpp"
 
 using namespace lwmpi::util;
 
@@ -108,4 +109,18 @@ TEST_CASE("replies, credit and kicks are exactly one header", "[control]") {
     ControlMsg eager = make_control(ControlKind::eager, 1, 2, 8, 0);
     eager.tag = -1;  // an eager message carries a real tag
     CHECK_FALSE(control_valid(&eager, sizeof eager, 4));
+}
+
+TEST_CASE("eager credits: many for few ranks, within the budget, never fewer than the floor", "[control]") {
+    using namespace lwmpi::util;
+    CHECK(eager_credits(1, kDefaultEagerMax) == kMaxEagerCredits);
+    CHECK(eager_credits(2, kDefaultEagerMax) == kMaxEagerCredits);  // 64 KiB / 512 B = 128, capped
+    CHECK(eager_credits(5, kDefaultEagerMax) == 32);                // 64 KiB / (4 * 512 B)
+    CHECK(eager_credits(16, kDefaultEagerMax) == kEagerCredits);    // 8.5: the floor, 8
+    CHECK(eager_credits(192, kDefaultEagerMax) == kEagerCredits);
+    CHECK(eager_credits(2, 65536) == kEagerCredits);  // a 64 KiB threshold: 1, raised to the floor
+    for (int np = 2; np <= 64; ++np) {
+        const int c = eager_credits(np, kDefaultEagerMax);
+        CHECK((c == kEagerCredits || static_cast<uint64_t>(c) * (np - 1) * kDefaultEagerMax <= kEagerBudget));
+    }
 }

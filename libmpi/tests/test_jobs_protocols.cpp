@@ -18,7 +18,7 @@ using namespace jobs;
 
 namespace {
 
-using lwmpi::util::kEagerCredits;
+using lwmpi::util::eager_credits;
 using lwmpi::util::kLocalEagerBudget;
 
 // True when *req stays incomplete over a few tests a millisecond apart
@@ -230,17 +230,18 @@ TEST_CASE("MPI_Ibsend completes once its message is in the attached buffer", "[j
 // ---- eager credit ----------------------------------------------------------
 
 TEST_CASE("eager sends run out of credit at a receiver that does not receive", "[jobs][engine]") {
-    // Rank 0 starts 40 sends of the eager threshold's size to rank 1,
+    // Rank 0 starts 300 sends of one mailbox message each to rank 1,
     // which receives only once rank 0 looked at them: the first ones
-    // complete at once (kEagerCredits unconsumed messages per sender over
-    // IKC; kLocalEagerBudget bytes on the local path), the others fall
-    // back to waiting for their receive. All arrive, in order. A second
-    // round finds the credit back.
-    constexpr int kMessages = 40;
-    constexpr size_t kBytes = kDefaultEagerMax;
+    // complete at once (eager_credits() unconsumed messages per sender over
+    // IKC, fewer than the receiver's cluster parks; kLocalEagerBudget bytes
+    // on the local path), the others fall back to waiting for their
+    // receive. All arrive, in order. A second round finds the credit back.
+    constexpr int kMessages = 300;
+    constexpr size_t kBytes = 64;
     for (const Placement &p : kPlacements) {
         INFO(p.name);
-        const int at_once = over_ikc(p) ? kEagerCredits : static_cast<int>(kLocalEagerBudget / kBytes);
+        const int at_once =
+            over_ikc(p) ? eager_credits(2, kDefaultEagerMax) : static_cast<int>(kLocalEagerBudget / kBytes);
         REQUIRE(at_once < kMessages);
         Signal checked[2];
         const JobResult r = run_job(config(2, p), [&](int rank) {
@@ -277,7 +278,7 @@ TEST_CASE("eager sends run out of credit at a receiver that does not receive", "
 }
 
 TEST_CASE("credit returned after the last message does not outlive MPI_Finalize", "[jobs][engine]") {
-    // Rank 1 consumes rank 0's eager messages in batches of kEagerCredits/2
+    // Rank 1 consumes rank 0's eager messages in batches of eager_credits()/2
     // and returns the credit of each batch; here the last batch ends with
     // the barrier of MPI_Finalize, which rank 0 may have left by then (a
     // race: several jobs). Nothing may reach a mailbox after its owner's
@@ -287,8 +288,8 @@ TEST_CASE("credit returned after the last message does not outlive MPI_Finalize"
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             int v = 0;
             // Rank 0's release in the barrier of MPI_Finalize is its
-            // kEagerCredits/2-th eager message to rank 1.
-            for (int k = 0; k < kEagerCredits / 2 - 1; ++k) {
+            // eager_credits()/2-th eager message to rank 1.
+            for (int k = 0; k < eager_credits(2, kDefaultEagerMax) / 2 - 1; ++k) {
                 if (rank == 0)
                     EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
                 else
@@ -304,9 +305,9 @@ TEST_CASE("credit returned after the last message does not outlive MPI_Finalize"
 TEST_CASE("a ping-pong gives credits back on its replies: no CREDIT message", "[jobs][engine]") {
     // Each reply carries the credit of the message it answers, so rank 0
     // gets exactly one message per round trip (a CREDIT of its own after
-    // every kEagerCredits/2 rounds would add more) and never runs out of
+    // every eager_credits()/2 rounds would add more) and never runs out of
     // credit (an RTS would draw a CTS: more again).
-    constexpr int kRounds = 5 * kEagerCredits;
+    constexpr int kRounds = 5 * eager_credits(2, kDefaultEagerMax);
     Signal counted;  // rank 1's MPI_Finalize (its messages) waits for rank 0's count
     const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [&counted](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -415,7 +416,8 @@ TEST_CASE("steady traffic into posted receives takes nothing from the heap", "[j
     // back) allocate nothing on either side. The ranks spin: a rank that
     // sleeps is woken by a kick message, and the first kick of the job
     // would take its node from the heap at a moment of its own.
-    constexpr int kWarmUp = 4 * kEagerCredits, kRounds = 20 * kEagerCredits;
+    constexpr int kWarmUp = 2 * eager_credits(2, kDefaultEagerMax),
+                  kRounds = 4 * eager_credits(2, kDefaultEagerMax);
     for (const Placement &p : kPlacements) {
         INFO(p.name);
         JobConfig c = config(2, p);
