@@ -99,19 +99,11 @@ Unexpected *new_unexpected(uint64_t data) {
     return u;
 }
 
-void free_unexpected(Unexpected *u) {
-    if (u->spare)
-        self().spare_nodes.give(u);
-    else
-        free(u);
-}
+void free_unexpected(Unexpected *u) { self().spare_nodes.give_or_free(u, u->spare); }
 
 void drop_unexpected() {
     RankState &s = self();
-    while (Unexpected *u = s.unexpected) {
-        s.unexpected = u->next;
-        free(u);
-    }
+    free_all(s.unexpected);
     s.unexpected_tail = &s.unexpected;
     s.spare_nodes.drop();
 }

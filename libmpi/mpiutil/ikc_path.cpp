@@ -553,10 +553,7 @@ int ikc_wait_outside(unsigned long timeout_ns) {
 
 void drop_stash() {
     RankState &s = self();
-    while (Stashed *m = s.stash) {
-        s.stash = m->next;
-        free(m);
-    }
+    free_all(s.stash);
     s.stash_tail = &s.stash;
 }
 

@@ -129,12 +129,7 @@ LocalMsg *new_block(uint64_t data) {
 }
 
 // Block `m` of mine is done with.
-void drop_block(LocalMsg *m) {
-    if (m->reused)
-        self().spare_local.give(m);
-    else
-        free(m);
-}
+void drop_block(LocalMsg *m) { self().spare_local.give_or_free(m, m->reused); }
 
 // The receiver is done with block `m` of another rank: back to its sender.
 void give_back(LocalMsg *m) {

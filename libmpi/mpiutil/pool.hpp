@@ -60,6 +60,16 @@ private:
     int hint_;
 };
 
+/// Frees every node of the heap list at `head` (linked through `next`);
+/// `head` ends up nullptr.
+template <class T>
+void free_all(T *&head) {
+    while (T *n = head) {
+        head = n->next;
+        free(n);
+    }
+}
+
 /// Heap nodes of one size that one thread reuses, so that steady traffic
 /// allocates nothing: a node given back is kept for the next take. T links
 /// through its `next` field. All-zero memory is an empty list.
@@ -82,13 +92,15 @@ struct SpareList {
         n->next = head;
         head = n;
     }
-    /// Frees every spare node.
-    void drop() {
-        while (T *n = head) {
-            head = n->next;
+    /// Gives back `n` when it is of the list's size (`ours`), else frees it.
+    void give_or_free(T *n, bool ours) {
+        if (ours)
+            give(n);
+        else
             free(n);
-        }
     }
+    /// Frees every spare node.
+    void drop() { free_all(head); }
 };
 
 }  // namespace lwmpi::util
