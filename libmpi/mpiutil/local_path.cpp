@@ -101,12 +101,17 @@ void wake(int local, Request *r) {
         complete(*r, MPI_SUCCESS);  // the error shows again in the next progress()
 }
 
-void publish(int local, LocalMsg *m, Request *r) {
-    LocalMsg **inbox = &slot(local).inbox;
-    LocalMsg *head = load(*inbox);
+// Pushes m on a stack that other threads push on too and its owner takes
+// whole (exchange): an inbox, or a stack of returned blocks.
+void push(LocalMsg **stack, LocalMsg *m) {
+    LocalMsg *head = load(*stack);
     do
         m->next = head;
-    while (!__atomic_compare_exchange_n(inbox, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    while (!__atomic_compare_exchange_n(stack, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+}
+
+void publish(int local, LocalMsg *m, Request *r) {
+    push(&slot(local).inbox, m);
     wake(local, r);
 }
 
@@ -133,15 +138,10 @@ void drop_block(LocalMsg *m) { self().spare_local.give_or_free(m, m->reused); }
 
 // The receiver is done with block `m` of another rank: back to its sender.
 void give_back(LocalMsg *m) {
-    if (!m->reused) {
+    if (m->reused)
+        push(&slot(m->sender).returned, m);
+    else
         free(m);
-        return;
-    }
-    LocalMsg **stack = &slot(m->sender).returned;
-    LocalMsg *head = load(*stack);
-    do
-        m->next = head;
-    while (!__atomic_compare_exchange_n(stack, &head, m, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
 bool copies_done() {
@@ -224,8 +224,8 @@ void local_accept(Request &r, Unexpected *u) {
 void local_finalize() {
     RankState &s = self();
     s.spare_local.drop();
-    s.spare_local.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
-    s.spare_local.drop();
+    LocalMsg *returned = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
+    free_all(returned);
 }
 
 int local_progress(bool *did) {
