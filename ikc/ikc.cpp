@@ -32,7 +32,7 @@ bool settle(VirtualTable &t, Endpoint &e, long r) {
     a.result = r;
     a.finished = true;
     --t.running;
-    ++events[a.core];
+    add_event(a.core);
     return true;
 }
 
@@ -54,6 +54,7 @@ bool valid_cluster(int cluster) {
 }
 
 void mailbox_init();
+bool rings_poll();
 
 void init() {
     if (!hal::noc::fabric_fits()) panic("the profile's NoC fabric region is too small");
@@ -121,6 +122,7 @@ void VirtualTable::free(Endpoint &e) {
     const int who = static_cast<int>(&e - entries) + 1;
     active.unlock(e.active, who);
     active.detach(e.active);
+    forget_ring(e);
     e.used = false;
     serve_again();  // a transfer waiting for the lock may go on
 }
@@ -155,7 +157,8 @@ bool VirtualTable::poll() {
 bool poll() {
     const bool m = mailboxes.poll();
     const bool p = portals.poll();
-    return m || p;
+    const bool r = rings_poll();
+    return m || p || r;
 }
 
 void sync_release_process(Process *p);
@@ -165,6 +168,8 @@ void release_process(Process *p) {
     portals.release_process(p);
     sync_release_process(p);
 }
+
+void add_event(int core) { ++events[core]; }
 
 // ---- statistics ------------------------------------------------------------------------
 

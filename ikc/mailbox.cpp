@@ -7,6 +7,12 @@
 // mailbox. When the buffers table is full, messages stay in the hardware
 // slots, so their senders wait (flow control): nothing is dropped, and per
 // sender the order is kept.
+//
+// A reader may instead have its arrivals copied into a ring in its own
+// memory (MAILBOX_RING), which it polls without a kernel call: the master
+// fills the rings on every pass where the NoC interrupts it at once; where
+// it does not, a polling reader fills its own (MAILBOX_DRAIN).
+#include <stddef.h>
 #include <string.h>
 
 #include "buffers.hpp"
@@ -22,7 +28,7 @@ struct Header {
     uint16_t dst_port;
     uint16_t src_port;
     uint16_t length;
-    uint16_t reserved;
+    uint16_t src_cluster;  ///< filled in by the receiving kernel (the slot it came through)
 };
 
 struct Message {
@@ -55,6 +61,7 @@ bool poll_hardware(int hw, int port, Message &out) {
     for (int src = 0; src < n; ++src) {
         Message m;
         if (!hal::noc::mailbox_peek(hw, src, &m)) continue;
+        m.h.src_cluster = static_cast<uint16_t>(src);
         const bool ours = !got && m.h.dst_port == port;
         if (!ours && buffers.full()) continue;
         hal::noc::mailbox_release(hw, src);
@@ -69,6 +76,51 @@ bool poll_hardware(int hw, int port, Message &out) {
     return got;
 }
 
+/// Input mailboxes with a ring (rings_poll() skips the table when none).
+int ringed;
+
+int hw_of(int port) { return port % hal::noc::mailboxes(hal::cluster_id()); }
+
+/// Whether a message for `port` may wait in the kernel: parked, or in a
+/// slot of its hardware mailbox (for it or for another port). A look
+/// without the lock.
+bool may_have(int port) {
+    return __atomic_load_n(&parked_for[port], __ATOMIC_ACQUIRE) > 0 || hal::noc::mailbox_any(hw_of(port));
+}
+
+size_t slot_bytes() { return TS_RING_SLOT_BYTES(mailbox_payload()); }
+
+/// Moves e's arrivals into its ring while the ring has room, in the owner's
+/// address space: messages moved, or -TS_EFAULT when the ring is no longer
+/// writable (then nothing is taken: the messages wait in the kernel).
+long fill_ring(Endpoint &e) {
+    Ring &r = e.ring;
+    if (long err = check_user(r.va, TS_RING_BYTES(r.slots, mailbox_payload()), true)) return err;
+    auto *ring = reinterpret_cast<ts_ring *>(r.va);
+    char *slots = reinterpret_cast<char *>(ring + 1);
+    // A tail the process corrupted reads as a full ring: it stops only its
+    // own arrivals.
+    const uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+    long moved = 0;
+    Message m;
+    while (r.head - tail < r.slots) {
+        if (!take_parked(e.local_port, m) && !poll_hardware(hw_of(e.local_port), e.local_port, m)) break;
+        const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
+        auto *slot = reinterpret_cast<ts_ring_slot *>(slots + (r.head & (r.slots - 1)) * slot_bytes());
+        *slot = ts_ring_slot{static_cast<unsigned short>(length), m.h.src_cluster, m.h.src_port, 0};
+        memcpy(slot + 1, m.data, length);
+        __atomic_store_n(&ring->head, ++r.head, __ATOMIC_RELEASE);  // the slot before the index
+        count_transfer(e.stats, Progress{}, length, false);
+        ++moved;
+    }
+    if (r.head - tail >= r.slots && may_have(e.local_port))
+        __atomic_store_n(&ring->stalled, 1u, __ATOMIC_RELEASE);
+    if (moved) add_event(e.core);
+    return moved;
+}
+
+long fill_ring_call(Call &c) { return fill_ring(mailbox_table().entries[c.a[0]]); }
+
 long read_call(Call &c) {
     if (long err = check_user(c.a[1], c.a[2], true)) return err;
     return mailbox_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], &c.p);
@@ -80,6 +132,11 @@ long write_call(Call &c) {
 }
 
 }  // namespace
+
+void forget_ring(Endpoint &e) {
+    if (e.ring.va) --ringed;
+    e.ring = Ring{};
+}
 
 void mailbox_init() {
     const ts_manifest &m = hal::manifest();
@@ -102,6 +159,7 @@ long mailbox_unlink(int id) { return mailbox_table().release(id, true); }
 long mailbox_read(int id, void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::input, e)) return err;
+    if (e->ring.va) return -TS_EBUSY;  // its arrivals go into the ring
     const int hw = e->local_port % hal::noc::mailboxes(hal::cluster_id());
     Message m;
     if (!take_parked(e->local_port, m) && !poll_hardware(hw, e->local_port, m)) {
@@ -136,8 +194,12 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
 
 bool update_doorbells() {
     bool polled[TS_PORTS] = {};
+    // A port is polled by its reader's core unless that core sleeps in a
+    // call the master serves, or the master fills the port's ring.
+    const bool master_fills = hal::master_takes_arrivals();
     for (const Endpoint &e : mailbox_table().entries)
-        if (e.used && e.input && e.owner && !core_waits_on_master(e.core)) polled[e.local_port] = true;
+        if (e.used && e.input && e.owner && !core_waits_on_master(e.core) && !(e.ring.va && master_fills))
+            polled[e.local_port] = true;
     bool started = false;
     for (int port = 0; port < TS_PORTS; ++port) {
         const bool rings = hal::noc::doorbell_rings(port);
@@ -163,6 +225,8 @@ long sys_mailbox_read(Call &c) {
 long sys_mailbox_write(Call &c) { return sync_call(mailbox_table(), c, Dir::output, write_call); }
 long sys_mailbox_aread(Call &c) {
     note_reader(c);
+    Endpoint *e;
+    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0 && e->ring.va) return -TS_EBUSY;
     return async_start(mailbox_table(), c, Dir::input, read_call, nullptr);
 }
 long sys_mailbox_awrite(Call &c) { return async_start(mailbox_table(), c, Dir::output, write_call, nullptr); }
@@ -182,6 +246,66 @@ long mailbox_wait_fast(Call &c) {
     const int port = now(e.local_port);
     if (port < 0 || port >= TS_PORTS || now(parked_for[port]) > 0) return pending;
     return hal::noc::mailbox_any(port % hal::noc::mailboxes(hal::cluster_id())) ? pending : -TS_EAGAIN;
+}
+
+long sys_mailbox_trywrite(Call &c) {
+    const long r = sys_mailbox_write(c);
+    return r == pending ? -TS_EAGAIN : r;
+}
+
+long sys_mailbox_ring(Call &c) {
+    Endpoint *e;
+    if (long err = mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e)) return err;
+    if (e->async.started) return -TS_EBUSY;
+    const uintptr_t va = c.a[1];
+    const uint64_t slots = c.a[2];
+    if (va == 0) {
+        forget_ring(*e);
+        return 0;
+    }
+    if (va % 8 || slots == 0 || slots > TS_RING_MAX_SLOTS || (slots & (slots - 1))) return -TS_EINVAL;
+    if (long err = check_user(va, TS_RING_BYTES(slots, mailbox_payload()), true)) return err;
+    const ts_ring empty{0, 0, 0, static_cast<unsigned>(slots)};
+    memcpy(reinterpret_cast<void *>(va), &empty, sizeof empty);
+    if (!e->ring.va) ++ringed;
+    e->ring = Ring{va, static_cast<uint32_t>(slots), 0};
+    e->core = caller_core();
+    serve_again();  // what has already arrived goes into the ring
+    return hal::master_takes_arrivals() ? 0 : TS_RING_PULL;
+}
+
+long sys_mailbox_drain(Call &c) {
+    Endpoint *e;
+    if (long err = mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e)) return err;
+    if (!e->ring.va) return -TS_EINVAL;
+    e->core = caller_core();
+    return fill_ring(*e);
+}
+
+long mailbox_drain_fast(Call &c) {
+    if (c.a[0] >= static_cast<uint64_t>(max_virtual)) return pending;
+    // Racy reads, as in mailbox_wait_fast: 0 is what the locked call gives
+    // when it runs just before a message arrives.
+    const Endpoint &e = mailbox_table().entries[c.a[0]];
+    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
+    if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
+        !now(e.ring.va))
+        return pending;
+    const int port = now(e.local_port);
+    if (port < 0 || port >= TS_PORTS || may_have(port)) return pending;
+    return 0;
+}
+
+bool rings_poll() {
+    if (ringed == 0) return false;
+    bool moved = false;
+    for (Endpoint &e : mailbox_table().entries) {
+        if (!e.used || !e.ring.va || !e.owner || e.owner->killed || !may_have(e.local_port)) continue;
+        Call c{};
+        c.a[0] = static_cast<uint64_t>(&e - mailbox_table().entries);
+        if (run_as(e.owner, fill_ring_call, c) > 0) moved = true;
+    }
+    return moved;
 }
 
 long sys_mailbox_ioctl(Call &c) {

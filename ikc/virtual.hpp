@@ -25,6 +25,15 @@ struct Async {
     int core = 0;  ///< the core whose thread started it (an event for its WAIT_ANY)
 };
 
+/// Input mailboxes: the ring in the owner's memory that its arrivals go
+/// into (MAILBOX_RING). `head` is the kernel's own count: the process's
+/// copy is never read back.
+struct Ring {
+    uintptr_t va = 0;  ///< struct ts_ring in the owner's address space; 0: none
+    uint32_t slots = 0;
+    uint32_t head = 0;
+};
+
 /// A virtual mailbox or portal: an input bound to a local port, or an
 /// output from a local port to a remote (cluster, port).
 struct Endpoint {
@@ -43,6 +52,7 @@ struct Endpoint {
     int allow_port = 0;
     ts_ikc_stats stats{};
     Async async;
+    Ring ring;
 };
 
 constexpr int max_virtual = 128;  ///< virtual mailboxes (and portals) per cluster
@@ -83,6 +93,13 @@ private:
 
 VirtualTable &mailbox_table();
 VirtualTable &portal_table();
+
+/// Detaches e's ring, if it has one (its mailbox is freed).
+void forget_ring(Endpoint &e);
+
+/// One more event for the thread on `core` (IKC_WAIT_ANY): one of its
+/// asynchronous operations finished, or its ring got a message.
+void add_event(int core);
 
 /// Nanoseconds since p.start; 0 when no start was marked (the operation
 /// completed at its first attempt, at once).

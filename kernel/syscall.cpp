@@ -77,7 +77,11 @@ constexpr void (*cancel_of(uint64_t number))(Call &) {
 
 /// A shared call's lock-free first try (CallEntry::fast), if it has one.
 constexpr Handler fast_of(uint64_t number) {
-    return number == TS_SYS_MAILBOX_WAIT ? ikc::mailbox_wait_fast : nullptr;
+    switch (number) {
+    case TS_SYS_MAILBOX_WAIT: return ikc::mailbox_wait_fast;
+    case TS_SYS_MAILBOX_DRAIN: return ikc::mailbox_drain_fast;
+    default: return nullptr;
+    }
 }
 
 using namespace ikc;  // the IKC calls' handlers, named as the others: sys_<call>

@@ -8,7 +8,9 @@
  *     another owner's object, oversized and truncated messages, the limit
  *     of virtual abstractions per hardware resource, aread/awrite/wait and
  *     their errors, ioctl statistics, portal reads without an allow,
- *     waiting for any of one's events (wait_any, wake) and their errors;
+ *     waiting for any of one's events (wait_any, wake) and their errors,
+ *     a ring of arrivals (order, source, nothing lost when it is full, a
+ *     corrupted tail, events, detaching) and trywrite;
  *   A <-> B: an asynchronous mailbox and portal exchange, two virtual
  *     portals multiplexed on one hardware portal, and a barrier.
  *
@@ -123,6 +125,119 @@ static void async_errors(void) {
     expect((long)s.areads, 1, "stats: areads");
     expect((long)s.reads, 1, "stats: reads (the aread's)");
     expect((long)s.waits, 1, "stats: waits");
+    check(ts_mailbox_close(out), "mailbox_close");
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+}
+
+#define RING_SLOTS 4
+
+/* The slot of ring r that holds its message number i. */
+static const struct ts_ring_slot *ring_slot(const struct ts_ring *r, unsigned i) {
+    const char *slots = (const char *)(r + 1);
+    return (const struct ts_ring_slot *)(slots +
+                                         (i % r->nslots) * TS_RING_SLOT_BYTES(ts_job()->mailbox_payload));
+}
+
+/* Takes the next message of ring r, which must be message `seq` from
+ * (me, PORT_B): a byte seq repeated seq % 7 + 1 times. */
+static void ring_take(struct ts_ring *r, unsigned seq) {
+    const unsigned tail = r->tail;
+    if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == tail) fail("ring empty where a message was due", seq);
+    const struct ts_ring_slot *s = ring_slot(r, tail);
+    const unsigned char *data = (const unsigned char *)(s + 1);
+    expect(s->length, seq % 7 + 1, "ring slot length");
+    expect(s->src_cluster, me, "ring slot source cluster");
+    expect(s->src_port, PORT_B, "ring slot source port");
+    for (unsigned i = 0; i < s->length; ++i)
+        if (data[i] != (unsigned char)seq) fail("ring slot data (message order)", data[i]);
+    __atomic_store_n(&r->tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+/* Sends message `seq` (see ring_take) with trywrite: its result. */
+static long ring_send(int out, unsigned seq) {
+    unsigned char msg[8];
+    memset(msg, (int)seq, sizeof msg);
+    return ts_mailbox_trywrite(out, msg, seq % 7 + 1);
+}
+
+/* Sends until the ring is full and stalled (a message of ours waits in
+ * the kernel): messages sent. */
+static unsigned ring_fill(struct ts_ring *r, int in, int out, long mode) {
+    unsigned sent = 0;
+    for (int tries = 0; tries < 1000; ++tries) {
+        const long w = ring_send(out, sent);
+        if (w >= 0) {
+            ++sent;
+            continue;
+        }
+        expect(w, -TS_EAGAIN, "trywrite to a full slot");
+        if (mode == TS_RING_PULL) check(ts_mailbox_drain(in), "mailbox_drain");
+        if (r->head - r->tail == r->nslots && r->stalled) return sent;
+        ts_sleep_ns(1000000); /* the master fills the ring meanwhile */
+    }
+    fail("the ring never filled up", (long)sent);
+    return 0;
+}
+
+static void rings(void) {
+    static uint64_t space[TS_RING_BYTES(RING_SLOTS, 256) / 8 + 1];
+    struct ts_ring *r = (struct ts_ring *)space;
+    int in = check(ts_mailbox_create(PORT_A), "mailbox_create");
+    int out = check(ts_mailbox_open(PORT_B, me, PORT_A), "mailbox_open");
+    expect(ts_mailbox_ring(in, r, 3), -TS_EINVAL, "ring of 3 slots");
+    expect(ts_mailbox_ring(in, r, 0), -TS_EINVAL, "ring of 0 slots");
+    expect(ts_mailbox_ring(in, r, TS_RING_MAX_SLOTS * 2), -TS_EINVAL, "ring of too many slots");
+    expect(ts_mailbox_ring(in, (struct ts_ring *)((char *)r + 4), RING_SLOTS), -TS_EINVAL, "misaligned ring");
+    expect(ts_mailbox_ring(in, (struct ts_ring *)16, RING_SLOTS), -TS_EFAULT, "ring at a bad pointer");
+    expect(ts_mailbox_ring(out, r, RING_SLOTS), -TS_EBADF, "ring on an output mailbox");
+    expect(ts_mailbox_drain(in), -TS_EINVAL, "drain without a ring");
+    expect(ts_mailbox_trywrite(in, "x", 1), -TS_EBADF, "trywrite to an input mailbox");
+    const long mode = check(ts_mailbox_ring(in, r, RING_SLOTS), "mailbox_ring");
+    if (mode != 0 && mode != TS_RING_PULL) fail("mailbox_ring's answer", mode);
+    expect(r->nslots, RING_SLOTS, "ring nslots");
+    char buf[8];
+    expect(ts_mailbox_read(in, buf, sizeof buf), -TS_EBUSY, "read with a ring");
+    expect(ts_mailbox_aread(in, buf, sizeof buf), -TS_EBUSY, "aread with a ring");
+
+    /* Full: the ring and the hardware slot hold all, nothing is lost. */
+    const unsigned sent = ring_fill(r, in, out, mode);
+    if (sent <= RING_SLOTS) fail("messages beyond the ring's room did not wait in the kernel", (long)sent);
+    for (unsigned seq = 0, tries = 0; seq < sent; ++tries) {
+        while (r->head != r->tail)
+            ring_take(r, seq++);
+        r->stalled = 0;
+        /* The master may fill the ring meanwhile, wherever it runs. */
+        const long moved = check(ts_mailbox_drain(in), "mailbox_drain");
+        if (seq < sent && r->head == r->tail) {
+            if (mode == TS_RING_PULL || tries == 1000) fail("a message that waited never came", seq);
+            ts_sleep_ns(1000000);
+        } else if (moved > 0 && r->head == r->tail) {
+            fail("drain said it moved messages the ring does not have", moved);
+        }
+    }
+    struct ts_ikc_stats s = mailbox_stats(in);
+    expect((long)s.reads, (long)sent, "ring stats: reads");
+
+    /* A tail that says more than the ring holds reads as a full ring. */
+    const unsigned head = r->head;
+    r->tail = head + 100;
+    expect(ring_send(out, 1), 2, "trywrite one more");
+    expect(ts_mailbox_drain(in), 0, "drain into a corrupted ring");
+    expect(r->head, head, "nothing written past a corrupted tail");
+    r->tail = head;
+
+    /* An arrival in the ring is an event of the reader's (wait_any). */
+    const unsigned long seen = (unsigned long)check(ts_ikc_wait_any(~0ul, 1), "wait_any for the count");
+    if (r->head == r->tail &&
+        (unsigned long)check(ts_ikc_wait_any(seen, 1000000000ul), "wait_any for the arrival") == seen)
+        fail("no event for an arrival in the ring", 0);
+    ring_take(r, 1);
+
+    /* Detached, the mailbox is read as before. */
+    check(ts_mailbox_ring(in, NULL, 0), "detach the ring");
+    expect(ts_mailbox_drain(in), -TS_EINVAL, "drain after detaching");
+    expect(ring_send(out, 3), 4, "trywrite after detaching");
+    expect(ts_mailbox_read(in, buf, sizeof buf), 4, "read after detaching");
     check(ts_mailbox_close(out), "mailbox_close");
     check(ts_mailbox_unlink(in), "mailbox_unlink");
 }
@@ -353,6 +468,7 @@ int main(void) {
     messages_and_stats();
     async_errors();
     wait_any_and_wake();
+    rings();
     limit_per_hardware();
     portal_fault_midway();
     parts_barrier(BARRIER_PORT);

@@ -63,6 +63,33 @@ struct ts_ikc_stats {
                                 * now in the kernel's buffers table */
 };
 
+/* A ring of mailbox arrivals in the receiving process's memory
+ * (TS_SYS_MAILBOX_RING): one writer, one reader. The kernel writes slot
+ * head % nslots, then advances head; the process reads slot tail % nslots,
+ * then advances tail. The kernel never trusts tail: a ring whose
+ * head - tail exceeds nslots reads as full, so a process that corrupts its
+ * ring only stops its own arrivals. */
+struct ts_ring {
+    unsigned head;    /* kernel: messages written so far (wraps) */
+    unsigned tail;    /* process: messages taken so far (wraps) */
+    unsigned stalled; /* kernel: 1 when a message waited for room; the
+                       * process clears it and calls TS_SYS_MAILBOX_DRAIN */
+    unsigned nslots;  /* kernel, at attach: slots in the ring */
+};
+/* One slot: this header, then mailbox_payload bytes of room for data. */
+struct ts_ring_slot {
+    unsigned short length;      /* bytes of data */
+    unsigned short src_cluster; /* the sender's cluster and port */
+    unsigned short src_port;
+    unsigned short reserved;
+};
+#define TS_RING_SLOT_BYTES(payload) (sizeof(struct ts_ring_slot) + (((unsigned long)(payload) + 7ul) & ~7ul))
+#define TS_RING_BYTES(nslots, payload) \
+    (sizeof(struct ts_ring) + (unsigned long)(nslots)*TS_RING_SLOT_BYTES(payload))
+#define TS_RING_MAX_SLOTS 1024
+/* TS_SYS_MAILBOX_RING's answer: the process takes arrivals itself. */
+#define TS_RING_PULL 1
+
 /* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
  * Port 0 is the kernel's; user programs use 1..TS_PORTS-1. */
 #define TS_PORTS                64

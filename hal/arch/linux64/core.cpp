@@ -60,6 +60,8 @@ void relax() {
 
 void spin_hint() { __builtin_ia32_pause(); }
 
+bool master_takes_arrivals() { return false; }
+
 void wait_event() {
     uint32_t *word = event_word(cluster_id(), core_id());
     timespec rel{}, *timeout = nullptr;

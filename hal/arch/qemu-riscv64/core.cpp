@@ -39,6 +39,8 @@ void relax() {
 // option is needed.
 void spin_hint() { asm volatile(".4byte 0x0100000f" ::: "memory"); }
 
+bool master_takes_arrivals() { return true; }
+
 void set_timer(uint64_t deadline) {
     if (deadline == 0) {
         HAL_CSR_CLEAR(sie, rv::sie_stie);

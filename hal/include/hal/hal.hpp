@@ -41,6 +41,12 @@ void relax();
 /// it spins. Never sleeps. qemu-riscv64: `pause` (Zihintpause, a FENCE
 /// hint: a fence where the extension is missing); linux64: x86 `pause`.
 void spin_hint();
+/// Who takes a message that arrives for a process that polls: true when
+/// the NoC's interrupt reaches the master at once (qemu-riscv64), which
+/// then copies it into the process's ring; false when the master is a host
+/// thread that may be asleep (linux64), so the polling core takes its own
+/// arrivals (DESIGN section 3, "Arrivals").
+bool master_takes_arrivals();
 
 /// A spinlock (acquire/release ordering).
 class Spinlock {

@@ -110,6 +110,12 @@ long sys_mailbox_wait(Call &c);
 /// for its port, no full slot in its hardware mailbox); else pending, and
 /// the call is served as usual. It reads shared state only.
 long mailbox_wait_fast(Call &c);
+long sys_mailbox_trywrite(Call &c);
+long sys_mailbox_ring(Call &c);
+long sys_mailbox_drain(Call &c);
+/// DRAIN tried without master_lock: 0 when nothing can have come for the
+/// caller's ringed mailbox (as mailbox_wait_fast); else pending.
+long mailbox_drain_fast(Call &c);
 /// WAIT_ANY (a0 seen, a1 timeout_ns): the calling core's count of events
 /// (its asynchronous operations that finished, WAKEs for it) once it
 /// differs from `seen` or the timeout passed; pending until then.
