@@ -115,7 +115,10 @@ long fill_ring(Endpoint &e) {
     }
     if (r.head - tail >= r.slots && may_have(e.local_port))
         __atomic_store_n(&ring->stalled, 1u, __ATOMIC_RELEASE);
-    if (moved) add_event(e.core);
+    // The head before the look at `wake`, as the process sets `wake`
+    // before its last look at the head: one of the two sees the other.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (moved && __atomic_load_n(&ring->wake, __ATOMIC_RELAXED)) add_event(e.core);
     return moved;
 }
 
@@ -265,7 +268,7 @@ long sys_mailbox_ring(Call &c) {
     }
     if (va % 8 || slots == 0 || slots > TS_RING_MAX_SLOTS || (slots & (slots - 1))) return -TS_EINVAL;
     if (long err = check_user(va, TS_RING_BYTES(slots, mailbox_payload()), true)) return err;
-    const ts_ring empty{0, 0, 0, static_cast<unsigned>(slots)};
+    const ts_ring empty{0, 0, 0, 0, static_cast<unsigned>(slots), 0};
     memcpy(reinterpret_cast<void *>(va), &empty, sizeof empty);
     if (!e->ring.va) ++ringed;
     e->ring = Ring{va, static_cast<uint32_t>(slots), 0};

@@ -228,9 +228,11 @@ static void rings(void) {
 
     /* An arrival in the ring is an event of the reader's (wait_any). */
     const unsigned long seen = (unsigned long)check(ts_ikc_wait_any(~0ul, 1), "wait_any for the count");
+    __atomic_store_n(&r->wake, 1u, __ATOMIC_SEQ_CST);
     if (r->head == r->tail &&
         (unsigned long)check(ts_ikc_wait_any(seen, 1000000000ul), "wait_any for the arrival") == seen)
         fail("no event for an arrival in the ring", 0);
+    r->wake = 0;
     ring_take(r, 1);
 
     /* Detached, the mailbox is read as before. */

@@ -72,9 +72,14 @@ struct ts_ikc_stats {
 struct ts_ring {
     unsigned head;    /* kernel: messages written so far (wraps) */
     unsigned tail;    /* process: messages taken so far (wraps) */
+    unsigned wake;    /* process: 1 while it may sleep in TS_SYS_IKC_WAIT_ANY
+                       * (set it, look at the ring once more, then sleep): an
+                       * arrival is then an event of the thread that attached
+                       * or last drained the ring */
     unsigned stalled; /* kernel: 1 when a message waited for room; the
                        * process clears it and calls TS_SYS_MAILBOX_DRAIN */
     unsigned nslots;  /* kernel, at attach: slots in the ring */
+    unsigned reserved;
 };
 /* One slot: this header, then mailbox_payload bytes of room for data. */
 struct ts_ring_slot {

@@ -237,16 +237,8 @@ void idle() {
     }
     s.polling_since = 0;
     s.polls = 0;
-    // The mailbox wait suffices unless an operation whose end sends no
-    // message runs, or after quiesce(), when nothing may be kicked through
-    // the mailbox any more: then wait for any event of mine.
-    const bool on_events = s.quiet || ikc_must_poll();
-    if (local_sleep_begin(on_events)) return;
-    // An error of the waits shows again in the next progress().
-    if (on_events)
-        ikc_wait_any();
-    else
-        ikc_wait();
+    if (local_sleep_begin()) return;
+    ikc_wait_any();  // an error shows again in the next progress()
     local_sleep_end();
 }
 

@@ -49,12 +49,11 @@ int ikc_accept(Request &r, Unexpected *u);
 /// Reads what the mailbox has and moves portal transfers on; *did is set
 /// when anything happened.
 int ikc_progress(bool *did);
-/// Blocks until the mailbox has a message (kept for ikc_progress).
-int ikc_wait();
-/// Blocks until an event of mine: one of my asynchronous IKC operations
-/// (the mailbox read, the head message's write, the incoming portal
+/// Blocks until an event of mine: a message arrives in my ring, one of my
+/// asynchronous IKC operations (the head message's write, a portal
 /// transfer) finishes, or a rank of my cluster wakes me (os::ikc_wake).
-/// Events since the last call end it at once.
+/// Returns at once when my ring or my stash has a message, or after an
+/// event since the last call.
 int ikc_wait_any();
 /// For a wait outside the engine (a name resolution): takes what my
 /// mailbox has into the stash (the next ikc_progress() handles it), then
@@ -66,10 +65,6 @@ int ikc_wait_any();
 int ikc_wait_outside(unsigned long timeout_ns);
 /// Frees the stash (finalize(): what is still there was never received).
 void drop_stash();
-/// True while a portal transfer into or out of this rank runs or a message waits to
-/// be written (their ends send no message: idle() waits for any of my
-/// operations, not only for the mailbox).
-bool ikc_must_poll();
 /// True while a send waits for an output portal (its cluster had none
 /// left): nothing will wake me when one frees up, so idle() polls.
 bool ikc_retrying();
@@ -84,8 +79,15 @@ int post_control(const Address &to, const void *msg, size_t n, Request *complete
 int write_out();
 /// Writes everything the queue holds (waiting for each write).
 int flush();
-/// Posts the asynchronous read of my mailbox into rx.
-int post_read();
+/// Gives my mailbox its ring of arrivals (init()).
+int ring_attach();
+/// The oldest message of my ring, in place: *size bytes at *msg, or *size
+/// -1 when none has come (after one look in the kernel when I take my
+/// arrivals myself, TS_RING_PULL).
+int ring_next(const char **msg, long *size);
+/// Gives the oldest slot of my ring back to the kernel, and takes what
+/// waited in the kernel for room if the ring was stalled.
+int ring_pop();
 /// The seq of the KICK a rank sends itself last (finalize()).
 inline constexpr uint32_t kFinalMark = 0xffffffff;
 
@@ -99,11 +101,10 @@ void local_accept(Request &r, Unexpected *u);
 void local_finalize();
 /// Takes arrived local messages and completes copied sends; *did as above.
 int local_progress(bool *did);
-/// Before sleeping on the mailbox (ikc_wait()), or on any of my events
-/// (ikc_wait_any(), when `on_events`): true when local work is already
-/// there (then do not sleep); otherwise the others will wake me from now
-/// on (a kick through the mailbox, or os::ikc_wake()).
-bool local_sleep_begin(bool on_events);
+/// Before sleeping on my events (ikc_wait_any()): true when local work is
+/// already there (then do not sleep); otherwise the others will wake me
+/// from now on (os::ikc_wake()).
+bool local_sleep_begin();
 void local_sleep_end();
 /// Sets up my slot of the cluster's shared area (init()).
 int local_init();

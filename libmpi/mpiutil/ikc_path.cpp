@@ -1,8 +1,10 @@
 // MPIUtil: the eager and rendezvous protocols over IKC (control.hpp shows
-// the exchanges). Each rank has one input mailbox, always with an
-// asynchronous read posted, and one input portal on its MPI port. The
-// portal takes one transfer at a time: matched rendezvous receives queue
-// for it. Nothing here blocks but the waits (ikc_wait(), ikc_wait_any(),
+// the exchanges). Each rank has one input mailbox, whose arrivals the
+// kernel puts in a ring in the rank's memory (polled without a kernel
+// call), and one input portal on its MPI port. The portal takes one
+// transfer at a time: matched rendezvous receives queue for it. A message
+// leaves with one kernel call when its receiver has room (trywrite), else
+// in the background. Nothing here blocks but the waits (ikc_wait_any(),
 // ikc_wait_outside()).
 #include <mpi.h>
 #include <stdlib.h>
@@ -351,12 +353,48 @@ int handle(const char *msg, long n) {
 
 }  // namespace
 
-int post_read() {
+int ring_attach() {
     RankState &s = self();
-    const long e = os::mailbox_aread(s.mailbox, s.rx, payload());
-    if (e < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", e);
-    s.rx_posted = true;
+    s.ring = static_cast<ts_ring *>(malloc(TS_RING_BYTES(kRingSlots, payload())));
+    if (!s.ring) return fail(MPI_ERR_NO_MEM, "no memory for the mailbox ring");
+    const long mode = os::mailbox_ring(s.mailbox, s.ring, kRingSlots);
+    if (mode < 0) {
+        free(s.ring);
+        s.ring = nullptr;
+        return fail(MPI_ERR_OTHER, "cannot attach the mailbox ring", mode);
+    }
+    s.ring_pull = mode == TS_RING_PULL;
     return MPI_SUCCESS;
+}
+
+int ring_next(const char **msg, long *size) {
+    RankState &s = self();
+    ts_ring *r = s.ring;
+    *size = -1;
+    if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == r->tail) {
+        if (!s.ring_pull) return MPI_SUCCESS;
+        const long n = os::mailbox_drain(s.mailbox);
+        if (n < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", n);
+        if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == r->tail) return MPI_SUCCESS;
+    }
+    const char *slots = reinterpret_cast<const char *>(r + 1);
+    const auto *slot = reinterpret_cast<const ts_ring_slot *>(slots + (r->tail % kRingSlots) *
+                                                                          TS_RING_SLOT_BYTES(payload()));
+    *msg = reinterpret_cast<const char *>(slot + 1);
+    *size = slot->length;
+    return MPI_SUCCESS;
+}
+
+int ring_pop() {
+    RankState &s = self();
+    ts_ring *r = s.ring;
+    __atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);  // the slot is the kernel's again
+    if (!__atomic_load_n(&r->stalled, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
+    // Messages waited in the kernel for room: it tells nobody when there
+    // is some, so take them now.
+    __atomic_store_n(&r->stalled, 0u, __ATOMIC_SEQ_CST);
+    const long n = os::mailbox_drain(s.mailbox);
+    return n < 0 ? fail(MPI_ERR_OTHER, "mailbox read failed", n) : MPI_SUCCESS;
 }
 
 int flush() {
@@ -368,14 +406,46 @@ int flush() {
     return MPI_SUCCESS;
 }
 
+namespace {
+
+// Its message of `size` bytes was written (w: the write's result):
+// completes request `completes` (a token, or -1) if any.
+int written(long w, size_t size, int64_t completes) {
+    if (w != static_cast<long>(size)) return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
+    if (completes >= 0)
+        if (Request *r = request_of(static_cast<uint32_t>(completes))) {
+            complete(*r, MPI_SUCCESS);
+            self().progressed = true;  // its waiter looks again before sleeping
+        }
+    return MPI_SUCCESS;
+}
+
+// The output mailbox to `to`, in *id (opened if needed).
+int out_mailbox(const Address &to, int *id) {
+    RankState &s = self();
+    if (int e = out_endpoint(s.outs, s.out_limit, to, os::mailbox_open, os::mailbox_close, &s.out_current))
+        return e;
+    *id = s.outs[s.out_current].id;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
+    const int64_t token = completes ? static_cast<int64_t>(request_token(*completes)) : -1;
+    if (!s.out_head) {  // nothing queued before it: one try at once, from msg itself
+        int id;
+        if (int e = out_mailbox(to, &id)) return e;
+        const long w = os::mailbox_trywrite(id, msg, n);
+        if (w != -TS_EAGAIN) return written(w, n, token);
+    }
     OutMessage *m = s.spare_out.take(sizeof(OutMessage), &s.allocations);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
     m->next = nullptr;
     m->to = to;
     m->size = n;
-    m->completes = completes ? static_cast<int64_t>(request_token(*completes)) : -1;
+    m->completes = token;
     memcpy(m->data, msg, n);
     *s.out_tail = m;
     s.out_tail = &m->next;
@@ -389,31 +459,30 @@ int post_control(const Address &to, const void *msg, size_t n, Request *complete
 int write_out() {
     RankState &s = self();
     for (;;) {
-        if (s.out_busy) {
-            const long w = os::mailbox_test(s.outs[s.out_current].id);
-            if (w == -TS_EAGAIN) return MPI_SUCCESS;
-            s.out_busy = false;
-            OutMessage *done = s.out_head;
-            s.out_head = done->next;
-            if (!s.out_head) s.out_tail = &s.out_head;
-            const size_t size = done->size;
-            Request *r = done->completes >= 0 ? request_of(static_cast<uint32_t>(done->completes)) : nullptr;
-            s.spare_out.give(done);
-            if (w != static_cast<long>(size))
-                return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
-            if (r) {
-                complete(*r, MPI_SUCCESS);
-                self().progressed = true;  // its waiter looks again before sleeping
-            }
-        }
         OutMessage *m = s.out_head;
         if (!m) return MPI_SUCCESS;
-        if (int e =
-                out_endpoint(s.outs, s.out_limit, m->to, os::mailbox_open, os::mailbox_close, &s.out_current))
-            return e;
-        const long e = os::mailbox_awrite(s.outs[s.out_current].id, m->data, m->size);
-        if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
-        s.out_busy = true;
+        long w;
+        if (s.out_busy) {
+            w = os::mailbox_test(s.outs[s.out_current].id);
+            if (w == -TS_EAGAIN) return MPI_SUCCESS;
+            s.out_busy = false;
+        } else {
+            int id;
+            if (int e = out_mailbox(m->to, &id)) return e;
+            w = os::mailbox_trywrite(id, m->data, m->size);
+            if (w == -TS_EAGAIN) {  // no room yet: the kernel writes it when there is
+                const long e = os::mailbox_awrite(id, m->data, m->size);
+                if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
+                s.out_busy = true;
+                return MPI_SUCCESS;
+            }
+        }
+        s.out_head = m->next;
+        if (!s.out_head) s.out_tail = &s.out_head;
+        const size_t size = m->size;
+        const int64_t completes = m->completes;
+        s.spare_out.give(m);
+        if (int e = written(w, size, completes)) return e;
     }
 }
 
@@ -453,51 +522,44 @@ int ikc_accept(Request &r, Unexpected *u) {
 
 namespace {
 
-// Takes the next message of my mailbox into msg (kMailboxMax bytes) and
-// posts the read of the one after: *size is its size, or -1 when none has
-// come. The message idle() waited for comes first, without a look for
-// the next one: that look is a kernel call, and it rarely finds one (the
-// next progress() or ikc_wait() does); *waited says it was that one.
-int take_arrived(char *msg, long *size, bool *waited) {
-    RankState &s = self();
-    *size = -1;
-    if (!s.rx_posted && !s.rx_ready)
-        if (int e = post_read()) return e;
-    long n;
-    *waited = s.rx_ready;
-    if (*waited) {
-        n = s.rx_result;
-        s.rx_ready = false;
-    } else {
-        n = os::mailbox_test(s.mailbox);
-        if (n == -TS_EAGAIN) return MPI_SUCCESS;
+// Calls f(msg, size) for each message of my ring, in place, until none is
+// left or f fails.
+template <class F>
+int each_arrived(F f) {
+    for (;;) {
+        const char *msg;
+        long n;
+        if (int e = ring_next(&msg, &n)) return e;
+        if (n < 0) return MPI_SUCCESS;
+        const int e = f(msg, n);
+        if (int e2 = ring_pop()) return e ? e : e2;
+        if (e) return e;
     }
-    s.rx_posted = false;
-    if (n < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", n);
-    memcpy(msg, s.rx, static_cast<size_t>(n));
-    *size = n;
-    return post_read();  // the next message may come in meanwhile
 }
 
-// Calls f(msg, size) for each message that has arrived, until none is
-// left or f fails; with `until_waited`, also stops after the one idle()
-// waited for.
-template <class F>
-int each_arrived(bool until_waited, F f) {
-    for (;;) {
-        alignas(8) char msg[kMailboxMax];
-        long n;
-        bool waited;
-        if (int e = take_arrived(msg, &n, &waited)) return e;
-        if (n < 0) return MPI_SUCCESS;
-        if (int e = f(msg, n)) return e;
-        if (waited && until_waited) return MPI_SUCCESS;
+// Sleeps until an event of mine, at most timeout_ns (0: no limit), unless
+// my ring has a message: the ring's `wake` is up while I may sleep, so
+// that the kernel makes an arrival an event (and only then).
+int sleep_on_events(unsigned long timeout_ns) {
+    RankState &s = self();
+    __atomic_store_n(&s.ring->wake, 1u, __ATOMIC_SEQ_CST);
+    const char *msg;
+    long n;
+    int e = ring_next(&msg, &n);  // once more after the flag: an earlier arrival is in the ring by now
+    if (!e && n < 0) {
+        const long seen = os::ikc_wait_any(s.ikc_seen, timeout_ns);
+        if (seen < 0)
+            e = fail(MPI_ERR_OTHER, "waiting for IKC failed", seen);
+        else
+            s.ikc_seen = static_cast<unsigned long>(seen);
     }
+    __atomic_store_n(&s.ring->wake, 0u, __ATOMIC_RELAXED);
+    return e;
 }
 
 // Moves every message that has arrived into the stash, in order.
 int stash_arrived() {
-    return each_arrived(false, [](const char *msg, long n) {
+    return each_arrived([](const char *msg, long n) {
         RankState &s = self();
         auto *m = static_cast<Stashed *>(malloc(sizeof(Stashed)));
         if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an arrived message");
@@ -531,7 +593,7 @@ int ikc_progress(bool *did) {
     if (int e = write_out()) return e;
     if (int e = poll_incoming(did)) return e;
     if (int e = handle_stash(did)) return e;
-    if (int e = each_arrived(true, [did](const char *msg, long n) {
+    if (int e = each_arrived([did](const char *msg, long n) {
             *did = true;
             return handle(msg, n);
         }))
@@ -543,12 +605,8 @@ int ikc_progress(bool *did) {
 }
 
 int ikc_wait_outside(unsigned long timeout_ns) {
-    RankState &s = self();
     if (int e = stash_arrived()) return e;
-    const long n = os::ikc_wait_any(s.ikc_seen, timeout_ns);
-    if (n < 0) return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
-    s.ikc_seen = static_cast<unsigned long>(n);
-    return MPI_SUCCESS;
+    return sleep_on_events(timeout_ns);
 }
 
 void drop_stash() {
@@ -557,31 +615,7 @@ void drop_stash() {
     s.stash_tail = &s.stash;
 }
 
-int ikc_wait() {
-    RankState &s = self();
-    if (s.rx_ready || s.stash) return MPI_SUCCESS;
-    if (!s.rx_posted)
-        if (int e = post_read()) return e;
-    s.rx_result = os::mailbox_wait(s.mailbox);
-    s.rx_ready = true;
-    return MPI_SUCCESS;
-}
-
-int ikc_wait_any() {
-    RankState &s = self();
-    if (s.rx_ready || s.stash) return MPI_SUCCESS;
-    if (!s.rx_posted)  // a message for me ends the wait too
-        if (int e = post_read()) return e;
-    const long n = os::ikc_wait_any(s.ikc_seen, 0);
-    if (n < 0) return fail(MPI_ERR_OTHER, "waiting for IKC failed", n);
-    s.ikc_seen = static_cast<unsigned long>(n);
-    return MPI_SUCCESS;
-}
-
-bool ikc_must_poll() {
-    const RankState &s = self();
-    return s.incoming_started || s.out_head || s.pending_writes > 0;
-}
+int ikc_wait_any() { return self().stash ? MPI_SUCCESS : sleep_on_events(0); }
 
 bool ikc_retrying() { return self().waiting_portals > 0; }
 

@@ -11,9 +11,9 @@
 // once, so that steady traffic allocates nothing. A larger or
 // synchronous one publishes the send buffer itself: the receiver copies
 // straight from it and then marks the block copied, which completes the
-// send. A rank that has nothing to do sleeps on its mailbox or on its
-// events (engine.cpp, idle()); a rank that publishes to it, or completes
-// its send, wakes it with a KICK message or os::ikc_wake().
+// send. A rank that has nothing to do sleeps on its events (engine.cpp,
+// idle()); a rank that publishes to it, or completes its send, wakes it
+// with os::ikc_wake().
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +47,10 @@ namespace {
 struct LocalSlot {
     LocalMsg *inbox;      ///< newest first
     LocalMsg *returned;   ///< its blocks its receivers are done with (a stack)
-    uint32_t sleeping;    ///< how its owner sleeps (Sleep), if it does
+    uint32_t sleeping;    ///< 1 while its owner may sleep on its events
     int64_t eager_bytes;  ///< its copied bytes not consumed yet
-    int16_t port;         ///< its MPI port (for kicks)
     int16_t core;         ///< its core (for os::ikc_wake)
 };
-
-/// LocalSlot::sleeping: awake, on its mailbox (wake it with a KICK
-/// message), on its events (wake it with os::ikc_wake: no message, so
-/// safe after quiesce()).
-enum Sleep : uint32_t { kAwake = 0, kOnMailbox = 1, kOnEvents = 2 };
 
 template <typename T>
 T load(const T &x) {
@@ -81,24 +75,12 @@ LocalSlot *slots() {
 
 LocalSlot &slot(int local) { return slots()[local]; }
 
-// Wakes the rank with local index `local` if it sleeps on its mailbox,
-// and completes `r` (when given) once the kick has left, or at once when
-// no kick was needed: the request that needed the peer awake is not done
-// while its kick still waits in my queue.
-void wake(int local, Request *r) {
+// Wakes the rank with local index `local` if it sleeps.
+void wake(int local) {
     LocalSlot &t = slot(local);
     // A plain load first: the peer's line stays shared while it is awake.
-    const uint32_t how =
-        load(t.sleeping) == kAwake ? kAwake : exchange(t.sleeping, static_cast<uint32_t>(kAwake));
-    if (how != kOnMailbox) {
-        if (how == kOnEvents) os::ikc_wake(t.core);  // fails only when its thread is gone
-        if (r) complete(*r, MPI_SUCCESS);
-        return;
-    }
-    const RankState &s = self();
-    const ControlMsg kick = make_control(ControlKind::kick, s.rank, s.cluster, s.port, 0);
-    if (post_control(Address{static_cast<int16_t>(s.cluster), t.port}, &kick, sizeof kick, r) && r)
-        complete(*r, MPI_SUCCESS);  // the error shows again in the next progress()
+    if (load(t.sleeping) && exchange(t.sleeping, 0u))
+        os::ikc_wake(t.core);  // fails only when its thread is gone
 }
 
 // Pushes m on a stack that other threads push on too and its owner takes
@@ -112,7 +94,8 @@ void push(LocalMsg **stack, LocalMsg *m) {
 
 void publish(int local, LocalMsg *m, Request *r) {
     push(&slot(local).inbox, m);
-    wake(local, r);
+    wake(local);
+    if (r) complete(*r, MPI_SUCCESS);
 }
 
 // A block for a local message with `data` bytes inline: a reused one when
@@ -163,9 +146,8 @@ int local_init() {
     if (s.local >= kMaxLocalRanks || !slots())
         return fail(MPI_ERR_OTHER, "more MPI processes on this cluster than LWMPI supports");
     LocalSlot &mine = slot(s.local);
-    mine.port = static_cast<int16_t>(s.port);
     mine.core = static_cast<int16_t>(os::core());
-    store(mine.sleeping, static_cast<uint32_t>(kAwake));
+    store(mine.sleeping, 0u);
     return MPI_SUCCESS;
 }
 
@@ -207,8 +189,7 @@ void take(Request &r, LocalMsg *m) {
     } else {
         const int sender = m->sender;
         store(m->copied, 1u);  // m is the sender's again
-        wake(sender, &r);
-        return;
+        wake(sender);
     }
     complete(r, MPI_SUCCESS);
 }
@@ -272,17 +253,17 @@ int local_progress(bool *did) {
     return MPI_SUCCESS;
 }
 
-bool local_sleep_begin(bool on_events) {
+bool local_sleep_begin() {
     const RankState &s = self();
     if (!s.limits.local_path) return false;
-    store(slot(s.local).sleeping, static_cast<uint32_t>(on_events ? kOnEvents : kOnMailbox));
+    store(slot(s.local).sleeping, 1u);
     if (!work_waiting()) return false;
-    store(slot(s.local).sleeping, static_cast<uint32_t>(kAwake));
+    store(slot(s.local).sleeping, 0u);
     return true;
 }
 
 void local_sleep_end() {
-    if (self().limits.local_path) store(slot(self().local).sleeping, static_cast<uint32_t>(kAwake));
+    if (self().limits.local_path) store(slot(self().local).sleeping, 0u);
 }
 
 }  // namespace lwmpi::util

@@ -100,9 +100,8 @@ struct Limits {
 int init();
 /// MPI_Finalize's last barrier follows: consumed eager messages are no
 /// longer credited back (their senders send nothing after the barrier),
-/// every message queued so far is written now, and the caller no longer
-/// sleeps on its mailbox (so no rank kicks it awake through it): after the
-/// barrier, everything sent to the caller is in its cluster.
+/// and every message queued so far is written now: after the barrier,
+/// everything sent to the caller is in its cluster.
 int quiesce();
 /// Releases what init() took, after reading every message still on its
 /// way to the caller. Call after quiesce() and a barrier.

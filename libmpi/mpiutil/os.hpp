@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct ts_job_info;
+struct ts_ring;
 
 namespace lwmpi::os {
 
@@ -53,6 +54,15 @@ long mailbox_aread(int id, void *buf, size_t size);
 long mailbox_awrite(int id, const void *buf, size_t size);
 long mailbox_wait(int id);
 long mailbox_test(int id);
+/// A write that never waits: size, or -TS_EAGAIN when the receiver has no
+/// room yet (nothing was written).
+long mailbox_trywrite(int id, const void *buf, size_t size);
+/// Arrivals of input mailbox `id` go into `ring` from now on (nslots
+/// slots, TS_RING_BYTES of memory): 0, TS_RING_PULL (take them with
+/// mailbox_drain() when the ring is empty) or -TS_E*.
+long mailbox_ring(int id, ts_ring *ring, unsigned nslots);
+/// Moves what arrived for `id` into its ring: messages moved, or -TS_E*.
+long mailbox_drain(int id);
 /// Messages waiting for input mailbox `id` (TS_IKC_IOCTL_STATS's parked).
 long mailbox_parked(int id);
 int mailbox_close(int id);
@@ -69,7 +79,8 @@ long portal_test(int id);
 /// Sleeps while the caller's count of events is `seen`, at most
 /// timeout_ns (0: no timeout): that count (>= 0), or -TS_E*. Events: an
 /// asynchronous operation the caller started (any of these) finished, an
-/// ikc_wake() for it.
+/// ikc_wake() for it, a message put in its ring while the ring's `wake`
+/// was set.
 long ikc_wait_any(unsigned long seen, unsigned long timeout_ns);
 /// An event for the MPI process of the caller's cluster on core `core`:
 /// 0, or -TS_E*.

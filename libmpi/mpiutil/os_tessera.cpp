@@ -38,6 +38,9 @@ long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id,
 long mailbox_awrite(int id, const void *buf, size_t size) { return ts_mailbox_awrite(id, buf, size); }
 long mailbox_wait(int id) { return ts_mailbox_wait(id); }
 long mailbox_test(int id) { return ts_mailbox_test(id); }
+long mailbox_trywrite(int id, const void *buf, size_t size) { return ts_mailbox_trywrite(id, buf, size); }
+long mailbox_ring(int id, ts_ring *ring, unsigned nslots) { return ts_mailbox_ring(id, ring, nslots); }
+long mailbox_drain(int id) { return ts_mailbox_drain(id); }
 long mailbox_parked(int id) {
     ts_ikc_stats st;
     const int e = ts_mailbox_ioctl(id, TS_IKC_IOCTL_STATS, &st);

@@ -21,6 +21,15 @@ thread_local RankState t_state;
 // "mpi:<rank>", the name a rank links to its cluster.
 void rank_name(char (&buf)[kNameMax], int rank) { TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank); }
 
+// Unlinks my mailbox, then frees its ring (the kernel writes it until then).
+int release_mailbox() {
+    RankState &s = t_state;
+    const int r = os::mailbox_unlink(s.mailbox);
+    free(s.ring);
+    s.ring = nullptr;
+    return r;
+}
+
 }  // namespace
 
 RankState &self() { return t_state; }
@@ -86,10 +95,14 @@ int init() {
 
     s.mailbox = os::mailbox_create(s.port);
     if (s.mailbox < 0) return fail(MPI_ERR_OTHER, "cannot create the rank's mailbox", s.mailbox);
+    if (int e = ring_attach()) {
+        os::mailbox_unlink(s.mailbox);
+        return e;
+    }
     s.portal = os::portal_create(s.port);
     if (s.portal < 0) {
         const int err = s.portal;
-        os::mailbox_unlink(s.mailbox);
+        release_mailbox();
         return fail(MPI_ERR_OTHER, "cannot create the rank's portal", err);
     }
     // Registered last: once others can resolve us, we can receive.
@@ -98,7 +111,7 @@ int init() {
     const int r = os::name_register(name, s.port);
     if (r < 0) {
         os::portal_unlink(s.portal);
-        os::mailbox_unlink(s.mailbox);
+        release_mailbox();
         // Every job boots afresh: a taken name means two threads got one rank.
         if (r == -TS_EEXIST)
             return fail(MPI_ERR_INTERN, "another process already has this rank (a mapping bug)");
@@ -120,14 +133,23 @@ int finalize() {
     const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, kFinalMark);
     if (int e = post_control(s.address[s.rank], &mark, sizeof mark)) return e;
     if (int e = flush()) return e;
-    for (bool marked = false; !marked || os::mailbox_parked(s.mailbox) > 0;) {
-        if (!s.rx_posted && !s.rx_ready)
-            if (int e = post_read()) return e;
-        if (!s.rx_ready) s.rx_result = os::mailbox_wait(s.mailbox);
-        s.rx_ready = s.rx_posted = false;
-        const auto *m = reinterpret_cast<const ControlMsg *>(s.rx);
-        marked = marked || (s.rx_result == sizeof *m && m->kind == mark.kind && m->source == s.rank &&
-                            m->seq == kFinalMark);
+    for (bool marked = false;;) {
+        const char *msg;
+        long n;
+        if (int e = ring_next(&msg, &n)) return e;
+        if (n < 0) {
+            if (marked && os::mailbox_parked(s.mailbox) <= 0) break;
+            // Where the master fills my ring, it may not have yet.
+            const long moved = os::mailbox_drain(s.mailbox);
+            if (moved < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", moved);
+            if (moved == 0)
+                if (int e = ikc_wait_any()) return e;
+            continue;
+        }
+        const auto *m = reinterpret_cast<const ControlMsg *>(msg);
+        marked =
+            marked || (n == sizeof *m && m->kind == mark.kind && m->source == s.rank && m->seq == kFinalMark);
+        if (int e = ring_pop()) return e;
     }
     s.ready = false;
     for (const OutEndpoint &o : s.outs)
@@ -142,7 +164,7 @@ int finalize() {
     rank_name(name, s.rank);
     const int r1 = os::name_unregister(name);
     const int r2 = os::portal_unlink(s.portal);
-    const int r3 = os::mailbox_unlink(s.mailbox);
+    const int r3 = release_mailbox();
     if (r1 < 0) return fail(MPI_ERR_OTHER, "cannot unregister the rank's name", r1);
     if (r2 < 0 || r3 < 0)
         return fail(MPI_ERR_OTHER, "cannot release the rank's mailbox or portal", r2 < 0 ? r2 : r3);

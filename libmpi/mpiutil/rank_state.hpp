@@ -12,6 +12,8 @@
 #include "mpiutil.hpp"
 #include "pool.hpp"
 
+struct ts_ring;
+
 namespace lwmpi::util {
 
 inline constexpr int kDetailMax = 96;
@@ -19,6 +21,9 @@ inline constexpr int kDetailMax = 96;
 inline constexpr int kNameMax = 16;
 /// Largest mailbox message LWMPI reads (the profile's payload is smaller).
 inline constexpr int kMailboxMax = 256;
+/// Slots of a rank's ring of mailbox arrivals (a power of two): arrivals
+/// beyond them wait in the kernel, so this bounds memory, not traffic.
+inline constexpr unsigned kRingSlots = 32;
 /// Pauses between resolutions of a name not registered yet (its rank has
 /// not called MPI_Init): the first, doubled each time up to the longest.
 inline constexpr unsigned long kLookupFirstPauseNs = 1'000'000;
@@ -146,11 +151,9 @@ struct RankState {
     tessera::pm::JobShape shape;
     Address address[kMaxRanks];  ///< resolved addresses; cluster -1 = unknown
 
-    // Mailbox reading: one aread always posted into rx.
-    alignas(8) char rx[kMailboxMax];
-    bool rx_posted;
-    long rx_result;  ///< a read idle() waited for, not yet handled
-    bool rx_ready;
+    // Mailbox reading: the kernel puts my arrivals in my ring.
+    ts_ring *ring;   ///< kRingSlots slots (heap)
+    bool ring_pull;  ///< I take my arrivals into it myself (TS_RING_PULL)
     Stashed *stash;  ///< messages taken, not yet handled, oldest first
     Stashed **stash_tail;
 

@@ -31,6 +31,10 @@ struct JobConfig {
     /// one other cluster at once (the profile's virtual_per_hw): beyond,
     /// opening one fails with -TS_ENFILE.
     int virtual_per_hw = 32;
+    /// The answer to a mailbox ring (os::mailbox_ring): true as on linux64
+    /// (the reader takes its arrivals with os::mailbox_drain), false as on
+    /// QEMU (the fabric puts them in the ring as they arrive).
+    bool ring_pull = true;
     bool local_path = true;           ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
     int eager_max = 0;                ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
     int wait_policy = 0;              ///< ts_job_info.mpi_wait_policy (TS_MPI_WAIT_*)
@@ -78,5 +82,8 @@ int arrivals(int rank);
 int sleeps(int rank);
 /// Times world rank `rank` gave the host's CPU away (os::yield) so far.
 int yields(int rank);
+/// IKC calls (mailbox, portal, waits and wakes: each a kernel call on the
+/// target) world rank `rank` has made so far.
+int ikc_calls(int rank);
 
 }  // namespace fake

@@ -92,6 +92,9 @@ struct InMailbox {
     int owner;        // world rank of the creator
     int arrived = 0;  // messages written to it so far
     std::deque<Message> queue;
+    ts_ring *ring = nullptr;  // where its arrivals go (os::mailbox_ring)
+    unsigned ring_head = 0;   // the fabric's own count (it never reads the ring's)
+    Addr reader{-1, -1};      // (cluster, core) whose event an arrival in the ring is
 };
 
 struct InPortal {
@@ -122,6 +125,7 @@ struct Fabric {
     std::map<int, Object> objects;
     std::map<Addr, unsigned long> events;  // per (cluster, core), for ikc_wait_any
     std::vector<int> sleeps, yields;       // per rank: blocking waits, os::yield() calls
+    std::vector<int> ikc_calls;            // per rank: IKC calls made
     int next_id = 3;
     unsigned long next_seq = 0;
     std::map<std::string, Addr> names;
@@ -181,6 +185,14 @@ void tally(std::vector<int> &per_rank) {
     if (t_me.rank >= 0 && t_me.rank < static_cast<int>(per_rank.size())) ++per_rank[t_me.rank];
 }
 
+// enter() for an IKC call: counted for its rank (each is a kernel call
+// on the target).
+std::unique_lock<std::mutex> enter_ikc() {
+    auto lock = enter();
+    tally(fab().ikc_calls);
+    return lock;
+}
+
 bool cluster_ok(int c) { return c >= 0 && c < t_me.info.nclusters; }
 Addr my_addr(int port) { return {t_me.info.cluster_id, port}; }
 
@@ -230,8 +242,8 @@ void unpark_slots(int cluster) {
     }
 }
 
-// The reader of `mb` takes its oldest message into its pending read.
-void take_message(InMailbox &mb, int cluster) {
+// Takes the oldest message of `mb` out of the kernel.
+Message pop_message(InMailbox &mb, int cluster) {
     Message msg = std::move(mb.queue.front());
     mb.queue.pop_front();
     ClusterIkc &c = fab().clusters[cluster];
@@ -240,7 +252,37 @@ void take_message(InMailbox &mb, int cluster) {
     else
         --c.parked;
     unpark_slots(cluster);
-    finish_read(fab().objects[mb.object].async, msg.data);
+    return msg;
+}
+
+// The reader of `mb` takes its oldest message into its pending read.
+void take_message(InMailbox &mb, int cluster) {
+    finish_read(fab().objects[mb.object].async, pop_message(mb, cluster).data);
+}
+
+// Moves the messages of `mb` into its ring while it has room, as the
+// kernel does (ts_ring's rules): messages moved.
+long fill_ring(InMailbox &mb, int cluster) {
+    ts_ring *r = mb.ring;
+    const size_t stride = TS_RING_SLOT_BYTES(fab().config.payload);
+    long moved = 0;
+    while (!mb.queue.empty() && mb.ring_head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) < r->nslots) {
+        const Message m = pop_message(mb, cluster);
+        auto *slot = reinterpret_cast<ts_ring_slot *>(reinterpret_cast<char *>(r + 1) +
+                                                      (mb.ring_head % r->nslots) * stride);
+        *slot = ts_ring_slot{static_cast<unsigned short>(m.data.size()),
+                             static_cast<unsigned short>(m.from_cluster), 0, 0};
+        std::memcpy(slot + 1, m.data.data(), m.data.size());
+        __atomic_store_n(&r->head, ++mb.ring_head, __ATOMIC_RELEASE);
+        ++moved;
+    }
+    if (!mb.queue.empty()) __atomic_store_n(&r->stalled, 1u, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (moved && __atomic_load_n(&r->wake, __ATOMIC_RELAXED)) {
+        ++fab().events[mb.reader];
+        fab().cv.notify_all();
+    }
+    return moved;
 }
 
 bool reading(const InMailbox &mb) {
@@ -278,6 +320,10 @@ void deliver(const Addr &to, int from_cluster, std::vector<char> data) {
     else
         ++c.parked;
     mb.queue.push_back(Message{from_cluster, std::move(data), in_slot, fab().next_seq++});
+    // Into the ring at once where the fabric fills it, or where its reader
+    // sleeps (the kernel's master takes arrivals for a sleeping reader).
+    if (mb.ring && (!fab().config.ring_pull || __atomic_load_n(&mb.ring->wake, __ATOMIC_SEQ_CST)))
+        fill_ring(mb, to.first);
 }
 
 // Drops what mailbox `mb` still holds (its owner unlinks it).
@@ -344,7 +390,7 @@ bool try_awrite(Object &o) {
 
 // TS_SYS_*_WAIT on object `id`, one of `kinds`; blocks unless `nowait`.
 long wait_async(int id, std::initializer_list<Kind> kinds, bool nowait) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = nullptr;
     for (Kind k : kinds)
         if (!o) o = object(id, k);
@@ -362,7 +408,7 @@ long wait_async(int id, std::initializer_list<Kind> kinds, bool nowait) {
 // Closes or unlinks object `id` of `kind`; `cleanup` releases what it holds.
 template <class Cleanup>
 int release(int id, Kind kind, Cleanup cleanup) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, kind);
     if (!o) return violation(-TS_EBADF);
     if (o->async.started && !o->async.finished) return violation(-TS_EBUSY);
@@ -402,6 +448,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     result.status.assign(config.np, -1);
     f.sleeps.assign(config.np, 0);
     f.yields.assign(config.np, 0);
+    f.ikc_calls.assign(config.np, 0);
     std::vector<std::thread> threads;
     for (int rank = 0; rank < config.np; ++rank) {
         threads.emplace_back([&, rank] {
@@ -474,6 +521,11 @@ int sleeps(int rank) {
 int yields(int rank) {
     auto lock = enter();
     return fab().yields.at(static_cast<size_t>(rank));
+}
+
+int ikc_calls(int rank) {
+    auto lock = enter();
+    return fab().ikc_calls.at(static_cast<size_t>(rank));
 }
 
 int arrivals(int rank) {
@@ -550,7 +602,7 @@ void abort_job(int code) {
 // ---- mailboxes ----
 
 int mailbox_create(int port) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     if (!port_ok(port)) return violation(-TS_EINVAL);
     const Addr a = my_addr(port);
     if (fab().mailboxes.count(a)) return violation(-TS_EBUSY);
@@ -578,12 +630,12 @@ int open_output(Kind kind, int local_port, int cluster, int port) {
 }  // namespace
 
 int mailbox_open(int local_port, int cluster, int port) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     return open_output(Kind::out_mailbox, local_port, cluster, port);
 }
 
 long mailbox_awrite(int id, const void *buf, size_t size) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::out_mailbox);
     if (o && size > static_cast<size_t>(fab().config.payload)) return violation(-TS_EINVAL);
     if (long e = start_async(o, nullptr, buf, size)) return e;
@@ -592,19 +644,58 @@ long mailbox_awrite(int id, const void *buf, size_t size) {
 }
 
 long mailbox_aread(int id, void *buf, size_t size) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::in_mailbox);
+    if (o && fab().mailboxes.at(o->local).ring) return violation(-TS_EBUSY);  // its ring takes its arrivals
     if (long e = start_async(o, buf, nullptr, size)) return e;
     InMailbox &mb = fab().mailboxes.at(o->local);
     if (!mb.queue.empty()) take_message(mb, o->local.first);
     return 0;
 }
 
+long mailbox_trywrite(int id, const void *buf, size_t size) {
+    auto lock = enter_ikc();
+    Object *o = object(id, Kind::out_mailbox);
+    if (!o) return violation(-TS_EBADF);
+    if (size > static_cast<size_t>(fab().config.payload)) return violation(-TS_EINVAL);
+    if (o->async.started) return violation(-TS_EBUSY);  // as the kernel's synchronous calls
+    if (!accepts(o->remote, o->local.first)) return -TS_EAGAIN;
+    const char *p = static_cast<const char *>(buf);
+    deliver(o->remote, o->local.first, std::vector<char>(p, p + size));
+    return static_cast<long>(size);
+}
+
+long mailbox_ring(int id, ts_ring *ring, unsigned nslots) {
+    auto lock = enter_ikc();
+    Object *o = object(id, Kind::in_mailbox);
+    if (!o) return violation(-TS_EBADF);
+    if (!ring || reinterpret_cast<uintptr_t>(ring) % 8 || nslots == 0 || nslots > TS_RING_MAX_SLOTS ||
+        (nslots & (nslots - 1)))
+        return violation(-TS_EINVAL);
+    InMailbox &mb = fab().mailboxes.at(o->local);
+    *ring = ts_ring{0, 0, 0, 0, nslots, 0};
+    mb.ring = ring;
+    mb.ring_head = 0;
+    mb.reader = my_addr(core());
+    if (!fab().config.ring_pull) fill_ring(mb, o->local.first);
+    return fab().config.ring_pull ? TS_RING_PULL : 0;
+}
+
+long mailbox_drain(int id) {
+    auto lock = enter_ikc();
+    Object *o = object(id, Kind::in_mailbox);
+    if (!o) return violation(-TS_EBADF);
+    InMailbox &mb = fab().mailboxes.at(o->local);
+    if (!mb.ring) return violation(-TS_EINVAL);
+    mb.reader = my_addr(core());
+    return fill_ring(mb, o->local.first);
+}
+
 long mailbox_wait(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, false); }
 long mailbox_test(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, true); }
 
 long mailbox_parked(int id) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::in_mailbox);
     if (!o) return violation(-TS_EBADF);
     return static_cast<long>(fab().mailboxes.at(o->local).queue.size());
@@ -626,7 +717,7 @@ int mailbox_unlink(int id) {
 // ---- portals ----
 
 int portal_create(int port) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     if (!port_ok(port)) return violation(-TS_EINVAL);
     const Addr a = my_addr(port);
     if (fab().portals.count(a)) return violation(-TS_EBUSY);
@@ -637,7 +728,7 @@ int portal_create(int port) {
 }
 
 int portal_allow(int id, int cluster, int port) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::in_portal);
     if (!o) return violation(-TS_EBADF);
     if (!cluster_ok(cluster) || !port_ok(port)) return violation(-TS_EINVAL);
@@ -650,12 +741,12 @@ int portal_allow(int id, int cluster, int port) {
 }
 
 int portal_open(int local_port, int cluster, int port) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     return open_output(Kind::out_portal, local_port, cluster, port);
 }
 
 long portal_aread(int id, void *buf, size_t size) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::in_portal);
     if (long e = start_async(o, buf, nullptr, size)) return e;
     InPortal &p = fab().portals.at(o->local);
@@ -673,7 +764,7 @@ long portal_aread(int id, void *buf, size_t size) {
 }
 
 long portal_awrite(int id, const void *buf, size_t size) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     Object *o = object(id, Kind::out_portal);
     if (long e = start_async(o, nullptr, buf, size)) return e;
     if (size == 0) {  // no chunk to move
@@ -685,7 +776,7 @@ long portal_awrite(int id, const void *buf, size_t size) {
 }
 
 long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     const auto until = timeout_ns ? Clock::now() + std::chrono::nanoseconds(timeout_ns) : fab().deadline;
     const Addr me = my_addr(core());
     tally(fab().sleeps);
@@ -703,7 +794,7 @@ long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) {
 }
 
 int ikc_wake(int core) {
-    auto lock = enter();
+    auto lock = enter_ikc();
     if (core < 1 || core >= t_me.info.ncores) return violation(-TS_EINVAL);
     ++fab().events[my_addr(core)];
     fab().cv.notify_all();

@@ -72,6 +72,7 @@ struct Placement {
     const char *name;
     int policy;
     bool local_path;
+    bool ring_pull = true;  ///< JobConfig::ring_pull
 };
 
 // Up to 4 ranks: compact puts them all on one cluster, scatter one per
@@ -80,6 +81,7 @@ inline constexpr Placement kPlacements[] = {
     {"one cluster, local path", TS_MAP_COMPACT, true},
     {"one cluster, local path off", TS_MAP_COMPACT, false},
     {"one cluster per rank", TS_MAP_SCATTER, true},
+    {"one cluster per rank, rings filled as they arrive", TS_MAP_SCATTER, true, false},
 };
 
 inline bool over_ikc(const Placement &p) { return !(p.policy == TS_MAP_COMPACT && p.local_path); }
@@ -87,6 +89,7 @@ inline bool over_ikc(const Placement &p) { return !(p.policy == TS_MAP_COMPACT &
 inline JobConfig config(int np, const Placement &p) {
     JobConfig c = shape(np, p.policy);
     c.local_path = p.local_path;
+    c.ring_pull = p.ring_pull;
     return c;
 }
 

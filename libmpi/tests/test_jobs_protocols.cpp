@@ -456,3 +456,47 @@ TEST_CASE("steady traffic into posted receives takes nothing from the heap", "[j
         CHECK_CLEAN(r);
     }
 }
+
+TEST_CASE("where rings fill as messages arrive, a fruitless poll makes no IKC call and an eager send one",
+          "[jobs][engine]") {
+    // As on QEMU: the fabric puts arrivals in the receiver's ring, which
+    // MPI_Test and MPI_Iprobe read without a kernel call; the sender's
+    // message leaves with one write when its receiver has room.
+    JobConfig c = shape(2, TS_MAP_SCATTER);
+    c.ring_pull = false;
+    c.wait_policy = TS_MPI_WAIT_SPIN;
+    Signal polled;
+    const JobResult r = run_job(c, [&](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        const int peer = 1 - rank;
+        int value = 0;
+        // Each knows the other's address and has its mailbox open.
+        EXPECT_OK(MPI_Sendrecv(&rank, 1, MPI_INT, peer, 1, &value, 1, MPI_INT, peer, 1, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE));
+        if (rank == 0) {
+            MPI_Request req;
+            EXPECT_OK(MPI_Irecv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &req));
+            const int calls = fake::ikc_calls(0);
+            for (int i = 0; i < 100; ++i) {
+                int flag = 1;
+                EXPECT_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+                EXPECT(!flag);
+                EXPECT_OK(MPI_Iprobe(1, 6, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+                EXPECT(!flag);
+            }
+            EXPECT(fake::ikc_calls(0) == calls);
+            polled.raise();
+            EXPECT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            EXPECT(value == 42);
+        } else {
+            polled.await();
+            value = 42;
+            const int calls = fake::ikc_calls(1);
+            EXPECT_OK(MPI_Send(&value, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
+            EXPECT(fake::ikc_calls(1) - calls == 1);
+        }
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
