@@ -361,7 +361,7 @@ def qemu_command(layout, images):
     its lowest address, the header, whose code0 jumps to _start_boot. The
     other images are only loaded, with the generic loader.
     """
-    cmd = ["qemu-system-riscv64", "-machine", "virt", "-accel", "tcg,thread=single",
+    cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
            "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M", "-bios", "default",
            "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
            "-kernel", images[0]]

@@ -546,7 +546,7 @@ class QemuCommandTest(unittest.TestCase):
     def test_default(self):
         images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
         self.assertEqual(mkimage.qemu_command(LAYOUT, images), [
-            "qemu-system-riscv64", "-machine", "virt", "-accel", "tcg,thread=single",
+            "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
             "-smp", "22", "-m", "82M", "-bios", "default", "-display", "none",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
             "-kernel", "/tmp/x/cluster0.elf",

@@ -122,7 +122,7 @@ class StubBootTest(unittest.TestCase):
                             self.program, "x"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertTrue(p.stdout.startswith("qemu-system-riscv64 -machine virt "), p.stdout)
+        self.assertTrue(p.stdout.startswith("qemu-system-riscv64 -machine virt,aclint=on "), p.stdout)
         self.assertIn(f"-kernel {out}/cluster0.elf", p.stdout)
         self.assertTrue(all(os.path.isfile(os.path.join(out, f"cluster{c}.elf"))
                             for c in range(5)))

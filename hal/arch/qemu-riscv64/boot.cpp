@@ -7,6 +7,7 @@
 #include "hal/image_check.hpp"
 #include "riscv.hpp"
 #include "sbi.hpp"
+#include "virt.hpp"
 
 extern "C" char __payload_start[];
 extern "C" char __image_end[];
@@ -86,11 +87,12 @@ bool start_core(int core, void (*entry)(int)) {
 
 void notify_cluster(int cluster) {
     const auto &c = own_manifest().clusters[cluster];
-    sbi::send_ipi((1ul << c.ncores) - 1, c.first_hart);
+    for (unsigned core = 0; core < c.ncores; ++core)
+        virt::raise_ssip(c.first_hart + core);
 }
 
 void notify_core(int cluster, int core) {
-    sbi::send_ipi(1, own_manifest().clusters[cluster].first_hart + static_cast<unsigned long>(core));
+    virt::raise_ssip(own_manifest().clusters[cluster].first_hart + static_cast<unsigned long>(core));
 }
 
 }  // namespace hal

@@ -2,6 +2,7 @@
 #include "hal/hal.hpp"
 #include "riscv.hpp"
 #include "sbi.hpp"
+#include "virt.hpp"
 
 extern "C" char kernel_stacks[];  // entry.S: one 16 KiB stack per core
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
@@ -10,8 +11,8 @@ namespace hal {
 namespace {
 
 // QEMU virt devices (hw/riscv/virt.c).
-volatile uint8_t *const uart = reinterpret_cast<volatile uint8_t *>(0x10000000);
-volatile uint32_t *const test_finisher = reinterpret_cast<volatile uint32_t *>(0x100000);
+volatile uint8_t *const uart = reinterpret_cast<volatile uint8_t *>(virt::uart_base);
+volatile uint32_t *const test_finisher = reinterpret_cast<volatile uint32_t *>(virt::finisher_base);
 constexpr int uart_lsr = 5, uart_lsr_thre = 0x20;
 
 }  // namespace

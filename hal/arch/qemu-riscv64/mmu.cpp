@@ -1,16 +1,16 @@
 // Sv39 address spaces (RISC-V privileged spec 4.4). The kernel space maps
-// the cluster's own window, the NoC fabric and the two devices it uses,
+// the cluster's own window, the NoC fabric and the devices it uses,
 // identity and supervisor-only; nothing of any other cluster's window.
 // User spaces share those mappings (they copy the root's entries) and add
 // 4 KiB user pages below 0x80000000.
 #include "hal/hal.hpp"
 #include "riscv.hpp"
+#include "virt.hpp"
 
 namespace hal {
 namespace {
 
 constexpr uintptr_t megapage = 2ull << 20;
-constexpr uintptr_t uart_base = 0x10000000, finisher_base = 0x100000;
 
 uint64_t pte_perms(unsigned perms) {
     uint64_t p = rv::pte_v | rv::pte_a | rv::pte_d;
@@ -40,9 +40,13 @@ bool AddressSpace::init(void *(*alloc_page)(), const AddressSpace *kernel) {
     const ts_manifest &m = manifest();
     const auto &w = m.clusters[cluster_id()];
     const unsigned rw = perm_r | perm_w;
-    return map_range(w.window_base, w.window_size, rw | perm_x) &&
-           map_range(m.fabric_base, m.fabric_size, rw) && map(uart_base, uart_base, rw) &&
-           map(finisher_base, finisher_base, rw);
+    if (!map_range(w.window_base, w.window_size, rw | perm_x) ||
+        !map_range(m.fabric_base, m.fabric_size, rw) || !map(virt::uart_base, virt::uart_base, rw) ||
+        !map(virt::finisher_base, virt::finisher_base, rw))
+        return false;
+    for (uintptr_t pa = virt::sswi_base; pa < virt::sswi_base + virt::sswi_size; pa += page_size)
+        if (!map(pa, pa, rw)) return false;
+    return true;
 }
 
 // Kernel ranges are 2 MiB aligned: map them with megapages.

@@ -4,7 +4,6 @@ namespace hal::sbi {
 namespace {
 
 constexpr long ext_time = 0x54494D45;
-constexpr long ext_ipi = 0x735049;
 constexpr long ext_hsm = 0x48534D;
 
 Ret call(long ext, long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0) {
@@ -28,8 +27,6 @@ void hart_stop() {
     for (;;)
         asm volatile("wfi");
 }
-
-void send_ipi(unsigned long mask, unsigned long base) { call(ext_ipi, 0, mask, base); }
 
 void set_timer(uint64_t stime) { call(ext_time, 0, stime); }
 

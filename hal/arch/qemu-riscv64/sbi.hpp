@@ -16,9 +16,6 @@ struct Ret {
 Ret hart_start(unsigned long hartid, uintptr_t start, unsigned long opaque);
 /// Stops the calling hart (SBI spec 9.2).
 [[noreturn]] void hart_stop();
-/// Sends a supervisor software interrupt to harts base+i for bit i of mask
-/// (IPI extension, SBI spec 7.1).
-void send_ipi(unsigned long mask, unsigned long base);
 /// Programs the calling hart's timer (TIME extension, SBI spec 6.1).
 void set_timer(uint64_t stime);
 
