@@ -169,7 +169,25 @@ void release_process(Process *p) {
     sync_release_process(p);
 }
 
-void add_event(int core) { ++events[core]; }
+namespace {
+
+// WAIT_ANY's answer for the thread on `core`: its count of events once it
+// differs from the one it has seen (a0).
+long wait_any_result(int core, const Call &c) {
+    const long count = static_cast<long>(events[core] & LONG_MAX);
+    return static_cast<uint64_t>(count) != c.a[0] ? count : pending;
+}
+
+}  // namespace
+
+void add_event(int core) {
+    ++events[core];
+    if (core == hal::core_id()) return;  // awake: its next wait sees the count
+    // Off the master, end the thread's wait here: the master would need a
+    // wake-up and a pass for it.
+    if (hal::core_id() != 0 && finish_posted(core, TS_SYS_IKC_WAIT_ANY, wait_any_result)) return;
+    serve_again();  // its wait ends on the master's next pass
+}
 
 // ---- statistics ------------------------------------------------------------------------
 
@@ -219,21 +237,21 @@ long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt) {
 }
 
 long sys_ikc_wait_any(Call &c) {
-    const long count = static_cast<long>(events[caller_core()] & LONG_MAX);
-    if (static_cast<uint64_t>(count) != c.a[0]) return count;
+    const long count = wait_any_result(caller_core(), c);
+    if (count != pending) return count;
     if (c.p.step == 0) {  // the first attempt
         c.p.step = 1;
         if (c.a[1]) c.deadline = deadline_in(c.a[1]);
     }
-    return c.deadline && hal::time() >= c.deadline ? count : pending;
+    return c.deadline && hal::time() >= c.deadline ? static_cast<long>(events[caller_core()] & LONG_MAX)
+                                                   : pending;
 }
 
 long sys_ikc_wake(Call &c) {
     const uint64_t core = c.a[0];
     if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) || threads[core].proc != current_process())
         return -TS_EINVAL;
-    ++events[core];
-    serve_again();  // its WAIT_ANY may end
+    add_event(static_cast<int>(core));
     return 0;
 }
 

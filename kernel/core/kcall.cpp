@@ -222,6 +222,15 @@ void caller_flushes_tlb() { slots[serving_core].flush_tlb = true; }
 
 bool core_waits_on_master(int core) { return load_state(slots[core]) == SlotState::posted; }
 
+bool finish_posted(int core, uint64_t number, long (*result)(int core, const Call &c)) {
+    Slot &s = slots[core];
+    if (load_state(s) != SlotState::posted || s.number != number) return false;
+    const long r = result(core, s.call);
+    if (r == pending) return false;
+    finish(core, s, r);
+    return true;
+}
+
 int waiting_calls(uint64_t number, Call **out, int max) {
     int n = 0;
     // Oldest first: select by posting order.

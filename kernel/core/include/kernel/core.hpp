@@ -208,6 +208,10 @@ int waiting_calls(uint64_t number, Call **out, int max);
 /// True while `core` waits for the master to serve its call: it does not
 /// run its thread, so it polls for nothing.
 bool core_waits_on_master(int core);
+/// Under master_lock, on any core: when `core` sleeps in posted call
+/// `number`, ends that call with result(core, call) unless it is pending,
+/// and wakes the core, without the master's pass. True when it did.
+bool finish_posted(int core, uint64_t number, long (*result)(int core, const Call &c));
 /// The time() at which `ns` nanoseconds from now have passed (saturating).
 uint64_t deadline_in(uint64_t ns);
 /// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
