@@ -1,7 +1,7 @@
 // The emulated NoC interface. The fabric region holds, after the console
 // lock, one block per cluster with that cluster's *input* resources, as
 // many of each as the profile gives the cluster (manifest cluster table):
-//   mailbox  one slot per sender cluster: [full flag | message]
+//   mailbox  [count of full slots | one slot per sender cluster: [full flag | message]]
 //   portal   [allowed sender + 1 | tag | epoch | ... | a ring of
 //            portal_depth chunk buffers, each with full flag, length, epoch]
 //   sync     a signal counter per (port, sender cluster)
@@ -64,10 +64,18 @@ struct SlotCtl {
     uint32_t writer_waits;  // the sender's master waits for the slot
 };
 
+// Ahead of a mailbox's slots: how many may be full, so that a look for
+// any message is one load (mailbox_any). A sender counts its slot before
+// it fills it, the receiver uncounts it after it emptied it: the count is
+// never below the slots that are full.
+struct MailboxCtl {
+    uint32_t filled;
+};
+
 size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 size_t slot_bytes() { return header_bytes + mailbox_size(); }
-size_t mailbox_bytes() { return align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
+size_t mailbox_bytes() { return header_bytes + align_up(TS_MAX_CLUSTERS * slot_bytes(), 64); }
 size_t chunk_stride() { return align_up(portal_chunk(), 64); }
 size_t portal_bytes() { return portal_header_bytes + portal_depth * chunk_stride(); }
 size_t sync_bytes() { return TS_PORTS * TS_MAX_CLUSTERS * sizeof(uint32_t); }
@@ -101,8 +109,12 @@ char *block(int cluster) {
     return reinterpret_cast<char *>(manifest().fabric_base) + first_block + block_stride() * cluster;
 }
 
+MailboxCtl *mailbox(int receiver, int hw) {
+    return reinterpret_cast<MailboxCtl *>(block(receiver) + hw * mailbox_bytes());
+}
 SlotCtl *slot(int receiver, int hw, int sender) {
-    return reinterpret_cast<SlotCtl *>(block(receiver) + hw * mailbox_bytes() + sender * slot_bytes());
+    return reinterpret_cast<SlotCtl *>(reinterpret_cast<char *>(mailbox(receiver, hw)) + header_bytes +
+                                       sender * slot_bytes());
 }
 char *slot_data(int receiver, int hw, int sender) {
     return reinterpret_cast<char *>(slot(receiver, hw, sender)) + header_bytes;
@@ -177,6 +189,7 @@ bool mailbox_send(int dst, int hw, int port, const void *msg) {
         }
     }
     memcpy(slot_data(dst, hw, cluster_id()), msg, mailbox_size());
+    __atomic_add_fetch(&mailbox(dst, hw)->filled, 1u, __ATOMIC_SEQ_CST);
     store_sc(&s->full, 1);
     if (!load_sc(doorbell_quiet(dst, port))) notify_core(dst, 0);
     return true;
@@ -189,15 +202,12 @@ bool mailbox_peek(int hw, int src, void *msg) {
     return true;
 }
 
-bool mailbox_any(int hw) {
-    for (unsigned src = 0; src < manifest().nclusters; ++src)
-        if (load(&slot(cluster_id(), hw, static_cast<int>(src))->full)) return true;
-    return false;
-}
+bool mailbox_any(int hw) { return load(&mailbox(cluster_id(), hw)->filled) != 0; }
 
 void mailbox_release(int hw, int src) {
     SlotCtl *s = slot(cluster_id(), hw, src);
     store_sc(&s->full, 0);
+    __atomic_sub_fetch(&mailbox(cluster_id(), hw)->filled, 1u, __ATOMIC_SEQ_CST);
     if (__atomic_exchange_n(&s->writer_waits, 0u, __ATOMIC_SEQ_CST)) notify_core(src, 0);
 }
 
