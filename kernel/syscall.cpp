@@ -95,20 +95,34 @@ constexpr CallEntry table[] = {
 #undef TS_KCALL
 };
 
-constexpr bool numbers_distinct() {
-    for (const CallEntry &a : table)
-        for (const CallEntry &b : table)
-            if (&a != &b && a.number == b.number) return false;
-    return true;
+/// Call numbers are below this (the fuzzer draws from 0..numbers-1).
+constexpr uint64_t numbers = 64;
+
+/// The entry of each number in table[], or -1: a call finds its entry in
+/// one step.
+struct CallIndex {
+    int8_t of[numbers];
+    bool ok;  ///< every number below `numbers` and used once
+};
+
+constexpr CallIndex index_calls() {
+    CallIndex ix{};
+    for (int8_t &i : ix.of)
+        i = -1;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        if (table[i].number >= numbers || ix.of[table[i].number] >= 0) return ix;
+        ix.of[table[i].number] = static_cast<int8_t>(i);
+    }
+    ix.ok = true;
+    return ix;
 }
-static_assert(numbers_distinct(), "two kernel calls of kcalls.def share a number");
+constexpr CallIndex call_index = index_calls();
+static_assert(call_index.ok, "every kernel call of kcalls.def has its own number, below 64");
 
 }  // namespace
 
 const CallEntry *call_lookup(uint64_t number) {
-    for (const CallEntry &e : table)
-        if (e.number == number) return &e;
-    return nullptr;
+    return number < numbers && call_index.of[number] >= 0 ? &table[call_index.of[number]] : nullptr;
 }
 
 bool upper_poll(bool idle) {
