@@ -53,20 +53,30 @@ public:
     /// Detaches one virtual abstraction; the entry goes with the last one.
     void detach(int index) {
         Entry &e = entries_[index];
-        if (e.refs > 0 && --e.refs == 0) e.holder = 0;
+        if (e.refs > 0 && --e.refs == 0) e = Entry{};
     }
 
     /// Takes the entry's lock for `who` (> 0); true when `who` holds it.
+    /// A refusal marks the lock contended.
     bool lock(int index, int who) {
         Entry &e = entries_[index];
-        if (e.holder != 0 && e.holder != who) return false;
+        if (e.holder != 0 && e.holder != who) {
+            e.contended = true;
+            return false;
+        }
         e.holder = who;
         return true;
     }
 
-    /// Gives the lock back if `who` holds it.
-    void unlock(int index, int who) {
-        if (entries_[index].holder == who) entries_[index].holder = 0;
+    /// Gives the lock back if `who` holds it: true when somebody was
+    /// refused it meanwhile (and may now retry).
+    bool unlock(int index, int who) {
+        Entry &e = entries_[index];
+        if (e.holder != who) return false;
+        e.holder = 0;
+        const bool contended = e.contended;
+        e.contended = false;
+        return contended;
     }
 
     /// Virtual abstractions attached to entry `index`, and entries in use.
@@ -82,7 +92,8 @@ private:
     struct Entry {
         ActiveKey key{};
         int refs = 0;
-        int holder = 0;  ///< who holds the lock (0: nobody)
+        int holder = 0;          ///< who holds the lock (0: nobody)
+        bool contended = false;  ///< somebody was refused the lock since it was taken
     };
     Entry entries_[N];
 };

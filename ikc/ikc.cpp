@@ -120,11 +120,11 @@ long VirtualTable::get(int id, Dir dir, Endpoint *&out) {
 void VirtualTable::free(Endpoint &e) {
     if (e.async.started && !e.async.finished) --running;
     const int who = static_cast<int>(&e - entries) + 1;
-    active.unlock(e.active, who);
+    const bool contended = active.unlock(e.active, who);
     active.detach(e.active);
     forget_ring(e);
     e.used = false;
-    serve_again();  // a transfer waiting for the lock may go on
+    if (contended) serve_again();  // a transfer waiting for the lock may go on
 }
 
 long VirtualTable::release(int id, bool input) {

@@ -30,8 +30,7 @@ long write_call(Call &c) {
 // taking the sender's chunks and goes to the next reader.
 void abandon(Endpoint &e, int id) {
     hal::noc::portal_close(input_hw(e));
-    active_table().unlock(e.active, lock_owner(id));
-    serve_again();
+    if (active_table().unlock(e.active, lock_owner(id))) serve_again();
 }
 
 // For a user buffer, checks the next chunk's bytes [done, done + chunk).
@@ -91,8 +90,8 @@ long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
         if (n == 0) return pending;
         p.done += n;
     }
-    active_table().unlock(e->active, lock_owner(id));
-    serve_again();  // another reader may be waiting for the hardware portal
+    // Another reader may wait for the hardware portal.
+    if (active_table().unlock(e->active, lock_owner(id))) serve_again();
     count_transfer(e->stats, p, size, false);
     return static_cast<long>(size);
 }

@@ -60,10 +60,22 @@ TEST_CASE("active table: one holder of the lock at a time", "[ikc][active]") {
     CHECK(t.lock(a, 1));
     CHECK(t.lock(a, 1));  // the holder again
     CHECK_FALSE(t.lock(a, 2));
-    t.unlock(a, 2);  // not the holder: no effect
+    CHECK_FALSE(t.unlock(a, 2));  // not the holder: no effect
     CHECK_FALSE(t.lock(a, 2));
-    t.unlock(a, 1);
+    CHECK(t.unlock(a, 1));  // 2 was refused meanwhile: it may retry now
     CHECK(t.lock(a, 2));
+}
+
+TEST_CASE("active table: an unlock says whether anybody waited for the lock", "[ikc][active]") {
+    ActiveTable<2> t;
+    const int a = t.attach(input_portal, 4);
+    REQUIRE(t.lock(a, 1));
+    CHECK_FALSE(t.unlock(a, 1));  // nobody asked: nobody to wake
+    REQUIRE(t.lock(a, 1));
+    CHECK_FALSE(t.lock(a, 3));
+    CHECK(t.unlock(a, 1));
+    REQUIRE(t.lock(a, 3));
+    CHECK_FALSE(t.unlock(a, 3));  // the refusal was answered by the last unlock
 }
 
 TEST_CASE("active table: the lock goes with the entry's last virtual abstraction", "[ikc][active]") {
