@@ -69,8 +69,11 @@ bool poll_hardware(int hw, int port, Message &out) {
             out = m;
             got = true;
         } else if (buffers.park(m.h.dst_port, m)) {
-            if (m.h.dst_port < TS_PORTS) __atomic_add_fetch(&parked_for[m.h.dst_port], 1u, __ATOMIC_RELEASE);
-            serve_again();  // its owner may be waiting
+            const bool port_ok = m.h.dst_port < TS_PORTS;
+            if (port_ok) __atomic_add_fetch(&parked_for[m.h.dst_port], 1u, __ATOMIC_RELEASE);
+            // Its reader may wait on the master (its doorbell rings then);
+            // one that polls finds it by itself.
+            if (!port_ok || hal::noc::doorbell_rings(m.h.dst_port)) serve_again();
         }
     }
     return got;
