@@ -47,6 +47,8 @@ TS_MANIFEST_ARGS = IMAGE_H.constant("TS_MANIFEST_ARGS")
 # cluster talk through IKC.
 TS_MANIFEST_TAG_OUTPUT = IMAGE_H.constant("TS_MANIFEST_TAG_OUTPUT")
 TS_MANIFEST_MPI_LOCAL_IKC = IMAGE_H.constant("TS_MANIFEST_MPI_LOCAL_IKC")
+# LWMPI: without a threshold, eager over IKC only what one mailbox message carries.
+TS_MANIFEST_MPI_EAGER_ONE_MESSAGE = IMAGE_H.constant("TS_MANIFEST_MPI_EAGER_ONE_MESSAGE")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),

@@ -37,6 +37,9 @@
  * (<tessera/syscall.h>) in bits 2-3 of the flags. */
 #define TS_MANIFEST_MPI_WAIT_SHIFT 2
 #define TS_MANIFEST_MPI_WAIT_MASK  (3u << TS_MANIFEST_MPI_WAIT_SHIFT)
+/* LWMPI: with no eager threshold given (mpi_eager_max 0), send eagerly over
+ * IKC only what one mailbox message carries (mpirun's default on QEMU). */
+#define TS_MANIFEST_MPI_EAGER_ONE_MESSAGE 16u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

@@ -148,6 +148,11 @@ struct ts_job_info {
 /* Ranks of one cluster talk through IKC, as remote ones do (the
  * shared-memory path is off). */
 #define TS_JOB_MPI_LOCAL_IKC 1u
+/* With mpi_eager_max 0, LWMPI's eager messages over IKC are at most what
+ * one mailbox message carries: on a platform where each further message
+ * of an eager send waits for the receiver's cluster to take the one
+ * before (QEMU), a rendezvous is as fast from the second message on. */
+#define TS_JOB_MPI_EAGER_ONE_MESSAGE 2u
 
 /* ts_job_info.mpi_wait_policy: what a rank that waits for a message does
  * (DESIGN section 3, libmpi). */

@@ -155,7 +155,7 @@ int local_send(Request &r) {
     RankState &s = self();
     const int to = s.shape.place(r.peer).local;
     int64_t &budget = slot(s.local).eager_bytes;
-    const bool copy = r.mode == SendMode::standard && r.size <= s.limits.eager_max &&
+    const bool copy = r.mode == SendMode::standard && r.size <= s.limits.local_eager_max &&
                       load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(kLocalEagerBudget);
     LocalMsg *m = new_block(copy ? r.size : 0);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for a local message");

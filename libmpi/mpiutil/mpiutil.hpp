@@ -88,10 +88,11 @@ inline constexpr uint32_t kPollsPerClock = 16;
 
 /// Job parameters of LWMPI (from mpirun).
 struct Limits {
-    uint64_t eager_max;  ///< largest eager message, bytes
-    int eager_credits;   ///< eager_credits() of the job
-    bool local_path;     ///< the shared-memory path between ranks of a cluster
-    WaitPolicy wait;     ///< TS_MPI_WAIT_DEFAULT gives `block`
+    uint64_t eager_max;        ///< largest eager message over IKC, bytes
+    uint64_t local_eager_max;  ///< largest message the local path copies, bytes
+    int eager_credits;         ///< eager_credits() of the job
+    bool local_path;           ///< the shared-memory path between ranks of a cluster
+    WaitPolicy wait;           ///< TS_MPI_WAIT_DEFAULT gives `block`
 };
 
 /// Starts the calling rank: IKC mailbox and portal on its MPI port, name

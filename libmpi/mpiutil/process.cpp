@@ -68,8 +68,12 @@ int init() {
     s.local = local;
     s.port = TS_PORT_MPI_BASE + local;
     s.shape = shape;
-    s.limits.eager_max =
-        job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : kDefaultEagerMax;
+    const uint64_t given = job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : 0;
+    s.limits.local_eager_max = given ? given : kDefaultEagerMax;
+    s.limits.eager_max = given ? given
+                         : job->mpi_flags & TS_JOB_MPI_EAGER_ONE_MESSAGE
+                             ? eager_first_bytes(job->mailbox_payload)
+                             : kDefaultEagerMax;
     s.limits.eager_credits = eager_credits(job->np, s.limits.eager_max);
     s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
     s.limits.wait = job->mpi_wait_policy == TS_MPI_WAIT_SPIN       ? WaitPolicy::spin

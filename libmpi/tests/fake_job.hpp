@@ -37,6 +37,7 @@ struct JobConfig {
     bool ring_pull = true;
     bool local_path = true;           ///< false: ts_job_info.mpi_flags = TS_JOB_MPI_LOCAL_IKC
     int eager_max = 0;                ///< ts_job_info.mpi_eager_max (0: LWMPI's default)
+    bool eager_one_message = false;   ///< TS_JOB_MPI_EAGER_ONE_MESSAGE (mpirun's default on QEMU)
     int wait_policy = 0;              ///< ts_job_info.mpi_wait_policy (TS_MPI_WAIT_*)
     double timeout_s = 30;            ///< a job still running after this is hung (deadlock)
     double clock_rate = 1;            ///< how much faster the job's clock runs than real time

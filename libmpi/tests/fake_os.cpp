@@ -471,7 +471,8 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             std::strcpy(i.args, "test");
             i.ikc_buffers = config.ikc_buffers;
             i.virtual_per_hw = config.virtual_per_hw;
-            i.mpi_flags = config.local_path ? 0 : TS_JOB_MPI_LOCAL_IKC;
+            i.mpi_flags = (config.local_path ? 0 : TS_JOB_MPI_LOCAL_IKC) |
+                          (config.eager_one_message ? TS_JOB_MPI_EAGER_ONE_MESSAGE : 0);
             i.mpi_wait_policy = config.wait_policy;
             i.mpi_eager_max = config.eager_max;
             if (rank < static_cast<int>(config.start_delay_ms.size()))

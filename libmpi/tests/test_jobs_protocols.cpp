@@ -117,12 +117,25 @@ TEST_CASE("sends above the eager threshold and synchronous sends wait for their 
 }
 
 TEST_CASE("the job's eager threshold decides which sends complete at once", "[jobs][engine]") {
+    // A threshold given (mpi_eager_max) holds on both paths; without one,
+    // TS_JOB_MPI_EAGER_ONE_MESSAGE (QEMU's default) keeps IKC's eager
+    // messages to one mailbox message and leaves the local path's at 512.
+    struct Case {
+        int eager_max;
+        bool one_message;
+        size_t ikc, local;  ///< the thresholds that follow
+    };
+    constexpr Case kCases[] = {{0, false, kDefaultEagerMax, kDefaultEagerMax},
+                               {1024, false, 1024, 1024},
+                               {0, true, kFirstFragment, kDefaultEagerMax},
+                               {1024, true, 1024, 1024}};
     for (const Placement &p : kPlacements)
-        for (int eager_max : {0, 1024}) {
-            const size_t threshold = eager_max ? static_cast<size_t>(eager_max) : kDefaultEagerMax;
-            INFO(p.name << ", mpi_eager_max " << eager_max);
+        for (const Case &k : kCases) {
+            const size_t threshold = over_ikc(p) ? k.ikc : k.local;
+            INFO(p.name << ", mpi_eager_max " << k.eager_max << (k.one_message ? ", one message" : ""));
             JobConfig c = config(2, p);
-            c.eager_max = eager_max;
+            c.eager_max = k.eager_max;
+            c.eager_one_message = k.one_message;
             Signal checked;
             const JobResult r = run_job(c, [&](int rank) {
                 EXPECT_OK(MPI_Init(nullptr, nullptr));

@@ -213,7 +213,9 @@ class ManifestTest(unittest.TestCase):
     """Options reach the boot manifest: --tag-output as TS_MANIFEST_TAG_OUTPUT,
     --local-path ikc as TS_MANIFEST_MPI_LOCAL_IKC, --wait-policy (or the
     platform's default) in the TS_MANIFEST_MPI_WAIT bits, --eager-threshold
-    as mpi_eager_max."""
+    as mpi_eager_max (without it, QEMU's TS_MANIFEST_MPI_EAGER_ONE_MESSAGE)."""
+
+    ONE = mpirun.mkimage.TS_MANIFEST_MPI_EAGER_ONE_MESSAGE
 
     @staticmethod
     def wait(policy):
@@ -234,26 +236,29 @@ class ManifestTest(unittest.TestCase):
 
     def test_defaults(self):
         block = self.wait("block")
-        self.assertEqual(self.manifest(), (block, 0))
-        self.assertEqual(self.manifest("--local-path", "shm"), (block, 0))
+        self.assertEqual(self.manifest(), (block | self.ONE, 0))
+        self.assertEqual(self.manifest("--local-path", "shm"), (block | self.ONE, 0))
 
     def test_tag_output(self):
         self.assertEqual(self.manifest("--tag-output"),
-                         (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT | self.wait("block"), 0))
+                         (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT | self.wait("block") | self.ONE, 0))
 
     def test_local_path_ikc(self):
         ikc, tag = mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC, mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT
-        block = self.wait("block")
+        block = self.wait("block") | self.ONE
         self.assertEqual(self.manifest("--local-path", "ikc"), (ikc | block, 0))
         self.assertEqual(self.manifest("--local-path=ikc", "--tag-output"), (ikc | tag | block, 0))
 
     def test_eager_threshold(self):
+        # A threshold given holds as it is, on every platform.
         self.assertEqual(self.manifest("--eager-threshold", "1024"), (self.wait("block"), 1024))
         self.assertEqual(self.manifest("--eager-threshold=65536"), (self.wait("block"), 65536))
+        self.assertEqual(self.manifest("--platform", "linux64", "--eager-threshold", "100"),
+                         (self.wait("adaptive"), 100))
 
     def test_wait_policy(self):
         for policy in ("spin", "block", "adaptive"):
-            self.assertEqual(self.manifest("--wait-policy", policy), (self.wait(policy), 0))
+            self.assertEqual(self.manifest("--wait-policy", policy), (self.wait(policy) | self.ONE, 0))
         # Each platform has its own default; the three values are distinct.
         self.assertEqual(self.manifest("--platform", "linux64"), (self.wait("adaptive"), 0))
         self.assertEqual(len({self.wait(p) for p in ("spin", "block", "adaptive")}), 3)
