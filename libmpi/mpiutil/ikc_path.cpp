@@ -408,15 +408,20 @@ int flush() {
 
 namespace {
 
-// Its message of `size` bytes was written (w: the write's result):
-// completes request `completes` (a token, or -1) if any.
+// A message is in the kernel's hands: completes request `completes` (a
+// token, or -1) if any.
+void handed(int64_t completes) {
+    if (completes < 0) return;
+    if (Request *r = request_of(static_cast<uint32_t>(completes))) {
+        complete(*r, MPI_SUCCESS);
+        self().progressed = true;  // its waiter looks again before sleeping
+    }
+}
+
+// Its message of `size` bytes was written (w: the write's result).
 int written(long w, size_t size, int64_t completes) {
     if (w != static_cast<long>(size)) return fail(MPI_ERR_OTHER, "mailbox write failed", w < 0 ? w : 0);
-    if (completes >= 0)
-        if (Request *r = request_of(static_cast<uint32_t>(completes))) {
-            complete(*r, MPI_SUCCESS);
-            self().progressed = true;  // its waiter looks again before sleeping
-        }
+    handed(completes);
     return MPI_SUCCESS;
 }
 
@@ -474,6 +479,9 @@ int write_out() {
                 const long e = os::mailbox_awrite(id, m->data, m->size);
                 if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
                 s.out_busy = true;
+                // The master writes it even while I compute: its send is done.
+                handed(m->completes);
+                m->completes = -1;
                 return MPI_SUCCESS;
             }
         }
