@@ -191,7 +191,8 @@ def p2p(cfg, out):
     return ("Point-to-point",
             f"`pingpong_bench` and `ikc_pingpong` with 2 processes ({cfg.pp_reps} round trips per "
             "run, the median of each run): one-way time in µs. Across clusters (scatter) with "
-            "LWMPI's default threshold (eager to 512 B, rendezvous above), eager forced to 64 KiB, "
+            "mpirun's default threshold on QEMU (eager up to one mailbox message, 88 B, "
+            "rendezvous above), eager forced to 64 KiB, "
             "rendezvous forced from 2 B; inside one cluster (compact) with the local path (opt) "
             "and without (unopt); and the raw IKC transfer (a mailbox message up to its payload, "
             "a portal transfer above). LWMPI/IKC and opt/unopt below 1: LWMPI, or the local "
