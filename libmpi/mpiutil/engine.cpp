@@ -90,7 +90,7 @@ int queue_pop(RequestQueue &q) {
 
 Unexpected *new_unexpected(uint64_t data) {
     RankState &s = self();
-    Unexpected *u = data == 0 ? s.spare_nodes.take(sizeof(Unexpected), &s.allocations)
+    Unexpected *u = data == 0 ? s.match.spare_nodes.take(sizeof(Unexpected), &s.allocations)
                               : static_cast<Unexpected *>(malloc(sizeof(Unexpected) + data));
     if (!u) return nullptr;
     if (data) ++s.allocations;
@@ -99,25 +99,25 @@ Unexpected *new_unexpected(uint64_t data) {
     return u;
 }
 
-void free_unexpected(Unexpected *u) { self().spare_nodes.give_or_free(u, u->spare); }
+void free_unexpected(Unexpected *u) { self().match.spare_nodes.give_or_free(u, u->spare); }
 
 void drop_unexpected() {
     RankState &s = self();
-    free_all(s.unexpected);
-    s.unexpected_tail = &s.unexpected;
-    s.spare_nodes.drop();
+    free_all(s.match.unexpected);
+    s.match.unexpected_tail = &s.match.unexpected;
+    s.match.spare_nodes.drop();
 }
 
 uint64_t heap_allocations() { return self().allocations; }
 
 int take_posted(const Envelope &env, uint64_t bytes) {
     RankState &s = self();
-    for (int *link = &s.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
+    for (int *link = &s.match.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
         const int i = *link;
         Request &r = request(i);
         if (!accepts(r, env)) continue;
         *link = r.next;
-        if (s.posted.tail == i) s.posted.tail = prev;
+        if (s.match.posted.tail == i) s.match.posted.tail = prev;
         set_status(r, env, bytes);
         return i;
     }
@@ -127,8 +127,8 @@ int take_posted(const Envelope &env, uint64_t bytes) {
 void add_unexpected(Unexpected *u) {
     RankState &s = self();
     u->next = nullptr;
-    *s.unexpected_tail = u;
-    s.unexpected_tail = &u->next;
+    *s.match.unexpected_tail = u;
+    s.match.unexpected_tail = &u->next;
 }
 
 int arrive(Unexpected *u) {
@@ -176,15 +176,15 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
     r.rbuf = buf;
     r.size = capacity;
     // The oldest unexpected message it accepts, else wait for one.
-    for (Unexpected **link = &s.unexpected; *link; link = &(*link)->next) {
+    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
         Unexpected *u = *link;
         if (!accepts(r, u->env)) continue;
         *link = u->next;
-        if (s.unexpected_tail == &u->next) s.unexpected_tail = link;
+        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
         if (int e = accept(r, u)) complete(r, e);
         return MPI_SUCCESS;
     }
-    queue_push(s.posted, *req);
+    queue_push(s.match.posted, *req);
     return MPI_SUCCESS;
 }
 
@@ -193,8 +193,8 @@ int progress() {
     bool did = false;
     if (int e = local_progress(&did)) return e;
     if (int e = ikc_progress(&did)) return e;
-    if (did) s.progressed = true;
-    s.last_pass_did = did;
+    if (did) s.waiting.progressed = true;
+    s.waiting.last_pass_did = did;
     return MPI_SUCCESS;
 }
 
@@ -209,13 +209,13 @@ bool keep_polling(RankState &s) {
     }
     // The clock is a system call on linux64: read it every few polls (a
     // poll takes far less than kAdaptivePollNs / kPollsPerClock).
-    if (s.polls++ % kPollsPerClock) return true;
+    if (s.waiting.polls++ % kPollsPerClock) return true;
     const double now = wtime();
-    if (s.polling_since == 0) {
-        s.polling_since = now;
+    if (s.waiting.polling_since == 0) {
+        s.waiting.polling_since = now;
         return true;
     }
-    return (now - s.polling_since) * 1e9 < kAdaptivePollNs;
+    return (now - s.waiting.polling_since) * 1e9 < kAdaptivePollNs;
 }
 
 }  // namespace
@@ -225,25 +225,25 @@ void idle() {
     // Something happened since the caller last looked at its requests
     // (completing a request it had already checked, maybe): look again
     // before sleeping, or that completion would wait for another message.
-    if (s.progressed) {
-        s.progressed = false;
-        s.polling_since = 0;
-        s.polls = 0;
+    if (s.waiting.progressed) {
+        s.waiting.progressed = false;
+        s.waiting.polling_since = 0;
+        s.waiting.polls = 0;
         return;
     }
     if (keep_polling(s) || ikc_retrying()) {
         os::yield();  // ranks may outnumber the host's CPUs
         return;
     }
-    s.polling_since = 0;
-    s.polls = 0;
+    s.waiting.polling_since = 0;
+    s.waiting.polls = 0;
     if (local_sleep_begin()) return;
     ikc_wait_any();  // an error shows again in the next progress()
     local_sleep_end();
 }
 
 void test_failed() {
-    if (!self().last_pass_did) os::yield();
+    if (!self().waiting.last_pass_did) os::yield();
 }
 
 bool done(int req, Status *st) {
@@ -257,7 +257,7 @@ void release(int req) { request(req).state = ReqState::free; }
 
 bool probe(int source, int tag, uint32_t context, Status *st) {
     const Pattern p{source, tag, context};
-    for (const Unexpected *u = self().unexpected; u; u = u->next)
+    for (const Unexpected *u = self().match.unexpected; u; u = u->next)
         if (matches(p, u->env)) {
             *st = Status{u->env.source, u->env.tag, u->bytes, u->bytes, MPI_SUCCESS};
             return true;

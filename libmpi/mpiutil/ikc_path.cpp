@@ -51,7 +51,7 @@ int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, i
         if (o.id < 0) return fail(MPI_ERR_OTHER, "cannot open an output mailbox or portal to the peer", o.id);
         o.to = to;
     }
-    o.used = ++s.out_clock;
+    o.used = ++s.endpoint_clock;
     return MPI_SUCCESS;
 }
 
@@ -83,8 +83,8 @@ ControlMsg control(ControlKind k, uint32_t seq) {
 ControlMsg control_to(int to, ControlKind k, uint32_t seq) {
     RankState &s = self();
     ControlMsg m = control(k, seq);
-    m.credit = s.consumed[to];
-    s.consumed[to] = 0;
+    m.credit = s.eager.consumed[to];
+    s.eager.consumed[to] = 0;
     return m;
 }
 
@@ -98,10 +98,10 @@ int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
 // next message to it, or in a CREDIT once half of them are consumed.
 int consume_eager(int source) {
     RankState &s = self();
-    if (s.quiet || ++s.consumed[source] < s.limits.eager_credits / 2) return MPI_SUCCESS;
+    if (s.quiet || ++s.eager.consumed[source] < s.limits.eager_credits / 2) return MPI_SUCCESS;
     if (source == s.rank) {
-        s.credits_used[source] -= s.consumed[source];
-        s.consumed[source] = 0;
+        s.eager.credits_used[source] -= s.eager.consumed[source];
+        s.eager.consumed[source] = 0;
         return MPI_SUCCESS;
     }
     const ControlMsg m = control_to(source, ControlKind::credit, 0);
@@ -140,7 +140,7 @@ int send_eager(Request &r, const Address &to) {
         memcpy(msg + sizeof more, data + sent, n);
         if (int e = post_control(to, msg, sizeof more + n, sent + n == r.size ? &r : nullptr)) return e;
     }
-    ++s.credits_used[r.peer];
+    ++s.eager.credits_used[r.peer];
     return MPI_SUCCESS;
 }
 
@@ -163,27 +163,27 @@ int send_rts(Request &r, const Address &to) {
 int start_write(Request &r) {
     RankState &s = self();
     int slot;
-    if (int e = out_endpoint(s.out_portals, s.out_limit < kOutPortals ? s.out_limit : kOutPortals, r.reply,
-                             os::portal_open, os::portal_close, &slot))
+    if (int e = out_endpoint(s.rdv.out_portals, s.outbox.limit < kOutPortals ? s.outbox.limit : kOutPortals,
+                             r.reply, os::portal_open, os::portal_close, &slot))
         return e;
     if (slot >= 0) {  // kept open for the next rendezvous to this peer
-        s.out_portals[slot].busy = true;
-        r.portal = s.out_portals[slot].id;
+        s.rdv.out_portals[slot].busy = true;
+        r.portal = s.rdv.out_portals[slot].id;
     } else {  // every kept one is busy: one of its own, for this transfer
         r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
         if (r.portal == -TS_ENFILE) {
-            if (r.phase != Phase::await_portal) ++s.waiting_portals;
+            if (r.phase != Phase::await_portal) ++s.rdv.waiting_portals;
             r.phase = Phase::await_portal;
             return MPI_SUCCESS;
         }
         if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
     }
-    if (r.phase == Phase::await_portal) --s.waiting_portals;
+    if (r.phase == Phase::await_portal) --s.rdv.waiting_portals;
     r.out_portal = static_cast<int8_t>(slot);
     const long e = os::portal_awrite(r.portal, r.sbuf, r.accepted);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_write;
-    ++s.pending_writes;
+    ++s.rdv.pending_writes;
     return MPI_SUCCESS;
 }
 
@@ -204,22 +204,22 @@ int on_cts(Request &r, uint64_t accepted) {
 // Then the sends that wait for a portal try again.
 int poll_writes(bool *did) {
     RankState &s = self();
-    for (int i = 0; s.waiting_portals > 0 && i < s.requests.size(); ++i) {
+    for (int i = 0; s.rdv.waiting_portals > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state == ReqState::active && r.phase == Phase::await_portal)
             if (int e = start_write(r)) return e;
     }
-    for (int i = 0; s.pending_writes > 0 && i < s.requests.size(); ++i) {
+    for (int i = 0; s.rdv.pending_writes > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
         const long n = os::portal_test(r.portal);
         if (n == -TS_EAGAIN) continue;
         if (r.out_portal >= 0)
-            s.out_portals[r.out_portal].busy = false;
+            s.rdv.out_portals[r.out_portal].busy = false;
         else
             os::portal_close(r.portal);
         r.portal = -1;
-        --s.pending_writes;
+        --s.rdv.pending_writes;
         *did = true;
         complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
     }
@@ -231,24 +231,24 @@ int poll_writes(bool *did) {
 // Starts the portal transfer of the oldest matched rendezvous receive.
 int start_incoming() {
     RankState &s = self();
-    if (s.incoming_started || s.incoming.head < 0) return MPI_SUCCESS;
-    Request &r = request(s.incoming.head);
+    if (s.rdv.incoming_started || s.rdv.incoming.head < 0) return MPI_SUCCESS;
+    Request &r = request(s.rdv.incoming.head);
     const int a = os::portal_allow(s.portal, r.reply.cluster, r.reply.port);
     if (a < 0) return fail(MPI_ERR_OTHER, "portal allow failed", a);
     const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal read failed", e);
-    s.incoming_started = true;
+    s.rdv.incoming_started = true;
     return post_reply(r, ControlKind::cts, r.status.bytes);
 }
 
 int poll_incoming(bool *did) {
     RankState &s = self();
-    if (!s.incoming_started) return MPI_SUCCESS;
+    if (!s.rdv.incoming_started) return MPI_SUCCESS;
     const long n = os::portal_test(s.portal);
     if (n == -TS_EAGAIN) return MPI_SUCCESS;
     *did = true;
-    s.incoming_started = false;
-    Request &r = request(queue_pop(s.incoming));
+    s.rdv.incoming_started = false;
+    Request &r = request(queue_pop(s.rdv.incoming));
     if (n != static_cast<long>(r.status.bytes)) {
         complete(r, fail(MPI_ERR_OTHER, "portal read failed", n < 0 ? n : 0));
         return start_incoming();
@@ -259,7 +259,7 @@ int poll_incoming(bool *did) {
 
 // EAGER_MORE: the next bytes of the eager message `source` is sending.
 int on_fragment(int source, const char *data, uint64_t n) {
-    Assembly &a = self().assembly[source];
+    Assembly &a = self().eager.assembly[source];
     if (a.filled + n > a.total) return fail(MPI_ERR_INTERN, "eager fragment without its message");
     if (a.req >= 0) {  // straight into the receive's buffer
         Request &r = request(a.req);
@@ -283,7 +283,7 @@ int on_fragment(int source, const char *data, uint64_t n) {
 
 int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     RankState &s = self();
-    if (s.assembly[m.source].total) return fail(MPI_ERR_INTERN, "eager message inside another");
+    if (s.eager.assembly[m.source].total) return fail(MPI_ERR_INTERN, "eager message inside another");
     const Envelope env{m.source, m.tag, m.context};
     // A posted receive takes it: one copy, from the mailbox message
     // straight into its buffer (and so do the fragments still due).
@@ -292,7 +292,7 @@ int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
         r.protocol = Protocol::eager;
         memcpy(r.rbuf, data, n < r.status.bytes ? n : r.status.bytes);
         if (n < m.bytes) {
-            s.assembly[m.source] = Assembly{i, nullptr, n, m.bytes};
+            s.eager.assembly[m.source] = Assembly{i, nullptr, n, m.bytes};
             return MPI_SUCCESS;
         }
         complete(r, MPI_SUCCESS);
@@ -306,7 +306,7 @@ int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     memcpy(u->data, data, n);
     u->filled = n;
     // Fragments still due go where the message is now (see ikc_accept).
-    if (n < m.bytes) s.assembly[m.source] = Assembly{-1, u, n, m.bytes};
+    if (n < m.bytes) s.eager.assembly[m.source] = Assembly{-1, u, n, m.bytes};
     add_unexpected(u);
     return MPI_SUCCESS;
 }
@@ -335,9 +335,9 @@ int handle(const char *msg, long n) {
     // The writer's reply address saves a name resolution (credits go back
     // to ranks I never sent to).
     if (s.address[m.source].cluster < 0) s.address[m.source] = Address{m.cluster, m.port};
-    if (m.credit > s.credits_used[m.source])
+    if (m.credit > s.eager.credits_used[m.source])
         return fail(MPI_ERR_INTERN, "a peer gave back credits it never had");
-    s.credits_used[m.source] -= static_cast<uint8_t>(m.credit);
+    s.eager.credits_used[m.source] -= static_cast<uint8_t>(m.credit);
     switch (kind) {
     case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
     case ControlKind::rts: return on_rts(m);
@@ -355,24 +355,24 @@ int handle(const char *msg, long n) {
 
 int ring_attach() {
     RankState &s = self();
-    s.ring = static_cast<ts_ring *>(malloc(TS_RING_BYTES(kRingSlots, payload())));
-    if (!s.ring) return fail(MPI_ERR_NO_MEM, "no memory for the mailbox ring");
-    const long mode = os::mailbox_ring(s.mailbox, s.ring, kRingSlots);
+    s.inbox.ring = static_cast<ts_ring *>(malloc(TS_RING_BYTES(kRingSlots, payload())));
+    if (!s.inbox.ring) return fail(MPI_ERR_NO_MEM, "no memory for the mailbox ring");
+    const long mode = os::mailbox_ring(s.mailbox, s.inbox.ring, kRingSlots);
     if (mode < 0) {
-        free(s.ring);
-        s.ring = nullptr;
+        free(s.inbox.ring);
+        s.inbox.ring = nullptr;
         return fail(MPI_ERR_OTHER, "cannot attach the mailbox ring", mode);
     }
-    s.ring_pull = mode == TS_RING_PULL;
+    s.inbox.pull = mode == TS_RING_PULL;
     return MPI_SUCCESS;
 }
 
 int ring_next(const char **msg, long *size) {
     RankState &s = self();
-    ts_ring *r = s.ring;
+    ts_ring *r = s.inbox.ring;
     *size = -1;
     if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == r->tail) {
-        if (!s.ring_pull) return MPI_SUCCESS;
+        if (!s.inbox.pull) return MPI_SUCCESS;
         const long n = os::mailbox_drain(s.mailbox);
         if (n < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", n);
         if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == r->tail) return MPI_SUCCESS;
@@ -387,7 +387,7 @@ int ring_next(const char **msg, long *size) {
 
 int ring_pop() {
     RankState &s = self();
-    ts_ring *r = s.ring;
+    ts_ring *r = s.inbox.ring;
     __atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);  // the slot is the kernel's again
     if (!__atomic_load_n(&r->stalled, __ATOMIC_ACQUIRE)) return MPI_SUCCESS;
     // Messages waited in the kernel for room: it tells nobody when there
@@ -398,9 +398,9 @@ int ring_pop() {
 }
 
 int flush() {
-    while (self().out_head) {
+    while (self().outbox.head) {
         if (int e = write_out()) return e;
-        if (self().out_head)
+        if (self().outbox.head)
             if (int e = ikc_wait_any()) return e;
     }
     return MPI_SUCCESS;
@@ -414,7 +414,7 @@ void handed(int64_t completes) {
     if (completes < 0) return;
     if (Request *r = request_of(static_cast<uint32_t>(completes))) {
         complete(*r, MPI_SUCCESS);
-        self().progressed = true;  // its waiter looks again before sleeping
+        self().waiting.progressed = true;  // its waiter looks again before sleeping
     }
 }
 
@@ -428,9 +428,10 @@ int written(long w, size_t size, int64_t completes) {
 // The output mailbox to `to`, in *id (opened if needed).
 int out_mailbox(const Address &to, int *id) {
     RankState &s = self();
-    if (int e = out_endpoint(s.outs, s.out_limit, to, os::mailbox_open, os::mailbox_close, &s.out_current))
+    if (int e = out_endpoint(s.outbox.ends, s.outbox.limit, to, os::mailbox_open, os::mailbox_close,
+                             &s.outbox.current))
         return e;
-    *id = s.outs[s.out_current].id;
+    *id = s.outbox.ends[s.outbox.current].id;
     return MPI_SUCCESS;
 }
 
@@ -439,21 +440,21 @@ int out_mailbox(const Address &to, int *id) {
 int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
     const int64_t token = completes ? static_cast<int64_t>(request_token(*completes)) : -1;
-    if (!s.out_head) {  // nothing queued before it: one try at once, from msg itself
+    if (!s.outbox.head) {  // nothing queued before it: one try at once, from msg itself
         int id;
         if (int e = out_mailbox(to, &id)) return e;
         const long w = os::mailbox_trywrite(id, msg, n);
         if (w != -TS_EAGAIN) return written(w, n, token);
     }
-    OutMessage *m = s.spare_out.take(sizeof(OutMessage), &s.allocations);
+    OutMessage *m = s.outbox.spare.take(sizeof(OutMessage), &s.allocations);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
     m->next = nullptr;
     m->to = to;
     m->size = n;
     m->completes = token;
     memcpy(m->data, msg, n);
-    *s.out_tail = m;
-    s.out_tail = &m->next;
+    *s.outbox.tail = m;
+    s.outbox.tail = &m->next;
     return write_out();
 }
 
@@ -464,13 +465,13 @@ int post_control(const Address &to, const void *msg, size_t n, Request *complete
 int write_out() {
     RankState &s = self();
     for (;;) {
-        OutMessage *m = s.out_head;
+        OutMessage *m = s.outbox.head;
         if (!m) return MPI_SUCCESS;
         long w;
-        if (s.out_busy) {
-            w = os::mailbox_test(s.outs[s.out_current].id);
+        if (s.outbox.busy) {
+            w = os::mailbox_test(s.outbox.ends[s.outbox.current].id);
             if (w == -TS_EAGAIN) return MPI_SUCCESS;
-            s.out_busy = false;
+            s.outbox.busy = false;
         } else {
             int id;
             if (int e = out_mailbox(m->to, &id)) return e;
@@ -478,18 +479,18 @@ int write_out() {
             if (w == -TS_EAGAIN) {  // no room yet: the kernel writes it when there is
                 const long e = os::mailbox_awrite(id, m->data, m->size);
                 if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
-                s.out_busy = true;
+                s.outbox.busy = true;
                 // The master writes it even while I compute: its send is done.
                 handed(m->completes);
                 m->completes = -1;
                 return MPI_SUCCESS;
             }
         }
-        s.out_head = m->next;
-        if (!s.out_head) s.out_tail = &s.out_head;
+        s.outbox.head = m->next;
+        if (!s.outbox.head) s.outbox.tail = &s.outbox.head;
         const size_t size = m->size;
         const int64_t completes = m->completes;
-        s.spare_out.give(m);
+        s.outbox.spare.give(m);
         if (int e = written(w, size, completes)) return e;
     }
 }
@@ -499,7 +500,7 @@ int ikc_send(Request &r) {
     Address to;
     if (int e = resolve(r.peer, &to)) return e;
     const bool eager = r.protocol == Protocol::eager && r.size <= s.limits.eager_max &&
-                       s.credits_used[r.peer] < s.limits.eager_credits;
+                       s.eager.credits_used[r.peer] < s.limits.eager_credits;
     return eager ? send_eager(r, to) : send_rts(r, to);
 }
 
@@ -510,7 +511,7 @@ int ikc_accept(Request &r, Unexpected *u) {
         if (u->filled == u->bytes) return finish_eager(r, u);
         // Fragments are still due: the ones to come go straight into the
         // buffer, after what has arrived.
-        Assembly &a = s.assembly[u->env.source];
+        Assembly &a = s.eager.assembly[u->env.source];
         memcpy(r.rbuf, u->data, u->filled < r.status.bytes ? u->filled : r.status.bytes);
         a.req = request_index(r);
         a.node = nullptr;
@@ -524,7 +525,7 @@ int ikc_accept(Request &r, Unexpected *u) {
         complete(r, MPI_SUCCESS);
         return post_reply(r, ControlKind::cts, 0);
     }
-    queue_push(s.incoming, request_index(r));
+    queue_push(s.rdv.incoming, request_index(r));
     return start_incoming();
 }
 
@@ -550,18 +551,18 @@ int each_arrived(F f) {
 // that the kernel makes an arrival an event (and only then).
 int sleep_on_events(unsigned long timeout_ns) {
     RankState &s = self();
-    __atomic_store_n(&s.ring->wake, 1u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&s.inbox.ring->wake, 1u, __ATOMIC_SEQ_CST);
     const char *msg;
     long n;
     int e = ring_next(&msg, &n);  // once more after the flag: an earlier arrival is in the ring by now
     if (!e && n < 0) {
-        const long seen = os::ikc_wait_any(s.ikc_seen, timeout_ns);
+        const long seen = os::ikc_wait_any(s.waiting.ikc_seen, timeout_ns);
         if (seen < 0)
             e = fail(MPI_ERR_OTHER, "waiting for IKC failed", seen);
         else
-            s.ikc_seen = static_cast<unsigned long>(seen);
+            s.waiting.ikc_seen = static_cast<unsigned long>(seen);
     }
-    __atomic_store_n(&s.ring->wake, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&s.inbox.ring->wake, 0u, __ATOMIC_RELAXED);
     return e;
 }
 
@@ -574,8 +575,8 @@ int stash_arrived() {
         m->next = nullptr;
         m->size = n;
         memcpy(m->data, msg, static_cast<size_t>(n));
-        *s.stash_tail = m;
-        s.stash_tail = &m->next;
+        *s.inbox.stash_tail = m;
+        s.inbox.stash_tail = &m->next;
         return MPI_SUCCESS;
     });
 }
@@ -584,9 +585,9 @@ int stash_arrived() {
 // mailbox has now).
 int handle_stash(bool *did) {
     RankState &s = self();
-    while (Stashed *m = s.stash) {
-        s.stash = m->next;
-        if (!s.stash) s.stash_tail = &s.stash;
+    while (Stashed *m = s.inbox.stash) {
+        s.inbox.stash = m->next;
+        if (!s.inbox.stash) s.inbox.stash_tail = &s.inbox.stash;
         *did = true;
         const int e = handle(m->data, m->size);
         free(m);
@@ -619,12 +620,12 @@ int ikc_wait_outside(unsigned long timeout_ns) {
 
 void drop_stash() {
     RankState &s = self();
-    free_all(s.stash);
-    s.stash_tail = &s.stash;
+    free_all(s.inbox.stash);
+    s.inbox.stash_tail = &s.inbox.stash;
 }
 
-int ikc_wait_any() { return self().stash ? MPI_SUCCESS : sleep_on_events(0); }
+int ikc_wait_any() { return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(0); }
 
-bool ikc_retrying() { return self().waiting_portals > 0; }
+bool ikc_retrying() { return self().rdv.waiting_portals > 0; }
 
 }  // namespace lwmpi::util

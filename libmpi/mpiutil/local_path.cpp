@@ -105,9 +105,9 @@ LocalMsg *new_block(uint64_t data) {
     const bool reused = data <= kLocalBlockData;
     LocalMsg *m;
     if (reused) {
-        if (!s.spare_local.head)
-            s.spare_local.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
-        m = s.spare_local.take(sizeof(LocalMsg) + kLocalBlockData, &s.allocations);
+        if (!s.shm.spare.head)
+            s.shm.spare.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
+        m = s.shm.spare.take(sizeof(LocalMsg) + kLocalBlockData, &s.allocations);
     } else {
         m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + data));
         if (m) ++s.allocations;
@@ -117,7 +117,7 @@ LocalMsg *new_block(uint64_t data) {
 }
 
 // Block `m` of mine is done with.
-void drop_block(LocalMsg *m) { self().spare_local.give_or_free(m, m->reused); }
+void drop_block(LocalMsg *m) { self().shm.spare.give_or_free(m, m->reused); }
 
 // The receiver is done with block `m` of another rank: back to its sender.
 void give_back(LocalMsg *m) {
@@ -129,7 +129,7 @@ void give_back(LocalMsg *m) {
 
 bool copies_done() {
     const RankState &s = self();
-    if (s.pending_local == 0) return false;
+    if (s.shm.pending == 0) return false;
     for (int i = 0; i < s.requests.size(); ++i) {
         const Request &r = s.requests[i];
         if (r.state == ReqState::active && r.phase == Phase::await_copy && load(r.local->copied)) return true;
@@ -172,7 +172,7 @@ int local_send(Request &r) {
         m->data = r.sbuf;
         r.local = m;
         r.phase = Phase::await_copy;
-        ++s.pending_local;
+        ++s.shm.pending;
     }
     publish(to, m, copy ? &r : nullptr);
     return MPI_SUCCESS;
@@ -204,7 +204,7 @@ void local_accept(Request &r, Unexpected *u) {
 
 void local_finalize() {
     RankState &s = self();
-    s.spare_local.drop();
+    s.shm.spare.drop();
     LocalMsg *returned = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
     free_all(returned);
 }
@@ -241,12 +241,12 @@ int local_progress(bool *did) {
     // that a receiver sent once it had copied mine must not be seen before
     // my send is complete (a Bsend's block must have left the buffer by
     // then, MPI 3.1 section 3.6).
-    for (int i = 0; s.pending_local > 0 && i < s.requests.size(); ++i) {
+    for (int i = 0; s.shm.pending > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_copy || !load(r.local->copied)) continue;
         drop_block(r.local);
         r.local = nullptr;
-        --s.pending_local;
+        --s.shm.pending;
         complete(r, MPI_SUCCESS);
         *did = true;
     }

@@ -25,8 +25,8 @@ void rank_name(char (&buf)[kNameMax], int rank) { TextBuilder(buf, sizeof buf).p
 int release_mailbox() {
     RankState &s = t_state;
     const int r = os::mailbox_unlink(s.mailbox);
-    free(s.ring);
-    s.ring = nullptr;
+    free(s.inbox.ring);
+    s.inbox.ring = nullptr;
     return r;
 }
 
@@ -81,20 +81,20 @@ int init() {
                                                                    : WaitPolicy::block;
     for (Address &a : s.address)
         a.cluster = -1;
-    s.posted = RequestQueue{-1, -1};
-    s.incoming = RequestQueue{-1, -1};
-    s.unexpected_tail = &s.unexpected;
-    s.stash_tail = &s.stash;
-    for (Assembly &a : s.assembly)
+    s.match.posted = RequestQueue{-1, -1};
+    s.rdv.incoming = RequestQueue{-1, -1};
+    s.match.unexpected_tail = &s.match.unexpected;
+    s.inbox.stash_tail = &s.inbox.stash;
+    for (Assembly &a : s.eager.assembly)
         a.req = -1;
-    for (OutEndpoint &o : s.outs)
+    for (OutEndpoint &o : s.outbox.ends)
         o.id = -1;
-    for (OutEndpoint &o : s.out_portals)
+    for (OutEndpoint &o : s.rdv.out_portals)
         o.id = -1;
     // My share of a hardware mailbox's references, less my name client's.
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
-    s.out_limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
-    s.out_tail = &s.out_head;
+    s.outbox.limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
+    s.outbox.tail = &s.outbox.head;
     if (int e = local_init()) return e;
 
     s.mailbox = os::mailbox_create(s.port);
@@ -156,14 +156,14 @@ int finalize() {
         if (int e = ring_pop()) return e;
     }
     s.ready = false;
-    for (const OutEndpoint &o : s.outs)
+    for (const OutEndpoint &o : s.outbox.ends)
         if (o.id >= 0) os::mailbox_close(o.id);
-    for (const OutEndpoint &o : s.out_portals)
+    for (const OutEndpoint &o : s.rdv.out_portals)
         if (o.id >= 0) os::portal_close(o.id);
     drop_stash();
     drop_unexpected();  // sent but never received
     local_finalize();
-    s.spare_out.drop();
+    s.outbox.spare.drop();
     char name[kNameMax];
     rank_name(name, s.rank);
     const int r1 = os::name_unregister(name);

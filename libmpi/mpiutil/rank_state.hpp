@@ -104,7 +104,7 @@ struct Request {
     uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send
     uint64_t accepted;  ///< rendezvous send: bytes its receiver's CTS accepted
     int portal;         ///< rendezvous send: output portal id, -1 if none
-    int8_t out_portal;  ///< rendezvous send: its out_portals[] entry, -1: a portal of its own
+    int8_t out_portal;  ///< rendezvous send: its rdv.out_portals[] entry, -1: a portal of its own
     LocalMsg *local;    ///< local send: the published message
     Status status;
 };
@@ -138,6 +138,71 @@ struct Assembly {
     uint64_t total;
 };
 
+/// Reading my mailbox (ikc_path.cpp): the kernel puts my arrivals in my
+/// ring.
+struct Inbox {
+    ts_ring *ring;   ///< kRingSlots slots (heap)
+    bool pull;       ///< I take my arrivals into it myself (TS_RING_PULL)
+    Stashed *stash;  ///< messages taken, not yet handled, oldest first
+    Stashed **stash_tail;
+};
+
+/// Writing mailbox messages (ikc_path.cpp): oldest first; the head's write
+/// runs in the background on an output mailbox. The mailboxes to the last
+/// few destinations stay open: opening and closing cost a kernel call each.
+struct Outbox {
+    OutMessage *head;
+    OutMessage **tail;
+    bool busy;    ///< the head's asynchronous write runs
+    int current;  ///< the ends[] entry the head's write runs on
+    int limit;    ///< ends[] entries the rank may use (1..kOutMailboxes)
+    OutEndpoint ends[kOutMailboxes];
+    SpareList<OutMessage> spare;  ///< messages to reuse
+};
+
+/// Matching (engine.cpp): receives posted and messages that came first.
+struct Matching {
+    RequestQueue posted;     ///< receives not matched yet, oldest first
+    Unexpected *unexpected;  ///< oldest first
+    Unexpected **unexpected_tail;
+    SpareList<Unexpected> spare_nodes;  ///< nodes without data
+};
+
+/// The eager protocol over IKC (ikc_path.cpp): per peer rank, the message
+/// whose fragments arrive and the flow-control credits.
+struct EagerState {
+    Assembly assembly[kMaxRanks];     ///< per sender
+    uint8_t credits_used[kMaxRanks];  ///< my eager messages unconsumed at each rank
+    uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
+};
+
+/// The rendezvous protocol (ikc_path.cpp): my input portal takes one
+/// transfer at a time; my sends write through output portals.
+struct RendezvousState {
+    RequestQueue incoming;  ///< matched receives: the head uses the portal
+    bool incoming_started;  ///< the head's allow and aread are done
+    OutEndpoint out_portals[kOutPortals];
+    int pending_writes;   ///< my sends whose portal write runs
+    int waiting_portals;  ///< my sends waiting for an output portal (await_portal)
+};
+
+/// The local path (local_path.cpp).
+struct LocalState {
+    SpareList<LocalMsg> spare;  ///< my message blocks to reuse
+    int pending;                ///< my sends waiting for their copy
+};
+
+/// How I wait (engine.cpp, idle()).
+struct Waiting {
+    bool progressed;         ///< progress() did something idle() has not seen
+    bool last_pass_did;      ///< the last progress() did something
+    double polling_since;    ///< wtime() an adaptive wait began polling; 0: not polling
+    uint32_t polls;          ///< idle() polls since the wait began
+    unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
+};
+
+/// Everything of one rank, each part of the protocols with the state it
+/// owns.
 struct RankState {
     bool ready;    ///< init() succeeded and finalize() not yet called
     bool entered;  ///< init() succeeded once (finalize() leaves it set)
@@ -150,48 +215,18 @@ struct RankState {
     Limits limits;
     tessera::pm::JobShape shape;
     Address address[kMaxRanks];  ///< resolved addresses; cluster -1 = unknown
-
-    // Mailbox reading: the kernel puts my arrivals in my ring.
-    ts_ring *ring;   ///< kRingSlots slots (heap)
-    bool ring_pull;  ///< I take my arrivals into it myself (TS_RING_PULL)
-    Stashed *stash;  ///< messages taken, not yet handled, oldest first
-    Stashed **stash_tail;
-
-    // Messages to write, oldest first; the head's write runs in the
-    // background on an output mailbox. The mailboxes to the last few
-    // destinations stay open: opening and closing cost a kernel call each.
-    OutMessage *out_head;
-    OutMessage **out_tail;
-    bool out_busy;    ///< the head's asynchronous write runs
-    int out_current;  ///< the outs[] entry the head's write runs on
-    int out_limit;    ///< outs[] entries the rank may use (1..kOutMailboxes)
-    OutEndpoint outs[kOutMailboxes];
-    OutEndpoint out_portals[kOutPortals];
-    uint32_t out_clock;  ///< last use stamp given out
+    uint32_t endpoint_clock;     ///< last use stamp given to an output mailbox or portal
+    bool quiet;                  ///< quiesce() was called: no credits go back
+    uint64_t allocations;        ///< heap blocks the message path took (heap_allocations())
 
     SlabPool<Request, kRequestSlab, kMaxRequests> requests;
-    RequestQueue posted;     ///< receives not matched yet, oldest first
-    RequestQueue incoming;   ///< matched rendezvous receives: head uses the portal
-    bool incoming_started;   ///< the head's allow and aread are done
-    Unexpected *unexpected;  ///< oldest first
-    Unexpected **unexpected_tail;
-    SpareList<Unexpected> spare_nodes;  ///< nodes without data
-    SpareList<LocalMsg> spare_local;    ///< my local message blocks (local_path.cpp)
-    SpareList<OutMessage> spare_out;    ///< mailbox messages to write
-    uint64_t allocations;               ///< heap blocks the message path took (heap_allocations())
-    Assembly assembly[kMaxRanks];       ///< per sender
-    uint8_t credits_used[kMaxRanks];    ///< my eager messages unconsumed at each rank
-    uint8_t consumed[kMaxRanks];        ///< eager messages of each rank I consumed, not yet credited
-
-    int pending_local;       ///< my local sends waiting for their copy
-    int pending_writes;      ///< my rendezvous sends whose portal write runs
-    int waiting_portals;     ///< my rendezvous sends waiting for an output portal (await_portal)
-    bool progressed;         ///< progress() did something idle() has not seen
-    bool last_pass_did;      ///< the last progress() did something
-    double polling_since;    ///< wtime() an adaptive wait began polling; 0: not polling
-    uint32_t polls;          ///< idle() polls since the wait began
-    bool quiet;              ///< quiesce() was called: no credits go back
-    unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
+    Inbox inbox;
+    Outbox outbox;
+    Matching match;
+    EagerState eager;
+    RendezvousState rdv;
+    LocalState shm;
+    Waiting waiting;
 
     char detail[kDetailMax];
 };
