@@ -235,7 +235,14 @@ long sys_mailbox_aread(Call &c) {
     if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0 && e->ring.va) return -TS_EBUSY;
     return async_start(mailbox_table(), c, Dir::input, read_call, nullptr);
 }
-long sys_mailbox_awrite(Call &c) { return async_start(mailbox_table(), c, Dir::output, write_call, nullptr); }
+long sys_mailbox_awrite(Call &c) {
+    const long r = async_start(mailbox_table(), c, Dir::output, write_call, nullptr);
+    // Not written at once (the receiver's slot is full): the master's
+    // passes write it, and ask the NoC to tell them when the slot frees,
+    // even while the caller computes and makes no call.
+    if (r == 0 && !mailbox_table().entries[c.a[0]].async.finished) serve_again();
+    return r;
+}
 long sys_mailbox_wait(Call &c) {
     note_reader(c);
     return async_wait(mailbox_table(), c);

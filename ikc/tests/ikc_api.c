@@ -12,7 +12,8 @@
  *     a ring of arrivals (order, source, nothing lost when it is full, a
  *     corrupted tail, events, detaching) and trywrite;
  *   A <-> B: an asynchronous mailbox and portal exchange, two virtual
- *     portals multiplexed on one hardware portal, and a barrier.
+ *     portals multiplexed on one hardware portal, a mailbox write that
+ *     goes on in the background while its caller computes, and a barrier.
  *
  * Prints "ikc_api ok cluster C" at the end, or "ikc_api FAIL ..." and
  * aborts the job with status 1.
@@ -350,6 +351,35 @@ static void sync_roles_and_stats(int a, int b) {
     expect(ts_sync_close(s), -TS_EBADF, "sync closed twice");
 }
 
+/* A's AWRITE that finds its slot at B full is written by A's master once
+ * B takes the message before it, while A computes and makes no kernel
+ * call: B has it before A's computation ends (the times are the platform
+ * clock, which both clusters share). */
+static void awrite_while_computing(int a, int b) {
+    const int in = check(ts_mailbox_create(PORT_C), "mailbox_create");
+    parts_barrier(BARRIER_PORT);
+    if (me == a) {
+        const int out = check(ts_mailbox_open(PORT_C, b, PORT_C), "mailbox_open");
+        expect(ts_mailbox_write(out, "1", 1), 1, "write the message that fills the slot");
+        check(ts_mailbox_awrite(out, "2", 1), "awrite behind a full slot");
+        const unsigned long end = ts_time() + ts_job()->timebase_hz / 2;
+        while (ts_time() < end) {}
+        expect(ts_mailbox_wait(out), 1, "wait for the awrite");
+        expect(ts_mailbox_write(out, &end, sizeof end), sizeof end, "write the end of the computation");
+        check(ts_mailbox_close(out), "mailbox_close");
+    } else if (me == b) {
+        char c = 0;
+        unsigned long end = 0;
+        expect(ts_mailbox_read(in, &c, 1), 1, "read the first message");
+        expect(ts_mailbox_read(in, &c, 1), 1, "read the awrite's message");
+        const unsigned long got = ts_time();
+        if (c != '2') fail("the awrite's message", c);
+        expect(ts_mailbox_read(in, &end, sizeof end), sizeof end, "read the end of the computation");
+        if (got >= end) fail("the awrite waited for its caller to stop computing", (long)(got - end));
+    }
+    check(ts_mailbox_unlink(in), "mailbox_unlink");
+}
+
 static char pattern(int i, int seed) { return (char)(i * 7 + seed); }
 
 static void fill(char *buf, long n, int seed) {
@@ -477,6 +507,8 @@ int main(void) {
     sync_roles_and_stats(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);
     multiplexed_portals(parts[0], parts[1]);
+    parts_barrier(BARRIER_PORT);
+    awrite_while_computing(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);
     printf("ikc_api ok cluster %d\n", me);
     return 0;
