@@ -328,6 +328,25 @@ TEST_CASE("noc: an empty slot has nothing to peek", "[noc][mailbox]") {
     CHECK(notes().empty());
 }
 
+TEST_CASE("noc: a look for any message sees a full slot of its mailbox until the last is released",
+          "[noc][mailbox]") {
+    Fabric fabric;
+    REQUIRE(noc::mailboxes(0) >= 2);
+    as(0);
+    CHECK_FALSE(noc::mailbox_any(0));
+    for (int s : {1, 3}) {
+        as(s);
+        REQUIRE(noc::mailbox_send(0, 1, kPort, message(s).data()));
+    }
+    as(0);
+    CHECK_FALSE(noc::mailbox_any(0));  // another hardware mailbox's slots
+    CHECK(noc::mailbox_any(1));
+    noc::mailbox_release(1, 3);
+    CHECK(noc::mailbox_any(1));  // 1's slot is still full
+    noc::mailbox_release(1, 1);
+    CHECK_FALSE(noc::mailbox_any(1));
+}
+
 TEST_CASE("noc: a full slot refuses the sender's next message until released", "[noc][mailbox]") {
     Fabric fabric;
     as(3);
