@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|native ...]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native ...]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
@@ -50,6 +50,11 @@ class Config:
         # point-to-point: round trips per run, largest message.
         self.pp_reps = "11" if quick else "51"
         self.pp_max = str(64 * 1024 if quick else 1024 * 1024)
+        # streaming on QEMU: p2p_native --bw's batches (of one window each at
+        # these sizes), smallest and largest message.
+        self.stream_batches = "3" if quick else "5"
+        self.stream_sizes = (256 * 1024, (1 if quick else 4) * 1024 * 1024)
+        self.stream_ikc_samples = 3 if quick else 11  # ikc_bench's, with --quick and without
         # native comparison (linux64): batches per size, largest message.
         self.native_batches = "5" if quick else "21"
         self.native_max = str(64 * 1024 if quick else 4 * 1024 * 1024)
@@ -199,6 +204,102 @@ def p2p(cfg, out):
             "path, is faster. Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
 
 
+# ---- streaming on QEMU ------------------------------------------------------------
+
+# p2p_native --bw's window: on QEMU, osu_bw's 64 gives the same figures in 4
+# times the time (bench/README.md).
+STREAM_WINDOW = 16
+STREAM_TIMEOUT = 300  # seconds, for one run
+# A row of ikc_bench's portal throughput table: size, unit, transfers per
+# sample, cycles min and median, us min and median, MB/s, memcpy's cycles,
+# MB/s and ratio.
+_PORTAL_ROW = re.compile(r"^\s*(\d+) (KiB|MiB)\s+\d+\s+\d+\s+\d+\s+[\d.]+\s+([\d.]+)"
+                         r"\s+[\d.]+\s+\d+\s+[\d.]+\s+[\d.]+\s*$", re.M)
+
+
+def tessera_qemu(program, args):
+    """A run of PROGRAM (out/target/bin) on QEMU with one process on each of
+    two compute clusters: a function returning (status, output)."""
+    return lambda: mpirun("-np", "2", "--map-by", "scatter", "--timeout", str(STREAM_TIMEOUT), program,
+                          *args, timeout=STREAM_TIMEOUT + 60)
+
+
+def lwmpi_stream_rows(text):
+    """[(bytes, ns per message)] of p2p_native's rows."""
+    return [(int(b), float(ns)) for b, ns, _ in _NATIVE_ROW.findall(text)]
+
+
+def ikc_stream_rows(text):
+    """[(bytes, ns per transfer)] of ikc_bench's portal throughput rows (its
+    median sample's)."""
+    return [(int(n) << (20 if unit == "MiB" else 10), float(us) * 1000)
+            for n, unit, us in _PORTAL_ROW.findall(text)]
+
+
+def stream_table(stats, sizes):
+    """The Markdown table of stats {(series, bytes): Stat of MB/s}: a row
+    per size, LWMPI's and IKC's bandwidth and LWMPI/IKC."""
+    get = lambda name, b: stats.get((name, b), Stat([]))  # noqa: E731
+    return markdown_table(
+        ("bytes", "LWMPI (MB/s)", "raw IKC (MB/s)", "LWMPI/IKC"),
+        [(size_label(b), get("lwmpi", b).text(1, 1), get("ikc", b).text(1, 1),
+          ratio(get("lwmpi", b), get("ikc", b))) for b in sizes])
+
+
+def stream(cfg, out):
+    """LWMPI's streaming bandwidth against the raw IKC portal's, across two
+    clusters on QEMU (bench/README.md)."""
+    lo, hi = cfg.stream_sizes
+    lwmpi_args = ("--bw", "--window", str(STREAM_WINDOW), "--min-bytes", str(lo), cfg.stream_batches,
+                  str(hi))
+    ikc_args = (("--quick",) if cfg.quick else ()) + ("--portal", str(lo), str(hi))
+    series = (("lwmpi", "LWMPI, p2p_native --bw", "p2p_native --bw",
+               tessera_qemu("p2p_native", lwmpi_args), lwmpi_stream_rows),
+              ("ikc", "raw IKC, ikc_bench --portal", "ikc_bench --portal",
+               tessera_qemu("ikc_bench", ikc_args), ikc_stream_rows))
+    want = [lo << k for k in range((hi // lo).bit_length())]
+    rows, values = [], {}
+    for rep in range(cfg.reps):
+        for name, _, what, run, rows_of in series:
+            text = output_of(what, name, run)
+            got = rows_of(text)
+            if [b for b, _ in got] != want:
+                raise Failure(f"{what}: not one row per size of {want}:\n{text}")
+            for nbytes, ns in got:
+                rows.append((name, rep, nbytes, ns, nbytes / ns * 1e3))
+                values.setdefault((name, nbytes), []).append(nbytes / ns * 1e3)
+        print(f"  stream #{rep} done", flush=True)
+    write_csv(out_path(out, "stream.csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows)
+    stats = {k: Stat(v) for k, v in values.items()}
+    sizes = sorted({b for _, b in stats})
+    line_plot(out_path(out, "stream.png"), "Streaming across two clusters (QEMU): bandwidth",
+              "message size (bytes)", "MB/s (10^6 bytes/s)",
+              [(label, sizes, [stats.get((n, b), Stat([])) for b in sizes]) for n, label, *_ in series],
+              logx=True)
+    return ("Streaming across clusters (QEMU): LWMPI against raw IKC",
+            "What: how many bytes per second a process streams to a process on another cluster, "
+            f"through LWMPI and through a raw IKC portal, {size_label(lo)} to {size_label(hi)}. "
+            "How: on QEMU, one process on each of two compute clusters (scatter). LWMPI: "
+            f"`p2p_native --bw --window {STREAM_WINDOW}` (bench/native/p2p_native.c, as osu_bw "
+            f"with a window of {STREAM_WINDOW} instead of 64): the sender starts {STREAM_WINDOW} "
+            f"MPI_Isend of the size and waits for them all, the receiver has {STREAM_WINDOW} "
+            "MPI_Irecv posted and answers each window with 1 byte. Each message goes by "
+            "rendezvous: a request to send, the receiver's allow and read of its portal and a "
+            "clear to send, then the sender's portal write; the receiver's portal takes one "
+            "transfer at a time. A figure is a window's bytes over its time, the median of "
+            f"{cfg.stream_batches} windows. Raw IKC: `ikc_bench --portal` (bench/ikc/ikc_bench.c): "
+            "the receiver allows the sender on one virtual portal and reads, while the sender's "
+            "write of the size waits for it; a figure is the size over the median transfer's "
+            f"time ({cfg.stream_ikc_samples} transfers, each after a barrier). Both sides allow "
+            "and read once per message, through the same portal hardware; what LWMPI adds is two "
+            "mailbox messages per message (request, clear to send), its matching and its "
+            "progress engine, and a 1-byte answer per window. Reading: MB/s (10^6 bytes per "
+            "second), higher is better; LWMPI/IKC is the share of the raw portal's bandwidth "
+            "that LWMPI delivers, the project's target being 0.8 or more. QEMU's timings move "
+            "between runs (sometimes by a factor of 2): read the ratio, and the spreads. "
+            "Plot: stream.png.", stream_table(stats, sizes), "stream.png")
+
+
 # The native comparison: the portable MPI C programs of bench/native/ on
 # Tessera's linux64 target and on the Linux MPI libraries, built from the
 # same sources.
@@ -253,6 +354,20 @@ def linux_mpi(name, exe, np, args):
     return run
 
 
+def output_of(what, name, run):
+    """The output of run() (a function returning (status, output)) of
+    series `name`, or Failure unless it exited with 0 and printed
+    `PROGRAM: done`, PROGRAM being the first word of `what`."""
+    try:
+        rc, text = run()
+    except subprocess.TimeoutExpired as e:
+        got = e.output or b""
+        rc, text = "timeout", got if isinstance(got, str) else got.decode(errors="replace")
+    if rc != 0 or f"{what.split()[0]}: done" not in text:
+        raise Failure(f"{what} ({name}): exit {rc}\n{text}")
+    return text
+
+
 def measured(cfg, what, series, pattern, value):
     """Runs every series [(name, label, run)] cfg.reps times, round-robin.
     `what`: the program and its mode (e.g. `p2p_native --bw`), for the
@@ -263,14 +378,7 @@ def measured(cfg, what, series, pattern, value):
     rows, values = [], {}
     for rep in range(cfg.reps):
         for name, _, run in series:
-            try:
-                rc, text = run()
-            except subprocess.TimeoutExpired as e:
-                got = e.output or b""
-                rc, text = "timeout", got if isinstance(got, str) else got.decode(errors="replace")
-            if rc != 0 or f"{what.split()[0]}: done" not in text:
-                raise Failure(f"{what} ({name}): exit {rc}\n{text}")
-            for fields in pattern.findall(text):
+            for fields in pattern.findall(output_of(what, name, run)):
                 rows.append((name, rep, *fields))
                 key, v = value(*fields)
                 values.setdefault((name, key), []).append(v)
@@ -402,7 +510,7 @@ def native(cfg, out):
             native_collectives(cfg, out, exes)]
 
 
-EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "native": native}
+EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native}
 
 
 def machine():

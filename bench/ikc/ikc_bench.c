@@ -1,4 +1,5 @@
-/* ikc_bench [--quick]: what IKC costs between two compute clusters.
+/* ikc_bench [--quick] [--portal MIN_BYTES MAX_BYTES]: what IKC costs
+ * between two compute clusters.
  *
  * Run it with one process on each of the first two compute clusters:
  *   tools/mpirun -np 2 --map-by scatter ikc_bench
@@ -23,7 +24,10 @@
  * starts the sample. Every received byte is checked against the sender's
  * pattern; a short or failed transfer, or a wrong byte, ends the job with
  * status 1. --quick: few samples and small sizes (a smoke run).
- * See bench/README.md for what the figures mean. */
+ * --portal: section 2 alone, for MIN_BYTES, twice that, ... MAX_BYTES
+ * (powers of two, 1 KiB to 4 MiB): the raw-IKC side of `make bench`'s
+ * streaming experiment, which needs the sizes LWMPI streams and not the
+ * rest. See bench/README.md for what the figures mean. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,17 +47,18 @@
 #define MAX_MESSAGE  256 /* more than any profile's mailbox payload */
 #define KIB          1024ul
 #define PAGE         4096ul
+#define MAX_PORTAL   (4096 * KIB) /* --portal: the meter holds two buffers of it in its cluster */
 #define COUNT(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- what to measure ------------------------------------------------------------ */
 
 struct config {
-    int mailbox_samples;
+    int mailbox_samples; /* section 1 (0: skipped) */
     int portal_samples;
     size_t batch;        /* bytes a portal sample moves at least */
     const size_t *sizes; /* section 2 */
     int nsizes;
-    const size_t *mux_sizes; /* section 3 */
+    const size_t *mux_sizes; /* section 3 (none: skipped) */
     int nmux_sizes;
 };
 
@@ -67,7 +72,12 @@ static const struct config full = {
     201, 11, 256 * KIB, full_sizes, COUNT(full_sizes), full_mux_sizes, COUNT(full_mux_sizes)};
 static const struct config quick = {
     11, 3, 16 * KIB, quick_sizes, COUNT(quick_sizes), quick_mux_sizes, COUNT(quick_mux_sizes)};
-static const struct config *cfg; /* full or quick */
+static const struct config *cfg; /* full or quick, or portal_only */
+
+/* --portal: section 2 of full or quick, for the sizes it gives (1 KiB to
+ * MAX_PORTAL, powers of two: at most 13). */
+static size_t portal_sizes[13];
+static struct config portal_only;
 
 /* ---- roles and failures ------------------------------------------------------------ */
 
@@ -498,10 +508,10 @@ static void print_header(const struct ts_job_info *job) {
         "ikc_bench: sender cluster %d, meter cluster %d; %d hw mailbox(es), %d hw portal(s), "
         "%d virtual per hw; mailbox payload %d B, portal chunk %d B\n",
         sender, meter, job->hw_mailboxes, job->hw_portals, job->virtual_per_hw, payload(), job->portal_chunk);
-    printf(
-        "figures: min and median of %d samples (mailbox) and %d samples (portal, memcpy); "
-        "us from rdtime at %lu Hz; MB/s = 10^6 bytes/s\n",
-        cfg->mailbox_samples, cfg->portal_samples, job->timebase_hz);
+    printf("figures: min and median of ");
+    if (cfg->mailbox_samples) printf("%d samples (mailbox) and ", cfg->mailbox_samples);
+    printf("%d samples (portal, memcpy); us from rdtime at %lu Hz; MB/s = 10^6 bytes/s\n",
+           cfg->portal_samples, job->timebase_hz);
 }
 
 /* How fast the cycle counter ran against `time` over the whole run. */
@@ -512,16 +522,48 @@ static void print_clock(struct stamp start) {
            per_tick * (double)ts_job()->timebase_hz / 1e6);
 }
 
+/* *v from the whole of s, when it is a size --portal takes. */
+static bool portal_size(const char *s, size_t *v) {
+    char *end;
+    *v = strtoul(s, &end, 10);
+    return end != s && !*end && *v >= KIB && *v <= MAX_PORTAL && (*v & (*v - 1)) == 0;
+}
+
+/* NULL when the arguments make cfg, else what is wrong with them. */
+static const char *parse(int argc, char **argv) {
+    bool is_quick = false;
+    size_t min = 0, max = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            is_quick = true;
+        } else if (strcmp(argv[i], "--portal") == 0) {
+            if (i + 2 >= argc || !portal_size(argv[i + 1], &min) || !portal_size(argv[i + 2], &max) ||
+                min > max)
+                return "--portal takes MIN_BYTES <= MAX_BYTES, powers of two from 1024 to 4194304";
+            i += 2;
+        } else {
+            return "unknown argument";
+        }
+    }
+    cfg = is_quick ? &quick : &full;
+    if (max) {
+        portal_only = (struct config){0, cfg->portal_samples, cfg->batch, portal_sizes, 0, NULL, 0};
+        for (size_t size = min; size <= max; size *= 2)
+            portal_sizes[portal_only.nsizes++] = size;
+        cfg = &portal_only;
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     const struct ts_job_info *job = ts_job();
     if (ts_local_index() > 0) return 0; /* one process per cluster takes part: its first */
-    const bool is_quick = argc == 2 && strcmp(argv[1], "--quick") == 0;
-    if (argc > 1 && !is_quick) {
+    const char *wrong = parse(argc, argv);
+    if (wrong) {
         if (job->cluster_id == job->nio_clusters) /* once for the job */
-            printf("usage: ikc_bench [--quick]\n");
+            printf("ikc_bench: %s\nusage: ikc_bench [--quick] [--portal MIN_BYTES MAX_BYTES]\n", wrong);
         return 2;
     }
-    cfg = is_quick ? &quick : &full;
     if (!pick_clusters(job)) return 0;
     if (payload() > MAX_MESSAGE) bench_fail("mailbox payload larger than the benchmark's buffer", payload());
     const struct stamp start = now();
@@ -533,9 +575,9 @@ int main(int argc, char **argv) {
     open_portals();
     if (is_meter) print_header(job);
 
-    mailbox_section();
+    if (cfg->mailbox_samples) mailbox_section();
     throughput_section();
-    multiplex_section();
+    if (cfg->nmux_sizes) multiplex_section();
     if (!is_meter) return 0;
     statistics_section();
     print_clock(start);
