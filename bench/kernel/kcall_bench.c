@@ -8,6 +8,11 @@
  *   null forwarded    a raw TS_SYS_FUTEX_WAKE of a word nobody waits on
  *                     (served by the master); its result is printed, since
  *                     a kernel without the call answers -TS_ENOSYS locally
+ *   ikc drain (none)  TS_SYS_MAILBOX_DRAIN of a ringed mailbox nothing came
+ *                     for: the IKC data path's lock-free answer
+ *   ikc trywrite (full)  TS_SYS_MAILBOX_TRYWRITE to a slot still full: a
+ *                     data-path call served on the calling core under the
+ *                     master's lock, which wakes nobody
  *   thread create+join  ts_thread_create of an empty function, then
  *                     ts_thread_join
  *   brk +1 page (new)   growing the break by one page the process never had
@@ -65,6 +70,41 @@ static long forwarded_result;
 static void op_empty(void) {}
 static void op_null_local(void) { raw_call(TS_SYS_THREAD_SELF, 0, 0); }
 static void op_null_forwarded(void) { forwarded_result = raw_call(TS_SYS_FUTEX_WAKE, (long)&futex_word, 1); }
+
+/* A mailbox of our own (loopback) with a ring: the data-path rows. */
+#define IKC_PORT  20
+#define IKC_SLOTS 1
+static uint64_t ring_space[(TS_RING_BYTES(IKC_SLOTS, 256) + 7) / 8];
+static int ikc_in, ikc_out;
+static long drain_result, trywrite_result;
+
+static void ikc_setup(void) {
+    ikc_in = ts_mailbox_create(IKC_PORT);
+    ikc_out = ts_mailbox_open(IKC_PORT + 1, ts_job()->cluster_id, IKC_PORT);
+    const long ring = ts_mailbox_ring(ikc_in, (struct ts_ring *)ring_space, IKC_SLOTS);
+    if (ikc_in < 0 || ikc_out < 0 || ring < 0) {
+        printf("kcall_bench: mailbox setup failed: %d %d %ld\n", ikc_in, ikc_out, ring);
+        exit(1);
+    }
+}
+
+/* Writes to our ring until it is full and a message waits behind it in our
+ * slot, which then stays full: nobody takes from the ring. */
+static void ikc_fill(void) {
+    const struct ts_ring *r = (const struct ts_ring *)ring_space;
+    for (int tries = 0; !(r->head - r->tail == IKC_SLOTS && r->stalled); ++tries) {
+        const long w = ts_mailbox_trywrite(ikc_out, "x", 1);
+        if (w == -TS_EAGAIN) ts_mailbox_drain(ikc_in);
+        if (tries == 1000 || (w < 0 && w != -TS_EAGAIN)) {
+            printf("kcall_bench: cannot fill the mailbox: %ld\n", w);
+            exit(1);
+        }
+        ts_sleep_ns(100000);
+    }
+}
+
+static void op_ikc_drain(void) { drain_result = raw_call(TS_SYS_MAILBOX_DRAIN, ikc_in, 0); }
+static void op_ikc_trywrite(void) { trywrite_result = ts_mailbox_trywrite(ikc_out, "y", 1); }
 
 /* BATCH back-to-back operations per sample. */
 static struct bench_row time_batched(const char *name, void (*op)(void), int reps) {
@@ -132,11 +172,20 @@ int main(int argc, char **argv) {
     const unsigned long timebase = ts_job()->timebase_hz;
     bench_print_clocks(timebase);
 
-    struct bench_row rows[6];
+    struct bench_row rows[8];
     rows[0] = time_batched("empty", op_empty, reps);
     rows[1] = time_batched("null local", op_null_local, reps);
     rows[2] = time_batched("null forwarded", op_null_forwarded, reps);
     rows[3] = time_thread(reps);
+    ikc_setup();
+    rows[6] = time_batched("ikc drain (none)", op_ikc_drain, reps);
+    ikc_fill();
+    rows[7] = time_batched("ikc trywrite (full)", op_ikc_trywrite, reps);
+    if (drain_result != 0 || trywrite_result != -TS_EAGAIN) {
+        printf("kcall_bench: data-path calls answered %ld and %ld (want 0 and -11)\n", drain_result,
+               trywrite_result);
+        exit(1);
+    }
 
     /* The break after the last malloc (thread start-up blocks): nothing
      * from here on needs the heap to grow, so it may move under malloc. */
@@ -150,7 +199,7 @@ int main(int argc, char **argv) {
     printf("median of %d samples; %d calls per sample for the null calls, %d pages for brk\n", reps, BATCH,
            pages);
     printf("%-22s %10s %10s %9s %9s\n", "operation", "cycles", "ticks", "ns", "x local");
-    for (int i = 0; i < 6; ++i)
+    for (int i = 0; i < 8; ++i)
         print_row(&rows[i], &rows[1], timebase);
     return 0;
 }
