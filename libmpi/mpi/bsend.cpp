@@ -3,6 +3,7 @@
 #include "bsend.hpp"
 
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "errors.hpp"
 #include "request.hpp"
@@ -24,12 +25,18 @@ static_assert(kAlign <= MPI_BSEND_OVERHEAD);
 /// Messages an attached buffer holds at once (each also takes a request
 /// until it has left).
 constexpr int kMaxBlocks = 2 * util::kMaxRanks + 64;
+/// Entries of the block table when it is first needed (then doubled).
+constexpr int kFirstBlocks = 16;
 
+// Only a program that attaches a buffer pays for its block table: made by
+// the first buffered send, grown as more are in the buffer at once, freed
+// when the buffer is detached.
 struct Attached {
     char *base;
     uint64_t size;
-    Block blocks[kMaxBlocks];  ///< in use, by offset
+    Block *blocks;  ///< in use, by offset (heap, `capacity` entries)
     int nblocks;
+    int capacity;
 };
 
 thread_local Attached t_buffer;
@@ -47,6 +54,14 @@ int bsend_reserve(uint64_t bytes, void **out) {
     for (; i < b.nblocks && at + need > b.blocks[i].offset; ++i)
         at = b.blocks[i].offset + b.blocks[i].length;
     if (at + need > b.size || b.nblocks == kMaxBlocks) return MPI_ERR_BUFFER;
+    if (b.nblocks == b.capacity) {
+        const int cap =
+            b.capacity ? (2 * b.capacity < kMaxBlocks ? 2 * b.capacity : kMaxBlocks) : kFirstBlocks;
+        auto *grown = static_cast<Block *>(realloc(b.blocks, sizeof(Block) * static_cast<size_t>(cap)));
+        if (!grown) return MPI_ERR_NO_MEM;
+        b.blocks = grown;
+        b.capacity = cap;
+    }
     for (int j = b.nblocks++; j > i; --j)
         b.blocks[j] = b.blocks[j - 1];
     b.blocks[i] = Block{at, need};
@@ -62,6 +77,11 @@ void bsend_release(void *block) {
         ++i;
     for (--b.nblocks; i < b.nblocks; ++i)
         b.blocks[i] = b.blocks[i + 1];
+}
+
+void bsend_finalize() {
+    free(t_buffer.blocks);
+    t_buffer = Attached{};
 }
 
 bool bsend_owns(const void *p) {
@@ -98,6 +118,7 @@ int MPI_Buffer_detach(void *buffer_addr, int *size) {
     }
     *static_cast<void **>(buffer_addr) = t_buffer.base;
     *size = static_cast<int>(t_buffer.size);
-    t_buffer.base = nullptr;
+    free(t_buffer.blocks);
+    t_buffer = Attached{};
     return MPI_SUCCESS;
 }

@@ -12,6 +12,9 @@ namespace lwmpi {
 int bsend_reserve(uint64_t bytes, void **out);
 /// Gives back a block from bsend_reserve.
 void bsend_release(void *block);
+/// Detaches the buffer, if any, and frees the block table (MPI_Finalize:
+/// the buffered messages have left).
+void bsend_finalize();
 /// True when `p` is a block of the attached buffer.
 bool bsend_owns(const void *p);
 

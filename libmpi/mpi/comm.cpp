@@ -2,6 +2,8 @@
 // the calls that query them (MPI 3.1 sections 6.4 and 8.3).
 #include "comm.hpp"
 
+#include <stdlib.h>
+
 #include "coll.hpp"
 #include "errors.hpp"
 #include "handles.hpp"
@@ -14,31 +16,63 @@ namespace lwmpi {
 namespace {
 constexpr int kWorld = 1;
 constexpr int kSelf = 2;
+static_assert(kFirstMadeComm == kSelf + 1);
 static_assert(make_handle(HandleKind::comm, kWorld) == MPI_COMM_WORLD);
 static_assert(make_handle(HandleKind::comm, kSelf) == MPI_COMM_SELF);
 }  // namespace
 
+namespace {
+
+// The end of `c`: a communicator the program made goes back to the heap,
+// then its error handler may go too.
+void drop(Comm &c) {
+    const MPI_Errhandler h = c.errhandler;
+    c.in_use = false;
+    const int i = handle_index(c.handle);
+    if (i >= kFirstMadeComm) {
+        Comm *&made = state().made[i - kFirstMadeComm];
+        free(made);
+        made = nullptr;
+    }
+    release_errhandler(h);
+}
+
+}  // namespace
+
+Comm *comm_at(int index) {
+    MpiState &st = state();
+    return index == kWorld                                ? &st.world
+           : index == kSelf                               ? &st.self
+           : index >= kFirstMadeComm && index < kMaxComms ? st.made[index - kFirstMadeComm]
+                                                          : nullptr;
+}
+
 Comm *comm_get(MPI_Comm h) {
     const int i = table_index(h, HandleKind::comm, 1, kMaxComms);
     if (i < 0) return nullptr;
-    Comm &c = state().comms[i];
     // WORLD and SELF exist from the start, so that their error handlers can
     // be chosen before MPI_Init.
-    return (c.in_use && !c.freed) || i == kWorld || i == kSelf ? &c : nullptr;
+    if (i == kWorld || i == kSelf) return comm_at(i);
+    Comm *c = comm_at(i);
+    return c && c->in_use && !c->freed ? c : nullptr;
 }
 
 void comm_hold(Comm &c) { ++c.users; }
 
 void comm_release(Comm &c) {
-    if (--c.users == 0 && c.freed) {
-        c.in_use = false;
-        release_errhandler(c.errhandler);
+    if (--c.users == 0 && c.freed) drop(c);
+}
+
+void comm_finalize() {
+    for (Comm *&c : state().made) {
+        free(c);
+        c = nullptr;
     }
 }
 
 void comm_init_predefined(int world_rank, int world_size) {
     MpiState &st = state();
-    Comm &world = st.comms[kWorld];
+    Comm &world = st.world;
     world.in_use = true;
     world.handle = MPI_COMM_WORLD;
     world.context = 0;  // contexts 0 (pt2pt) and 1 (collective)
@@ -46,7 +80,7 @@ void comm_init_predefined(int world_rank, int world_size) {
     world.group.size = world_size;
     for (int r = 0; r < world_size; ++r)
         world.group.world[r] = static_cast<int16_t>(r);
-    Comm &self = st.comms[kSelf];
+    Comm &self = st.self;
     self.in_use = true;
     self.handle = MPI_COMM_SELF;
     self.context = 2;  // contexts 2 and 3
@@ -64,9 +98,12 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
     if (int e = allreduce_max(parent, &context)) return e;
     st.next_context = context + 2;
     if (!members) return MPI_SUCCESS;
-    for (int i = kSelf + 1; i < kMaxComms; ++i) {
-        Comm &c = st.comms[i];
-        if (c.in_use) continue;
+    for (int i = kFirstMadeComm; i < kMaxComms; ++i) {
+        Comm *&made = st.made[i - kFirstMadeComm];
+        if (made) continue;
+        made = static_cast<Comm *>(malloc(sizeof(Comm)));
+        if (!made) return MPI_ERR_NO_MEM;
+        Comm &c = *made;
         c = Comm{};
         c.in_use = true;
         c.handle = make_handle(HandleKind::comm, i);
@@ -226,8 +263,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
         c->freed = true;
         return MPI_SUCCESS;
     }
-    c->in_use = false;
-    release_errhandler(c->errhandler);
+    drop(*c);
     return MPI_SUCCESS;
 }
 

@@ -47,6 +47,13 @@ Comm *comm_get(MPI_Comm h);
 void comm_hold(Comm &c);
 void comm_release(Comm &c);
 
+/// The communicator at handle index `index` (1..kMaxComms-1), valid or
+/// not, or nullptr when there is none.
+Comm *comm_at(int index);
+
+/// Frees the communicators the program made (MPI_Finalize).
+void comm_finalize();
+
 /// Fills MPI_COMM_WORLD and MPI_COMM_SELF for the calling rank (MPI_Init).
 void comm_init_predefined(int world_rank, int world_size);
 

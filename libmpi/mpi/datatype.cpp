@@ -146,14 +146,25 @@ struct Slot {
     int holds;      // pending operations using it (datatype_hold)
 };
 
-// Index kNumPredefined + i is t_derived[i].
-thread_local Slot t_derived[kMaxDerivedTypes];
+// The table is made in slabs of kDerivedSlab slots, each on the first
+// type made that needs it, so a rank pays only for the types it makes;
+// they stay until MPI_Finalize. Index kNumPredefined + i is slot
+// i % kDerivedSlab of slab i / kDerivedSlab.
+constexpr int kDerivedSlab = 16;
+static_assert(kMaxDerivedTypes % kDerivedSlab == 0);
+thread_local Slot *t_derived[kMaxDerivedTypes / kDerivedSlab];
+
+// Slot i of the table, or nullptr when its slab is not made.
+Slot *derived_at(int i) {
+    Slot *slab = t_derived[i / kDerivedSlab];
+    return slab ? &slab[i % kDerivedSlab] : nullptr;
+}
 
 // The slot of derived type `h`, freed or not, or nullptr.
 Slot *slot_of(MPI_Datatype h) {
     const int i = table_index(h, HandleKind::datatype, kNumPredefined, kNumPredefined + kMaxDerivedTypes);
-    if (i < 0 || !t_derived[i - kNumPredefined].used) return nullptr;
-    return &t_derived[i - kNumPredefined];
+    Slot *s = i < 0 ? nullptr : derived_at(i - kNumPredefined);
+    return s && s->used ? s : nullptr;
 }
 
 // The slot of derived type `h` while its handle is valid, or nullptr.
@@ -162,9 +173,24 @@ Slot *live_slot(MPI_Datatype h) {
     return s && !s->freed ? s : nullptr;
 }
 
-Slot *free_slot() {
-    for (Slot &s : t_derived)
-        if (!s.used) return &s;
+// A free slot, and its index in *index; nullptr when the table is full
+// (*index is kMaxDerivedTypes) or a new slab cannot be had.
+Slot *free_slot(int *index) {
+    for (int i = 0; i < kMaxDerivedTypes; ++i) {
+        Slot *&slab = t_derived[i / kDerivedSlab];
+        if (!slab) {
+            slab = static_cast<Slot *>(calloc(kDerivedSlab, sizeof(Slot)));
+            if (!slab) {
+                *index = i;
+                return nullptr;
+            }
+        }
+        if (!slab[i % kDerivedSlab].used) {
+            *index = i;
+            return &slab[i % kDerivedSlab];
+        }
+    }
+    *index = kMaxDerivedTypes;
     return nullptr;
 }
 
@@ -456,9 +482,13 @@ const Datatype *datatype_get(MPI_Datatype h) {
 int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
     Datatype t{};
     if (int e = measure(r, t, why)) return e;
-    Slot *s = free_slot();
+    int index;
+    Slot *s = free_slot(&index);
     if (!s) {
-        why.put("at most ").put_int(kMaxDerivedTypes).put(" derived datatypes per rank");
+        if (index == kMaxDerivedTypes)
+            why.put("at most ").put_int(kMaxDerivedTypes).put(" derived datatypes per rank");
+        else
+            why.put("no memory for the datatype table");
         return MPI_ERR_NO_MEM;
     }
     if (!flatten(r, t)) {
@@ -468,8 +498,17 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
     // One element's data is one block, and the next element's follows it.
     t.contiguous = t.nblocks == 0 || (t.nblocks == 1 && t.blocks[0].len == t.extent);
     *s = Slot{t, true, false, 0};
-    *out = make_handle(HandleKind::datatype, kNumPredefined + static_cast<int>(s - t_derived));
+    *out = make_handle(HandleKind::datatype, kNumPredefined + index);
     return MPI_SUCCESS;
+}
+
+void datatype_finalize() {
+    for (Slot *&slab : t_derived) {
+        for (int i = 0; slab && i < kDerivedSlab; ++i)
+            if (slab[i].used) release_slot(slab[i]);
+        free(slab);
+        slab = nullptr;
+    }
 }
 
 int datatype_commit(MPI_Datatype h) {

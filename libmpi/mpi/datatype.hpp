@@ -107,6 +107,9 @@ int datatype_commit(MPI_Datatype h);
 /// invalid handles.
 int datatype_free(MPI_Datatype h);
 
+/// Frees every derived type of the rank and the table (MPI_Finalize).
+void datatype_finalize();
+
 /// datatype_get(h), and keeps the type alive until datatype_release(h)
 /// even if it is freed meanwhile: a pending operation holds its type.
 /// Predefined types need no holding (both calls do nothing for them).

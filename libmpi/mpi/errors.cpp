@@ -119,8 +119,8 @@ bool errhandler_valid(MPI_Errhandler h) { return is_predefined(h) || user_functi
 
 namespace {
 bool in_use(MPI_Errhandler h) {
-    for (const Comm &c : state().comms)
-        if (c.in_use && c.errhandler == h) return true;
+    for (int i = 1; i < kMaxComms; ++i)
+        if (const Comm *c = comm_at(i); c && c->in_use && c->errhandler == h) return true;
     return false;
 }
 }  // namespace

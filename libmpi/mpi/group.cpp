@@ -2,6 +2,8 @@
 // 6.3).
 #include "group.hpp"
 
+#include <stdlib.h>
+
 #include "errors.hpp"
 #include "handles.hpp"
 #include "state.hpp"
@@ -17,15 +19,15 @@ constexpr int kMaxGroups = 16;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
 
 constexpr GroupData kEmptyGroup{};
 
-struct Slot {
-    bool in_use;
-    GroupData group;
-};
-thread_local Slot t_groups[kMaxGroups];  // handle index kFirstUser + i
+// Handle index kFirstUser + i (heap, from MPI_Group_* until MPI_Group_free
+// or MPI_Finalize); nullptr: a free index. A rank pays only for the groups
+// it holds.
+thread_local GroupData *t_groups[kMaxGroups];
 
-Slot *slot_of(MPI_Group h) {
+// The slot of group `h` (nullptr inside when it is not valid), or nullptr.
+GroupData **slot_of(MPI_Group h) {
     const int i = table_index(h, HandleKind::group, kFirstUser, kFirstUser + kMaxGroups);
-    return i >= 0 && t_groups[i - kFirstUser].in_use ? &t_groups[i - kFirstUser] : nullptr;
+    return i >= 0 && t_groups[i - kFirstUser] ? &t_groups[i - kFirstUser] : nullptr;
 }
 
 bool contains(const GroupData &g, int world) { return group_rank_of(g, world) != MPI_UNDEFINED; }
@@ -36,19 +38,27 @@ void append(GroupData &g, int world) { g.world[g.size++] = static_cast<int16_t>(
 
 const GroupData *group_get(MPI_Group h) {
     if (h == MPI_GROUP_EMPTY) return &kEmptyGroup;
-    const Slot *s = slot_of(h);
-    return s ? &s->group : nullptr;
+    GroupData **s = slot_of(h);
+    return s ? *s : nullptr;
 }
 
 int group_new(const GroupData &g, MPI_Group *out) {
     for (int i = 0; i < kMaxGroups; ++i)
-        if (!t_groups[i].in_use) {
-            t_groups[i].in_use = true;
-            t_groups[i].group = g;
+        if (!t_groups[i]) {
+            t_groups[i] = static_cast<GroupData *>(malloc(sizeof(GroupData)));
+            if (!t_groups[i]) return MPI_ERR_NO_MEM;
+            *t_groups[i] = g;
             *out = make_handle(HandleKind::group, kFirstUser + i);
             return MPI_SUCCESS;
         }
     return MPI_ERR_NO_MEM;
+}
+
+void group_finalize() {
+    for (GroupData *&g : t_groups) {
+        free(g);
+        g = nullptr;
+    }
 }
 
 int group_rank_of(const GroupData &g, int world) {
@@ -302,9 +312,12 @@ int MPI_Group_free(MPI_Group *group) {
     if (!group) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     // MPI_GROUP_EMPTY is what an empty result is, so programs free it like
     // any group they got (as MPICH and Open MPI allow); nothing to release.
-    Slot *s = slot_of(*group);
+    GroupData **s = slot_of(*group);
     if (!s && *group != MPI_GROUP_EMPTY) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
-    if (s) s->in_use = false;
+    if (s) {
+        free(*s);
+        *s = nullptr;
+    }
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

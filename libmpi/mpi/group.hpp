@@ -23,6 +23,9 @@ const GroupData *group_get(MPI_Group h);
 /// rank's table is full.
 int group_new(const GroupData &g, MPI_Group *out);
 
+/// Frees every group handle of the rank (MPI_Finalize).
+void group_finalize();
+
 /// Rank of world rank `world` in `g`, or MPI_UNDEFINED.
 int group_rank_of(const GroupData &g, int world);
 

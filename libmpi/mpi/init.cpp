@@ -2,10 +2,12 @@
 // chapter 8).
 #include <mpi.h>
 
+#include "bsend.hpp"
 #include "coll.hpp"
 #include "errors.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
+#include "group.hpp"
 #include "handles.hpp"
 #include "request.hpp"
 #include "state.hpp"
@@ -78,6 +80,12 @@ int MPI_Finalize(void) {
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;
     if (int e = util::finalize()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    // No handle but WORLD's and SELF's is valid any more: their tables go.
+    request_table_release();
+    bsend_finalize();
+    comm_finalize();
+    group_finalize();
+    datatype_finalize();
     return MPI_SUCCESS;
 }
 

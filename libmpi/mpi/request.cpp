@@ -187,6 +187,11 @@ int request_start(Request &r) {
     return MPI_SUCCESS;
 }
 
+void request_table_release() {
+    t_requests.release();
+    t_freed_running = 0;
+}
+
 int drain_requests() {
     for (;;) {
         if (int e = progress_requests()) return e;

@@ -71,6 +71,10 @@ int progress_requests();
 /// MPI_Bsend are over (MPI_Finalize).
 int drain_requests();
 
+/// Frees the request table (MPI_Finalize, once MPIUtil is finalized: no
+/// request handle is valid after it).
+void request_table_release();
+
 /// True when `r` is complete (its status and error set), without moving
 /// anything on.
 bool request_check(Request &r);

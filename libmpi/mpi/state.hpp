@@ -7,11 +7,20 @@
 
 namespace lwmpi {
 
+/// Handle index of the first communicator a program makes (0 is
+/// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF).
+inline constexpr int kFirstMadeComm = 3;
+
 struct MpiState {
     bool initialized;       ///< MPI_Init completed
     bool finalized;         ///< MPI_Finalize completed
     uint32_t next_context;  ///< lowest context id this rank has not used (even)
-    Comm comms[kMaxComms];  ///< index = handle index; 1 WORLD, 2 SELF
+    Comm world;             ///< handle index 1
+    Comm self;              ///< handle index 2
+    /// Communicators the program made, at handle index kFirstMadeComm + i
+    /// (heap, from their making until they are freed or MPI_Finalize);
+    /// nullptr: a free index. A rank pays only for those it has.
+    Comm *made[kMaxComms - kFirstMadeComm];
 };
 
 /// The calling rank's state.

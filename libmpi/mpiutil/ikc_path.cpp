@@ -83,8 +83,8 @@ ControlMsg control(ControlKind k, uint32_t seq) {
 ControlMsg control_to(int to, ControlKind k, uint32_t seq) {
     RankState &s = self();
     ControlMsg m = control(k, seq);
-    m.credit = s.eager.consumed[to];
-    s.eager.consumed[to] = 0;
+    m.credit = s.peers[to].consumed;
+    s.peers[to].consumed = 0;
     return m;
 }
 
@@ -98,14 +98,15 @@ int post_reply(const Request &r, ControlKind k, uint64_t bytes) {
 // next message to it, or in a CREDIT once half of them are consumed.
 int consume_eager(int source) {
     RankState &s = self();
-    if (s.quiet || ++s.eager.consumed[source] < s.limits.eager_credits / 2) return MPI_SUCCESS;
+    Peer &p = s.peers[source];
+    if (s.quiet || ++p.consumed < s.limits.eager_credits / 2) return MPI_SUCCESS;
     if (source == s.rank) {
-        s.eager.credits_used[source] -= s.eager.consumed[source];
-        s.eager.consumed[source] = 0;
+        p.credits_used -= p.consumed;
+        p.consumed = 0;
         return MPI_SUCCESS;
     }
     const ControlMsg m = control_to(source, ControlKind::credit, 0);
-    return post_control(s.address[source], &m, sizeof m);
+    return post_control(p.address, &m, sizeof m);
 }
 
 // Receive `r` gets the whole eager message `u` (then freed).
@@ -140,7 +141,7 @@ int send_eager(Request &r, const Address &to) {
         memcpy(msg + sizeof more, data + sent, n);
         if (int e = post_control(to, msg, sizeof more + n, sent + n == r.size ? &r : nullptr)) return e;
     }
-    ++s.eager.credits_used[r.peer];
+    ++s.peers[r.peer].credits_used;
     return MPI_SUCCESS;
 }
 
@@ -257,10 +258,49 @@ int poll_incoming(bool *did) {
     return start_incoming();
 }
 
+// The eager message of `source` whose fragments arrive, or nullptr.
+Assembly *assembly_of(int source) {
+    RankState &s = self();
+    const int k = s.peers[source].assembly;
+    return k ? &s.eager.assemblies[k - 1] : nullptr;
+}
+
+// A free entry of the assembly table for the message of `source` (the
+// table grows when every entry is taken: at most one per sender); nullptr
+// when out of memory.
+Assembly *start_assembly(int source) {
+    RankState &s = self();
+    EagerState &e = s.eager;
+    int k = 0;
+    while (k < e.capacity && e.assemblies[k].total)
+        ++k;
+    if (k == e.capacity) {
+        const int cap = e.capacity ? 2 * e.capacity : 1;
+        auto *grown =
+            static_cast<Assembly *>(realloc(e.assemblies, sizeof(Assembly) * static_cast<size_t>(cap)));
+        if (!grown) return nullptr;
+        ++s.allocations;
+        for (int i = e.capacity; i < cap; ++i)
+            grown[i] = Assembly{-1, nullptr, 0, 0};
+        e.assemblies = grown;
+        e.capacity = cap;
+    }
+    s.peers[source].assembly = static_cast<uint16_t>(k + 1);
+    return &e.assemblies[k];
+}
+
+// The message of `source` has all its fragments: its entry is free again.
+void end_assembly(int source) {
+    RankState &s = self();
+    *assembly_of(source) = Assembly{-1, nullptr, 0, 0};
+    s.peers[source].assembly = 0;
+}
+
 // EAGER_MORE: the next bytes of the eager message `source` is sending.
 int on_fragment(int source, const char *data, uint64_t n) {
-    Assembly &a = self().eager.assembly[source];
-    if (a.filled + n > a.total) return fail(MPI_ERR_INTERN, "eager fragment without its message");
+    Assembly *at = assembly_of(source);
+    if (!at || at->filled + n > at->total) return fail(MPI_ERR_INTERN, "eager fragment without its message");
+    Assembly &a = *at;
     if (a.req >= 0) {  // straight into the receive's buffer
         Request &r = request(a.req);
         if (a.filled < r.status.bytes) {
@@ -274,7 +314,7 @@ int on_fragment(int source, const char *data, uint64_t n) {
     a.filled += n;
     if (a.filled < a.total) return MPI_SUCCESS;
     const Assembly whole = a;
-    a = Assembly{-1, nullptr, 0, 0};
+    end_assembly(source);
     if (whole.req < 0)  // complete in the unexpected list
         return MPI_SUCCESS;
     complete(request(whole.req), MPI_SUCCESS);
@@ -283,30 +323,38 @@ int on_fragment(int source, const char *data, uint64_t n) {
 
 int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     RankState &s = self();
-    if (s.eager.assembly[m.source].total) return fail(MPI_ERR_INTERN, "eager message inside another");
+    if (s.peers[m.source].assembly) return fail(MPI_ERR_INTERN, "eager message inside another");
     const Envelope env{m.source, m.tag, m.context};
+    // Fragments are due: their entry is taken first, so that no memory
+    // fails the message once a receive has taken it.
+    Assembly *a = nullptr;
+    if (n < m.bytes && !(a = start_assembly(m.source)))
+        return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
     // A posted receive takes it: one copy, from the mailbox message
     // straight into its buffer (and so do the fragments still due).
     if (const int i = take_posted(env, m.bytes); i >= 0) {
         Request &r = request(i);
         r.protocol = Protocol::eager;
         memcpy(r.rbuf, data, n < r.status.bytes ? n : r.status.bytes);
-        if (n < m.bytes) {
-            s.eager.assembly[m.source] = Assembly{i, nullptr, n, m.bytes};
+        if (a) {
+            *a = Assembly{i, nullptr, n, m.bytes};
             return MPI_SUCCESS;
         }
         complete(r, MPI_SUCCESS);
         return consume_eager(m.source);
     }
     Unexpected *u = new_unexpected(m.bytes);
-    if (!u) return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
+    if (!u) {
+        if (a) end_assembly(m.source);
+        return fail(MPI_ERR_NO_MEM, "no memory for an eager message");
+    }
     u->env = env;
     u->protocol = Protocol::eager;
     u->bytes = m.bytes;
     memcpy(u->data, data, n);
     u->filled = n;
     // Fragments still due go where the message is now (see ikc_accept).
-    if (n < m.bytes) s.eager.assembly[m.source] = Assembly{-1, u, n, m.bytes};
+    if (a) *a = Assembly{-1, u, n, m.bytes};
     add_unexpected(u);
     return MPI_SUCCESS;
 }
@@ -334,10 +382,10 @@ int handle(const char *msg, long n) {
     const auto &m = *reinterpret_cast<const ControlMsg *>(msg);
     // The writer's reply address saves a name resolution (credits go back
     // to ranks I never sent to).
-    if (s.address[m.source].cluster < 0) s.address[m.source] = Address{m.cluster, m.port};
-    if (m.credit > s.eager.credits_used[m.source])
-        return fail(MPI_ERR_INTERN, "a peer gave back credits it never had");
-    s.eager.credits_used[m.source] -= static_cast<uint8_t>(m.credit);
+    Peer &p = s.peers[m.source];
+    if (p.address.cluster < 0) p.address = Address{m.cluster, m.port};
+    if (m.credit > p.credits_used) return fail(MPI_ERR_INTERN, "a peer gave back credits it never had");
+    p.credits_used -= static_cast<uint8_t>(m.credit);
     switch (kind) {
     case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
     case ControlKind::rts: return on_rts(m);
@@ -500,7 +548,7 @@ int ikc_send(Request &r) {
     Address to;
     if (int e = resolve(r.peer, &to)) return e;
     const bool eager = r.protocol == Protocol::eager && r.size <= s.limits.eager_max &&
-                       s.eager.credits_used[r.peer] < s.limits.eager_credits;
+                       s.peers[r.peer].credits_used < s.limits.eager_credits;
     return eager ? send_eager(r, to) : send_rts(r, to);
 }
 
@@ -511,7 +559,7 @@ int ikc_accept(Request &r, Unexpected *u) {
         if (u->filled == u->bytes) return finish_eager(r, u);
         // Fragments are still due: the ones to come go straight into the
         // buffer, after what has arrived.
-        Assembly &a = s.eager.assembly[u->env.source];
+        Assembly &a = *assembly_of(u->env.source);
         memcpy(r.rbuf, u->data, u->filled < r.status.bytes ? u->filled : r.status.bytes);
         a.req = request_index(r);
         a.node = nullptr;

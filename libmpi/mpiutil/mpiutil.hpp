@@ -21,11 +21,11 @@ inline constexpr int kMaxRanks = 256;
 inline constexpr int kMaxLocalRanks = 64;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
 /// persistent and buffered requests included. MPIUtil's and LibMPI's
-/// request tables start with kRequestSlab entries in the rank's
-/// thread-local state and grow by slabs of as many (pool.hpp) when a
-/// program keeps more in flight; each entry costs about 120 bytes.
+/// request tables are empty until the first request and grow by slabs of
+/// kRequestSlab entries (pool.hpp) as a program keeps more in flight;
+/// each entry costs about 120 bytes (MPIUtil) and 140 (LibMPI).
 inline constexpr int kMaxRequests = 0x10000;
-inline constexpr int kRequestSlab = 128;
+inline constexpr int kRequestSlab = 16;
 /// Default eager threshold (bytes), when mpirun gives none.
 inline constexpr uint64_t kDefaultEagerMax = 512;
 /// Eager messages a sender may have unconsumed at one receiver, at least
@@ -169,8 +169,8 @@ bool probe(int source, int tag, uint32_t context, Status *st);
 
 /// Heap blocks the calling rank's message path has taken from malloc since
 /// init() (nodes of arrived messages, local message blocks, mailbox
-/// messages to write): spare ones are reused, so steady traffic into
-/// posted receives takes none.
+/// messages to write, the table of fragmented eager messages): spare ones
+/// are reused, so steady traffic into posted receives takes none.
 uint64_t heap_allocations();
 
 /// Seconds since an arbitrary origin, and the length of one tick.

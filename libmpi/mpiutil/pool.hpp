@@ -1,10 +1,11 @@
 // A table of T that grows in slabs, for LWMPI's request pools: entries are
 // found by index (request queues and tokens link them by index) and never
-// move, so indices and pointers stay valid as the table grows. The first
-// slab is part of the pool object; the others are allocated with malloc
-// only when every entry is taken, so a program that keeps few requests in
-// flight allocates nothing, and one that posts thousands (osu_bw's window,
-// receives posted before any send) is served.
+// move, so indices and pointers stay valid as the table grows. A pool
+// holds no entries until its first use: its slabs, and the table of
+// pointers to them (doubled when full), come from malloc as requests are
+// taken, so a rank pays for the requests it keeps in flight at once and
+// one that posts thousands (osu_bw's window, receives posted before any
+// send) is served. A slab once made stays until release().
 #pragma once
 
 #include <stdint.h>
@@ -14,19 +15,22 @@
 
 namespace lwmpi::util {
 
-/// Slab entries are T{} when the slab is made. At most MaxEntries entries
-/// (a multiple of SlabSize). All-zero memory is an empty pool (MPIUtil's
-/// rank state is cleared with memset).
+/// Slab entries are T{} when the slab is made, and T{} must be a free
+/// entry. At most MaxEntries entries (a multiple of SlabSize, a power of
+/// two). All-zero memory is an empty pool (MPIUtil's rank state is
+/// cleared with memset).
 template <class T, int SlabSize, int MaxEntries>
 class SlabPool {
+    static_assert(SlabSize > 0 && (SlabSize & (SlabSize - 1)) == 0, "a power of two: indexing shifts");
     static_assert(MaxEntries % SlabSize == 0, "whole slabs");
+    static constexpr int kMaxSlabs = MaxEntries / SlabSize;
 
 public:
     /// Entry i, 0 <= i < size().
-    T &operator[](int i) { return i < SlabSize ? first_[i] : slabs_[i / SlabSize][i % SlabSize]; }
-    const T &operator[](int i) const { return const_cast<SlabPool &>(*this)[i]; }
+    T &operator[](int i) { return slabs_[i / SlabSize][i % SlabSize]; }
+    const T &operator[](int i) const { return slabs_[i / SlabSize][i % SlabSize]; }
     /// Entries made so far.
-    int size() const { return SlabSize + grown_; }
+    int size() const { return nslabs_ * SlabSize; }
 
     /// The index of an entry for which `is_free` holds, searched from
     /// where the last search ended and from `first` on (entries below it
@@ -40,23 +44,48 @@ public:
             const int i = first + (start + n) % span;
             if (is_free((*this)[i])) return hint_ = i;
         }
-        if (size() >= MaxEntries) return -1;
-        T *slab = static_cast<T *>(malloc(sizeof(T) * SlabSize));
-        if (!slab) return -1;
-        for (int i = 0; i < SlabSize; ++i)
-            new (&slab[i]) T{};
-        hint_ = size();
-        slabs_[hint_ / SlabSize] = slab;
-        grown_ += SlabSize;
-        return hint_;
+        for (;;) {  // a fresh slab's entries are all free
+            const int made = size();
+            if (!grow()) return -1;
+            if (first < size()) return hint_ = first > made ? first : made;
+        }
+    }
+
+    /// Frees every slab and the slab table: the pool is empty again (no
+    /// index is valid). Call when no entry is in use any more.
+    void release() {
+        for (int k = 0; k < nslabs_; ++k)
+            free(slabs_[k]);
+        free(slabs_);
+        slabs_ = nullptr;
+        nslabs_ = cap_ = hint_ = 0;
     }
 
 private:
+    // Adds a slab; false when the pool is full or out of memory.
+    bool grow() {
+        if (nslabs_ == kMaxSlabs) return false;
+        if (nslabs_ == cap_) {
+            const int cap =
+                cap_ ? (2 * cap_ < kMaxSlabs ? 2 * cap_ : kMaxSlabs) : (kMaxSlabs < 4 ? kMaxSlabs : 4);
+            auto *table = static_cast<T **>(realloc(slabs_, sizeof(T *) * static_cast<size_t>(cap)));
+            if (!table) return false;
+            slabs_ = table;
+            cap_ = cap;
+        }
+        T *slab = static_cast<T *>(malloc(sizeof(T) * SlabSize));
+        if (!slab) return false;
+        for (int i = 0; i < SlabSize; ++i)
+            new (&slab[i]) T{};
+        slabs_[nslabs_++] = slab;
+        return true;
+    }
+
     // No constructor or destructor of its own, so that a pool can be
-    // thread_local on the target; its slabs last as long as the thread.
-    T first_[SlabSize];
-    T *slabs_[MaxEntries / SlabSize];  ///< [0] unused: the first slab is first_
-    int grown_;                        ///< entries in slabs_
+    // thread_local on the target.
+    T **slabs_;  ///< cap_ entries (heap), the first nslabs_ in use
+    int nslabs_;
+    int cap_;
     int hint_;
 };
 

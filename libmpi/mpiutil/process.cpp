@@ -30,6 +30,49 @@ int release_mailbox() {
     return r;
 }
 
+// Frees the tables init() and the message path made: the rank's requests
+// are all over (finalize()) or none was made (a failed init()).
+void free_tables() {
+    RankState &s = t_state;
+    free(s.peers);
+    s.peers = nullptr;
+    free(s.eager.assemblies);
+    s.eager.assemblies = nullptr;
+    s.eager.capacity = 0;
+    s.requests.release();
+}
+
+// init()'s part that takes OS resources: the local path, my mailbox and
+// its ring, my portal, then my name. Undoes what it did when it fails.
+int open_endpoints(RankState &s) {
+    if (int e = local_init()) return e;
+    s.mailbox = os::mailbox_create(s.port);
+    if (s.mailbox < 0) return fail(MPI_ERR_OTHER, "cannot create the rank's mailbox", s.mailbox);
+    if (int e = ring_attach()) {
+        os::mailbox_unlink(s.mailbox);
+        return e;
+    }
+    s.portal = os::portal_create(s.port);
+    if (s.portal < 0) {
+        const int err = s.portal;
+        release_mailbox();
+        return fail(MPI_ERR_OTHER, "cannot create the rank's portal", err);
+    }
+    // Registered last: once others can resolve us, we can receive.
+    char name[kNameMax];
+    rank_name(name, s.rank);
+    const int r = os::name_register(name, s.port);
+    if (r < 0) {
+        os::portal_unlink(s.portal);
+        release_mailbox();
+        // Every job boots afresh: a taken name means two threads got one rank.
+        if (r == -TS_EEXIST)
+            return fail(MPI_ERR_INTERN, "another process already has this rank (a mapping bug)");
+        return fail(MPI_ERR_OTHER, "cannot register the rank's name", r);
+    }
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 RankState &self() { return t_state; }
@@ -61,7 +104,7 @@ int init() {
         return fail(MPI_ERR_OTHER, "job shape does not fit the platform");
 
     const bool entered = s.entered;
-    memset(&s, 0, sizeof s);  // (too big for a temporary on a thread's stack)
+    memset(&s, 0, sizeof s);  // all-zero is the empty state (no heap table left: finalize() freed them)
     s.entered = entered;
     s.rank = rank;
     s.cluster = job->cluster_id;
@@ -79,14 +122,10 @@ int init() {
     s.limits.wait = job->mpi_wait_policy == TS_MPI_WAIT_SPIN       ? WaitPolicy::spin
                     : job->mpi_wait_policy == TS_MPI_WAIT_ADAPTIVE ? WaitPolicy::adaptive
                                                                    : WaitPolicy::block;
-    for (Address &a : s.address)
-        a.cluster = -1;
     s.match.posted = RequestQueue{-1, -1};
     s.rdv.incoming = RequestQueue{-1, -1};
     s.match.unexpected_tail = &s.match.unexpected;
     s.inbox.stash_tail = &s.inbox.stash;
-    for (Assembly &a : s.eager.assembly)
-        a.req = -1;
     for (OutEndpoint &o : s.outbox.ends)
         o.id = -1;
     for (OutEndpoint &o : s.rdv.out_portals)
@@ -95,33 +134,15 @@ int init() {
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
     s.outbox.limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
     s.outbox.tail = &s.outbox.head;
-    if (int e = local_init()) return e;
-
-    s.mailbox = os::mailbox_create(s.port);
-    if (s.mailbox < 0) return fail(MPI_ERR_OTHER, "cannot create the rank's mailbox", s.mailbox);
-    if (int e = ring_attach()) {
-        os::mailbox_unlink(s.mailbox);
+    s.peers = static_cast<Peer *>(malloc(sizeof(Peer) * static_cast<size_t>(job->np)));
+    if (!s.peers) return fail(MPI_ERR_NO_MEM, "no memory for the table of ranks");
+    for (int r = 0; r < job->np; ++r)
+        s.peers[r] = Peer{Address{-1, 0}, 0, 0, 0};
+    if (int e = open_endpoints(s)) {
+        free_tables();
         return e;
     }
-    s.portal = os::portal_create(s.port);
-    if (s.portal < 0) {
-        const int err = s.portal;
-        release_mailbox();
-        return fail(MPI_ERR_OTHER, "cannot create the rank's portal", err);
-    }
-    // Registered last: once others can resolve us, we can receive.
-    char name[kNameMax];
-    rank_name(name, rank);
-    const int r = os::name_register(name, s.port);
-    if (r < 0) {
-        os::portal_unlink(s.portal);
-        release_mailbox();
-        // Every job boots afresh: a taken name means two threads got one rank.
-        if (r == -TS_EEXIST)
-            return fail(MPI_ERR_INTERN, "another process already has this rank (a mapping bug)");
-        return fail(MPI_ERR_OTHER, "cannot register the rank's name", r);
-    }
-    s.address[rank] = Address{static_cast<int16_t>(s.cluster), static_cast<int16_t>(s.port)};
+    s.peers[rank].address = Address{static_cast<int16_t>(s.cluster), static_cast<int16_t>(s.port)};
     s.ready = true;
     s.entered = true;
     return MPI_SUCCESS;
@@ -135,7 +156,7 @@ int finalize() {
     // send myself, then what is still parked for me. Nothing is left for
     // the kernel to keep after the unlink.
     const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, kFinalMark);
-    if (int e = post_control(s.address[s.rank], &mark, sizeof mark)) return e;
+    if (int e = post_control(s.peers[s.rank].address, &mark, sizeof mark)) return e;
     if (int e = flush()) return e;
     for (bool marked = false;;) {
         const char *msg;
@@ -164,6 +185,7 @@ int finalize() {
     drop_unexpected();  // sent but never received
     local_finalize();
     s.outbox.spare.drop();
+    free_tables();
     char name[kNameMax];
     rank_name(name, s.rank);
     const int r1 = os::name_unregister(name);
@@ -201,8 +223,9 @@ int pause_outside(unsigned long ns) {
 
 int resolve(int rank, Address *out) {
     RankState &s = t_state;
+    if (!s.peers) return fail(MPI_ERR_OTHER, "MPI is not initialized");
     if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
-    Address &a = s.address[rank];
+    Address &a = s.peers[rank].address;
     if (a.cluster < 0) {
         char name[kNameMax];
         rank_name(name, rank);

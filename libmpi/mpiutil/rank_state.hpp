@@ -1,8 +1,13 @@
 // Per-rank state of MPIUtil's engine (internal). MPI ranks are threads of
 // one process per cluster, so this lives in thread_local storage: plain
-// data, zero-initialised, no constructors (about 24 KiB per rank, most of it
-// the request pool). Messages that arrive before their receive are kept on
-// the heap (bounded by the senders' requests and eager credits).
+// data, zero-initialised, no constructors (600 bytes per rank on riscv64).
+// Everything that grows with the job or the traffic is on the heap: init()
+// takes 8 bytes per rank of the job (Peer) and the mailbox ring (4 KiB with
+// 128-byte mailbox messages); the request pool grows by slabs of 16 (about
+// 2 KiB) from the first request; the assembly table of fragmented eager
+// messages (32 bytes an entry) from the first one. finalize() frees them.
+// Messages that arrive before their receive are kept on the heap too
+// (bounded by the senders' requests and eager credits).
 #pragma once
 
 #include <stdint.h>
@@ -168,12 +173,25 @@ struct Matching {
     SpareList<Unexpected> spare_nodes;  ///< nodes without data
 };
 
-/// The eager protocol over IKC (ikc_path.cpp): per peer rank, the message
-/// whose fragments arrive and the flow-control credits.
+/// What a rank keeps for each rank of the job (RankState::peers, sized by
+/// the job's np): 8 bytes.
+struct Peer {
+    Address address;       ///< resolved; cluster -1 = unknown
+    uint8_t credits_used;  ///< my eager messages unconsumed at it
+    uint8_t consumed;      ///< its eager messages I consumed, not yet credited
+    /// Its eager message whose fragments arrive: 1 + its index in
+    /// EagerState::assemblies; 0: none.
+    uint16_t assembly;
+};
+
+/// The eager protocol over IKC (ikc_path.cpp): the messages whose
+/// fragments still arrive, one at most per sender (the credits are in
+/// Peer). Few are under way at once, so their table is on the heap, made
+/// on the first such message and grown (doubled) when every entry is in
+/// use; entries are reused, so steady traffic takes nothing more.
 struct EagerState {
-    Assembly assembly[kMaxRanks];     ///< per sender
-    uint8_t credits_used[kMaxRanks];  ///< my eager messages unconsumed at each rank
-    uint8_t consumed[kMaxRanks];      ///< eager messages of each rank I consumed, not yet credited
+    Assembly *assemblies;  ///< `capacity` entries; total == 0: free
+    int capacity;
 };
 
 /// The rendezvous protocol (ikc_path.cpp): my input portal takes one
@@ -214,10 +232,10 @@ struct RankState {
     int portal;    ///< my input portal id
     Limits limits;
     tessera::pm::JobShape shape;
-    Address address[kMaxRanks];  ///< resolved addresses; cluster -1 = unknown
-    uint32_t endpoint_clock;     ///< last use stamp given to an output mailbox or portal
-    bool quiet;                  ///< quiesce() was called: no credits go back
-    uint64_t allocations;        ///< heap blocks the message path took (heap_allocations())
+    Peer *peers;              ///< shape.np entries (heap, from init() to finalize())
+    uint32_t endpoint_clock;  ///< last use stamp given to an output mailbox or portal
+    bool quiet;               ///< quiesce() was called: no credits go back
+    uint64_t allocations;     ///< heap blocks the message path took (heap_allocations())
 
     SlabPool<Request, kRequestSlab, kMaxRequests> requests;
     Inbox inbox;

@@ -112,6 +112,57 @@ TEST_CASE("messages of several senders arrive whole, in each sender's order", "[
         }
 }
 
+TEST_CASE("fragmented eager messages of many senders at once arrive whole", "[jobs][engine]") {
+    // Eleven senders (more than the first assembly table holds) send
+    // messages of several fragments to rank 0 together, over IKC: their
+    // fragments interleave in its mailbox, into posted receives or, late,
+    // into queued messages.
+    constexpr int np = 12, kEach = 3;
+    const size_t sizes[kEach] = {500, kFirstFragment + 1, 300};
+    for (bool late_receiver : {false, true}) {
+        INFO((late_receiver ? "late receiver" : "receives posted first"));
+        Signal posted, sent[np - 1];
+        const JobResult r = run_job(shape(np, TS_MAP_SCATTER), [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            if (rank != 0) {
+                if (!late_receiver) posted.await();
+                std::vector<std::vector<unsigned char>> msgs;
+                MPI_Request req[kEach];
+                for (int k = 0; k < kEach; ++k) {
+                    msgs.push_back(message(rank * 10 + k, sizes[k]));
+                    EXPECT_OK(MPI_Isend(msgs[k].data(), static_cast<int>(sizes[k]), MPI_BYTE, 0, k,
+                                        MPI_COMM_WORLD, &req[k]));
+                }
+                sent[rank - 1].raise();
+                EXPECT_OK(MPI_Waitall(kEach, req, MPI_STATUSES_IGNORE));
+            } else {
+                constexpr int n = (np - 1) * kEach;
+                std::vector<std::vector<unsigned char>> bufs(n, std::vector<unsigned char>(600));
+                MPI_Request req[n];
+                MPI_Status st[n];
+                if (late_receiver)
+                    for (const Signal &s : sent)
+                        s.await();
+                for (int i = 0; i < n; ++i)
+                    EXPECT_OK(MPI_Irecv(bufs[i].data(), 600, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                        MPI_COMM_WORLD, &req[i]));
+                posted.raise();
+                EXPECT_OK(MPI_Waitall(n, req, st));
+                int next[np] = {};  // per sender: the tag expected next
+                for (int i = 0; i < n; ++i) {
+                    const int src = st[i].MPI_SOURCE, k = st[i].MPI_TAG;
+                    EXPECT(src >= 1 && src < np && k == next[src]++);
+                    EXPECT(count_of(st[i]) == static_cast<int>(sizes[k]));
+                    EXPECT(is_message(bufs[i].data(), src * 10 + k, sizes[k]));
+                }
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
 // ---- matching order --------------------------------------------------------
 
 TEST_CASE("ANY_SOURCE receives from every rank once", "[jobs]") {

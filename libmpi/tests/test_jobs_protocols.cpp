@@ -206,6 +206,46 @@ TEST_CASE("MPI_Bsend copies into the attached buffer and returns", "[jobs][engin
     }
 }
 
+TEST_CASE("an attached buffer holds many buffered messages at once, twice", "[jobs][engine]") {
+    // More messages than the first block table holds (bsend.cpp) stay in
+    // the buffer until rank 1, which receives them in reverse order, takes
+    // them; then a buffer attached again serves as many.
+    constexpr int kMessages = 40, kBytes = 1000;  // above the eager threshold: they wait
+    for (const Placement &p : kPlacements) {
+        INFO(p.name);
+        Signal sent[2];
+        const JobResult r = run_job(config(2, p), [&](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            for (int round = 0; round < 2; ++round) {
+                if (rank == 0) {
+                    std::vector<char> pool(kMessages * (kBytes + MPI_BSEND_OVERHEAD));
+                    EXPECT_OK(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())));
+                    for (int k = 0; k < kMessages; ++k) {
+                        const auto msg = message(round * 100 + k, kBytes);
+                        EXPECT_OK(MPI_Bsend(msg.data(), kBytes, MPI_BYTE, 1, k, MPI_COMM_WORLD));
+                    }
+                    sent[round].raise();
+                    void *addr;
+                    int size;
+                    EXPECT_OK(MPI_Buffer_detach(&addr, &size));
+                    EXPECT(addr == pool.data());
+                } else {
+                    sent[round].await();
+                    auto buf = receive_buffer(kBytes);
+                    for (int k = kMessages - 1; k >= 0; --k) {
+                        EXPECT_OK(
+                            MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                        EXPECT(is_message(buf.data(), round * 100 + k, kBytes));
+                    }
+                }
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
 TEST_CASE("MPI_Ibsend completes once its message is in the attached buffer", "[jobs][engine]") {
     // A buffered send is local (MPI 3.1 section 3.4): its request
     // completes before the receive is posted, whatever the size.

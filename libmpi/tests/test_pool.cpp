@@ -26,7 +26,7 @@ int take(int first = 0) {
 }  // namespace
 
 TEST_CASE("a slab pool grows by slabs up to its limit, and entries never move", "[pool]") {
-    REQUIRE(pool.size() == 4);
+    REQUIRE(pool.size() == 0);  // nothing made before the first use
     std::vector<Entry *> where;
     for (int k = 0; k < 12; ++k) {
         const int i = take();
@@ -50,4 +50,50 @@ TEST_CASE("a slab pool grows by slabs up to its limit, and entries never move", 
     pool[0].used = false;
     CHECK(take(1) == -1);
     CHECK(take(0) == 0);
+    pool.release();
+    CHECK(pool.size() == 0);
+}
+
+namespace {
+
+// Slabs of 2 up to 64 entries: the slab table (4 pointers at first) is
+// doubled three times on the way.
+SlabPool<Entry, 2, 64> small;
+
+int take_small(int first) {
+    const int i = small.find_free(first, [](const Entry &e) { return !e.used; });
+    if (i >= 0) small[i].used = true;
+    return i;
+}
+
+}  // namespace
+
+TEST_CASE("a slab pool's table of slabs grows as the pool does, and a released pool starts afresh",
+          "[pool]") {
+    // The first search of an empty pool skips entries below `first`.
+    CHECK(take_small(1) == 1);
+    CHECK(small.size() == 2);
+    CHECK(take_small(1) == 2);  // a second slab
+    // Its entries keep their place while the slab table is reallocated.
+    std::vector<Entry *> where{nullptr, &small[1], &small[2]};
+    small[1].value = 1;
+    small[2].value = 2;
+    for (int k = 3; k < 64; ++k) {
+        REQUIRE(take_small(1) == k);
+        small[k].value = k;
+        where.push_back(&small[k]);
+    }
+    CHECK(small.size() == 64);
+    CHECK(take_small(1) == -1);
+    for (int i = 1; i < 64; ++i) {
+        CHECK(&small[i] == where[i]);
+        CHECK(small[i].value == i);
+    }
+    CHECK(take_small(0) == 0);
+    small.release();
+    CHECK(small.size() == 0);
+    // Fresh entries again, as from all-zero memory.
+    CHECK(take_small(0) == 0);
+    CHECK(small[0].value == 0);
+    small.release();
 }
