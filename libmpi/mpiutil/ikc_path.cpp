@@ -485,14 +485,32 @@ int out_mailbox(const Address &to, int *id) {
 
 }  // namespace
 
+namespace {
+
+// Queued message m, the head, found no room at its receiver: the kernel
+// writes it in the background on output mailbox `id` (outbox.current),
+// even while I compute, so its send is done.
+int write_later(OutMessage &m, int id) {
+    const long e = os::mailbox_awrite(id, m.data, m.size);
+    if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
+    self().outbox.busy = true;
+    handed(m.completes);
+    m.completes = -1;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int post_control(const Address &to, const void *msg, size_t n, Request *completes) {
     RankState &s = self();
     const int64_t token = completes ? static_cast<int64_t>(request_token(*completes)) : -1;
+    int tried = -1;        // the output mailbox of a write that found no room just now
     if (!s.outbox.head) {  // nothing queued before it: one try at once, from msg itself
         int id;
         if (int e = out_mailbox(to, &id)) return e;
         const long w = os::mailbox_trywrite(id, msg, n);
         if (w != -TS_EAGAIN) return written(w, n, token);
+        tried = id;
     }
     OutMessage *m = s.outbox.spare.take(sizeof(OutMessage), &s.allocations);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for an outgoing message");
@@ -503,7 +521,7 @@ int post_control(const Address &to, const void *msg, size_t n, Request *complete
     memcpy(m->data, msg, n);
     *s.outbox.tail = m;
     s.outbox.tail = &m->next;
-    return write_out();
+    return tried >= 0 ? write_later(*m, tried) : write_out();
 }
 
 // Writes queued messages until one has to wait for room at its receiver;
@@ -524,15 +542,7 @@ int write_out() {
             int id;
             if (int e = out_mailbox(m->to, &id)) return e;
             w = os::mailbox_trywrite(id, m->data, m->size);
-            if (w == -TS_EAGAIN) {  // no room yet: the kernel writes it when there is
-                const long e = os::mailbox_awrite(id, m->data, m->size);
-                if (e < 0) return fail(MPI_ERR_OTHER, "mailbox write failed", e);
-                s.outbox.busy = true;
-                // The master writes it even while I compute: its send is done.
-                handed(m->completes);
-                m->completes = -1;
-                return MPI_SUCCESS;
-            }
+            if (w == -TS_EAGAIN) return write_later(*m, id);  // no room yet
         }
         s.outbox.head = m->next;
         if (!s.outbox.head) s.outbox.tail = &s.outbox.head;
