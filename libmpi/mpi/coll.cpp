@@ -4,9 +4,10 @@
 // The algorithms follow the clusters. The ranks of a communicator are
 // grouped by the compute cluster that hosts them; each group has a leader
 // (the root itself in the root's group). Bcast goes down a binomial tree of
-// the leaders over the NoC, then down a binomial tree inside each cluster
-// (the local path); Reduce goes up the same trees the other way, combining
-// on the way, so one message per cluster crosses the NoC on each level.
+// the leaders over the NoC, then inside each cluster (the local path) from
+// the leader to every rank at once, or down a binomial tree for more than
+// kFlatBytes; Reduce goes up the same way, combining on the way, so one
+// message per cluster crosses the NoC on each level.
 // Allreduce, Barrier, Allgather and Reduce_scatter are built on those two.
 // A non-commutative user operation is combined in rank order instead
 // (MPI 3.1 section 5.9.1). Gather, Scatter and Alltoall move each rank's
@@ -217,12 +218,52 @@ int tree_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *
     return MPI_SUCCESS;
 }
 
+// Inside a cluster a small collective goes in one step: the leader sends
+// to, or receives from, every other rank of its cluster at once. A message
+// there costs no NoC transfer, so what a tree saves (the leader's work)
+// matters less than the steps it adds, each of which waits for a rank to
+// run: with more ranks than the host's CPUs, that wait is most of the time.
+constexpr uint64_t kFlatBytes = 4096;
+
+bool flat(int count, MPI_Datatype t) {
+    return static_cast<uint64_t>(count) * static_cast<uint64_t>(datatype_get(t)->size) <= kFlatBytes;
+}
+
+// Broadcast over ranks list[0..m) from list[0] in one step; I am list[me].
+int flat_bcast(const Comm &c, const int *list, int m, int me, void *buf, int count, MPI_Datatype t) {
+    if (me != 0) return recv(c, list[0], kBcast, buf, count, t);
+    Batch b(c);
+    for (int i = 1; i < m; ++i)
+        b.send(list[i], kBcast, buf, count, t);
+    return b.finish();
+}
+
+// Reduction over ranks list[0..m) into list[0]'s `acc`, the others sending
+// at once, combined in list order; I am list[me]. As tree_reduce.
+int flat_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *tmp, int count,
+                MPI_Datatype t, MPI_Op op) {
+    if (me != 0) return send(c, list[0], kReduce, acc, count, t);
+    for (int i = 1; i < m; ++i) {
+        if (int e = recv(c, list[i], kReduce, tmp, count, t)) return e;
+        if (op != MPI_OP_NULL)
+            if (int e = reduce_local(tmp, acc, count, t, op)) return e;
+    }
+    return MPI_SUCCESS;
+}
+
+// The reduction inside my cluster, into its leader's `acc`.
+int local_reduce(const Comm &c, const Layout &l, void *acc, void *tmp, int count, MPI_Datatype t, MPI_Op op) {
+    const auto reduce = flat(count, t) ? flat_reduce : tree_reduce;
+    return reduce(c, l.locals, l.nlocals, l.my_local_index, acc, tmp, count, t, op);
+}
+
 int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
     Layout l;
     make_layout(c, root, &l);
     if (l.my_leader_index >= 0)
         if (int e = tree_bcast(c, l.leaders, l.nleaders, l.my_leader_index, buf, count, t)) return e;
-    return tree_bcast(c, l.locals, l.nlocals, l.my_local_index, buf, count, t);
+    const auto down = flat(count, t) ? flat_bcast : tree_bcast;
+    return down(c, l.locals, l.nlocals, l.my_local_index, buf, count, t);
 }
 
 // Reduces `count` elements of every rank's `acc` into root's `acc` (other
@@ -252,8 +293,7 @@ int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op o
     }
     Layout l;
     make_layout(c, root, &l);
-    if (int e = tree_reduce(c, l.locals, l.nlocals, l.my_local_index, acc, tmp.get(), count, type, op))
-        return e;
+    if (int e = local_reduce(c, l, acc, tmp.get(), count, type, op)) return e;
     if (l.my_leader_index < 0) return MPI_SUCCESS;
     return tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, acc, tmp.get(), count, type, op);
 }
@@ -307,8 +347,7 @@ int barrier(const Comm &c) {
     Layout l;
     make_layout(c, 0, &l);
     char none = 0;
-    if (int e = tree_reduce(c, l.locals, l.nlocals, l.my_local_index, &none, &none, 0, MPI_BYTE, MPI_OP_NULL))
-        return e;
+    if (int e = local_reduce(c, l, &none, &none, 0, MPI_BYTE, MPI_OP_NULL)) return e;
     if (l.my_leader_index >= 0)
         if (int e = tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, &none, &none, 0, MPI_BYTE,
                                 MPI_OP_NULL))
