@@ -342,17 +342,37 @@ int allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_
 
 }  // namespace
 
+namespace {
+
+// A dissemination barrier over ranks list[0..m) (Hensgen, Finkel and
+// Manber, 1988): in round k each sends to the one 2^k after it and hears
+// from the one 2^k before it, so after ceil(log2 m) rounds everyone has
+// heard, through some chain, from everyone. Half the steps of a fan-in
+// and a fan-out over a tree. I am list[me].
+int dissemination(const Comm &c, const int *list, int m, int me) {
+    char none = 0;
+    for (int k = 1; k < m; k <<= 1) {
+        Batch b(c);
+        b.send(list[(me + k) % m], kBarrier, &none, 0, MPI_BYTE);
+        b.recv(list[(me - k + m) % m], kBarrier, &none, 0, MPI_BYTE);
+        if (int e = b.finish()) return e;
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int barrier(const Comm &c) {
-    // Up the trees with empty messages, then down again.
+    // In to each cluster's leader, a dissemination among the leaders over
+    // the NoC, then out again.
     Layout l;
     make_layout(c, 0, &l);
     char none = 0;
     if (int e = local_reduce(c, l, &none, &none, 0, MPI_BYTE, MPI_OP_NULL)) return e;
     if (l.my_leader_index >= 0)
-        if (int e = tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, &none, &none, 0, MPI_BYTE,
-                                MPI_OP_NULL))
-            return e;
-    return bcast(c, &none, 0, MPI_BYTE, 0);
+        if (int e = dissemination(c, l.leaders, l.nleaders, l.my_leader_index)) return e;
+    const auto down = flat(0, MPI_BYTE) ? flat_bcast : tree_bcast;
+    return down(c, l.locals, l.nlocals, l.my_local_index, &none, 0, MPI_BYTE);
 }
 
 int allreduce_max(const Comm &c, uint32_t *value) {

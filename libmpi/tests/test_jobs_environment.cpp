@@ -51,12 +51,13 @@ TEST_CASE("init, rank, size and finalize", "[jobs]") {
 }
 
 TEST_CASE("the mapping decides which ranks share a cluster and the path between them", "[jobs]") {
-    // Rank 1 stays out of MPI until rank 0's message was sent, so on the
-    // local path it is not asleep and gets no wake-up KICK: its mailbox
-    // sees no message at all. Over IKC the message is one mailbox message.
+    // Rank 1 stays out of MPI until rank 0's message was sent, and rank 0
+    // waits for rank 1's look before it goes on (its MPI_Finalize sends
+    // barrier messages): on the local path rank 1's mailbox sees no
+    // message at all; over IKC the message is one mailbox message.
     for (const Placement &p : kPlacements) {
         INFO(p.name);
-        Signal sent;
+        Signal sent, looked;
         const JobResult r = run_job(config(2, p), [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             char name[MPI_MAX_PROCESSOR_NAME];
@@ -69,9 +70,11 @@ TEST_CASE("the mapping decides which ranks share a cluster and the path between 
             if (rank == 0) {
                 EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
                 sent.raise();
+                looked.await();
             } else {
                 sent.await();
                 EXPECT(fake::arrivals(1) == (over_ikc(p) ? 1 : 0));
+                looked.raise();
                 v = 0;
                 EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 EXPECT(v == 42);
