@@ -62,48 +62,68 @@ TEST_CASE("messages of one sender do not overtake each other, whatever their pro
         }
 }
 
+namespace {
+
+// Rank `rank` sends message(rank * 10 + k) of sizes[k] bytes with tag k to
+// rank 0, for k = 0..n-1, all at once; raises `sent` once all started.
+int send_each(int rank, const size_t *sizes, int n, Signal &sent) {
+    std::vector<std::vector<unsigned char>> msgs;
+    std::vector<MPI_Request> req(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        msgs.push_back(message(rank * 10 + k, sizes[k]));
+        EXPECT_OK(MPI_Isend(msgs[k].data(), static_cast<int>(sizes[k]), MPI_BYTE, 0, k, MPI_COMM_WORLD,
+                            &req[static_cast<size_t>(k)]));
+    }
+    sent.raise();
+    EXPECT_OK(MPI_Waitall(n, req.data(), MPI_STATUSES_IGNORE));
+    return 0;
+}
+
+// Rank 0 posts a receive of `room` bytes with ANY_SOURCE and ANY_TAG for
+// each of the n messages of ranks 1..np-1 (send_each), raises `posted`,
+// and checks that each sender's came whole and in tag order.
+int receive_each(int np, const size_t *sizes, int n, size_t room, Signal &posted) {
+    const size_t total = static_cast<size_t>((np - 1) * n);
+    std::vector<std::vector<unsigned char>> bufs(total, std::vector<unsigned char>(room));
+    std::vector<MPI_Request> req(total);
+    std::vector<MPI_Status> st(total);
+    for (size_t i = 0; i < total; ++i)
+        EXPECT_OK(MPI_Irecv(bufs[i].data(), static_cast<int>(room), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                            MPI_COMM_WORLD, &req[i]));
+    posted.raise();
+    EXPECT_OK(MPI_Waitall(static_cast<int>(total), req.data(), st.data()));
+    std::vector<int> next(static_cast<size_t>(np), 0);  // per sender: the tag expected next
+    for (size_t i = 0; i < total; ++i) {
+        const int src = st[i].MPI_SOURCE, k = st[i].MPI_TAG;
+        EXPECT(src >= 1 && src < np && k == next[static_cast<size_t>(src)]++);
+        EXPECT(count_of(st[i]) == static_cast<int>(sizes[k]));
+        EXPECT(is_message(bufs[i].data(), src * 10 + k, sizes[k]));
+    }
+    return 0;
+}
+
+}  // namespace
+
 TEST_CASE("messages of several senders arrive whole, in each sender's order", "[jobs][engine]") {
     // Ranks 1..3 send 5 messages each to rank 0 at once: the fragments of
     // their eager messages interleave in rank 0's mailbox, and their
     // rendezvous transfers take turns at its portal. Rank 0 has posted
     // ANY_SOURCE receives for all of them (or, late, finds them queued).
-    constexpr int kEach = 5;
+    constexpr int np = 4, kEach = 5;
     const size_t sizes[kEach] = {500, kFirstFragment + 1, 20000, 300, 7000};
     for (const Placement &p : kPlacements)
         for (bool late_receiver : {false, true}) {
             INFO(p.name << (late_receiver ? ", late receiver" : ""));
-            Signal sent[3];
-            const JobResult r = run_job(config(4, p), [&](int rank) {
+            Signal posted, sent[np - 1];
+            const JobResult r = run_job(config(np, p), [&](int rank) {
                 EXPECT_OK(MPI_Init(nullptr, nullptr));
                 if (rank != 0) {
-                    std::vector<std::vector<unsigned char>> msgs;
-                    MPI_Request req[kEach];
-                    for (int k = 0; k < kEach; ++k) {
-                        msgs.push_back(message(rank * 10 + k, sizes[k]));
-                        EXPECT_OK(MPI_Isend(msgs[k].data(), static_cast<int>(sizes[k]), MPI_BYTE, 0, k,
-                                            MPI_COMM_WORLD, &req[k]));
-                    }
-                    sent[rank - 1].raise();
-                    EXPECT_OK(MPI_Waitall(kEach, req, MPI_STATUSES_IGNORE));
+                    if (int line = send_each(rank, sizes, kEach, sent[rank - 1])) return line;
                 } else {
-                    constexpr int n = 3 * kEach;
-                    std::vector<std::vector<unsigned char>> bufs(n, std::vector<unsigned char>(20000));
-                    MPI_Request req[n];
-                    MPI_Status st[n];
                     if (late_receiver)
                         for (const Signal &s : sent)
                             s.await();
-                    for (int i = 0; i < n; ++i)
-                        EXPECT_OK(MPI_Irecv(bufs[i].data(), 20000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                                            MPI_COMM_WORLD, &req[i]));
-                    EXPECT_OK(MPI_Waitall(n, req, st));
-                    int next[4] = {0, 0, 0, 0};  // per sender: the tag expected next
-                    for (int i = 0; i < n; ++i) {
-                        const int src = st[i].MPI_SOURCE, k = st[i].MPI_TAG;
-                        EXPECT(src >= 1 && src <= 3 && k == next[src]++);
-                        EXPECT(count_of(st[i]) == static_cast<int>(sizes[k]));
-                        EXPECT(is_message(bufs[i].data(), src * 10 + k, sizes[k]));
-                    }
+                    if (int line = receive_each(np, sizes, kEach, 20000, posted)) return line;
                 }
                 EXPECT_OK(MPI_Finalize());
                 return 0;
@@ -126,35 +146,12 @@ TEST_CASE("fragmented eager messages of many senders at once arrive whole", "[jo
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             if (rank != 0) {
                 if (!late_receiver) posted.await();
-                std::vector<std::vector<unsigned char>> msgs;
-                MPI_Request req[kEach];
-                for (int k = 0; k < kEach; ++k) {
-                    msgs.push_back(message(rank * 10 + k, sizes[k]));
-                    EXPECT_OK(MPI_Isend(msgs[k].data(), static_cast<int>(sizes[k]), MPI_BYTE, 0, k,
-                                        MPI_COMM_WORLD, &req[k]));
-                }
-                sent[rank - 1].raise();
-                EXPECT_OK(MPI_Waitall(kEach, req, MPI_STATUSES_IGNORE));
+                if (int line = send_each(rank, sizes, kEach, sent[rank - 1])) return line;
             } else {
-                constexpr int n = (np - 1) * kEach;
-                std::vector<std::vector<unsigned char>> bufs(n, std::vector<unsigned char>(600));
-                MPI_Request req[n];
-                MPI_Status st[n];
                 if (late_receiver)
                     for (const Signal &s : sent)
                         s.await();
-                for (int i = 0; i < n; ++i)
-                    EXPECT_OK(MPI_Irecv(bufs[i].data(), 600, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                                        MPI_COMM_WORLD, &req[i]));
-                posted.raise();
-                EXPECT_OK(MPI_Waitall(n, req, st));
-                int next[np] = {};  // per sender: the tag expected next
-                for (int i = 0; i < n; ++i) {
-                    const int src = st[i].MPI_SOURCE, k = st[i].MPI_TAG;
-                    EXPECT(src >= 1 && src < np && k == next[src]++);
-                    EXPECT(count_of(st[i]) == static_cast<int>(sizes[k]));
-                    EXPECT(is_message(bufs[i].data(), src * 10 + k, sizes[k]));
-                }
+                if (int line = receive_each(np, sizes, kEach, 600, posted)) return line;
             }
             EXPECT_OK(MPI_Finalize());
             return 0;
