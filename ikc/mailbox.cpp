@@ -91,6 +91,23 @@ bool may_have(int port) {
     return __atomic_load_n(&parked_for[port], __ATOMIC_ACQUIRE) > 0 || hal::noc::mailbox_any(hw_of(port));
 }
 
+/// For a call's lock-free first try: the port of input mailbox `id`, when
+/// it is the caller process's, read by the calling core, and `ready(e)`;
+/// else -1 (the locked call decides). Racy reads of a table that never
+/// moves: what they miss is what the locked call misses when it runs just
+/// before the change.
+template <class Ready>
+int polled_port(uint64_t id, Ready ready) {
+    if (id >= static_cast<uint64_t>(max_virtual)) return -1;
+    const Endpoint &e = mailbox_table().entries[id];
+    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
+    if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
+        !ready(e, now))
+        return -1;
+    const int port = now(e.local_port);
+    return port >= 0 && port < TS_PORTS ? port : -1;
+}
+
 size_t slot_bytes() { return TS_RING_SLOT_BYTES(mailbox_payload()); }
 
 /// Moves e's arrivals into its ring while the ring has room, in the owner's
@@ -132,9 +149,18 @@ long read_call(Call &c) {
     return mailbox_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], &c.p);
 }
 
-long write_call(Call &c) {
+// A write from the caller's buffer; `p` marks when it started waiting.
+long write_from_user(Call &c, Progress *p) {
     if (long err = check_user(c.a[1], c.a[2], false)) return err;
-    return mailbox_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], &c.p);
+    return mailbox_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], p);
+}
+
+long write_call(Call &c) { return write_from_user(c, &c.p); }
+
+// TRYWRITE never waits, so it marks no start (a clock read).
+long trywrite_call(Call &c) {
+    const long r = write_from_user(c, nullptr);
+    return r == pending ? -TS_EAGAIN : r;
 }
 
 }  // namespace
@@ -166,9 +192,8 @@ long mailbox_read(int id, void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::input, e)) return err;
     if (e->ring.va) return -TS_EBUSY;  // its arrivals go into the ring
-    const int hw = e->local_port % hal::noc::mailboxes(hal::cluster_id());
     Message m;
-    if (!take_parked(e->local_port, m) && !poll_hardware(hw, e->local_port, m)) {
+    if (!take_parked(e->local_port, m) && !poll_hardware(hw_of(e->local_port), e->local_port, m)) {
         if (p) mark_start(*p);  // the read waits from now on
         return pending;
     }
@@ -248,23 +273,13 @@ long sys_mailbox_wait(Call &c) {
     return async_wait(mailbox_table(), c);
 }
 long mailbox_wait_fast(Call &c) {
-    if (!(c.a[1] & TS_IKC_NOWAIT) || c.a[0] >= static_cast<uint64_t>(max_virtual)) return pending;
-    // Racy reads of a table that never moves: an answer of EAGAIN is what
-    // the locked call gives when it runs just before a change.
-    const Endpoint &e = mailbox_table().entries[c.a[0]];
-    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
-    if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
-        !now(e.async.started) || now(e.async.finished))
-        return pending;
-    const int port = now(e.local_port);
-    if (port < 0 || port >= TS_PORTS || now(parked_for[port]) > 0) return pending;
-    return hal::noc::mailbox_any(port % hal::noc::mailboxes(hal::cluster_id())) ? pending : -TS_EAGAIN;
+    if (!(c.a[1] & TS_IKC_NOWAIT)) return pending;
+    const int port = polled_port(
+        c.a[0], [](const Endpoint &e, auto now) { return now(e.async.started) && !now(e.async.finished); });
+    return port < 0 || may_have(port) ? pending : -TS_EAGAIN;
 }
 
-long sys_mailbox_trywrite(Call &c) {
-    const long r = sys_mailbox_write(c);
-    return r == pending ? -TS_EAGAIN : r;
-}
+long sys_mailbox_trywrite(Call &c) { return sync_call(mailbox_table(), c, Dir::output, trywrite_call); }
 
 long sys_mailbox_ring(Call &c) {
     Endpoint *e;
@@ -296,17 +311,8 @@ long sys_mailbox_drain(Call &c) {
 }
 
 long mailbox_drain_fast(Call &c) {
-    if (c.a[0] >= static_cast<uint64_t>(max_virtual)) return pending;
-    // Racy reads, as in mailbox_wait_fast: 0 is what the locked call gives
-    // when it runs just before a message arrives.
-    const Endpoint &e = mailbox_table().entries[c.a[0]];
-    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
-    if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
-        !now(e.ring.va))
-        return pending;
-    const int port = now(e.local_port);
-    if (port < 0 || port >= TS_PORTS || may_have(port)) return pending;
-    return 0;
+    const int port = polled_port(c.a[0], [](const Endpoint &e, auto now) { return now(e.ring.va) != 0; });
+    return port < 0 || may_have(port) ? pending : 0;
 }
 
 bool rings_poll() {
