@@ -171,10 +171,13 @@ void release_process(Process *p) {
 
 namespace {
 
+// The count of events of the thread on `core`, as WAIT_ANY answers it.
+long event_count(int core) { return static_cast<long>(events[core] & LONG_MAX); }
+
 // WAIT_ANY's answer for the thread on `core`: its count of events once it
 // differs from the one it has seen (a0).
 long wait_any_result(int core, const Call &c) {
-    const long count = static_cast<long>(events[core] & LONG_MAX);
+    const long count = event_count(core);
     return static_cast<uint64_t>(count) != c.a[0] ? count : pending;
 }
 
@@ -243,8 +246,7 @@ long sys_ikc_wait_any(Call &c) {
         c.p.step = 1;
         if (c.a[1]) c.deadline = deadline_in(c.a[1]);
     }
-    return c.deadline && hal::time() >= c.deadline ? static_cast<long>(events[caller_core()] & LONG_MAX)
-                                                   : pending;
+    return c.deadline && hal::time() >= c.deadline ? event_count(caller_core()) : pending;
 }
 
 long sys_ikc_wake(Call &c) {
