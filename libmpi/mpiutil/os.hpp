@@ -46,13 +46,10 @@ bool console_flush();
 // IKC, as in <tessera/syscall.h>: ids >= 0, errors are -TS_E*.
 int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);
-/// Asynchronous read or write (MPIUtil needs no synchronous ones): 0 once
-/// started; mailbox_wait() blocks until it is done and returns what
-/// ts_mailbox_read or ts_mailbox_write would have; mailbox_test() is the
-/// same but returns -TS_EAGAIN at once while it runs.
-long mailbox_aread(int id, void *buf, size_t size);
+/// Asynchronous write: 0 once started; mailbox_test() returns what
+/// ts_mailbox_write would have once it is done, -TS_EAGAIN while it runs.
+/// (MPIUtil reads its mailbox through a ring: mailbox_ring below.)
 long mailbox_awrite(int id, const void *buf, size_t size);
-long mailbox_wait(int id);
 long mailbox_test(int id);
 /// A write that never waits: size, or -TS_EAGAIN when the receiver has no
 /// room yet (nothing was written).

@@ -34,9 +34,7 @@ void abort_job(int code) { ts_job_abort(code); }
 
 int mailbox_create(int port) { return ts_mailbox_create(port); }
 int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open(local_port, cluster, port); }
-long mailbox_aread(int id, void *buf, size_t size) { return ts_mailbox_aread(id, buf, size); }
 long mailbox_awrite(int id, const void *buf, size_t size) { return ts_mailbox_awrite(id, buf, size); }
-long mailbox_wait(int id) { return ts_mailbox_wait(id); }
 long mailbox_test(int id) { return ts_mailbox_test(id); }
 long mailbox_trywrite(int id, const void *buf, size_t size) { return ts_mailbox_trywrite(id, buf, size); }
 long mailbox_ring(int id, ts_ring *ring, unsigned nslots) { return ts_mailbox_ring(id, ring, nslots); }

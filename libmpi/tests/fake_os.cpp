@@ -219,13 +219,6 @@ void finish(Async &a, long result) {
 
 // ---- mailboxes ----
 
-// A finished read of message `data` (the size of the message, as
-// ts_mailbox_read, and as much of it as the buffer takes).
-void finish_read(Async &a, const std::vector<char> &data) {
-    std::memcpy(a.rbuf, data.data(), std::min(a.size, data.size()));
-    finish(a, static_cast<long>(data.size()));
-}
-
 // Moves messages waiting in hardware slots into the buffers table while
 // it has room, oldest first (the kernel does it on its next poll).
 void unpark_slots(int cluster) {
@@ -255,11 +248,6 @@ Message pop_message(InMailbox &mb, int cluster) {
     return msg;
 }
 
-// The reader of `mb` takes its oldest message into its pending read.
-void take_message(InMailbox &mb, int cluster) {
-    finish_read(fab().objects[mb.object].async, pop_message(mb, cluster).data);
-}
-
 // Moves the messages of `mb` into its ring while it has room, as the
 // kernel does (ts_ring's rules): messages moved.
 long fill_ring(InMailbox &mb, int cluster) {
@@ -285,15 +273,10 @@ long fill_ring(InMailbox &mb, int cluster) {
     return moved;
 }
 
-bool reading(const InMailbox &mb) {
-    const Async &a = fab().objects[mb.object].async;
-    return a.started && !a.finished;
-}
-
 // Whether a message from `from_cluster` can enter mailbox `to` now.
 bool accepts(const Addr &to, int from_cluster) {
     auto it = fab().mailboxes.find(to);
-    if (it == fab().mailboxes.end() || reading(it->second)) return true;
+    if (it == fab().mailboxes.end()) return true;
     const ClusterIkc &c = fab().clusters[to.first];
     return c.parked < fab().config.ikc_buffers || !c.slots_taken.count(from_cluster);
 }
@@ -309,10 +292,6 @@ void deliver(const Addr &to, int from_cluster, std::vector<char> data) {
     InMailbox &mb = it->second;
     ++mb.arrived;
     fab().cv.notify_all();
-    if (reading(mb)) {  // the reader was waiting for it (its queue is empty)
-        finish_read(fab().objects[mb.object].async, data);
-        return;
-    }
     ClusterIkc &c = fab().clusters[to.first];
     const bool in_slot = c.parked >= fab().config.ikc_buffers;
     if (in_slot)
@@ -644,16 +623,6 @@ long mailbox_awrite(int id, const void *buf, size_t size) {
     return 0;
 }
 
-long mailbox_aread(int id, void *buf, size_t size) {
-    auto lock = enter_ikc();
-    Object *o = object(id, Kind::in_mailbox);
-    if (o && fab().mailboxes.at(o->local).ring) return violation(-TS_EBUSY);  // its ring takes its arrivals
-    if (long e = start_async(o, buf, nullptr, size)) return e;
-    InMailbox &mb = fab().mailboxes.at(o->local);
-    if (!mb.queue.empty()) take_message(mb, o->local.first);
-    return 0;
-}
-
 long mailbox_trywrite(int id, const void *buf, size_t size) {
     auto lock = enter_ikc();
     Object *o = object(id, Kind::out_mailbox);
@@ -692,8 +661,7 @@ long mailbox_drain(int id) {
     return fill_ring(mb, o->local.first);
 }
 
-long mailbox_wait(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, false); }
-long mailbox_test(int id) { return wait_async(id, {Kind::in_mailbox, Kind::out_mailbox}, true); }
+long mailbox_test(int id) { return wait_async(id, {Kind::out_mailbox}, true); }
 
 long mailbox_parked(int id) {
     auto lock = enter_ikc();
