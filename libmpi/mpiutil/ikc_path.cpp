@@ -483,10 +483,6 @@ int out_mailbox(const Address &to, int *id) {
     return MPI_SUCCESS;
 }
 
-}  // namespace
-
-namespace {
-
 // Queued message m, the head, found no room at its receiver: the kernel
 // writes it in the background on output mailbox `id` (outbox.current),
 // even while I compute, so its send is done.
