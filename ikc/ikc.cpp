@@ -149,7 +149,13 @@ bool VirtualTable::poll() {
     for (Endpoint &e : entries) {
         Async &a = e.async;
         if (!e.used || !a.started || a.finished || (e.owner && e.owner->killed)) continue;
+        // A portal write whose thread runs is tested by that thread: the
+        // receiver's allow, or a freed chunk buffer, need not wake the
+        // master for it. (A mailbox write goes on while its thread
+        // computes: its send may be complete already.)
+        hal::noc::set_quiet(kind_ == Kind::portal && !e.input && !core_waits_on_master(a.core));
         if (settle(*this, e, run_as(e.owner, a.attempt, a.call))) finished = true;
+        hal::noc::set_quiet(false);
     }
     return finished;
 }
@@ -222,7 +228,7 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
     if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
     ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
     e->async =
-        Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], 0}, {}, 0}, 0, caller_core()};
+        Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], c.a[3]}, {}, 0}, 0, caller_core()};
     ++t.running;
     // Not finished: the caller tests it on its own core, or waits through
     // a call that the master serves, and whose passes attempt it.
@@ -261,10 +267,18 @@ long async_wait(VirtualTable &t, Call &c) {
     Endpoint *e;
     if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
     Async &a = e->async;
-    if (!a.started) return -TS_EINVAL;  // nothing to wait for
+    const bool cancel = c.a[1] & TS_IKC_CANCEL;
+    if (!a.started || (cancel && e->input)) return -TS_EINVAL;  // nothing to wait for, or to cancel
     attempt_here(t, *e);
+    if (!a.finished && cancel && a.call.p.done == 0) {
+        // No byte left yet (an attempt moves a whole message or chunk, or
+        // nothing): the receiver has seen nothing of this write.
+        a.started = false;
+        --t.running;
+        return -TS_ECANCELED;
+    }
     if (!a.finished)  // poll() moves it on
-        return c.a[1] & TS_IKC_NOWAIT ? -TS_EAGAIN : pending;
+        return c.a[1] & (TS_IKC_NOWAIT | TS_IKC_CANCEL) ? -TS_EAGAIN : pending;
     a.started = false;
     ++e->stats.waits;
     return a.result;

@@ -19,11 +19,12 @@ int lock_owner(int id) { return id + 1; }
 // which grows with the square of its size); a buffer unmapped halfway
 // through ends the transfer with -TS_EFAULT.
 long read_call(Call &c) {
-    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.p, true);
+    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.a[3], c.p, true);
 }
 
 long write_call(Call &c) {
-    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], c.p, true);
+    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2],
+                        static_cast<uint32_t>(c.a[3]), c.p, true);
 }
 
 // A read that ends before its last chunk: the hardware portal stops
@@ -33,9 +34,10 @@ void abandon(Endpoint &e, int id) {
     if (active_table().unlock(e.active, lock_owner(id))) serve_again();
 }
 
-// For a user buffer, checks the next chunk's bytes [done, done + chunk).
+// For a user buffer, checks the next chunk's bytes [done, done + chunk)
+// that fall in it (none once done reaches size).
 long check_chunk(bool user, const void *buf, size_t size, size_t done, bool write) {
-    if (!user) return 0;
+    if (!user || done >= size) return 0;
     const size_t chunk = hal::noc::portal_chunk();
     const size_t n = size - done < chunk ? size - done : chunk;
     return check_user(reinterpret_cast<uintptr_t>(buf) + done, n, write);
@@ -50,43 +52,50 @@ long portal_open(int local_port, int cluster, int port) {
 long portal_close(int id) { return portal_table().release(id, false); }
 long portal_unlink(int id) { return portal_table().release(id, true); }
 
-long portal_allow(int id, int cluster, int port) {
+long portal_allow(int id, int cluster, int port, uint32_t tag) {
     Endpoint *e;
     if (long err = portal_table().get(id, Dir::input, e)) return err;
     if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
     e->allowed = true;
-    e->allow_cluster = cluster;
-    e->allow_port = port;
+    e->allow_cluster = static_cast<int16_t>(cluster);
+    e->allow_port = static_cast<int16_t>(port);
+    e->allow_tag = tag;
     ++e->stats.allows;
     return 0;
 }
 
-// Steps: 0 check and take the hardware portal's lock, 1 move chunks.
-long portal_read(int id, void *buf, size_t size, Progress &p, bool user) {
+// Steps: 0 check and take the hardware portal's lock, 1 move chunks:
+// p.done counts the transfer's bytes, the first `size` of which land in buf.
+long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, bool user) {
     Endpoint *e;
     if (long err = portal_table().get(id, Dir::input, e)) return err;
     mark_start(p);
+    if (transfer == 0) transfer = size;
     if (p.step == 0) {
-        if (!e->allowed) return -TS_EINVAL;        // a read needs an allow first
-        if (size > UINT32_MAX) return -TS_EINVAL;  // the NoC counts a transfer's bytes in 32 bits
-        if (size == 0) {
+        if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
+        if (transfer < size || transfer > UINT32_MAX)
+            return -TS_EINVAL;  // the NoC counts a transfer's bytes in 32 bits
+        if (transfer == 0) {
             e->allowed = false;
             count_transfer(e->stats, p, 0, false);
             return 0;
         }
         if (!active_table().lock(e->active, lock_owner(id))) return pending;  // another transfer
         e->allowed = false;
-        hal::noc::portal_allow(input_hw(*e), e->allow_cluster, portal_tag(e->allow_port, e->local_port),
-                               static_cast<uint32_t>(size));
+        hal::noc::portal_allow(input_hw(*e), e->allow_cluster,
+                               portal_tag(e->allow_port, e->local_port, e->allow_tag),
+                               static_cast<uint32_t>(transfer));
         p.step = 1;
     }
     auto *dst = static_cast<char *>(buf);
-    while (p.done < size) {
+    while (p.done < transfer) {
         if (long err = check_chunk(user, buf, size, p.done, true)) {
             abandon(*e, id);
             return err;
         }
-        const size_t n = hal::noc::portal_read_chunk(input_hw(*e), dst + p.done, size - p.done);
+        const size_t room = p.done < size ? size - p.done : 0;
+        const size_t n =
+            hal::noc::portal_read_chunk(input_hw(*e), room ? dst + p.done : nullptr, transfer - p.done, room);
         if (n == 0) return pending;
         p.done += n;
     }
@@ -103,24 +112,28 @@ void portal_read_cancel(Call &c) {
     if (e.used) abandon(e, id);
 }
 
-long portal_write(int id, const void *buf, size_t size, Progress &p, bool user) {
+long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &p, bool user) {
     Endpoint *e;
     if (long err = portal_table().get(id, Dir::output, e)) return err;
     mark_start(p);
     const int hw = e->remote_port % hal::noc::portals(e->remote_cluster);
-    const uint32_t tag = portal_tag(e->local_port, e->remote_port);
+    const uint64_t hw_tag = portal_tag(e->local_port, e->remote_port, tag);
     const auto *src = static_cast<const char *>(buf);
     const size_t chunk = hal::noc::portal_chunk();
     while (p.done < size) {
         const size_t n = size - p.done < chunk ? size - p.done : chunk;
         if (long err = check_chunk(user, buf, size, p.done, false)) return err;
-        if (!hal::noc::portal_write_chunk(e->remote_cluster, hw, tag, src + p.done, n)) return pending;
+        if (!hal::noc::portal_write_chunk(e->remote_cluster, hw, hw_tag, src + p.done, n)) return pending;
         p.done += n;
     }
     count_transfer(e->stats, p, size, true);
     return static_cast<long>(size);
 }
 
+long sys_portal_allow(Call &c) {
+    return portal_allow(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2]),
+                        static_cast<uint32_t>(c.a[3]));
+}
 long sys_portal_read(Call &c) { return sync_call(portal_table(), c, Dir::input, read_call); }
 long sys_portal_write(Call &c) { return sync_call(portal_table(), c, Dir::output, write_call); }
 long sys_portal_aread(Call &c) {

@@ -48,8 +48,9 @@ struct Endpoint {
     int remote_port = 0;     ///< outputs
     int active = 0;          ///< its active-table entry
     bool allowed = false;    ///< input portals: an allow waits for its read
-    int allow_cluster = 0;
-    int allow_port = 0;
+    int16_t allow_cluster = 0;
+    int16_t allow_port = 0;
+    uint32_t allow_tag = 0;
     ts_ikc_stats stats{};
     Async async;
     Ring ring;
@@ -122,7 +123,9 @@ long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*canc
 /// at its start while an asynchronous operation runs on the endpoint.
 long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt);
 /// WAIT (a0 id, a1 flags): the finished operation's result, or pending
-/// (-TS_EAGAIN with TS_IKC_NOWAIT).
+/// (-TS_EAGAIN with TS_IKC_NOWAIT or TS_IKC_CANCEL). TS_IKC_CANCEL ends
+/// an AWRITE that has moved no byte (-TS_ECANCELED); -TS_EINVAL on an
+/// input.
 long async_wait(VirtualTable &t, Call &c);
 /// IOCTL (a0 id, a1 request, a2 user pointer): 0, -TS_EBADF, -TS_EPERM,
 /// -TS_EINVAL (unknown request), -TS_EFAULT.

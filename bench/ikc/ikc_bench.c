@@ -237,14 +237,14 @@ struct part {
 };
 
 static long read_part(const struct part *p, unsigned char *at) {
-    bench_check(ts_portal_allow(p->portal, sender, p->port), "portal_allow");
-    return ts_portal_read(p->portal, at, p->bytes);
+    bench_check(ts_portal_allow(p->portal, sender, p->port, 0), "portal_allow");
+    return ts_portal_read(p->portal, at, p->bytes, 0);
 }
 
 static void run_part(struct part *p) {
     for (int t = 0; t < p->transfers; ++t) {
         unsigned char *at = p->first + (size_t)t * p->stride;
-        const long n = is_meter ? read_part(p, at) : ts_portal_write(p->portal, at, p->bytes);
+        const long n = is_meter ? read_part(p, at) : ts_portal_write(p->portal, at, p->bytes, 0);
         bench_expect(n, p->bytes, is_meter ? "portal_read" : "portal_write");
         p->moved += p->bytes;
     }

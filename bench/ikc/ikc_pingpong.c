@@ -42,7 +42,7 @@ static int by_portal(const struct link *l, int bytes) { return bytes > l->payloa
 
 static void send(const struct link *l, const unsigned char *out, int bytes) {
     if (by_portal(l, bytes))
-        bench_expect(ts_portal_write(l->portal_out, out, (unsigned long)bytes), bytes, "portal_write");
+        bench_expect(ts_portal_write(l->portal_out, out, (unsigned long)bytes, 0), bytes, "portal_write");
     else
         bench_expect(ts_mailbox_write(l->mailbox_out, out, (unsigned long)bytes), bytes, "mailbox_write");
 }
@@ -51,12 +51,12 @@ static void send(const struct link *l, const unsigned char *out, int bytes) {
  * transfer (the hardware portal is given to it when the read starts). */
 static void allow(const struct link *l, int bytes) {
     if (by_portal(l, bytes))
-        bench_check(ts_portal_allow(l->portal_in, l->peer_cluster, l->peer_port), "portal_allow");
+        bench_check(ts_portal_allow(l->portal_in, l->peer_cluster, l->peer_port, 0), "portal_allow");
 }
 
 static void receive(const struct link *l, unsigned char *in, int bytes) {
     if (by_portal(l, bytes))
-        bench_expect(ts_portal_read(l->portal_in, in, (unsigned long)bytes), bytes, "portal_read");
+        bench_expect(ts_portal_read(l->portal_in, in, (unsigned long)bytes, 0), bytes, "portal_read");
     else
         bench_expect(ts_mailbox_read(l->mailbox_in, in, (unsigned long)bytes), bytes, "mailbox_read");
 }

@@ -46,8 +46,8 @@ struct ChunkCtl {
 
 struct PortalCtl {
     uint32_t allowed;  // sender cluster + 1; 0: no sender allowed
-    uint32_t tag;
     uint32_t epoch;
+    uint64_t tag;
     uint32_t wanted;           // bytes the allowed transfer takes (the reader's read)
     uint64_t accepted;         // epoch << 32 | bytes the allowed sender wrote under it
     uint32_t next_write;       // the allowed sender's: the next buffer it fills
@@ -144,8 +144,12 @@ void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); 
 uint32_t load_sc(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 void store_sc(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 
-// Only the master asks to be told (see the top of this file).
-bool asks_to_be_told() { return core_id() == 0; }
+// Set by set_quiet() around the master's attempts for a thread that runs.
+bool master_quiet = false;
+
+// Only the master asks to be told (see the top of this file), and not
+// while it is quiet.
+bool asks_to_be_told() { return core_id() == 0 && !master_quiet; }
 
 // The sender `src` waited for portal p: tell it, once.
 void tell_writer(PortalCtl *p, int src) {
@@ -169,6 +173,10 @@ void tell_kept_writer(PortalCtl *p) {
 }  // namespace
 
 bool fabric_fits() { return first_block + block_stride() * manifest().nclusters <= manifest().fabric_size; }
+
+void set_quiet(bool quiet) {
+    if (core_id() == 0) master_quiet = quiet;
+}
 
 size_t mailbox_size() { return manifest().mailbox_size; }
 size_t portal_chunk() { return manifest().portal_chunk; }
@@ -214,7 +222,7 @@ void mailbox_release(int hw, int src) {
 void set_doorbell(int port, bool rings) { store_sc(doorbell_quiet(cluster_id(), port), rings ? 0 : 1); }
 bool doorbell_rings(int port) { return load_sc(doorbell_quiet(cluster_id(), port)) == 0; }
 
-void portal_allow(int hw, int src, uint32_t tag, uint32_t bytes) {
+void portal_allow(int hw, int src, uint64_t tag, uint32_t bytes) {
     PortalCtl *p = portal(cluster_id(), hw);
     p->tag = tag;
     p->wanted = bytes;
@@ -230,7 +238,7 @@ void portal_close(int hw) {
     __atomic_fetch_add(&p->epoch, 1u, __ATOMIC_ACQ_REL);
 }
 
-size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
+size_t portal_read_chunk(int hw, void *buf, size_t remaining, size_t room) {
     PortalCtl *p = portal(cluster_id(), hw);
     ChunkCtl *c = &p->chunks[p->next_read % portal_depth];
     int src;
@@ -250,7 +258,7 @@ size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
         c = &p->chunks[p->next_read % portal_depth];
     }
     const size_t n = c->length < remaining ? c->length : remaining;
-    memcpy(buf, chunk_data(p, p->next_read), n);
+    if (room) memcpy(buf, chunk_data(p, p->next_read), n < room ? n : room);
     if (n == remaining) store(&p->allowed, 0);  // before the release: see portal_write_chunk
     store(&p->next_read, p->next_read + 1);
     store_sc(&c->full, chunk_free);
@@ -258,7 +266,7 @@ size_t portal_read_chunk(int hw, void *buf, size_t remaining) {
     return n;
 }
 
-bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n) {
+bool portal_write_chunk(int dst, int hw, uint64_t tag, const void *data, size_t n) {
     PortalCtl *p = portal(dst, hw);
     // Claim the chunk buffer, then check the allow: a receiver that ends a
     // transfer clears `allowed` before it frees the buffer, so an allow

@@ -794,6 +794,25 @@ TEST_CASE("noc: bytes of a chunk beyond the transfer's end are dropped", "[noc][
     CHECK_FALSE(w.write(data.data(), 10));  // nor of the next, before an allow
 }
 
+TEST_CASE("noc: a reader keeps part of a chunk and drops the rest, or drops it all", "[noc][portal]") {
+    Fabric fabric;
+    const size_t chunk = noc::portal_chunk();
+    const auto data = bytes(2 * chunk, 8);
+    Writer w{2, 1, 9};
+    as(2);
+    noc::portal_allow(1, 0, 9, kAnyBytes);
+    as(0);
+    REQUIRE(w.write(data.data(), chunk));
+    REQUIRE(w.write(data.data() + chunk, chunk));
+    as(2);
+    std::vector<unsigned char> buf(chunk, 0xee);
+    REQUIRE(noc::portal_read_chunk(1, buf.data(), 2 * chunk, 20) == chunk);  // the whole chunk counts
+    CHECK(std::equal(buf.begin(), buf.begin() + 20, data.begin()));
+    CHECK(std::all_of(buf.begin() + 20, buf.end(), [](unsigned char b) { return b == 0xee; }));
+    REQUIRE(noc::portal_read_chunk(1, nullptr, chunk, 0) == chunk);  // no room: dropped
+    CHECK(noc::portal_read_chunk(1, buf.data(), chunk) == 0);
+}
+
 // A sender that writes more chunks than the receiver reads leaves them in
 // the ring under the ended transfer's allow: the next allow makes them
 // stale, and the next transfer starts with its own first chunk.

@@ -12,8 +12,10 @@
  *     a ring of arrivals (order, source, nothing lost when it is full, a
  *     corrupted tail, events, detaching) and trywrite;
  *   A <-> B: an asynchronous mailbox and portal exchange, two virtual
- *     portals multiplexed on one hardware portal, a mailbox write that
- *     goes on in the background while its caller computes, and a barrier.
+ *     portals multiplexed on one hardware portal, tagged portal transfers
+ *     (allowed out of order, cut by their reader, cancelled), a mailbox
+ *     write that goes on in the background while its caller computes, and
+ *     a barrier.
  *
  * Prints "ikc_api ok cluster C" at the end, or "ikc_api FAIL ..." and
  * aborts the job with status 1.
@@ -56,9 +58,9 @@ static void bad_arguments(void) {
     expect(ts_mailbox_read(9999, buf, sizeof buf), -TS_EBADF, "read a bad id");
     expect(ts_mailbox_read(-1, buf, sizeof buf), -TS_EBADF, "read id -1");
     in = check(ts_portal_create(PORT_A), "portal_create");
-    expect(ts_portal_read(in, buf, sizeof buf), -TS_EINVAL, "portal read without an allow");
-    expect(ts_portal_allow(in, -3, PORT_A), -TS_EINVAL, "allow a bad cluster");
-    expect(ts_portal_allow(in, me, TS_PORTS), -TS_EINVAL, "allow a bad port");
+    expect(ts_portal_read(in, buf, sizeof buf, 0), -TS_EINVAL, "portal read without an allow");
+    expect(ts_portal_allow(in, -3, PORT_A, 0), -TS_EINVAL, "allow a bad cluster");
+    expect(ts_portal_allow(in, me, TS_PORTS, 0), -TS_EINVAL, "allow a bad port");
     check(ts_portal_unlink(in), "portal_unlink");
 }
 
@@ -409,16 +411,16 @@ static void portal_fault_midway(void) {
     memset(rest, 'r', sizeof rest);
     int in = check(ts_portal_create(PORT_C), "portal_create");
     int out = check(ts_portal_open(PORT_C, me, PORT_C), "portal_open");
-    check(ts_portal_allow(in, me, PORT_C), "portal_allow");
-    check(ts_portal_aread(in, got, sizeof got), "portal_aread");
-    expect(ts_portal_write(out, edge, sizeof got), -TS_EFAULT, "write running off the heap");
-    expect(ts_portal_write(out, rest, sizeof rest), sizeof rest, "write the rest");
+    check(ts_portal_allow(in, me, PORT_C, 0), "portal_allow");
+    check(ts_portal_aread(in, got, sizeof got, 0), "portal_aread");
+    expect(ts_portal_write(out, edge, sizeof got, 0), -TS_EFAULT, "write running off the heap");
+    expect(ts_portal_write(out, rest, sizeof rest, 0), sizeof rest, "write the rest");
     expect(ts_portal_wait(in), sizeof got, "the reader gets every byte");
     for (int i = 0; i < (int)sizeof got; ++i)
         if (got[i] != (i < 4096 ? 'e' : 'r')) fail("portal data after a fault", i);
-    expect(ts_portal_read(in, (void *)16, 8), -TS_EINVAL, "read without a new allow");
-    check(ts_portal_allow(in, me, PORT_C), "portal_allow");
-    expect(ts_portal_read(in, (void *)16, 8), -TS_EFAULT, "read into a bad buffer");
+    expect(ts_portal_read(in, (void *)16, 8, 0), -TS_EINVAL, "read without a new allow");
+    check(ts_portal_allow(in, me, PORT_C, 0), "portal_allow");
+    expect(ts_portal_read(in, (void *)16, 8, 0), -TS_EFAULT, "read into a bad buffer");
     check(ts_portal_close(out), "portal_close");
 
     /* The reader's buffer runs off the heap: the read fails after the
@@ -432,12 +434,12 @@ static void portal_fault_midway(void) {
     memset(ys, 'y', sizeof ys);
     int abandoned = check(ts_portal_open(PORT_C + 1, me, PORT_C), "portal_open");
     int next = check(ts_portal_open(PORT_C + 2, me, PORT_C), "portal_open");
-    check(ts_portal_allow(in, me, PORT_C + 1), "portal_allow");
-    check(ts_portal_awrite(abandoned, rest, sizeof rest), "portal_awrite");
-    expect(ts_portal_read(in, edge, sizeof got), -TS_EFAULT, "read running off the heap");
-    check(ts_portal_allow(in, me, PORT_C + 2), "portal_allow");
-    check(ts_portal_awrite(next, ys, sizeof ys), "portal_awrite");
-    expect(ts_portal_read(in, got, sizeof ys), sizeof ys, "the next transfer");
+    check(ts_portal_allow(in, me, PORT_C + 1, 0), "portal_allow");
+    check(ts_portal_awrite(abandoned, rest, sizeof rest, 0), "portal_awrite");
+    expect(ts_portal_read(in, edge, sizeof got, 0), -TS_EFAULT, "read running off the heap");
+    check(ts_portal_allow(in, me, PORT_C + 2, 0), "portal_allow");
+    check(ts_portal_awrite(next, ys, sizeof ys, 0), "portal_awrite");
+    expect(ts_portal_read(in, got, sizeof ys, 0), sizeof ys, "the next transfer");
     for (int i = 0; i < (int)sizeof ys; ++i)
         if (got[i] != 'y') fail("a closed transfer's data got into the next one", i);
     expect(ts_portal_wait(next), sizeof ys, "wait for the next transfer's awrite");
@@ -458,10 +460,10 @@ static void multiplexed_portals(int a, int b) {
     if (me == a) {
         int p1 = check(ts_portal_create(PORT_A), "portal_create 1");
         int p2 = check(ts_portal_create(PORT_B), "portal_create 2");
-        check(ts_portal_allow(p1, b, PORT_A), "allow 1");
-        check(ts_portal_allow(p2, b, PORT_B), "allow 2");
-        check(ts_portal_aread(p1, recv_a, PORTAL_BYTES), "aread 1");
-        check(ts_portal_aread(p2, recv_b, PORTAL_BYTES), "aread 2");
+        check(ts_portal_allow(p1, b, PORT_A, 0), "allow 1");
+        check(ts_portal_allow(p2, b, PORT_B, 0), "allow 2");
+        check(ts_portal_aread(p1, recv_a, PORTAL_BYTES, 0), "aread 1");
+        check(ts_portal_aread(p2, recv_b, PORTAL_BYTES, 0), "aread 2");
         parts_barrier(BARRIER_PORT);
         expect(ts_portal_wait(p2), PORTAL_BYTES, "wait 2");
         expect(ts_portal_wait(p1), PORTAL_BYTES, "wait 1");
@@ -481,10 +483,61 @@ static void multiplexed_portals(int a, int b) {
         int o1 = check(ts_portal_open(PORT_A, a, PORT_A), "portal_open 1");
         int o2 = check(ts_portal_open(PORT_B, a, PORT_B), "portal_open 2");
         parts_barrier(BARRIER_PORT);
-        check(ts_portal_awrite(o1, send_a, PORTAL_BYTES), "awrite 1");
-        check(ts_portal_awrite(o2, send_b, PORTAL_BYTES), "awrite 2");
+        check(ts_portal_awrite(o1, send_a, PORTAL_BYTES, 0), "awrite 1");
+        check(ts_portal_awrite(o2, send_b, PORTAL_BYTES, 0), "awrite 2");
         expect(ts_portal_wait(o1), PORTAL_BYTES, "wait awrite 1");
         expect(ts_portal_wait(o2), PORTAL_BYTES, "wait awrite 2");
+        check(ts_portal_close(o1), "portal_close");
+        check(ts_portal_close(o2), "portal_close");
+    }
+}
+
+/* Tagged transfers from B to A, each on its own output portal from the
+ * same port: an allow takes the write of its tag only, whatever the order
+ * the writes started in; a read that keeps fewer bytes than the transfer
+ * drops the rest, and the next transfer arrives unmixed; an AWRITE that
+ * no allow let move is cancelled, and its portal takes a new write. */
+static void tagged_transfers(int a, int b) {
+    if (me == a) {
+        int in = check(ts_portal_create(PORT_A), "portal_create");
+        parts_barrier(BARRIER_PORT);
+        check(ts_portal_allow(in, b, PORT_A, 2), "allow tag 2");
+        expect(ts_portal_read(in, recv_b, PORTAL_BYTES, 0), PORTAL_BYTES, "read tag 2");
+        verify(recv_b, PORTAL_BYTES, 2, "the write of tag 2, started second");
+        check(ts_portal_allow(in, b, PORT_A, 1), "allow tag 1");
+        expect(ts_portal_read(in, recv_a, PORTAL_BYTES, 0), PORTAL_BYTES, "read tag 1");
+        verify(recv_a, PORTAL_BYTES, 1, "the write of tag 1");
+        memset(recv_a, 0, sizeof recv_a);
+        check(ts_portal_allow(in, b, PORT_A, 3), "allow tag 3");
+        expect(ts_portal_read(in, recv_a, 100, 50), -TS_EINVAL, "a transfer smaller than the read");
+        expect(ts_portal_read(in, recv_a, 100, PORTAL_BYTES), 100, "keep 100 bytes of a transfer");
+        verify(recv_a, 100, 1, "the kept bytes");
+        for (int i = 100; i < PORTAL_BYTES; ++i)
+            if (recv_a[i]) fail("a read wrote past the bytes it keeps", i);
+        parts_barrier(BARRIER_PORT);
+        check(ts_portal_allow(in, b, PORT_A, 6), "allow tag 6");
+        check(ts_portal_aread(in, recv_b, PORTAL_BYTES, 0), "aread tag 6");
+        expect(ts_portal_cancel(in), -TS_EINVAL, "cancel a read");
+        expect(ts_portal_wait(in), PORTAL_BYTES, "read tag 6");
+        verify(recv_b, PORTAL_BYTES, 2, "the write after a cancelled one");
+        check(ts_portal_unlink(in), "portal_unlink");
+    } else {
+        fill(send_a, PORTAL_BYTES, 1);
+        fill(send_b, PORTAL_BYTES, 2);
+        int o1 = check(ts_portal_open(PORT_A, a, PORT_A), "portal_open 1");
+        int o2 = check(ts_portal_open(PORT_A, a, PORT_A), "portal_open 2");
+        check(ts_portal_awrite(o1, send_a, PORTAL_BYTES, 1), "awrite tag 1");
+        check(ts_portal_awrite(o2, send_b, PORTAL_BYTES, 2), "awrite tag 2");
+        parts_barrier(BARRIER_PORT);
+        expect(ts_portal_wait(o2), PORTAL_BYTES, "wait tag 2");
+        expect(ts_portal_wait(o1), PORTAL_BYTES, "wait tag 1");
+        expect(ts_portal_write(o1, send_a, PORTAL_BYTES, 3), PORTAL_BYTES, "write tag 3, cut by its reader");
+        check(ts_portal_awrite(o2, send_a, PORTAL_BYTES, 5), "awrite tag 5");
+        expect(ts_portal_cancel(o2), -TS_ECANCELED, "cancel a write no allow let move");
+        expect(ts_portal_cancel(o2), -TS_EINVAL, "cancel with no write");
+        check(ts_portal_awrite(o2, send_b, PORTAL_BYTES, 6), "awrite tag 6");
+        parts_barrier(BARRIER_PORT);
+        expect(ts_portal_wait(o2), PORTAL_BYTES, "wait tag 6");
         check(ts_portal_close(o1), "portal_close");
         check(ts_portal_close(o2), "portal_close");
     }
@@ -507,6 +560,8 @@ int main(void) {
     sync_roles_and_stats(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);
     multiplexed_portals(parts[0], parts[1]);
+    parts_barrier(BARRIER_PORT);
+    tagged_transfers(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);
     awrite_while_computing(parts[0], parts[1]);
     parts_barrier(BARRIER_PORT);

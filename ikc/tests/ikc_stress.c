@@ -107,12 +107,12 @@ static void portal_reader(void *arg) {
         const int src = parts[(self - r + nparts) % nparts];
         for (int s = 0; s < NSIZES; ++s) {
             memset(recv_buf, 0, (size_t)sizes[s]);
-            check(ts_portal_allow(in, src, PORTAL_PORT), "portal_allow");
+            check(ts_portal_allow(in, src, PORTAL_PORT, 0), "portal_allow");
             if (s % 2) {
-                check(ts_portal_aread(in, recv_buf, (unsigned long)sizes[s]), "portal_aread");
+                check(ts_portal_aread(in, recv_buf, (unsigned long)sizes[s], 0), "portal_aread");
                 expect(ts_portal_wait(in), sizes[s], "portal_wait (read)");
             } else {
-                expect(ts_portal_read(in, recv_buf, (unsigned long)sizes[s]), sizes[s], "portal_read");
+                expect(ts_portal_read(in, recv_buf, (unsigned long)sizes[s], 0), sizes[s], "portal_read");
             }
             for (long i = 0; i < sizes[s]; ++i)
                 if (recv_buf[i] != pattern(i, src, me, sizes[s])) fail("portal data differs at byte", i);
@@ -136,10 +136,10 @@ static void portal_phase(void) {
             for (long i = 0; i < sizes[s]; ++i)
                 send_buf[i] = pattern(i, me, dst, sizes[s]);
             if (s % 2) {
-                check(ts_portal_awrite(out, send_buf, (unsigned long)sizes[s]), "portal_awrite");
+                check(ts_portal_awrite(out, send_buf, (unsigned long)sizes[s], 0), "portal_awrite");
                 expect(ts_portal_wait(out), sizes[s], "portal_wait (write)");
             } else {
-                expect(ts_portal_write(out, send_buf, (unsigned long)sizes[s]), sizes[s], "portal_write");
+                expect(ts_portal_write(out, send_buf, (unsigned long)sizes[s], 0), sizes[s], "portal_write");
             }
         }
         check(ts_portal_close(out), "portal_close");

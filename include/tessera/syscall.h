@@ -29,6 +29,7 @@
 #define TS_EBADF        9   /* id does not name an open object */
 #define TS_ENOSYS       38  /* unknown kernel call number */
 #define TS_ETIMEDOUT    110 /* a wait with a timeout ran out */
+#define TS_ECANCELED    125 /* an asynchronous write was cancelled (TS_IKC_CANCEL) */
 
 /* Kernel call numbers (a7), from the one table of kernel calls,
  * <tessera/kcalls.def>, which also says what each call does. */
@@ -41,9 +42,14 @@ enum ts_syscall {
 #define TS_SYNC_ALL_TO_ONE 0
 #define TS_SYNC_ONE_TO_ALL 1
 
+/* Flags of TS_SYS_MAILBOX_WAIT and TS_SYS_PORTAL_WAIT. TS_IKC_CANCEL
+ * (ts_portal_cancel): as TS_IKC_NOWAIT, but an AWRITE that has moved no
+ * byte yet is cancelled (-TS_ECANCELED; the endpoint takes a new
+ * operation); -TS_EINVAL on an AREAD. */
+#define TS_IKC_NOWAIT 1
+#define TS_IKC_CANCEL 2
+
 /* ioctl requests on virtual mailboxes, portals and syncs. */
-/* Flags of TS_SYS_MAILBOX_WAIT and TS_SYS_PORTAL_WAIT. */
-#define TS_IKC_NOWAIT      1
 #define TS_IKC_IOCTL_STATS 1
 
 /* Statistics of one virtual mailbox, portal or sync (TS_IKC_IOCTL_STATS),

@@ -33,8 +33,8 @@ static void portal_sender(void *arg) {
     for (int i = 0; i < 100; ++i)
         data[i] = (char)(i + 1);
     int out = ts_portal_open(23, ts_job()->cluster_id, 22);
-    ts_portal_write(out, data, 50);
-    ts_portal_write(out, data + 50, 50);
+    ts_portal_write(out, data, 50, 0);
+    ts_portal_write(out, data + 50, 50, 0);
     ts_portal_close(out);
     ts_thread_exit((int)(long)arg);
 }
@@ -82,8 +82,8 @@ int main(void) {
 
     int portal = ts_portal_create(20);
     EXPECT(portal >= 0, 1);
-    EXPECT(ts_portal_read(portal, page_end_buf, 16), -TS_EINVAL); /* no allow yet */
-    EXPECT(ts_portal_allow(portal, job->nclusters + 3, 1), -TS_EINVAL);
+    EXPECT(ts_portal_read(portal, page_end_buf, 16, 0), -TS_EINVAL); /* no allow yet */
+    EXPECT(ts_portal_allow(portal, job->nclusters + 3, 1, 0), -TS_EINVAL);
     EXPECT(ts_portal_unlink(portal), 0);
 
     /* the kernels' port 0 is not for programs */
@@ -94,11 +94,11 @@ int main(void) {
 
     /* a portal read completes whatever the sender's pieces */
     portal = ts_portal_create(22);
-    EXPECT(ts_portal_allow(portal, job->cluster_id, 23), 0);
+    EXPECT(ts_portal_allow(portal, job->cluster_id, 23, 0), 0);
     int sender = ts_thread_create(portal_sender, (void *)7l);
     EXPECT(sender > 0, 1);
     memset(page_end_buf, 0, 100);
-    EXPECT(ts_portal_read(portal, page_end_buf, 100), 100);
+    EXPECT(ts_portal_read(portal, page_end_buf, 100, 0), 100);
     EXPECT(page_end_buf[0] == 1 && page_end_buf[49] == 50 && page_end_buf[99] == 100, 1);
     int status = 0;
     EXPECT(ts_thread_join(sender, &status), 0);

@@ -5,14 +5,24 @@
 //
 //   sender S                                  receiver R
 //   RTS{ctx, tag, S, seq, bytes}  ------------>  (matched by a receive)
-//                                               portal allow(S), aread
-//                      <------------ CTS{seq, accepted = min(bytes, capacity)}
-//   portal awrite(accepted bytes) ==========>  (data lands in the buffer)
+//   portal awrite(bytes, tag seq)                portal allow(S, tag seq),
+//     (waits in S's kernel for the allow)          aread(capacity of bytes)
+//                                 ==========>  (data lands in the buffer)
 //
-// The portal allow is the clear to send, and a portal write ends once its
-// data is in the receiver's portal: each side completes when its own
-// portal operation ends, with no acknowledgement. With accepted == 0 the
-// CTS ends the exchange: no portal transfer.
+// The portal allow is the clear to send: the write, tagged with the send's
+// seq, waits for the allow of that tag, so that a receiver may take a
+// sender's messages in any order. A portal write ends once its data is in
+// the receiver's portal, so each side completes when its own portal
+// operation ends: no acknowledgement. A receiver whose buffer is smaller
+// keeps what fits and drops the rest (MPI_ERR_TRUNCATE).
+//
+// A send starts its write when it has an output portal (S keeps a few
+// open, one per receiver). One that has none yet says so with RTS_CTS
+// instead: R answers CTS{seq} when it allows the transfer, and S then
+// takes a portal back from a write of its own that no allow let move
+// (cancelled, to start again later) or opens one. A message of no bytes
+// moves nothing through the portal: RTS_CTS, and the CTS ends the
+// exchange (a synchronous send learns its receive matched).
 //
 // Eager (standard sends up to the threshold): an EAGER message carries the
 // envelope and the first bytes; EAGER_MORE messages from the same sender
@@ -33,15 +43,16 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t kControlVersion = 4;
+inline constexpr uint8_t kControlVersion = 5;
 
 enum class ControlKind : uint8_t {
-    rts = 1,         ///< request to send: an envelope and the bytes offered
-    cts = 2,         ///< clear to send: the bytes the receiver accepts
+    rts = 1,         ///< request to send: an envelope and the bytes; the write waits for the allow
+    cts = 2,         ///< clear to send: the receiver allowed the transfer
     eager = 3,       ///< an envelope, the size and the first bytes of data
     eager_more = 4,  ///< the next bytes of the sender's current eager message
     credit = 5,      ///< only gives back credits (`credit`)
     kick = 6,        ///< wake up (nothing else)
+    rts_cts = 7,     ///< as RTS, but the sender writes once a CTS came
 };
 
 /// The header of every message but EAGER_MORE: 32 bytes, naturally
@@ -54,10 +65,10 @@ struct ControlMsg {
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
     int32_t tag;       ///< RTS, EAGER: message tag; else 0
-    uint32_t seq;      ///< RTS, CTS: the sender's id of the send
+    uint32_t seq;      ///< RTS, CTS: the sender's id of the send (and its portal write's tag)
     int16_t cluster;   ///< writer's cluster id (reply address)
     int16_t port;      ///< writer's mailbox and portal port (reply address)
-    uint64_t bytes;    ///< RTS, EAGER: offered; CTS: accepted; else 0
+    uint64_t bytes;    ///< RTS, EAGER: the message's bytes; else 0
 };
 static_assert(sizeof(ControlMsg) == 32, "the control message layout is part of the protocol");
 static_assert(alignof(ControlMsg) == 8);
@@ -97,14 +108,16 @@ inline bool control_valid(const void *m, long nread, int np) {
     if (f->version != kControlVersion) return false;
     if (kind == ControlKind::eager_more)  // (its source is not where ControlMsg's is)
         return f->source >= 0 && f->source < np && nread > static_cast<long>(sizeof(FragmentHeader));
-    if (f->kind < static_cast<uint8_t>(ControlKind::rts) || f->kind > static_cast<uint8_t>(ControlKind::kick))
+    if (f->kind < static_cast<uint8_t>(ControlKind::rts) ||
+        f->kind > static_cast<uint8_t>(ControlKind::rts_cts))
         return false;
     if (nread < static_cast<long>(sizeof(ControlMsg))) return false;
     const auto *c = static_cast<const ControlMsg *>(m);
     if (c->source < 0 || c->source >= np || c->cluster < 0 || c->port < 0) return false;
     if (kind == ControlKind::eager)  // the first bytes of the message
         return c->tag >= 0 && static_cast<uint64_t>(nread) - sizeof(ControlMsg) <= c->bytes;
-    if (kind == ControlKind::rts) return c->tag >= 0 && nread == static_cast<long>(sizeof(ControlMsg));
+    if (kind == ControlKind::rts || kind == ControlKind::rts_cts)
+        return c->tag >= 0 && nread == static_cast<long>(sizeof(ControlMsg));
     return nread == static_cast<long>(sizeof(ControlMsg));
 }
 

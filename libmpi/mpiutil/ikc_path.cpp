@@ -145,101 +145,221 @@ int send_eager(Request &r, const Address &to) {
     return MPI_SUCCESS;
 }
 
-int send_rts(Request &r, const Address &to) {
-    r.protocol = Protocol::rendezvous;
-    r.reply = to;
-    r.phase = Phase::await_cts;
-    ControlMsg rts = control_to(r.peer, ControlKind::rts, request_token(r));
-    rts.context = r.context;
-    rts.tag = r.tag;
-    rts.bytes = r.size;
-    return post_control(to, &rts, sizeof rts);
+// ---- rendezvous sends ----
+
+int kept_portals() {
+    const RankState &s = self();
+    return s.outbox.limit < kOutPortals ? s.outbox.limit : kOutPortals;
 }
 
-// Starts the portal write of rendezvous send r, whose CTS came
-// (r.accepted bytes): on a kept output portal to its receiver, or when
-// those are busy on one of its own. When the cluster has no portal left to
-// give (-TS_ENFILE: a deep window of sends, as osu_bw's), r waits
-// (await_portal) and poll_writes() tries again on every pass.
-int start_write(Request &r) {
+// Starts rendezvous send r's portal write on output portal `id`, kept
+// entry `slot` (-1: a portal of its own). The write waits in the kernel
+// for the receiver's allow of its tag, r's token.
+int write_on(Request &r, int id, int slot) {
     RankState &s = self();
-    int slot;
-    if (int e = out_endpoint(s.rdv.out_portals, s.outbox.limit < kOutPortals ? s.outbox.limit : kOutPortals,
-                             r.reply, os::portal_open, os::portal_close, &slot))
-        return e;
-    if (slot >= 0) {  // kept open for the next rendezvous to this peer
-        s.rdv.out_portals[slot].busy = true;
-        r.portal = s.rdv.out_portals[slot].id;
-    } else {  // every kept one is busy: one of its own, for this transfer
-        r.portal = os::portal_open(s.port, r.reply.cluster, r.reply.port);
-        if (r.portal == -TS_ENFILE) {
-            if (r.phase != Phase::await_portal) ++s.rdv.waiting_portals;
-            r.phase = Phase::await_portal;
-            return MPI_SUCCESS;
-        }
-        if (r.portal < 0) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", r.portal);
-    }
-    if (r.phase == Phase::await_portal) --s.rdv.waiting_portals;
+    if (slot >= 0) s.rdv.out_portals[slot].busy = true;
+    r.portal = id;
     r.out_portal = static_cast<int8_t>(slot);
-    const long e = os::portal_awrite(r.portal, r.sbuf, r.accepted);
+    const long e = os::portal_awrite(id, r.sbuf, r.size, request_token(r));
     if (e < 0) return fail(MPI_ERR_OTHER, "portal write failed", e);
     r.phase = Phase::await_write;
     ++s.rdv.pending_writes;
     return MPI_SUCCESS;
 }
 
-// CTS: write the accepted bytes through the receiver's portal (the
-// receiver allowed me and posted its read before it sent the CTS).
-int on_cts(Request &r, uint64_t accepted) {
-    if (accepted > r.size) return fail(MPI_ERR_INTERN, "receiver accepted more bytes than offered");
-    if (accepted == 0) {
+// Rendezvous send r's portal write ended with `n`: the data is in the
+// receiver's portal, the send buffer is free again, so r completes.
+void finish_write(Request &r, long n) {
+    RankState &s = self();
+    if (r.out_portal >= 0)
+        s.rdv.out_portals[r.out_portal].busy = false;
+    else
+        os::portal_close(r.portal);
+    r.portal = -1;
+    --s.rdv.pending_writes;
+    s.rdv.portal_freed = true;
+    complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
+}
+
+// r waits for an output portal: first in line when `first` (a write taken
+// back from it was the oldest to its receiver), else last.
+void wait_for_portal(Request &r, bool first) {
+    RankState &s = self();
+    r.phase = Phase::await_portal;
+    const int i = request_index(r);
+    if (!first || s.rdv.waiting.head < 0) return queue_push(s.rdv.waiting, i);
+    r.next = s.rdv.waiting.head;
+    s.rdv.waiting.head = i;
+}
+
+// Takes kept portal `slot` back from the write on it if no allow let that
+// write move (cancelled: its send waits for a portal again) or it ended:
+// true when the portal is free now.
+bool take_back(int slot) {
+    RankState &s = self();
+    for (int i = 0; i < s.requests.size(); ++i) {
+        Request &w = s.requests[i];
+        if (w.state != ReqState::active || w.phase != Phase::await_write || w.out_portal != slot) continue;
+        if (w.confirmed) return false;  // allowed: it moves, or will
+        const long n = os::portal_cancel(w.portal);
+        if (n == -TS_EAGAIN) return false;  // allowed meanwhile: it moves
+        if (n == -TS_ECANCELED) {
+            s.rdv.out_portals[slot].busy = false;
+            --s.rdv.pending_writes;
+            s.rdv.portal_freed = true;
+            w.portal = -1;
+            wait_for_portal(w, true);
+        } else {
+            finish_write(w, n);
+        }
+        return true;
+    }
+    return false;
+}
+
+// A portal for rendezvous send r, in *slot (kept entry) or *own (a portal
+// of its own); both -1 when it must wait. A kept portal first: the one
+// open to r's receiver, a free one or the least recently used. Once r's
+// receiver allowed it (CTS), a write of mine that no allow let move gives
+// its kept portal back (the one to that receiver first: that receiver
+// takes one transfer at a time, r's now), or r opens one of its own.
+int portal_for(Request &r, int *slot, int *own) {
+    RankState &s = self();
+    const int n = kept_portals();
+    *own = -1;
+    if (int e = out_endpoint(s.rdv.out_portals, n, r.reply, os::portal_open, os::portal_close, slot))
+        return e;
+    if (*slot >= 0 || !r.confirmed) return MPI_SUCCESS;
+    auto to_receiver = [&r](const OutEndpoint &o) {
+        return o.id >= 0 && o.to.cluster == r.reply.cluster && o.to.port == r.reply.port;
+    };
+    for (int i = 0; i < n; ++i)
+        if (to_receiver(s.rdv.out_portals[i]) && take_back(i)) {
+            s.rdv.out_portals[i].used = ++s.endpoint_clock;
+            *slot = i;
+            return MPI_SUCCESS;
+        }
+    *own = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+    if (*own >= 0) return MPI_SUCCESS;
+    if (*own != -TS_ENFILE) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", *own);
+    // The cluster has no portal left to give: one of my waiting writes
+    // gives its own back, or r waits and tries again (starved).
+    *own = -1;
+    for (int i = 0; i < n; ++i)
+        if (take_back(i))
+            return out_endpoint(s.rdv.out_portals, n, r.reply, os::portal_open, os::portal_close, slot);
+    s.rdv.starved = true;
+    return MPI_SUCCESS;
+}
+
+// Starts rendezvous send r's write if it has a portal; *started says.
+int try_write(Request &r, bool *started) {
+    int slot, own;
+    if (int e = portal_for(r, &slot, &own)) return e;
+    *started = slot >= 0 || own >= 0;
+    if (!*started) return MPI_SUCCESS;
+    return write_on(r, slot >= 0 ? self().rdv.out_portals[slot].id : own, slot);
+}
+
+int send_rts(Request &r, const Address &to) {
+    r.protocol = Protocol::rendezvous;
+    r.reply = to;
+    r.confirmed = false;
+    // The write goes out with the RTS when it has a portal: the receiver's
+    // allow then starts the data with no reply.
+    int slot = -1;
+    if (r.size > 0)
+        if (int e = out_endpoint(self().rdv.out_portals, kept_portals(), to, os::portal_open,
+                                 os::portal_close, &slot))
+            return e;
+    ControlMsg rts =
+        control_to(r.peer, slot >= 0 ? ControlKind::rts : ControlKind::rts_cts, request_token(r));
+    rts.context = r.context;
+    rts.tag = r.tag;
+    rts.bytes = r.size;
+    if (int e = post_control(to, &rts, sizeof rts)) return e;
+    if (slot >= 0) return write_on(r, self().rdv.out_portals[slot].id, slot);
+    if (r.size == 0)
+        r.phase = Phase::await_cts;
+    else
+        wait_for_portal(r, false);
+    return MPI_SUCCESS;
+}
+
+// Takes waiting send `i` off the queue of sends waiting for a portal.
+void unwait(int i) {
+    RequestQueue &q = self().rdv.waiting;
+    for (int *link = &q.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
+        if (*link != i) continue;
+        *link = request(i).next;
+        if (q.tail == i) q.tail = prev;
+        return;
+    }
+}
+
+// CTS for rendezvous send r: its receiver allowed it.
+int on_cts(Request &r) {
+    r.confirmed = true;
+    if (r.phase == Phase::await_cts) {  // no bytes: that was all
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    r.accepted = accepted;
-    return start_write(r);
+    if (r.phase != Phase::await_portal) return MPI_SUCCESS;  // its write runs already
+    bool started;
+    if (int e = try_write(r, &started)) return e;
+    if (started) unwait(request_index(r));
+    return MPI_SUCCESS;
 }
 
-// Rendezvous sends whose portal write ended: the data is in the
-// receiver's portal, the send buffer is free again, so they complete.
-// Then the sends that wait for a portal try again.
+// Rendezvous sends whose portal write ended complete; then the sends that
+// wait for a portal try again, oldest first (a receiver takes a sender's
+// messages of one tag in order).
 int poll_writes(bool *did) {
     RankState &s = self();
-    for (int i = 0; s.rdv.waiting_portals > 0 && i < s.requests.size(); ++i) {
-        Request &r = s.requests[i];
-        if (r.state == ReqState::active && r.phase == Phase::await_portal)
-            if (int e = start_write(r)) return e;
-    }
     for (int i = 0; s.rdv.pending_writes > 0 && i < s.requests.size(); ++i) {
         Request &r = s.requests[i];
         if (r.state != ReqState::active || r.phase != Phase::await_write) continue;
         const long n = os::portal_test(r.portal);
         if (n == -TS_EAGAIN) continue;
-        if (r.out_portal >= 0)
-            s.rdv.out_portals[r.out_portal].busy = false;
-        else
-            os::portal_close(r.portal);
-        r.portal = -1;
-        --s.rdv.pending_writes;
         *did = true;
-        complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
+        finish_write(r, n);
     }
-    return MPI_SUCCESS;
+    // Only when a portal may have come free (a starved send tries every
+    // time). The queue is rebuilt from the ones that still wait (a write
+    // taken back meanwhile joins it too); after an error the rest keep
+    // waiting.
+    if (!s.rdv.portal_freed && !s.rdv.starved) return MPI_SUCCESS;
+    s.rdv.portal_freed = false;
+    s.rdv.starved = false;
+    int err = MPI_SUCCESS;
+    int i = s.rdv.waiting.head;
+    s.rdv.waiting = RequestQueue{-1, -1};
+    while (i >= 0) {
+        Request &r = request(i);
+        const int next = r.next;
+        bool started = false;
+        if (!err) err = try_write(r, &started);
+        if (!started) queue_push(s.rdv.waiting, i);
+        *did |= started;
+        i = next;
+    }
+    return err;
 }
 
 // ---- receiving ----
 
-// Starts the portal transfer of the oldest matched rendezvous receive.
+// Starts the portal transfer of the oldest matched rendezvous receive:
+// the allow of its sender's write, which it tags with the send's id.
 int start_incoming() {
     RankState &s = self();
     if (s.rdv.incoming_started || s.rdv.incoming.head < 0) return MPI_SUCCESS;
     Request &r = request(s.rdv.incoming.head);
-    const int a = os::portal_allow(s.portal, r.reply.cluster, r.reply.port);
+    const int a = os::portal_allow(s.portal, r.reply.cluster, r.reply.port, r.peer_seq);
     if (a < 0) return fail(MPI_ERR_OTHER, "portal allow failed", a);
-    const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes);
+    const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes, r.offered);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal read failed", e);
     s.rdv.incoming_started = true;
-    return post_reply(r, ControlKind::cts, r.status.bytes);
+    return r.cts_wanted ? post_reply(r, ControlKind::cts, 0) : MPI_SUCCESS;
 }
 
 int poll_incoming(bool *did) {
@@ -359,7 +479,7 @@ int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     return MPI_SUCCESS;
 }
 
-int on_rts(const ControlMsg &m) {
+int on_rts(const ControlMsg &m, bool cts_wanted) {
     Unexpected *u = new_unexpected(0);
     if (!u) return fail(MPI_ERR_NO_MEM, "no memory for a request to send");
     u->env = Envelope{m.source, m.tag, m.context};
@@ -367,6 +487,7 @@ int on_rts(const ControlMsg &m) {
     u->bytes = m.bytes;
     u->reply = Address{m.cluster, m.port};
     u->seq = m.seq;
+    u->cts_wanted = cts_wanted;
     arrive(u);
     return MPI_SUCCESS;
 }
@@ -388,14 +509,18 @@ int handle(const char *msg, long n) {
     p.credits_used -= static_cast<uint8_t>(m.credit);
     switch (kind) {
     case ControlKind::eager: return on_eager(m, msg + sizeof m, static_cast<uint64_t>(n) - sizeof m);
-    case ControlKind::rts: return on_rts(m);
+    case ControlKind::rts: return on_rts(m, false);
+    case ControlKind::rts_cts: return on_rts(m, true);
     case ControlKind::credit: return MPI_SUCCESS;
     case ControlKind::kick: return MPI_SUCCESS;
     default: break;
     }
     Request *r = send_of(m.seq);
+    // A CTS comes late when the write went before it (it found a portal)
+    // and has ended: nothing is left to do.
+    if (!r && kind == ControlKind::cts) return MPI_SUCCESS;
     if (!r || r->peer != m.source) return fail(MPI_ERR_INTERN, "reply without a pending send");
-    if (kind == ControlKind::cts && r->phase == Phase::await_cts) return on_cts(*r, m.bytes);
+    if (kind == ControlKind::cts && !r->confirmed && r->protocol == Protocol::rendezvous) return on_cts(*r);
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
@@ -574,8 +699,10 @@ int ikc_accept(Request &r, Unexpected *u) {
     }
     r.reply = u->reply;
     r.peer_seq = u->seq;
+    r.offered = u->bytes;
+    r.cts_wanted = u->cts_wanted;
     free_unexpected(u);
-    if (r.status.bytes == 0) {
+    if (r.offered == 0) {  // nothing to move: the CTS tells the sender its receive matched
         complete(r, MPI_SUCCESS);
         return post_reply(r, ControlKind::cts, 0);
     }
@@ -680,6 +807,6 @@ void drop_stash() {
 
 int ikc_wait_any() { return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(0); }
 
-bool ikc_retrying() { return self().rdv.waiting_portals > 0; }
+bool ikc_retrying() { return self().rdv.starved; }
 
 }  // namespace lwmpi::util

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct ts_job_info;
 struct ts_ring;
@@ -66,13 +67,19 @@ int mailbox_close(int id);
 int mailbox_unlink(int id);
 
 int portal_create(int port);
-int portal_allow(int id, int cluster, int port);
+/// Lets (cluster, port) write its transfer tagged `tag` to input portal id.
+int portal_allow(int id, int cluster, int port, uint32_t tag);
 int portal_open(int local_port, int cluster, int port);
-/// Asynchronous reads and writes only, as for mailboxes.
-long portal_aread(int id, void *buf, size_t size);
-long portal_awrite(int id, const void *buf, size_t size);
+/// Asynchronous reads and writes only, as for mailboxes. A read takes a
+/// transfer of `transfer` bytes (0: size), keeps the first `size` in buf
+/// and drops the rest; a write waits for its receiver's allow of `tag`.
+long portal_aread(int id, void *buf, size_t size, size_t transfer);
+long portal_awrite(int id, const void *buf, size_t size, uint32_t tag);
 long portal_wait(int id);
 long portal_test(int id);
+/// As portal_test, but a write that has moved no byte yet is cancelled:
+/// -TS_ECANCELED (ts_portal_cancel).
+long portal_cancel(int id);
 /// Sleeps while the caller's count of events is `seen`, at most
 /// timeout_ns (0: no timeout): that count (>= 0), or -TS_E*. Events: an
 /// asynchronous operation the caller started (any of these) finished, an

@@ -48,12 +48,19 @@ int mailbox_close(int id) { return ts_mailbox_close(id); }
 int mailbox_unlink(int id) { return ts_mailbox_unlink(id); }
 
 int portal_create(int port) { return ts_portal_create(port); }
-int portal_allow(int id, int cluster, int port) { return ts_portal_allow(id, cluster, port); }
+int portal_allow(int id, int cluster, int port, uint32_t tag) {
+    return ts_portal_allow(id, cluster, port, tag);
+}
 int portal_open(int local_port, int cluster, int port) { return ts_portal_open(local_port, cluster, port); }
-long portal_aread(int id, void *buf, size_t size) { return ts_portal_aread(id, buf, size); }
-long portal_awrite(int id, const void *buf, size_t size) { return ts_portal_awrite(id, buf, size); }
+long portal_aread(int id, void *buf, size_t size, size_t transfer) {
+    return ts_portal_aread(id, buf, size, transfer);
+}
+long portal_awrite(int id, const void *buf, size_t size, uint32_t tag) {
+    return ts_portal_awrite(id, buf, size, tag);
+}
 long portal_wait(int id) { return ts_portal_wait(id); }
 long portal_test(int id) { return ts_portal_test(id); }
+long portal_cancel(int id) { return ts_portal_cancel(id); }
 long ikc_wait_any(unsigned long seen, unsigned long timeout_ns) { return ts_ikc_wait_any(seen, timeout_ns); }
 int ikc_wake(int core) { return ts_ikc_wake(core); }
 int portal_close(int id) { return ts_portal_close(id); }

@@ -124,6 +124,7 @@ int init() {
                                                                    : WaitPolicy::block;
     s.match.posted = RequestQueue{-1, -1};
     s.rdv.incoming = RequestQueue{-1, -1};
+    s.rdv.waiting = RequestQueue{-1, -1};
     s.match.unexpected_tail = &s.match.unexpected;
     s.inbox.stash_tail = &s.inbox.stash;
     for (OutEndpoint &o : s.outbox.ends)

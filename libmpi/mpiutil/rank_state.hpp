@@ -45,9 +45,9 @@ enum class ReqState : uint8_t { free = 0, active, done };
 /// Where a request stands in its protocol.
 enum class Phase : uint8_t {
     none,          ///< nothing left but completion
-    await_cts,     ///< rendezvous send: RTS written
-    await_portal,  ///< rendezvous send: CTS in, waits for an output portal (none left)
-    await_write,   ///< rendezvous send: its portal write runs
+    await_cts,     ///< rendezvous send of no bytes: RTS written, waits for the CTS
+    await_portal,  ///< rendezvous send: waits for an output portal (RendezvousState::waiting)
+    await_write,   ///< rendezvous send: its portal write runs (or waits for the allow)
     await_copy,    ///< local send: published, the receiver has not copied yet
 };
 
@@ -106,8 +106,10 @@ struct Request {
     void *rbuf;
     uint64_t size;      ///< send: bytes; receive: capacity
     Address reply;      ///< rendezvous: the peer's address
-    uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send
-    uint64_t accepted;  ///< rendezvous send: bytes its receiver's CTS accepted
+    uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send (its portal write's tag)
+    uint64_t offered;   ///< rendezvous receive: bytes the sender writes
+    bool confirmed;     ///< rendezvous send: its receiver allowed it (CTS)
+    bool cts_wanted;    ///< rendezvous receive: its sender waits for a CTS before it writes
     int portal;         ///< rendezvous send: output portal id, -1 if none
     int8_t out_portal;  ///< rendezvous send: its rdv.out_portals[] entry, -1: a portal of its own
     LocalMsg *local;    ///< local send: the published message
@@ -129,6 +131,7 @@ struct Unexpected {
     uint64_t bytes;   ///< offered by the sender
     Address reply;    ///< rendezvous: the sender's address
     uint32_t seq;     ///< rendezvous: the sender's id of the send
+    bool cts_wanted;  ///< rendezvous: the sender waits for a CTS
     LocalMsg *local;  ///< local: the sender's published message
     uint64_t filled;  ///< eager: bytes of data arrived so far
     char data[];      ///< eager: `bytes` bytes
@@ -195,13 +198,17 @@ struct EagerState {
 };
 
 /// The rendezvous protocol (ikc_path.cpp): my input portal takes one
-/// transfer at a time; my sends write through output portals.
+/// transfer at a time; my sends write through output portals, each write
+/// started as soon as the send has a portal, to wait there for its
+/// receiver's allow.
 struct RendezvousState {
     RequestQueue incoming;  ///< matched receives: the head uses the portal
     bool incoming_started;  ///< the head's allow and aread are done
     OutEndpoint out_portals[kOutPortals];
-    int pending_writes;   ///< my sends whose portal write runs
-    int waiting_portals;  ///< my sends waiting for an output portal (await_portal)
+    RequestQueue waiting;  ///< my sends waiting for an output portal (await_portal), oldest first
+    bool portal_freed;     ///< a write of mine ended or gave its portal back: the waiting sends try again
+    bool starved;          ///< one of them, allowed by its receiver, found no portal left in the cluster
+    int pending_writes;    ///< my sends whose portal write runs
 };
 
 /// The local path (local_path.cpp).

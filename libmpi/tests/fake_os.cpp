@@ -69,6 +69,8 @@ struct Async {
     size_t size = 0;
     long result = 0;
     Addr starter{-1, -1};  // (cluster, core) of the thread that started it
+    size_t transfer = 0;   // a portal read's: the transfer's bytes (those past `size` dropped)
+    uint32_t tag = 0;      // a portal write's
 };
 
 enum class Kind { in_mailbox, out_mailbox, in_portal, out_portal };
@@ -101,6 +103,7 @@ struct InPortal {
     int object;
     bool allowed = false;
     Addr allow_from{};
+    uint32_t allow_tag = 0;
 };
 
 // What a cluster's kernel holds for its mailboxes' readers.
@@ -320,11 +323,12 @@ void drop_messages(InMailbox &mb, int cluster) {
 
 // ---- portals ----
 
-// The output portal whose pending write goes to `to` from `from`, or nullptr.
-Object *pending_write(const Addr &to, const Addr &from) {
+// The output portal whose pending write tagged `tag` goes to `to` from
+// `from`, or nullptr.
+Object *pending_write(const Addr &to, const Addr &from, uint32_t tag) {
     for (auto &[id, o] : fab().objects)
         if (o.kind == Kind::out_portal && o.remote == to && o.local == from && o.async.started &&
-            !o.async.finished)
+            !o.async.finished && o.async.tag == tag)
             return &o;
     return nullptr;
 }
@@ -337,9 +341,9 @@ void try_transfer(const Addr &to) {
     InPortal &p = it->second;
     Async &r = fab().objects[p.object].async;
     if (!r.started || r.finished) return;
-    Object *w = pending_write(to, p.allow_from);
+    Object *w = pending_write(to, p.allow_from, p.allow_tag);
     if (!w) return;
-    if (w->async.size != r.size) ++fab().violations;  // one side would wait forever for the rest
+    if (w->async.size != r.transfer) ++fab().violations;  // one side would wait forever for the rest
     std::memcpy(r.rbuf, w->async.wbuf, std::min(r.size, w->async.size));
     p.allowed = false;
     finish(r, static_cast<long>(r.size));
@@ -696,7 +700,7 @@ int portal_create(int port) {
     return id;
 }
 
-int portal_allow(int id, int cluster, int port) {
+int portal_allow(int id, int cluster, int port, uint32_t tag) {
     auto lock = enter_ikc();
     Object *o = object(id, Kind::in_portal);
     if (!o) return violation(-TS_EBADF);
@@ -705,6 +709,7 @@ int portal_allow(int id, int cluster, int port) {
     if (p.allowed) ++fab().violations;  // the kernel forgets the first: a transfer lost
     p.allowed = true;
     p.allow_from = {cluster, port};
+    p.allow_tag = tag;
     try_transfer(o->local);
     return 0;
 }
@@ -714,16 +719,18 @@ int portal_open(int local_port, int cluster, int port) {
     return open_output(Kind::out_portal, local_port, cluster, port);
 }
 
-long portal_aread(int id, void *buf, size_t size) {
+long portal_aread(int id, void *buf, size_t size, size_t transfer) {
     auto lock = enter_ikc();
     Object *o = object(id, Kind::in_portal);
+    if (transfer && transfer < size) return violation(-TS_EINVAL);
     if (long e = start_async(o, buf, nullptr, size)) return e;
+    o->async.transfer = transfer ? transfer : size;
     InPortal &p = fab().portals.at(o->local);
     if (!p.allowed) {  // the kernel's first attempt fails, its wait says so
         finish(o->async, violation(-TS_EINVAL));
         return 0;
     }
-    if (size == 0) {  // the kernel takes the allow and moves nothing
+    if (o->async.transfer == 0) {  // the kernel takes the allow and moves nothing
         p.allowed = false;
         finish(o->async, 0);
         return 0;
@@ -732,10 +739,11 @@ long portal_aread(int id, void *buf, size_t size) {
     return 0;
 }
 
-long portal_awrite(int id, const void *buf, size_t size) {
+long portal_awrite(int id, const void *buf, size_t size, uint32_t tag) {
     auto lock = enter_ikc();
     Object *o = object(id, Kind::out_portal);
     if (long e = start_async(o, nullptr, buf, size)) return e;
+    o->async.tag = tag;
     if (size == 0) {  // no chunk to move
         finish(o->async, 0);
         return 0;
@@ -772,6 +780,21 @@ int ikc_wake(int core) {
 
 long portal_wait(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, false); }
 long portal_test(int id) { return wait_async(id, {Kind::in_portal, Kind::out_portal}, true); }
+
+// Writes move whole when both sides are posted (try_transfer): one that
+// has not finished moved nothing.
+long portal_cancel(int id) {
+    {
+        auto lock = enter_ikc();
+        Object *o = object(id, Kind::out_portal);
+        if (!o || !o->async.started) return violation(o ? -TS_EINVAL : -TS_EBADF);
+        if (!o->async.finished) {
+            o->async.started = false;
+            return -TS_ECANCELED;
+        }
+    }
+    return portal_test(id);
+}
 
 int portal_close(int id) {
     return release(id, Kind::out_portal, [](Object &) {});

@@ -56,6 +56,10 @@ TEST_CASE("control_valid rejects what is not ours", "[control]") {
     bad = m;
     bad.tag = -1;  // an RTS carries a real tag
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
+    bad.kind = static_cast<uint8_t>(ControlKind::rts_cts);  // and so does an RTS_CTS
+    CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
+    bad.tag = 3;
+    CHECK(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.port = -1;
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
@@ -83,8 +87,8 @@ TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
 TEST_CASE("control_valid checks the writer's rank, whatever the communicator", "[control]") {
     // The source of a control message follows its context (a communicator
     // of any id); only a fragment has it right after the version.
-    for (ControlKind k :
-         {ControlKind::rts, ControlKind::eager, ControlKind::cts, ControlKind::credit, ControlKind::kick}) {
+    for (ControlKind k : {ControlKind::rts, ControlKind::rts_cts, ControlKind::eager, ControlKind::cts,
+                          ControlKind::credit, ControlKind::kick}) {
         INFO("kind " << static_cast<int>(k));
         ControlMsg m = make_control(k, 1, 2, 8, 0);
         m.context = 9;  // more than the job has ranks

@@ -33,3 +33,4 @@ long ts_mailbox_wait(int id) { return TS__SC(TS_SYS_MAILBOX_WAIT, id, 0); }
 long ts_mailbox_test(int id) { return TS__SC(TS_SYS_MAILBOX_WAIT, id, TS_IKC_NOWAIT); }
 long ts_portal_wait(int id) { return TS__SC(TS_SYS_PORTAL_WAIT, id, 0); }
 long ts_portal_test(int id) { return TS__SC(TS_SYS_PORTAL_WAIT, id, TS_IKC_NOWAIT); }
+long ts_portal_cancel(int id) { return TS__SC(TS_SYS_PORTAL_WAIT, id, TS_IKC_CANCEL); }

@@ -192,6 +192,11 @@ int portals(int cluster);
 // core does not (that core retries by itself), so cores that poll exchange
 // messages without waking the masters.
 
+/// While `quiet`, the master's calls below ask to be told nothing, as
+/// another core's never do: for work done on behalf of a thread that runs
+/// and tries again by itself. (No effect on other cores.)
+void set_quiet(bool quiet);
+
 /// Puts `msg` (mailbox_size() bytes), for `port`, in our slot of mailbox
 /// `hw` of cluster dst, and wakes dst's master if that port's doorbell
 /// rings; false when the slot is still full.
@@ -214,22 +219,25 @@ bool doorbell_rings(int port);
 /// `bytes` in all (the transfer's last chunk may carry more: they are
 /// dropped). A sender writes ahead of the reader up to the depth of the
 /// portal's ring of chunk buffers.
-void portal_allow(int hw, int src, uint32_t tag, uint32_t bytes);
+void portal_allow(int hw, int src, uint64_t tag, uint32_t bytes);
 /// Receiver: ends the transfer on portal `hw` before its last chunk (the
 /// reader gave up): the sender is no longer allowed, and a chunk it wrote
 /// for this transfer is dropped.
 void portal_close(int hw);
-/// Receiver: takes the next chunk of portal `hw` into buf, of a transfer
-/// that still has `remaining` bytes to come. The chunk that completes the
-/// transfer closes the allow before it is released, so the sender's next
-/// transfer waits for a new allow; bytes beyond `remaining` are dropped.
-/// Returns bytes taken, 0 if no chunk yet.
-size_t portal_read_chunk(int hw, void *buf, size_t remaining);
+/// Receiver: takes the next chunk of portal `hw`, of a transfer that
+/// still has `remaining` bytes to come, and copies at most `room` of its
+/// bytes into buf (none, and buf may be null, with room 0: a reader that
+/// drops the end of a transfer its buffer cannot hold). The chunk that
+/// completes the transfer closes the allow before it is released, so the
+/// sender's next transfer waits for a new allow; bytes beyond `remaining`
+/// are dropped. Returns the transfer's bytes the chunk carried (at most
+/// `remaining`), 0 if no chunk yet.
+size_t portal_read_chunk(int hw, void *buf, size_t remaining, size_t room = SIZE_MAX);
 /// Sender: writes one chunk (n <= portal_chunk()) into portal `hw` of dst;
 /// false until dst allows (our cluster, tag), still wants bytes under that
 /// allow, and its next chunk buffer is free. The write is done once the
 /// chunk is in dst's portal; the reader takes it from there.
-bool portal_write_chunk(int dst, int hw, uint32_t tag, const void *data, size_t n);
+bool portal_write_chunk(int dst, int hw, uint64_t tag, const void *data, size_t n);
 
 /// Adds one signal from this cluster to dst's sync `port`.
 void sync_signal(int dst, int port);

@@ -56,18 +56,21 @@ long mailbox_close(int id);
 long mailbox_unlink(int id);
 
 long portal_create(int port);
-/// Lets (cluster, port) send the next transfer to input portal id: 0,
-/// -TS_EBADF, -TS_EPERM, -TS_EINVAL.
-long portal_allow(int id, int cluster, int port);
+/// Lets (cluster, port) send the next transfer to input portal id, the
+/// one it writes with `tag` (0: untagged): 0, -TS_EBADF, -TS_EPERM,
+/// -TS_EINVAL.
+long portal_allow(int id, int cluster, int port, uint32_t tag);
 long portal_open(int local_port, int cluster, int port);
-/// Receives exactly `size` bytes from the allowed sender into buf (which
-/// receives byte p.done next): size, or pending. `user`: buf is a user
-/// address, checked chunk by chunk (-TS_EFAULT).
-long portal_read(int id, void *buf, size_t size, Progress &p, bool user);
+/// Receives a transfer of `transfer` bytes (0: size) from the allowed
+/// sender, its first `size` into buf and the rest dropped (p.done: the
+/// transfer's bytes so far): size, or pending; -TS_EINVAL without an allow,
+/// or when 0 < transfer < size. `user`: buf is a user address, checked
+/// chunk by chunk (-TS_EFAULT).
+long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, bool user);
 /// Gives the hardware portal back when a read is cut short.
 void portal_read_cancel(Call &c);
-/// Sends `size` bytes once the receiver allows us: size, or pending.
-long portal_write(int id, const void *buf, size_t size, Progress &p, bool user);
+/// Sends `size` bytes once the receiver allows us with `tag`: size, or pending.
+long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &p, bool user);
 long portal_close(int id);
 long portal_unlink(int id);
 
@@ -126,7 +129,7 @@ long sys_ikc_wake(Call &c);
 long sys_mailbox_ioctl(Call &c);
 
 constexpr Handler sys_portal_create = sys_id<portal_create>;
-constexpr Handler sys_portal_allow = sys_three<portal_allow>;
+long sys_portal_allow(Call &c);
 constexpr Handler sys_portal_open = sys_three<portal_open>;
 constexpr Handler sys_portal_close = sys_id<portal_close>;
 constexpr Handler sys_portal_unlink = sys_id<portal_unlink>;
@@ -155,9 +158,11 @@ constexpr Handler sys_sync_unlink = sys_id<sync_unlink>;
 inline long sys_sync_wait(Call &c) { return sync_wait(static_cast<int>(c.a[0]), c.p); }
 long sys_sync_ioctl(Call &c);
 
-/// Tag of a portal transfer between two ports (carried by the allow).
-constexpr uint32_t portal_tag(int sender_port, int receiver_port) {
-    return static_cast<uint32_t>(sender_port) << 16 | static_cast<uint32_t>(receiver_port);
+/// The NoC's tag of a portal transfer between two ports that its writer
+/// tagged `tag` (carried by the allow; a chunk with another tag waits).
+constexpr uint64_t portal_tag(int sender_port, int receiver_port, uint32_t tag) {
+    return static_cast<uint64_t>(tag) << 32 | static_cast<uint32_t>(sender_port) << 16 |
+           static_cast<uint32_t>(receiver_port);
 }
 
 bool valid_port(int port);

@@ -173,15 +173,15 @@ void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size) {
     if (!net.portal_out[to])
         net.portal_out[to] =
             1 + (int)check(ts_portal_open(IKCAPP_PORT, app->cluster_ids[to], IKCAPP_PORT), "ts_portal_open");
-    expect(ts_portal_write(net.portal_out[to] - 1, data, size), size, "ts_portal_write");
+    expect(ts_portal_write(net.portal_out[to] - 1, data, size, 0), size, "ts_portal_write");
 }
 
 void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size) {
     need_master(app, "ikcapp_recv from a worker, rank");
     need_cluster(app, from, "ikcapp_recv from cluster");
     if (size == 0) return;
-    check(ts_portal_allow(net.portal, app->cluster_ids[from], IKCAPP_PORT), "ts_portal_allow");
-    expect(ts_portal_read(net.portal, data, size), size, "ts_portal_read");
+    check(ts_portal_allow(net.portal, app->cluster_ids[from], IKCAPP_PORT, 0), "ts_portal_allow");
+    expect(ts_portal_read(net.portal, data, size, 0), size, "ts_portal_read");
 }
 
 struct ikcapp_clock ikcapp_clock_now(void) {

@@ -154,6 +154,11 @@ long ts_mailbox_wait(int id);
 long ts_mailbox_test(int id);
 long ts_portal_wait(int id);
 long ts_portal_test(int id);
+/* As ts_portal_test, but cancels the portal's AWRITE if none of its bytes
+ * has left yet: -TS_ECANCELED, and the portal takes a new write (the
+ * receiver never saw this one). A write that moves cannot be cancelled:
+ * -TS_EAGAIN until it ends. -TS_EINVAL on an AREAD. */
+long ts_portal_cancel(int id);
 
 /* A barrier between the clusters of a list (clusters[0] first), built from
  * an ALL_TO_ONE and a ONE_TO_ALL sync on one logical port. Every listed
