@@ -192,17 +192,17 @@ void wait_for_portal(Request &r, bool first) {
     s.rdv.waiting.head = i;
 }
 
-// Takes kept portal `slot` back from the write on it if no allow let that
-// write move (cancelled: its send waits for a portal again) or it ended:
-// true when the portal is free now.
+// Takes kept portal `slot` back from the write on it if that write ended,
+// or if no allow let it move (cancelled: its send waits for a portal
+// again): true when the portal is free now.
 bool take_back(int slot) {
     RankState &s = self();
     for (int i = 0; i < s.requests.size(); ++i) {
         Request &w = s.requests[i];
         if (w.state != ReqState::active || w.phase != Phase::await_write || w.out_portal != slot) continue;
-        if (w.confirmed) return false;  // allowed: it moves, or will
-        const long n = os::portal_cancel(w.portal);
-        if (n == -TS_EAGAIN) return false;  // allowed meanwhile: it moves
+        // A confirmed write (its receiver allowed it) is never cancelled.
+        const long n = w.confirmed ? os::portal_test(w.portal) : os::portal_cancel(w.portal);
+        if (n == -TS_EAGAIN) return false;  // it moves
         if (n == -TS_ECANCELED) {
             s.rdv.out_portals[slot].busy = false;
             --s.rdv.pending_writes;
@@ -220,9 +220,10 @@ bool take_back(int slot) {
 // A portal for rendezvous send r, in *slot (kept entry) or *own (a portal
 // of its own); both -1 when it must wait. A kept portal first: the one
 // open to r's receiver, a free one or the least recently used. Once r's
-// receiver allowed it (CTS), a write of mine that no allow let move gives
-// its kept portal back (the one to that receiver first: that receiver
-// takes one transfer at a time, r's now), or r opens one of its own.
+// receiver allowed it (CTS), a write of mine that has ended unseen, or
+// that no allow let move, gives its kept portal back (the one to that
+// receiver first: that receiver takes one transfer at a time, r's now),
+// or r opens one of its own.
 int portal_for(Request &r, int *slot, int *own) {
     RankState &s = self();
     const int n = kept_portals();
@@ -239,15 +240,20 @@ int portal_for(Request &r, int *slot, int *own) {
             *slot = i;
             return MPI_SUCCESS;
         }
-    *own = os::portal_open(s.port, r.reply.cluster, r.reply.port);
-    if (*own >= 0) return MPI_SUCCESS;
-    if (*own != -TS_ENFILE) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", *own);
-    // The cluster has no portal left to give: one of my waiting writes
-    // gives its own back, or r waits and tries again (starved).
+    // No portal left to give (-TS_ENFILE): one of my kept ones, taken
+    // back, is closed for it; else r waits and tries again (starved).
+    for (int i = -1; i < n; ++i) {
+        OutEndpoint *o = i < 0 ? nullptr : &s.rdv.out_portals[i];
+        if (o) {
+            if (!take_back(i)) continue;
+            os::portal_close(o->id);
+            o->id = -1;
+        }
+        *own = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+        if (*own >= 0) return MPI_SUCCESS;
+        if (*own != -TS_ENFILE) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", *own);
+    }
     *own = -1;
-    for (int i = 0; i < n; ++i)
-        if (take_back(i))
-            return out_endpoint(s.rdv.out_portals, n, r.reply, os::portal_open, os::portal_close, slot);
     s.rdv.starved = true;
     return MPI_SUCCESS;
 }
@@ -266,7 +272,9 @@ int send_rts(Request &r, const Address &to) {
     r.reply = to;
     r.confirmed = false;
     // The write goes out with the RTS when it has a portal: the receiver's
-    // allow then starts the data with no reply.
+    // allow then starts the data with no reply. Otherwise the send waits
+    // for a CTS (a write started later, on a portal come free, would not
+    // spare it: the CTS would come anyway, and wake me for nothing).
     int slot = -1;
     if (r.size > 0)
         if (int e = out_endpoint(self().rdv.out_portals, kept_portals(), to, os::portal_open,
@@ -279,35 +287,20 @@ int send_rts(Request &r, const Address &to) {
     rts.bytes = r.size;
     if (int e = post_control(to, &rts, sizeof rts)) return e;
     if (slot >= 0) return write_on(r, self().rdv.out_portals[slot].id, slot);
-    if (r.size == 0)
-        r.phase = Phase::await_cts;
-    else
-        wait_for_portal(r, false);
+    r.phase = Phase::await_cts;
     return MPI_SUCCESS;
 }
 
-// Takes waiting send `i` off the queue of sends waiting for a portal.
-void unwait(int i) {
-    RequestQueue &q = self().rdv.waiting;
-    for (int *link = &q.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
-        if (*link != i) continue;
-        *link = request(i).next;
-        if (q.tail == i) q.tail = prev;
-        return;
-    }
-}
-
-// CTS for rendezvous send r: its receiver allowed it.
+// CTS for rendezvous send r (it waits for it): its receiver allowed it.
 int on_cts(Request &r) {
     r.confirmed = true;
-    if (r.phase == Phase::await_cts) {  // no bytes: that was all
+    if (r.size == 0) {  // no bytes: that was all
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    if (r.phase != Phase::await_portal) return MPI_SUCCESS;  // its write runs already
     bool started;
     if (int e = try_write(r, &started)) return e;
-    if (started) unwait(request_index(r));
+    if (!started) wait_for_portal(r, false);
     return MPI_SUCCESS;
 }
 
@@ -516,11 +509,8 @@ int handle(const char *msg, long n) {
     default: break;
     }
     Request *r = send_of(m.seq);
-    // A CTS comes late when the write went before it (it found a portal)
-    // and has ended: nothing is left to do.
-    if (!r && kind == ControlKind::cts) return MPI_SUCCESS;
     if (!r || r->peer != m.source) return fail(MPI_ERR_INTERN, "reply without a pending send");
-    if (kind == ControlKind::cts && !r->confirmed && r->protocol == Protocol::rendezvous) return on_cts(*r);
+    if (kind == ControlKind::cts && r->phase == Phase::await_cts) return on_cts(*r);
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 

@@ -45,7 +45,7 @@ enum class ReqState : uint8_t { free = 0, active, done };
 /// Where a request stands in its protocol.
 enum class Phase : uint8_t {
     none,          ///< nothing left but completion
-    await_cts,     ///< rendezvous send of no bytes: RTS written, waits for the CTS
+    await_cts,     ///< rendezvous send: RTS_CTS written, waits for the CTS
     await_portal,  ///< rendezvous send: waits for an output portal (RendezvousState::waiting)
     await_write,   ///< rendezvous send: its portal write runs (or waits for the allow)
     await_copy,    ///< local send: published, the receiver has not copied yet
