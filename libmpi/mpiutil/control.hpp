@@ -16,13 +16,18 @@
 // operation ends: no acknowledgement. A receiver whose buffer is smaller
 // keeps what fits and drops the rest (MPI_ERR_TRUNCATE).
 //
-// A send starts its write when it has an output portal (S keeps a few
-// open, one per receiver). One that has none yet says so with RTS_CTS
-// instead: R answers CTS{seq} when it allows the transfer, and S then
-// takes a portal back from a write of its own that no allow let move
-// (cancelled, to start again later) or opens one. A message of no bytes
-// moves nothing through the portal: RTS_CTS, and the CTS ends the
-// exchange (a synchronous send learns its receive matched).
+// S keeps an output portal open to each of a few receivers, and its
+// sends to one receiver write through it one after the other, in the
+// order they were sent; R, which takes them in that order as a rule,
+// sends nothing back. When R allows a message before an older RTS of the
+// same S (another tag, a receive posted later), it answers CTS{seq}: S
+// takes the portal back from the older one's write, which no allow can
+// move meanwhile (cancelled, restarted after), and writes this one. A send
+// that gets no kept portal says so with RTS_CTS: R answers CTS{seq} when
+// it allows the transfer, and S writes then, on a kept portal or one of
+// its own. A message of no bytes moves nothing through the portal:
+// RTS_CTS, and the CTS ends the exchange (a synchronous send learns its
+// receive matched).
 //
 // Eager (standard sends up to the threshold): an EAGER message carries the
 // envelope and the first bytes; EAGER_MORE messages from the same sender
@@ -46,7 +51,7 @@ namespace lwmpi::util {
 inline constexpr uint8_t kControlVersion = 5;
 
 enum class ControlKind : uint8_t {
-    rts = 1,         ///< request to send: an envelope and the bytes; the write waits for the allow
+    rts = 1,         ///< request to send: an envelope and the bytes; the write comes, in order, for the allow
     cts = 2,         ///< clear to send: the receiver allowed the transfer
     eager = 3,       ///< an envelope, the size and the first bytes of data
     eager_more = 4,  ///< the next bytes of the sender's current eager message

@@ -23,7 +23,7 @@ uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
 // The entry of outs[0..n) open to `to`, in *out: the one already open,
 // else a free one or the least recently used, (re)opened with `open`. -1
-// in *out when the one open to `to`, or every one, is busy.
+// in *out when the one open to `to`, or every one, is busy (or pinned).
 int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, int, int), int (*close)(int),
                  int *out) {
     RankState &s = self();
@@ -40,7 +40,7 @@ int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, i
     const bool open_to = pick >= 0;
     for (int i = 0; i < n && !open_to && (pick < 0 || outs[pick].id >= 0); ++i) {
         const OutEndpoint &o = outs[i];
-        if (!o.busy && (pick < 0 || o.id < 0 || o.used < outs[pick].used)) pick = i;
+        if (!o.busy && !o.pinned && (pick < 0 || o.id < 0 || o.used < outs[pick].used)) pick = i;
     }
     *out = pick;
     if (pick < 0) return MPI_SUCCESS;
@@ -146,10 +146,33 @@ int send_eager(Request &r, const Address &to) {
 }
 
 // ---- rendezvous sends ----
+//
+// A rank keeps a few output portals open (out_portals), each to one
+// receiver. Its rendezvous sends to that receiver write through it one
+// after the other, in the order they were sent: the receiver, which takes
+// a sender's messages in that order as a rule, needs to send nothing back
+// (RTS). The sends behind the write on a kept portal wait in line in
+// RendezvousState::waiting, and the portal stays with its receiver
+// (`pinned`). A receiver that allows a message before an older one of the
+// same sender sends a CTS for it: the sender then takes the kept portal
+// back from the older one's write, which no allow can move meanwhile (a
+// receiver takes one transfer at a time), and restarts it after. A send
+// that gets no kept portal asks for a CTS (RTS_CTS), and writes once it
+// comes, on a kept portal or one of its own.
 
 int kept_portals() {
     const RankState &s = self();
     return s.outbox.limit < kOutPortals ? s.outbox.limit : kOutPortals;
+}
+
+// The kept portal open to `to`, or -1.
+int kept_to(const Address &to) {
+    const RankState &s = self();
+    for (int i = 0; i < kept_portals(); ++i) {
+        const OutEndpoint &o = s.rdv.out_portals[i];
+        if (o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port) return i;
+    }
+    return -1;
 }
 
 // Starts rendezvous send r's portal write on output portal `id`, kept
@@ -157,7 +180,10 @@ int kept_portals() {
 // for the receiver's allow of its tag, r's token.
 int write_on(Request &r, int id, int slot) {
     RankState &s = self();
-    if (slot >= 0) s.rdv.out_portals[slot].busy = true;
+    if (slot >= 0) {
+        s.rdv.out_portals[slot].busy = true;
+        s.rdv.out_portals[slot].used = ++s.endpoint_clock;
+    }
     r.portal = id;
     r.out_portal = static_cast<int8_t>(slot);
     const long e = os::portal_awrite(id, r.sbuf, r.size, request_token(r));
@@ -181,11 +207,13 @@ void finish_write(Request &r, long n) {
     complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
 }
 
-// r waits for an output portal: first in line when `first` (a write taken
-// back from it was the oldest to its receiver), else last.
-void wait_for_portal(Request &r, bool first) {
+// r waits in line for kept portal `slot` (-1: for any portal, its CTS in
+// hand): first when `first` (its write was taken back), else last.
+void wait_for_portal(Request &r, int slot, bool first) {
     RankState &s = self();
     r.phase = Phase::await_portal;
+    r.out_portal = static_cast<int8_t>(slot);
+    if (slot >= 0) ++s.rdv.out_portals[slot].pinned;
     const int i = request_index(r);
     if (!first || s.rdv.waiting.head < 0) return queue_push(s.rdv.waiting, i);
     r.next = s.rdv.waiting.head;
@@ -193,8 +221,8 @@ void wait_for_portal(Request &r, bool first) {
 }
 
 // Takes kept portal `slot` back from the write on it if that write ended,
-// or if no allow let it move (cancelled: its send waits for a portal
-// again): true when the portal is free now.
+// or if no allow let it move (cancelled: its send waits first in line for
+// the portal): true when the portal is free now.
 bool take_back(int slot) {
     RankState &s = self();
     for (int i = 0; i < s.requests.size(); ++i) {
@@ -206,9 +234,8 @@ bool take_back(int slot) {
         if (n == -TS_ECANCELED) {
             s.rdv.out_portals[slot].busy = false;
             --s.rdv.pending_writes;
-            s.rdv.portal_freed = true;
             w.portal = -1;
-            wait_for_portal(w, true);
+            wait_for_portal(w, slot, true);
         } else {
             finish_write(w, n);
         }
@@ -217,68 +244,57 @@ bool take_back(int slot) {
     return false;
 }
 
-// A portal for rendezvous send r, in *slot (kept entry) or *own (a portal
-// of its own); both -1 when it must wait. A kept portal first: the one
-// open to r's receiver, a free one or the least recently used. Once r's
-// receiver allowed it (CTS), a write of mine that has ended unseen, or
-// that no allow let move, gives its kept portal back (the one to that
-// receiver first: that receiver takes one transfer at a time, r's now),
-// or r opens one of its own.
+// A portal for rendezvous send r, whose receiver allowed it (CTS), in
+// *slot (kept entry) or *own (a portal of its own); both -1 when it must
+// wait. The kept portal to its receiver first, taken back from the write
+// on it if need be (that receiver takes r's transfer now, so that write
+// has ended or cannot move), else a free kept one or the least recently
+// used, else one of its own.
 int portal_for(Request &r, int *slot, int *own) {
     RankState &s = self();
-    const int n = kept_portals();
     *own = -1;
-    if (int e = out_endpoint(s.rdv.out_portals, n, r.reply, os::portal_open, os::portal_close, slot))
+    *slot = r.out_portal >= 0 ? r.out_portal : kept_to(r.reply);
+    if (*slot >= 0 && (!s.rdv.out_portals[*slot].busy || take_back(*slot))) return MPI_SUCCESS;
+    if (int e =
+            out_endpoint(s.rdv.out_portals, kept_portals(), r.reply, os::portal_open, os::portal_close, slot))
         return e;
-    if (*slot >= 0 || !r.confirmed) return MPI_SUCCESS;
-    auto to_receiver = [&r](const OutEndpoint &o) {
-        return o.id >= 0 && o.to.cluster == r.reply.cluster && o.to.port == r.reply.port;
-    };
-    for (int i = 0; i < n; ++i)
-        if (to_receiver(s.rdv.out_portals[i]) && take_back(i)) {
-            s.rdv.out_portals[i].used = ++s.endpoint_clock;
-            *slot = i;
-            return MPI_SUCCESS;
-        }
-    // No portal left to give (-TS_ENFILE): one of my kept ones, taken
-    // back, is closed for it; else r waits and tries again (starved).
-    for (int i = -1; i < n; ++i) {
-        OutEndpoint *o = i < 0 ? nullptr : &s.rdv.out_portals[i];
-        if (o) {
-            if (!take_back(i)) continue;
-            os::portal_close(o->id);
-            o->id = -1;
-        }
-        *own = os::portal_open(s.port, r.reply.cluster, r.reply.port);
-        if (*own >= 0) return MPI_SUCCESS;
-        if (*own != -TS_ENFILE) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", *own);
-    }
-    *own = -1;
+    if (*slot >= 0) return MPI_SUCCESS;
+    *own = os::portal_open(s.port, r.reply.cluster, r.reply.port);
+    if (*own >= 0) return MPI_SUCCESS;
+    if (*own != -TS_ENFILE) return fail(MPI_ERR_OTHER, "cannot open the peer's portal", *own);
+    *own = -1;  // the cluster has none left to give: again on the next pass
     s.rdv.starved = true;
     return MPI_SUCCESS;
 }
 
-// Starts rendezvous send r's write if it has a portal; *started says.
+// Starts waiting send r's write if its turn came: in line for a kept
+// portal, once that portal is free (the first in line gets it); with its
+// CTS, as soon as it has a portal. *started says.
 int try_write(Request &r, bool *started) {
-    int slot, own;
-    if (int e = portal_for(r, &slot, &own)) return e;
-    *started = slot >= 0 || own >= 0;
+    RankState &s = self();
+    int slot = r.out_portal, own = -1;
+    if (slot >= 0 && !r.confirmed)
+        *started = !s.rdv.out_portals[slot].busy;
+    else if (int e = portal_for(r, &slot, &own))
+        return e;
+    else
+        *started = slot >= 0 || own >= 0;
     if (!*started) return MPI_SUCCESS;
-    return write_on(r, slot >= 0 ? self().rdv.out_portals[slot].id : own, slot);
+    if (r.phase == Phase::await_portal && r.out_portal >= 0) --s.rdv.out_portals[r.out_portal].pinned;
+    return write_on(r, slot >= 0 ? s.rdv.out_portals[slot].id : own, slot);
 }
 
 int send_rts(Request &r, const Address &to) {
+    RankState &s = self();
     r.protocol = Protocol::rendezvous;
     r.reply = to;
     r.confirmed = false;
-    // The write goes out with the RTS when it has a portal: the receiver's
-    // allow then starts the data with no reply. Otherwise the send waits
-    // for a CTS (a write started later, on a portal come free, would not
-    // spare it: the CTS would come anyway, and wake me for nothing).
+    // The kept portal to `to`, or one to open to it: then the write comes
+    // without a CTS, at once or after the ones before it.
     int slot = -1;
-    if (r.size > 0)
-        if (int e = out_endpoint(self().rdv.out_portals, kept_portals(), to, os::portal_open,
-                                 os::portal_close, &slot))
+    if (r.size > 0 && (slot = kept_to(to)) < 0)
+        if (int e =
+                out_endpoint(s.rdv.out_portals, kept_portals(), to, os::portal_open, os::portal_close, &slot))
             return e;
     ControlMsg rts =
         control_to(r.peer, slot >= 0 ? ControlKind::rts : ControlKind::rts_cts, request_token(r));
@@ -286,21 +302,42 @@ int send_rts(Request &r, const Address &to) {
     rts.tag = r.tag;
     rts.bytes = r.size;
     if (int e = post_control(to, &rts, sizeof rts)) return e;
-    if (slot >= 0) return write_on(r, self().rdv.out_portals[slot].id, slot);
-    r.phase = Phase::await_cts;
+    if (slot < 0) {
+        r.phase = Phase::await_cts;
+        return MPI_SUCCESS;
+    }
+    const OutEndpoint &o = s.rdv.out_portals[slot];
+    if (!o.busy && !o.pinned) return write_on(r, o.id, slot);
+    wait_for_portal(r, slot, false);
     return MPI_SUCCESS;
 }
 
-// CTS for rendezvous send r (it waits for it): its receiver allowed it.
+// Takes waiting send `i` out of the line.
+void unwait(int i) {
+    RequestQueue &q = self().rdv.waiting;
+    for (int *link = &q.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
+        if (*link != i) continue;
+        *link = request(i).next;
+        if (q.tail == i) q.tail = prev;
+        return;
+    }
+}
+
+// CTS for rendezvous send r, which waits for it (RTS_CTS) or waits in
+// line for its kept portal (its receiver took it before an older one).
 int on_cts(Request &r) {
     r.confirmed = true;
     if (r.size == 0) {  // no bytes: that was all
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
+    const bool in_line = r.phase == Phase::await_portal;
+    if (in_line) unwait(request_index(r));
     bool started;
     if (int e = try_write(r, &started)) return e;
-    if (!started) wait_for_portal(r, false);
+    if (started) return MPI_SUCCESS;
+    if (in_line && r.out_portal >= 0) --self().rdv.out_portals[r.out_portal].pinned;
+    wait_for_portal(r, -1, false);
     return MPI_SUCCESS;
 }
 
@@ -341,6 +378,22 @@ int poll_writes(bool *did) {
 
 // ---- receiving ----
 
+// True when rendezvous receive r, about to be allowed, takes its message
+// before an older one (RTS) of the same sender that is not allowed yet:
+// an unexpected one, or one matched after it. The sender's kept portal
+// then carries that one's write, and r's sender needs a CTS.
+bool overtakes(const Request &r) {
+    const RankState &s = self();
+    auto older = [&r](int source, bool cts_wanted, uint32_t stamp) {
+        return source == r.status.source && !cts_wanted && static_cast<int32_t>(stamp - r.stamp) < 0;
+    };
+    for (const Unexpected *u = s.match.unexpected; u; u = u->next)
+        if (u->protocol == Protocol::rendezvous && older(u->env.source, u->cts_wanted, u->stamp)) return true;
+    for (int i = r.next; i >= 0; i = request(i).next)  // matched after r, behind it in line
+        if (older(request(i).status.source, request(i).cts_wanted, request(i).stamp)) return true;
+    return false;
+}
+
 // Starts the portal transfer of the oldest matched rendezvous receive:
 // the allow of its sender's write, which it tags with the send's id.
 int start_incoming() {
@@ -352,7 +405,7 @@ int start_incoming() {
     const long e = os::portal_aread(s.portal, r.rbuf, r.status.bytes, r.offered);
     if (e < 0) return fail(MPI_ERR_OTHER, "portal read failed", e);
     s.rdv.incoming_started = true;
-    return r.cts_wanted ? post_reply(r, ControlKind::cts, 0) : MPI_SUCCESS;
+    return r.cts_wanted || overtakes(r) ? post_reply(r, ControlKind::cts, 0) : MPI_SUCCESS;
 }
 
 int poll_incoming(bool *did) {
@@ -481,6 +534,7 @@ int on_rts(const ControlMsg &m, bool cts_wanted) {
     u->reply = Address{m.cluster, m.port};
     u->seq = m.seq;
     u->cts_wanted = cts_wanted;
+    u->stamp = ++self().rdv.rts_arrivals;
     arrive(u);
     return MPI_SUCCESS;
 }
@@ -510,7 +564,9 @@ int handle(const char *msg, long n) {
     }
     Request *r = send_of(m.seq);
     if (!r || r->peer != m.source) return fail(MPI_ERR_INTERN, "reply without a pending send");
-    if (kind == ControlKind::cts && r->phase == Phase::await_cts) return on_cts(*r);
+    if (kind == ControlKind::cts && !r->confirmed &&
+        (r->phase == Phase::await_cts || (r->phase == Phase::await_portal && r->out_portal >= 0)))
+        return on_cts(*r);
     return fail(MPI_ERR_INTERN, "reply out of order in the rendezvous protocol");
 }
 
@@ -691,6 +747,7 @@ int ikc_accept(Request &r, Unexpected *u) {
     r.peer_seq = u->seq;
     r.offered = u->bytes;
     r.cts_wanted = u->cts_wanted;
+    r.stamp = u->stamp;
     free_unexpected(u);
     if (r.offered == 0) {  // nothing to move: the CTS tells the sender its receive matched
         complete(r, MPI_SUCCESS);

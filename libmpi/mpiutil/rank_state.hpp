@@ -85,8 +85,9 @@ inline constexpr int kOutPortals = 4;
 struct OutEndpoint {
     int id;  ///< -1 if none
     Address to;
-    uint32_t used;  ///< out_clock at its last write
-    bool busy;      ///< a write runs on it that the rank has not seen end
+    uint32_t used;    ///< out_clock at its last write
+    bool busy;        ///< a write runs on it that the rank has not seen end
+    uint16_t pinned;  ///< portals: sends in line for it (it keeps its receiver until they wrote)
 };
 
 /// A send or receive of the calling rank.
@@ -108,6 +109,7 @@ struct Request {
     Address reply;      ///< rendezvous: the peer's address
     uint32_t peer_seq;  ///< rendezvous receive: the sender's id of the send (its portal write's tag)
     uint64_t offered;   ///< rendezvous receive: bytes the sender writes
+    uint32_t stamp;     ///< rendezvous receive: when its RTS came (RendezvousState::rts_arrivals)
     bool confirmed;     ///< rendezvous send: its receiver allowed it (CTS)
     bool cts_wanted;    ///< rendezvous receive: its sender waits for a CTS before it writes
     int portal;         ///< rendezvous send: output portal id, -1 if none
@@ -132,6 +134,7 @@ struct Unexpected {
     Address reply;    ///< rendezvous: the sender's address
     uint32_t seq;     ///< rendezvous: the sender's id of the send
     bool cts_wanted;  ///< rendezvous: the sender waits for a CTS
+    uint32_t stamp;   ///< rendezvous: RendezvousState::rts_arrivals when it came
     LocalMsg *local;  ///< local: the sender's published message
     uint64_t filled;  ///< eager: bytes of data arrived so far
     char data[];      ///< eager: `bytes` bytes
@@ -205,10 +208,11 @@ struct RendezvousState {
     RequestQueue incoming;  ///< matched receives: the head uses the portal
     bool incoming_started;  ///< the head's allow and aread are done
     OutEndpoint out_portals[kOutPortals];
-    RequestQueue waiting;  ///< my sends waiting for an output portal (await_portal), oldest first
-    bool portal_freed;     ///< a write of mine ended or gave its portal back: the waiting sends try again
-    bool starved;          ///< one of them, allowed by its receiver, found no portal left in the cluster
-    int pending_writes;    ///< my sends whose portal write runs
+    RequestQueue waiting;   ///< my sends waiting for an output portal (await_portal), oldest first
+    bool portal_freed;      ///< a write of mine ended: the waiting sends try again
+    uint32_t rts_arrivals;  ///< RTS and RTS_CTS messages that came, in order (stamps)
+    bool starved;           ///< one of them, allowed by its receiver, found no portal left in the cluster
+    int pending_writes;     ///< my sends whose portal write runs
 };
 
 /// The local path (local_path.cpp).

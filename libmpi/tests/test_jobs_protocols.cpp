@@ -462,6 +462,44 @@ TEST_CASE("a rendezvous costs the receiver no reply: its portal allow is the cle
     }
 }
 
+TEST_CASE("a window of rendezvous sends taken in order costs the receiver no reply", "[jobs][engine]") {
+    // The sends write one after the other through the sender's kept
+    // portal to the receiver, each when the one before it has ended: the
+    // receiver's allows alone pace them.
+    for (const Placement &p : kPlacements) {
+        if (!over_ikc(p)) continue;
+        INFO(p.name);
+        Signal sent;
+        const JobResult r = run_job(config(2, p), [&sent](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            constexpr int kMessages = 8, n = 4096 + 3;
+            if (rank == 0) {
+                std::vector<std::vector<unsigned char>> out;
+                MPI_Request req[kMessages];
+                const int before = fake::arrivals(0);
+                for (int t = 0; t < kMessages; ++t) {
+                    out.push_back(message(t, n));
+                    EXPECT_OK(MPI_Isend(out[t].data(), n, MPI_BYTE, 1, 9, MPI_COMM_WORLD, &req[t]));
+                }
+                EXPECT_OK(MPI_Waitall(kMessages, req, MPI_STATUSES_IGNORE));
+                const int arrived = fake::arrivals(0) - before;
+                sent.raise();
+                EXPECT(arrived == 0);
+            } else {
+                for (int t = 0; t < kMessages; ++t) {
+                    auto in = receive_buffer(n);
+                    EXPECT_OK(MPI_Recv(in.data(), n, MPI_BYTE, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    EXPECT(is_message(in.data(), t, n));
+                }
+                sent.await();
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
 TEST_CASE("a receiver takes one sender's rendezvous messages in any order", "[jobs][engine]") {
     // Five sends of distinct tags, received last first: each receive's
     // allow must take the write of its own message (the first send's
