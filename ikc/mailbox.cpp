@@ -281,6 +281,22 @@ long mailbox_wait_fast(Call &c) {
 
 long sys_mailbox_trywrite(Call &c) { return sync_call(mailbox_table(), c, Dir::output, trywrite_call); }
 
+// The same checks as the locked call, in racy reads of tables that never
+// move (as polled_port): -TS_EAGAIN only where the locked call, run at
+// some moment of this one, would answer it too.
+long mailbox_trywrite_fast(Call &c) {
+    if (c.a[0] >= static_cast<uint64_t>(max_virtual) || c.a[2] > mailbox_payload()) return pending;
+    const Endpoint &e = mailbox_table().entries[c.a[0]];
+    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
+    if (!now(e.used) || now(e.input) || now(e.owner) != current_process() || now(e.async.started))
+        return pending;
+    const int cluster = now(e.remote_cluster);
+    if (!valid_cluster(cluster)) return pending;
+    if (!hal::noc::mailbox_slot_full(cluster, now(e.remote_port) % hal::noc::mailboxes(cluster)))
+        return pending;
+    return check_user(c.a[1], c.a[2], false) ? pending : -TS_EAGAIN;
+}
+
 long sys_mailbox_ring(Call &c) {
     Endpoint *e;
     if (long err = mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e)) return err;

@@ -81,6 +81,7 @@ constexpr Handler fast_of(uint64_t number) {
     switch (number) {
     case TS_SYS_MAILBOX_WAIT: return ikc::mailbox_wait_fast;
     case TS_SYS_MAILBOX_DRAIN: return ikc::mailbox_drain_fast;
+    case TS_SYS_MAILBOX_TRYWRITE: return ikc::mailbox_trywrite_fast;
     default: return nullptr;
     }
 }

@@ -203,6 +203,8 @@ bool mailbox_send(int dst, int hw, int port, const void *msg) {
     return true;
 }
 
+bool mailbox_slot_full(int dst, int hw) { return load(&slot(dst, hw, cluster_id())->full) != 0; }
+
 bool mailbox_peek(int hw, int src, void *msg) {
     const SlotCtl *s = slot(cluster_id(), hw, src);
     if (!load(&s->full)) return false;

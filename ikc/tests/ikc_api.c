@@ -203,8 +203,18 @@ static void rings(void) {
     expect(ts_mailbox_aread(in, buf, sizeof buf), -TS_EBUSY, "aread with a ring");
 
     /* Full: the ring and the hardware slot hold all, nothing is lost. */
-    const unsigned sent = ring_fill(r, in, out, mode);
+    unsigned sent = ring_fill(r, in, out, mode);
     if (sent <= RING_SLOTS) fail("messages beyond the ring's room did not wait in the kernel", (long)sent);
+    /* A full slot answers -TS_EAGAIN (without the master's lock) only to a
+     * write that could go: a bad buffer or size still says what is wrong. */
+    static char big[4096];
+    long w;
+    for (int i = 0; i < 1000 && (w = ring_send(out, sent)) >= 0; ++i)
+        ++sent;
+    expect(w, -TS_EAGAIN, "trywrite to a full slot");
+    expect(ts_mailbox_trywrite(out, (void *)16, 1), -TS_EFAULT, "trywrite from a bad buffer to a full slot");
+    expect(ts_mailbox_trywrite(out, big, sizeof big), -TS_EINVAL,
+           "trywrite of too many bytes to a full slot");
     for (unsigned seq = 0, tries = 0; seq < sent; ++tries) {
         while (r->head != r->tail)
             ring_take(r, seq++);

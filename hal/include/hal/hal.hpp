@@ -201,6 +201,10 @@ void set_quiet(bool quiet);
 /// `hw` of cluster dst, and wakes dst's master if that port's doorbell
 /// rings; false when the slot is still full.
 bool mailbox_send(int dst, int hw, int port, const void *msg);
+/// True when our slot of mailbox `hw` of cluster dst still holds a message
+/// we put there: a look without taking anything (the receiver may empty
+/// it meanwhile).
+bool mailbox_slot_full(int dst, int hw);
 /// Copies the message in sender `src`'s slot of our mailbox `hw` and
 /// leaves it there; false if empty.
 bool mailbox_peek(int hw, int src, void *msg);

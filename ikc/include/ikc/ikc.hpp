@@ -119,6 +119,10 @@ long sys_mailbox_drain(Call &c);
 /// DRAIN tried without master_lock: 0 when nothing can have come for the
 /// caller's ringed mailbox (as mailbox_wait_fast); else pending.
 long mailbox_drain_fast(Call &c);
+/// TRYWRITE tried without master_lock: -TS_EAGAIN when the caller's output
+/// mailbox is valid, the size and buffer are, and the receiver's slot for
+/// this cluster is still full; else pending (the locked call decides).
+long mailbox_trywrite_fast(Call &c);
 /// WAIT_ANY (a0 seen, a1 timeout_ns): the calling core's count of events
 /// (its asynchronous operations that finished, WAKEs for it) once it
 /// differs from `seen` or the timeout passed; pending until then.
