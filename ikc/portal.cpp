@@ -73,8 +73,8 @@ long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, b
     if (transfer == 0) transfer = size;
     if (p.step == 0) {
         if (!e->allowed) return -TS_EINVAL;  // a read needs an allow first
-        if (transfer < size || transfer > UINT32_MAX)
-            return -TS_EINVAL;  // the NoC counts a transfer's bytes in 32 bits
+        // A transfer holds at least the bytes kept; the NoC counts them in 32 bits.
+        if (transfer < size || transfer > UINT32_MAX) return -TS_EINVAL;
         if (transfer == 0) {
             e->allowed = false;
             count_transfer(e->stats, p, 0, false);

@@ -21,31 +21,37 @@ namespace {
 
 uint64_t payload() { return static_cast<uint64_t>(os::job()->mailbox_payload); }
 
+bool is_to(const OutEndpoint &o, const Address &to) {
+    return o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port;
+}
+
+// The entry of outs[0..n) open to `to`, or -1.
+int open_to(const OutEndpoint *outs, int n, const Address &to) {
+    for (int i = 0; i < n; ++i)
+        if (is_to(outs[i], to)) return i;
+    return -1;
+}
+
 // The entry of outs[0..n) open to `to`, in *out: the one already open,
 // else a free one or the least recently used, (re)opened with `open`. -1
 // in *out when the one open to `to`, or every one, is busy (or pinned).
 int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, int, int), int (*close)(int),
                  int *out) {
     RankState &s = self();
-    auto is_to = [&to](const OutEndpoint &o) {
-        return o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port;
-    };
-    int pick = -1;
-    for (int i = 0; i < n && pick < 0; ++i)
-        if (is_to(outs[i])) pick = i;
+    int pick = open_to(outs, n, to);
     if (pick >= 0 && outs[pick].busy) {
         *out = -1;
         return MPI_SUCCESS;
     }
-    const bool open_to = pick >= 0;
-    for (int i = 0; i < n && !open_to && (pick < 0 || outs[pick].id >= 0); ++i) {
+    const bool already = pick >= 0;
+    for (int i = 0; i < n && !already && (pick < 0 || outs[pick].id >= 0); ++i) {
         const OutEndpoint &o = outs[i];
         if (!o.busy && !o.pinned && (pick < 0 || o.id < 0 || o.used < outs[pick].used)) pick = i;
     }
     *out = pick;
     if (pick < 0) return MPI_SUCCESS;
     OutEndpoint &o = outs[pick];
-    if (!is_to(o)) {
+    if (!is_to(o, to)) {
         if (o.id >= 0) close(o.id);
         o.id = open(s.port, to.cluster, to.port);
         if (o.id < 0) return fail(MPI_ERR_OTHER, "cannot open an output mailbox or portal to the peer", o.id);
@@ -166,14 +172,7 @@ int kept_portals() {
 }
 
 // The kept portal open to `to`, or -1.
-int kept_to(const Address &to) {
-    const RankState &s = self();
-    for (int i = 0; i < kept_portals(); ++i) {
-        const OutEndpoint &o = s.rdv.out_portals[i];
-        if (o.id >= 0 && o.to.cluster == to.cluster && o.to.port == to.port) return i;
-    }
-    return -1;
-}
+int kept_to(const Address &to) { return open_to(self().rdv.out_portals, kept_portals(), to); }
 
 // Starts rendezvous send r's portal write on output portal `id`, kept
 // entry `slot` (-1: a portal of its own). The write waits in the kernel
@@ -253,7 +252,7 @@ bool take_back(int slot) {
 int portal_for(Request &r, int *slot, int *own) {
     RankState &s = self();
     *own = -1;
-    *slot = r.out_portal >= 0 ? r.out_portal : kept_to(r.reply);
+    *slot = kept_to(r.reply);
     if (*slot >= 0 && (!s.rdv.out_portals[*slot].busy || take_back(*slot))) return MPI_SUCCESS;
     if (int e =
             out_endpoint(s.rdv.out_portals, kept_portals(), r.reply, os::portal_open, os::portal_close, slot))
@@ -268,20 +267,21 @@ int portal_for(Request &r, int *slot, int *own) {
 }
 
 // Starts waiting send r's write if its turn came: in line for a kept
-// portal, once that portal is free (the first in line gets it); with its
-// CTS, as soon as it has a portal. *started says.
+// portal (r.out_portal), once that portal is free (the first in line gets
+// it); with its CTS, as soon as it has a portal. *started says.
 int try_write(Request &r, bool *started) {
     RankState &s = self();
-    int slot = r.out_portal, own = -1;
-    if (slot >= 0 && !r.confirmed)
-        *started = !s.rdv.out_portals[slot].busy;
-    else if (int e = portal_for(r, &slot, &own))
-        return e;
-    else
-        *started = slot >= 0 || own >= 0;
-    if (!*started) return MPI_SUCCESS;
-    if (r.phase == Phase::await_portal && r.out_portal >= 0) --s.rdv.out_portals[r.out_portal].pinned;
-    return write_on(r, slot >= 0 ? s.rdv.out_portals[slot].id : own, slot);
+    if (r.out_portal >= 0) {
+        OutEndpoint &o = s.rdv.out_portals[r.out_portal];
+        *started = !o.busy;
+        if (!*started) return MPI_SUCCESS;
+        --o.pinned;
+        return write_on(r, o.id, r.out_portal);
+    }
+    int slot, own;
+    if (int e = portal_for(r, &slot, &own)) return e;
+    *started = slot >= 0 || own >= 0;
+    return *started ? write_on(r, slot >= 0 ? s.rdv.out_portals[slot].id : own, slot) : MPI_SUCCESS;
 }
 
 int send_rts(Request &r, const Address &to) {
@@ -331,13 +331,14 @@ int on_cts(Request &r) {
         complete(r, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    const bool in_line = r.phase == Phase::await_portal;
-    if (in_line) unwait(request_index(r));
+    if (r.phase == Phase::await_portal) {  // out of the line: it may take the portal now
+        unwait(request_index(r));
+        --self().rdv.out_portals[r.out_portal].pinned;
+        r.out_portal = -1;
+    }
     bool started;
     if (int e = try_write(r, &started)) return e;
-    if (started) return MPI_SUCCESS;
-    if (in_line && r.out_portal >= 0) --self().rdv.out_portals[r.out_portal].pinned;
-    wait_for_portal(r, -1, false);
+    if (!started) wait_for_portal(r, -1, false);
     return MPI_SUCCESS;
 }
 
@@ -416,11 +417,9 @@ int poll_incoming(bool *did) {
     *did = true;
     s.rdv.incoming_started = false;
     Request &r = request(queue_pop(s.rdv.incoming));
-    if (n != static_cast<long>(r.status.bytes)) {
-        complete(r, fail(MPI_ERR_OTHER, "portal read failed", n < 0 ? n : 0));
-        return start_incoming();
-    }
-    complete(r, MPI_SUCCESS);
+    complete(r, n == static_cast<long>(r.status.bytes)
+                    ? MPI_SUCCESS
+                    : fail(MPI_ERR_OTHER, "portal read failed", n < 0 ? n : 0));
     return start_incoming();
 }
 

@@ -113,7 +113,8 @@ struct Request {
     bool confirmed;     ///< rendezvous send: its receiver allowed it (CTS)
     bool cts_wanted;    ///< rendezvous receive: its sender waits for a CTS before it writes
     int portal;         ///< rendezvous send: output portal id, -1 if none
-    int8_t out_portal;  ///< rendezvous send: its rdv.out_portals[] entry, -1: a portal of its own
+    int8_t out_portal;  ///< rendezvous send: the rdv.out_portals[] entry it writes on or waits in line for;
+                        ///< -1: none
     LocalMsg *local;    ///< local send: the published message
     Status status;
 };
