@@ -29,18 +29,24 @@ constexpr Policy kPolicies[] = {
     {"default (block)", TS_MPI_WAIT_DEFAULT},
 };
 
-// What rank 0 did while it waited in one MPI_Recv for a message rank 1
-// sends `delay_ms` after it started.
+// What rank 0 did while it waited in one MPI_Recv for a message from
+// rank 1, which sends once rank 0's waiting has shown `enough` (or after
+// kPatience, so a policy that never shows it fails the checks rather than
+// hangs). Rank 1 watches what rank 0 did instead of sleeping a fixed time:
+// on a loaded host a poll can take longer than any fixed delay.
 struct Waited {
     int sleeps;
     int yields;
 };
 
-Waited wait_for_late_message(int policy, int delay_ms, bool same_cluster) {
+constexpr auto kPatience = std::chrono::seconds(10);
+
+Waited wait_for_message(int policy, bool same_cluster, bool (*enough)(const Waited &)) {
     JobConfig c = shape(2, same_cluster ? TS_MAP_COMPACT : TS_MAP_SCATTER);
     c.wait_policy = policy;
-    Waited w{-1, -1};
+    Waited before{-1, -1}, w{-1, -1};
     Signal receiving;
+    auto so_far = [&] { return Waited{fake::sleeps(0) - before.sleeps, fake::yields(0) - before.yields}; };
     const JobResult r = run_job(c, [&](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         // Rank 1's address is known before the wait: resolving it is not
@@ -48,14 +54,16 @@ Waited wait_for_late_message(int policy, int delay_ms, bool same_cluster) {
         EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
         int value = 0;
         if (rank == 0) {
-            const int sleeps = fake::sleeps(0), yields = fake::yields(0);
+            before = Waited{fake::sleeps(0), fake::yields(0)};
             receiving.raise();
             EXPECT_OK(MPI_Recv(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            w = Waited{fake::sleeps(0) - sleeps, fake::yields(0) - yields};
+            w = so_far();
             EXPECT(value == 42);
         } else {
             receiving.await();
-            std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+            const auto give_up = std::chrono::steady_clock::now() + kPatience;
+            while (!enough(so_far()) && std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             value = 42;
             EXPECT_OK(MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
         }
@@ -65,6 +73,9 @@ Waited wait_for_late_message(int policy, int delay_ms, bool same_cluster) {
     CHECK_CLEAN(r);
     return w;
 }
+
+bool has_slept(const Waited &w) { return w.sleeps > 0; }
+bool has_polled_long(const Waited &w) { return w.yields >= 1000; }
 
 }  // namespace
 
@@ -113,19 +124,19 @@ TEST_CASE("a waiting rank sleeps or polls as its wait policy says", "[jobs][engi
     for (const bool same_cluster : {true, false}) {
         INFO((same_cluster ? "local path" : "across clusters"));
         SECTION("spin: polls, never sleeps in the kernel") {
-            const Waited w = wait_for_late_message(TS_MPI_WAIT_SPIN, 30, same_cluster);
+            const Waited w = wait_for_message(TS_MPI_WAIT_SPIN, same_cluster, has_polled_long);
             CHECK(w.sleeps == 0);
-            CHECK(w.yields > 0);
+            CHECK(w.yields >= 1000);
         }
         SECTION("block: sleeps at once, never polls in vain") {
             for (const int policy : {TS_MPI_WAIT_BLOCK, TS_MPI_WAIT_DEFAULT}) {
-                const Waited w = wait_for_late_message(policy, 30, same_cluster);
+                const Waited w = wait_for_message(policy, same_cluster, has_slept);
                 CHECK(w.sleeps > 0);
                 CHECK(w.yields == 0);
             }
         }
         SECTION("adaptive: polls first, then sleeps when the wait runs long") {
-            const Waited w = wait_for_late_message(TS_MPI_WAIT_ADAPTIVE, 30, same_cluster);
+            const Waited w = wait_for_message(TS_MPI_WAIT_ADAPTIVE, same_cluster, has_slept);
             CHECK(w.sleeps > 0);
             CHECK(w.yields > 0);
         }
