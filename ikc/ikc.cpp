@@ -257,7 +257,8 @@ long sys_ikc_wait_any(Call &c) {
 
 long sys_ikc_wake(Call &c) {
     const uint64_t core = c.a[0];
-    if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) || threads[core].proc != current_process())
+    if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) ||
+        !same_group(threads[core].proc, current_process()))
         return -TS_EINVAL;
     add_event(static_cast<int>(core));
     return 0;

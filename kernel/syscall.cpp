@@ -23,10 +23,12 @@ long sys_thread_yield(Call &) {
 }
 
 // (int tag): the C caller's int arrives sign-extended (RISC-V LP64 ABI), so
-// anything outside -1..INT_MAX is a bad value, not a tag to truncate.
+// anything outside -1..INT_MAX is a bad value, not a tag to truncate. The
+// threads of a rank's own process carry its rank, which the kernel keeps.
 long sys_thread_tag(Call &c) {
     const int64_t tag = static_cast<int64_t>(c.a[0]);
     if (tag < -1 || tag > INT_MAX) return -TS_EINVAL;
+    if (current_process()->rank >= 0) return -TS_EPERM;
     threads[hal::core_id()].tag = static_cast<int>(tag);
     return 0;
 }
@@ -58,6 +60,13 @@ long sys_job_info(Call &c) {
     info.mpi_wait_policy =
         static_cast<int>((m.flags & TS_MANIFEST_MPI_WAIT_MASK) >> TS_MANIFEST_MPI_WAIT_SHIFT);
     info.mpi_eager_max = static_cast<int>(m.mpi_eager_max);
+    const Process *p = current_process();
+    info.ranks_mode = m.flags & TS_MANIFEST_RANK_PROCESSES ? TS_RANKS_PROCESSES : TS_RANKS_THREADS;
+    info.rank = p->rank;
+    info.local_index = p->local;
+    info.private_base = user_base;
+    info.private_size = hal::alias_area_size;
+    info.alias_base = p->aliased ? rank_alias_base : 0;
     return copy_to_user(c.a[0], &info, sizeof(info));
 }
 

@@ -40,6 +40,10 @@
 /* LWMPI: with no eager threshold given (mpi_eager_max 0), send eagerly over
  * IKC only what one mailbox message carries (mpirun's default on QEMU). */
 #define TS_MANIFEST_MPI_EAGER_ONE_MESSAGE 16u
+/* Each MPI process of a compute cluster is a process of its own, with
+ * private globals, heap and stack (mpirun --ranks processes); clear: the
+ * cluster's MPI processes are threads of one process (--ranks threads). */
+#define TS_MANIFEST_RANK_PROCESSES 32u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

@@ -148,7 +148,23 @@ struct ts_job_info {
     unsigned mpi_flags;  /* TS_JOB_MPI_* */
     int mpi_eager_max;   /* bytes; 0: LWMPI's default */
     int mpi_wait_policy; /* TS_MPI_WAIT_* */
+    /* How the MPI processes of this cluster run (mpirun --ranks). */
+    int ranks_mode;  /* TS_RANKS_THREADS or TS_RANKS_PROCESSES */
+    int rank;        /* TS_RANKS_PROCESSES: this process's MPI rank; else -1 */
+    int local_index; /* TS_RANKS_PROCESSES: its index among the cluster's ranks; else -1 */
+    /* TS_RANKS_PROCESSES: the private memory of the rank with local index l,
+     * [private_base, private_base + private_size), is also mapped at
+     * alias_base + l * private_size in every rank of the cluster (its own
+     * included), so that the ranks of a cluster reach each other's buffers
+     * (DESIGN section 3, "Ranks of one cluster"). alias_base 0: no aliases. */
+    unsigned long private_base;
+    unsigned long private_size;
+    unsigned long alias_base;
 };
+
+/* ts_job_info.ranks_mode. */
+#define TS_RANKS_THREADS   0 /* the cluster's MPI processes are threads of one process */
+#define TS_RANKS_PROCESSES 1 /* each is a process of its own */
 
 /* ts_job_info.mpi_flags. */
 /* Ranks of one cluster talk through IKC, as remote ones do (the

@@ -6,7 +6,21 @@
 
 namespace kernel {
 
-long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t *entry, uintptr_t *end) {
+namespace {
+
+// The frame of `text_from` to map at va instead of a copy: one that is
+// mapped there read-only and would be read-only here (perms); else 0.
+uintptr_t shared_frame(const hal::AddressSpace *text_from, uintptr_t va, unsigned perms) {
+    unsigned theirs = 0;
+    if (!text_from || perms & hal::perm_w) return 0;
+    const uintptr_t frame = text_from->lookup(va, &theirs);
+    return theirs & hal::perm_w ? 0 : frame;
+}
+
+}  // namespace
+
+long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t *entry, uintptr_t *end,
+              const hal::AddressSpace *text_from) {
     const auto *base = static_cast<const char *>(elf);
     const auto *eh = static_cast<const Elf64_Ehdr *>(elf);
     if (size < sizeof(Elf64_Ehdr) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
@@ -37,6 +51,10 @@ long elf_load(hal::AddressSpace &space, const void *elf, size_t size, uintptr_t 
             // which must not make it writable and executable.
             if ((had | perms) & hal::perm_w && (had | perms) & hal::perm_x) return -TS_EINVAL;
             if (!pa) {
+                if (const uintptr_t frame = shared_frame(text_from, va, had | perms)) {
+                    if (!space.map(va, frame, perms)) return -TS_ENOMEM;
+                    continue;  // filled when text_from was loaded
+                }
                 void *f = frame_alloc();
                 if (!f) return -TS_ENOMEM;
                 pa = reinterpret_cast<uintptr_t>(f);

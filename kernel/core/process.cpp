@@ -11,8 +11,12 @@ Thread threads[TS_MAX_CORES];
 
 namespace {
 
-constexpr int max_processes = 2;
+/// A cluster's services, or one MPI program as a process per rank (one
+/// per core), and one more process.
+constexpr int max_processes = TS_MAX_CORES + 1;
 Process processes[max_processes];
+int groups;         // master only: the last group number given
+uint64_t statuses;  // master only: status_seq of the last status noted
 
 uintptr_t stack_top(int core) { return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span; }
 
@@ -43,6 +47,7 @@ void note_status(Process *p, int status, int core) {
     p->status = status;
     p->status_core = core;
     p->status_tag = threads[core].tag;
+    p->status_seq = ++statuses;
 }
 
 bool map_stack(Process *p, int core) {
@@ -56,52 +61,120 @@ bool map_stack(Process *p, int core) {
 
 bool process_done(const Process *p) { return p->live_threads == 0; }
 
+bool same_group(const Process *a, const Process *b) {
+    return a == b || (a && b && a->group && a->group == b->group);
+}
+
+namespace {
+
+// Starts a thread of p at pc on `core` if the core is free (master only):
+// the tid, -TS_EAGAIN (the core runs a thread) or -TS_ENOMEM (no room for
+// its stack). A rank's threads are named by its rank, which the kernel keeps.
+long start_on(int core, Process *p, uintptr_t pc, uint64_t arg) {
+    Thread &t = threads[core];
+    {
+        hal::Guard g(lock);
+        if (t.state != ThreadState::free) return -TS_EAGAIN;
+    }
+    if (!map_stack(p, core)) return -TS_ENOMEM;
+    hal::Guard g(lock);
+    hal::new_thread_frame(t.tf, pc, stack_top(core), arg);
+    t.proc = t.last_proc = p;
+    t.tag = p->rank;
+    t.state = ThreadState::ready;
+    ++p->live_threads;
+    hal::notify_core(hal::cluster_id(), core);
+    return core;
+}
+
+// A free process slot, reset and named, or nullptr (said on the console).
+Process *process_new(const char *name) {
+    for (auto &q : processes)
+        if (!q.used) {
+            q = Process{};
+            q.used = true;
+            strncpy(q.name, name, sizeof(q.name) - 1);
+            return &q;
+        }
+    kprintf("tessera: cluster %d: no free process slot for %s\n", hal::cluster_id(), name);
+    return nullptr;
+}
+
+// Loads the executable into p's new space, sharing the read-only pages of
+// text_from if given: its entry point, or an error.
+long process_load(Process *p, const void *elf, size_t size, const Process *text_from) {
+    uintptr_t entry = 0, end = 0;
+    if (!p->space.init(frame_alloc, &kernel_space)) return -TS_ENOMEM;
+    if (long err = elf_load(p->space, elf, size, &entry, &end, text_from ? &text_from->space : nullptr))
+        return err;
+    p->heap_start = p->heap_end = p->heap_mapped = (end + hal::page_size - 1) & ~(hal::page_size - 1);
+    return static_cast<long>(entry);
+}
+
+// Gives up a spawn of ps[0..n-1]: says why and frees their slots (their
+// frames stay lost, but so is the cluster's job).
+void spawn_failed(const char *name, long err, Process **ps, int n) {
+    kprintf("tessera: cluster %d: cannot start %s (error %ld)\n", hal::cluster_id(), name, -err);
+    for (int i = 0; i < n; ++i)
+        ps[i]->used = false;
+}
+
+}  // namespace
+
 // Master only.
 long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
-    for (int core = 1; core < hal::ncores(); ++core) {
-        Thread &t = threads[core];
-        {
-            hal::Guard g(lock);
-            if (t.state != ThreadState::free) continue;
-        }
-        if (!map_stack(p, core)) return -TS_ENOMEM;
-        hal::Guard g(lock);
-        hal::new_thread_frame(t.tf, pc, stack_top(core), arg);
-        t.proc = t.last_proc = p;
-        t.tag = -1;
-        t.state = ThreadState::ready;
-        ++p->live_threads;
-        hal::notify_core(hal::cluster_id(), core);
-        return core;
-    }
+    for (int core = 1; core < hal::ncores(); ++core)
+        if (const long tid = start_on(core, p, pc, arg); tid != -TS_EAGAIN) return tid;
     return -TS_EAGAIN;
 }
 
 // Master only.
 Process *process_spawn(const char *name, const void *elf, size_t size) {
-    Process *p = nullptr;
-    for (auto &q : processes)
-        if (!q.used) p = &q;
-    if (!p) {
-        kprintf("tessera: cluster %d: no free process slot for %s\n", hal::cluster_id(), name);
-        return nullptr;
+    Process *p = process_new(name);
+    if (!p) return nullptr;
+    long r = process_load(p, elf, size, nullptr);
+    if (r >= 0) r = thread_start(p, static_cast<uintptr_t>(r), 0);
+    if (r >= 0) return p;
+    spawn_failed(name, r, &p, 1);
+    return nullptr;
+}
+
+// Master only. Every space is complete, aliases and stacks included,
+// before any rank runs.
+int process_spawn_ranks(const char *name, const void *elf, size_t size, const int *ranks, int n,
+                        Process **out) {
+    long err = n >= 1 && n < hal::ncores() ? 0 : -TS_EINVAL;
+    const int group = ++groups;
+    long entry = 0;
+    int made = 0;
+    for (; err == 0 && made < n; ++made) {
+        Process *p = out[made] = process_new(name);
+        if (!p) {
+            err = -TS_ENOMEM;
+            break;
+        }
+        p->group = group;
+        p->rank = ranks[made];
+        p->local = made;
+        p->aliased = true;
+        entry = process_load(p, elf, size, made ? out[0] : nullptr);
+        if (entry < 0)
+            err = entry;
+        else if (!map_stack(p, made + 1))
+            err = -TS_ENOMEM;
     }
-    *p = Process{};
-    p->used = true;
-    strncpy(p->name, name, sizeof(p->name) - 1);
-    uintptr_t entry = 0, end = 0;
-    long err =
-        p->space.init(frame_alloc, &kernel_space) ? elf_load(p->space, elf, size, &entry, &end) : -TS_ENOMEM;
-    if (err == 0) {
-        p->heap_start = p->heap_end = p->heap_mapped = (end + hal::page_size - 1) & ~(hal::page_size - 1);
-        err = thread_start(p, entry, 0);
+    for (int l = 0; err == 0 && l < n; ++l)
+        for (int k = 0; err == 0 && k < n; ++k) {
+            const uintptr_t at = rank_alias_base + static_cast<uintptr_t>(k) * hal::alias_area_size;
+            if (!out[l]->space.alias_area(out[k]->space, user_base, at)) err = -TS_ENOMEM;
+        }
+    if (err) {
+        spawn_failed(name, err, out, made);
+        return 0;
     }
-    if (err < 0) {
-        kprintf("tessera: cluster %d: cannot start %s (error %ld)\n", hal::cluster_id(), name, -err);
-        p->used = false;
-        return nullptr;
-    }
-    return p;
+    for (int l = 0; l < n; ++l)
+        start_on(l + 1, out[l], static_cast<uintptr_t>(entry), 0);  // free cores, mapped stacks: cannot fail
+    return n;
 }
 
 namespace {
@@ -136,7 +209,8 @@ void thread_exit(int status, bool kill) {
 
 void process_kill(Process *p, int status) {
     if (!p->killed) note_status(p, status, caller_core());
-    p->killed = true;
+    for (auto &q : processes)
+        if (q.used && same_group(&q, p)) q.killed = true;
     hal::notify_cluster(hal::cluster_id());  // running threads trap and end
 }
 
@@ -178,10 +252,10 @@ long sys_thread_join(Call &c) {
 }
 
 // brk: heap pages are mapped as the break grows. When it shrinks, the pages
-// above it are freed only if the caller is its process's only thread: other
-// threads' cores may still hold the translations, and the kernel has no TLB
-// shoot-down yet. The caller's core flushes its TLB when the call returns;
-// the master's own entries go as it unmaps.
+// above it are freed only if the caller is its process's only thread and
+// no other space aliases them: other cores may still hold the
+// translations, and the kernel has no TLB shoot-down yet. The caller's core flushes its TLB when the call
+// returns; the master's own entries go as it unmaps.
 long sys_brk(Call &c) {
     Process *p = current_process();
     const uint64_t new_end = c.a[0];
@@ -193,7 +267,7 @@ long sys_brk(Call &c) {
         if (!map_fresh(p, p->heap_mapped, top)) return -TS_ENOMEM;
         p->heap_mapped = top;
     }
-    if (p->live_threads == 1 && p->heap_mapped > top) {
+    if (p->live_threads == 1 && !p->aliased && p->heap_mapped > top) {
         caller_flushes_tlb();
         unmap_range(p, top, p->heap_mapped);
         p->heap_mapped = top;

@@ -3,8 +3,10 @@
 // Rings: cluster 0 starts its services (ring 0: the name server), then
 // releases the compute clusters through a ONE_TO_ALL sync; each compute
 // cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
-// program (ring 1). When that process ends, its spawn server sends an exit
-// report to cluster 0's kernel port, naming the thread (rank) its status
+// program (ring 1): one process whose threads are the ranks, or in
+// processes mode (mpirun --ranks processes) one process per rank. When the
+// program's processes have ended, its spawn server sends an exit report to
+// cluster 0's kernel port, naming the thread (rank) the first failure
 // comes from. Cluster 0 powers off with status 0 once every hosting
 // cluster has reported 0, and at once with the first non-zero status (a
 // failed or killed rank would leave its peers waiting forever). MPI_Abort
@@ -81,18 +83,52 @@ int ring_members(int *clusters) {
     return n;
 }
 
-Process *start_ring(unsigned ring) {
+/// What start_ring() may start: the programs of a ring, or one process
+/// per rank of the MPI program.
+constexpr int max_started = TS_MAX_PROGRAMS + TS_MAX_CORES;
+
+// Starts the MPI program as one process per rank this cluster hosts.
+int start_rank_processes(const ts_program_desc &prog, const char *elf, Process **out) {
+    const tessera::pm::JobShape shape = job_shape();
+    const int cluster = hal::cluster_id() - static_cast<int>(hal::manifest().nio_clusters);
+    const int n = shape.ranks_on(cluster);
+    int ranks[TS_MAX_CORES] = {};
+    for (int l = 0; l < n && l < TS_MAX_CORES; ++l)
+        ranks[l] = shape.rank_at(cluster, l);
+    return process_spawn_ranks(prog.name, elf, prog.size, ranks, n, out);
+}
+
+// Starts the programs of `ring` (the MPI program only where this cluster
+// hosts ranks: one process, or in processes mode one per rank). Fills
+// out[0..max_started-1]; returns how many processes it started, or -1
+// when a program did not start.
+int start_ring(unsigned ring, Process **out) {
     const ts_manifest &m = hal::manifest();
-    Process *last = nullptr;
+    int n = 0;
     for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
         const ts_program_desc &prog = m.programs[i];
         if (prog.ring != ring) continue;
         if (prog.is_mpi && !hosts_ranks()) continue;
         const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
-        last = process_spawn(prog.name, elf, prog.size);
-        if (!last) return nullptr;
+        if (prog.is_mpi && m.flags & TS_MANIFEST_RANK_PROCESSES) {
+            const int started = start_rank_processes(prog, elf, out + n);
+            if (started == 0) return -1;
+            n += started;
+        } else {
+            if (!(out[n] = process_spawn(prog.name, elf, prog.size))) return -1;
+            ++n;
+        }
     }
-    return last;
+    return n;
+}
+
+// The process whose status the cluster reports: the first to fail, or
+// (none failed) the first.
+const Process *first_failure(Process *const *ps, int n) {
+    const Process *first = ps[0];
+    for (int i = 0; i < n; ++i)
+        if (ps[i]->status_seq && (!first->status_seq || ps[i]->status_seq < first->status_seq)) first = ps[i];
+    return first;
 }
 
 // Before the job ends: writes out the console output that has already
@@ -143,6 +179,27 @@ void say_why_job_ends(const Kmsg &r) {
     end_job(0);
 }
 
+// Starts ring 1 (the MPI program), waits until its processes have ended,
+// and reports to the job monitor.
+[[noreturn]] void run_programs() {
+    Process *started[max_started];
+    const int n = start_ring(1, started);
+    if (n <= 0) {
+        // Either this cluster hosts no rank, or the program failed to start.
+        if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
+        serve_forever();
+    }
+    block_until([&] {
+        for (int i = 0; i < n; ++i)
+            if (!process_done(started[i])) return false;
+        return true;
+    });
+    const Process *p = first_failure(started, n);
+    send_report(
+        report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+    serve_forever();
+}
+
 }  // namespace
 
 // MPI_Abort: step 0 sends the abort report, then the process is killed
@@ -165,7 +222,8 @@ void spawn_server() {
     int members[TS_MAX_CLUSTERS];
     const int n = ring_members(members);
     if (self == 0) {
-        if (!start_ring(0)) kprintf("tessera: cluster 0: services did not start\n");
+        Process *services[max_started];
+        if (start_ring(0, services) <= 0) kprintf("tessera: cluster 0: services did not start\n");
         const long ring = ikc::sync_open(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
         if (ring < 0) panic("cannot open the ring barrier");
         ikc::sync_signal(static_cast<int>(ring));
@@ -176,16 +234,7 @@ void spawn_server() {
     if (ring < 0) panic("cannot create the ring barrier");
     Progress ring_wait;
     wait_for([&] { return ikc::sync_wait(static_cast<int>(ring), ring_wait); });
-    Process *p = start_ring(1);
-    if (!p) {
-        // Either this cluster hosts no rank, or the program failed to start.
-        if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
-        serve_forever();
-    }
-    block_until([&] { return process_done(p); });
-    send_report(
-        report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
-    serve_forever();
+    run_programs();
 }
 
 }  // namespace kernel

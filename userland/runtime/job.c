@@ -16,6 +16,7 @@ const struct ts_job_info *ts_job(void) {
     if (!job_loaded) {
         if (TS__SC(TS_SYS_JOB_INFO, &job_info) < 0) {
             struct ts_job_info none = {0};
+            none.rank = none.local_index = -1;
             job_info = none;
         }
         job_info.args[TS_ARGS_MAX - 1] = '\0'; /* never trust a length */
@@ -24,8 +25,9 @@ const struct ts_job_info *ts_job(void) {
     return &job_info;
 }
 
-int ts_rank(void) { return ts__rank; }
-int ts_local_index(void) { return ts__local; }
+/* In processes mode every thread of the process belongs to its rank. */
+int ts_rank(void) { return ts__rank >= 0 ? ts__rank : ts_job()->rank; }
+int ts_local_index(void) { return ts__local >= 0 ? ts__local : ts_job()->local_index; }
 
 int ts_rank_place(int rank, int *cluster, int *local) {
     int c, l;

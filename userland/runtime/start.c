@@ -1,7 +1,9 @@
-/* Program start-up on the main thread, then the MPI start-up: one thread
- * per MPI process this cluster hosts, each running main() with its own
- * rank (DESIGN: the first MPI process of a cluster is the process, the
- * others are threads of it). */
+/* Program start-up on the main thread, then the MPI start-up. In processes
+ * mode (mpirun --ranks processes) the kernel started this process for one
+ * MPI process and says which: main() runs once, as that rank. In threads
+ * mode the process starts one thread per MPI process this cluster hosts,
+ * each running main() with its own rank (the first MPI process of a
+ * cluster is the process, the others are threads of it). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,14 @@ void ts__start(void) {
 
     const struct ts_job_info *job = ts_job();
     __libc_init_array();
+
+    if (job->ranks_mode == TS_RANKS_PROCESSES && job->rank >= 0) {
+        /* The kernel names this process's threads by its rank. */
+        ts__rank = job->rank;
+        ts__local = job->local_index;
+        ts__rank_main = 1;
+        run_main();
+    }
 
     int n = ts__local_ranks(job, local_ranks, MAX_LOCAL);
     if (n < 0) fail("the MPI job does not fit this platform", n);

@@ -91,6 +91,10 @@ uintptr_t AddressSpace::lookup(uintptr_t va, unsigned *perms) const {
     return (e & ~(page_size - 1)) | (va & (page_size - 1));
 }
 
+// A cluster's user pages are mapped for real in one Linux process, for one
+// space at a time: a second space cannot see them.
+bool AddressSpace::alias_area(AddressSpace &, uintptr_t, uintptr_t) { return false; }
+
 // The mappings are the process's own: every core sees a change at once.
 void AddressSpace::activate() const {}
 uint64_t AddressSpace::token() const { return reinterpret_cast<uint64_t>(root_); }

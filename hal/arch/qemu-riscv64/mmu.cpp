@@ -120,6 +120,25 @@ uintptr_t AddressSpace::lookup(uintptr_t va, unsigned *perms) const {
     return 0;
 }
 
+// An alias shares owner's second-level table: the root entry at `at` points
+// at the table that owner's root entry for `base` points at.
+bool AddressSpace::alias_area(AddressSpace &owner, uintptr_t base, uintptr_t at) {
+    static_assert(alias_area_size == 1ull << (12 + 9 * 2), "one root entry");
+    if ((base | at) & (alias_area_size - 1) || vpn(base, 2) != base / alias_area_size ||
+        vpn(at, 2) != at / alias_area_size)
+        return false;
+    uint64_t &theirs = owner.root_[vpn(base, 2)];
+    uint64_t &mine = root_[vpn(at, 2)];
+    if (mine & rv::pte_v || ((theirs & rv::pte_v) && is_leaf(theirs))) return false;
+    if (!(theirs & rv::pte_v)) {
+        void *t = owner.alloc_();
+        if (!t) return false;
+        theirs = pte_for_table(t);
+    }
+    mine = theirs;
+    return true;
+}
+
 uint64_t AddressSpace::token() const { return rv::satp_sv39 | (reinterpret_cast<uintptr_t>(root_) >> 12); }
 
 void flush_tlb() { asm volatile("sfence.vma" ::: "memory"); }

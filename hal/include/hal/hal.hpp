@@ -127,6 +127,9 @@ bool is_page_fault(uint64_t cause);
 
 constexpr size_t page_size = 4096;
 
+/// What AddressSpace::alias_area maps at once: 1 GiB (an Sv39 root entry).
+constexpr uintptr_t alias_area_size = 1ull << 30;
+
 /// Page permissions (bit set).
 constexpr unsigned perm_r = 1, perm_w = 2, perm_x = 4, perm_user = 8;
 
@@ -145,6 +148,14 @@ public:
     uintptr_t unmap(uintptr_t va);
     /// Physical address behind va and its perms; 0 when unmapped.
     uintptr_t lookup(uintptr_t va, unsigned *perms) const;
+    /// Maps owner's area [base, base + alias_area_size) at `at` in this
+    /// space too, with the same frames and permissions, for the pages owner
+    /// maps there now and later (the two spaces share its page tables).
+    /// base and at are multiples of alias_area_size, and nothing is mapped
+    /// at `at` yet. The kernel never unmaps a page of an aliased area: no
+    /// core's TLB is told about the aliases. False when out of memory, on
+    /// bad arguments, or where the platform cannot alias (linux64).
+    bool alias_area(AddressSpace &owner, uintptr_t base, uintptr_t at);
     /// Activates this address space on the calling core.
     void activate() const;
     uint64_t token() const;

@@ -66,6 +66,12 @@ constexpr uintptr_t user_heap_limit = 0x60000000;
 constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
 constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
 constexpr size_t user_stack_size = 128 * 1024;
+/// A process's private memory is [user_base, user_base + hal::alias_area_size).
+/// In processes mode the private area of the rank with local index l is
+/// also mapped at rank_alias_base + l * hal::alias_area_size in every rank
+/// of its cluster (DESIGN section 3, "Ranks of one cluster").
+constexpr uintptr_t rank_alias_base = 0x1000000000;
+static_assert(user_stack_area <= user_base + hal::alias_area_size);
 constexpr int status_fault = 139;  ///< exit status of a process killed by a fault
 constexpr int status_panic = 126;  ///< machine exit status after a kernel panic
 
@@ -85,11 +91,16 @@ struct Thread {
 struct Process {
     bool used = false;
     bool killed = false;
+    bool aliased = false;  ///< its private area is mapped in other spaces too: never unmap a page
+    int group = 0;         ///< processes started together (one MPI program's ranks) share it; 0: alone
+    int rank = -1;         ///< the MPI rank it runs (processes mode), named in reports; -1: none
+    int local = -1;        ///< and that rank's local index on the cluster
     bool stack_mapped[TS_MAX_CORES] = {};
     int live_threads = 0;
-    int status = 0;        ///< first non-zero thread status
-    int status_core = -1;  ///< the core of the thread that status comes from
-    int status_tag = -1;   ///< and that thread's tag, for the exit report
+    int status = 0;           ///< first non-zero thread status
+    int status_core = -1;     ///< the core of the thread that status comes from
+    int status_tag = -1;      ///< and that thread's tag, for the exit report
+    uint64_t status_seq = 0;  ///< when status was set: the first failure of a group is its report
     uintptr_t heap_start = 0;
     uintptr_t heap_end = 0;     ///< the break
     uintptr_t heap_mapped = 0;  ///< heap pages are mapped up to here
@@ -103,17 +114,28 @@ extern Thread threads[TS_MAX_CORES];
 /// Loads an ELF executable and starts its main thread on a free core.
 /// Returns the process or nullptr (and says why on the console).
 Process *process_spawn(const char *name, const void *elf, size_t size);
+/// Starts an MPI program as n processes, one per rank of this cluster:
+/// process l runs rank ranks[l] on core l + 1. They share the program's
+/// read-only pages; each has its own writable data, heap and stack, and
+/// sees every other's private area at its alias (rank_alias_base). Fills
+/// out[0..n-1]; returns n, or 0 (and says why on the console).
+int process_spawn_ranks(const char *name, const void *elf, size_t size, const int *ranks, int n,
+                        Process **out);
 /// True once every thread of p has ended.
 bool process_done(const Process *p);
+/// True when a and b are one process or were started together (the ranks
+/// of one MPI program on this cluster), so that one may wake the other.
+bool same_group(const Process *a, const Process *b);
 /// Starts a user thread of p at pc with a0 = arg (master only). Returns
 /// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
 long thread_start(Process *p, uintptr_t pc, uint64_t arg);
 /// Ends the calling user thread with `status` (and first kills its process
 /// if `kill`), then runs the core's idle loop.
 [[noreturn]] void thread_exit(int status, bool kill = false);
-/// Kills p with `status`, which it blames on the caller's thread (the
-/// calling core, or on the master the core whose call is served) unless p
-/// already has a status: its threads end at their next kernel entry.
+/// Kills p, and the processes of its group, with `status`, which it
+/// blames on the caller's thread (the calling core, or on the master the
+/// core whose call is served) unless p already has a status: their threads
+/// end at their next kernel entry.
 void process_kill(Process *p, int status);
 /// The process of the thread on the calling core; on the master, the
 /// process whose kernel call is being served (nullptr: the kernel's own).
