@@ -7,6 +7,8 @@ namespace {
 
 // What the address of a page fault was, for the report.
 const char *fault_place(const Process *p, uint64_t addr) {
+    if (p->aliased && addr >= rank_alias_base && addr < rank_alias_base + TS_MAX_CORES * hal::alias_area_size)
+        return " (in the alias area of the cluster's ranks)";
     if (addr >= user_stack_area) return " (outside the user area)";
     if (addr >= user_stack_area - TS_MAX_CORES * user_stack_span &&
         (user_stack_area - addr - 1) % user_stack_span >= user_stack_size)

@@ -11,6 +11,7 @@ uintptr_t next_frame;  // first never-used frame
 uintptr_t frames_end;
 void *free_list;  // returned frames, linked through their first word
 size_t free_frames;
+size_t fewest_free;  // the low-water mark of free_frames
 size_t total_frames;
 
 }  // namespace
@@ -18,7 +19,7 @@ size_t total_frames;
 void frames_init() {
     next_frame = (hal::image_end() + hal::page_size - 1) & ~(hal::page_size - 1);
     frames_end = hal::window_end();
-    free_frames = total_frames = (frames_end - next_frame) / hal::page_size;
+    free_frames = fewest_free = total_frames = (frames_end - next_frame) / hal::page_size;
 }
 
 // Master only.
@@ -33,7 +34,7 @@ void *frame_alloc() {
     } else {
         return nullptr;
     }
-    --free_frames;
+    if (--free_frames < fewest_free) fewest_free = free_frames;
     memset(f, 0, hal::page_size);
     return f;
 }
@@ -46,5 +47,6 @@ void frame_free(void *frame) {
 
 size_t frames_free_count() { return free_frames; }
 size_t frames_total_count() { return total_frames; }
+size_t frames_peak_count() { return total_frames - fewest_free; }
 
 }  // namespace kernel

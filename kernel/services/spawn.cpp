@@ -182,6 +182,7 @@ void say_why_job_ends(const Kmsg &r) {
 // Starts ring 1 (the MPI program), waits until its processes have ended,
 // and reports to the job monitor.
 [[noreturn]] void run_programs() {
+    const size_t in_use = frames_total_count() - frames_free_count();
     Process *started[max_started];
     const int n = start_ring(1, started);
     if (n <= 0) {
@@ -194,6 +195,10 @@ void say_why_job_ends(const Kmsg &r) {
             if (!process_done(started[i])) return false;
         return true;
     });
+    // The program's memory (frames of its pages, page tables and kernel
+    // objects), for mpirun --verbose and the benchmarks.
+    kprintf("[kernel] cluster %d: the MPI program used at most %lu KiB in %d process%s\n", hal::cluster_id(),
+            (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es");
     const Process *p = first_failure(started, n);
     send_report(
         report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));

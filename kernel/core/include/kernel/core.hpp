@@ -55,6 +55,8 @@ void *frame_alloc();
 void frame_free(void *frame);
 size_t frames_free_count();
 size_t frames_total_count();
+/// The most frames ever in use at once since boot.
+size_t frames_peak_count();
 
 /// The kernel's address space (its window, the fabric, the devices).
 extern hal::AddressSpace kernel_space;
