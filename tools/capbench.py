@@ -61,8 +61,11 @@ def result_line(app, out):
 def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None):
     """Runs PROGRAM (a name of out/target/bin, e.g. fn or fn_ikc) on
     Tessera (on mpirun's default profile, or `profile`): a Run (its app is
-    PROGRAM without _ikc)."""
+    PROGRAM without _ikc). The raw-IKC forms run with --ranks threads: the
+    rank threads of a cluster compute into one array they share (fn_ikc.c)."""
     opts = ["-np", str(np), "--map-by", mapping, "--timeout", str(timeout)]
+    if program.endswith("_ikc"):
+        opts += ["--ranks", "threads"]
     if profile:
         opts += ["--profile", profile]
     if local_path:

@@ -49,6 +49,9 @@ TS_MANIFEST_TAG_OUTPUT = IMAGE_H.constant("TS_MANIFEST_TAG_OUTPUT")
 TS_MANIFEST_MPI_LOCAL_IKC = IMAGE_H.constant("TS_MANIFEST_MPI_LOCAL_IKC")
 # LWMPI: without a threshold, eager over IKC only what one mailbox message carries.
 TS_MANIFEST_MPI_EAGER_ONE_MESSAGE = IMAGE_H.constant("TS_MANIFEST_MPI_EAGER_ONE_MESSAGE")
+# Each MPI process of a compute cluster is a process of its own (private
+# globals); clear: the cluster's MPI processes are threads of one process.
+TS_MANIFEST_RANK_PROCESSES = IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),

@@ -1,17 +1,22 @@
 #!/usr/bin/python3
-"""Tests of tools/mpicc: its command line (-c, -o, several files, -l/-L) and
-its warning about writable global variables. The usage errors need nothing;
-the others compile and link with the build of $TESSERA_PLATFORM (default
-qemu-riscv64) in TESSERA_TARGET_OUT (its compiler and mpicc.cfg), without
-booting anything."""
+"""Tests of tools/mpicc: its command line (-c, -o, several files, -l/-L),
+the record of the program's writable global variables it links in (and
+what mpirun makes of it, and of the build's own programs, which have none),
+and -Wmpi-globals' warning. The usage errors need nothing; the others
+compile and link with the build of $TESSERA_PLATFORM (default qemu-riscv64)
+in TESSERA_TARGET_OUT (its compiler and mpicc.cfg), without booting
+anything."""
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from toolsupport import TOOLS
-from mkimage import CROSS, default_platform
+from toolsupport import TOOLS, load_mpirun
+from mkimage import CROSS, default_paths, default_platform, target_out
+from tessera_profile import compute_layout, load_profile
+import tessera_globals
 
 PLATFORM = default_platform()
 # What the platform's programs are, and the archiver for its objects.
@@ -19,7 +24,8 @@ MACHINE = {"qemu-riscv64": "EM_RISCV", "linux64": "EM_X86_64"}[PLATFORM]
 AR = {"qemu-riscv64": CROSS + "ar", "linux64": "ar"}[PLATFORM]
 
 MPICC = os.path.join(TOOLS, "mpicc")
-ADVICE = '(declare them _Thread_local, or const; see README "Global variables in MPI programs")'
+ADVICE = ('(declare them _Thread_local, or const, or run with --ranks processes, the default; '
+          'see README "Global variables in MPI programs")')
 
 # Every kind of file-scope and static variable, each used so that -O2 keeps it.
 GLOBALS_C = """\
@@ -45,6 +51,9 @@ int step(int i)
 }
 """
 GLOBALS_LISTED = "calls, counts, scale, shared_common, total"
+# The writable variables of a program linked from main.c, globals.c and
+# sub/helper.c: GLOBALS_LISTED's and main.c's `elsewhere`.
+PROGRAM_GLOBALS = ["calls", "counts", "elsewhere", "scale", "shared_common", "total"]
 
 MAIN_C = """\
 #include <stdio.h>
@@ -190,26 +199,121 @@ class WithBuild(Sources):
         self.assertIn("-lnope: libnope.a is not in the -L folders (lib, sub)", err)
 
     def test_globals_warning_lists_exactly_the_writable_variables(self):
-        err = self.ok("-c", "globals.c")
+        err = self.ok("-c", "globals.c", "-Wmpi-globals")
         self.assertEqual(err, "mpicc: warning: globals.c: writable global/static variables are "
-                              f"shared by the MPI processes of a cluster: {GLOBALS_LISTED} "
-                              f"{ADVICE}\n")
+                              "shared by the MPI processes of a cluster under mpirun --ranks "
+                              f"threads: {GLOBALS_LISTED} {ADVICE}\n")
 
     def test_globals_warning_one_line_per_file_when_linking(self):
-        err = self.ok("-o", "app.elf", "main.c", "clean.c", "globals.c", "sub/helper.c")
+        err = self.ok("-Wmpi-globals", "-o", "app.elf", "main.c", "clean.c", "globals.c",
+                      "sub/helper.c")
         lines = err.splitlines()
         self.assertEqual(len(lines), 2, err)
         self.assertTrue(lines[0].startswith("mpicc: warning: main.c: writable global/static "
                                             "variables are shared by the MPI processes of a "
-                                            "cluster: elsewhere ("), err)
+                                            "cluster under mpirun --ranks threads: elsewhere ("),
+                        err)
         self.assertIn(f"globals.c: writable global/static variables are shared by the MPI "
-                      f"processes of a cluster: {GLOBALS_LISTED} (", lines[1])
+                      f"processes of a cluster under mpirun --ranks threads: {GLOBALS_LISTED} (",
+                      lines[1])
 
-    def test_no_warning_for_clean_file_or_with_the_option(self):
-        self.assertEqual(self.ok("-c", "clean.c", "sub/helper.c"), "")
+    def test_no_warning_by_default_for_clean_file_or_with_the_option(self):
+        """mpirun warns in threads mode; mpicc only when asked (-Wmpi-globals,
+        the last of it and -Wno-mpi-globals winning)."""
+        self.assertEqual(self.ok("-c", "globals.c"), "")
+        self.assertEqual(self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c"), "")
+        self.assertEqual(self.ok("-c", "clean.c", "sub/helper.c", "-Wmpi-globals"), "")
         self.assertEqual(self.ok("-c", "globals.c", "-Wno-mpi-globals"), "")
+        self.assertEqual(self.ok("-c", "globals.c", "-Wmpi-globals", "-Wno-mpi-globals"), "")
+        self.assertNotEqual(self.ok("-c", "globals.c", "-Wno-mpi-globals", "-Wmpi-globals"), "")
         self.assertEqual(self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c",
                                  "-Wno-mpi-globals"), "")
+
+
+class GlobalsRecord(Sources):
+    """The program's own writable variables, as mpirun finds them at launch
+    (tools/tessera_globals.py): from mpicc's record, else compared with the
+    build's runtime. Needs the platform's build."""
+
+    def own(self, name):
+        """(names, how) for the program `name` (in the folder, or a path)."""
+        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        return tessera_globals.own_variables(self.path(name), tessera_globals.runtime_files(cfg))
+
+    def test_record_lists_the_program_variables(self):
+        self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c", "clean.c")
+        self.assertEqual(self.own("app.elf"), (PROGRAM_GLOBALS, "record"))
+
+    def test_record_of_objects_and_libraries(self):
+        """Objects and libraries given to mpicc are the program's too."""
+        self.write("lib.c", "int lib_state;\nint helper(void) { return ++lib_state; }\n")
+        self.ok("-c", "globals.c", "lib.c")
+        os.mkdir(self.path("lib"))
+        subprocess.run([AR, "rcs", self.path("lib/libstate.a"), self.path("lib.o")], check=True)
+        self.ok("-o", "app.elf", "main.c", "globals.o", "-Llib", "-lstate")
+        self.assertEqual(self.own("app.elf"), (sorted(PROGRAM_GLOBALS + ["lib_state"]), "record"))
+
+    def test_record_drops_what_the_linker_drops(self):
+        """A variable nothing uses is gone from the program (--gc-sections)."""
+        self.write("unused.c", "int unused_counter;\nint never_called(void) "
+                               "{ return ++unused_counter; }\n")
+        self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c", "unused.c")
+        self.assertEqual(self.own("app.elf"), (PROGRAM_GLOBALS, "record"))
+
+    def test_no_globals(self):
+        self.write("plain.c", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n")
+        self.ok("-o", "app.elf", "plain.c")
+        self.assertEqual(self.own("app.elf"), ([], "record"))
+
+    def test_no_warning_option_records_nothing(self):
+        self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c", "-Wno-mpi-globals")
+        self.assertEqual(self.own("app.elf"), ([], "record"))
+
+    def test_record_takes_no_memory(self):
+        """The note is not allocated: the program loads the same without it."""
+        from elftools.elf.elffile import ELFFile
+
+        self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c")
+        with open(self.path("app.elf"), "rb") as f:
+            elf = ELFFile(f)
+            note = elf.get_section_by_name(tessera_globals.RECORD_SECTION)
+            self.assertEqual((note["sh_type"], note["sh_flags"]), ("SHT_NOTE", 0))
+            self.assertFalse(any(seg.section_in_segment(note) for seg in elf.iter_segments()))
+
+    def test_without_record_compared_with_the_runtime(self):
+        """Linked by hand (--show's command has no record): the same names,
+        found by leaving out what the runtime's files define."""
+        self.ok("-c", "main.c", "globals.c", "sub/helper.c")
+        rc, out, err = mpicc("--show", "-o", "app.elf", "main.o", "globals.o", "helper.o",
+                             cwd=self.dir)
+        self.assertEqual(rc, 0, err)
+        subprocess.run(shlex.split(out.splitlines()[-1]), cwd=self.dir, check=True)
+        with open(self.path("app.elf"), "rb") as f:
+            self.assertIsNone(tessera_globals.read_record(tessera_globals.ElfFile(f.read())))
+        self.assertEqual(self.own("app.elf"), (PROGRAM_GLOBALS, "runtime"))
+
+    def test_programs_of_the_build(self):
+        """The build's MPI programs (CMake, no record) have no variables of
+        their own: the runtime's are no reason to warn."""
+        for name in ("hello", "fn", "mpich_cpi"):
+            with self.subTest(program=name):
+                self.assertEqual(self.own(os.path.join(default_paths()["bin"], name + ".elf")),
+                                 ([], "runtime"))
+
+    def test_mpirun_warns_in_threads_mode(self):
+        self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c")
+        mpirun = load_mpirun()
+        layout = compute_layout(load_profile("default"), PLATFORM)
+
+        def warning(*argv):
+            opts = mpirun.parse_args([*argv, "--platform", PLATFORM, self.path("app.elf")])
+            return mpirun.globals_warning(layout, opts, self.path("app.elf"))
+
+        self.assertIn(f"share the program's writable global/static variables: "
+                      f"{', '.join(PROGRAM_GLOBALS)} (", warning("-np", "2", "--ranks", "threads"))
+        self.assertIsNone(warning("-np", "1", "--ranks", "threads"))
+        if PLATFORM in mpirun.RANKS_PROCESSES_PLATFORMS:
+            self.assertIsNone(warning("-np", "2"))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Unit tests of tools/mpirun: its command line, what it puts in the boot
-manifest, --report-bindings, its errors before anything boots, and the
-filter of the serial output. No QEMU."""
+manifest, --report-bindings, --ranks and the warning about global variables
+under --ranks threads, its errors before anything boots, and the filter of
+the serial output. No QEMU, no toolchain (ELF files from fake_elf.py)."""
 import io
 import os
 import shutil
@@ -14,6 +15,7 @@ from unittest import mock
 
 from toolsupport import TESTS, load_mpirun, run_mpirun, too_many_processes
 from tessera_profile import compute_layout, load_profile
+import fake_elf
 
 mpirun = load_mpirun()
 
@@ -25,6 +27,7 @@ class ParseTest(unittest.TestCase):
                          (1, "compact", "default", "qemu-riscv64", 300.0, False, False))
         self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("shm", 0, False))
         self.assertEqual((o.program, o.args), ("hello", []))
+        self.assertEqual((o.ranks, mpirun.ranks_mode(o)), ("", "processes"))
 
     def test_options(self):
         o = mpirun.parse_args(["-np", "8", "--map-by=scatter", "--profile", "x.json",
@@ -63,6 +66,10 @@ class ParseTest(unittest.TestCase):
                  (["--wait-policy", "poll", "hello"],
                   "--wait-policy must be spin, block or adaptive, got 'poll'"),
                  (["--report-bindings=yes", "hello"], "unknown option '--report-bindings=yes'"),
+                 (["--ranks", "foo", "hello"], "--ranks must be processes or threads, got 'foo'"),
+                 (["--ranks", "", "hello"], "--ranks must be processes or threads, got ''"),
+                 (["--ranks=Threads", "hello"], "--ranks must be processes or threads"),
+                 (["--ranks"], "--ranks needs a value"),
                  (["-np", "2"], "no program given"),
                  ([], "no program given")]
         for argv, words in cases:
@@ -76,6 +83,52 @@ class ParseTest(unittest.TestCase):
                 mpirun.parse_args(["--eager-threshold", value, "hello"])
             self.assertEqual(str(cm.exception), "--eager-threshold needs a number of bytes from 0 "
                                                 f"to 65536, got '{value}'")
+
+
+class RanksTest(unittest.TestCase):
+    """--ranks processes|threads: the platform's default, and linux64,
+    whose kernel cannot run ranks as processes yet."""
+    LINUX64_REFUSAL = "--ranks processes is not available on linux64 yet (use --ranks threads)"
+
+    def mode(self, *argv, env=None):
+        with mock.patch.dict(os.environ, env or {"TESSERA_PLATFORM": ""}):
+            return mpirun.ranks_mode(mpirun.parse_args([*argv, "hello"]))
+
+    def test_values(self):
+        self.assertEqual(self.mode("--ranks", "threads"), "threads")
+        self.assertEqual(self.mode("--ranks=processes"), "processes")
+        self.assertEqual(self.mode("--ranks", "processes", "--ranks", "threads"), "threads")
+        self.assertEqual(self.mode("--platform", "linux64", "--ranks", "threads"), "threads")
+
+    def test_platform_defaults(self):
+        self.assertEqual(self.mode(), "processes")
+        self.assertEqual(self.mode("--platform", "qemu-riscv64"), "processes")
+        self.assertEqual(self.mode("--platform", "linux64"), "threads")
+        self.assertEqual(self.mode(env={"TESSERA_PLATFORM": "linux64"}), "threads")
+
+    def test_linux64_refuses_processes(self):
+        for argv, env in ((["--platform", "linux64", "--ranks", "processes"], {}),
+                          (["--ranks=processes", "--platform=linux64"], {}),
+                          (["--ranks", "processes"], {"TESSERA_PLATFORM": "linux64"})):
+            with self.subTest(argv=argv, env=env), mock.patch.dict(os.environ, env), \
+                    self.assertRaises(mpirun.Unavailable) as cm:
+                mpirun.parse_args([*argv, "hello"])
+            self.assertEqual(str(cm.exception), self.LINUX64_REFUSAL)
+            self.assertFalse(cm.exception.show_usage)
+        # --platform wins over the environment, as for everything else.
+        self.assertEqual(self.mode("--platform", "qemu-riscv64", "--ranks", "processes",
+                                   env={"TESSERA_PLATFORM": "linux64"}), "processes")
+
+    def test_enabling_linux64_is_one_line(self):
+        """Adding linux64 to RANKS_PROCESSES_PLATFORMS is all it takes: it
+        accepts processes, makes them its default, and the help says so."""
+        with mock.patch.object(mpirun, "RANKS_PROCESSES_PLATFORMS", ("qemu-riscv64", "linux64")):
+            self.assertEqual(self.mode("--platform", "linux64"), "processes")
+            self.assertEqual(self.mode("--platform", "linux64", "--ranks", "processes"),
+                             "processes")
+            self.assertIn("Default: processes.", " ".join(mpirun._ranks_help().split()))
+        self.assertIn("Default: processes on qemu-riscv64, threads on linux64, where processes "
+                      "are not available yet.", " ".join(mpirun._ranks_help().split()))
 
 
 class CommandLineTest(unittest.TestCase):
@@ -100,6 +153,7 @@ class CommandLineTest(unittest.TestCase):
                  (["--local-path", "smh", "hello"], "--local-path must be shm or ikc"),
                  (["--eager-threshold", "70000", "hello"],
                   "--eager-threshold needs a number of bytes from 0 to 65536, got '70000'"),
+                 (["--ranks", "foo", "hello"], "--ranks must be processes or threads, got 'foo'"),
                  ([], "no program given")]
         for argv, words in cases:
             with self.subTest(argv=argv):
@@ -109,13 +163,23 @@ class CommandLineTest(unittest.TestCase):
                 self.assertIn(f"mpirun: {words}", err)
                 self.assertIn("usage: mpirun", err)
 
+    def test_linux64_refuses_processes_in_one_line(self):
+        rc, out, err = self.run_mpirun("--platform", "linux64", "--ranks", "processes", "hello")
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(err, f"mpirun: {RanksTest.LINUX64_REFUSAL}\n")
+
     def test_help(self):
         rc, out, _ = self.run_mpirun("--help")
         self.assertEqual(rc, 0)
         self.assertIn("usage: mpirun", out)
         self.assertIn("--map-by", out)
-        for option in ("--tag-output", "--local-path", "--eager-threshold", "--report-bindings"):
+        for option in ("--tag-output", "--local-path", "--eager-threshold", "--report-bindings",
+                       "[--ranks processes|threads]", "\n  --ranks M          how the MPI "):
             self.assertIn(option, out)
+        words = " ".join(out.split())
+        self.assertIn("Default: processes on qemu-riscv64, threads on linux64, where processes "
+                      "are not available yet. With threads, mpirun warns", words)
+        self.assertTrue(all(len(line) <= 79 for line in out.split("\n\n", 1)[1].splitlines()))
 
     def test_too_many_processes_refused_before_boot(self):
         rc, out, err = self.run_mpirun("-np", "21", "hello")
@@ -213,9 +277,11 @@ class ManifestTest(unittest.TestCase):
     """Options reach the boot manifest: --tag-output as TS_MANIFEST_TAG_OUTPUT,
     --local-path ikc as TS_MANIFEST_MPI_LOCAL_IKC, --wait-policy (or the
     platform's default) in the TS_MANIFEST_MPI_WAIT bits, --eager-threshold
-    as mpi_eager_max (without it, TS_MANIFEST_MPI_EAGER_ONE_MESSAGE)."""
+    as mpi_eager_max (without it, TS_MANIFEST_MPI_EAGER_ONE_MESSAGE),
+    --ranks processes (the default on QEMU) as TS_MANIFEST_RANK_PROCESSES."""
 
     ONE = mpirun.mkimage.TS_MANIFEST_MPI_EAGER_ONE_MESSAGE
+    PROC = mpirun.mkimage.TS_MANIFEST_RANK_PROCESSES
 
     @staticmethod
     def wait(policy):
@@ -230,49 +296,97 @@ class ManifestTest(unittest.TestCase):
                 mock.patch.object(mpirun.mkimage, "build_payloads", build), \
                 mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
                 mock.patch.object(mpirun, "run_clusters", return_value=(0, False)), \
+                mock.patch.object(mpirun, "globals_warning", return_value=None), \
                 mock.patch.object(mpirun, "cluster_cpus"):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
         return build.call_args.kwargs["flags"], build.call_args.kwargs["mpi_eager_max"]
 
     def test_defaults(self):
         block = self.wait("block")
-        self.assertEqual(self.manifest(), (block | self.ONE, 0))
-        self.assertEqual(self.manifest("--local-path", "shm"), (block | self.ONE, 0))
+        self.assertEqual(self.manifest(), (self.PROC | block | self.ONE, 0))
+        self.assertEqual(self.manifest("--local-path", "shm"), (self.PROC | block | self.ONE, 0))
 
     def test_tag_output(self):
         self.assertEqual(self.manifest("--tag-output"),
-                         (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT | self.wait("block") | self.ONE, 0))
+                         (mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT | self.PROC | self.wait("block")
+                          | self.ONE, 0))
 
     def test_local_path_ikc(self):
         ikc, tag = mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC, mpirun.mkimage.TS_MANIFEST_TAG_OUTPUT
-        block = self.wait("block") | self.ONE
+        block = self.PROC | self.wait("block") | self.ONE
         self.assertEqual(self.manifest("--local-path", "ikc"), (ikc | block, 0))
         self.assertEqual(self.manifest("--local-path=ikc", "--tag-output"), (ikc | tag | block, 0))
 
     def test_eager_threshold(self):
         # A threshold given holds as it is, on every platform.
-        self.assertEqual(self.manifest("--eager-threshold", "1024"), (self.wait("block"), 1024))
-        self.assertEqual(self.manifest("--eager-threshold=65536"), (self.wait("block"), 65536))
+        self.assertEqual(self.manifest("--eager-threshold", "1024"),
+                         (self.PROC | self.wait("block"), 1024))
+        self.assertEqual(self.manifest("--eager-threshold=65536"),
+                         (self.PROC | self.wait("block"), 65536))
         self.assertEqual(self.manifest("--platform", "linux64", "--eager-threshold", "100"),
                          (self.wait("adaptive"), 100))
 
+    def test_ranks(self):
+        """processes sets the flag, threads clears it, on QEMU; linux64's
+        default (threads) clears it; no other flag moves."""
+        block = self.wait("block") | self.ONE
+        self.assertEqual(self.manifest("--ranks", "processes"), (self.PROC | block, 0))
+        self.assertEqual(self.manifest("--ranks", "threads"), (block, 0))
+        self.assertEqual(self.manifest("--ranks=threads", "--local-path", "ikc"),
+                         (mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC | block, 0))
+        self.assertEqual(self.manifest("--platform", "linux64"),
+                         (self.wait("adaptive") | self.ONE, 0))
+        self.assertEqual(self.manifest("--platform", "linux64", "--ranks", "threads"),
+                         (self.wait("adaptive") | self.ONE, 0))
+
+    def test_rank_processes_is_a_flag_of_its_own(self):
+        """include/tessera/image.h's bit, apart from every other flag's."""
+        m = mpirun.mkimage
+        others = (m.TS_MANIFEST_TAG_OUTPUT | m.TS_MANIFEST_MPI_LOCAL_IKC | self.ONE
+                  | 3 << m.TS_MANIFEST_MPI_WAIT_SHIFT)
+        self.assertEqual(bin(self.PROC).count("1"), 1)
+        self.assertEqual(self.PROC & others, 0)
+        self.assertEqual(self.PROC, m.IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES"))
+
     def test_wait_policy(self):
         for policy in ("spin", "block", "adaptive"):
-            self.assertEqual(self.manifest("--wait-policy", policy), (self.wait(policy) | self.ONE, 0))
+            self.assertEqual(self.manifest("--wait-policy", policy),
+                             (self.PROC | self.wait(policy) | self.ONE, 0))
         # Each platform has its own default; the three values are distinct.
         self.assertEqual(self.manifest("--platform", "linux64"), (self.wait("adaptive") | self.ONE, 0))
         self.assertEqual(len({self.wait(p) for p in ("spin", "block", "adaptive")}), 3)
 
 
 class ReportBindingsTest(unittest.TestCase):
-    """--report-bindings: one line per rank, from the mapping policies."""
+    """--report-bindings: how the ranks run (--ranks), then one line per
+    rank, from the mapping policies."""
     LAYOUT = compute_layout(load_profile("default"))
+    PROCESSES = ("mpirun: --ranks processes: each MPI process is a process of its own, with its "
+                 "own global variables, heap and stack")
+    THREADS = ("mpirun: --ranks threads: the MPI processes of a compute cluster are threads of "
+               "one process and share its global variables")
 
-    def report(self, np, policy, *more):
+    def report_all(self, np, policy, *more):
         out = io.StringIO()
-        opts = mpirun.parse_args(["-np", str(np), "--map-by", policy, *more, "hello"])
+        with mock.patch.dict(os.environ, {"TESSERA_PLATFORM": ""}):
+            opts = mpirun.parse_args(["-np", str(np), "--map-by", policy, *more, "hello"])
         mpirun.report_bindings(self.LAYOUT, opts, mpirun.rank_cpus(opts), out)
         return out.getvalue().splitlines()
+
+    def report(self, np, policy, *more):
+        """The rank lines, after the mode's."""
+        lines = self.report_all(np, policy, *more)
+        self.assertTrue(lines[0].startswith("mpirun: --ranks "), lines[0])
+        return lines[1:]
+
+    def test_mode_line(self):
+        self.assertEqual(self.report_all(2, "compact")[0], self.PROCESSES)
+        self.assertEqual(self.report_all(2, "compact", "--ranks", "processes")[0], self.PROCESSES)
+        self.assertEqual(self.report_all(2, "compact", "--ranks", "threads")[0], self.THREADS)
+        self.assertEqual(self.report_all(2, "compact", "--platform", "linux64")[0], self.THREADS)
+        # The rank lines do not change with the mode.
+        self.assertEqual(self.report_all(5, "scatter")[1:],
+                         self.report_all(5, "scatter", "--ranks", "threads")[1:])
 
     def test_compact(self):
         lines = self.report(6, "compact")
@@ -353,11 +467,168 @@ class BindToTest(unittest.TestCase):
         rc, stdout, err = run_mpirun("-np", "2", "--report-bindings", "/bin/sh", env=env,
                                      timeout=60)
         self.assertEqual((rc, stdout), (1, ""))
-        self.assertEqual(err.splitlines()[:2], [
+        self.assertEqual(err.splitlines()[:3], [
+            ReportBindingsTest.PROCESSES,
             "mpirun: rank 0 -> cluster 1 core 1 (compute cluster 0 of 4, local rank 0)",
             "mpirun: rank 1 -> cluster 1 core 2 (compute cluster 0 of 4, local rank 1)"])
+        rc, _, err = run_mpirun("-np", "1", "--report-bindings", "--ranks", "threads", "/bin/sh",
+                                env=env, timeout=60)
+        self.assertEqual(err.splitlines()[:2], [
+            ReportBindingsTest.THREADS,
+            "mpirun: rank 0 -> cluster 1 core 1 (compute cluster 0 of 4, local rank 0)"])
         rc, _, err = run_mpirun("-np", "17", "--report-bindings", "/bin/sh", env=env, timeout=60)
         self.assertEqual((rc, err), (1, f"mpirun: {too_many_processes(17)}\n"))
+
+
+class GlobalsWarningTest(unittest.TestCase):
+    """Under --ranks threads, when some compute cluster hosts several ranks,
+    mpirun warns (one line on stderr, the job still runs) about the writable
+    global/static variables the program defines itself: from mpicc's record
+    in the ELF, else compared with the runtime's files (mpicc.cfg)."""
+    LAYOUT = compute_layout(load_profile("default"))
+    # The C library's and the runtime's variables, in every program.
+    RUNTIME = [("__malloc_free_list", ".sbss.total", 8), ("none.0", ".data", 4)]
+    ADVICE = ('(run with --ranks processes, the default, or declare them _Thread_local; see '
+              'README "Global variables in MPI programs")')
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mpirun-globals-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        # A build folder whose mpicc.cfg names the runtime's files.
+        self.out = os.path.join(self.dir, "target")
+        os.mkdir(self.out)
+        runtime = self.write("libc.a", fake_elf.archive({"malloc.o": fake_elf.elf(self.RUNTIME)}))
+        with open(os.path.join(self.out, "mpicc.cfg"), "w") as f:
+            f.write(f"cc=/bin/false\nstartfiles=\nlibs={runtime}\nsyslibs=-Wl,--start-group;"
+                    f"{runtime};-Wl,--end-group\n")
+        env = mock.patch.dict(os.environ, {"TESSERA_TARGET_OUT": self.out, "TESSERA_PLATFORM": ""})
+        env.start()
+        self.addCleanup(env.stop)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def program(self, own=(), record=None):
+        """A linked program's ELF: the runtime's variables, `own` ones
+        ([(name, size)], in .bss), and mpicc's record (None: none)."""
+        symbols = self.RUNTIME + [(name, ".bss", size) for name, size in own]
+        return self.write("app.elf", fake_elf.elf(symbols, record, local=("none.0",)))
+
+    def pi(self):
+        """A student's pi, built by mpicc: its globals are in the record."""
+        return self.program([("sum", 8), ("n", 4), ("calls.0", 4)], record=["sum", "n", "calls.0"])
+
+    def warning(self, program, *argv):
+        opts = mpirun.parse_args([*argv, program])
+        return mpirun.globals_warning(self.LAYOUT, opts, program)
+
+    def test_threads_with_a_shared_cluster(self):
+        self.assertEqual(
+            self.warning(self.pi(), "-np", "4", "--ranks", "threads"),
+            "mpirun: warning: --ranks threads: the MPI processes of a compute cluster share the "
+            f"program's writable global/static variables: calls, n, sum {self.ADVICE}")
+
+    def test_not_with_processes(self):
+        self.assertIsNone(self.warning(self.pi(), "-np", "4"))
+        self.assertIsNone(self.warning(self.pi(), "-np", "16", "--ranks", "processes"))
+
+    def test_not_when_every_cluster_has_one_rank(self):
+        self.assertIsNone(self.warning(self.pi(), "--ranks", "threads"))
+        self.assertIsNone(self.warning(self.pi(), "-np", "4", "--map-by", "scatter",
+                                       "--ranks", "threads"))
+        # A fifth rank goes to the first cluster again.
+        self.assertIsNotNone(self.warning(self.pi(), "-np", "5", "--map-by", "scatter",
+                                          "--ranks", "threads"))
+        self.assertIsNotNone(self.warning(self.pi(), "-np", "2", "--ranks", "threads"))
+
+    def test_shares_a_cluster(self):
+        def shared(np, policy):
+            return mpirun.shares_a_cluster(self.LAYOUT, mpirun.parse_args(
+                ["-np", str(np), "--map-by", policy, "hello"]))
+        self.assertEqual([shared(np, "compact") for np in (1, 2, 16)], [False, True, True])
+        self.assertEqual([shared(np, "scatter") for np in (1, 4, 5, 16)],
+                         [False, False, True, True])
+
+    def test_not_for_a_program_without_globals_of_its_own(self):
+        """The C library's and the runtime's variables are no reason to warn:
+        neither with mpicc's record, nor without (compared with the runtime)."""
+        for record in ([], None):
+            with self.subTest(record=record):
+                app = self.program(record=record)
+                self.assertIsNone(self.warning(app, "-np", "16", "--ranks", "threads"))
+
+    def test_program_not_built_by_mpicc(self):
+        """No record (e.g. the build's own programs): the ELF's variables
+        that the runtime's files do not define."""
+        app = self.program([("total", 4), ("counts.1", 32)])
+        self.assertIn("variables: counts, total (",
+                      self.warning(app, "-np", "2", "--ranks", "threads"))
+        # Without a build to compare with, it cannot tell: no warning.
+        os.remove(os.path.join(self.out, "mpicc.cfg"))
+        self.assertIsNone(self.warning(app, "-np", "2", "--ranks", "threads"))
+
+    def test_record_wins(self):
+        """The record lists the variables the linker kept; a name it lists
+        that the program no longer has (--gc-sections) is left out."""
+        app = self.program([("total", 4), ("kept", 4)], record=["kept", "dropped"])
+        self.assertIn("variables: kept (", self.warning(app, "-np", "2", "--ranks", "threads"))
+
+    def test_many_names(self):
+        app = self.program([(f"v{i:02}", 4) for i in range(11)],
+                           record=[f"v{i:02}" for i in range(11)])
+        self.assertIn("variables: v00, v01, v02, v03, v04, v05, v06, v07, ... (11 in all) (run",
+                      self.warning(app, "-np", "2", "--ranks", "threads"))
+
+    def test_linux64_advice(self):
+        self.assertEqual(
+            self.warning(self.pi(), "--platform", "linux64", "-np", "2"),
+            "mpirun: warning: --ranks threads: the MPI processes of a compute cluster share the "
+            "program's writable global/static variables: calls, n, sum (declare them "
+            "_Thread_local; --ranks processes is not available on linux64 yet; see README "
+            '"Global variables in MPI programs")')
+
+    def launch(self, *argv):
+        """(status, stderr) of main() on the argv, nothing built or booted;
+        asserts that the job was started."""
+        run = mock.Mock(return_value=(0, False))
+        err = io.StringIO()
+        work = tempfile.mkdtemp(dir=self.dir)          # --verbose keeps it
+        with mock.patch.object(mpirun.mkimage, "build_images", return_value=["qemu"]), \
+                mock.patch.object(mpirun, "run_machine", run), \
+                mock.patch.object(mpirun.tempfile, "mkdtemp", return_value=work), \
+                mock.patch.object(sys, "stderr", err):
+            status = mpirun.main(list(argv))
+        run.assert_called_once()
+        return status, err.getvalue()
+
+    def test_at_launch_one_line_and_the_job_runs(self):
+        status, err = self.launch("-np", "4", "--ranks", "threads", self.pi())
+        self.assertEqual(status, 0)
+        self.assertEqual(err.splitlines(),
+                         [self.warning(self.pi(), "-np", "4", "--ranks", "threads")])
+        status, err = self.launch("-np", "4", "--report-bindings", "--ranks", "threads", self.pi())
+        self.assertEqual(len(err.splitlines()), 6, err)     # mode, 4 ranks, warning
+        self.assertTrue(err.splitlines()[5].startswith("mpirun: warning: --ranks threads: "), err)
+        self.assertEqual(self.launch("-np", "4", self.pi()), (0, ""))
+        self.assertEqual(self.launch("-np", "4", "--ranks", "threads", self.program(record=[])),
+                         (0, ""))
+
+    def test_verbose_says_when_it_cannot_tell(self):
+        os.remove(os.path.join(self.out, "mpicc.cfg"))
+        app = self.program([("total", 4)])
+        self.assertEqual(self.launch("-np", "2", "--ranks", "threads", app), (0, ""))
+        _, err = self.launch("-np", "2", "--ranks", "threads", "--verbose", app)
+        self.assertIn(f"mpirun: cannot tell the global variables of {app} from the runtime's (not "
+                      f"built by tools/mpicc, and no build to compare with): not checked\n", err)
+
+    def test_runtime_files_from_the_build(self):
+        self.assertEqual(mpirun.runtime_files("qemu-riscv64"),
+                         [os.path.join(self.dir, "libc.a")] * 2)
+        os.remove(os.path.join(self.out, "mpicc.cfg"))
+        self.assertEqual(mpirun.runtime_files("qemu-riscv64"), [])
 
 
 class BrokenPipeTest(unittest.TestCase):

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """On-target tests: run Tessera through tools/mpirun and check the
 exact output and exit status of hello, fn and abort_test, and that
---report-bindings, --local-path, --eager-threshold and --wait-policy tell the truth (probe.c).
+--report-bindings, --local-path, --eager-threshold, --wait-policy and --ranks tell the truth
+(probe.c).
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
@@ -17,11 +18,15 @@ import tempfile
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
-from mkimage import placement
+from mkimage import SYSCALL_H, placement
 from tessera_profile import compute_layout, load_profile
 
 TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
 LAYOUT = compute_layout(load_profile("default"))
+LINUX64 = os.environ.get("TESSERA_PLATFORM") == "linux64"
+# ts_job_info.ranks_mode (<tessera/syscall.h>) under --ranks
+RANKS_MODE = {"processes": SYSCALL_H.constant("TS_RANKS_PROCESSES"),
+              "threads": SYSCALL_H.constant("TS_RANKS_THREADS")}
 
 
 def cluster_of(rank, policy):
@@ -103,8 +108,8 @@ class Abort(unittest.TestCase):
 
 class Bindings(unittest.TestCase):
     """Each rank of probe.c prints where it runs and its job info; mpirun's
-    --report-bindings must have said the same, and --local-path and
-    --eager-threshold and --wait-policy must reach the job info."""
+    --report-bindings must have said the same, and --local-path,
+    --eager-threshold, --wait-policy and --ranks must reach the job info."""
 
     @classmethod
     def setUpClass(cls):
@@ -117,27 +122,34 @@ class Bindings(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def check(self, np, policy, options, mpi_flags, eager_max, wait_policy):
+    def check(self, np, policy, options, mpi_flags, eager_max, wait_policy, ranks):
         rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--report-bindings",
                                   *options, "--timeout", TIMEOUT, self.probe)
         self.assertEqual(rc, 0, f"stdout:\n{out}\nstderr:\n{err}")
+        self.assertRegex(err, rf"\Ampirun: --ranks {ranks}: ")
+        self.assertNotIn("mpirun: warning", err)        # probe.c has no global variable
         reported = re.findall(r"^mpirun: rank (\d+) -> cluster (\d+) core (\d+) "
                               r"\(compute cluster \d+ of \d+, local rank (\d+)\)$", err, re.M)
         seen = re.findall(r"^rank (\d+) cluster (\d+) core (\d+) local (\d+) "
-                          rf"mpi_flags {mpi_flags} mpi_eager_max {eager_max} mpi_wait_policy {wait_policy}$",
+                          rf"mpi_flags {mpi_flags} mpi_eager_max {eager_max} "
+                          rf"mpi_wait_policy {wait_policy} ranks_mode {RANKS_MODE[ranks]}$",
                           out, re.M)
         self.assertEqual(len(reported), np, err)
         self.assertEqual(sorted(seen), sorted(reported), f"stdout:\n{out}\nstderr:\n{err}")
 
     def test_np8_compact(self):
         # The defaults: TS_JOB_MPI_EAGER_ONE_MESSAGE; on QEMU
-        # TS_MPI_WAIT_BLOCK, on linux64 TS_MPI_WAIT_ADAPTIVE.
-        linux64 = os.environ.get("TESSERA_PLATFORM") == "linux64"
-        self.check(8, "compact", [], 2, 0, 3 if linux64 else 2)
+        # TS_MPI_WAIT_BLOCK and ranks as processes, on linux64
+        # TS_MPI_WAIT_ADAPTIVE and ranks as threads.
+        self.check(8, "compact", [], 2, 0, 3 if LINUX64 else 2,
+                   "threads" if LINUX64 else "processes")
 
     def test_np7_scatter_ikc(self):
         self.check(7, "scatter", ["--local-path", "ikc", "--eager-threshold", "4096", "--wait-policy", "spin"],
-                   1, 4096, 1)  # TS_MPI_WAIT_SPIN
+                   1, 4096, 1, "threads" if LINUX64 else "processes")  # TS_MPI_WAIT_SPIN
+
+    def test_np6_compact_threads(self):
+        self.check(6, "compact", ["--ranks", "threads"], 2, 0, 3 if LINUX64 else 2, "threads")
 
 
 class Capacity(unittest.TestCase):
