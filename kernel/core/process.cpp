@@ -79,7 +79,8 @@ long start_on(int core, Process *p, uintptr_t pc, uint64_t arg) {
     if (!map_stack(p, core)) return -TS_ENOMEM;
     hal::Guard g(lock);
     hal::new_thread_frame(t.tf, pc, stack_top(core), arg);
-    t.proc = t.last_proc = p;
+    t.proc = p;
+    p->ended[core] = false;
     t.tag = p->rank;
     t.state = ThreadState::ready;
     ++p->live_threads;
@@ -188,7 +189,8 @@ long end_thread(Call &c) {
     if (--p->live_threads == 0) upper_release(p);  // its mailboxes, portals and syncs
     hal::Guard g(lock);
     Thread &t = threads[caller_core()];
-    t.exit_status = status;
+    p->ended[caller_core()] = true;
+    p->exit_status[caller_core()] = status;
     t.proc = nullptr;
     t.state = ThreadState::free;
     return 0;
@@ -245,10 +247,10 @@ long sys_thread_join(Call &c) {
         tid == static_cast<uint64_t>(caller_core()))
         return -TS_EINVAL;
     const Thread &t = threads[tid];
-    if (t.last_proc != p) return -TS_EINVAL;
+    if (t.proc != p && !p->ended[tid]) return -TS_EINVAL;
     if (c.a[1] && check_user(c.a[1], sizeof(int), true) < 0) return -TS_EFAULT;
     if (t.proc == p) return pending;
-    return c.a[1] ? copy_to_user(c.a[1], &t.exit_status, sizeof(int)) : 0;
+    return c.a[1] ? copy_to_user(c.a[1], &p->exit_status[tid], sizeof(int)) : 0;
 }
 
 // brk: heap pages are mapped as the break grows. When it shrinks, the pages

@@ -83,10 +83,8 @@ struct Process;
 
 struct Thread {
     ThreadState state = ThreadState::free;
-    Process *proc = nullptr;       ///< while ready or running
-    Process *last_proc = nullptr;  ///< the process of the last thread that ran here
-    int exit_status = 0;           ///< of the last thread that ran here
-    int tag = -1;                  ///< TS_SYS_THREAD_TAG's label (LWMPI: the rank); -1: none
+    Process *proc = nullptr;  ///< while ready or running
+    int tag = -1;             ///< TS_SYS_THREAD_TAG's label (LWMPI: the rank); -1: none
     hal::TrapFrame tf{};
 };
 
@@ -98,6 +96,11 @@ struct Process {
     int rank = -1;         ///< the MPI rank it runs (processes mode), named in reports; -1: none
     int local = -1;        ///< and that rank's local index on the cluster
     bool stack_mapped[TS_MAX_CORES] = {};
+    /// Per core (a thread's id): its thread of this process has ended with
+    /// exit_status[core] and may be joined. Kept here, not with the core,
+    /// which another process's thread may run by then.
+    bool ended[TS_MAX_CORES] = {};
+    int exit_status[TS_MAX_CORES] = {};
     int live_threads = 0;
     int status = 0;           ///< first non-zero thread status
     int status_core = -1;     ///< the core of the thread that status comes from
