@@ -2,16 +2,33 @@
  * 5000) with random numbers 0..63 (unknown ones included, plus a few
  * numbers with high bits set) and random arguments: small ints, huge
  * values, kernel and other clusters' memory, devices, NULL and low pages,
- * valid buffers, read-only memory, pointers that straddle the end of mapped
- * memory, lengths. Every call must return, with a result >= 0 or a known
- * -TS_E* code (-TS_ENOSYS exactly for unknown numbers), and keep a1..a5 and
- * a7 as they were. Before and after, ordinary calls must still work.
+ * valid buffers, read-only memory (in processes mode also through the
+ * ranks' aliases), pointers that straddle the end of mapped memory,
+ * lengths. Every call must return, with a result >= 0 or a known -TS_E*
+ * code (-TS_ENOSYS exactly for unknown numbers), and keep a1..a5 and a7 as
+ * they were. Before and after, ordinary calls must still work.
  *
- *   kcall_fuzz [CALLS [SEED]]
+ *   kcall_fuzz [CALLS [SEED [END]]]
  *
  * Prints a table of results per call number, then
  * "kcall_fuzz: N calls, M unexpected", and exits with M (at most 255).
- * Run alone (np 1): it uses ports and cores freely.
+ * Rank r draws from SEED + r, so that copies do not make the same calls
+ * in step. END, for tests of how the kernel's reports name a rank:
+ * "exit:R" or "fault:R": rank R, once done, tries to relabel itself
+ * (ts_thread_tag(R + 100)), then returns 77 (or M if M > 0; the runtime
+ * then ends the job, as for any rank that fails before MPI_Init), or
+ * loads from address 0x10 (killed by a fault).
+ *
+ * Who may run it: alone on its cluster (-np 1, or one rank per cluster),
+ * in either --ranks mode; or several ranks on one cluster, up to every
+ * rank of a full cluster at once, in processes mode (mpirun --ranks
+ * processes, each copy a process of its own). In threads mode ranks that
+ * share a cluster would share its globals, break and thread label, so the
+ * fuzzer refuses to run there. When copies share a cluster, each keeps to
+ * its own logical port (see OWN_PORT) in its checks and random creates,
+ * skips its thread checks when the ranks leave it no free core, and
+ * leaves out the page-frame count, which the other copies change. It never
+ * calls MPI_Init.
  *
  * It never makes a call that may legitimately end the thread or block for
  * good: no thread exit, job abort or thread create (a random pc runs
@@ -40,6 +57,17 @@
  * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around. */
 #define STACK_SIZE  (128ul << 10)
 #define STACK_ALIGN (1ul << 20)
+
+/* The copy with local index l keeps to one logical port (of each kind):
+ * the name client's reply port of the core it runs on, l + 1 (the ranks
+ * of a cluster run on cores 1, 2, ... by local index). The fuzzer resolves
+ * no names, so nothing else of its own uses that port; the ports of
+ * different local indexes differ; and none is the kernel's, the name
+ * daemon's or an MPI process's (<tessera/syscall.h>). */
+#define OWN_PORT(l) (TS_PORT_NAME_REPLY_BASE + 1 + (l))
+
+/* Exit status of the rank END names, when it has nothing unexpected. */
+#define END_STATUS 77
 
 static unsigned long unexpected;
 
@@ -88,6 +116,17 @@ static struct {
     unsigned long break0; /* the break when the run started */
 } mem;
 
+/* Who this copy is, from the kernel's job info, and who shares its
+ * cluster. */
+static struct {
+    int processes;                    /* a rank's own process (mpirun --ranks processes) */
+    int rank;                         /* MPI rank (0 when the job info names none) */
+    int local;                        /* index among the ranks of this cluster */
+    int here;                         /* ranks of the job on this cluster, this one included */
+    int port;                         /* OWN_PORT(local) */
+    uintptr_t alias_base, alias_size; /* processes: the ranks' aliases (0: none) */
+} self;
+
 /* Small ints (-1..4), so that cluster lists read from it name real
  * clusters, some twice, some not at all. */
 static void refill_scratch(void) {
@@ -135,18 +174,34 @@ static struct arg low_address(void) {
     return PICK(v);
 }
 
+/* Where the rank with local index l sees address `at` of the cluster's
+ * rank l' (processes mode with aliases: every rank's private memory is
+ * also mapped at alias_base + l' * alias_size in every rank), or `at`
+ * itself without aliases. */
+static uintptr_t through_alias(uintptr_t at, int l) {
+    if (!self.alias_base) return at;
+    return self.alias_base + (uintptr_t)l * self.alias_size + (at - ts_job()->private_base);
+}
+
+/* Scratch, half of the time (with aliases) through our own alias: the
+ * same memory. Never another rank's: the kernel may write there. */
 static struct arg static_buffer(void) {
-    return (struct arg){(uintptr_t)scratch + below(sizeof scratch - WRITE_ROOM), ROOM_SOME};
+    const uintptr_t at = (uintptr_t)scratch + below(sizeof scratch - WRITE_ROOM);
+    return (struct arg){below(2) ? at : through_alias(at, self.local), ROOM_SOME};
 }
 
 static struct arg stack_buffer(void) {
     return (struct arg){(uintptr_t)mem.stack_buf + below(STACK_BUF - WRITE_ROOM), ROOM_SOME};
 }
 
-/* Program text and read-only data: readable, never writable. */
+/* Program text and read-only data: readable, never writable; with aliases
+ * also as any rank of the cluster sees it through that rank's alias (text
+ * is shared, so every copy's is the same, and a write must fail there
+ * too). */
 static struct arg read_only(void) {
-    if (below(2)) return (struct arg){0x40000000ul + below(64) * 4, ROOM_SOME};
-    return (struct arg){(uintptr_t)rodata_text + below(sizeof rodata_text), ROOM_SOME};
+    const uintptr_t at =
+        below(2) ? 0x40000000ul + below(64) * 4 : (uintptr_t)rodata_text + below(sizeof rodata_text);
+    return (struct arg){below(2) ? at : through_alias(at, (int)below((unsigned long)self.here)), ROOM_SOME};
 }
 
 /* Pointers at the edges of mapped memory. Just before the end of the heap
@@ -326,11 +381,25 @@ static void shape(struct call *c) {
     }
 }
 
+/* When copies share the cluster: a port (as the kernel reads it, an int)
+ * that is another copy's becomes ours, so that a random create never
+ * holds a port another copy's checks create at that moment (a second
+ * create of a port is refused: the ports are the cluster's). Every other
+ * value stays, bad ones included. */
+static void keep_to_own_port(struct arg *a) {
+    const int port = (int)a->v;
+    if (self.here > 1 && port != self.port && port >= OWN_PORT(0) && port <= OWN_PORT(ts_job()->ncores - 2))
+        a->v = (unsigned long)self.port;
+}
+
 /* Arguments changed so that the call cannot block for long, flood the
- * console or starve the cluster of memory. */
+ * console, starve the cluster of memory or take another copy's port. */
 static void tame(struct call *c) {
     struct arg *a = c->a;
     switch (c->nr) {
+    case TS_SYS_MAILBOX_CREATE:
+    case TS_SYS_PORTAL_CREATE: keep_to_own_port(&a[0]); break;
+    case TS_SYS_SYNC_CREATE: keep_to_own_port(&a[3]); break;
     case TS_SYS_SLEEP: a[0].v %= SLEEP_MAX_NS + 1; break;
     case TS_SYS_FUTEX_WAIT: /* 0 would mean no timeout */ a[2].v = 1 + a[2].v % SLEEP_MAX_NS; break;
     case TS_SYS_IKC_WAIT_ANY: /* the same */ a[1].v = 1 + a[1].v % SLEEP_MAX_NS; break;
@@ -452,25 +521,83 @@ static void fuzz_one(void) {
 
 static void noop(void *arg) { (void)arg; }
 
-/* A mailbox round trip on our own cluster and a thread start and join, as
- * any program would make them. */
+/* True when ts_thread_create may find no free core without the kernel
+ * being wrong: the cluster's ranks and one thread of every other copy
+ * may fill its cores (the master runs none). Alone, a core is free. */
+static int no_free_core_possible(void) { return 2 * self.here - 1 >= ts_job()->ncores - 1; }
+
+/* A mailbox round trip on our own cluster, through our own port, and a
+ * thread start and join, as any program would make them. A thread check
+ * that finds no free core where the other ranks may hold them all is
+ * skipped, and said so; one that starts must end and be joined. */
 static void sanity(const char *when) {
     const struct ts_job_info *job = ts_job();
     char buf[8] = {0};
-    int in = ts_mailbox_create(20);
-    int out = ts_mailbox_open(21, job->cluster_id, 20);
+    int in = ts_mailbox_create(self.port);
+    int out = ts_mailbox_open(self.port, job->cluster_id, self.port);
     EXPECT(when, in >= 0 && out >= 0);
     EXPECT(when, ts_mailbox_write(out, "ping", 5) == 5);
     EXPECT(when, ts_mailbox_read(in, buf, sizeof buf) == 5 && strcmp(buf, "ping") == 0);
     EXPECT(when, ts_mailbox_close(out) == 0 && ts_mailbox_unlink(in) == 0);
 
     int status = -1;
-    int tid = ts_thread_create(noop, 0);
-    EXPECT(when, tid > 0 && ts_thread_join(tid, &status) == 0 && status == 0);
+    const int tid = ts_thread_create(noop, 0);
+    if (tid == -TS_EAGAIN && no_free_core_possible()) {
+        printf("kcall_fuzz: %s: thread check skipped: no free core (cluster %d: %d ranks, %d cores)\n", when,
+               job->cluster_id, self.here, job->ncores);
+    } else {
+        const int joined = tid > 0 ? ts_thread_join(tid, &status) : 0;
+        if (!(tid > 0 && joined == 0 && status == 0) && note_unexpected())
+            printf("UNEXPECTED %s check failed: thread: create %d, join %d, status %d\n", when, tid, joined,
+                   status);
+    }
 
     struct ts_job_info now;
     EXPECT(when, kcall_args(TS_SYS_JOB_INFO, (uintptr_t)&now, 0, 0) == 0);
     EXPECT(when, memcmp(&now, job, sizeof now) == 0);
+}
+
+/* Processes mode: the kernel keeps the rank of this process, and it is
+ * the one mpirun's mapping puts at this cluster and local index, on core
+ * local + 1; no label of ours changes it (TS_SYS_THREAD_TAG is refused,
+ * whatever the value), so that console prefixes and reports keep naming
+ * the real rank after the random calls. */
+static void identity(const char *when) {
+    if (!self.processes) return;
+    int cluster = -1, local = -1;
+    EXPECT(when, ts_rank_place(self.rank, &cluster, &local) == 0);
+    EXPECT(when, cluster == ts_job()->cluster_id && local == self.local);
+    EXPECT(when, ts_thread_core() == self.local + 1);
+    EXPECT(when, ts_thread_tag(self.rank) == -TS_EPERM && ts_thread_tag(-1) == -TS_EPERM);
+    const int tags[] = {0, 1, self.rank + 1, self.rank + 100, 0x7fffffff};
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; ++i)
+        if (ts_thread_tag(tags[i]) != -TS_EPERM && note_unexpected())
+            printf("UNEXPECTED %s check failed: ts_thread_tag(%d) was not refused\n", when, tags[i]);
+}
+
+/* The ranks of the job that run on this cluster (1 when the job info
+ * names no rank). */
+static int ranks_here(void) {
+    const struct ts_job_info *job = ts_job();
+    int n = 0;
+    for (int r = 0; r < job->np; ++r) {
+        int cluster, local;
+        if (ts_rank_place(r, &cluster, &local) == 0 && cluster == job->cluster_id) ++n;
+    }
+    return n > 0 ? n : 1;
+}
+
+static void who_am_i(void) {
+    const struct ts_job_info *job = ts_job();
+    self.processes = job->ranks_mode == TS_RANKS_PROCESSES && job->rank >= 0;
+    self.rank = ts_rank() >= 0 ? ts_rank() : 0;
+    self.local = ts_local_index() >= 0 ? ts_local_index() : 0;
+    self.here = ranks_here();
+    self.port = OWN_PORT(self.local);
+    if (self.processes && job->alias_base) {
+        self.alias_base = job->alias_base;
+        self.alias_size = job->private_size;
+    }
 }
 
 /* Free page frames, or -1 while the kernel has no TS_SYS_MEM_INFO. */
@@ -492,17 +619,51 @@ static void setup_memory(char *stack_buf) {
     refill_scratch();
 }
 
+/* END (argv[3]): "exit:R" or "fault:R"; END_NONE when absent. */
+static volatile uintptr_t fault_address = 0x10; /* fault:R loads here (the NULL page) */
+enum end { END_NONE, END_EXIT, END_FAULT };
+
+static enum end parse_end(const char *arg, int *rank) {
+    char *rest;
+    const enum end how = strncmp(arg, "exit:", 5) == 0    ? END_EXIT
+                         : strncmp(arg, "fault:", 6) == 0 ? END_FAULT
+                                                          : END_NONE;
+    if (how == END_NONE) return END_NONE;
+    *rank = (int)strtol(strchr(arg, ':') + 1, &rest, 10);
+    return *rest ? END_NONE : how;
+}
+
 int main(int argc, char **argv) {
     const unsigned long calls = argc > 1 ? strtoul(argv[1], 0, 0) : DEFAULT_CALLS;
     const uint64_t seed = argc > 2 ? strtoull(argv[2], 0, 0) : DEFAULT_SEED;
+    int end_rank = -1;
+    const enum end end = argc > 3 ? parse_end(argv[3], &end_rank) : END_NONE;
     char stack_buf[STACK_BUF];
     memset(stack_buf, 0, sizeof stack_buf);
 
+    who_am_i();
+    if (argc > 3 && end == END_NONE) {
+        printf("kcall_fuzz: END must be exit:RANK or fault:RANK, got '%s'\n", argv[3]);
+        return 2;
+    }
+    if (!self.processes && self.here > 1) {
+        /* Threads of one process would share the break, the scratch
+         * buffers and the thread label the fuzzer changes. */
+        printf(
+            "kcall_fuzz: %d ranks share the process of cluster %d (--ranks threads): run it alone "
+            "(-np 1) or with --ranks processes\n",
+            self.here, ts_job()->cluster_id);
+        return 1;
+    }
     printf("kcall_fuzz: %lu calls, seed 0x%llx\n", calls, (unsigned long long)seed);
-    seed_rng(seed);
+    printf("kcall_fuzz: rank %d, local index %d of %d on cluster %d (ranks as %s), port %d\n", self.rank,
+           self.local, self.here, ts_job()->cluster_id, self.processes ? "processes" : "threads", self.port);
+    seed_rng(seed + (uint64_t)self.rank);
+    identity("before");
     sanity("before"); /* first: it may grow malloc's heap */
     setup_memory(stack_buf);
-    const long pages_before = free_pages();
+    /* Other copies take and give back frames all the time. */
+    const long pages_before = self.here == 1 ? free_pages() : -1;
 
     for (unsigned long i = 0; i < calls; ++i) {
         if (i % 256 == 0) refill_scratch();
@@ -513,8 +674,24 @@ int main(int argc, char **argv) {
     if (pages_before >= 0) EXPECT("page frames", pages_after == pages_before);
     EXPECT("break", kcall_args(TS_SYS_BRK, 0, 0, 0) == (long)mem.break0);
     sanity("after");
+    identity("after");
+    /* Threads mode: the label is the program's, and random calls changed
+     * it; give the rank its own back for what it prints from now on. */
+    if (!self.processes) EXPECT("label", ts_thread_tag(ts_rank()) == 0);
+    if (end != END_NONE && self.rank == end_rank) {
+        /* Refused in processes mode (identity checks that), taken in
+         * threads mode: the reports below then name that label. */
+        const int r = ts_thread_tag(end_rank + 100);
+        printf("kcall_fuzz: rank %d asked to be labelled %d: %s\n", end_rank, end_rank + 100,
+               r == 0 ? "taken" : "refused");
+    }
 
     print_table();
     printf("kcall_fuzz: %lu calls, %lu unexpected\n", calls, unexpected);
+    if (end != END_NONE && self.rank == end_rank) {
+        fflush(stdout);
+        if (end == END_FAULT) printf("value %d\n", *(volatile int *)fault_address);
+        return unexpected ? (unexpected > 255 ? 255 : (int)unexpected) : END_STATUS;
+    }
     return unexpected > 255 ? 255 : (int)unexpected;
 }

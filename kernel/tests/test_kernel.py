@@ -117,20 +117,31 @@ class ElfLoaderTest(unittest.TestCase):
                     self.assertEqual(rc, 127, out)
 
 
+# How a rank may run on the platform (mpirun --ranks): alone on its
+# cluster, as a process of its own or as the one thread of its process.
+# linux64 has threads only, so far.
+RANKS_MODES = ("threads",) if PLATFORM == "linux64" else ("processes", "threads")
+
+
 class SyscallTest(unittest.TestCase):
     def test_bad_arguments_get_error_codes(self):
-        rc, out = mpirun("-np", "1", "--timeout", "120", "syscall_test")
-        self.assertIn("syscall checks: 0 failed", out, out)
-        self.assertEqual(rc, 0, out)
+        for ranks in RANKS_MODES:
+            with self.subTest(ranks=ranks):
+                rc, out = mpirun("-np", "1", "--ranks", ranks, "--timeout", "120", "syscall_test")
+                self.assertIn("syscall checks: 0 failed", out, out)
+                self.assertEqual(rc, 0, out)
 
     def test_random_calls_all_return_known_results(self):
         # 5000 random calls (fixed seed): each returns, with a result >= 0
         # or a known error code, and the kernel still works afterwards.
-        rc, out = mpirun("-np", "1", "--timeout", "60", "kcall_fuzz")
-        self.assertIn("kcall_fuzz: 5000 calls, 0 unexpected", out, out)
-        self.assertNotIn("killed", out)
-        self.assertNotIn("panic", out)
-        self.assertEqual(rc, 0, out)
+        # (Every rank of a full cluster at once: test_kcall_fuzz_ranks.py.)
+        for ranks in RANKS_MODES:
+            with self.subTest(ranks=ranks):
+                rc, out = mpirun("-np", "1", "--ranks", ranks, "--timeout", "60", "kcall_fuzz")
+                self.assertIn("kcall_fuzz: 5000 calls, 0 unexpected", out, out)
+                self.assertNotIn("killed", out)
+                self.assertNotIn("panic", out)
+                self.assertEqual(rc, 0, out)
 
 
 class PanicTest(unittest.TestCase):
