@@ -3,7 +3,7 @@
  * sizes, round trips and table, without LWMPI.
  *
  *   tools/mpirun -np 2 --map-by scatter ikc_pingpong   # two clusters
- *   tools/mpirun -np 2 --map-by compact ikc_pingpong   # two threads of one
+ *   tools/mpirun -np 2 --map-by compact ikc_pingpong   # two ranks of one
  *
  * A message of at most the mailbox payload (ts_job()->mailbox_payload)
  * goes as one mailbox message, a larger one as one portal transfer: the

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """On-target test of the console: console_test on 8 ranks, two per compute
-cluster (threads of one process on different cores), each writing its
+cluster (on different cores), each writing its
 lines in small pieces at the same time. Every line must come out whole and
 in its rank's order; with --tag-output, prefixed with the rank that wrote
-it ("[rank R] "), from the start (the runtime tags a rank's thread)."""
+it ("[rank R] "), from the start (the kernel names a rank's process, or
+in threads mode the runtime tags a rank's thread)."""
 import collections
 import os
 import re
