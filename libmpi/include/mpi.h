@@ -9,9 +9,11 @@
  * compile-time constants that can be compared, switched on and stored in
  * static initializers.
  *
- * MPI processes are threads (one per MPI rank, several per compute
- * cluster); every MPI call acts on the calling rank only. The ranks of a
- * cluster share the program's global variables: declare per-rank globals
+ * Every MPI call acts on the calling MPI process (rank) only. Several
+ * ranks share a compute cluster: as processes of their own (mpirun
+ * --ranks processes), each with its own global and static variables, heap
+ * and stack; or as threads of one process (--ranks threads), which share
+ * the program's global variables: there, declare per-rank globals
  * _Thread_local (C11) or thread_local (C++).
  */
 #ifndef LWMPI_MPI_H
@@ -280,11 +282,13 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
  * daemon, opens its mailbox and portal. argc/argv may be NULL and are not
  * changed. Calling it twice is MPI_ERR_OTHER. (section 8.7) */
 int MPI_Init(int *argc, char ***argv);
-/* As MPI_Init; *provided is MPI_THREAD_FUNNELED whatever `required` asks
- * for: only the thread that is the MPI process may call MPI (a rank's
- * other threads may not). (section 12.4.3) */
+/* As MPI_Init; *provided, whatever `required` asks for, is
+ * MPI_THREAD_SERIALIZED when each rank is a process of its own (any of its
+ * threads may call MPI, one at a time), MPI_THREAD_FUNNELED when ranks are
+ * threads of one process (only the thread that is the MPI process may call
+ * MPI). (section 12.4.3) */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-/* MPI_THREAD_FUNNELED after MPI_Init_thread or MPI_Init. (12.4.3) */
+/* What MPI_Init_thread gives, after it or MPI_Init. (12.4.3) */
 int MPI_Query_thread(int *provided);
 /* *flag = 1 on the thread that called MPI_Init. (12.4.3) */
 int MPI_Is_thread_main(int *flag);

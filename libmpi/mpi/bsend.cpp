@@ -8,6 +8,7 @@
 #include "errors.hpp"
 #include "request.hpp"
 #include "state.hpp"
+#include "../mpiutil/rank_local.hpp"
 
 namespace lwmpi {
 
@@ -39,14 +40,14 @@ struct Attached {
     int capacity;
 };
 
-thread_local Attached t_buffer;
+thread_local util::RankLocal<Attached> t_buffer;
 
 constexpr uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 }  // namespace
 
 int bsend_reserve(uint64_t bytes, void **out) {
-    Attached &b = t_buffer;
+    Attached &b = t_buffer.get();
     if (!b.base) return MPI_ERR_BUFFER;
     const uint64_t need = round_up(bytes) + kAlign;
     uint64_t at = round_up(reinterpret_cast<uintptr_t>(b.base)) - reinterpret_cast<uintptr_t>(b.base);
@@ -70,7 +71,7 @@ int bsend_reserve(uint64_t bytes, void **out) {
 }
 
 void bsend_release(void *block) {
-    Attached &b = t_buffer;
+    Attached &b = t_buffer.get();
     const uint64_t offset = static_cast<uint64_t>(static_cast<char *>(block) - b.base) - kAlign;
     int i = 0;
     while (i < b.nblocks && b.blocks[i].offset != offset)
@@ -80,12 +81,13 @@ void bsend_release(void *block) {
 }
 
 void bsend_finalize() {
-    free(t_buffer.blocks);
-    t_buffer = Attached{};
+    Attached &b = t_buffer.get();
+    free(b.blocks);
+    b = Attached{};
 }
 
 bool bsend_owns(const void *p) {
-    const Attached &b = t_buffer;
+    const Attached &b = t_buffer.get();
     const char *c = static_cast<const char *>(p);
     return b.base && c >= b.base && c < b.base + b.size;
 }
@@ -96,12 +98,13 @@ int MPI_Buffer_attach(void *buffer, int size) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Buffer_attach";
     if (int e = require_active(fn)) return e;
-    if (t_buffer.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is attached already");
+    Attached &b = t_buffer.get();
+    if (b.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is attached already");
     if (size < 0 || (!buffer && size > 0))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "invalid buffer or size");
-    t_buffer.base = static_cast<char *>(buffer);
-    t_buffer.size = static_cast<uint64_t>(size);
-    t_buffer.nblocks = 0;
+    b.base = static_cast<char *>(buffer);
+    b.size = static_cast<uint64_t>(size);
+    b.nblocks = 0;
     return MPI_SUCCESS;
 }
 
@@ -111,14 +114,15 @@ int MPI_Buffer_detach(void *buffer_addr, int *size) {
     static constexpr char fn[] = "MPI_Buffer_detach";
     if (int e = require_active(fn)) return e;
     if (!buffer_addr || !size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    if (!t_buffer.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "no buffer is attached");
-    while (t_buffer.nblocks > 0) {
+    Attached &b = t_buffer.get();
+    if (!b.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "no buffer is attached");
+    while (b.nblocks > 0) {
         if (int e = progress_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-        if (t_buffer.nblocks > 0) util::idle();
+        if (b.nblocks > 0) util::idle();
     }
-    *static_cast<void **>(buffer_addr) = t_buffer.base;
-    *size = static_cast<int>(t_buffer.size);
-    free(t_buffer.blocks);
-    t_buffer = Attached{};
+    *static_cast<void **>(buffer_addr) = b.base;
+    *size = static_cast<int>(b.size);
+    free(b.blocks);
+    b = Attached{};
     return MPI_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handles.hpp"
+#include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
 
 namespace lwmpi {
@@ -152,11 +153,12 @@ struct Slot {
 // i % kDerivedSlab of slab i / kDerivedSlab.
 constexpr int kDerivedSlab = 16;
 static_assert(kMaxDerivedTypes % kDerivedSlab == 0);
-thread_local Slot *t_derived[kMaxDerivedTypes / kDerivedSlab];
+constexpr int kDerivedSlabs = kMaxDerivedTypes / kDerivedSlab;
+thread_local util::RankLocal<Slot *[kDerivedSlabs]> t_derived;
 
 // Slot i of the table, or nullptr when its slab is not made.
 Slot *derived_at(int i) {
-    Slot *slab = t_derived[i / kDerivedSlab];
+    Slot *slab = t_derived.get()[i / kDerivedSlab];
     return slab ? &slab[i % kDerivedSlab] : nullptr;
 }
 
@@ -176,8 +178,9 @@ Slot *live_slot(MPI_Datatype h) {
 // A free slot, and its index in *index; nullptr when the table is full
 // (*index is kMaxDerivedTypes) or a new slab cannot be had.
 Slot *free_slot(int *index) {
+    Slot **slabs = t_derived.get();
     for (int i = 0; i < kMaxDerivedTypes; ++i) {
-        Slot *&slab = t_derived[i / kDerivedSlab];
+        Slot *&slab = slabs[i / kDerivedSlab];
         if (!slab) {
             slab = static_cast<Slot *>(calloc(kDerivedSlab, sizeof(Slot)));
             if (!slab) {
@@ -503,7 +506,7 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
 }
 
 void datatype_finalize() {
-    for (Slot *&slab : t_derived) {
+    for (Slot *&slab : t_derived.get()) {
         for (int i = 0; slab && i < kDerivedSlab; ++i)
             if (slab[i].used) release_slot(slab[i]);
         free(slab);

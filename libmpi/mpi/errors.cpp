@@ -4,6 +4,7 @@
 #include "handles.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
 
 namespace lwmpi {
@@ -99,8 +100,11 @@ namespace {
 // of the handle space are the null and the predefined handlers.
 constexpr int kFirstUser = 4;
 constexpr int kMaxErrhandlers = kFirstUser + 8;
-thread_local MPI_Comm_errhandler_function *t_user[kMaxErrhandlers];
-thread_local bool t_freed[kMaxErrhandlers];  // freed by the program, still in use
+struct Errhandlers {
+    MPI_Comm_errhandler_function *user[kMaxErrhandlers];
+    bool freed[kMaxErrhandlers];  // freed by the program, still in use
+};
+thread_local util::RankLocal<Errhandlers> t_errhandlers;
 
 bool is_predefined(MPI_Errhandler h) {
     return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
@@ -108,7 +112,7 @@ bool is_predefined(MPI_Errhandler h) {
 
 MPI_Comm_errhandler_function *user_function(MPI_Errhandler h) {
     const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
-    return i < 0 ? nullptr : t_user[i];
+    return i < 0 ? nullptr : t_errhandlers.get().user[i];
 }
 
 }  // namespace
@@ -127,9 +131,10 @@ bool in_use(MPI_Errhandler h) {
 
 void release_errhandler(MPI_Errhandler h) {
     const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
-    if (i >= 0 && t_freed[i] && !in_use(h)) {
-        t_user[i] = nullptr;
-        t_freed[i] = false;
+    Errhandlers &e = t_errhandlers.get();
+    if (i >= 0 && e.freed[i] && !in_use(h)) {
+        e.user[i] = nullptr;
+        e.freed[i] = false;
     }
 }
 
@@ -184,9 +189,10 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errha
     static constexpr char fn[] = "MPI_Comm_create_errhandler";
     if (int e = require_active(fn)) return e;
     if (!function || !errhandler) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Errhandlers &e = t_errhandlers.get();
     for (int i = kFirstUser; i < kMaxErrhandlers; ++i)
-        if (!t_user[i]) {
-            t_user[i] = function;
+        if (!e.user[i]) {
+            e.user[i] = function;
             *errhandler = make_handle(HandleKind::errhandler, i);
             return MPI_SUCCESS;
         }
@@ -206,10 +212,11 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
         return MPI_SUCCESS;
     }
     const int i = handle_index(*errhandler);
-    t_freed[i] = true;
+    Errhandlers &e = t_errhandlers.get();
+    e.freed[i] = true;
     if (!in_use(*errhandler)) {
-        t_user[i] = nullptr;
-        t_freed[i] = false;
+        e.user[i] = nullptr;
+        e.freed[i] = false;
     }
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;

@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "handles.hpp"
 #include "state.hpp"
+#include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
 
 namespace lwmpi {
@@ -22,12 +23,13 @@ constexpr GroupData kEmptyGroup{};
 // Handle index kFirstUser + i (heap, from MPI_Group_* until MPI_Group_free
 // or MPI_Finalize); nullptr: a free index. A rank pays only for the groups
 // it holds.
-thread_local GroupData *t_groups[kMaxGroups];
+thread_local util::RankLocal<GroupData *[kMaxGroups]> t_groups;
 
 // The slot of group `h` (nullptr inside when it is not valid), or nullptr.
 GroupData **slot_of(MPI_Group h) {
     const int i = table_index(h, HandleKind::group, kFirstUser, kFirstUser + kMaxGroups);
-    return i >= 0 && t_groups[i - kFirstUser] ? &t_groups[i - kFirstUser] : nullptr;
+    GroupData **s = i >= 0 ? &t_groups.get()[i - kFirstUser] : nullptr;
+    return s && *s ? s : nullptr;
 }
 
 bool contains(const GroupData &g, int world) { return group_rank_of(g, world) != MPI_UNDEFINED; }
@@ -43,11 +45,12 @@ const GroupData *group_get(MPI_Group h) {
 }
 
 int group_new(const GroupData &g, MPI_Group *out) {
+    GroupData **groups = t_groups.get();
     for (int i = 0; i < kMaxGroups; ++i)
-        if (!t_groups[i]) {
-            t_groups[i] = static_cast<GroupData *>(malloc(sizeof(GroupData)));
-            if (!t_groups[i]) return MPI_ERR_NO_MEM;
-            *t_groups[i] = g;
+        if (!groups[i]) {
+            groups[i] = static_cast<GroupData *>(malloc(sizeof(GroupData)));
+            if (!groups[i]) return MPI_ERR_NO_MEM;
+            *groups[i] = g;
             *out = make_handle(HandleKind::group, kFirstUser + i);
             return MPI_SUCCESS;
         }
@@ -55,7 +58,7 @@ int group_new(const GroupData &g, MPI_Group *out) {
 }
 
 void group_finalize() {
-    for (GroupData *&g : t_groups) {
+    for (GroupData *&g : t_groups.get()) {
         free(g);
         g = nullptr;
     }

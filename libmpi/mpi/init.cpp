@@ -12,6 +12,7 @@
 #include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
+#include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
 
 namespace lwmpi {
@@ -27,6 +28,11 @@ int init(const char *fn) {
     st.initialized = true;
     return MPI_SUCCESS;
 }
+
+// The threads of a rank that may call MPI (MPI 3.1 section 12.4.3): those
+// of its process, one at a time, when it is a process of its own; else
+// only the rank's thread.
+int thread_level() { return util::rank_is_process() ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED; }
 
 }  // namespace
 }  // namespace lwmpi
@@ -45,7 +51,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     (void)required;
     if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
     if (int e = init(fn)) return e;
-    *provided = MPI_THREAD_FUNNELED;
+    *provided = thread_level();
     return MPI_SUCCESS;
 }
 
@@ -54,17 +60,17 @@ int MPI_Query_thread(int *provided) {
     static constexpr char fn[] = "MPI_Query_thread";
     if (int e = require_active(fn)) return e;
     if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    *provided = MPI_THREAD_FUNNELED;
+    *provided = thread_level();
     return MPI_SUCCESS;
 }
 
-// MPI state is per thread (each rank is a thread), so the thread that
-// sees MPI initialized is the one that called MPI_Init.
+// The thread that called MPI_Init holds its rank's state; in threads mode
+// it is also the only one that sees MPI initialized.
 int MPI_Is_thread_main(int *flag) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Is_thread_main";
     if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    *flag = state().initialized;
+    *flag = state().initialized && util::holds_rank_state();
     return MPI_SUCCESS;
 }
 

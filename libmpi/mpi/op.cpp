@@ -16,6 +16,7 @@
 #include "errors.hpp"
 #include "handles.hpp"
 #include "state.hpp"
+#include "../mpiutil/rank_local.hpp"
 
 namespace lwmpi {
 
@@ -286,11 +287,12 @@ struct UserOp {
     MPI_User_function *function;  // nullptr: free slot
     bool commute;
 };
-thread_local UserOp t_user[kOpTableSize];  // entries below kFirstUser unused
+thread_local util::RankLocal<UserOp[kOpTableSize]> t_user;  // entries below kFirstUser unused
 
 const UserOp *user_op(MPI_Op op) {
     const int i = table_index(op, HandleKind::op, kFirstUser, kOpTableSize);
-    return i >= 0 && t_user[i].function ? &t_user[i] : nullptr;
+    const UserOp *u = i >= 0 ? &t_user.get()[i] : nullptr;
+    return u && u->function ? u : nullptr;
 }
 
 bool is_predefined(MPI_Op op) { return table_index(op, HandleKind::op, 1, kFirstUser) >= 0; }
@@ -374,9 +376,10 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
     static constexpr char fn[] = "MPI_Op_create";
     if (int e = require_active(fn)) return e;
     if (!function || !op) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    UserOp *user = t_user.get();
     for (int i = kFirstUser; i < kOpTableSize; ++i)
-        if (!t_user[i].function) {
-            t_user[i] = UserOp{function, commute != 0};
+        if (!user[i].function) {
+            user[i] = UserOp{function, commute != 0};
             *op = make_handle(HandleKind::op, i);
             return MPI_SUCCESS;
         }
@@ -391,7 +394,7 @@ int MPI_Op_free(MPI_Op *op) {
     if (!user_op(*op))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP,
                            is_predefined(*op) ? "a predefined operation cannot be freed" : nullptr);
-    t_user[handle_index(*op)] = UserOp{};
+    t_user.get()[handle_index(*op)] = UserOp{};
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -9,14 +9,18 @@
 #include "handles.hpp"
 #include "protocol.hpp"
 #include "../mpiutil/pool.hpp"
+#include "../mpiutil/rank_local.hpp"
 
 namespace lwmpi {
 
 namespace {
 
-thread_local util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> t_requests;
-/// Requests freed while their operation runs (reap() looks for them).
-thread_local int t_freed_running;
+struct Requests {
+    util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> table;
+    /// Requests freed while their operation runs (reap() looks for them).
+    int freed_running;
+};
+thread_local util::RankLocal<Requests> t_requests;
 
 void free_packed(Request &r) {
     if (!r.packed) return;
@@ -48,8 +52,9 @@ void settle(Request &r, const util::Status &st) {
 // Frees requests that MPI_Request_free (or MPI_Bsend) gave up once their
 // operation is over.
 void reap() {
-    for (int i = 1; t_freed_running > 0 && i < t_requests.size(); ++i) {
-        Request &r = t_requests[i];
+    Requests &q = t_requests.get();
+    for (int i = 1; q.freed_running > 0 && i < q.table.size(); ++i) {
+        Request &r = q.table[i];
         if (!r.in_use || !r.freed || r.util_req < 0) continue;
         util::Status st;
         if (util::done(r.util_req, &st)) {
@@ -97,15 +102,17 @@ void proc_null_status(MPI_Status *status) {
 }
 
 Request *request_get(MPI_Request h) {
-    const int i = table_index(h, HandleKind::request, 1, t_requests.size());
-    return i < 0 || !t_requests[i].in_use || t_requests[i].freed ? nullptr : &t_requests[i];
+    auto &table = t_requests.get().table;
+    const int i = table_index(h, HandleKind::request, 1, table.size());
+    return i < 0 || !table[i].in_use || table[i].freed ? nullptr : &table[i];
 }
 
 int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     // Index 0 is the null handle's.
-    const int i = t_requests.find_free(1, [](const Request &r) { return !r.in_use; });
+    auto &table = t_requests.get().table;
+    const int i = table.find_free(1, [](const Request &r) { return !r.in_use; });
     if (i < 0) return MPI_ERR_NO_MEM;
-    Request &r = t_requests[i];
+    Request &r = table[i];
     r = Request{};
     r.in_use = true;
     r.persistent = persistent;
@@ -120,11 +127,11 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
 
 void request_free_later(Request &r) {
     r.freed = true;
-    ++t_freed_running;
+    ++t_requests.get().freed_running;
 }
 
 void request_drop(Request &r) {
-    if (r.freed) --t_freed_running;
+    if (r.freed) --t_requests.get().freed_running;
     r.freed = false;
     datatype_release(r.args.datatype);
     comm_release(*r.comm);
@@ -188,16 +195,18 @@ int request_start(Request &r) {
 }
 
 void request_table_release() {
-    t_requests.release();
-    t_freed_running = 0;
+    Requests &q = t_requests.get();
+    q.table.release();
+    q.freed_running = 0;
 }
 
 int drain_requests() {
     for (;;) {
         if (int e = progress_requests()) return e;
         bool left = false;
-        for (int i = 1; i < t_requests.size() && !left; ++i)
-            left = t_requests[i].in_use && t_requests[i].freed;
+        const auto &table = t_requests.get().table;
+        for (int i = 1; i < table.size() && !left; ++i)
+            left = table[i].in_use && table[i].freed;
         if (!left) return MPI_SUCCESS;
         util::idle();
     }

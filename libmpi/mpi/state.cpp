@@ -1,19 +1,21 @@
 #include "state.hpp"
 
 #include "errors.hpp"
+#include "../mpiutil/rank_local.hpp"
 
 namespace lwmpi {
 
 namespace {
-thread_local MpiState t_mpi;
+thread_local util::RankLocal<MpiState> t_mpi;
 }  // namespace
 
-MpiState &state() { return t_mpi; }
+MpiState &state() { return t_mpi.get(); }
 
 int require_active(const char *function) {
-    if (!t_mpi.initialized)
+    const MpiState &st = state();
+    if (!st.initialized)
         return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is not initialized");
-    if (t_mpi.finalized) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");
+    if (st.finalized) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");
     return MPI_SUCCESS;
 }
 

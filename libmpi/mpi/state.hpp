@@ -1,4 +1,5 @@
-// LibMPI's per-rank state: thread_local plain data (MPI ranks are threads).
+// LibMPI's per-rank state: plain data in a RankLocal (rank_local.hpp), as
+// every per-rank table of LibMPI is.
 #pragma once
 
 #include <mpi.h>

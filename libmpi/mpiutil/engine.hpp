@@ -97,7 +97,7 @@ inline constexpr uint32_t kFinalMark = 0xffffffff;
 int local_send(Request &r);
 /// Receive `r` takes local message `u`; frees `u`.
 void local_accept(Request &r, Unexpected *u);
-/// Frees my spare local message blocks (finalize()).
+/// Frees my spare local message blocks and those given back (finalize()).
 void local_finalize();
 /// Takes arrived local messages and completes copied sends; *did as above.
 int local_progress(bool *did);
@@ -106,7 +106,8 @@ int local_progress(bool *did);
 /// from now on (os::ikc_wake()).
 bool local_sleep_begin();
 void local_sleep_end();
-/// Sets up my slot of the cluster's shared area (init()).
+/// Finds the cluster's shared area (init()), after the limits are set:
+/// turns the local path off when the ranks of the cluster share no memory.
 int local_init();
 
 }  // namespace lwmpi::util

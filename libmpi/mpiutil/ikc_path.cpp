@@ -582,6 +582,7 @@ int ring_attach() {
         return fail(MPI_ERR_OTHER, "cannot attach the mailbox ring", mode);
     }
     s.inbox.pull = mode == TS_RING_PULL;
+    s.inbox.reader = os::core();
     return MPI_SUCCESS;
 }
 
@@ -778,6 +779,13 @@ int each_arrived(F f) {
 // that the kernel makes an arrival an event (and only then).
 int sleep_on_events(unsigned long timeout_ns) {
     RankState &s = self();
+    // In processes mode another thread of the rank may have slept last:
+    // a drain makes my core the one the kernel wakes for my arrivals.
+    if (const int core = os::core(); core != s.inbox.reader) {
+        const long n = os::mailbox_drain(s.mailbox);
+        if (n < 0) return fail(MPI_ERR_OTHER, "mailbox read failed", n);
+        s.inbox.reader = core;
+    }
     __atomic_store_n(&s.inbox.ring->wake, 1u, __ATOMIC_SEQ_CST);
     const char *msg;
     long n;

@@ -1,17 +1,35 @@
-// MPIUtil: the local path. The MPI processes of a cluster are threads of
-// one process, so a message between two of them need not cross IKC: the
+// MPIUtil: the local path. The MPI processes of a cluster reach each
+// other's memory, so a message between two of them need not cross IKC: the
 // sender publishes it in the receiver's inbox in the cluster's shared
 // memory, and the receiver copies it once into the receive buffer.
+//
+// Pointer forms. When the ranks of a cluster are threads of one process, a
+// pointer means the same memory in all of them. When each is a process,
+// its .data, .bss, heap and stack are private, at the same addresses in
+// every rank: a rank's pointer into them means other memory in another
+// rank. Each rank's private memory is also mapped, at an alias of its own,
+// in every rank of the cluster, itself included, so each such pointer has
+// a *global form* (os::global()) that means the same memory in all of
+// them. Every pointer that another rank follows is kept in global form:
+// the slots (os::cluster_shared() gives them so), the links of the inboxes
+// and of the stacks of returned blocks, a message block itself, and its
+// `data`, which the receiver copies from. A rank's blocks are in global
+// form from their malloc() on (GlobalHeap), and private_of() gives back
+// the pointer free() knows; the receive buffer is the receiver's own. In
+// threads mode both translations are the identity. Memory is only freed
+// by the rank that allocated it (another rank's heap is not its own):
+// every block goes back to its sender, who reuses it or frees it.
 //
 // A message up to the eager threshold (standard mode) is copied into the
 // published block and the send completes at once; the sender's bytes
 // waiting this way are bounded (kLocalEagerBudget). Blocks with room for
 // kLocalBlockData bytes are reused: the receiver gives one back to its
 // sender's stack of returned blocks, where the sender takes them all at
-// once, so that steady traffic allocates nothing. A larger or
-// synchronous one publishes the send buffer itself: the receiver copies
-// straight from it and then marks the block copied, which completes the
-// send. A rank that has nothing to do sleeps on its events (engine.cpp,
+// once, so that steady traffic allocates nothing; the block of a longer
+// eager message goes back the same way, and its sender frees it. A
+// message above the threshold, or a synchronous one, publishes the send
+// buffer itself: the receiver copies straight from it and then marks the
+// block copied, which completes the send. A rank that has nothing to do sleeps on its events (engine.cpp,
 // idle()); a rank that publishes to it, or completes its send, wakes it
 // with os::ikc_wake().
 #include <mpi.h>
@@ -25,7 +43,7 @@
 
 namespace lwmpi::util {
 
-/// A message on the local path (heap block of the sender).
+/// A message on the local path (heap block of the sender, global form).
 struct LocalMsg {
     LocalMsg *next;
     Envelope env;
@@ -34,14 +52,12 @@ struct LocalMsg {
     bool inline_data;  ///< data follows in `payload`
     bool reused;       ///< a block of kLocalBlockData bytes: back to its sender when done
     uint32_t copied;   ///< published buffer: the receiver is done (atomic)
-    const void *data;
+    const void *data;  ///< global form: `payload`, or the sender's buffer
     char payload[];
 };
 
-namespace {
-
 // One per MPI process of the cluster, in the shared area. The fields
-// other threads touch are accessed with the __atomic builtins only
+// other ranks touch are accessed with the __atomic builtins only
 // (sequentially consistent unless said otherwise): <atomic> does not
 // exist in the freestanding target build.
 struct LocalSlot {
@@ -49,8 +65,17 @@ struct LocalSlot {
     LocalMsg *returned;   ///< its blocks its receivers are done with (a stack)
     uint32_t sleeping;    ///< 1 while its owner may sleep on its events
     int64_t eager_bytes;  ///< its copied bytes not consumed yet
-    int16_t core;         ///< its core (for os::ikc_wake)
+    int16_t core;         ///< the core of its thread that may sleep (for os::ikc_wake)
 };
+
+/// The heap of local message blocks: malloc() and free(), each block in
+/// its global form in between.
+struct GlobalHeap {
+    static void *allocate(size_t bytes) { return os::global(malloc(bytes)); }
+    static void release(void *block) { free(os::private_of(block)); }
+};
+
+namespace {
 
 template <typename T>
 T load(const T &x) {
@@ -69,21 +94,17 @@ void add(T &x, T v) {
     __atomic_add_fetch(&x, v, __ATOMIC_SEQ_CST);
 }
 
-LocalSlot *slots() {
-    return static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * kMaxLocalRanks));
-}
-
-LocalSlot &slot(int local) { return slots()[local]; }
+LocalSlot &slot(int local) { return self().shm.slots[local]; }
 
 // Wakes the rank with local index `local` if it sleeps.
 void wake(int local) {
     LocalSlot &t = slot(local);
     // A plain load first: the peer's line stays shared while it is awake.
     if (load(t.sleeping) && exchange(t.sleeping, 0u))
-        os::ikc_wake(t.core);  // fails only when its thread is gone
+        os::ikc_wake(load(t.core));  // fails only when its thread is gone
 }
 
-// Pushes m on a stack that other threads push on too and its owner takes
+// Pushes m on a stack that other ranks push on too and its owner takes
 // whole (exchange): an inbox, or a stack of returned blocks.
 void push(LocalMsg **stack, LocalMsg *m) {
     LocalMsg *head = load(*stack);
@@ -98,33 +119,37 @@ void publish(int local, LocalMsg *m, Request *r) {
     if (r) complete(*r, MPI_SUCCESS);
 }
 
+// Block `m` of mine is done with.
+void drop_block(LocalMsg *m) { self().shm.spare.give_or_free(m, m->reused); }
+
+// Takes back the blocks my receivers are done with.
+void reclaim() {
+    LocalMsg *&returned = slot(self().local).returned;
+    if (!load(returned)) return;  // no write to a line the receivers write
+    for (LocalMsg *m = exchange(returned, static_cast<LocalMsg *>(nullptr)), *next; m; m = next) {
+        next = m->next;
+        drop_block(m);
+    }
+}
+
 // A block for a local message with `data` bytes inline: a reused one when
-// they fit in kLocalBlockData. nullptr when out of memory.
+// they fit in kLocalBlockData. nullptr when out of memory. Blocks come
+// back when a spare one is wanted and none is left, and before a block
+// of another size is made, which frees those of other sizes that came
+// back: these are never more than kLocalEagerBudget bytes.
 LocalMsg *new_block(uint64_t data) {
     RankState &s = self();
     const bool reused = data <= kLocalBlockData;
+    if (!reused || !s.shm.spare.head) reclaim();
     LocalMsg *m;
     if (reused) {
-        if (!s.shm.spare.head)
-            s.shm.spare.head = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
         m = s.shm.spare.take(sizeof(LocalMsg) + kLocalBlockData, &s.allocations);
     } else {
-        m = static_cast<LocalMsg *>(malloc(sizeof(LocalMsg) + data));
+        m = static_cast<LocalMsg *>(GlobalHeap::allocate(sizeof(LocalMsg) + data));
         if (m) ++s.allocations;
     }
     if (m) m->reused = reused;
     return m;
-}
-
-// Block `m` of mine is done with.
-void drop_block(LocalMsg *m) { self().shm.spare.give_or_free(m, m->reused); }
-
-// The receiver is done with block `m` of another rank: back to its sender.
-void give_back(LocalMsg *m) {
-    if (m->reused)
-        push(&slot(m->sender).returned, m);
-    else
-        free(m);
 }
 
 bool copies_done() {
@@ -143,11 +168,13 @@ bool work_waiting() { return load(slot(self().local).inbox) || copies_done(); }
 
 int local_init() {
     RankState &s = self();
-    if (s.local >= kMaxLocalRanks || !slots())
+    if (!s.limits.local_path) return MPI_SUCCESS;
+    if (s.local >= kMaxLocalRanks)
         return fail(MPI_ERR_OTHER, "more MPI processes on this cluster than LWMPI supports");
-    LocalSlot &mine = slot(s.local);
-    mine.core = static_cast<int16_t>(os::core());
-    store(mine.sleeping, 0u);
+    s.shm.slots = static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * kMaxLocalRanks));
+    // Ranks that share no memory (processes without aliases) talk over
+    // IKC: all those of the cluster alike, since they run the same job.
+    if (!s.shm.slots) s.limits.local_path = false;
     return MPI_SUCCESS;
 }
 
@@ -169,7 +196,7 @@ int local_send(Request &r) {
         m->data = m->payload;
         add(budget, static_cast<int64_t>(r.size));
     } else {
-        m->data = r.sbuf;
+        m->data = os::global(r.sbuf);
         r.local = m;
         r.phase = Phase::await_copy;
         ++s.shm.pending;
@@ -185,7 +212,7 @@ void take(Request &r, LocalMsg *m) {
     memcpy(r.rbuf, m->data, r.status.bytes);
     if (m->inline_data) {
         add(slot(m->sender).eager_bytes, -static_cast<int64_t>(m->bytes));
-        give_back(m);
+        push(&slot(m->sender).returned, m);
     } else {
         const int sender = m->sender;
         store(m->copied, 1u);  // m is the sender's again
@@ -204,9 +231,9 @@ void local_accept(Request &r, Unexpected *u) {
 
 void local_finalize() {
     RankState &s = self();
+    if (!s.limits.local_path) return;
+    reclaim();
     s.shm.spare.drop();
-    LocalMsg *returned = exchange(slot(s.local).returned, static_cast<LocalMsg *>(nullptr));
-    free_all(returned);
 }
 
 int local_progress(bool *did) {
@@ -256,6 +283,9 @@ int local_progress(bool *did) {
 bool local_sleep_begin() {
     const RankState &s = self();
     if (!s.limits.local_path) return false;
+    // The thread that sleeps may not be the one that slept last time: in
+    // processes mode any thread of the rank may call MPI (rank_local.hpp).
+    store(slot(s.local).core, static_cast<int16_t>(os::core()));
     store(slot(s.local).sleeping, 1u);
     if (!work_waiting()) return false;
     store(slot(s.local).sleeping, 0u);

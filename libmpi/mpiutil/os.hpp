@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ts_job_info;
-struct ts_ring;
+#include <tessera/syscall.h>
 
 namespace lwmpi::os {
 
@@ -25,10 +24,64 @@ int rank();
 int local_index();
 
 /// Memory shared by the MPI processes of the caller's cluster and only
-/// them (they are threads of one process): `size` bytes, zero at the
-/// start of the job; the same pointer on every call. nullptr when size
-/// exceeds what the platform gives.
+/// them: `size` bytes, zero at the start of the job, reached by every one
+/// of them at the same (global) address; the same pointer on every call.
+/// nullptr when size exceeds what the platform gives, or when the ranks
+/// share no memory (each a process, without aliases: alias_base 0).
 void *cluster_shared(size_t size);
+
+/// How the other MPI processes of its cluster see a rank's memory (DESIGN
+/// section 3, "Ranks of one cluster"). When each rank is a process
+/// (TS_RANKS_PROCESSES), its private area [base, base + size) is also
+/// mapped at base + shift in every rank of the cluster, itself included:
+/// the *global form* of a pointer p into the area is p + shift, the same
+/// in every rank, while p itself means another rank's memory there. A
+/// pointer outside the area (text, read-only data) means the same memory
+/// everywhere and is its own global form, nullptr included (no area
+/// starts at 0). size 0: nothing to translate (threads mode, or no
+/// aliases), every pointer is its own global form.
+struct Aliasing {
+    uintptr_t base;
+    uintptr_t size;
+    uintptr_t shift;  ///< modulo 2^64: the alias may lie below the area
+
+    /// That of the rank with local index `local` in a job described by
+    /// `j` (ts_job_info: the area is the same in every rank, its aliases
+    /// lie one after the other from alias_base).
+    static Aliasing of(const ts_job_info &j, int local) {
+        if (j.ranks_mode != TS_RANKS_PROCESSES || j.alias_base == 0 || local < 0) return Aliasing{};
+        const uintptr_t alias = j.alias_base + static_cast<uintptr_t>(local) * j.private_size;
+        return Aliasing{j.private_base, j.private_size, alias - j.private_base};
+    }
+    /// p's global form.
+    void *global(const void *p) const {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+        return reinterpret_cast<void *>(a - base < size ? a + shift : a);
+    }
+    /// The pointer whose global form is g, for a g into the aliases of
+    /// the area; any other g unchanged.
+    void *private_of(const void *g) const {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(g) - shift;
+        return a - base < size ? reinterpret_cast<void *>(a) : const_cast<void *>(g);
+    }
+};
+
+/// The global form of the caller's pointer p (Aliasing): the address at
+/// which every MPI process of the caller's cluster reaches what p points
+/// to, for pointers that others dereference (the local path's messages
+/// and the buffers they copy from). The caller reaches it there too.
+/// Identity in threads mode. (Neither translation reads the memory: a new
+/// heap block is translated before anything is written to it.)
+[[gnu::access(none, 1)]] void *global(const void *p);
+/// global()'s reverse for the caller's own memory: the caller's pointer
+/// whose global form is g (free() needs that one); any other g unchanged.
+[[gnu::access(none, 1)]] void *private_of(const void *g);
+
+/// A word shared by the threads of the caller's process and only them,
+/// nullptr at the start of the job. In processes mode that process is
+/// one rank (LWMPI notes there which thread holds the rank's state,
+/// rank_local.hpp); in threads mode it holds all the ranks of a cluster.
+void *&process_word();
 
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();

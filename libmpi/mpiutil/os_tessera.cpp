@@ -9,19 +9,59 @@
 
 namespace lwmpi::os {
 
-const ts_job_info *job() { return ts_job(); }
-int core() { return ts_thread_core(); }
-int rank() { return ts_rank(); }
-int local_index() { return ts_local_index(); }
-
-// The ranks of a cluster are threads of one process, so a global of the
-// library is the memory they share (and nothing outside the cluster sees it).
 namespace {
+
+// core()'s answer for the calling thread, once asked: a thread runs on its
+// core from start to end, and the local path asks before each sleep.
+thread_local int t_core = -1;
+
 constexpr size_t kSharedBytes = 8192;
+// The memory of cluster_shared(). In threads mode the ranks of a cluster
+// are threads of one process, so a global of the library is the memory
+// they share (and nothing outside the cluster sees it). In processes mode
+// each rank has its own, zero at its start like all its .bss: they all
+// use that of local rank 0, through its alias.
 alignas(64) unsigned char g_shared[kSharedBytes];
+
+// The process's aliasing and shared memory, from its job info. Computed
+// when the program starts (the runtime runs the constructors after it
+// has the job's info, before any rank runs), so that translating is one
+// comparison and one addition, without a lock.
+struct Layout {
+    bool processes;  // each rank is a process (TS_RANKS_PROCESSES)
+    Aliasing self;   // mine: global(), private_of()
+    void *shared;    // cluster_shared(), nullptr if the ranks share none
+
+    static Layout of(const ts_job_info &j) {
+        if (j.ranks_mode != TS_RANKS_PROCESSES) return Layout{false, Aliasing{}, g_shared};
+        const Aliasing first = Aliasing::of(j, 0);
+        // Without aliases, or with g_shared outside the private area (not
+        // the layout the ABI describes), the ranks share nothing.
+        const bool aliased = first.size && first.global(g_shared) != g_shared;
+        return Layout{true, Aliasing::of(j, j.local_index), aliased ? first.global(g_shared) : nullptr};
+    }
+};
+const Layout g_layout = Layout::of(*ts_job());
+
 }  // namespace
 
-void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_shared : nullptr; }
+const ts_job_info *job() { return ts_job(); }
+int core() {
+    if (t_core < 0) t_core = ts_thread_core();
+    return t_core;
+}
+// In processes mode the rank is the process's, whichever thread asks.
+int rank() { return g_layout.processes ? ts_job()->rank : ts_rank(); }
+int local_index() { return g_layout.processes ? ts_job()->local_index : ts_local_index(); }
+
+void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_layout.shared : nullptr; }
+void *global(const void *p) { return g_layout.self.global(p); }
+void *private_of(const void *g) { return g_layout.self.private_of(g); }
+
+void *&process_word() {
+    static void *word;  // a process's global: shared by its threads
+    return word;
+}
 
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }

@@ -82,27 +82,35 @@ private:
     }
 
     // No constructor or destructor of its own, so that a pool can be
-    // thread_local on the target.
+    // thread_local (RankLocal) on the target.
     T **slabs_;  ///< cap_ entries (heap), the first nslabs_ in use
     int nslabs_;
     int cap_;
     int hint_;
 };
 
-/// Frees every node of the heap list at `head` (linked through `next`);
-/// `head` ends up nullptr.
-template <class T>
+/// Where heap nodes come from: malloc() and free(). A Heap of nodes kept
+/// in another form than malloc's (the local path's blocks, global forms)
+/// gives the same two functions.
+struct Malloc {
+    static void *allocate(size_t bytes) { return malloc(bytes); }
+    static void release(void *p) { free(p); }
+};
+
+/// Frees every node of the list at `head` (linked through `next`) into
+/// Heap; `head` ends up nullptr.
+template <class Heap = Malloc, class T>
 void free_all(T *&head) {
     while (T *n = head) {
         head = n->next;
-        free(n);
+        Heap::release(n);
     }
 }
 
-/// Heap nodes of one size that one thread reuses, so that steady traffic
+/// Heap nodes of one size that one rank reuses, so that steady traffic
 /// allocates nothing: a node given back is kept for the next take. T links
 /// through its `next` field. All-zero memory is an empty list.
-template <class T>
+template <class T, class Heap = Malloc>
 struct SpareList {
     T *head;
 
@@ -113,7 +121,7 @@ struct SpareList {
             head = n->next;
             return n;
         }
-        T *n = static_cast<T *>(malloc(bytes));
+        T *n = static_cast<T *>(Heap::allocate(bytes));
         if (n) ++*allocations;
         return n;
     }
@@ -126,10 +134,10 @@ struct SpareList {
         if (ours)
             give(n);
         else
-            free(n);
+            Heap::release(n);
     }
     /// Frees every spare node.
-    void drop() { free_all(head); }
+    void drop() { free_all<Heap>(head); }
 };
 
 }  // namespace lwmpi::util

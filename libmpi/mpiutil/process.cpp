@@ -1,5 +1,6 @@
-// MPIUtil: process identity, startup and shutdown (and the rank-exit hook),
-// name resolution with a per-rank cache, time and reports.
+// MPIUtil: process identity (and which thread holds a rank's state),
+// startup and shutdown (and the rank-exit hook), name resolution with a
+// per-rank cache, time and reports.
 #include <mpi.h>
 #include <tessera/syscall.h>
 
@@ -9,6 +10,7 @@
 #include "control.hpp"
 #include "engine.hpp"
 #include "os.hpp"
+#include "rank_local.hpp"
 #include "rank_state.hpp"
 #include "text.hpp"
 
@@ -16,14 +18,14 @@ namespace lwmpi::util {
 
 namespace {
 
-thread_local RankState t_state;
+thread_local RankLocal<RankState> t_state;
 
 // "mpi:<rank>", the name a rank links to its cluster.
 void rank_name(char (&buf)[kNameMax], int rank) { TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank); }
 
 // Unlinks my mailbox, then frees its ring (the kernel writes it until then).
 int release_mailbox() {
-    RankState &s = t_state;
+    RankState &s = self();
     const int r = os::mailbox_unlink(s.mailbox);
     free(s.inbox.ring);
     s.inbox.ring = nullptr;
@@ -33,7 +35,7 @@ int release_mailbox() {
 // Frees the tables init() and the message path made: the rank's requests
 // are all over (finalize()) or none was made (a failed init()).
 void free_tables() {
-    RankState &s = t_state;
+    RankState &s = self();
     free(s.peers);
     s.peers = nullptr;
     free(s.eager.assemblies);
@@ -75,19 +77,36 @@ int open_endpoints(RankState &s) {
 
 }  // namespace
 
-RankState &self() { return t_state; }
+void find_home() {
+    if (!rank_is_process()) {
+        t_rank_link = RankLink{0, true};
+        return;
+    }
+    // The home thread's link stands for its block of thread_local objects.
+    const void *home = __atomic_load_n(&os::process_word(), __ATOMIC_ACQUIRE);
+    const uintptr_t shift = reinterpret_cast<uintptr_t>(home) - reinterpret_cast<uintptr_t>(&t_rank_link);
+    t_rank_link = home ? RankLink{shift, true} : RankLink{0, false};
+}
+
+void become_home() {
+    t_rank_link = RankLink{0, true};
+    __atomic_store_n(&os::process_word(), static_cast<void *>(&t_rank_link), __ATOMIC_RELEASE);
+}
+
+RankState &self() { return t_state.get(); }
 
 int fail(int mpi_class, const char *what, long os_error) {
-    TextBuilder t(t_state.detail, sizeof t_state.detail);
+    RankState &s = self();
+    TextBuilder t(s.detail, sizeof s.detail);
     t.put(what);
     if (os_error) t.put(" (error ").put_int(os_error).put(')');
     return mpi_class;
 }
 
-const char *error_detail() { return t_state.detail; }
+const char *error_detail() { return self().detail; }
 
 int init() {
-    RankState &s = t_state;
+    RankState &s = self();
     s.detail[0] = '\0';
     if (s.ready) return fail(MPI_ERR_OTHER, "MPI is already initialized");
     const ts_job_info *job = os::job();
@@ -146,11 +165,13 @@ int init() {
     s.peers[rank].address = Address{static_cast<int16_t>(s.cluster), static_cast<int16_t>(s.port)};
     s.ready = true;
     s.entered = true;
+    // The rank's other threads may call MPI from now on, with this state.
+    if (rank_is_process()) become_home();
     return MPI_SUCCESS;
 }
 
 int finalize() {
-    RankState &s = t_state;
+    RankState &s = self();
     if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
     // Every message to me was written before its writer entered the last
     // barrier (quiesce()), so it is in my cluster now: read until a mark I
@@ -199,16 +220,16 @@ int finalize() {
 }
 
 int quiesce() {
-    t_state.quiet = true;
+    self().quiet = true;
     return flush();
 }
 
-int world_rank() { return t_state.rank; }
-int world_size() { return t_state.shape.np; }
-int cluster_id() { return t_state.cluster; }
+int world_rank() { return self().rank; }
+int world_size() { return self().shape.np; }
+int cluster_id() { return self().cluster; }
 int core_id() { return os::core(); }
-int cluster_of(int rank) { return t_state.shape.place(rank).cluster; }
-const Limits &limits() { return t_state.limits; }
+int cluster_of(int rank) { return self().shape.place(rank).cluster; }
+const Limits &limits() { return self().limits; }
 
 namespace {
 
@@ -223,7 +244,7 @@ int pause_outside(unsigned long ns) {
 }  // namespace
 
 int resolve(int rank, Address *out) {
-    RankState &s = t_state;
+    RankState &s = self();
     if (!s.peers) return fail(MPI_ERR_OTHER, "MPI is not initialized");
     if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
     Address &a = s.peers[rank].address;
@@ -247,11 +268,14 @@ int resolve(int rank, Address *out) {
     return MPI_SUCCESS;
 }
 
+bool rank_is_process() { return os::job()->ranks_mode == TS_RANKS_PROCESSES; }
+
 int same_cluster(int rank, bool *out) {
     // The placement says it: a name resolution would cost a round trip to
     // the name daemon, and the local path needs no address.
-    if (rank < 0 || rank >= t_state.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
-    *out = cluster_of(rank) == cluster_of(t_state.rank);
+    const RankState &s = self();
+    if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
+    *out = cluster_of(rank) == cluster_of(s.rank);
     return MPI_SUCCESS;
 }
 
@@ -273,11 +297,14 @@ void report(const char *line) {
 void abort_job(int code) { os::abort_job(code); }
 
 bool rank_exit(int status) {
-    if (!t_state.ready) return t_state.entered;
+    // The thread that holds its rank's state is the rank; in processes
+    // mode the rank's other threads are not, and their own state is empty.
+    const RankState &s = t_state.own();
+    if (!s.ready) return s.entered;
     char line[96];
     TextBuilder(line, sizeof line)
         .put("MPI error: rank ")
-        .put_int(t_state.rank)
+        .put_int(s.rank)
         .put(" exited with status ")
         .put_int(status)
         .put(" without calling MPI_Finalize\n");

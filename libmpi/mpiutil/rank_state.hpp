@@ -1,6 +1,6 @@
-// Per-rank state of MPIUtil's engine (internal). MPI ranks are threads of
-// one process per cluster, so this lives in thread_local storage: plain
-// data, zero-initialised, no constructors (600 bytes per rank on riscv64).
+// Per-rank state of MPIUtil's engine (internal), in a RankLocal
+// (rank_local.hpp): plain data, zero-initialised, no constructors (600
+// bytes per rank on riscv64).
 // Everything that grows with the job or the traffic is on the heap: init()
 // takes 8 bytes per rank of the job (Peer) and the mailbox ring (4 KiB with
 // 128-byte mailbox messages); the request pool grows by slabs of 16 (about
@@ -52,6 +52,8 @@ enum class Phase : uint8_t {
 };
 
 struct LocalMsg;
+struct LocalSlot;
+struct GlobalHeap;
 
 /// A mailbox message waiting to be written (heap node).
 struct OutMessage {
@@ -115,7 +117,7 @@ struct Request {
     int portal;         ///< rendezvous send: output portal id, -1 if none
     int8_t out_portal;  ///< rendezvous send: the rdv.out_portals[] entry it writes on or waits in line for;
                         ///< -1: none
-    LocalMsg *local;    ///< local send: the published message
+    LocalMsg *local;    ///< local send: the published message (global form)
     Status status;
 };
 
@@ -136,7 +138,7 @@ struct Unexpected {
     uint32_t seq;     ///< rendezvous: the sender's id of the send
     bool cts_wanted;  ///< rendezvous: the sender waits for a CTS
     uint32_t stamp;   ///< rendezvous: RendezvousState::rts_arrivals when it came
-    LocalMsg *local;  ///< local: the sender's published message
+    LocalMsg *local;  ///< local: the sender's published message (global form)
     uint64_t filled;  ///< eager: bytes of data arrived so far
     char data[];      ///< eager: `bytes` bytes
 };
@@ -155,6 +157,8 @@ struct Assembly {
 struct Inbox {
     ts_ring *ring;   ///< kRingSlots slots (heap)
     bool pull;       ///< I take my arrivals into it myself (TS_RING_PULL)
+    int reader;      ///< the core that attached the ring or last slept on it (the kernel wakes
+                     ///< the last to attach or drain it: ring_next()'s drains move it too)
     Stashed *stash;  ///< messages taken, not yet handled, oldest first
     Stashed **stash_tail;
 };
@@ -218,8 +222,9 @@ struct RendezvousState {
 
 /// The local path (local_path.cpp).
 struct LocalState {
-    SpareList<LocalMsg> spare;  ///< my message blocks to reuse
-    int pending;                ///< my sends waiting for their copy
+    LocalSlot *slots;                       ///< the cluster's, kMaxLocalRanks (global form)
+    SpareList<LocalMsg, GlobalHeap> spare;  ///< my message blocks to reuse (global forms)
+    int pending;                            ///< my sends waiting for their copy
 };
 
 /// How I wait (engine.cpp, idle()).

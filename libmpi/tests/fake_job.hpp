@@ -9,12 +9,15 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fake {
 
 /// What cluster_shared() gives at most (as the target's LWMPI globals).
 inline constexpr int kClusterSharedBytes = 8192;
+/// Bytes of each rank's private area in processes mode (private_memory()).
+inline constexpr size_t kPrivateBytes = 1 << 20;
 
 struct JobConfig {
     int np = 2;
@@ -42,6 +45,18 @@ struct JobConfig {
     double timeout_s = 30;            ///< a job still running after this is hung (deadlock)
     double clock_rate = 1;            ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
+    /// ts_job_info.ranks_mode TS_RANKS_PROCESSES: each rank is a process
+    /// of its own, as far as threads in one host process can be. Its
+    /// threads (rank_thread()) share its os::process_word(), and it has a
+    /// private area (private_memory()) which the ranks of its cluster see
+    /// at its aliases (the same pages, mapped twice), so os::global() is
+    /// not the identity there. Otherwise the ranks of a cluster are
+    /// threads of one process.
+    bool processes = false;
+    /// Processes mode: false as a platform that maps no aliases
+    /// (alias_base 0): the ranks of a cluster share no memory
+    /// (os::cluster_shared() is nullptr).
+    bool aliases = true;
 };
 
 struct JobResult {
@@ -63,6 +78,26 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
 
 /// True when every rank returned 0 and nothing went wrong in the fabric.
 bool clean(const JobResult &r);
+
+/// A thread of the calling rank's process, as one its program would
+/// start (ts_thread_create), running body() on a core of its own (one
+/// such thread per rank at a time). In processes mode it shares the
+/// rank's identity and os::process_word(); in threads mode it is no rank
+/// (os::rank() -1) and shares the word with the whole cluster. A job that
+/// ends early ends it too. Join it before the rank's body returns.
+std::thread rank_thread(std::function<void()> body);
+
+/// The calling rank's private area in processes mode (kPrivateBytes, the
+/// same pages as its aliases, which the other ranks reach through
+/// os::global() forms); nullptr in threads mode.
+unsigned char *private_memory();
+
+/// Makes the calling rank's private area unreachable at its own addresses
+/// (hidden true) or reachable again, its aliases staying as they are: in
+/// processes mode on the target those addresses are another process's
+/// memory for every other rank, so a rank that reads another's through
+/// them fails (here, the whole test program crashes).
+void hide_private(bool hidden);
 
 /// Buffers text as the calling rank's stdout (the runtime's line buffer):
 /// it reaches the console when the rank ends or the job aborts, or when

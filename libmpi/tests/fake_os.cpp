@@ -28,11 +28,21 @@
 // Each rank's stdout is a line buffer (fake::print) that reaches the
 // console as the runtime's does: when flushed, at the rank's end, at an
 // abort.
+//
+// In processes mode (JobConfig::processes) each rank is a process as far
+// as threads can be: its threads share its process word, and its private
+// area is one memfd range mapped twice, at the rank's own addresses and at
+// its alias (each cluster's areas at consecutive addresses, their aliases
+// too), so that os::global() moves pointers into it. Unlike the target's,
+// the areas of the ranks of a cluster are at different addresses
+// (private_base differs), and the rest of a rank's memory (its heap, its
+// stack) is not private.
 #include "fake_job.hpp"
 
 #include <tessera/syscall.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <condition_variable>
@@ -43,8 +53,12 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <utility>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <tessera/names.h>
 #include "../mpiutil/os.hpp"
@@ -141,13 +155,53 @@ struct Fabric {
 
 Fabric *g_fabric;
 
+// The private areas of one compute cluster's ranks in processes mode:
+// one memory file mapped twice, at `own` (rank l's area at own + l *
+// kPrivateBytes) and at `alias`.
+class PrivateAreas {
+public:
+    explicit PrivateAreas(int ranks) : bytes_(static_cast<size_t>(ranks) * kPrivateBytes) {
+        const int fd = memfd_create("lwmpi-private", MFD_CLOEXEC);
+        if (fd < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
+        if (ftruncate(fd, static_cast<off_t>(bytes_)) == 0 && (own_ = map(fd))) alias_ = map(fd);
+        const int err = errno;
+        close(fd);
+        if (!alias_) {
+            if (own_) munmap(own_, bytes_);
+            throw std::system_error(err, std::generic_category(), "mapping the private areas");
+        }
+    }
+    PrivateAreas(const PrivateAreas &) = delete;
+    PrivateAreas &operator=(const PrivateAreas &) = delete;
+    ~PrivateAreas() {
+        munmap(own_, bytes_);
+        munmap(alias_, bytes_);
+    }
+    unsigned char *own() const { return own_; }
+    unsigned char *alias() const { return alias_; }
+
+private:
+    unsigned char *map(int fd) const {
+        void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        return p == MAP_FAILED ? nullptr : static_cast<unsigned char *>(p);
+    }
+
+    size_t bytes_;
+    unsigned char *own_ = nullptr;
+    unsigned char *alias_ = nullptr;
+};
+
 struct Identity {
     int rank = -1;
     int local = -1;
+    int core = 0;  // os::core()
     ts_job_info info{};
-    SharedBlock *shared = nullptr;  // the cluster's shared block
-    std::string out;                // stdout's line buffer (fake::print)
-    bool mid_line = false;          // the last byte flushed was not '\n'
+    lwmpi::os::Aliasing aliasing{};         // from info: os::global()
+    SharedBlock *shared = nullptr;          // the cluster's shared block
+    void **word = nullptr;                  // its process's word (os::process_word)
+    unsigned char *private_area = nullptr;  // processes mode: the rank's
+    std::string out;                        // stdout's line buffer (fake::print)
+    bool mid_line = false;                  // the last byte flushed was not '\n'
 };
 thread_local Identity t_me;
 
@@ -425,8 +479,13 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
                                       static_cast<tessera::pm::MapPolicy>(config.policy)};
     // One zeroed block per compute cluster: its ranks' shared memory.
     std::vector<std::unique_ptr<SharedBlock>> shared;
-    for (int c = 0; c < config.ncompute; ++c)
+    std::vector<std::unique_ptr<PrivateAreas>> areas;
+    for (int c = 0; c < config.ncompute; ++c) {
         shared.push_back(std::make_unique<SharedBlock>());
+        if (config.processes) areas.push_back(std::make_unique<PrivateAreas>(config.slots));
+    }
+    // A word per process: per rank in processes mode, else per cluster.
+    std::vector<void *> words(static_cast<size_t>(config.processes ? config.np : config.ncompute));
     JobResult result;
     result.status.assign(config.np, -1);
     f.sleeps.assign(config.np, 0);
@@ -438,12 +497,14 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             const tessera::pm::Placement p = shape.place(rank);
             t_me.rank = rank;
             t_me.local = p.local;
+            t_me.core = p.local + 1;  // as the runtime places rank threads
             t_me.shared = shared[p.cluster].get();
+            t_me.word = &words[static_cast<size_t>(config.processes ? rank : p.cluster)];
             ts_job_info &i = t_me.info;
             i.cluster_id = config.nio + p.cluster;
             i.nclusters = config.nio + config.ncompute;
             i.nio_clusters = config.nio;
-            i.ncores = config.slots + 1;
+            i.ncores = 2 * config.slots + 1;  // the master, the ranks, a core for each rank_thread()
             i.np = config.np;
             i.map_policy = config.policy;
             i.slots_per_cluster = config.slots;
@@ -458,6 +519,18 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
                           (config.eager_one_message ? TS_JOB_MPI_EAGER_ONE_MESSAGE : 0);
             i.mpi_wait_policy = config.wait_policy;
             i.mpi_eager_max = config.eager_max;
+            i.rank = i.local_index = -1;
+            if (config.processes) {
+                const PrivateAreas &a = *areas[static_cast<size_t>(p.cluster)];
+                t_me.private_area = a.own() + static_cast<size_t>(p.local) * kPrivateBytes;
+                i.ranks_mode = TS_RANKS_PROCESSES;
+                i.rank = rank;
+                i.local_index = p.local;
+                i.private_base = reinterpret_cast<uintptr_t>(t_me.private_area);
+                i.private_size = kPrivateBytes;
+                i.alias_base = config.aliases ? reinterpret_cast<uintptr_t>(a.alias()) : 0;
+            }
+            t_me.aliasing = lwmpi::os::Aliasing::of(i, p.local);
             if (rank < static_cast<int>(config.start_delay_ms.size()))
                 std::this_thread::sleep_for(std::chrono::milliseconds(config.start_delay_ms[rank]));
             try {
@@ -486,6 +559,31 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
 }
 
 void print(const std::string &text) { t_me.out += text; }
+
+std::thread rank_thread(std::function<void()> body) {
+    Identity me = t_me;
+    me.out.clear();
+    me.mid_line = false;
+    me.core += me.info.slots_per_cluster;
+    // In threads mode, a thread of the cluster's process that is no rank.
+    if (me.info.ranks_mode != TS_RANKS_PROCESSES) me.rank = me.local = -1;
+    return std::thread([me = std::move(me), body = std::move(body)] {
+        t_me = me;
+        try {
+            body();
+            flush_output();
+        } catch (const Aborted &) {
+        } catch (const TimedOut &) {}
+        t_me = Identity{};
+    });
+}
+
+unsigned char *private_memory() { return t_me.private_area; }
+
+void hide_private(bool hidden) {
+    if (mprotect(t_me.private_area, kPrivateBytes, hidden ? PROT_NONE : PROT_READ | PROT_WRITE) < 0)
+        throw std::system_error(errno, std::generic_category(), "mprotect of a private area");
+}
 
 namespace {
 // Messages written to the mailboxes of world rank `rank` (lock held).
@@ -539,11 +637,17 @@ using namespace fake;
 const ts_job_info *job() { return &t_me.info; }
 int rank() { return t_me.rank; }
 int local_index() { return t_me.local; }
-int core() { return t_me.local + 1; }  // as the runtime places rank threads
+int core() { return t_me.core; }
 
 void *cluster_shared(size_t size) {
+    const ts_job_info &i = t_me.info;
+    if (i.ranks_mode == TS_RANKS_PROCESSES && !i.alias_base) return nullptr;  // private memory only
     return size <= sizeof(SharedBlock::bytes) && t_me.shared ? t_me.shared->bytes : nullptr;
 }
+
+void *global(const void *p) { return t_me.aliasing.global(p); }
+void *private_of(const void *g) { return t_me.aliasing.private_of(g); }
+void *&process_word() { return *t_me.word; }
 
 unsigned long time() {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - fab().start).count();

@@ -5,10 +5,11 @@
 // thread-safe, so they run on the main thread).
 //
 // Most engine tests run in every placement (kPlacements): two ranks on
-// one cluster talk through shared memory (the local path) or, with the
-// job's TS_JOB_MPI_LOCAL_IKC flag, through IKC like ranks of different
-// clusters; those use eager mailbox messages up to the eager threshold
-// and the rendezvous (portal transfers) above it.
+// one cluster talk through shared memory (the local path), as threads of
+// one process or as processes of their own (JobConfig::processes), or,
+// with the job's TS_JOB_MPI_LOCAL_IKC flag, through IKC like ranks of
+// different clusters; those use eager mailbox messages up to the eager
+// threshold and the rendezvous (portal transfers) above it.
 //
 // The helpers live in namespace jobs, which each test file opens with a
 // using-directive: the tests name them unqualified.
@@ -72,7 +73,8 @@ struct Placement {
     const char *name;
     int policy;
     bool local_path;
-    bool ring_pull = true;  ///< JobConfig::ring_pull
+    bool ring_pull = true;   ///< JobConfig::ring_pull
+    bool processes = false;  ///< JobConfig::processes
 };
 
 // Up to 4 ranks: compact puts them all on one cluster, scatter one per
@@ -82,6 +84,7 @@ inline constexpr Placement kPlacements[] = {
     {"one cluster, local path off", TS_MAP_COMPACT, false},
     {"one cluster per rank", TS_MAP_SCATTER, true},
     {"one cluster per rank, rings filled as they arrive", TS_MAP_SCATTER, true, false},
+    {"one cluster, local path, ranks as processes", TS_MAP_COMPACT, true, true, true},
 };
 
 inline bool over_ikc(const Placement &p) { return !(p.policy == TS_MAP_COMPACT && p.local_path); }
@@ -90,6 +93,7 @@ inline JobConfig config(int np, const Placement &p) {
     JobConfig c = shape(np, p.policy);
     c.local_path = p.local_path;
     c.ring_pull = p.ring_pull;
+    c.processes = p.processes;
     return c;
 }
 
