@@ -157,14 +157,14 @@ int process_spawn_ranks(const char *name, const void *elf, size_t size, const in
         p->group = group;
         p->rank = ranks[made];
         p->local = made;
-        p->aliased = true;
+        p->aliased = n > 1;  // a rank alone needs no alias (and may shrink its heap)
         entry = process_load(p, elf, size, made ? out[0] : nullptr);
         if (entry < 0)
             err = entry;
         else if (!map_stack(p, made + 1))
             err = -TS_ENOMEM;
     }
-    for (int l = 0; err == 0 && l < n; ++l)
+    for (int l = 0; err == 0 && n > 1 && l < n; ++l)
         for (int k = 0; err == 0 && k < n; ++k) {
             const uintptr_t at = rank_alias_base + static_cast<uintptr_t>(k) * hal::alias_area_size;
             if (!out[l]->space.alias_area(out[k]->space, user_base, at)) err = -TS_ENOMEM;

@@ -122,7 +122,8 @@ Process *process_spawn(const char *name, const void *elf, size_t size);
 /// Starts an MPI program as n processes, one per rank of this cluster:
 /// process l runs rank ranks[l] on core l + 1. They share the program's
 /// read-only pages; each has its own writable data, heap and stack, and
-/// sees every other's private area at its alias (rank_alias_base). Fills
+/// (when n > 1) sees every rank's private area at its alias
+/// (rank_alias_base). Fills
 /// out[0..n-1]; returns n, or 0 (and says why on the console).
 int process_spawn_ranks(const char *name, const void *elf, size_t size, const int *ranks, int n,
                         Process **out);
