@@ -6,7 +6,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera_run import PLATFORM, mpirun  # noqa: E402
 
 MPI_ERR_RANK = 6
 MPI_ERR_TRUNCATE = 15
@@ -61,6 +61,30 @@ class FatalTest(unittest.TestCase):
         self.assertEqual(rc, MPI_ERR_TRUNCATE, out)
         self.assertIn("rank 1: partial line\nMPI error: rank 1: MPI_Recv: message truncated on "
                       "receive (received 4 of 16 bytes from rank 0, tag 5)\n", out)
+
+
+@unittest.skipIf(PLATFORM == "linux64", "linux64 has no --ranks processes yet")
+class ThreadOfARankTest(unittest.TestCase):
+    """Another thread of a rank calls MPI and finds the rank's state."""
+    longMessage = False
+
+    def test_processes(self):
+        for policy in ("compact", "scatter"):
+            with self.subTest(policy=policy):
+                rc, out = mpirun("-np", "2", "--map-by", policy, "--ranks", "processes", "--timeout", "120",
+                                 "mpi_thread_test")
+                for r in range(2):
+                    self.assertIn(f"mpi_thread_test: rank {r} OK", out, out)
+                self.assertNotIn("FAIL", out, out)
+                self.assertEqual(rc, 0, out)
+
+    def test_threads_mode_has_no_rank_state_for_other_threads(self):
+        # The contrast that shows the test can fail: in threads mode each
+        # rank is a thread, and a thread it starts is no rank.
+        rc, out = mpirun("-np", "2", "--map-by", "scatter", "--ranks", "threads", "--timeout", "120",
+                         "mpi_thread_test")
+        self.assertIn("mpi_thread_test: FAIL: rank 0's thread sees MPI not initialized", out, out)
+        self.assertNotEqual(rc, 0, out)
 
 
 if __name__ == "__main__":
