@@ -157,4 +157,26 @@ inline bool completes_now(MPI_Request *req) {
     return MPI_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag;
 }
 
+// Rank 0 sends rank 1 one int; rank 1 waits until it was sent, checks
+// that `mailbox_messages` mailbox messages reached it (0 on the local
+// path, 1 over IKC) while rank 0 waits for that look (its MPI_Finalize
+// sends more), then receives the int. Call it from both ranks of a job:
+// 0, or the line of the check that failed (as EXPECT).
+inline int send_one_and_count(int rank, int mailbox_messages, Signal &sent, Signal &looked) {
+    int v = 42;
+    if (rank == 0) {
+        EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
+        sent.raise();
+        looked.await();
+    } else {
+        sent.await();
+        EXPECT(fake::arrivals(1) == mailbox_messages);
+        looked.raise();
+        v = 0;
+        EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        EXPECT(v == 42);
+    }
+    return 0;
+}
+
 }  // namespace jobs

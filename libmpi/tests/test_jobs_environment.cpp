@@ -66,19 +66,7 @@ TEST_CASE("the mapping decides which ranks share a cluster and the path between 
             // "cluster<C>", or "cluster<C>.core<K>" as mpi.h has it.
             const std::string cluster = "cluster" + std::to_string(p.policy == TS_MAP_COMPACT ? 1 : 1 + rank);
             EXPECT(name == cluster || std::string(name).rfind(cluster + ".", 0) == 0);
-            int v = 42;
-            if (rank == 0) {
-                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
-                sent.raise();
-                looked.await();
-            } else {
-                sent.await();
-                EXPECT(fake::arrivals(1) == (over_ikc(p) ? 1 : 0));
-                looked.raise();
-                v = 0;
-                EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                EXPECT(v == 42);
-            }
+            if (const int line = send_one_and_count(rank, over_ikc(p) ? 1 : 0, sent, looked)) return line;
             EXPECT_OK(MPI_Finalize());
             return 0;
         });

@@ -184,19 +184,7 @@ TEST_CASE("processes that share no memory talk over IKC", "[jobs][processes]") {
         EXPECT(!lwmpi::os::cluster_shared(1));
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         EXPECT(!lwmpi::util::limits().local_path);
-        int v = 42;
-        if (rank == 0) {
-            EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
-            sent.raise();
-            looked.await();
-        } else {
-            sent.await();
-            EXPECT(fake::arrivals(1) == 1);
-            looked.raise();
-            v = 0;
-            EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            EXPECT(v == 42);
-        }
+        if (const int line = send_one_and_count(rank, 1, sent, looked)) return line;
         EXPECT_OK(MPI_Finalize());
         return 0;
     });
