@@ -87,10 +87,8 @@ void notify_core(int cluster, int core) {
     if (cluster != cluster_id()) return;
     const host::CoreState &c = host::core_state(core);
     const int tid = __atomic_load_n(&c.tid, __ATOMIC_ACQUIRE);
-    if (tid && __atomic_load_n(&c.in_user, __ATOMIC_SEQ_CST)) {
-        static const long pid = sys(SYS_getpid);
-        sys(SYS_tgkill, pid, tid, host::interrupt_signal);
-    }
+    if (tid && __atomic_load_n(&c.in_user, __ATOMIC_SEQ_CST))
+        sys(SYS_tgkill, c.pid, tid, host::interrupt_signal);  // c.pid is set before c.tid
 }
 
 void notify_cluster(int cluster) {
@@ -122,7 +120,8 @@ void console_write(const char *s, size_t n) {
 }
 
 // The launcher learns the machine's status from the status pipe, then
-// ends every other cluster process.
+// ends every other cluster process. This cluster's processes (any core
+// may power off) end at once, the master last but the caller.
 void poweroff(int status) {
     char line[32] = "poweroff ";
     char digits[12];
@@ -137,8 +136,7 @@ void poweroff(int status) {
         line[len++] = digits[--n];
     line[len++] = '\n';
     host::write_all(host::status_fd(), line, len);
-    sys(SYS_exit_group, status & 0xff);
-    __builtin_unreachable();
+    host::end_cluster(status & 0xff);
 }
 
 void halt() {
@@ -146,8 +144,9 @@ void halt() {
         sys(SYS_pause);
 }
 
-void enter_user(TrapFrame *tf, uint64_t) {
+void enter_user(TrapFrame *tf, uint64_t space) {
     host::CoreState &c = host::self();
+    host::use_space(reinterpret_cast<const uint64_t *>(space));
     c.tf = tf;
     c.event = event_word(cluster_id(), core_id());
     if (const uint64_t uc = tf->resume_uc) {
@@ -166,6 +165,7 @@ void enter_user(TrapFrame *tf, uint64_t) {
             hal_call_on_stack(c.kernel_sp, take_pending_interrupt, tf);
         }
         tf->resume_uc = 0;
+        host::keep_signal_stack(uc);
         hal_resume_interrupted(uc);
     }
     hal_user_return(tf);

@@ -1,4 +1,4 @@
-# linux64 HAL: the kernel call gate, the way back to user code, threads.
+# linux64 HAL: the kernel call gate, the way back to user code, cores.
 # %gs points at the running core's CoreState (linux.hpp):
 #   %gs:0 = the user thread's TrapFrame, %gs:8 = kernel stack top,
 #   %gs:16 = 1 while in user code, %gs:32 = the core's event word.
@@ -99,18 +99,20 @@ hal_call_on_stack:
     ud2
     .size hal_call_on_stack, . - hal_call_on_stack
 
-# long hal_clone_thread(void *stack, void (*fn)(int), int arg): clone(2)
-# with the flags of a thread; the child calls fn(arg) on `stack`.
-#define CLONE_THREAD_FLAGS 0x50f00   /* VM FS FILES SIGHAND THREAD SYSVSEM */
-    .globl hal_clone_thread
-    .type hal_clone_thread, @function
-hal_clone_thread:
+# long hal_clone_process(void *stack, void (*fn)(int), int arg): clone(2)
+# of a core's process: no CLONE_VM (a memory of its own; shared mappings
+# stay shared), the fd table and fs info shared, SIGCHLD to the parent
+# when it ends; the child calls fn(arg) on `stack`, which is shared memory.
+#define CLONE_CORE_FLAGS 0x40611   /* FS FILES SYSVSEM, exit signal SIGCHLD (17) */
+    .globl hal_clone_process
+    .type hal_clone_process, @function
+hal_clone_process:
     andq $-16, %rdi
     subq $16, %rdi
     movq %rsi, 0(%rdi)           # fn and arg, for the child to pop
     movq %rdx, 8(%rdi)
     movq %rdi, %rsi              # the child's stack
-    movl $CLONE_THREAD_FLAGS, %edi
+    movl $CLONE_CORE_FLAGS, %edi
     xorl %edx, %edx
     xorl %r10d, %r10d
     xorl %r8d, %r8d
@@ -124,7 +126,7 @@ hal_clone_thread:
     call *%rax                   # does not return
     ud2
 1:  ret
-    .size hal_clone_thread, . - hal_clone_thread
+    .size hal_clone_process, . - hal_clone_process
 
 # The signal return trampoline (sa_restorer) Linux requires on x86-64.
     .globl hal_sigreturn

@@ -1,8 +1,11 @@
-// The linux64 HAL's per-core state, stacks and small helpers.
+// The linux64 HAL's per-core state, stacks and small helpers. All of it is
+// kernel memory (the cluster executable's writable segment), which boot.cpp
+// shares between the cores' processes.
 #include "linux.hpp"
 
 #include <asm/prctl.h>
 #include <signal.h>
+#include <ucontext.h>
 
 namespace hal::host {
 namespace {
@@ -15,6 +18,10 @@ constexpr size_t signal_stack_size = 32 * 1024;
 alignas(16) char kernel_stacks[TS_MAX_CORES][kernel_stack_size];
 alignas(16) char signal_stacks[TS_MAX_CORES][2][signal_stack_size];
 CoreState cores[TS_MAX_CORES];
+int the_master_pid;
+/// Set once the cluster ends on purpose (end_cluster): the master takes
+/// its cores' ends for granted then (trap.cpp).
+bool ending;
 
 }  // namespace
 
@@ -52,6 +59,8 @@ void become_core(int core) {
     CoreState &c = cores[core];
     if (sys(SYS_arch_prctl, ARCH_SET_GS, reinterpret_cast<long>(&c)) != 0) fail("cannot set %gs");
     use_signal_stack(c, 0);
+    if (core == 0) the_master_pid = static_cast<int>(sys(SYS_getpid));
+    c.pid = static_cast<int>(sys(SYS_getpid));
     __atomic_store_n(&c.tid, static_cast<int>(sys(SYS_gettid)), __ATOMIC_RELEASE);
     if (c.host_cpu >= 0) {
         // Best effort: a CPU the launcher may not use leaves the core unbound.
@@ -66,11 +75,67 @@ void next_signal_stack() {
     use_signal_stack(c, 1 - c.signal_stack);
 }
 
+// rt_sigreturn restores the signal stack the context names: the one in
+// use when the interrupt came, which held the context and which
+// next_signal_stack has left since. Without this the core would be back on
+// it while it thinks it is on the other; at the next interrupt it would
+// "move" to the stack that holds that interrupt's context, where a miss
+// taken in the kernel would put its frame over the context.
+void keep_signal_stack(uint64_t ucv) {
+    CoreState &c = self();
+    auto *uc = reinterpret_cast<ucontext_t *>(ucv);
+    uc->uc_stack.ss_sp = signal_stacks[c.id][c.signal_stack];
+    uc->uc_stack.ss_size = signal_stack_size;
+    uc->uc_stack.ss_flags = 0;
+}
+
+int master_pid() { return the_master_pid; }
+
+// Every other core's process first (the master ignores their ends now),
+// then the master (whose end the launcher watches), then the caller.
+void end_cluster(int status, int signal) {
+    __atomic_store_n(&ending, true, __ATOMIC_SEQ_CST);
+    const int me = static_cast<int>(sys(SYS_getpid));
+    for (const CoreState &c : cores) {
+        const int pid = __atomic_load_n(&c.pid, __ATOMIC_ACQUIRE);
+        if (pid > 0 && pid != me && pid != the_master_pid) sys(SYS_kill, pid, SIGKILL);
+    }
+    if (the_master_pid > 0 && the_master_pid != me) sys(SYS_kill, the_master_pid, SIGKILL);
+    if (signal > 0 && signal < 64 && signal != SIGKILL && signal != SIGSTOP) {
+        // The kernel's struct sigaction, all zero: SIG_DFL.
+        struct {
+            unsigned long handler, flags, restorer, mask;
+        } dfl{};
+        const uint64_t bit = 1ull << (signal - 1);
+        sys(SYS_rt_sigaction, signal, reinterpret_cast<long>(&dfl), 0, sizeof(dfl.mask));
+        sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&bit), 0, sizeof(bit));
+        sys(SYS_tgkill, me, static_cast<long>(sys(SYS_gettid)), signal);
+    } else if (signal == SIGKILL) {
+        sys(SYS_kill, me, SIGKILL);
+    }
+    sys(SYS_exit_group, status);  // no signal, or one that does not end a process
+    __builtin_unreachable();
+}
+
+bool cluster_ending() { return __atomic_load_n(&ending, __ATOMIC_SEQ_CST); }
+
 bool write_all(int fd, const char *s, size_t n) {
+    bool touched = false;
     while (n > 0) {
         const long w = sys(SYS_write, fd, reinterpret_cast<long>(s), static_cast<long>(n));
         if (w == -EINTR) continue;
+        if (w == -EFAULT && !touched) {
+            // User memory this core's process does not mirror yet: Linux
+            // says EFAULT where a load would miss. Touch every page (the
+            // loads mirror them), then try again once.
+            for (size_t off = 0; off < n;
+                 off += page_size - (reinterpret_cast<uintptr_t>(s + off) % page_size))
+                (void)*static_cast<const volatile char *>(s + off);
+            touched = true;
+            continue;
+        }
         if (w <= 0) return false;
+        touched = false;
         s += w;
         n -= static_cast<size_t>(w);
     }

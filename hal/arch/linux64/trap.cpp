@@ -1,9 +1,17 @@
 // linux64 traps. A kernel call arrives through the gate (entry.S) as a
 // plain call. An interrupt of a core in user code arrives as a signal
-// (notify_core's), and resumes through rt_sigreturn. A user fault arrives as a signal (SIGSEGV, SIGBUS,
-// SIGILL, SIGFPE, SIGTRAP) on the core's signal stack: the handler turns it into a trap and leaves the signal
-// for good, on the core's kernel stack. A fault in kernel code is a kernel bug: it panics, as on QEMU.
+// (notify_core's), and resumes through rt_sigreturn. A page fault
+// (SIGSEGV) at a user or alias address that the core's active space maps
+// with the right the access needs is a miss of the core's software TLB
+// (mmu.cpp): the page is mirrored and the access retried, in user code as
+// in kernel code (which touches user memory after check_user). Any other
+// user fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP) arrives on the
+// core's signal stack: the handler turns it into a trap and leaves the
+// signal for good, on the core's kernel stack. A fault in kernel code is a
+// kernel bug: it panics, as on QEMU. The master also learns here of a
+// core's process that ended (SIGCHLD): the cluster ends with it.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include "linux.hpp"
 
@@ -14,17 +22,7 @@ namespace {
 
 using host::sys;
 
-// The causes a linux64 trap reports (TrapInfo::cause).
-enum Cause : uint64_t {
-    illegal_instruction,
-    fetch_page_fault,
-    load_page_fault,
-    store_page_fault,
-    protection_fault,
-    bus_error,
-    arithmetic_error,
-    breakpoint,
-};
+using namespace host::causes;
 
 // The kernel's struct sigaction (not glibc's).
 struct KernelSigaction {
@@ -58,8 +56,13 @@ struct FaultTrap {
     TrapInfo info;
 };
 
+constexpr uint64_t interrupt_bit = 1ull << (host::interrupt_signal - 1);
+
 [[noreturn]] void deliver_fault(void *arg) {
     FaultTrap t = *static_cast<FaultTrap *>(arg);
+    // The handler blocked the interrupt, and its frame is abandoned: let
+    // the interrupt in again, as rt_sigreturn would have.
+    sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&interrupt_bit), 0, sizeof(interrupt_bit));
     kernel_user_trap(t.tf, t.info);
 }
 
@@ -69,8 +72,7 @@ struct FaultTrap {
 // core moves to its other signal stack before it lets the signal in again.
 [[noreturn]] void deliver_interrupt(void *tf) {
     host::next_signal_stack();
-    const uint64_t unblock = 1ull << (host::interrupt_signal - 1);
-    sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&unblock), 0, sizeof(unblock));
+    sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&interrupt_bit), 0, sizeof(interrupt_bit));
     kernel_user_trap(static_cast<TrapFrame *>(tf), TrapInfo{TrapKind::interrupt, 0, 0});
 }
 
@@ -86,6 +88,13 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
     const auto &uc = *static_cast<ucontext_t *>(ucv);
     const uint64_t pc = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RIP]);
     const uint64_t addr = reinterpret_cast<uint64_t>(si->si_addr);
+    // A miss: the interrupt stays blocked until the retry (sa.mask), so
+    // that no interrupt finds this frame on the signal stack.
+    if (sig == SIGSEGV && si->si_code > 0 /* from a fault, not kill(2) */ &&
+        static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_TRAPNO]) == trap_page_fault &&
+        host::mirror_miss(addr, uc.uc_mcontext.gregs[REG_ERR] & pf_write,
+                          uc.uc_mcontext.gregs[REG_ERR] & pf_fetch))
+        return;
     host::CoreState &c = host::self();
     if (!c.in_user) kernel_trap_panic(cause_of(sig, uc), pc, addr);
     c.in_user = 0;
@@ -98,6 +107,50 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
     hal_call_on_stack(c.kernel_sp, deliver_fault, &t);
 }
 
+// v in decimal, ending at `end` (where a NUL goes): where it starts.
+char *decimal(char *end, unsigned long v) {
+    *end = 0;
+    do {
+        *--end = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+void say(const char *s) {
+    size_t n = 0;
+    while (s[n])
+        ++n;
+    host::write_all(2, s, n);
+}
+
+// The master: a core's process ended. No core ends but with the cluster
+// (end_cluster, which the master ignores), so this one died (a signal, or
+// host::fail): say which and how, and end the cluster as it ended, for the
+// launcher to report.
+void on_child(int, siginfo_t *, void *) {
+    if (host::cluster_ending()) return;
+    siginfo_t si{};
+    if (sys(SYS_waitid, P_ALL, 0, reinterpret_cast<long>(&si), WEXITED | WNOHANG, 0) != 0 || si.si_pid == 0)
+        return;
+    int core = -1;
+    for (int k = 1; k < ncores(); ++k)
+        if (host::core_state(k).pid == si.si_pid) core = k;
+    char n1[24], n2[24], n3[24], n4[24];
+    say("tessera_cluster: cluster ");
+    say(decimal(n1 + sizeof n1 - 1, static_cast<unsigned long>(cluster_id())));
+    say(": core ");
+    say(core < 0 ? "?" : decimal(n2 + sizeof n2 - 1, static_cast<unsigned long>(core)));
+    say(" (pid ");
+    say(decimal(n3 + sizeof n3 - 1, static_cast<unsigned long>(si.si_pid)));
+    const bool signaled = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+    say(signaled ? ") died of signal " : ") exited with status ");
+    say(decimal(n4 + sizeof n4 - 1, static_cast<unsigned long>(si.si_status)));
+    say("; ending the cluster\n");
+    // The master ends as the core did, for the launcher to report it.
+    host::end_cluster(signaled ? 128 + si.si_status : si.si_status, signaled ? si.si_status : 0);
+}
+
 }  // namespace
 
 namespace host {
@@ -105,7 +158,10 @@ namespace host {
 void trap_init() {
     KernelSigaction sa{};
     sa.handler = on_fault;
+    // Faults nest (a fault's handler that faults is a kernel bug, which
+    // must panic, not hang); the interrupt waits until a miss is retried.
     sa.flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | sa_restorer;
+    sa.mask = interrupt_bit;
     sa.restorer = hal_sigreturn;
     static constexpr int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
     for (int sig : faults)
@@ -114,8 +170,15 @@ void trap_init() {
     // The interrupt stays blocked while its handler runs (no SA_NODEFER).
     sa.handler = on_interrupt;
     sa.flags = SA_SIGINFO | SA_ONSTACK | sa_restorer;
+    sa.mask = 0;
     if (sys(SYS_rt_sigaction, host::interrupt_signal, reinterpret_cast<long>(&sa), 0, sizeof(sa.mask)) != 0)
         fail("cannot install the interrupt handler");
+    // The master's, before it starts the cores (they inherit it, and never
+    // have children). Stops of a core are no end.
+    sa.handler = on_child;
+    sa.flags = SA_SIGINFO | SA_ONSTACK | SA_NOCLDSTOP | sa_restorer;
+    if (sys(SYS_rt_sigaction, SIGCHLD, reinterpret_cast<long>(&sa), 0, sizeof(sa.mask)) != 0)
+        fail("cannot install the handler of the cores' ends");
 }
 
 }  // namespace host

@@ -44,7 +44,7 @@ void spin_hint();
 /// Who takes a message that arrives for a process that polls: true when
 /// the NoC's interrupt reaches the master at once (qemu-riscv64), which
 /// then copies it into the process's ring; false when the master is a host
-/// thread that may be asleep (linux64), so the polling core takes its own
+/// process that may be asleep (linux64), so the polling core takes its own
 /// arrivals (DESIGN section 3, "Arrivals").
 bool master_takes_arrivals();
 
@@ -123,7 +123,7 @@ const char *cause_name(uint64_t cause);
 /// True when `cause` is a page fault (instruction, load or store).
 bool is_page_fault(uint64_t cause);
 
-// ---- memory management unit (qemu-riscv64: Sv39; linux64: mmap mirrors) --------
+// ---- memory management unit (qemu-riscv64: Sv39; linux64: a software TLB of mmap mirrors) --------
 
 constexpr size_t page_size = 4096;
 
@@ -153,8 +153,9 @@ public:
     /// maps there now and later (the two spaces share its page tables).
     /// base and at are multiples of alias_area_size, and nothing is mapped
     /// at `at` yet. The kernel never unmaps a page of an aliased area: no
-    /// core's TLB is told about the aliases. False when out of memory, on
-    /// bad arguments, or where the platform cannot alias (linux64).
+    /// core's TLB is told about the aliases. False when out of memory or on
+    /// bad arguments (linux64: base must be its user area, 0x40000000, and
+    /// `at` one of its alias slots, TS_MAX_CORES of them from 0x1000000000).
     bool alias_area(AddressSpace &owner, uintptr_t base, uintptr_t at);
     /// Activates this address space on the calling core.
     void activate() const;
