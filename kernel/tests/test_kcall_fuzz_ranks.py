@@ -5,17 +5,14 @@ must end with 0 unexpected results, and the console's prefixes, the job's
 end report and fault reports must name the rank the kernel keeps for the
 process, not a label the program chose (ts_thread_tag with random values:
 the fuzzer's random calls, and an explicit relabel before it ends).
-
-QEMU only for now: linux64 has no processes mode yet (mpirun refuses
---ranks processes there); the fuzzer alone on a cluster runs on both
-platforms in test_kernel.py."""
+Both platforms; the fuzzer alone on a cluster runs in test_kernel.py."""
 import os
 import re
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import PLATFORM, mpirun  # noqa: E402
+from tessera_run import mpirun  # noqa: E402
 
 STATUS_FAULT = 139
 END_STATUS = 77  # kcall_fuzz's status for the rank END names (0 unexpected)
@@ -31,7 +28,6 @@ def place(rank, per_cluster):
     return 1 + rank // per_cluster, 1 + rank % per_cluster
 
 
-@unittest.skipIf(PLATFORM == "linux64", "linux64 has no --ranks processes yet")
 class FullClusterFuzzTest(unittest.TestCase):
     longMessage = False  # a failed assertion shows the job's output, once
 

@@ -119,8 +119,7 @@ class ElfLoaderTest(unittest.TestCase):
 
 # How a rank may run on the platform (mpirun --ranks): alone on its
 # cluster, as a process of its own or as the one thread of its process.
-# linux64 has threads only, so far.
-RANKS_MODES = ("threads",) if PLATFORM == "linux64" else ("processes", "threads")
+RANKS_MODES = ("processes", "threads")
 
 
 class SyscallTest(unittest.TestCase):

@@ -6,7 +6,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import PLATFORM, mpirun  # noqa: E402
+from tessera_run import mpirun  # noqa: E402
 
 MPI_ERR_RANK = 6
 MPI_ERR_TRUNCATE = 15
@@ -63,7 +63,6 @@ class FatalTest(unittest.TestCase):
                       "receive (received 4 of 16 bytes from rank 0, tag 5)\n", out)
 
 
-@unittest.skipIf(PLATFORM == "linux64", "linux64 has no --ranks processes yet")
 class ThreadOfARankTest(unittest.TestCase):
     """Another thread of a rank calls MPI and finds the rank's state."""
     longMessage = False

@@ -389,12 +389,16 @@ class RealClusterTest(LauncherCases, unittest.TestCase):
 
         def bindings():
             """(master's CPUs, core 1's CPUs) of clusters 1 and 2 (scatter:
-            core 1 runs rank 0, then rank 1); a core binds its own thread
-            when it starts, so look until every core has started."""
+            core 1 runs rank 0, then rank 1); a core binds its own process
+            when it starts (each core but the master is a child process of
+            the master, started in core order), so look until every core
+            has started."""
             got = []
             for cluster in (1, 2):
-                tasks = sorted(int(t) for t in os.listdir(f"/proc/{pids[cluster]}/task"))
-                got.append(tuple(allowed_cpus(t) for t in tasks[:2]))
+                master = pids[cluster]
+                with open(f"/proc/{master}/task/{master}/children") as f:
+                    cores = sorted(int(c) for c in f.read().split())
+                got.append(tuple(allowed_cpus(t) for t in [master] + cores[:1]))
             return got
 
         want = [(set(cpus), {cpus[rank % len(cpus)]}) for rank in (0, 1)]

@@ -312,8 +312,7 @@ class GlobalsRecord(Sources):
         self.assertIn(f"share the program's writable global/static variables: "
                       f"{', '.join(PROGRAM_GLOBALS)} (", warning("-np", "2", "--ranks", "threads"))
         self.assertIsNone(warning("-np", "1", "--ranks", "threads"))
-        if PLATFORM in mpirun.RANKS_PROCESSES_PLATFORMS:
-            self.assertIsNone(warning("-np", "2"))
+        self.assertIsNone(warning("-np", "2"))
 
 
 if __name__ == "__main__":

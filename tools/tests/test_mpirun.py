@@ -27,7 +27,7 @@ class ParseTest(unittest.TestCase):
                          (1, "compact", "default", "qemu-riscv64", 300.0, False, False))
         self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("shm", 0, False))
         self.assertEqual((o.program, o.args), ("hello", []))
-        self.assertEqual((o.ranks, mpirun.ranks_mode(o)), ("", "processes"))
+        self.assertEqual(o.ranks, "processes")
 
     def test_options(self):
         o = mpirun.parse_args(["-np", "8", "--map-by=scatter", "--profile", "x.json",
@@ -86,13 +86,11 @@ class ParseTest(unittest.TestCase):
 
 
 class RanksTest(unittest.TestCase):
-    """--ranks processes|threads: the platform's default, and linux64,
-    whose kernel cannot run ranks as processes yet."""
-    LINUX64_REFUSAL = "--ranks processes is not available on linux64 yet (use --ranks threads)"
+    """--ranks processes|threads: processes by default, on both platforms."""
 
     def mode(self, *argv, env=None):
         with mock.patch.dict(os.environ, env or {"TESSERA_PLATFORM": ""}):
-            return mpirun.ranks_mode(mpirun.parse_args([*argv, "hello"]))
+            return mpirun.parse_args([*argv, "hello"]).ranks
 
     def test_values(self):
         self.assertEqual(self.mode("--ranks", "threads"), "threads")
@@ -100,35 +98,11 @@ class RanksTest(unittest.TestCase):
         self.assertEqual(self.mode("--ranks", "processes", "--ranks", "threads"), "threads")
         self.assertEqual(self.mode("--platform", "linux64", "--ranks", "threads"), "threads")
 
-    def test_platform_defaults(self):
+    def test_default_on_both_platforms(self):
         self.assertEqual(self.mode(), "processes")
         self.assertEqual(self.mode("--platform", "qemu-riscv64"), "processes")
-        self.assertEqual(self.mode("--platform", "linux64"), "threads")
-        self.assertEqual(self.mode(env={"TESSERA_PLATFORM": "linux64"}), "threads")
-
-    def test_linux64_refuses_processes(self):
-        for argv, env in ((["--platform", "linux64", "--ranks", "processes"], {}),
-                          (["--ranks=processes", "--platform=linux64"], {}),
-                          (["--ranks", "processes"], {"TESSERA_PLATFORM": "linux64"})):
-            with self.subTest(argv=argv, env=env), mock.patch.dict(os.environ, env), \
-                    self.assertRaises(mpirun.Unavailable) as cm:
-                mpirun.parse_args([*argv, "hello"])
-            self.assertEqual(str(cm.exception), self.LINUX64_REFUSAL)
-            self.assertFalse(cm.exception.show_usage)
-        # --platform wins over the environment, as for everything else.
-        self.assertEqual(self.mode("--platform", "qemu-riscv64", "--ranks", "processes",
-                                   env={"TESSERA_PLATFORM": "linux64"}), "processes")
-
-    def test_enabling_linux64_is_one_line(self):
-        """Adding linux64 to RANKS_PROCESSES_PLATFORMS is all it takes: it
-        accepts processes, makes them its default, and the help says so."""
-        with mock.patch.object(mpirun, "RANKS_PROCESSES_PLATFORMS", ("qemu-riscv64", "linux64")):
-            self.assertEqual(self.mode("--platform", "linux64"), "processes")
-            self.assertEqual(self.mode("--platform", "linux64", "--ranks", "processes"),
-                             "processes")
-            self.assertIn("Default: processes.", " ".join(mpirun._ranks_help().split()))
-        self.assertIn("Default: processes on qemu-riscv64, threads on linux64, where processes "
-                      "are not available yet.", " ".join(mpirun._ranks_help().split()))
+        self.assertEqual(self.mode("--platform", "linux64"), "processes")
+        self.assertEqual(self.mode(env={"TESSERA_PLATFORM": "linux64"}), "processes")
 
 
 class CommandLineTest(unittest.TestCase):
@@ -163,11 +137,6 @@ class CommandLineTest(unittest.TestCase):
                 self.assertIn(f"mpirun: {words}", err)
                 self.assertIn("usage: mpirun", err)
 
-    def test_linux64_refuses_processes_in_one_line(self):
-        rc, out, err = self.run_mpirun("--platform", "linux64", "--ranks", "processes", "hello")
-        self.assertEqual((rc, out), (2, ""))
-        self.assertEqual(err, f"mpirun: {RanksTest.LINUX64_REFUSAL}\n")
-
     def test_help(self):
         rc, out, _ = self.run_mpirun("--help")
         self.assertEqual(rc, 0)
@@ -177,8 +146,7 @@ class CommandLineTest(unittest.TestCase):
                        "[--ranks processes|threads]", "\n  --ranks M          how the MPI "):
             self.assertIn(option, out)
         words = " ".join(out.split())
-        self.assertIn("Default: processes on qemu-riscv64, threads on linux64, where processes "
-                      "are not available yet. With threads, mpirun warns", words)
+        self.assertIn("processes (the default), each a process of its own", words)
         self.assertTrue(all(len(line) <= 79 for line in out.split("\n\n", 1)[1].splitlines()))
 
     def test_too_many_processes_refused_before_boot(self):
@@ -324,18 +292,18 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(self.manifest("--eager-threshold=65536"),
                          (self.PROC | self.wait("block"), 65536))
         self.assertEqual(self.manifest("--platform", "linux64", "--eager-threshold", "100"),
-                         (self.wait("adaptive"), 100))
+                         (self.PROC | self.wait("adaptive"), 100))
 
     def test_ranks(self):
-        """processes sets the flag, threads clears it, on QEMU; linux64's
-        default (threads) clears it; no other flag moves."""
+        """processes (the default) sets the flag, threads clears it, on
+        both platforms; no other flag moves."""
         block = self.wait("block") | self.ONE
         self.assertEqual(self.manifest("--ranks", "processes"), (self.PROC | block, 0))
         self.assertEqual(self.manifest("--ranks", "threads"), (block, 0))
         self.assertEqual(self.manifest("--ranks=threads", "--local-path", "ikc"),
                          (mpirun.mkimage.TS_MANIFEST_MPI_LOCAL_IKC | block, 0))
         self.assertEqual(self.manifest("--platform", "linux64"),
-                         (self.wait("adaptive") | self.ONE, 0))
+                         (self.PROC | self.wait("adaptive") | self.ONE, 0))
         self.assertEqual(self.manifest("--platform", "linux64", "--ranks", "threads"),
                          (self.wait("adaptive") | self.ONE, 0))
 
@@ -353,7 +321,8 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(self.manifest("--wait-policy", policy),
                              (self.PROC | self.wait(policy) | self.ONE, 0))
         # Each platform has its own default; the three values are distinct.
-        self.assertEqual(self.manifest("--platform", "linux64"), (self.wait("adaptive") | self.ONE, 0))
+        self.assertEqual(self.manifest("--platform", "linux64"),
+                         (self.PROC | self.wait("adaptive") | self.ONE, 0))
         self.assertEqual(len({self.wait(p) for p in ("spin", "block", "adaptive")}), 3)
 
 
@@ -383,7 +352,7 @@ class ReportBindingsTest(unittest.TestCase):
         self.assertEqual(self.report_all(2, "compact")[0], self.PROCESSES)
         self.assertEqual(self.report_all(2, "compact", "--ranks", "processes")[0], self.PROCESSES)
         self.assertEqual(self.report_all(2, "compact", "--ranks", "threads")[0], self.THREADS)
-        self.assertEqual(self.report_all(2, "compact", "--platform", "linux64")[0], self.THREADS)
+        self.assertEqual(self.report_all(2, "compact", "--platform", "linux64")[0], self.PROCESSES)
         # The rank lines do not change with the mode.
         self.assertEqual(self.report_all(5, "scatter")[1:],
                          self.report_all(5, "scatter", "--ranks", "threads")[1:])
@@ -581,14 +550,6 @@ class GlobalsWarningTest(unittest.TestCase):
                            record=[f"v{i:02}" for i in range(11)])
         self.assertIn("variables: v00, v01, v02, v03, v04, v05, v06, v07, ... (11 in all) (run",
                       self.warning(app, "-np", "2", "--ranks", "threads"))
-
-    def test_linux64_advice(self):
-        self.assertEqual(
-            self.warning(self.pi(), "--platform", "linux64", "-np", "2"),
-            "mpirun: warning: --ranks threads: the MPI processes of a compute cluster share the "
-            "program's writable global/static variables: calls, n, sum (declare them "
-            "_Thread_local; --ranks processes is not available on linux64 yet; see README "
-            '"Global variables in MPI programs")')
 
     def launch(self, *argv):
         """(status, stderr) of main() on the argv, nothing built or booted;

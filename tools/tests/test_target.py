@@ -138,15 +138,13 @@ class Bindings(unittest.TestCase):
         self.assertEqual(sorted(seen), sorted(reported), f"stdout:\n{out}\nstderr:\n{err}")
 
     def test_np8_compact(self):
-        # The defaults: TS_JOB_MPI_EAGER_ONE_MESSAGE; on QEMU
-        # TS_MPI_WAIT_BLOCK and ranks as processes, on linux64
-        # TS_MPI_WAIT_ADAPTIVE and ranks as threads.
-        self.check(8, "compact", [], 2, 0, 3 if LINUX64 else 2,
-                   "threads" if LINUX64 else "processes")
+        # The defaults: TS_JOB_MPI_EAGER_ONE_MESSAGE, ranks as processes;
+        # on QEMU TS_MPI_WAIT_BLOCK, on linux64 TS_MPI_WAIT_ADAPTIVE.
+        self.check(8, "compact", [], 2, 0, 3 if LINUX64 else 2, "processes")
 
     def test_np7_scatter_ikc(self):
         self.check(7, "scatter", ["--local-path", "ikc", "--eager-threshold", "4096", "--wait-policy", "spin"],
-                   1, 4096, 1, "threads" if LINUX64 else "processes")  # TS_MPI_WAIT_SPIN
+                   1, 4096, 1, "processes")  # TS_MPI_WAIT_SPIN
 
     def test_np6_compact_threads(self):
         self.check(6, "compact", ["--ranks", "threads"], 2, 0, 3 if LINUX64 else 2, "threads")

@@ -2,24 +2,20 @@
 """On-target test: ordinary C globals, static locals and the heap are
 private to each MPI rank with mpirun --ranks processes (globals_test), on
 full clusters and spread out, and shared, as the test must detect, with
---ranks threads when ranks share a cluster.
-
-QEMU only for now: linux64 has no processes mode yet (mpirun refuses
---ranks processes there)."""
+--ranks threads when ranks share a cluster. Both platforms."""
 import os
 import re
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import PLATFORM, mpirun  # noqa: E402
+from tessera_run import mpirun  # noqa: E402
 
 CHECKS = ("data", "bss", "static", "global", "neighbour", "heap", "alias")
 # What sharing breaks: every check but alias, which needs processes.
 SHARED = ("data", "bss", "static", "global", "neighbour", "heap")
 
 
-@unittest.skipIf(PLATFORM == "linux64", "linux64 has no --ranks processes yet")
 class GlobalsTest(unittest.TestCase):
     longMessage = False  # a failed assertion shows the job's output, once
 
