@@ -12,6 +12,7 @@ verify.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
@@ -21,12 +22,13 @@ import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-from capbench import ROOT, run_tessera  # noqa: E402
-from tessera_run import mpirun  # noqa: E402
+from capbench import ROOT, ranks_processes, run_tessera  # noqa: E402
+from tessera_run import load_segments, mpirun, target_out  # noqa: E402
 from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,  # noqa: E402
                     write_csv)
 
 SLOTS = 4  # MPI processes per compute cluster in the default profile
+FULL_PROFILE, FULL_SLOTS = "full-cluster", 16  # compute clusters as MPPA-256's: 16 MPI processes
 
 
 class Config:
@@ -35,6 +37,9 @@ class Config:
     def __init__(self, quick):
         self.quick = quick
         self.reps = 3 if quick else 5
+        # What the experiments leave for the report's summary of processes
+        # against threads (summary_section).
+        self.summary = {}
         # mapping: a2a with 12 processes, arguments STEPS MSGS.
         self.a2a_args = ("9", "1") if quick else ("9", "4")
         # weak scaling: arguments for c compute clusters.
@@ -101,73 +106,246 @@ def mapping(cfg, out):
             "4 clusters). Below 1: compact is faster.", table, "mapping.png")
 
 
-# ---- weak scaling -----------------------------------------------------------------
+# ---- weak scaling, against both raw-IKC baselines, processes against threads ------
 
-VARIANTS = (("opt", "LWMPI, local path", {}),
-            ("unopt", "LWMPI, --local-path ikc", {"local_path": "ikc"}),
-            ("ikc", "raw IKC", {}))
+def variants(processes):
+    """The CAP Bench series (bench/README.md): [(name, label, program
+    suffix, run_tessera options)]. processes: whether mpirun has --ranks
+    processes on the platform; without it LWMPI runs as threads and the
+    series that need processes are left out (their columns show '-')."""
+    lwmpi = "processes" if processes else "threads"
+    series = [("opt", f"LWMPI, local path ({lwmpi})", "", {"ranks": lwmpi}),
+              ("unopt", f"LWMPI, --local-path ikc ({lwmpi})", "", {"ranks": lwmpi, "local_path": "ikc"})]
+    if processes:
+        series.append(("opt-threads", "LWMPI, local path (threads)", "", {"ranks": "threads"}))
+    series.append(("ikc-threads", "raw IKC, threads sharing memory", "_ikc", {"ranks": "threads"}))
+    if processes:
+        series.append(("ikc-processes", "raw IKC, a process per core", "_ikc", {"ranks": "processes"}))
+    return series
+
+
+def median(values):
+    return Stat(values).median
+
+
+def memory_text(kib):
+    """KiB as text, '-' for None."""
+    return "-" if kib is None else f"{kib:.0f}"
+
+
+class Memory:
+    """The kernel's memory lines of one series' runs (Run.memory), by
+    compute cluster: the median KiB of each, and the ranks it held."""
+
+    def __init__(self, runs):
+        by = {}
+        for run in runs:
+            for cluster, (kib, _) in run.memory.items():
+                by.setdefault(cluster, []).append(kib)
+        self.kib = {c: median(v) for c, v in by.items()}
+        # Ranks per cluster: the processes the kernel counted in processes
+        # mode (1 in threads mode, where the cluster's ranks are threads).
+        self.procs = {c: max(run.memory[c][1] for run in runs if c in run.memory) for c in by}
+
+    def master(self):
+        """The global master's cluster (the first, in compact mapping): it
+        holds the whole input and output besides its share."""
+        return self.kib[min(self.kib)] if self.kib else None
+
+    def others(self):
+        """The largest of the other clusters, None with one cluster."""
+        rest = [k for c, k in self.kib.items() if c != min(self.kib)]
+        return max(rest) if rest else None
+
+
+def per_extra_rank(proc, thr):
+    """What each rank beyond the first costs as a process rather than a
+    thread, in KiB: (processes - threads) / (ranks - 1) per cluster, the
+    median over the clusters that host more than one rank."""
+    each = [(proc.kib[c] - thr.kib[c]) / (proc.procs[c] - 1)
+            for c in proc.kib if c in thr.kib and proc.procs[c] > 1]
+    return median(each) if each else None
+
+
+def private_kib(app):
+    """The program's writable segments (.data, .bss, TLS templates), page
+    by page, in KiB: what a rank's process gets a private copy of before
+    its heap and stack."""
+    path = os.path.join(target_out(), "bin", f"{app}.elf")
+    try:
+        _, segments = load_segments(path)
+    except (OSError, ValueError):
+        return None
+    page = 4096
+    total = 0
+    for vaddr, _, memsz, flags in segments:
+        if flags & 2:  # PF_W
+            total += (vaddr + memsz + page - 1) // page * page - vaddr // page * page
+    return total / 1024
 
 
 def weak(cfg, out):
-    rows, sections = [], []
+    processes = ranks_processes()
+    series = variants(processes)
+    rows, sections, memory = [], [], {}
     for app, args_of in cfg.weak.items():
-        stats, results = {}, {}
+        stats, results, runs = {}, {}, {}
         for c in cfg.clusters:
             args = args_of(c)
             for rep in range(cfg.reps):
-                for variant, _, opts in VARIANTS:
-                    program = app + "_ikc" if variant == "ikc" else app
-                    run = checked(run_tessera(program, SLOTS * c, "compact", args, **opts),
+                for variant, _, suffix, opts in series:
+                    program = app + suffix
+                    run = checked(run_tessera(program, SLOTS * c, "compact", args, memory=True, **opts),
                                   f"{program} {' '.join(args)} np={SLOTS * c} {variant} #{rep}")
+                    kib = " ".join(f"{k}:{v[0]}" for k, v in sorted(run.memory.items()))
                     rows.append((app, variant, c, SLOTS * c, " ".join(args), rep, run.ns,
-                                 run.cycles, run.result))
+                                 run.cycles, run.result, kib))
                     stats.setdefault((c, variant), []).append(run.ns)
+                    runs.setdefault((c, variant), []).append(run)
                     results.setdefault(c, set()).add(run.result)
             if len(results[c]) != 1:
                 raise Failure(f"{app} on {c} clusters: the variants disagree: {results[c]}")
         s = {k: Stat(v) for k, v in stats.items()}
+        get = lambda c, v: s.get((c, v), Stat([]))  # noqa: E731
+        for c in cfg.clusters:
+            memory[app, c] = (Memory(runs.get((c, "opt"), [])) if processes else None,
+                              Memory(runs.get((c, "opt-threads" if processes else "opt"), [])))
+            cfg.summary.setdefault("apps", {})[app, c] = ratio(get(c, "opt"), get(c, "opt-threads"))
         table = markdown_table(
-            ("clusters (np)", "arguments", "opt (ms)", "unopt (ms)", "raw IKC (ms)",
-             "opt/unopt", "opt/IKC"),
-            [(f"{c} ({SLOTS * c})", " ".join(args_of(c)), s[c, "opt"].text(1e6),
-              s[c, "unopt"].text(1e6), s[c, "ikc"].text(1e6),
-              ratio(s[c, "opt"], s[c, "unopt"]), ratio(s[c, "opt"], s[c, "ikc"]))
+            ("clusters (np)", "arguments", "opt (ms)", "unopt (ms)", "opt threads (ms)",
+             "IKC threads (ms)", "IKC processes (ms)", "opt/unopt", "opt/IKC-thr", "opt/IKC-proc",
+             "proc/thr"),
+            [(f"{c} ({SLOTS * c})", " ".join(args_of(c)), get(c, "opt").text(1e6),
+              get(c, "unopt").text(1e6), get(c, "opt-threads").text(1e6),
+              get(c, "ikc-threads").text(1e6), get(c, "ikc-processes").text(1e6),
+              ratio(get(c, "opt"), get(c, "unopt")), ratio(get(c, "opt"), get(c, "ikc-threads")),
+              ratio(get(c, "opt"), get(c, "ikc-processes")), ratio(get(c, "opt"), get(c, "opt-threads")))
              for c in cfg.clusters])
         png = f"weak_{app}.png"
         line_plot(out_path(out, png), f"{app}: weak scaling ({SLOTS} processes per cluster)",
                   "compute clusters", "time (ms)",
-                  [(label, cfg.clusters, [Stat([v / 1e6 for v in s[c, v_].values])
+                  [(label, cfg.clusters, [Stat([v / 1e6 for v in get(c, name).values])
                                           for c in cfg.clusters])
-                   for v_, label, _ in VARIANTS], xticks=(cfg.clusters, [str(c) for c in cfg.clusters]))
+                   for name, label, *_ in series], xticks=(cfg.clusters, [str(c) for c in cfg.clusters]))
+        mode = ("as processes (mpirun's default), opt threads the same with `--ranks threads`"
+                if processes else "as threads (mpirun has no `--ranks processes` on this platform yet: "
+                "the processes columns are '-')")
         sections.append((f"Weak scaling: {app}",
                          f"`{app}` on 1, 2 and 4 compute clusters, {SLOTS} processes each "
-                         "(compact), the problem growing with the clusters. opt/unopt below 1: "
-                         "the local path saves time; opt/IKC below 1: LWMPI beats the raw-IKC "
-                         "baseline.", table, png))
+                         f"(compact), the problem growing with the clusters; the LWMPI ranks run {mode}. "
+                         "Baselines: IKC threads, the raw-IKC program whose rank threads share their "
+                         "cluster's memory; IKC processes, the same program with a process per core "
+                         "and everything moved over IKC. opt/unopt below 1: the local path saves "
+                         "time; opt/IKC-thr and opt/IKC-proc at most 1: LWMPI matches or beats that "
+                         "baseline (the study's claim); proc/thr above 1: ranks as processes cost "
+                         "time.", table, png))
     write_csv(out_path(out, "weak.csv"),
-              ("app", "variant", "clusters", "np", "args", "rep", "ns", "cycles", "result"), rows)
+              ("app", "variant", "clusters", "np", "args", "rep", "ns", "cycles", "result", "kib"), rows)
+    sections.append(memory_section(cfg, memory, processes))
     return sections
+
+
+def capacity_runs(cfg, processes):
+    """fn, gf and km on the full-cluster profile (2 compute clusters of 16
+    ranks, as MPPA-256's) at the largest weak size, processes and threads,
+    one run each (the figures do not move): {(app, mode): Memory}."""
+    got = {}
+    for app, args_of in cfg.weak.items():
+        args = args_of(max(cfg.clusters))
+        for mode in ("processes", "threads") if processes else ("threads",):
+            run = checked(run_tessera(app, 2 * FULL_SLOTS, "compact", args, profile=FULL_PROFILE,
+                                      ranks=mode, memory=True),
+                          f"{app} {' '.join(args)} np={2 * FULL_SLOTS} {FULL_PROFILE} {mode}")
+            got[app, mode] = Memory([run])
+    return got
+
+
+def profile_memory_mb(name):
+    """compute_memory_mb of build/profiles/NAME.json."""
+    with open(os.path.join(ROOT, "build", "profiles", f"{name}.json")) as f:
+        return json.load(f)["compute_memory_mb"]
+
+
+def memory_section(cfg, memory, processes):
+    """The memory table of the weak runs, and the full-cluster check
+    (bench/README.md)."""
+    full = capacity_runs(cfg, processes)
+    mb = profile_memory_mb(FULL_PROFILE)
+    mppa_mb = profile_memory_mb("mppa256")
+    lines = []
+    for app, args_of in cfg.weak.items():
+        for c in cfg.clusters:
+            proc, thr = memory[app, c]
+            lines.append((app, f"{c} ({SLOTS * c})", " ".join(args_of(c)), proc, thr))
+        lines.append((app, f"{FULL_PROFILE}: 2 ({2 * FULL_SLOTS})", " ".join(args_of(max(cfg.clusters))),
+                      full.get((app, "processes")), full[app, "threads"]))
+    table = markdown_table(
+        ("app", "clusters (np)", "arguments", "processes: master's cluster (KiB)",
+         "processes: another (KiB)", "threads: master's (KiB)", "threads: another (KiB)",
+         "per extra rank (KiB)", "private data (KiB)"),
+        [(app, where, args, memory_text(proc and proc.master()), memory_text(proc and proc.others()),
+          memory_text(thr.master()), memory_text(thr.others()),
+          memory_text(per_extra_rank(proc, thr) if proc else None), memory_text(private_kib(app)))
+         for app, where, args, proc, thr in lines])
+    most = max((m.master() for (_, mode), m in full.items() if mode == "processes" and m.master()),
+               default=None)
+    if most is None:
+        verdict = ("Processes mode is not available on this platform: the processes columns are '-' and "
+                   "the full-cluster check waits for it.")
+    else:
+        verdict = (f"With 16 ranks a cluster, the largest need is {most:.0f} KiB, "
+                   f"{most / (mb * 1024):.0%} of the {mb} MiB of a full-cluster compute cluster; "
+                   f"MPPA-256's profile (mppa256, 16 PEs and {mppa_mb} MiB a compute cluster, too many "
+                   "harts for QEMU) has the same clusters, so they hold their ranks as processes "
+                   f"with {mppa_mb * 1024 - most:.0f} KiB to spare.")
+    cfg.summary["memory"] = [(app, per_extra_rank(*memory[app, max(cfg.clusters)]) if processes else None)
+                             for app in cfg.weak]
+    return ("Ranks as processes: memory",
+            "What each compute cluster's MPI program had in use at most (the kernel's line under "
+            "`mpirun --verbose`: frames of its pages, page tables and kernel objects), in KiB, the "
+            "median of the runs above: LWMPI with the local path as processes (opt) and as threads "
+            "(opt threads), the master's cluster (which holds the whole input and output) and the "
+            "largest other one. Per extra rank: (processes - threads) / (ranks of the cluster - 1), "
+            "the median over the clusters: what a rank costs as a process of its own rather than as "
+            "a thread (the first rank is one process in both modes). Private data: the program's "
+            f"writable segments, which each process has a copy of. The `{FULL_PROFILE}` row runs the "
+            f"largest size on 2 compute clusters of 16 ranks ({mb} MiB each), once per mode. "
+            + verdict, table, None)
 
 
 # ---- point-to-point ---------------------------------------------------------------
 
-SERIES = (  # name, label, program, mapping, mpirun options
-    ("across", "LWMPI across clusters", "pingpong_bench", "scatter", {}),
-    ("across-eager", "LWMPI across, eager to 64 KiB", "pingpong_bench", "scatter", {"eager": 65536}),
-    ("across-rdv", "LWMPI across, rendezvous", "pingpong_bench", "scatter", {"eager": 1}),
-    ("ikc-across", "raw IKC across clusters", "ikc_pingpong", "scatter", {}),
-    ("inside-opt", "LWMPI inside, local path", "pingpong_bench", "compact", {}),
-    ("inside-unopt", "LWMPI inside, --local-path ikc", "pingpong_bench", "compact",
-     {"local_path": "ikc"}),
-    ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
-)
+def pingpong_series(processes):
+    """The ping-pong series: [(name, label, program, mapping, run_tessera
+    options)]. processes: whether mpirun has --ranks processes on the
+    platform; without it the LWMPI series run as threads and inside-threads
+    is left out (its columns show '-')."""
+    lwmpi = "processes" if processes else "threads"
+    series = [
+        ("across", "LWMPI across clusters", "pingpong_bench", "scatter", {}),
+        ("across-eager", "LWMPI across, eager to 64 KiB", "pingpong_bench", "scatter", {"eager": 65536}),
+        ("across-rdv", "LWMPI across, rendezvous", "pingpong_bench", "scatter", {"eager": 1}),
+        ("ikc-across", "raw IKC across clusters", "ikc_pingpong", "scatter", {}),
+        ("inside-opt", f"LWMPI inside, local path ({lwmpi})", "pingpong_bench", "compact", {"ranks": lwmpi}),
+        ("inside-unopt", f"LWMPI inside, --local-path ikc ({lwmpi})", "pingpong_bench", "compact",
+         {"ranks": lwmpi, "local_path": "ikc"}),
+        ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
+    ]
+    if processes:
+        series.insert(6, ("inside-threads", "LWMPI inside, local path (threads)", "pingpong_bench", "compact",
+                          {"ranks": "threads"}))
+    return series
+
+
 _ROW = re.compile(r"^row\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
 def p2p(cfg, out):
+    processes = ranks_processes()
+    series = pingpong_series(processes)
     rows, lat = [], {}
     for rep in range(cfg.reps):
-        for name, _, program, policy, opts in SERIES:
+        for name, _, program, policy, opts in series:
             run = run_tessera(program, 2, policy, (cfg.pp_reps, cfg.pp_max), **opts)
             found = _ROW.findall(run.out)
             if run.rc != 0 or not found:
@@ -180,28 +358,39 @@ def p2p(cfg, out):
     sizes = sorted({b for _, b in lat if b > 0})
     s = {k: Stat(v) for k, v in lat.items()}
     get = lambda name, b: s.get((name, b), Stat([]))  # noqa: E731
+    fastest = lambda st: Stat(st.values[:1])  # noqa: E731  (values are sorted)
+    cfg.summary["pingpong"] = [(b, ratio(get("inside-opt", b), get("inside-threads", b)),
+                                ratio(fastest(get("inside-opt", b)), fastest(get("inside-threads", b))))
+                               for b in sizes]
     table = markdown_table(
-        ("bytes", *(n for n, *_ in SERIES), "LWMPI/IKC across", "LWMPI/IKC inside", "opt/unopt"),
-        [(size_label(b), *(get(n, b).text(1, 1) for n, *_ in SERIES),
+        ("bytes", *(n for n, *_ in series), "LWMPI/IKC across", "LWMPI/IKC inside", "opt/unopt",
+         "proc/thr inside"),
+        [(size_label(b), *(get(n, b).text(1, 1) for n, *_ in series),
           ratio(get("across", b), get("ikc-across", b)), ratio(get("inside-opt", b), get("ikc-inside", b)),
-          ratio(get("inside-opt", b), get("inside-unopt", b)))
+          ratio(get("inside-opt", b), get("inside-unopt", b)),
+          ratio(get("inside-opt", b), get("inside-threads", b)))
          for b in sizes])
     line_plot(out_path(out, "p2p_latency.png"), "Ping-pong: one-way time", "message size (bytes)",
               "one-way time (µs)", [(label, sizes, [get(n, b) for b in sizes])
-                                    for n, label, *_ in SERIES], logx=True, logy=True)
+                                    for n, label, *_ in series], logx=True, logy=True)
     bw = lambda st, b: Stat([b / v for v in st.values if v > 0])  # noqa: E731  (bytes/µs = MB/s)
     line_plot(out_path(out, "p2p_bandwidth.png"), "Ping-pong: bandwidth", "message size (bytes)",
-              "MB/s", [(label, sizes, [bw(get(n, b), b) for b in sizes]) for n, label, *_ in SERIES],
+              "MB/s", [(label, sizes, [bw(get(n, b), b) for b in sizes]) for n, label, *_ in series],
               logx=True, logy=True)
+    mode = ("as processes (mpirun's default), and inside-threads the local path with `--ranks threads`"
+            if processes else "as threads (mpirun has no `--ranks processes` on this platform yet: "
+            "inside-threads and proc/thr are '-')")
     return ("Point-to-point",
             f"`pingpong_bench` and `ikc_pingpong` with 2 processes ({cfg.pp_reps} round trips per "
             "run, the median of each run): one-way time in µs. Across clusters (scatter) with "
             "mpirun's default threshold on QEMU (eager up to one mailbox message, 88 B, "
             "rendezvous above), eager forced to 64 KiB, "
             "rendezvous forced from 2 B; inside one cluster (compact) with the local path (opt) "
-            "and without (unopt); and the raw IKC transfer (a mailbox message up to its payload, "
-            "a portal transfer above). LWMPI/IKC and opt/unopt below 1: LWMPI, or the local "
-            "path, is faster. Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
+            f"and without (unopt), the two ranks {mode}; and the raw IKC transfer (a mailbox "
+            "message up to its payload, a portal transfer above). LWMPI/IKC and opt/unopt below 1: "
+            "LWMPI, or the local path, is faster; proc/thr inside above 1: the local path between "
+            "two rank processes (through the sender's alias) is slower than between two threads. "
+            "Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
 
 
 # ---- streaming on QEMU ------------------------------------------------------------
@@ -514,6 +703,40 @@ def native(cfg, out):
 
 EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native}
 
+SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
+
+
+def summary_section(cfg):
+    """Processes against threads, from what weak and p2p left in
+    cfg.summary: None when neither ran."""
+    tables = []
+    if "pingpong" in cfg.summary:
+        got = [(b, r, fastest) for b, r, fastest in cfg.summary["pingpong"] if b in SUMMARY_SIZES]
+        tables.append(markdown_table(("ping-pong inside a cluster", *(size_label(b) for b, *_ in got)),
+                                     [("proc/thr", *(r for _, r, _ in got)),
+                                      ("proc/thr, fastest runs", *(f for *_, f in got))]))
+    if "apps" in cfg.summary:
+        extra = dict(cfg.summary.get("memory", []))
+        tables.append(markdown_table(
+            ("app", *(f"{c} cluster{'s' if c > 1 else ''} ({SLOTS * c})" for c in cfg.clusters),
+             "KiB per extra rank"),
+            [(app, *(cfg.summary["apps"][app, c] for c in cfg.clusters), memory_text(extra.get(app)))
+             for app in cfg.weak]))
+    if not tables:
+        return None
+    return ("Processes against threads",
+            "LWMPI with each rank a process of its own (`--ranks processes`) over LWMPI with the "
+            "ranks of a cluster as threads of one process (`--ranks threads`), each pair measured in "
+            "the same run: the one-way time of the ping-pong inside one cluster (from "
+            "Point-to-point) and the time of fn, gf and km with 4 ranks per cluster (from Weak "
+            "scaling), as far as those experiments ran. Above 1: ranks as processes are slower. "
+            "The ping-pong's fastest runs: the ratio of each series' fastest run (QEMU runs a boot "
+            "in a fast or a slow mode, which can sway a median of few runs). "
+            "KiB per extra rank: what each rank beyond a cluster's first costs as a process rather "
+            "than a thread, at 4 clusters (from Ranks as processes: memory). '-': not measured "
+            "(mpirun has no `--ranks processes` on the platform).",
+            "\n\n".join(tables), None)
+
 
 def machine():
     """Date, host and CPU, and the commit measured: the report's heading."""
@@ -550,6 +773,9 @@ def main():
     except Failure as e:
         print(f"bench: FAILED: {e}", file=sys.stderr)
         return 1
+    summary = summary_section(cfg)
+    if summary:
+        sections.append(summary)
     text = [f"# Tessera benchmark report{' (quick)' if opts.quick else ''}", "", machine(),
             f"Every figure is the median of {cfg.reps} runs, with the spread (min-max) in "
             "parentheses; times are guest wall time (the `time` CSR) on QEMU, host time on "

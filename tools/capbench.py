@@ -8,14 +8,19 @@ The output lines are those of userland/apps/README.md:
     a2a: step=S bytes=B messages=M ns=T cycles=C   one per a2a superstep
     verify: OK | verify: MISMATCH ...
     time: ns=T cycles=C
+and, with mpirun --verbose, the kernel's line per compute cluster
+    [kernel] cluster N: the MPI program used at most K KiB in P processes
 """
+import functools
+import importlib.machinery
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import time
 
-from tessera_run import ROOT, mpirun
+from tessera_run import MPIRUN, PLATFORM, ROOT, mpirun
 
 APPS = ("fn", "gf", "km", "a2a")
 BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
@@ -23,6 +28,9 @@ BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
 _STEP = re.compile(r"^a2a: step=(\d+) bytes=(\d+) messages=(\d+) ns=(\d+) cycles=(\d+)$", re.M)
 _TIME = re.compile(r"^time: ns=(\d+) cycles=(\d+)$", re.M)
 _VERIFY = re.compile(r"^verify: (.*)$", re.M)
+_MEMORY = re.compile(r"^\[kernel\] cluster (\d+): the MPI program used at most (\d+) KiB in (\d+) process",
+                     re.M)
+_KEPT = re.compile(r"^mpirun: (?:images|payloads) in (\S+) \(kept\)$", re.M)
 
 
 class Run:
@@ -38,6 +46,9 @@ class Run:
         self.verify = m[1] if m else None
         # a2a: (step, bytes, messages, ns, cycles) per superstep.
         self.steps = [tuple(int(x) for x in m.groups()) for m in _STEP.finditer(out)]
+        # With mpirun --verbose: {cluster id: (KiB, processes)}, the most
+        # memory the program had in use at once on each compute cluster.
+        self.memory = {int(m[1]): (int(m[2]), int(m[3])) for m in _MEMORY.finditer(out)}
 
     @property
     def ok(self):
@@ -58,23 +69,56 @@ def result_line(app, out):
     return m[0] if m else None
 
 
-def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None):
+@functools.lru_cache(maxsize=None)
+def _mpirun_module():
+    """tools/mpirun as a module (its file name has no .py)."""
+    loader = importlib.machinery.SourceFileLoader("tessera_mpirun", MPIRUN)
+    spec = importlib.util.spec_from_loader("tessera_mpirun", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def ranks_processes(platform=None):
+    """Whether mpirun can run each rank as a process of its own (--ranks
+    processes) on `platform` (default: $TESSERA_PLATFORM's, as mpirun's):
+    on the platforms of its RANKS_PROCESSES_PLATFORMS while it has one,
+    on every platform once it has none."""
+    platforms = getattr(_mpirun_module(), "RANKS_PROCESSES_PLATFORMS", None)
+    return platforms is None or (platform or PLATFORM) in platforms
+
+
+def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None,
+                ranks=None, memory=False):
     """Runs PROGRAM (a name of out/target/bin, e.g. fn or fn_ikc) on
     Tessera (on mpirun's default profile, or `profile`): a Run (its app is
-    PROGRAM without _ikc). The raw-IKC forms run with --ranks threads: the
-    rank threads of a cluster compute into one array they share (fn_ikc.c)."""
+    PROGRAM without _ikc). ranks: mpirun's --ranks, "processes" or
+    "threads"; None: mpirun's default for an MPI program, threads for a
+    raw-IKC form (its rank threads of a cluster compute into arrays they
+    share, the stronger baseline; with processes everything moves over IKC:
+    userland/apps/ikc/ikcapp.h). memory: run with --verbose, so that
+    Run.memory holds the kernel's memory line of each compute cluster (the
+    images --verbose keeps are removed)."""
     opts = ["-np", str(np), "--map-by", mapping, "--timeout", str(timeout)]
-    if program.endswith("_ikc"):
-        opts += ["--ranks", "threads"]
+    if ranks is None and program.endswith("_ikc"):
+        ranks = "threads"
+    if ranks:
+        opts += ["--ranks", ranks]
     if profile:
         opts += ["--profile", profile]
     if local_path:
         opts += ["--local-path", local_path]
     if eager is not None:
         opts += ["--eager-threshold", str(eager)]
+    if memory:
+        opts.append("--verbose")
     t0 = time.monotonic()
     rc, out = mpirun(*opts, program, *map(str, args), timeout=timeout + 60)
-    return Run(program.removesuffix("_ikc"), rc, out, time.monotonic() - t0)
+    seconds = time.monotonic() - t0
+    for kept in _KEPT.findall(out) if memory else ():
+        if os.path.basename(kept).startswith("tessera-mpirun-"):
+            shutil.rmtree(kept, ignore_errors=True)
+    return Run(program.removesuffix("_ikc"), rc, out, seconds)
 
 
 def linux_mpirun():

@@ -3,12 +3,15 @@
  * of gf.c with the same decomposition and output (userland/apps/README.md;
  * the arithmetic is in gf_kernel.h).
  *
- * The global master generates the N input images. Its cluster's threads
- * convolve their rows straight from them into the output images; every
- * other cluster gets its rows of all images plus the halo the mask
- * reaches, packed into one portal message, and its threads convolve their
- * rows of that band into the cluster's output band, which its local
- * master sends back in one portal message, unpacked into the images.
+ * The global master generates the N input images. Every other cluster
+ * gets its rows of all images plus the halo the mask reaches, packed into
+ * one portal message, and its output rows go back the same way, unpacked
+ * into the images. Inside a cluster, in threads mode (mpirun --ranks
+ * threads), the rank threads convolve their rows straight from the
+ * cluster's input (at the global master, the images) into its output; in
+ * processes mode the local master hands each other rank its rows plus
+ * halo the same way the global master hands them to the clusters, and
+ * takes its output rows back.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,10 +20,12 @@
 #include "gf_kernel.h"
 #include "ikcapp.h"
 
-/* What the rank threads of a cluster share (a cluster's globals belong to
- * all its threads, and each cluster has its own): its input rows plus halo
- * and its output rows (at the global master, the whole images). The local
- * master sets them before a local barrier. */
+/* The cluster's input rows plus halo and its output rows (at the global
+ * master, the whole images); at a rank other than the local master in
+ * processes mode, its own rows. In threads mode the rank threads of a
+ * cluster share them (a cluster's globals belong to all its threads, and
+ * each cluster has its own): the local master sets them before a local
+ * barrier. */
 static struct { struct gf_band in, out; } cluster;
 
 /* Rows [first, first + rows) of every image, from one band to another. */
@@ -35,79 +40,134 @@ static struct gf_band alloc_band(const struct gf_params *p, long first, long row
     return gf_packed(p, ikcapp_alloc((unsigned long)(p->images * rows * p->size), what), first, rows);
 }
 
-/* Cluster c's rows plus halo: [*hfirst, *hfirst + *hrows). */
-static void cluster_halo(const struct ikcapp *app, const struct gf_params *p, int c, long *hfirst,
-                         long *hrows) {
-    long first, rows;
-    capb_cluster_share(&app->units, p->size, c, &first, &rows);
-    gf_halo(p->size, p->mask, first, rows, hfirst, hrows);
+/* The peers a local master hands rows to and takes them back from: the
+ * other clusters (the global master), or the other ranks of its cluster
+ * (processes mode). */
+enum peers { CLUSTERS, RANKS };
+
+static int peer_count(const struct ikcapp *app, enum peers who) {
+    return who == CLUSTERS ? app->nclusters : app->local_size;
 }
 
-/* The global master: room to pack the rows of the largest band it sends
- * (the clusters' output bands are smaller). */
-static uint8_t *alloc_pack(const struct ikcapp *app, const struct gf_params *p) {
-    long hfirst, hrows, most = 0;
-    for (int c = 1; c < app->nclusters; ++c) {
-        cluster_halo(app, p, c, &hfirst, &hrows);
+/* Peer j's output rows [*first, *first + *rows), and the rows plus halo
+ * it convolves them from [*hfirst, *hfirst + *hrows). */
+static void peer_rows(const struct ikcapp *app, const struct gf_params *p, enum peers who, int j, long *first,
+                      long *rows, long *hfirst, long *hrows) {
+    if (who == CLUSTERS)
+        capb_cluster_share(&app->units, p->size, j, first, rows);
+    else
+        capb_rank_share(&app->units, p->size, app->cluster, j, first, rows);
+    gf_halo(p->size, p->mask, *first, *rows, hfirst, hrows);
+}
+
+static void peer_send(struct ikcapp *app, enum peers who, int j, const void *data, size_t size) {
+    if (who == CLUSTERS)
+        ikcapp_send(app, j, data, size);
+    else
+        ikcapp_local_send(app, j, data, size);
+}
+
+static void peer_recv(struct ikcapp *app, enum peers who, int j, void *data, size_t size) {
+    if (who == CLUSTERS)
+        ikcapp_recv(app, j, data, size);
+    else
+        ikcapp_local_recv(app, j, data, size);
+}
+
+/* The most rows plus halo any peer gets. */
+static long most_rows(const struct ikcapp *app, const struct gf_params *p, enum peers who) {
+    long first, rows, hfirst, hrows, most = 0;
+    for (int j = 1; j < peer_count(app, who); ++j) {
+        peer_rows(app, p, who, j, &first, &rows, &hfirst, &hrows);
         if (hrows > most) most = hrows;
     }
+    return most;
+}
+
+/* A local master: room to pack the rows of the largest band it sends (the
+ * output bands are smaller): to the other clusters from the global master,
+ * to the other ranks of the cluster in processes mode. */
+static uint8_t *alloc_pack(const struct ikcapp *app, const struct gf_params *p) {
+    long most = app->rank == 0 ? most_rows(app, p, CLUSTERS) : 0;
+    if (!app->shared && most_rows(app, p, RANKS) > most) most = most_rows(app, p, RANKS);
     return ikcapp_alloc((unsigned long)(p->images * most * p->size), "the packed rows");
 }
 
-/* The global master: each other cluster's rows plus halo, packed at `pack`. */
-static void send_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack) {
-    long hfirst, hrows;
-    for (int c = 1; c < app->nclusters; ++c) {
-        cluster_halo(app, p, c, &hfirst, &hrows);
+/* A local master: each peer's rows plus halo, from cluster.in, packed at
+ * `pack`. */
+static void send_bands(struct ikcapp *app, const struct gf_params *p, enum peers who, uint8_t *pack) {
+    long first, rows, hfirst, hrows;
+    for (int j = 1; j < peer_count(app, who); ++j) {
+        peer_rows(app, p, who, j, &first, &rows, &hfirst, &hrows);
         const struct gf_band packed = gf_packed(p, pack, hfirst, hrows);
         copy_rows(p, &cluster.in, &packed, hfirst, hrows);
-        ikcapp_send(app, c, pack, (size_t)(p->images * hrows * p->size));
+        peer_send(app, who, j, pack, (size_t)(p->images * hrows * p->size));
     }
 }
 
-/* The global master: each other cluster's output rows, through `pack`
- * into the output images. */
-static void receive_bands(struct ikcapp *app, const struct gf_params *p, uint8_t *pack) {
-    long first, rows;
-    for (int c = 1; c < app->nclusters; ++c) {
-        capb_cluster_share(&app->units, p->size, c, &first, &rows);
+/* A local master: each peer's output rows, through `pack` into
+ * cluster.out. */
+static void receive_bands(struct ikcapp *app, const struct gf_params *p, enum peers who, uint8_t *pack) {
+    long first, rows, hfirst, hrows;
+    for (int j = 1; j < peer_count(app, who); ++j) {
+        peer_rows(app, p, who, j, &first, &rows, &hfirst, &hrows);
         const struct gf_band packed = gf_packed(p, pack, first, rows);
-        ikcapp_recv(app, c, pack, (size_t)(p->images * rows * p->size));
+        peer_recv(app, who, j, pack, (size_t)(p->images * rows * p->size));
         copy_rows(p, &packed, &cluster.out, first, rows);
     }
 }
 
-/* Another cluster's local master: room for the cluster's bands, and its
- * rows plus halo from the global master. */
-static void receive_cluster(struct ikcapp *app, const struct gf_params *p) {
+/* Another cluster's local master, or in processes mode any rank but its
+ * cluster's local master: room for my bands, and my rows plus halo from
+ * whoever hands them out (the global master, or my local master). */
+static void receive_mine(struct ikcapp *app, const struct gf_params *p) {
+    const enum peers who = app->local_rank == 0 ? CLUSTERS : RANKS;
     long first, rows, hfirst, hrows;
-    capb_cluster_share(&app->units, p->size, app->cluster, &first, &rows);
-    gf_halo(p->size, p->mask, first, rows, &hfirst, &hrows);
-    cluster.in = alloc_band(p, hfirst, hrows, "the cluster's input rows");
-    cluster.out = alloc_band(p, first, rows, "the cluster's output rows");
-    ikcapp_recv(app, 0, cluster.in.base, (size_t)(p->images * hrows * p->size));
+    peer_rows(app, p, who, who == CLUSTERS ? app->cluster : app->local_rank, &first, &rows, &hfirst, &hrows);
+    cluster.in = alloc_band(p, hfirst, hrows, "the input rows");
+    cluster.out = alloc_band(p, first, rows, "the output rows");
+    peer_recv(app, who, 0, cluster.in.base, (size_t)(p->images * hrows * p->size));
 }
 
-/* Another cluster's local master, once its threads are done: the output
- * rows to the global master. */
-static void send_cluster(struct ikcapp *app, const struct gf_params *p) {
-    ikcapp_send(app, 0, cluster.out.base, (size_t)(p->images * cluster.out.rows * p->size));
+/* The same rank, once its rows are done: the output rows back. */
+static void send_mine(struct ikcapp *app, const struct gf_params *p) {
+    const enum peers who = app->local_rank == 0 ? CLUSTERS : RANKS;
+    peer_send(app, who, 0, cluster.out.base, (size_t)(p->images * cluster.out.rows * p->size));
     free(cluster.out.base);
     free(cluster.in.base);
 }
 
-/* Every rank thread: its own rows, from the cluster's input to its output. */
+/* Every rank: its own rows, from the cluster's input to its output. */
 static void convolve_mine(const struct ikcapp *app, const struct gf_params *p) {
     long first, rows;
     capb_rank_share(&app->units, p->size, app->cluster, app->local_rank, &first, &rows);
     gf_convolve(p, &cluster.in, &cluster.out, first, rows);
 }
 
-/* The global master, after its threads are done: gathers the output
+/* A local master, once it holds the cluster's input: its cluster's rows
+ * convolved into cluster.out (the global master first hands the other
+ * clusters theirs). Threads mode: the master's threads convolve while it
+ * sends; processes mode: the local master hands out and takes back the
+ * other ranks' rows through `pack`. */
+static void run_cluster(struct ikcapp *app, const struct gf_params *p, uint8_t *pack) {
+    if (app->shared) {
+        ikcapp_local_barrier(app);
+        if (app->rank == 0) send_bands(app, p, CLUSTERS, pack);
+        convolve_mine(app, p);
+        ikcapp_local_barrier(app);
+        return;
+    }
+    if (app->rank == 0) send_bands(app, p, CLUSTERS, pack);
+    send_bands(app, p, RANKS, pack);
+    convolve_mine(app, p);
+    receive_bands(app, p, RANKS, pack);
+}
+
+/* The global master, after its cluster is done: gathers the output
  * images, prints the lines; returns the exit status (1 on a mismatch). */
 static int finish_master(struct ikcapp *app, const struct gf_params *p, uint8_t *pack, uint8_t *ref,
                          struct ikcapp_clock start) {
-    receive_bands(app, p, pack);
+    receive_bands(app, p, CLUSTERS, pack);
     gf_print_result(p, cluster.out.base);
     const int status = ref ? gf_compare(p, ref, cluster.out.base) : 0;
     ikcapp_print_since(start);
@@ -118,34 +178,49 @@ static int finish_master(struct ikcapp *app, const struct gf_params *p, uint8_t 
     return status;
 }
 
-/* The whole run, on every rank thread; returns the exit status. */
+/* The global master's set-up: the images (input, output, and with
+ * --verify the reference, convolved before the clock starts, so that the
+ * time leaves it out). */
+static uint8_t *generate(const struct gf_params *p, int verify) {
+    const unsigned long bytes = (unsigned long)(p->images * p->size * p->size);
+    uint8_t *ref = NULL;
+    cluster.in = gf_images(p, ikcapp_alloc(bytes, "the input images"));
+    cluster.out = gf_images(p, ikcapp_alloc(bytes, "the output images"));
+    for (long n = 0; n < p->images; ++n)
+        gf_generate(gf_row(p, &cluster.in, n, 0), p->size, n);
+    if (verify) {
+        ref = ikcapp_alloc(bytes, "the reference images");
+        const struct gf_band whole = gf_images(p, ref);
+        gf_convolve(p, &cluster.in, &whole, 0, p->size);
+    }
+    return ref;
+}
+
+/* The whole run, on every rank; returns the exit status. */
 static int run(struct ikcapp *app, const struct gf_params *p, int verify) {
-    const int is_master = app->rank == 0;
+    if (app->local_rank != 0 && !app->shared) { /* processes mode: a rank of its own */
+        receive_mine(app, p);
+        convolve_mine(app, p);
+        send_mine(app, p);
+        return 0;
+    }
+    if (app->local_rank != 0) { /* threads mode: one of the cluster's threads */
+        run_cluster(app, p, NULL);
+        return 0;
+    }
     uint8_t *pack = NULL, *ref = NULL;
     struct ikcapp_clock start = {0, 0};
-    if (is_master) {
-        const unsigned long bytes = (unsigned long)(p->images * p->size * p->size);
-        cluster.in = gf_images(p, ikcapp_alloc(bytes, "the input images"));
-        cluster.out = gf_images(p, ikcapp_alloc(bytes, "the output images"));
-        pack = alloc_pack(app, p);
-        for (long n = 0; n < p->images; ++n)
-            gf_generate(gf_row(p, &cluster.in, n, 0), p->size, n);
-        if (verify) { /* before the clock starts: the time leaves it out */
-            ref = ikcapp_alloc(bytes, "the reference images");
-            const struct gf_band whole = gf_images(p, ref);
-            gf_convolve(p, &cluster.in, &whole, 0, p->size);
-        }
+    if (app->rank == 0 || !app->shared) pack = alloc_pack(app, p);
+    if (app->rank == 0) {
+        ref = generate(p, verify);
         start = ikcapp_clock_now();
-    } else if (app->local_rank == 0) {
-        receive_cluster(app, p);
+    } else {
+        receive_mine(app, p);
     }
-    ikcapp_local_barrier(app);
-    /* The master's threads convolve while it sends the other clusters theirs. */
-    if (is_master) send_bands(app, p, pack);
-    convolve_mine(app, p);
-    ikcapp_local_barrier(app);
-    if (is_master) return finish_master(app, p, pack, ref, start);
-    if (app->local_rank == 0) send_cluster(app, p);
+    run_cluster(app, p, pack);
+    if (app->rank == 0) return finish_master(app, p, pack, ref, start);
+    free(pack);
+    send_mine(app, p);
     return 0;
 }
 

@@ -3,14 +3,26 @@
  * structure as the MPI applications (capb_mpi.h), written straight on
  * Tessera's IKC (mailbox, portal, sync) and threads, without LWMPI.
  *
- * Every rank thread of a cluster runs main(); they share the process's
- * memory, so inside a cluster work is handed over through shared arrays
- * and a barrier, never copied. Between clusters only the local masters
- * (local index 0) talk: small messages in mailboxes, bulk data through
- * portals, and barriers built from syncs. Clusters are numbered as in
- * capb_mpi.h: by their lowest rank, so cluster 0 hosts rank 0, the global
- * master. Any IKC error ends the job (status 1) with a message naming the
- * call: these are benchmarks, not services.
+ * Every rank of the job runs main(). How the ranks of one cluster work
+ * together follows mpirun's --ranks, which the program reads from
+ * ts_job()->ranks_mode (app->shared says which):
+ *
+ *   - threads (shared = 1): the ranks of a cluster are threads of one
+ *     process and share its memory, so inside a cluster work is handed
+ *     over through shared arrays and a barrier, never copied. Only the
+ *     local masters (local index 0) have IKC objects.
+ *   - processes (shared = 0): each rank is a process of its own (its
+ *     globals are its own) and has its own input mailbox and portal, so
+ *     everything that moves between the ranks of a cluster moves over
+ *     IKC too (ikcapp_local_send/recv), one process per core, as the
+ *     ranks of different clusters talk.
+ *
+ * Between clusters only the local masters talk: small messages in
+ * mailboxes, bulk data through portals, and barriers built from syncs.
+ * Clusters are numbered as in capb_mpi.h: by their lowest rank, so
+ * cluster 0 hosts rank 0, the global master. Any IKC error ends the job
+ * (status 1) with a message naming the call: these are benchmarks, not
+ * services.
  */
 #ifndef IKCAPP_H
 #define IKCAPP_H
@@ -20,33 +32,35 @@
 #include "capbench.h"
 
 struct ikcapp {
-    int rank, np; /* this thread's rank, and the job's size */
+    int rank, np; /* this rank, and the job's size */
     int local_rank, local_size;
     int cluster, nclusters; /* my cluster's number (capb_units), and how many */
+    int shared;             /* 1: my cluster's ranks share its memory (--ranks threads); 0: processes */
     struct capb_units units;
     int cluster_ids[CAPB_MAX_CLUSTERS]; /* the Tessera cluster id of each */
 };
 
-/* Called by every rank thread first: fills *app (local_rank is the rank's
- * place among its cluster's ranks in rank order, which is its local index);
- * the local master creates the cluster's input mailbox and portal and the
- * job barrier (logical port 20 of each kind; outputs are opened on first
- * use). Returns once every cluster is ready (a barrier of the whole job),
- * so any IKC call may follow at once. Aborts the job on a program that is
- * not run by mpirun with -np. */
+/* Called by every rank first: fills *app (local_rank is the rank's place
+ * among its cluster's ranks in rank order, which is its local index) and
+ * creates the rank's IKC objects: the local master's input mailbox and
+ * portal, which every rank has in processes mode (port 8 + local index, as
+ * LWMPI's ranks), and the job barrier. Returns once every rank is ready (a
+ * barrier of the whole job), so any IKC call may follow at once. Aborts the
+ * job on a program that is not run by mpirun with -np. */
 void ikcapp_init(struct ikcapp *app);
-/* Called by every rank thread last; the local master closes and unlinks
- * what init opened, after a barrier of the job. */
+/* Called by every rank last; each closes and unlinks what it opened, after
+ * a barrier of the job. */
 void ikcapp_finish(struct ikcapp *app);
 
-/* Every thread of my cluster waits for the others. */
+/* Every rank of my cluster waits for the others (in processes mode, the
+ * others tell the local master by mailbox and it answers each). */
 void ikcapp_local_barrier(struct ikcapp *app);
 /* Local masters only: waits for the local masters of every cluster. */
 void ikcapp_barrier(struct ikcapp *app);
 
-/* Local masters only, between different clusters (inside one, memory is
- * shared): `to` and `from` are cluster numbers other than app->cluster.
- * Calls in any other case end the job. */
+/* Local masters only, between different clusters (inside one, see
+ * ikcapp_local_send): `to` and `from` are cluster numbers other than
+ * app->cluster. Calls in any other case end the job. */
 
 /* A message of at most the mailbox payload (ts_job()->mailbox_payload) to
  * cluster `to`'s mailbox; receive takes the next one, from any cluster,
@@ -61,6 +75,18 @@ void ikcapp_mail_recv(struct ikcapp *app, void *msg, size_t size);
  * arrived. Both sides must agree on the size; 0 bytes moves nothing. */
 void ikcapp_send(struct ikcapp *app, int to, const void *data, size_t size);
 void ikcapp_recv(struct ikcapp *app, int from, void *data, size_t size);
+
+/* Processes mode only, between the local master and another rank of its
+ * cluster (`to` and `from` are local ranks, one side being 0): data of
+ * any size, both sides agreeing on it (0 bytes moves nothing). To a rank
+ * other than the local master it goes as one mailbox message when it fits
+ * the payload, else as an empty mailbox message and one portal transfer:
+ * the rank reads only once the message says the data comes, so that no
+ * two ranks of a cluster wait on its one hardware input portal at once (a
+ * read holds it until its data came). To the local master it goes as one
+ * portal transfer, which the local master reads when it wants it. */
+void ikcapp_local_send(struct ikcapp *app, int to, const void *data, size_t size);
+void ikcapp_local_recv(struct ikcapp *app, int from, void *data, size_t size);
 
 /* Wall time (the time CSR) and cycles, for capb_print_time. */
 struct ikcapp_clock {

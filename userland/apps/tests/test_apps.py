@@ -3,16 +3,20 @@
 its MPI form and (fn, gf, km) its raw-IKC form, at a small size with
 --verify, in both mappings, with 8 processes (two clusters when compact,
 four when scattered) and with 5 (clusters with different numbers of
-ranks); the MPI forms also with the local path off. Every run must verify
-and print the same result line (for a2a, the same for the same np), the
-raw-IKC form the MPI form's; a bad argument must give a usage line and
-exit status 2.
+ranks); the MPI forms also with the local path off, the raw-IKC forms with
+the ranks of a cluster as threads that share its memory (--ranks threads)
+and, where mpirun has it, as processes that move everything over IKC
+(--ranks processes). Every run must verify and print the same result line
+(for a2a, the same for the same np), the raw-IKC form the MPI form's; a bad
+argument must give a usage line and exit status 2.
 
     test_apps.py APP                        one application (fn, gf, km, a2a)
     test_apps.py crosscheck                 the Linux crosscheck, small sizes
-    test_apps.py mppa256                    every application at MPPA-256's
-                                            full size (linux64 only)
+    test_apps.py mppa256                    every application (and raw-IKC
+                                            form) at MPPA-256's full size, with
+                                            each cluster's memory (linux64 only)
 """
+import json
 import os
 import subprocess
 import sys
@@ -20,7 +24,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-from capbench import BASELINES, linux_mpirun, run_tessera  # noqa: E402
+from capbench import BASELINES, linux_mpirun, ranks_processes, run_tessera  # noqa: E402
 from crosscheck import SIZES  # noqa: E402
 
 BAD_ARGS = {"fn": ("5", "1"), "gf": ("2", "64", "4"), "km": ("10", "3", "20"), "a2a": ("0",)}
@@ -31,13 +35,14 @@ RUNS = [(8, "compact", None), (8, "scatter", None), (5, "compact", None), (5, "s
 class App(unittest.TestCase):
     APP = None
 
-    def check_runs(self, program, runs):
+    def check_runs(self, program, runs, ranks=None):
         args = ["--verify", *SIZES[self.APP][0]]
         results = {}
         for np, mapping, path in runs:
-            with self.subTest(program=program, np=np, mapping=mapping, local_path=path):
-                run = run_tessera(program, np, mapping, args, local_path=path, timeout=300)
-                print(f"{program} np={np} {mapping} {path or ''}: {run.describe()}", file=sys.stderr)
+            with self.subTest(program=program, np=np, mapping=mapping, local_path=path, ranks=ranks):
+                run = run_tessera(program, np, mapping, args, local_path=path, timeout=300, ranks=ranks)
+                print(f"{program} np={np} {mapping} {path or ''} {ranks or ''}: {run.describe()}",
+                      file=sys.stderr)
                 self.assertTrue(run.ok, run.out)
                 self.assertEqual(run.verify, "OK", run.out)
                 results[(np, mapping, path)] = run.result
@@ -49,16 +54,35 @@ class App(unittest.TestCase):
     def test_mpi(self):
         self.check_runs(self.APP, RUNS)
 
-    def test_raw_ikc(self):
+    def check_raw_ikc(self, ranks):
         if self.APP not in BASELINES:
             self.skipTest("no raw-IKC form")
-        ikc = self.check_runs(self.APP + "_ikc", [r for r in RUNS if r[2] is None])
+        if ranks == "processes" and not ranks_processes():
+            self.skipTest("mpirun has no --ranks processes on this platform")
+        ikc = self.check_runs(self.APP + "_ikc", [r for r in RUNS if r[2] is None], ranks=ranks)
         mpi = run_tessera(self.APP, 8, "scatter", ["--verify", *SIZES[self.APP][0]], timeout=300)
         self.assertEqual(ikc, mpi.result, mpi.out)
 
+    def test_raw_ikc(self):
+        """The rank threads of a cluster share its arrays."""
+        self.check_raw_ikc("threads")
+
+    def test_raw_ikc_processes(self):
+        """A process per rank, everything over IKC, one alone on its
+        cluster too (np 1: no local rank to talk to)."""
+        self.check_raw_ikc("processes")
+        run = run_tessera(self.APP + "_ikc", 1, "compact", ["--verify", *SIZES[self.APP][0]], timeout=300,
+                          ranks="processes")
+        self.assertTrue(run.ok, run.out)
+
     def test_bad_arguments(self):
-        for program in (self.APP, self.APP + "_ikc") if self.APP in BASELINES else (self.APP,):
-            run = run_tessera(program, 2, "scatter", BAD_ARGS[self.APP], timeout=120)
+        runs = [(self.APP, None)]
+        if self.APP in BASELINES:
+            runs.append((self.APP + "_ikc", "threads"))
+            if ranks_processes():
+                runs.append((self.APP + "_ikc", "processes"))
+        for program, ranks in runs:
+            run = run_tessera(program, 2, "scatter", BAD_ARGS[self.APP], timeout=120, ranks=ranks)
             self.assertEqual(run.rc, 2, run.out)
             self.assertIn("usage", run.out)
 
@@ -71,12 +95,25 @@ class FullMppa256(unittest.TestCase):
     SIZES = {"fn": ("1", "20000"), "gf": SIZES["gf"][0], "km": SIZES["km"][0], "a2a": ("2", "1")}
 
     def test_every_app_verifies(self):
+        """Each MPI application (ranks as mpirun's default has them) and
+        each raw-IKC form (as processes where mpirun has them), with the
+        most memory a compute cluster used (mpirun --verbose)."""
+        with open(os.path.join(HERE, "..", "..", "..", "build", "profiles", "mppa256.json")) as f:
+            limit = json.load(f)["compute_memory_mb"] * 1024
         for app, args in self.SIZES.items():
-            with self.subTest(app=app):
-                run = run_tessera(app, 192, "scatter", ["--verify", *args], timeout=600, profile="mppa256")
-                print(f"{app} np=192 mppa256: {run.describe()}", file=sys.stderr)
-                self.assertTrue(run.ok, run.out)
-                self.assertEqual(run.verify, "OK", run.out)
+            runs = [(app, None)]
+            if app in BASELINES:
+                runs.append((app + "_ikc", "processes" if ranks_processes() else "threads"))
+            for program, ranks in runs:
+                with self.subTest(program=program):
+                    run = run_tessera(program, 192, "scatter", ["--verify", *args], timeout=600,
+                                      profile="mppa256", ranks=ranks, memory=True)
+                    most = max((kib for kib, _ in run.memory.values()), default=None)
+                    print(f"{program} np=192 mppa256 {ranks or ''}: {run.describe()}, at most {most} KiB "
+                          f"of {limit} on a compute cluster", file=sys.stderr)
+                    self.assertTrue(run.ok, run.out)
+                    self.assertEqual(run.verify, "OK", run.out)
+                    self.assertLessEqual(most or 0, limit, run.memory)
 
 
 class Crosscheck(unittest.TestCase):
