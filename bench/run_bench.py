@@ -22,7 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-from capbench import ROOT, ranks_processes, run_tessera  # noqa: E402
+from capbench import ROOT, run_tessera  # noqa: E402
 from tessera_run import load_segments, mpirun, target_out  # noqa: E402
 from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,  # noqa: E402
                     write_csv)
@@ -108,20 +108,13 @@ def mapping(cfg, out):
 
 # ---- weak scaling, against both raw-IKC baselines, processes against threads ------
 
-def variants(processes):
-    """The CAP Bench series (bench/README.md): [(name, label, program
-    suffix, run_tessera options)]. processes: whether mpirun has --ranks
-    processes on the platform; without it LWMPI runs as threads and the
-    series that need processes are left out (their columns show '-')."""
-    lwmpi = "processes" if processes else "threads"
-    series = [("opt", f"LWMPI, local path ({lwmpi})", "", {"ranks": lwmpi}),
-              ("unopt", f"LWMPI, --local-path ikc ({lwmpi})", "", {"ranks": lwmpi, "local_path": "ikc"})]
-    if processes:
-        series.append(("opt-threads", "LWMPI, local path (threads)", "", {"ranks": "threads"}))
-    series.append(("ikc-threads", "raw IKC, threads sharing memory", "_ikc", {"ranks": "threads"}))
-    if processes:
-        series.append(("ikc-processes", "raw IKC, a process per core", "_ikc", {"ranks": "processes"}))
-    return series
+# The CAP Bench series (bench/README.md): (name, label, program suffix,
+# run_tessera options).
+VARIANTS = (("opt", "LWMPI, local path (processes)", "", {"ranks": "processes"}),
+            ("unopt", "LWMPI, --local-path ikc (processes)", "", {"ranks": "processes", "local_path": "ikc"}),
+            ("opt-threads", "LWMPI, local path (threads)", "", {"ranks": "threads"}),
+            ("ikc-threads", "raw IKC, threads sharing memory", "_ikc", {"ranks": "threads"}),
+            ("ikc-processes", "raw IKC, a process per core", "_ikc", {"ranks": "processes"}))
 
 
 def median(values):
@@ -185,15 +178,13 @@ def private_kib(app):
 
 
 def weak(cfg, out):
-    processes = ranks_processes()
-    series = variants(processes)
     rows, sections, memory = [], [], {}
     for app, args_of in cfg.weak.items():
         stats, results, runs = {}, {}, {}
         for c in cfg.clusters:
             args = args_of(c)
             for rep in range(cfg.reps):
-                for variant, _, suffix, opts in series:
+                for variant, _, suffix, opts in VARIANTS:
                     program = app + suffix
                     run = checked(run_tessera(program, SLOTS * c, "compact", args, memory=True, **opts),
                                   f"{program} {' '.join(args)} np={SLOTS * c} {variant} #{rep}")
@@ -208,8 +199,7 @@ def weak(cfg, out):
         s = {k: Stat(v) for k, v in stats.items()}
         get = lambda c, v: s.get((c, v), Stat([]))  # noqa: E731
         for c in cfg.clusters:
-            memory[app, c] = (Memory(runs.get((c, "opt"), [])) if processes else None,
-                              Memory(runs.get((c, "opt-threads" if processes else "opt"), [])))
+            memory[app, c] = (Memory(runs.get((c, "opt"), [])), Memory(runs.get((c, "opt-threads"), [])))
             cfg.summary.setdefault("apps", {})[app, c] = ratio(get(c, "opt"), get(c, "opt-threads"))
         table = markdown_table(
             ("clusters (np)", "arguments", "opt (ms)", "unopt (ms)", "opt threads (ms)",
@@ -226,13 +216,11 @@ def weak(cfg, out):
                   "compute clusters", "time (ms)",
                   [(label, cfg.clusters, [Stat([v / 1e6 for v in get(c, name).values])
                                           for c in cfg.clusters])
-                   for name, label, *_ in series], xticks=(cfg.clusters, [str(c) for c in cfg.clusters]))
-        mode = ("as processes (mpirun's default), opt threads the same with `--ranks threads`"
-                if processes else "as threads (mpirun has no `--ranks processes` on this platform yet: "
-                "the processes columns are '-')")
+                   for name, label, *_ in VARIANTS], xticks=(cfg.clusters, [str(c) for c in cfg.clusters]))
         sections.append((f"Weak scaling: {app}",
                          f"`{app}` on 1, 2 and 4 compute clusters, {SLOTS} processes each "
-                         f"(compact), the problem growing with the clusters; the LWMPI ranks run {mode}. "
+                         "(compact), the problem growing with the clusters; the LWMPI ranks run as "
+                         "processes (mpirun's default), opt threads the same with `--ranks threads`. "
                          "Baselines: IKC threads, the raw-IKC program whose rank threads share their "
                          "cluster's memory; IKC processes, the same program with a process per core "
                          "and everything moved over IKC. opt/unopt below 1: the local path saves "
@@ -241,18 +229,18 @@ def weak(cfg, out):
                          "time.", table, png))
     write_csv(out_path(out, "weak.csv"),
               ("app", "variant", "clusters", "np", "args", "rep", "ns", "cycles", "result", "kib"), rows)
-    sections.append(memory_section(cfg, memory, processes))
+    sections.append(memory_section(cfg, memory))
     return sections
 
 
-def capacity_runs(cfg, processes):
+def capacity_runs(cfg):
     """fn, gf and km on the full-cluster profile (2 compute clusters of 16
     ranks, as MPPA-256's) at the largest weak size, processes and threads,
     one run each (the figures do not move): {(app, mode): Memory}."""
     got = {}
     for app, args_of in cfg.weak.items():
         args = args_of(max(cfg.clusters))
-        for mode in ("processes", "threads") if processes else ("threads",):
+        for mode in ("processes", "threads"):
             run = checked(run_tessera(app, 2 * FULL_SLOTS, "compact", args, profile=FULL_PROFILE,
                                       ranks=mode, memory=True),
                           f"{app} {' '.join(args)} np={2 * FULL_SLOTS} {FULL_PROFILE} {mode}")
@@ -266,10 +254,10 @@ def profile_memory_mb(name):
         return json.load(f)["compute_memory_mb"]
 
 
-def memory_section(cfg, memory, processes):
+def memory_section(cfg, memory):
     """The memory table of the weak runs, and the full-cluster check
     (bench/README.md)."""
-    full = capacity_runs(cfg, processes)
+    full = capacity_runs(cfg)
     mb = profile_memory_mb(FULL_PROFILE)
     mppa_mb = profile_memory_mb("mppa256")
     lines = []
@@ -278,28 +266,22 @@ def memory_section(cfg, memory, processes):
             proc, thr = memory[app, c]
             lines.append((app, f"{c} ({SLOTS * c})", " ".join(args_of(c)), proc, thr))
         lines.append((app, f"{FULL_PROFILE}: 2 ({2 * FULL_SLOTS})", " ".join(args_of(max(cfg.clusters))),
-                      full.get((app, "processes")), full[app, "threads"]))
+                      full[app, "processes"], full[app, "threads"]))
     table = markdown_table(
         ("app", "clusters (np)", "arguments", "processes: master's cluster (KiB)",
          "processes: another (KiB)", "threads: master's (KiB)", "threads: another (KiB)",
          "per extra rank (KiB)", "private data (KiB)"),
-        [(app, where, args, memory_text(proc and proc.master()), memory_text(proc and proc.others()),
+        [(app, where, args, memory_text(proc.master()), memory_text(proc.others()),
           memory_text(thr.master()), memory_text(thr.others()),
-          memory_text(per_extra_rank(proc, thr) if proc else None), memory_text(private_kib(app)))
+          memory_text(per_extra_rank(proc, thr)), memory_text(private_kib(app)))
          for app, where, args, proc, thr in lines])
-    most = max((m.master() for (_, mode), m in full.items() if mode == "processes" and m.master()),
-               default=None)
-    if most is None:
-        verdict = ("Processes mode is not available on this platform: the processes columns are '-' and "
-                   "the full-cluster check waits for it.")
-    else:
-        verdict = (f"With 16 ranks a cluster, the largest need is {most:.0f} KiB, "
-                   f"{most / (mb * 1024):.0%} of the {mb} MiB of a full-cluster compute cluster; "
-                   f"MPPA-256's profile (mppa256, 16 PEs and {mppa_mb} MiB a compute cluster, too many "
-                   "harts for QEMU) has the same clusters, so they hold their ranks as processes "
-                   f"with {mppa_mb * 1024 - most:.0f} KiB to spare.")
-    cfg.summary["memory"] = [(app, per_extra_rank(*memory[app, max(cfg.clusters)]) if processes else None)
-                             for app in cfg.weak]
+    most = max(full[app, "processes"].master() for app in cfg.weak)
+    verdict = (f"With 16 ranks a cluster, the largest need is {most:.0f} KiB, "
+               f"{most / (mb * 1024):.0%} of the {mb} MiB of a full-cluster compute cluster; "
+               f"MPPA-256's profile (mppa256, 16 PEs and {mppa_mb} MiB a compute cluster, too many "
+               "harts for QEMU) has the same clusters, so they hold their ranks as processes "
+               f"with {mppa_mb * 1024 - most:.0f} KiB to spare.")
+    cfg.summary["memory"] = [(app, per_extra_rank(*memory[app, max(cfg.clusters)])) for app in cfg.weak]
     return ("Ranks as processes: memory",
             "What each compute cluster's MPI program had in use at most (the kernel's line under "
             "`mpirun --verbose`: frames of its pages, page tables and kernel objects), in KiB, the "
@@ -315,37 +297,29 @@ def memory_section(cfg, memory, processes):
 
 # ---- point-to-point ---------------------------------------------------------------
 
-def pingpong_series(processes):
-    """The ping-pong series: [(name, label, program, mapping, run_tessera
-    options)]. processes: whether mpirun has --ranks processes on the
-    platform; without it the LWMPI series run as threads and inside-threads
-    is left out (its columns show '-')."""
-    lwmpi = "processes" if processes else "threads"
-    series = [
-        ("across", "LWMPI across clusters", "pingpong_bench", "scatter", {}),
-        ("across-eager", "LWMPI across, eager to 64 KiB", "pingpong_bench", "scatter", {"eager": 65536}),
-        ("across-rdv", "LWMPI across, rendezvous", "pingpong_bench", "scatter", {"eager": 1}),
-        ("ikc-across", "raw IKC across clusters", "ikc_pingpong", "scatter", {}),
-        ("inside-opt", f"LWMPI inside, local path ({lwmpi})", "pingpong_bench", "compact", {"ranks": lwmpi}),
-        ("inside-unopt", f"LWMPI inside, --local-path ikc ({lwmpi})", "pingpong_bench", "compact",
-         {"ranks": lwmpi, "local_path": "ikc"}),
-        ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
-    ]
-    if processes:
-        series.insert(6, ("inside-threads", "LWMPI inside, local path (threads)", "pingpong_bench", "compact",
-                          {"ranks": "threads"}))
-    return series
+# The ping-pong series: (name, label, program, mapping, run_tessera options).
+PINGPONG_SERIES = (
+    ("across", "LWMPI across clusters", "pingpong_bench", "scatter", {}),
+    ("across-eager", "LWMPI across, eager to 64 KiB", "pingpong_bench", "scatter", {"eager": 65536}),
+    ("across-rdv", "LWMPI across, rendezvous", "pingpong_bench", "scatter", {"eager": 1}),
+    ("ikc-across", "raw IKC across clusters", "ikc_pingpong", "scatter", {}),
+    ("inside-opt", "LWMPI inside, local path (processes)", "pingpong_bench", "compact",
+     {"ranks": "processes"}),
+    ("inside-unopt", "LWMPI inside, --local-path ikc (processes)", "pingpong_bench", "compact",
+     {"ranks": "processes", "local_path": "ikc"}),
+    ("inside-threads", "LWMPI inside, local path (threads)", "pingpong_bench", "compact",
+     {"ranks": "threads"}),
+    ("ikc-inside", "raw IKC inside a cluster", "ikc_pingpong", "compact", {}),
+)
 
 
 _ROW = re.compile(r"^row\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
 def p2p(cfg, out):
-    processes = ranks_processes()
-    series = pingpong_series(processes)
     rows, lat = [], {}
     for rep in range(cfg.reps):
-        for name, _, program, policy, opts in series:
+        for name, _, program, policy, opts in PINGPONG_SERIES:
             run = run_tessera(program, 2, policy, (cfg.pp_reps, cfg.pp_max), **opts)
             found = _ROW.findall(run.out)
             if run.rc != 0 or not found:
@@ -363,30 +337,28 @@ def p2p(cfg, out):
                                 ratio(fastest(get("inside-opt", b)), fastest(get("inside-threads", b))))
                                for b in sizes]
     table = markdown_table(
-        ("bytes", *(n for n, *_ in series), "LWMPI/IKC across", "LWMPI/IKC inside", "opt/unopt",
+        ("bytes", *(n for n, *_ in PINGPONG_SERIES), "LWMPI/IKC across", "LWMPI/IKC inside", "opt/unopt",
          "proc/thr inside"),
-        [(size_label(b), *(get(n, b).text(1, 1) for n, *_ in series),
+        [(size_label(b), *(get(n, b).text(1, 1) for n, *_ in PINGPONG_SERIES),
           ratio(get("across", b), get("ikc-across", b)), ratio(get("inside-opt", b), get("ikc-inside", b)),
           ratio(get("inside-opt", b), get("inside-unopt", b)),
           ratio(get("inside-opt", b), get("inside-threads", b)))
          for b in sizes])
     line_plot(out_path(out, "p2p_latency.png"), "Ping-pong: one-way time", "message size (bytes)",
               "one-way time (µs)", [(label, sizes, [get(n, b) for b in sizes])
-                                    for n, label, *_ in series], logx=True, logy=True)
+                                    for n, label, *_ in PINGPONG_SERIES], logx=True, logy=True)
     bw = lambda st, b: Stat([b / v for v in st.values if v > 0])  # noqa: E731  (bytes/µs = MB/s)
     line_plot(out_path(out, "p2p_bandwidth.png"), "Ping-pong: bandwidth", "message size (bytes)",
-              "MB/s", [(label, sizes, [bw(get(n, b), b) for b in sizes]) for n, label, *_ in series],
+              "MB/s", [(label, sizes, [bw(get(n, b), b) for b in sizes]) for n, label, *_ in PINGPONG_SERIES],
               logx=True, logy=True)
-    mode = ("as processes (mpirun's default), and inside-threads the local path with `--ranks threads`"
-            if processes else "as threads (mpirun has no `--ranks processes` on this platform yet: "
-            "inside-threads and proc/thr are '-')")
     return ("Point-to-point",
             f"`pingpong_bench` and `ikc_pingpong` with 2 processes ({cfg.pp_reps} round trips per "
             "run, the median of each run): one-way time in µs. Across clusters (scatter) with "
             "mpirun's default threshold on QEMU (eager up to one mailbox message, 88 B, "
             "rendezvous above), eager forced to 64 KiB, "
             "rendezvous forced from 2 B; inside one cluster (compact) with the local path (opt) "
-            f"and without (unopt), the two ranks {mode}; and the raw IKC transfer (a mailbox "
+            "and without (unopt), the two ranks as processes (mpirun's default), and inside-threads "
+            "the local path with `--ranks threads`; and the raw IKC transfer (a mailbox "
             "message up to its payload, a portal transfer above). LWMPI/IKC and opt/unopt below 1: "
             "LWMPI, or the local path, is faster; proc/thr inside above 1: the local path between "
             "two rank processes (through the sender's alias) is slower than between two threads. "
@@ -733,8 +705,7 @@ def summary_section(cfg):
             "The ping-pong's fastest runs: the ratio of each series' fastest run (QEMU runs a boot "
             "in a fast or a slow mode, which can sway a median of few runs). "
             "KiB per extra rank: what each rank beyond a cluster's first costs as a process rather "
-            "than a thread, at 4 clusters (from Ranks as processes: memory). '-': not measured "
-            "(mpirun has no `--ranks processes` on the platform).",
+            "than a thread, at 4 clusters (from Ranks as processes: memory).",
             "\n\n".join(tables), None)
 
 

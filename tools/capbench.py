@@ -11,16 +11,13 @@ The output lines are those of userland/apps/README.md:
 and, with mpirun --verbose, the kernel's line per compute cluster
     [kernel] cluster N: the MPI program used at most K KiB in P processes
 """
-import functools
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import time
 
-from tessera_run import MPIRUN, PLATFORM, ROOT, mpirun
+from tessera_run import ROOT, mpirun
 
 APPS = ("fn", "gf", "km", "a2a")
 BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
@@ -67,25 +64,6 @@ def result_line(app, out):
     pattern = r"^friendly pairs: \d+$" if app == "fn" else rf"^{app}: (?!step=).*$"
     m = re.search(pattern, out, re.M)
     return m[0] if m else None
-
-
-@functools.lru_cache(maxsize=None)
-def _mpirun_module():
-    """tools/mpirun as a module (its file name has no .py)."""
-    loader = importlib.machinery.SourceFileLoader("tessera_mpirun", MPIRUN)
-    spec = importlib.util.spec_from_loader("tessera_mpirun", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-def ranks_processes(platform=None):
-    """Whether mpirun can run each rank as a process of its own (--ranks
-    processes) on `platform` (default: $TESSERA_PLATFORM's, as mpirun's):
-    on the platforms of its RANKS_PROCESSES_PLATFORMS while it has one,
-    on every platform once it has none."""
-    platforms = getattr(_mpirun_module(), "RANKS_PROCESSES_PLATFORMS", None)
-    return platforms is None or (platform or PLATFORM) in platforms
 
 
 def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None,

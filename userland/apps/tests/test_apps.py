@@ -5,10 +5,10 @@ its MPI form and (fn, gf, km) its raw-IKC form, at a small size with
 four when scattered) and with 5 (clusters with different numbers of
 ranks); the MPI forms also with the local path off, the raw-IKC forms with
 the ranks of a cluster as threads that share its memory (--ranks threads)
-and, where mpirun has it, as processes that move everything over IKC
-(--ranks processes). Every run must verify and print the same result line
-(for a2a, the same for the same np), the raw-IKC form the MPI form's; a bad
-argument must give a usage line and exit status 2.
+and as processes that move everything over IKC (--ranks processes). Every
+run must verify and print the same result line (for a2a, the same for the
+same np), the raw-IKC form the MPI form's; a bad argument must give a usage
+line and exit status 2.
 
     test_apps.py APP                        one application (fn, gf, km, a2a)
     test_apps.py crosscheck                 the Linux crosscheck, small sizes
@@ -24,7 +24,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-from capbench import BASELINES, linux_mpirun, ranks_processes, run_tessera  # noqa: E402
+from capbench import BASELINES, linux_mpirun, run_tessera  # noqa: E402
 from crosscheck import SIZES  # noqa: E402
 
 BAD_ARGS = {"fn": ("5", "1"), "gf": ("2", "64", "4"), "km": ("10", "3", "20"), "a2a": ("0",)}
@@ -57,8 +57,6 @@ class App(unittest.TestCase):
     def check_raw_ikc(self, ranks):
         if self.APP not in BASELINES:
             self.skipTest("no raw-IKC form")
-        if ranks == "processes" and not ranks_processes():
-            self.skipTest("mpirun has no --ranks processes on this platform")
         ikc = self.check_runs(self.APP + "_ikc", [r for r in RUNS if r[2] is None], ranks=ranks)
         mpi = run_tessera(self.APP, 8, "scatter", ["--verify", *SIZES[self.APP][0]], timeout=300)
         self.assertEqual(ikc, mpi.result, mpi.out)
@@ -78,9 +76,7 @@ class App(unittest.TestCase):
     def test_bad_arguments(self):
         runs = [(self.APP, None)]
         if self.APP in BASELINES:
-            runs.append((self.APP + "_ikc", "threads"))
-            if ranks_processes():
-                runs.append((self.APP + "_ikc", "processes"))
+            runs += [(self.APP + "_ikc", "threads"), (self.APP + "_ikc", "processes")]
         for program, ranks in runs:
             run = run_tessera(program, 2, "scatter", BAD_ARGS[self.APP], timeout=120, ranks=ranks)
             self.assertEqual(run.rc, 2, run.out)
@@ -96,14 +92,14 @@ class FullMppa256(unittest.TestCase):
 
     def test_every_app_verifies(self):
         """Each MPI application (ranks as mpirun's default has them) and
-        each raw-IKC form (as processes where mpirun has them), with the
-        most memory a compute cluster used (mpirun --verbose)."""
+        each raw-IKC form (as processes), with the most memory a compute
+        cluster used (mpirun --verbose)."""
         with open(os.path.join(HERE, "..", "..", "..", "build", "profiles", "mppa256.json")) as f:
             limit = json.load(f)["compute_memory_mb"] * 1024
         for app, args in self.SIZES.items():
             runs = [(app, None)]
             if app in BASELINES:
-                runs.append((app + "_ikc", "processes" if ranks_processes() else "threads"))
+                runs.append((app + "_ikc", "processes"))
             for program, ranks in runs:
                 with self.subTest(program=program):
                     run = run_tessera(program, 192, "scatter", ["--verify", *args], timeout=600,
