@@ -256,8 +256,9 @@ long sys_thread_join(Call &c) {
 // brk: heap pages are mapped as the break grows. When it shrinks, the pages
 // above it are freed only if the caller is its process's only thread and
 // no other space aliases them: other cores may still hold the
-// translations, and the kernel has no TLB shoot-down yet. The caller's core flushes its TLB when the call
-// returns; the master's own entries go as it unmaps.
+// translations, and the kernel has no TLB shoot-down yet. The caller's
+// core flushes its TLB when the call returns; the master's own entries go
+// as it unmaps.
 long sys_brk(Call &c) {
     Process *p = current_process();
     const uint64_t new_end = c.a[0];

@@ -29,9 +29,9 @@
 // eager message goes back the same way, and its sender frees it. A
 // message above the threshold, or a synchronous one, publishes the send
 // buffer itself: the receiver copies straight from it and then marks the
-// block copied, which completes the send. A rank that has nothing to do sleeps on its events (engine.cpp,
-// idle()); a rank that publishes to it, or completes its send, wakes it
-// with os::ikc_wake().
+// block copied, which completes the send. A rank that has nothing to do
+// sleeps on its events (engine.cpp, idle()); a rank that publishes to it,
+// or completes its send, wakes it with os::ikc_wake().
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>

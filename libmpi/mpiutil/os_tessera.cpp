@@ -28,17 +28,16 @@ alignas(64) unsigned char g_shared[kSharedBytes];
 // has the job's info, before any rank runs), so that translating is one
 // comparison and one addition, without a lock.
 struct Layout {
-    bool processes;  // each rank is a process (TS_RANKS_PROCESSES)
-    Aliasing self;   // mine: global(), private_of()
-    void *shared;    // cluster_shared(), nullptr if the ranks share none
+    Aliasing self;  // mine: global(), private_of()
+    void *shared;   // cluster_shared(), nullptr if the ranks share none
 
     static Layout of(const ts_job_info &j) {
-        if (j.ranks_mode != TS_RANKS_PROCESSES) return Layout{false, Aliasing{}, g_shared};
+        if (j.ranks_mode != TS_RANKS_PROCESSES) return Layout{Aliasing{}, g_shared};
         const Aliasing first = Aliasing::of(j, 0);
         // Without aliases, or with g_shared outside the private area (not
         // the layout the ABI describes), the ranks share nothing.
         const bool aliased = first.size && first.global(g_shared) != g_shared;
-        return Layout{true, Aliasing::of(j, j.local_index), aliased ? first.global(g_shared) : nullptr};
+        return Layout{Aliasing::of(j, j.local_index), aliased ? first.global(g_shared) : nullptr};
     }
 };
 const Layout g_layout = Layout::of(*ts_job());
@@ -50,9 +49,10 @@ int core() {
     if (t_core < 0) t_core = ts_thread_core();
     return t_core;
 }
-// In processes mode the rank is the process's, whichever thread asks.
-int rank() { return g_layout.processes ? ts_job()->rank : ts_rank(); }
-int local_index() { return g_layout.processes ? ts_job()->local_index : ts_local_index(); }
+// In processes mode the runtime answers the process's rank, whichever
+// thread asks.
+int rank() { return ts_rank(); }
+int local_index() { return ts_local_index(); }
 
 void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_layout.shared : nullptr; }
 void *global(const void *p) { return g_layout.self.global(p); }

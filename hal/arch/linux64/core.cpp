@@ -124,16 +124,10 @@ void console_write(const char *s, size_t n) {
 // may power off) end at once, the master last but the caller.
 void poweroff(int status) {
     char line[32] = "poweroff ";
-    char digits[12];
-    int n = 0;
-    unsigned v = static_cast<unsigned>(status & 0xff);
-    do {
-        digits[n++] = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v);
+    char digits[24];
     size_t len = 9;
-    while (n)
-        line[len++] = digits[--n];
+    for (const char *d = host::decimal(digits + sizeof digits - 1, static_cast<unsigned>(status & 0xff)); *d;)
+        line[len++] = *d++;
     line[len++] = '\n';
     host::write_all(host::status_fd(), line, len);
     host::end_cluster(status & 0xff);

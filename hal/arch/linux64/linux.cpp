@@ -142,14 +142,26 @@ bool write_all(int fd, const char *s, size_t n) {
     return true;
 }
 
-void fail(const char *what) {
-    static const char prefix[] = "tessera_cluster: ";
+bool say(const char *s) {
     size_t n = 0;
-    while (what[n])
+    while (s[n])
         ++n;
-    write_all(2, prefix, sizeof(prefix) - 1);
-    write_all(2, what, n);
-    write_all(2, "\n", 1);
+    return write_all(2, s, n);
+}
+
+char *decimal(char *end, unsigned long v) {
+    *end = 0;
+    do {
+        *--end = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+void fail(const char *what) {
+    say("tessera_cluster: ");
+    say(what);
+    say("\n");
     sys(SYS_exit_group, 125);
     __builtin_unreachable();
 }

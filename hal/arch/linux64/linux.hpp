@@ -134,6 +134,12 @@ bool cluster_ending();
 /// Writes a whole buffer to fd (retrying short writes); false on error. The
 /// buffer may be user memory the calling core does not mirror yet.
 bool write_all(int fd, const char *s, size_t n);
+/// Writes the NUL-terminated s on stderr (before and after the console
+/// works); false on error.
+bool say(const char *s);
+/// v in decimal, written backwards from `end` (where a NUL goes): where
+/// the digits start. end needs 20 bytes before it.
+char *decimal(char *end, unsigned long v);
 /// Ends the calling process at once with a message on stderr (before the
 /// console works): status 125. (In a core's process the master sees it end
 /// and ends the cluster: trap.cpp.)

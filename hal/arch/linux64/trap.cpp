@@ -107,23 +107,6 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
     hal_call_on_stack(c.kernel_sp, deliver_fault, &t);
 }
 
-// v in decimal, ending at `end` (where a NUL goes): where it starts.
-char *decimal(char *end, unsigned long v) {
-    *end = 0;
-    do {
-        *--end = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
-}
-
-void say(const char *s) {
-    size_t n = 0;
-    while (s[n])
-        ++n;
-    host::write_all(2, s, n);
-}
-
 // The master: a core's process ended. No core ends but with the cluster
 // (end_cluster, which the master ignores), so this one died (a signal, or
 // host::fail): say which and how, and end the cluster as it ended, for the
@@ -137,16 +120,16 @@ void on_child(int, siginfo_t *, void *) {
     for (int k = 1; k < ncores(); ++k)
         if (host::core_state(k).pid == si.si_pid) core = k;
     char n1[24], n2[24], n3[24], n4[24];
-    say("tessera_cluster: cluster ");
-    say(decimal(n1 + sizeof n1 - 1, static_cast<unsigned long>(cluster_id())));
-    say(": core ");
-    say(core < 0 ? "?" : decimal(n2 + sizeof n2 - 1, static_cast<unsigned long>(core)));
-    say(" (pid ");
-    say(decimal(n3 + sizeof n3 - 1, static_cast<unsigned long>(si.si_pid)));
+    host::say("tessera_cluster: cluster ");
+    host::say(host::decimal(n1 + sizeof n1 - 1, static_cast<unsigned long>(cluster_id())));
+    host::say(": core ");
+    host::say(core < 0 ? "?" : host::decimal(n2 + sizeof n2 - 1, static_cast<unsigned long>(core)));
+    host::say(" (pid ");
+    host::say(host::decimal(n3 + sizeof n3 - 1, static_cast<unsigned long>(si.si_pid)));
     const bool signaled = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
-    say(signaled ? ") died of signal " : ") exited with status ");
-    say(decimal(n4 + sizeof n4 - 1, static_cast<unsigned long>(si.si_status)));
-    say("; ending the cluster\n");
+    host::say(signaled ? ") died of signal " : ") exited with status ");
+    host::say(host::decimal(n4 + sizeof n4 - 1, static_cast<unsigned long>(si.si_status)));
+    host::say("; ending the cluster\n");
     // The master ends as the core did, for the launcher to report it.
     host::end_cluster(signaled ? 128 + si.si_status : si.si_status, signaled ? si.si_status : 0);
 }

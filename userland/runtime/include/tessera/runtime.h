@@ -31,7 +31,8 @@ extern "C" {
 /* The job and cluster this program runs in (read once, then cached). */
 const struct ts_job_info *ts_job(void);
 
-/* This thread's MPI rank in MPI_COMM_WORLD, or -1 in a non-MPI program. */
+/* This thread's MPI rank in MPI_COMM_WORLD, or -1 in a non-MPI program
+ * (with --ranks processes, that of its process, whichever thread asks). */
 int ts_rank(void);
 /* This thread's index among the MPI processes of its cluster, or -1. */
 int ts_local_index(void);
