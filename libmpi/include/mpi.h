@@ -538,11 +538,18 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 /* New communicators are collective over comm and each gets its own
  * contexts, so their messages never match another communicator's. At
- * most 16 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF
- * included (MPI_ERR_NO_MEM beyond). (6.4.2) */
+ * most 256 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF
+ * included, an intercommunicator counting twice (MPI_ERR_NO_MEM beyond).
+ * Given an intercommunicator, dup, create and split make
+ * intercommunicators: create's group and split's color choose the local
+ * group on each side, MPI_COMM_NULL where either side is empty. (6.4.2) */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* Collective over the members of group only, not all of comm (an
+ * intracommunicator); tag (0..LWMPI_TAG_UB) keeps calls for different
+ * groups apart. A caller outside group gets MPI_COMM_NULL. (6.4.2) */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 /* MPI_Comm_split by split_type: MPI_COMM_TYPE_SHARED groups the ranks of
  * comm that run on one compute cluster (they share its memory), ordered
  * by key then rank; MPI_UNDEFINED gives MPI_COMM_NULL. Another type:
@@ -558,6 +565,32 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
  * MPI_IO (*flag = 0 for other keys). *attribute_val is a pointer to an
  * int. (section 8.1.2) */
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+
+/* ---- Intercommunicators (MPI 3.1 section 6.6) ----------------------- */
+
+/* An intercommunicator joins two disjoint groups: point-to-point calls and
+ * collectives name ranks of the remote group; MPI_Comm_size, _rank and
+ * _group give the local one. Every blocking collective but Scan and
+ * Exscan works on it (5.2.2): at a rooted one, the root passes MPI_ROOT,
+ * the rest of its group MPI_PROC_NULL, the other group the root's rank;
+ * MPI_IN_PLACE is refused (MPI_ERR_BUFFER). Calls defined on
+ * intracommunicators only (Scan, Exscan, topologies, split_type,
+ * create_group) raise MPI_ERR_COMM. */
+/* Collective over both local_comm's: local_leader's rank in local_comm and
+ * remote_leader's in peer_comm (both significant at the leaders only)
+ * reach each other over peer_comm with tag. Overlapping groups:
+ * MPI_ERR_COMM. (6.6.2) */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                         int tag, MPI_Comm *newintercomm);
+/* An intracommunicator over both groups: the group that passed high = 0
+ * first; when both passed the same, the group holding the lower
+ * MPI_COMM_WORLD rank first. (6.6.2) */
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+/* Size and group of the remote group; an intracommunicator: MPI_ERR_COMM. */
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+
 /* Topology of comm: MPI_CART or MPI_UNDEFINED. (7.5.5) */
 int MPI_Topo_test(MPI_Comm comm, int *status);
 

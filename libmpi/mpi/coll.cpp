@@ -21,9 +21,11 @@
 #include <string.h>
 
 #include "check.hpp"
+#include "coll_parts.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
 #include "errors.hpp"
+#include "intercoll.hpp"
 #include "op.hpp"
 #include "request.hpp"
 #include "state.hpp"
@@ -37,90 +39,6 @@ namespace {
 // One tag per kind of collective: calls on a communicator come in the
 // same order on every rank, so the tag only guards against mistakes.
 enum Tag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall, kScan };
-
-// Requests a collective keeps in flight at most.
-constexpr int kBatch = 32;
-
-int send(const Comm &c, int dst, int tag, const void *buf, int count, MPI_Datatype t) {
-    return run(P2POp{Op2::send, buf, nullptr, count, t, dst, tag, c.handle, true}, MPI_STATUS_IGNORE);
-}
-
-int recv(const Comm &c, int src, int tag, void *buf, int count, MPI_Datatype t) {
-    return run(P2POp{Op2::recv, nullptr, buf, count, t, src, tag, c.handle, true}, MPI_STATUS_IGNORE);
-}
-
-// Point-to-point operations started together and completed together,
-// kBatch at a time.
-class Batch {
-public:
-    explicit Batch(const Comm &c) : c_(c) {}
-    Batch(const Batch &) = delete;
-    Batch &operator=(const Batch &) = delete;
-    ~Batch() { finish(); }
-
-    void send(int dst, int tag, const void *buf, int count, MPI_Datatype t) {
-        add(P2POp{Op2::send, buf, nullptr, count, t, dst, tag, c_.handle, true});
-    }
-    void recv(int src, int tag, void *buf, int count, MPI_Datatype t) {
-        add(P2POp{Op2::recv, nullptr, buf, count, t, src, tag, c_.handle, true});
-    }
-    /// Waits for every operation; the first error class, or MPI_SUCCESS.
-    int finish() {
-        for (int i = 0; i < n_; ++i) {
-            // Finished already, if a wait of an earlier call was cut short
-            // (the host tests end a rank's thread by unwinding it).
-            if (h_[i] == MPI_REQUEST_NULL) continue;
-            Request &r = *request_get(h_[i]);
-            int e = request_wait(r);
-            const int e2 = request_finish(&h_[i], MPI_STATUS_IGNORE);
-            e = e ? e : e2;
-            error_ = error_ ? error_ : e;
-        }
-        n_ = 0;
-        return error_;
-    }
-
-private:
-    void add(const P2POp &op) {
-        if (n_ == kBatch) finish();
-        if (error_) return;
-        int e = request_new(op, false, &h_[n_]);
-        if (e == MPI_SUCCESS) {
-            e = request_start(*request_get(h_[n_]));
-            if (e)
-                request_finish(&h_[n_], MPI_STATUS_IGNORE);
-            else
-                ++n_;
-        }
-        error_ = e;
-    }
-
-    const Comm &c_;
-    MPI_Request h_[kBatch];
-    int n_ = 0;
-    int error_ = MPI_SUCCESS;
-};
-
-// A temporary buffer for `count` elements of `t`, in t's layout.
-class TempBuf {
-public:
-    TempBuf(int count, const Datatype &t) : lb_(t.true_lb) {
-        const MPI_Aint span = count > 0 ? (count - 1) * t.extent + t.true_extent : 0;
-        mem_ = static_cast<char *>(malloc(span > 0 ? static_cast<size_t>(span) : 1));
-    }
-    TempBuf(const TempBuf &) = delete;
-    TempBuf &operator=(const TempBuf &) = delete;
-    ~TempBuf() { free(mem_); }
-
-    bool ok() const { return mem_ != nullptr; }
-    /// The buffer as an MPI buffer argument (its first byte of data is at
-    /// get() + true_lb).
-    void *get() const { return mem_ - lb_; }
-
-private:
-    MPI_Aint lb_;
-    char *mem_;
-};
 
 // Copies `count` elements of `t` from `src` to `dst` (same layout).
 int copy(const void *src, void *dst, int count, const Datatype &t) {
@@ -147,11 +65,6 @@ int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcou
     unpack(packed, bytes, dst, rcount, rt);
     free(packed);
     return MPI_SUCCESS;
-}
-
-char *at(void *buf, MPI_Aint index, const Datatype &t) { return static_cast<char *>(buf) + index * t.extent; }
-const char *at(const void *buf, MPI_Aint index, const Datatype &t) {
-    return static_cast<const char *>(buf) + index * t.extent;
 }
 
 // ---- the two-level trees ----
@@ -263,6 +176,8 @@ int local_reduce(const Comm &c, const Layout &l, void *acc, void *tmp, int count
     return reduce(c, l.locals, l.nlocals, l.my_local_index, acc, tmp, count, t, op);
 }
 
+}  // namespace
+
 int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
     Layout l;
     make_layout(c, root, &l);
@@ -274,6 +189,8 @@ int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
     // spread), and they then leave all the copying to the leader.
     return tree_bcast(c, l.locals, l.nlocals, l.my_local_index, buf, count, t);
 }
+
+namespace {
 
 // Reduces `count` elements of every rank's `acc` into root's `acc` (other
 // ranks' acc is clobbered).
@@ -317,8 +234,18 @@ int check(const char *fn, MPI_Comm comm, int e, const char *what, long long valu
     return raise_error(comm, fn, e, why);
 }
 
+// A rank of the communicator; of an intercommunicator, MPI_ROOT,
+// MPI_PROC_NULL or a rank of the remote group (section 5.2.2).
 int check_root(const char *fn, const Comm &c, int root) {
-    return check(fn, c.handle, root >= 0 && root < c.group.size ? MPI_SUCCESS : MPI_ERR_ROOT, "root", root);
+    const bool ok =
+        (root >= 0 && root < peers(c).size) || (c.inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
+    return check(fn, c.handle, ok ? MPI_SUCCESS : MPI_ERR_ROOT, "root", root);
+}
+
+// MPI_IN_PLACE has no meaning on an intercommunicator.
+int check_not_in_place(const char *fn, const Comm &c, const void *buf) {
+    if (!c.inter || buf != MPI_IN_PLACE) return MPI_SUCCESS;
+    return raise_error(c.handle, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
 }
 
 // A buffer of `count` elements of `type` (MPI_IN_PLACE allowed where the
@@ -398,7 +325,7 @@ int MPI_Barrier(MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Barrier";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    return fail(fn, comm, barrier(*c));
+    return fail(fn, comm, c->inter ? inter_barrier(*c) : barrier(*c));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -406,8 +333,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (int e = check_root(fn, *c, root)) return e;
-    if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
-    return fail(fn, comm, bcast(*c, buffer, count, datatype, root));
+    if (root != MPI_PROC_NULL)
+        if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
+    return fail(
+        fn, comm,
+        c->inter ? inter_bcast(*c, buffer, count, datatype, root) : bcast(*c, buffer, count, datatype, root));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -416,6 +346,13 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (int e = check_root(fn, *c, root)) return e;
+    if (c->inter) {
+        if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+        if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
+        const int e = root == MPI_ROOT ? check_buf(fn, comm, recvbuf, count, datatype)
+                                       : check_reduce(fn, comm, sendbuf, count, datatype, op);
+        return e ? e : fail(fn, comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
+    }
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
     if (int e = check_reduce(fn, comm, in_place ? recvbuf : sendbuf, count, datatype, op)) return e;
     if (c->rank == root)
@@ -437,40 +374,22 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     static constexpr char fn[] = "MPI_Allreduce";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
     if (int e = check_reduce(fn, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op))
         return e;
     if (int e = check_buf(fn, comm, recvbuf, count, datatype)) return e;
-    return fail(fn, comm, allreduce(*c, sendbuf, recvbuf, count, datatype, op));
+    return fail(fn, comm,
+                c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
+                         : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
 
 namespace {
-
-// The blocks of a buffer in the per-rank collectives: rank r's block is
-// count(r) elements at displ(r) elements from the start. The v-forms give
-// the arrays; the others one count for all, blocks back to back.
-struct Blocks {
-    const int *counts;  ///< nullptr: `fixed` elements each
-    const int *displs;
-    int fixed;
-
-    int count(int r) const { return counts ? counts[r] : fixed; }
-    MPI_Aint displ(int r) const { return displs ? displs[r] : static_cast<MPI_Aint>(r) * fixed; }
-    /// Elements from the start to the end of the last block.
-    MPI_Aint span(int n) const {
-        MPI_Aint end = 0;
-        for (int r = 0; r < n; ++r)
-            end = displ(r) + count(r) > end ? displ(r) + count(r) : end;
-        return end;
-    }
-};
-
-constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, count}; }
 
 // Checks a buffer of blocks: the arrays (v-forms) and each block's count.
 int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type) {
     if (!b.counts) return check_buf(fn, c.handle, buf, b.fixed, type);
     if (!b.displs) return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
-    for (int r = 0; r < c.group.size; ++r)
+    for (int r = 0; r < peers(c).size; ++r)
         if (int e = check_buf(fn, c.handle, buf, b.counts[r], type)) return e;
     return MPI_SUCCESS;
 }
@@ -518,6 +437,17 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (int e = check_root(fn, *c, root)) return e;
+    if (c->inter) {  // the root has the blocks, the other group one buffer each
+        if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+        const int e = root == MPI_ROOT ? check_blocks(fn, *c, many, blocks, blocks_type)
+                                       : check_buf(fn, comm, one, count, type);
+        if (e) return e;
+        return fail(
+            fn, comm,
+            gather
+                ? inter_gatherv(*c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root)
+                : inter_scatterv(*c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root));
+    }
     if (!(c->rank == root && one == MPI_IN_PLACE))
         if (int e = check_buf(fn, comm, one, count, type)) return e;
     if (c->rank == root)
@@ -559,9 +489,13 @@ int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype 
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
     if (sendbuf != MPI_IN_PLACE)
         if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype)) return e;
     if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
+    if (c->inter)
+        return fail(fn, comm,
+                    inter_exchange(*c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype));
     const Datatype &rt = *datatype_get(recvtype);
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {  // my block is in recvbuf already
         sendbuf = at(recvbuf, rb.displ(c->rank), rt);
@@ -582,9 +516,11 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
     if (sendbuf != MPI_IN_PLACE)
         if (int e = check_blocks(fn, *c, sendbuf, sb, sendtype)) return e;
     if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
+    if (c->inter) return fail(fn, comm, inter_exchange(*c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype));
     const int n = c->group.size, me = c->rank;
     const Datatype &rt = *datatype_get(recvtype);
     // In place: what is sent is a copy of recvbuf as it was.
@@ -652,9 +588,12 @@ int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *rec
     }
     const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
     const int mine = pieces.count(c.rank);
+    if (int e = check_not_in_place(fn, c, sendbuf)) return e;
     if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, type, op))
         return e;
     if (int e = check_buf(fn, c.handle, recvbuf, mine, type)) return e;
+    if (c.inter)
+        return fail(fn, c.handle, inter_reduce_scatter(c, sendbuf, recvbuf, pieces, total, type, op));
     TempBuf all(total, t);
     if (!all.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);
@@ -716,7 +655,7 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Scan";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
     return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, true);
 }
 
@@ -724,6 +663,6 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm) {
     static constexpr char fn[] = "MPI_Exscan";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
     return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, false);
 }

@@ -13,6 +13,10 @@ namespace lwmpi {
 /// again. Returns MPI_SUCCESS or an error class (util::error_detail()).
 int barrier(const Comm &c);
 
+/// Broadcast of `count` elements of `t` at `buf` from rank `root` of the
+/// intracommunicator `c` (MPI 3.1 section 5.4), down the two-level trees.
+int bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root);
+
 /// *value = the largest *value of the ranks of `c` (collective over c).
 int allreduce_max(const Comm &c, uint32_t *value);
 

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 
 #include "coll.hpp"
+#include "coll_parts.hpp"
 #include "errors.hpp"
 #include "handles.hpp"
+#include "intercomm.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
@@ -27,6 +29,8 @@ namespace {
 // then its error handler may go too.
 void drop(Comm &c) {
     const MPI_Errhandler h = c.errhandler;
+    if (c.inter)
+        if (Comm *local = comm_get(c.local)) drop(*local);
     c.in_use = false;
     const int i = handle_index(c.handle);
     if (i >= kFirstMadeComm) {
@@ -91,13 +95,19 @@ void comm_init_predefined(int world_rank, int world_size) {
 }
 
 int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
-    MpiState &st = state();
     *out = MPI_COMM_NULL;
     // A context free on every rank of parent: above all the ones in use.
-    uint32_t context = st.next_context;
+    uint32_t context = comm_next_context();
     if (int e = allreduce_max(parent, &context)) return e;
-    st.next_context = context + 2;
+    comm_reserve(context + 2);
     if (!members) return MPI_SUCCESS;
+    return comm_add(&parent, context, *members, nullptr, out);
+}
+
+int comm_add(const Comm *parent, uint32_t context, const GroupData &members, const GroupData *remote,
+             MPI_Comm *out) {
+    MpiState &st = state();
+    *out = MPI_COMM_NULL;
     for (int i = kFirstMadeComm; i < kMaxComms; ++i) {
         Comm *&made = st.made[i - kFirstMadeComm];
         if (made) continue;
@@ -108,13 +118,51 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
         c.in_use = true;
         c.handle = make_handle(HandleKind::comm, i);
         c.context = context;
-        c.group = *members;
+        c.group = members;
         c.rank = group_rank_of(c.group, util::world_rank());
-        c.errhandler = parent.errhandler;  // inherited (section 8.3)
+        c.errhandler = parent ? parent->errhandler : 0;  // inherited (section 8.3)
+        if (remote) {
+            c.inter = true;
+            c.remote = *remote;
+        }
         *out = c.handle;
         return MPI_SUCCESS;
     }
     return MPI_ERR_NO_MEM;
+}
+
+uint32_t comm_next_context() { return state().next_context; }
+
+void comm_reserve(uint32_t n) {
+    MpiState &st = state();
+    if (n > st.next_context) st.next_context = n;
+}
+
+namespace {
+
+// MPI_CONGRUENT: same members in the same order; MPI_SIMILAR: same
+// members; else MPI_UNEQUAL.
+int group_similarity(const GroupData &g1, const GroupData &g2) {
+    bool same_order = g1.size == g2.size, same_members = g1.size == g2.size;
+    for (int r = 0; r < g1.size && same_members; ++r) {
+        same_order = same_order && g1.world[r] == g2.world[r];
+        same_members = group_rank_of(g2, g1.world[r]) != MPI_UNDEFINED;
+    }
+    return same_order ? MPI_CONGRUENT : same_members ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+}  // namespace
+
+void select_color(const GroupData &g, const int *colors_keys, int color, GroupData *out) {
+    *out = GroupData{};
+    for (int r = 0; r < g.size; ++r) {
+        if (colors_keys[2 * r] != color) continue;
+        int at = out->size++;  // insertion by (key, rank): stable
+        for (; at > 0 && colors_keys[2 * group_rank_of(g, out->world[at - 1]) + 1] > colors_keys[2 * r + 1];
+             --at)
+            out->world[at] = out->world[at - 1];
+        out->world[at] = g.world[r];
+    }
 }
 
 namespace {
@@ -122,22 +170,24 @@ namespace {
 // MPI_Comm_split's work, for it and MPI_Comm_split_type (errors are fn's).
 int split(const char *fn, MPI_Comm comm, Comm *c, int color, int key, MPI_Comm *newcomm) {
     int mine[2] = {color, key}, all[2 * util::kMaxRanks];
-    MPI_Errhandler h = c->errhandler;
-    c->errhandler = MPI_ERRORS_RETURN;  // errors are fn's
-    const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-    c->errhandler = h;
+    // Every rank's (color, key) in its own group: over the local
+    // intracommunicator of an intercommunicator.
+    const MPI_Comm within = c->inter ? c->local : comm;
+    Comm *w = comm_get(within);
+    MPI_Errhandler h = w->errhandler;
+    w->errhandler = MPI_ERRORS_RETURN;  // errors are fn's
+    const int e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, within);
+    w->errhandler = h;
     if (e) return raise_error(comm, fn, e, util::error_detail());
-    GroupData g{};
-    for (int r = 0; r < c->group.size && color != MPI_UNDEFINED; ++r) {
-        if (all[2 * r] != color) continue;
-        int at = g.size++;  // insertion by (key, rank): stable
-        for (; at > 0 && all[2 * group_rank_of(c->group, g.world[at - 1]) + 1] > all[2 * r + 1]; --at)
-            g.world[at] = g.world[at - 1];
-        g.world[at] = c->group.world[r];
+    int e2;
+    if (c->inter) {
+        e2 = inter_split(*c, all, color, newcomm);
+    } else {
+        GroupData g;
+        select_color(c->group, all, color, &g);
+        e2 = comm_make(*c, color == MPI_UNDEFINED ? nullptr : &g, newcomm);
     }
-    if (int e2 = comm_make(*c, color == MPI_UNDEFINED ? nullptr : &g, newcomm))
-        return raise_error(comm, fn, e2, util::error_detail());
-    return MPI_SUCCESS;
+    return e2 ? raise_error(comm, fn, e2, util::error_detail()) : MPI_SUCCESS;
 }
 
 }  // namespace
@@ -187,13 +237,14 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    const GroupData &g1 = a->group, &g2 = b->group;
-    bool same_order = g1.size == g2.size, same_members = g1.size == g2.size;
-    for (int r = 0; r < g1.size && same_members; ++r) {
-        same_order = same_order && g1.world[r] == g2.world[r];
-        same_members = group_rank_of(g2, g1.world[r]) != MPI_UNDEFINED;
+    if (a->inter != b->inter) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
     }
-    *result = same_order ? MPI_CONGRUENT : same_members ? MPI_SIMILAR : MPI_UNEQUAL;
+    // Of intercommunicators, both groups (section 6.6.1).
+    const int local = group_similarity(a->group, b->group);
+    const int remote = a->inter ? group_similarity(a->remote, b->remote) : MPI_CONGRUENT;
+    *result = local > remote ? local : remote;  // the weaker of the two
     return MPI_SUCCESS;
 }
 
@@ -203,6 +254,10 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (c->inter) {
+        if (int e = inter_dup(*c, newcomm)) return raise_error(comm, fn, e, util::error_detail());
+        return MPI_SUCCESS;
+    }
     if (int e = comm_make(*c, &c->group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
     comm_get(*newcomm)->cart = c->cart;  // the topology goes along (section 6.4.2)
     return MPI_SUCCESS;
@@ -220,8 +275,57 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
         if (group_rank_of(c->group, g->world[r]) == MPI_UNDEFINED)
             return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
     const bool member = group_rank_of(*g, util::world_rank()) != MPI_UNDEFINED;
-    if (int e = comm_make(*c, member ? g : nullptr, newcomm))
-        return raise_error(comm, fn, e, util::error_detail());
+    const int e = c->inter ? inter_create(*c, *g, newcomm) : comm_make(*c, member ? g : nullptr, newcomm);
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+// Collective over the members of `group` only (section 6.4.2): they agree
+// on a context through the group's first member, with messages on comm's
+// collective context whose tag carries the program's, so that calls for
+// other groups at the same time do not mix with them. A caller outside
+// the group gets MPI_COMM_NULL.
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Comm_create_group";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    const GroupData *g = group_get(group);
+    if (!g) return raise_error(comm, fn, MPI_ERR_GROUP);
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (tag < 0 || tag > LWMPI_TAG_UB) return raise_error(comm, fn, MPI_ERR_TAG);
+    int members[util::kMaxRanks];  // ranks in comm
+    for (int r = 0; r < g->size; ++r) {
+        members[r] = group_rank_of(c->group, g->world[r]);
+        if (members[r] == MPI_UNDEFINED)
+            return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
+    }
+    *newcomm = MPI_COMM_NULL;
+    const int me = group_rank_of(*g, util::world_rank());
+    if (me == MPI_UNDEFINED) return MPI_SUCCESS;
+    const int internal_tag = LWMPI_TAG_UB + 1 + tag;  // above every collective's own tag
+    uint32_t context = comm_next_context();
+    int e = MPI_SUCCESS;
+    if (me != 0) {
+        e = send(*c, members[0], internal_tag, &context, 1, MPI_UNSIGNED);
+        if (e == MPI_SUCCESS) e = recv(*c, members[0], internal_tag, &context, 1, MPI_UNSIGNED);
+    } else {
+        uint32_t theirs[util::kMaxRanks];
+        Batch in(*c);
+        for (int r = 1; r < g->size; ++r)
+            in.recv(members[r], internal_tag, &theirs[r], 1, MPI_UNSIGNED);
+        e = in.finish();
+        for (int r = 1; r < g->size; ++r)
+            context = theirs[r] > context ? theirs[r] : context;
+        Batch out(*c);
+        for (int r = 1; r < g->size && e == MPI_SUCCESS; ++r)
+            out.send(members[r], internal_tag, &context, 1, MPI_UNSIGNED);
+        const int e2 = out.finish();
+        e = e ? e : e2;
+    }
+    if (e) return raise_error(comm, fn, e, util::error_detail());
+    comm_reserve(context + 2);
+    if (int e2 = comm_add(c, context, *g, nullptr, newcomm))
+        return raise_error(comm, fn, e2, "too many communicators");
     return MPI_SUCCESS;
 }
 
@@ -241,7 +345,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Comm_split_type";
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return raise_error(comm, fn, MPI_ERR_ARG, "unknown split type");

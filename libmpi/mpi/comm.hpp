@@ -1,6 +1,6 @@
-// Communicators (MPI 3.1 sections 6.4 and 7.5): per-rank tables of
-// intracommunicators, each with its members, its contexts, its error
-// handler, its name and an optional Cartesian topology.
+// Communicators (MPI 3.1 sections 6.4, 6.6 and 7.5): per-rank tables of
+// intra- and intercommunicators, each with its members, its contexts, its
+// error handler, its name and an optional Cartesian topology.
 #pragma once
 
 #include <mpi.h>
@@ -10,8 +10,8 @@
 
 namespace lwmpi {
 
-inline constexpr int kMaxComms = 16;  ///< per rank, WORLD and SELF included
-inline constexpr int kMaxDims = 8;    ///< of a Cartesian topology
+inline constexpr int kMaxComms = 256;  ///< per rank, WORLD and SELF included
+inline constexpr int kMaxDims = 8;     ///< of a Cartesian topology
 
 /// A Cartesian topology (section 7.5.1): rank r of the communicator sits
 /// at coordinates given by r in row-major order over dims.
@@ -24,6 +24,13 @@ struct CartTopology {
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they
 /// never match another communicator's (section 6.1.2).
+///
+/// An intercommunicator (section 6.6) joins two disjoint groups: `group` is
+/// the caller's (local) group, `remote` the other one, and the ranks that
+/// point-to-point calls and collectives name are ranks of `remote`. Its
+/// `local` intracommunicator, over the local group with a context of its
+/// own, carries the collectives' work inside each group; it has no handle
+/// the program sees and goes with its intercommunicator.
 struct Comm {
     bool in_use;
     bool freed;  ///< MPI_Comm_free'd while requests still use it
@@ -35,7 +42,14 @@ struct Comm {
     MPI_Errhandler errhandler;  ///< 0: MPI_ERRORS_ARE_FATAL
     char name[MPI_MAX_OBJECT_NAME];
     CartTopology cart;
+    bool inter;        ///< an intercommunicator
+    GroupData remote;  ///< intercommunicator: the remote group
+    MPI_Comm local;    ///< intercommunicator: the local intracommunicator
 };
+
+/// The group whose ranks point-to-point calls on `c` name: the remote
+/// group of an intercommunicator, else the communicator's group.
+inline const GroupData &peers(const Comm &c) { return c.inter ? c.remote : c.group; }
 
 /// The communicator named by `h` (WORLD and SELF once MPI_Init has run),
 /// or nullptr (MPI_COMM_NULL, invalid, freed).
@@ -64,5 +78,24 @@ void comm_init_predefined(int world_rank, int world_size);
 /// MPI_COMM_NULL. MPI_ERR_NO_MEM when the caller's table is full; other
 /// classes from the exchange.
 int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out);
+
+/// A new communicator on context `context` (and context + 1), which the
+/// caller has agreed with every member: `members` is its group (the
+/// caller one of them), `remote` the remote group of an intercommunicator
+/// (nullptr: an intracommunicator). It inherits `parent`'s error handler
+/// (parent nullptr: the default, MPI_ERRORS_ARE_FATAL). MPI_ERR_NO_MEM when the
+/// caller's table is full.
+int comm_add(const Comm *parent, uint32_t context, const GroupData &members, const GroupData *remote,
+             MPI_Comm *out);
+
+/// The ranks of `g` whose color (colors_keys[2 r]) is `color`, ordered by
+/// key (colors_keys[2 r + 1]) then rank: MPI_Comm_split's order (MPI 3.1
+/// section 6.4.2).
+void select_color(const GroupData &g, const int *colors_keys, int color, GroupData *out);
+
+/// The lowest context id the calling rank has not used; comm_reserve(n)
+/// marks the ids below n used.
+uint32_t comm_next_context();
+void comm_reserve(uint32_t n);
 
 }  // namespace lwmpi

@@ -33,7 +33,7 @@ int check_op(const char *fn, const P2POp &op) {
     if (int e = enter_comm(fn, op.comm, &c)) return e;
     const bool recv = op.op == Op2::recv;
     const P2PArgs args{recv ? op.rbuf : op.sbuf, op.count, op.datatype, op.peer, op.tag};
-    const int size = c->group.size;
+    const int size = peers(*c).size;
     const int e = recv ? check_recv(args, size) : check_send(args, size);
     if (e == MPI_SUCCESS) return MPI_SUCCESS;
     char why[96];
@@ -438,20 +438,20 @@ int MPI_Request_free(MPI_Request *request) {
 static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_source(source, c->group.size)) return raise_error(comm, fn, e);
+    if (int e = check_source(source, peers(*c).size)) return raise_error(comm, fn, e);
     if (int e = check_recv_tag(tag)) return raise_error(comm, fn, e);
     if (source == MPI_PROC_NULL) {
         if (flag) *flag = 1;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    const int world = source == MPI_ANY_SOURCE ? util::kAnySource : c->group.world[source];
+    const int world = source == MPI_ANY_SOURCE ? util::kAnySource : peers(*c).world[source];
     for (;;) {
         if (int e = progress_requests()) return raise_error(comm, fn, e, util::error_detail());
         util::Status st;
         const bool found = util::probe(world, tag, c->context, &st);
         if (found && status != MPI_STATUS_IGNORE) {
-            status->MPI_SOURCE = group_rank_of(c->group, st.source);
+            status->MPI_SOURCE = group_rank_of(peers(*c), st.source);
             status->MPI_TAG = st.tag;
             status->_count = static_cast<long long>(st.bytes);
             status->_cancelled = 0;

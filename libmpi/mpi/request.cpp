@@ -36,7 +36,7 @@ void settle(Request &r, const util::Status &st) {
     const P2POp &a = r.args;
     r.error = st.error;
     if (a.op == Op2::recv) {
-        r.status.MPI_SOURCE = group_rank_of(r.comm->group, st.source);
+        r.status.MPI_SOURCE = group_rank_of(peers(*r.comm), st.source);
         r.status.MPI_TAG = st.tag;
         r.status._count = static_cast<long long>(st.bytes);
         r.status._offered = static_cast<long long>(st.offered);
@@ -171,7 +171,7 @@ int request_start(Request &r) {
         data = r.packed;
     }
     if (e == MPI_SUCCESS && is_send) {
-        const int dst = c.group.world[a.peer];
+        const int dst = peers(c).world[a.peer];
         bool local = false;
         e = util::same_cluster(dst, &local);
         if (e == MPI_SUCCESS) {
@@ -180,7 +180,7 @@ int request_start(Request &r) {
                             bytes, &r.util_req);
         }
     } else if (e == MPI_SUCCESS) {
-        const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : c.group.world[a.peer];
+        const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : peers(c).world[a.peer];
         e = util::irecv(src, a.tag, context, data, bytes, &r.util_req);
     }
     if (e) {

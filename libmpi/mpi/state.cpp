@@ -26,4 +26,10 @@ int enter_comm(const char *function, MPI_Comm comm, Comm **out) {
     return MPI_SUCCESS;
 }
 
+int enter_intracomm(const char *function, MPI_Comm comm, Comm **out) {
+    if (int e = enter_comm(function, comm, out)) return e;
+    if ((*out)->inter) return raise_error(comm, function, MPI_ERR_COMM, "an intercommunicator");
+    return MPI_SUCCESS;
+}
+
 }  // namespace lwmpi

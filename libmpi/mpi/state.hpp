@@ -35,4 +35,8 @@ int require_active(const char *function);
 /// MPI_ERR_COMM (on MPI_COMM_WORLD) when comm is not valid.
 int enter_comm(const char *function, MPI_Comm comm, Comm **out);
 
+/// enter_comm() for calls defined on intracommunicators only: an
+/// intercommunicator raises MPI_ERR_COMM on itself.
+int enter_intracomm(const char *function, MPI_Comm comm, Comm **out);
+
 }  // namespace lwmpi
