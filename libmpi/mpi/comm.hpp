@@ -35,6 +35,7 @@ struct Comm {
     MPI_Errhandler errhandler;  ///< 0: MPI_ERRORS_ARE_FATAL
     char name[MPI_MAX_OBJECT_NAME];
     CartTopology cart;
+    uint32_t schedules;  ///< collectives run as schedules on it (their tags: schedule.hpp)
 };
 
 /// The communicator named by `h` (WORLD and SELF once MPI_Init has run),
