@@ -59,7 +59,7 @@ PUBLIC = {
     "hal": ["hal/include", "hal/arch/*/include"],
     "kcore": ["kernel/core/include"],
     "ikc": ["ikc/include"],
-    "runtime": ["userland/runtime/include", "userland/runtime/arch/*/include"],
+    "runtime": ["userland/runtime/include", "userland/runtime/posix", "userland/runtime/arch/*/include"],
     "libmpi": ["libmpi/include"],
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "check.hpp"
+#include "coll_common.hpp"
 #include "coll_parts.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
@@ -40,72 +41,7 @@ namespace {
 // same order on every rank, so the tag only guards against mistakes.
 enum Tag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall, kScan };
 
-// Copies `count` elements of `t` from `src` to `dst` (same layout).
-int copy(const void *src, void *dst, int count, const Datatype &t) {
-    const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t.size);
-    if (bytes == 0 || src == dst) return MPI_SUCCESS;
-    void *packed = malloc(bytes);
-    if (!packed) return MPI_ERR_NO_MEM;
-    pack(src, count, t, packed);
-    unpack(packed, bytes, dst, count, t);
-    free(packed);
-    return MPI_SUCCESS;
-}
-
-// Copies between two type signatures that match (a rank's own block in
-// Gather, Scatter, Alltoall).
-int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt) {
-    const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(st.size);
-    const uint64_t room = static_cast<uint64_t>(rcount) * static_cast<uint64_t>(rt.size);
-    if (bytes > room) return MPI_ERR_TRUNCATE;
-    if (bytes == 0) return MPI_SUCCESS;
-    void *packed = malloc(bytes);
-    if (!packed) return MPI_ERR_NO_MEM;
-    pack(src, scount, st, packed);
-    unpack(packed, bytes, dst, rcount, rt);
-    free(packed);
-    return MPI_SUCCESS;
-}
-
 // ---- the two-level trees ----
-
-// The ranks of a communicator arranged for a collective rooted at `root`:
-// `leaders` (one per cluster, root's first) and `locals` (the ranks of my
-// cluster, my leader first), and my index in each (-1 if absent).
-struct Layout {
-    int leaders[util::kMaxRanks];
-    int nleaders;
-    int my_leader_index;
-    int locals[util::kMaxRanks];
-    int nlocals;
-    int my_local_index;
-};
-
-void make_layout(const Comm &c, int root, Layout *l) {
-    const int n = c.group.size;
-    const auto cluster = [&](int r) { return util::cluster_of(c.group.world[r]); };
-    const int mine = cluster(c.rank);
-    l->nleaders = l->nlocals = 0;
-    l->my_leader_index = l->my_local_index = -1;
-    // Leaders: root, then the lowest rank of each other cluster.
-    l->leaders[l->nleaders++] = root;
-    for (int r = 0; r < n; ++r) {
-        bool seen = cluster(r) == cluster(root);
-        for (int i = 1; i < l->nleaders && !seen; ++i)
-            seen = cluster(l->leaders[i]) == cluster(r);
-        if (!seen) l->leaders[l->nleaders++] = r;
-    }
-    int leader = -1;
-    for (int i = 0; i < l->nleaders; ++i) {
-        if (cluster(l->leaders[i]) == mine) leader = l->leaders[i];
-        if (l->leaders[i] == c.rank) l->my_leader_index = i;
-    }
-    l->locals[l->nlocals++] = leader;
-    for (int r = 0; r < n; ++r)
-        if (r != leader && cluster(r) == mine) l->locals[l->nlocals++] = r;
-    for (int i = 0; i < l->nlocals; ++i)
-        if (l->locals[i] == c.rank) l->my_local_index = i;
-}
 
 // Binomial broadcast over ranks list[0..m) from list[0]; I am list[me].
 int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int count, MPI_Datatype t) {
@@ -224,49 +160,6 @@ int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op o
     return tree_reduce(c, l.leaders, l.nleaders, l.my_leader_index, acc, tmp.get(), count, type, op);
 }
 
-// ---- argument checks ----
-
-// Raises `e` with the bad value when it is not MPI_SUCCESS.
-int check(const char *fn, MPI_Comm comm, int e, const char *what, long long value) {
-    if (e == MPI_SUCCESS) return MPI_SUCCESS;
-    char why[64];
-    TextBuilder(why, sizeof why).put(what).put(' ').put_int(value);
-    return raise_error(comm, fn, e, why);
-}
-
-// A rank of the communicator; of an intercommunicator, MPI_ROOT,
-// MPI_PROC_NULL or a rank of the remote group (section 5.2.2).
-int check_root(const char *fn, const Comm &c, int root) {
-    const bool ok =
-        (root >= 0 && root < peers(c).size) || (c.inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
-    return check(fn, c.handle, ok ? MPI_SUCCESS : MPI_ERR_ROOT, "root", root);
-}
-
-// MPI_IN_PLACE has no meaning on an intercommunicator.
-int check_not_in_place(const char *fn, const Comm &c, const void *buf) {
-    if (!c.inter || buf != MPI_IN_PLACE) return MPI_SUCCESS;
-    return raise_error(c.handle, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
-}
-
-// A buffer of `count` elements of `type` (MPI_IN_PLACE allowed where the
-// caller says so).
-int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type) {
-    if (int e = check(fn, comm, check_count(count), "count", count)) return e;
-    if (int e = check_datatype(type)) return raise_error(comm, fn, e);
-    return check(fn, comm, check_buffer(buf, count), "NULL buffer for count", count);
-}
-
-int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {
-    if (int e = check_buf(fn, comm, buf, count, type)) return e;
-    if (int e = check_op(op, type))
-        return raise_error(comm, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
-    return MPI_SUCCESS;
-}
-
-int fail(const char *fn, MPI_Comm comm, int e) {
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
-}
-
 // Allreduce into recvbuf (the input in sendbuf, or already in recvbuf).
 int allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op) {
     const Datatype &t = *datatype_get(type);
@@ -345,18 +238,9 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     static constexpr char fn[] = "MPI_Reduce";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_root(fn, *c, root)) return e;
-    if (c->inter) {
-        if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-        if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
-        const int e = root == MPI_ROOT ? check_buf(fn, comm, recvbuf, count, datatype)
-                                       : check_reduce(fn, comm, sendbuf, count, datatype, op);
-        return e ? e : fail(fn, comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
-    }
+    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (c->inter) return fail(fn, comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
-    if (int e = check_reduce(fn, comm, in_place ? recvbuf : sendbuf, count, datatype, op)) return e;
-    if (c->rank == root)
-        if (int e = check_buf(fn, comm, recvbuf, count, datatype)) return e;
     const Datatype &t = *datatype_get(datatype);
     if (c->rank == root) {
         const int e = in_place ? MPI_SUCCESS : copy(sendbuf, recvbuf, count, t);
@@ -374,25 +258,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     static constexpr char fn[] = "MPI_Allreduce";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
-    if (int e = check_reduce(fn, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, op))
-        return e;
-    if (int e = check_buf(fn, comm, recvbuf, count, datatype)) return e;
+    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
     return fail(fn, comm,
                 c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
                          : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
 
 namespace {
-
-// Checks a buffer of blocks: the arrays (v-forms) and each block's count.
-int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type) {
-    if (!b.counts) return check_buf(fn, c.handle, buf, b.fixed, type);
-    if (!b.displs) return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
-    for (int r = 0; r < peers(c).size; ++r)
-        if (int e = check_buf(fn, c.handle, buf, b.counts[r], type)) return e;
-    return MPI_SUCCESS;
-}
 
 // Gather(v): rank r's block lands in recvbuf's block r.
 int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -436,22 +308,13 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
            const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_root(fn, *c, root)) return e;
-    if (c->inter) {  // the root has the blocks, the other group one buffer each
-        if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-        const int e = root == MPI_ROOT ? check_blocks(fn, *c, many, blocks, blocks_type)
-                                       : check_buf(fn, comm, one, count, type);
-        if (e) return e;
+    if (int e = check_rooted(fn, *c, one, count, type, many, blocks, blocks_type, root)) return e;
+    if (c->inter)
         return fail(
             fn, comm,
             gather
                 ? inter_gatherv(*c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root)
                 : inter_scatterv(*c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root));
-    }
-    if (!(c->rank == root && one == MPI_IN_PLACE))
-        if (int e = check_buf(fn, comm, one, count, type)) return e;
-    if (c->rank == root)
-        if (int e = check_blocks(fn, *c, many, blocks, blocks_type)) return e;
     if (gather) return gatherv(fn, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
     return scatterv(fn, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
 }
@@ -489,10 +352,7 @@ int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype 
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_buf(fn, comm, sendbuf, sendcount, sendtype)) return e;
-    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
+    if (int e = check_all(fn, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
     if (c->inter)
         return fail(fn, comm,
                     inter_exchange(*c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype));
@@ -516,10 +376,7 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_not_in_place(fn, *c, sendbuf)) return e;
-    if (sendbuf != MPI_IN_PLACE)
-        if (int e = check_blocks(fn, *c, sendbuf, sb, sendtype)) return e;
-    if (int e = check_blocks(fn, *c, recvbuf, rb, recvtype)) return e;
+    if (int e = check_all(fn, *c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
     if (c->inter) return fail(fn, comm, inter_exchange(*c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype));
     const int n = c->group.size, me = c->rank;
     const Datatype &rt = *datatype_get(recvtype);
@@ -577,51 +434,36 @@ namespace {
 
 // Reduce_scatter(_block): reduce the whole vector to rank 0, then scatter
 // its pieces (counts[r] elements to rank r).
-int reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, const int *counts,
-                   int fixed_count, MPI_Datatype type, MPI_Op op) {
-    const int n = c.group.size;
-    const Datatype &t = *datatype_get(type);
-    int total = 0, displs[util::kMaxRanks];
-    for (int r = 0; r < n; ++r) {
-        displs[r] = total;
-        total += counts ? counts[r] : fixed_count;
-    }
-    const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
-    const int mine = pieces.count(c.rank);
-    if (int e = check_not_in_place(fn, c, sendbuf)) return e;
-    if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, type, op))
+int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
+                   const int *counts, int fixed_count, MPI_Datatype type, MPI_Op op) {
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    int total, displs[util::kMaxRanks];
+    if (int e = check_reduce_scatter(fn, *c, sendbuf, recvbuf, v_form, counts, fixed_count, type, op, &total,
+                                     displs))
         return e;
-    if (int e = check_buf(fn, c.handle, recvbuf, mine, type)) return e;
-    if (c.inter)
-        return fail(fn, c.handle, inter_reduce_scatter(c, sendbuf, recvbuf, pieces, total, type, op));
+    const Datatype &t = *datatype_get(type);
+    const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
+    if (c->inter) return fail(fn, comm, inter_reduce_scatter(*c, sendbuf, recvbuf, pieces, total, type, op));
     TempBuf all(total, t);
-    if (!all.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    if (!all.ok()) return fail(fn, comm, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);
-    if (e == MPI_SUCCESS) e = reduce_into(c, all.get(), total, type, op, 0);
-    if (e) return fail(fn, c.handle, e);
-    return scatterv(fn, c, all.get(), pieces, type, recvbuf, mine, type, 0);
+    if (e == MPI_SUCCESS) e = reduce_into(*c, all.get(), total, type, op, 0);
+    if (e) return fail(fn, comm, e);
+    return scatterv(fn, *c, all.get(), pieces, type, recvbuf, pieces.count(c->rank), type, 0);
 }
 
 }  // namespace
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Reduce_scatter";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!recvcounts) return raise_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
-    for (int r = 0; r < c->group.size; ++r)
-        if (int e = check(fn, comm, check_count(recvcounts[r]), "count", recvcounts[r])) return e;
-    return reduce_scatter(fn, *c, sendbuf, recvbuf, recvcounts, 0, datatype, op);
+    return reduce_scatter("MPI_Reduce_scatter", comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm) {
-    static constexpr char fn[] = "MPI_Reduce_scatter_block";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check(fn, comm, check_count(recvcount), "count", recvcount)) return e;
-    return reduce_scatter(fn, *c, sendbuf, recvbuf, nullptr, recvcount, datatype, op);
+    return reduce_scatter("MPI_Reduce_scatter_block", comm, sendbuf, recvbuf, false, nullptr, recvcount,
+                          datatype, op);
 }
 
 namespace {
@@ -630,9 +472,7 @@ namespace {
 // order, each combining its own contribution on the right.
 int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
          MPI_Op op, bool inclusive) {
-    if (int e = check_reduce(fn, c.handle, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, op))
-        return e;
-    if (int e = check_buf(fn, c.handle, recvbuf, count, type)) return e;
+    if (int e = check_reduction(fn, c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
     const Datatype &t = *datatype_get(type);
     TempBuf mine(count, t), prefix(count, t);
     if (!mine.ok() || !prefix.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);

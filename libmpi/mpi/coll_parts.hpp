@@ -1,6 +1,7 @@
-// What LibMPI's collectives are made of: point-to-point messages on a
-// communicator's collective context, one at a time or in batches,
-// temporary buffers, and the blocks of the per-rank collectives.
+// What LibMPI's blocking collectives are made of: point-to-point messages
+// on a communicator's collective context, one at a time or in batches,
+// and temporary buffers (coll_common.hpp has the rest they share with the
+// non-blocking ones).
 #pragma once
 
 #include <mpi.h>
@@ -100,35 +101,5 @@ private:
     MPI_Aint lb_;
     char *mem_;
 };
-
-/// Element `index` of a buffer of elements of `t`.
-inline char *at(void *buf, MPI_Aint index, const Datatype &t) {
-    return static_cast<char *>(buf) + index * t.extent;
-}
-inline const char *at(const void *buf, MPI_Aint index, const Datatype &t) {
-    return static_cast<const char *>(buf) + index * t.extent;
-}
-
-/// The blocks of a buffer in the per-rank collectives: rank r's block is
-/// count(r) elements at displ(r) elements from the start. The v-forms give
-/// the arrays; the others one count for all, blocks back to back.
-struct Blocks {
-    const int *counts;  ///< nullptr: `fixed` elements each
-    const int *displs;
-    int fixed;
-
-    int count(int r) const { return counts ? counts[r] : fixed; }
-    MPI_Aint displ(int r) const { return displs ? displs[r] : static_cast<MPI_Aint>(r) * fixed; }
-    /// Elements from the start to the end of the last block.
-    MPI_Aint span(int n) const {
-        MPI_Aint end = 0;
-        for (int r = 0; r < n; ++r)
-            end = displ(r) + count(r) > end ? displ(r) + count(r) : end;
-        return end;
-    }
-};
-
-/// Blocks of `count` elements each, back to back.
-constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, count}; }
 
 }  // namespace lwmpi

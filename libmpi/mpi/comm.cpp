@@ -80,6 +80,7 @@ void comm_init_predefined(int world_rank, int world_size) {
     world.in_use = true;
     world.handle = MPI_COMM_WORLD;
     world.context = 0;  // contexts 0 (pt2pt) and 1 (collective)
+    world.schedules = 0;
     world.rank = world_rank;
     world.group.size = world_size;
     for (int r = 0; r < world_size; ++r)
@@ -88,6 +89,7 @@ void comm_init_predefined(int world_rank, int world_size) {
     self.in_use = true;
     self.handle = MPI_COMM_SELF;
     self.context = 2;  // contexts 2 and 3
+    self.schedules = 0;
     self.rank = 0;
     self.group.size = 1;
     self.group.world[0] = static_cast<int16_t>(world_rank);

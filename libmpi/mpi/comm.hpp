@@ -42,9 +42,10 @@ struct Comm {
     MPI_Errhandler errhandler;  ///< 0: MPI_ERRORS_ARE_FATAL
     char name[MPI_MAX_OBJECT_NAME];
     CartTopology cart;
-    bool inter;        ///< an intercommunicator
-    GroupData remote;  ///< intercommunicator: the remote group
-    MPI_Comm local;    ///< intercommunicator: the local intracommunicator
+    uint32_t schedules;  ///< collectives run as schedules on it (their tags: schedule.hpp)
+    bool inter;          ///< an intercommunicator
+    GroupData remote;    ///< intercommunicator: the remote group
+    MPI_Comm local;      ///< intercommunicator: the local intracommunicator
 };
 
 /// The group whose ranks point-to-point calls on `c` name: the remote

@@ -531,7 +531,11 @@ int datatype_free(MPI_Datatype h) {
 }
 
 const Datatype *datatype_hold(MPI_Datatype h) {
-    if (Slot *s = live_slot(h)) {
+    // A type freed while a pending operation holds it can be held again by
+    // the parts of that operation (the messages of a schedule, started as
+    // it goes on).
+    Slot *s = slot_of(h);
+    if (s && (!s->freed || s->holds > 0)) {
         ++s->holds;
         return &s->type;
     }

@@ -111,7 +111,8 @@ int datatype_free(MPI_Datatype h);
 void datatype_finalize();
 
 /// datatype_get(h), and keeps the type alive until datatype_release(h)
-/// even if it is freed meanwhile: a pending operation holds its type.
+/// even if it is freed meanwhile: a pending operation holds its type (and
+/// a held type, freed or not, can be held again).
 /// Predefined types need no holding (both calls do nothing for them).
 const Datatype *datatype_hold(MPI_Datatype h);
 void datatype_release(MPI_Datatype h);

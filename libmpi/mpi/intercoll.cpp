@@ -8,6 +8,7 @@
 // its sender to its receiver, as on an intracommunicator.
 #include "intercoll.hpp"
 
+#include "coll_common.hpp"
 #include "coll_parts.hpp"
 #include "datatype.hpp"
 
@@ -73,10 +74,9 @@ int inter_gatherv(const Comm &c, const void *sendbuf, int sendcount, MPI_Datatyp
                   const Blocks &rb, MPI_Datatype recvtype, int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
     if (root != MPI_ROOT) return send(c, root, kGather, sendbuf, sendcount, sendtype);
-    const Datatype &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r)
-        b.recv(r, kGather, at(recvbuf, rb.displ(r), rt), rb.count(r), recvtype);
+        b.recv(r, kGather, rb.at(recvbuf, r, recvtype), rb.count(r), recvtype);
     return b.finish();
 }
 
@@ -84,21 +84,19 @@ int inter_scatterv(const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Dat
                    int recvcount, MPI_Datatype recvtype, int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
     if (root != MPI_ROOT) return recv(c, root, kScatter, recvbuf, recvcount, recvtype);
-    const Datatype &st = *datatype_get(sendtype);
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r)
-        b.send(r, kScatter, at(sendbuf, sb.displ(r), st), sb.count(r), sendtype);
+        b.send(r, kScatter, sb.at(sendbuf, r, sendtype), sb.count(r), sendtype);
     return b.finish();
 }
 
 int inter_exchange(const Comm &c, const void *sendbuf, const Blocks *sb, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const Blocks &rb, MPI_Datatype recvtype) {
-    const Datatype &st = *datatype_get(sendtype), &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r) {
-        b.recv(r, kAll, at(recvbuf, rb.displ(r), rt), rb.count(r), recvtype);
+        b.recv(r, kAll, rb.at(recvbuf, r, recvtype), rb.count(r), rb.type(r, recvtype));
         if (sb)
-            b.send(r, kAll, at(sendbuf, sb->displ(r), st), sb->count(r), sendtype);
+            b.send(r, kAll, sb->at(sendbuf, r, sendtype), sb->count(r), sb->type(r, sendtype));
         else
             b.send(r, kAll, sendbuf, sendcount, sendtype);
     }

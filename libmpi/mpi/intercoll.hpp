@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "coll_parts.hpp"
+#include "coll_common.hpp"
 #include "comm.hpp"
 
 namespace lwmpi {
@@ -31,8 +31,8 @@ int inter_gatherv(const Comm &c, const void *sendbuf, int sendcount, MPI_Datatyp
 int inter_scatterv(const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root);
 /// Allgather(v) (sb nullptr: the same sendbuf to every remote rank) and
-/// Alltoall(v) (sb: block r to remote rank r): remote rank r's block lands
-/// in block r of recvbuf.
+/// Alltoall(v,w) (sb: block r to remote rank r): remote rank r's block
+/// lands in block r of recvbuf.
 int inter_exchange(const Comm &c, const void *sendbuf, const Blocks *sb, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const Blocks &rb, MPI_Datatype recvtype);
 /// Reduce_scatter(_block): the reduction of the other group's `total`

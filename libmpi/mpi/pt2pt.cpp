@@ -426,7 +426,7 @@ int MPI_Request_free(MPI_Request *request) {
     if (int e = require_active(fn)) return e;
     Request *r = request ? request_get(*request) : nullptr;
     if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
-    if (r->active && !r->complete && r->util_req >= 0)
+    if (request_running(*r))
         request_free_later(*r);
     else
         request_drop(*r);

@@ -8,6 +8,7 @@
 #include "datatype.hpp"
 #include "handles.hpp"
 #include "protocol.hpp"
+#include "schedule.hpp"
 #include "../mpiutil/pool.hpp"
 #include "../mpiutil/rank_local.hpp"
 
@@ -55,12 +56,7 @@ void reap() {
     Requests &q = t_requests.get();
     for (int i = 1; q.freed_running > 0 && i < q.table.size(); ++i) {
         Request &r = q.table[i];
-        if (!r.in_use || !r.freed || r.util_req < 0) continue;
-        util::Status st;
-        if (util::done(r.util_req, &st)) {
-            settle(r, st);
-            request_drop(r);
-        }
+        if (r.in_use && r.freed && request_check(r)) request_drop(r);
     }
 }
 
@@ -82,6 +78,7 @@ void hand_over(Request &r, MPI_Request carrier) {
 
 int progress_requests() {
     if (int e = util::progress()) return e;
+    schedule_progress();
     reap();
     return MPI_SUCCESS;
 }
@@ -125,6 +122,32 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     return MPI_SUCCESS;
 }
 
+int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out) {
+    auto &table = t_requests.get().table;
+    const int i = table.find_free(1, [](const Request &r) { return !r.in_use; });
+    if (i < 0) {
+        Schedule::destroy(s);
+        return MPI_ERR_NO_MEM;
+    }
+    Request &r = table[i];
+    r = Request{};
+    r.kind = RequestKind::schedule;
+    r.in_use = true;
+    r.active = true;
+    r.args.comm = c.handle;
+    r.args.datatype = MPI_BYTE;  // (predefined: nothing held)
+    r.comm = &c;
+    comm_hold(c);
+    r.util_req = -1;
+    r.schedule = s;
+    *out = make_handle(HandleKind::request, i);
+    return MPI_SUCCESS;
+}
+
+bool request_running(const Request &r) {
+    return r.active && !r.complete && (r.util_req >= 0 || r.kind == RequestKind::schedule);
+}
+
 void request_free_later(Request &r) {
     r.freed = true;
     ++t_requests.get().freed_running;
@@ -133,6 +156,8 @@ void request_free_later(Request &r) {
 void request_drop(Request &r) {
     if (r.freed) --t_requests.get().freed_running;
     r.freed = false;
+    if (r.kind == RequestKind::schedule) Schedule::destroy(r.schedule);
+    r.schedule = nullptr;
     datatype_release(r.args.datatype);
     comm_release(*r.comm);
     r.in_use = false;
@@ -214,6 +239,14 @@ int drain_requests() {
 
 bool request_check(Request &r) {
     if (r.complete) return true;
+    if (r.kind == RequestKind::schedule) {
+        // Moving a schedule on starts its next messages, no progress pass.
+        if (!r.schedule->advance()) return false;
+        empty_status(&r.status);
+        r.error = r.schedule->error();
+        r.complete = true;
+        return true;
+    }
     util::Status st;
     if (r.util_req < 0 || !util::done(r.util_req, &st)) return false;
     settle(r, st);

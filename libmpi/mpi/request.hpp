@@ -14,6 +14,7 @@ namespace lwmpi {
 
 struct Comm;
 struct Datatype;
+class Schedule;
 
 /// What a point-to-point call asks for.
 enum class Op2 : uint8_t { send, ssend, bsend, rsend, recv };
@@ -31,7 +32,13 @@ struct P2POp {
     bool collective;  ///< on the communicator's collective context
 };
 
+/// What a request stands for: one point-to-point operation (args), or a
+/// collective run as a schedule (schedule.hpp; args.comm names its
+/// communicator).
+enum class RequestKind : uint8_t { p2p, schedule };
+
 struct Request {
+    RequestKind kind;
     bool in_use;
     bool persistent;
     bool active;  ///< started and not completed by a wait or test
@@ -43,7 +50,8 @@ struct Request {
     void *packed;          ///< temporary contiguous copy, or nullptr
     bool complete;         ///< done: status below is final
     MPI_Status status;
-    int error;  ///< MPI_SUCCESS or the class raised at completion
+    int error;           ///< MPI_SUCCESS or the class raised at completion
+    Schedule *schedule;  ///< kind schedule: the collective, owned by the request
 };
 
 /// The request named by `h`, or nullptr.
@@ -52,6 +60,15 @@ Request *request_get(MPI_Request h);
 /// A new request for `op` (not started); MPI_ERR_NO_MEM when the table is
 /// full. `persistent` requests survive their completion.
 int request_new(const P2POp &op, bool persistent, MPI_Request *out);
+
+/// A new active request for schedule `s` on `c`, which it owns from then
+/// on (also when this fails: MPI_ERR_NO_MEM when the table is full).
+/// Completes when the schedule ends; start the schedule after this.
+int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out);
+
+/// Whether `r` has an operation under way that MPI_Request_free must let
+/// finish (section 3.7.3) rather than drop.
+bool request_running(const Request &r);
 
 /// Frees the table entry of `r` (its operation over or never started).
 void request_drop(Request &r);
