@@ -28,6 +28,7 @@ namespace {
 void drop(Comm &c) {
     const MPI_Errhandler h = c.errhandler;
     c.in_use = false;
+    topo_free(c.topo);
     const int i = handle_index(c.handle);
     if (i >= kFirstMadeComm) {
         Comm *&made = state().made[i - kFirstMadeComm];
@@ -65,6 +66,7 @@ void comm_release(Comm &c) {
 
 void comm_finalize() {
     for (Comm *&c : state().made) {
+        if (c) topo_free(c->topo);
         free(c);
         c = nullptr;
     }
@@ -204,7 +206,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
     if (int e = comm_make(*c, &c->group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-    comm_get(*newcomm)->cart = c->cart;  // the topology goes along (section 6.4.2)
+    // The topology goes along (sections 6.4.2 and 7.4).
+    if (int e = topo_copy(c->topo, &comm_get(*newcomm)->topo)) {
+        MPI_Comm_free(newcomm);
+        return raise_error(comm, fn, e, "no memory for the topology");
+    }
     return MPI_SUCCESS;
 }
 
