@@ -16,7 +16,7 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
     test_mpi_suite.py [unittest options]         all of them
 
-SUITE: env, p2p, coll, comm, dtype, err, stress, third_party.
+SUITE: env, p2p, coll, comm, dtype, err, topo, stress, third_party.
 """
 import os
 import re
@@ -124,6 +124,12 @@ class Err(Program):
     PROGRAM = "mpi_err_test"
 
 
+class Topo(Program):
+    """Graph and distributed graph topologies, Cart_sub, Cart_map, the
+    neighbourhood collectives on every kind of topology."""
+    PROGRAM = "mpi_topo_test"
+
+
 class Stress(Program):
     """Thousands of messages of mixed sizes between all pairs."""
     PROGRAM = "mpi_stress"
@@ -139,6 +145,8 @@ add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
                              (16, "scatter", "ikc")))
 add_runs(Dtype, standard_runs((4, "compact", "shm")))
 add_runs(Err, standard_runs((4, "compact", "shm"), (3, "scatter", "ikc")))
+add_runs(Topo, standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (4, "compact", "shm"),
+                             (16, "scatter", "ikc"), (16, "compact", "shm")))
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
@@ -185,7 +193,7 @@ class ThirdParty(unittest.TestCase):
 
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
-          "err": "Err", "stress": "Stress", "third_party": "ThirdParty"}
+          "err": "Err", "topo": "Topo", "stress": "Stress", "third_party": "ThirdParty"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
