@@ -149,6 +149,10 @@ typedef long long MPI_Count;
 #define MPI_BOTTOM   ((void *)0)
 /* In place of a send buffer in collectives (section 5.2.1). */
 #define MPI_IN_PLACE ((void *)1)
+/* Weights of a distributed graph (section 7.5.4): an unweighted graph, and
+ * an empty list of weights (degree 0). */
+#define MPI_UNWEIGHTED    ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
 /* Bytes MPI_Bsend needs in the attached buffer on top of the message. */
 #define MPI_BSEND_OVERHEAD 64
 
@@ -639,14 +643,16 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
 int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 
-/* Topology of comm: MPI_CART or MPI_UNDEFINED. (7.5.5) */
+/* Topology of comm: MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED;
+ * MPI_Comm_dup keeps it, the other constructors do not. (7.5.5) */
 int MPI_Topo_test(MPI_Comm comm, int *status);
 
 /* ---- Cartesian topologies (MPI 3.1 section 7.5) --------------------- */
 
 /* Errors: MPI_ERR_DIMS (bad ndims or dims), MPI_ERR_TOPOLOGY (comm has no
  * Cartesian topology), MPI_ERR_ARG (more nodes than ranks, bad
- * coordinates). At most 8 dimensions. */
+ * coordinates). At most 8 dimensions; with 0, MPI_Cart_create gives rank 0
+ * a zero-dimensional topology of one rank. */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart);
@@ -655,6 +661,88 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+/* The subgrids that keep the dimensions with remain_dims[i] true, each
+ * a communicator with that Cartesian topology (zero-dimensional, of one
+ * rank, when none is kept). (7.5.7) */
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+/* The rank MPI_Cart_create would give the caller: LWMPI keeps the ranks
+ * in order, so its rank if below the grid's size, else MPI_UNDEFINED.
+ * (7.5.8) */
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+
+/* ---- Graph topologies (MPI 3.1 sections 7.5.3-7.5.5, 7.5.8) ---------- */
+
+/* Node i is rank i of comm_old (the ranks from nnodes on get
+ * MPI_COMM_NULL; all of them when nnodes is 0); its neighbours are
+ * edges[index[i-1] .. index[i]-1] (index[-1] = 0). Self-loops and
+ * repeated edges are allowed. Errors: MPI_ERR_ARG (nnodes < 0 or above
+ * comm's size, index decreasing), MPI_ERR_TOPOLOGY (an edge that is no
+ * node, or a communicator without a graph topology in the queries),
+ * MPI_ERR_RANK (a rank that is no node). */
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                     MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+/* The first maxindex entries of index and maxedges of edges. */
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+/* rank's neighbours in the order of edges (at most maxneighbors). */
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+/* As MPI_Cart_map: the caller's rank if below nnodes, else MPI_UNDEFINED. */
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+
+/* ---- Distributed graph topologies (MPI 3.1 section 7.5.4) ----------- */
+
+/* Every rank of comm_old is in the new communicator, in order. Weights
+ * are non-negative, or MPI_UNWEIGHTED (on every rank then), or
+ * MPI_WEIGHTS_EMPTY for an empty list. info must be MPI_INFO_NULL
+ * (MPI_ERR_INFO otherwise). Errors: MPI_ERR_ARG (negative degree or
+ * weight, missing list), MPI_ERR_RANK (a neighbour that is no rank of
+ * comm_old), MPI_ERR_TOPOLOGY (queries on a communicator without a
+ * distributed graph topology). */
+
+/* Each rank gives its own sources and destinations, in the order the
+ * neighbourhood collectives then use. */
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree, const int destinations[],
+                                   const int destweights[], MPI_Info info, int reorder,
+                                   MPI_Comm *comm_dist_graph);
+/* Each rank gives any edges: degrees[i] edges from sources[i], to the
+ * next degrees[i] entries of destinations. A rank's neighbours come in
+ * the order of the ranks that gave the edges, then of their lists. At
+ * most 65536 edges given by one rank. */
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+/* At most maxindegree sources and maxoutdegree destinations; weights
+ * only for a weighted graph, into arrays that are not MPI_UNWEIGHTED. */
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                             int maxoutdegree, int destinations[], int destweights[]);
+
+/* ---- Neighbourhood collectives (MPI 3.1 section 7.6) ---------------- */
+
+/* On a communicator with a topology (MPI_ERR_TOPOLOGY otherwise), every
+ * rank calls them in the same order. Block i of the receive buffer comes
+ * from the i-th source, block j of the send buffer goes to the j-th
+ * destination: Cartesian, for each dimension the neighbour at -1 then at
+ * +1 (MPI_PROC_NULL past a non-periodic edge: its block is not sent, and
+ * not touched in the receive buffer); graph, MPI_Graph_neighbors on both
+ * sides; distributed graph, MPI_Dist_graph_neighbors. With a neighbour
+ * twice (a periodic dimension of size 1 or 2), the block sent towards -1
+ * lands in the +1 block and the other way round. No MPI_IN_PLACE. */
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                           MPI_Datatype recvtype, MPI_Comm comm);
+/* Displacements in bytes, one datatype per block. */
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 #ifdef __cplusplus
 }

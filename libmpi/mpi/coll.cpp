@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.hpp"
 #include "check.hpp"
 #include "coll_common.hpp"
 #include "coll_parts.hpp"

@@ -32,6 +32,7 @@ void drop(Comm &c) {
     if (c.inter)
         if (Comm *local = comm_get(c.local)) drop(*local);
     c.in_use = false;
+    topo_free(c.topo);
     const int i = handle_index(c.handle);
     if (i >= kFirstMadeComm) {
         Comm *&made = state().made[i - kFirstMadeComm];
@@ -69,6 +70,7 @@ void comm_release(Comm &c) {
 
 void comm_finalize() {
     for (Comm *&c : state().made) {
+        if (c) topo_free(c->topo);
         free(c);
         c = nullptr;
     }
@@ -261,7 +263,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
         return MPI_SUCCESS;
     }
     if (int e = comm_make(*c, &c->group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-    comm_get(*newcomm)->cart = c->cart;  // the topology goes along (section 6.4.2)
+    // The topology goes along (sections 6.4.2 and 7.4).
+    if (int e = topo_copy(c->topo, &comm_get(*newcomm)->topo)) {
+        MPI_Comm_free(newcomm);
+        return raise_error(comm, fn, e, "no memory for the topology");
+    }
     return MPI_SUCCESS;
 }
 

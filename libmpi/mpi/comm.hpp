@@ -1,25 +1,17 @@
 // Communicators (MPI 3.1 sections 6.4, 6.6 and 7.5): per-rank tables of
 // intra- and intercommunicators, each with its members, its contexts, its
-// error handler, its name and an optional Cartesian topology.
+// error handler, its name and an optional topology (topo.hpp).
 #pragma once
 
 #include <mpi.h>
 #include <stdint.h>
 
 #include "group.hpp"
+#include "topo.hpp"
 
 namespace lwmpi {
 
 inline constexpr int kMaxComms = 256;  ///< per rank, WORLD and SELF included
-inline constexpr int kMaxDims = 8;     ///< of a Cartesian topology
-
-/// A Cartesian topology (section 7.5.1): rank r of the communicator sits
-/// at coordinates given by r in row-major order over dims.
-struct CartTopology {
-    int ndims;  ///< 0: the communicator has no topology
-    int dims[kMaxDims];
-    bool periods[kMaxDims];
-};
 
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they
@@ -41,7 +33,7 @@ struct Comm {
     GroupData group;            ///< its members, by rank
     MPI_Errhandler errhandler;  ///< 0: MPI_ERRORS_ARE_FATAL
     char name[MPI_MAX_OBJECT_NAME];
-    CartTopology cart;
+    Topology topo;       ///< owns its lists: topo_free() when the record goes
     uint32_t schedules;  ///< collectives run as schedules on it (their tags: schedule.hpp)
     bool inter;          ///< an intercommunicator
     GroupData remote;    ///< intercommunicator: the remote group

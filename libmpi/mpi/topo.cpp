@@ -1,8 +1,15 @@
-// Cartesian topologies (MPI 3.1 section 7.5): the arithmetic and the
-// MPI_Dims_create, MPI_Cart_* and MPI_Topo_test calls.
+// Topologies (MPI 3.1 chapter 7): the records and their arithmetic, and
+// the MPI_Dims_create, MPI_Cart_* and MPI_Topo_test calls (graph.cpp has
+// the graph calls, neighbor.cpp the neighbourhood collectives).
 #include "topo.hpp"
 
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.hpp"
 #include "errors.hpp"
+#include "quiet.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
@@ -49,6 +56,33 @@ bool balanced(int n, int k, int cap, int f[]) {
 int wrap(long long c, int d) { return static_cast<int>((c % d + d) % d); }
 
 }  // namespace
+
+GraphTopology *graph_alloc(int count) {
+    auto *g = static_cast<GraphTopology *>(
+        malloc(sizeof(GraphTopology) + sizeof(int) * static_cast<size_t>(count)));
+    if (!g) return nullptr;
+    *g = GraphTopology{};
+    g->count = count;
+    return g;
+}
+
+int topo_copy(const Topology &from, Topology *to) {
+    *to = from;
+    if (!from.graph) return MPI_SUCCESS;
+    const size_t bytes = sizeof(GraphTopology) + sizeof(int) * static_cast<size_t>(from.graph->count);
+    to->graph = static_cast<GraphTopology *>(malloc(bytes));
+    if (!to->graph) {
+        *to = Topology{};
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(to->graph, from.graph, bytes);
+    return MPI_SUCCESS;
+}
+
+void topo_free(Topology &t) {
+    free(t.graph);
+    t = Topology{};
+}
 
 int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes < 1) return MPI_ERR_ARG;
@@ -112,12 +146,116 @@ void cart_shift(const CartTopology &t, int rank, int direction, int disp, int *s
     *dest = neighbour(static_cast<long long>(here) + disp);
 }
 
+void cart_sub(const CartTopology &t, const bool remain[], int rank, CartTopology *sub, int *color, int *key) {
+    int coords[kMaxDims];
+    cart_coords(t, rank, coords);
+    *sub = CartTopology{};
+    *color = *key = 0;
+    for (int i = 0; i < t.ndims; ++i) {
+        if (!remain[i]) {
+            *color = *color * t.dims[i] + coords[i];
+            continue;
+        }
+        *key = *key * t.dims[i] + coords[i];
+        sub->dims[sub->ndims] = t.dims[i];
+        sub->periods[sub->ndims++] = t.periods[i];
+    }
+}
+
+int graph_check(int size, int nnodes, const int index[], const int edges[]) {
+    if (nnodes < 0 || nnodes > size) return MPI_ERR_ARG;
+    for (int i = 0; i < nnodes; ++i)
+        if (index[i] < (i ? index[i - 1] : 0)) return MPI_ERR_ARG;
+    for (int e = 0; e < (nnodes ? index[nnodes - 1] : 0); ++e)
+        if (edges[e] < 0 || edges[e] >= nnodes) return MPI_ERR_TOPOLOGY;
+    return MPI_SUCCESS;
+}
+
+GraphTopology *graph_make(int nnodes, const int index[], const int edges[]) {
+    const int nedges = nnodes ? index[nnodes - 1] : 0;
+    GraphTopology *g = graph_alloc(nnodes + nedges);
+    if (!g) return nullptr;
+    g->nnodes = nnodes;
+    g->nedges = nedges;
+    memcpy(g->ints(), index, sizeof(int) * static_cast<size_t>(nnodes));
+    memcpy(g->ints() + nnodes, edges, sizeof(int) * static_cast<size_t>(nedges));
+    return g;
+}
+
+const int *graph_neighbors(const GraphTopology &g, int rank, int *count) {
+    const int first = rank ? g.index()[rank - 1] : 0;
+    *count = g.index()[rank] - first;
+    return g.edges() + first;
+}
+
+GraphTopology *dist_graph_make(int indegree, const int sources[], const int sourceweights[], int outdegree,
+                               const int destinations[], const int destweights[]) {
+    GraphTopology *g = graph_alloc(2 * (indegree + outdegree));
+    if (!g) return nullptr;
+    g->indegree = indegree;
+    g->outdegree = outdegree;
+    g->weighted = sourceweights != nullptr;
+    int *p = g->ints();
+    const auto put = [&p](int n, const int *list, const int *weights) {
+        for (int i = 0; i < n; ++i)
+            p[i] = list[i];
+        for (int i = 0; i < n; ++i)
+            p[n + i] = weights ? weights[i] : 1;
+        p += 2 * n;
+    };
+    put(indegree, sources, sourceweights);
+    put(outdegree, destinations, destweights);
+    return g;
+}
+
+void neighbor_counts(const Topology &t, int rank, int *indegree, int *outdegree) {
+    switch (t.kind) {
+    case TopoKind::cart: *indegree = *outdegree = 2 * t.cart.ndims; return;
+    case TopoKind::graph:
+        graph_neighbors(*t.graph, rank, indegree);
+        *outdegree = *indegree;
+        return;
+    case TopoKind::dist_graph:
+        *indegree = t.graph->indegree;
+        *outdegree = t.graph->outdegree;
+        return;
+    case TopoKind::none: *indegree = *outdegree = 0; return;
+    }
+}
+
+void neighbor_lists(const Topology &t, int rank, int sources[], int destinations[]) {
+    int in, out;
+    neighbor_counts(t, rank, &in, &out);
+    const int *from = nullptr, *to = nullptr;
+    switch (t.kind) {
+    case TopoKind::cart:
+        for (int d = 0; d < t.cart.ndims; ++d) {
+            cart_shift(t.cart, rank, d, 1, &sources[2 * d], &sources[2 * d + 1]);
+            destinations[2 * d] = sources[2 * d];
+            destinations[2 * d + 1] = sources[2 * d + 1];
+        }
+        return;
+    case TopoKind::graph: from = to = graph_neighbors(*t.graph, rank, &in); break;
+    case TopoKind::dist_graph:
+        from = t.graph->sources();
+        to = t.graph->destinations();
+        break;
+    case TopoKind::none: return;
+    }
+    memcpy(sources, from, sizeof(int) * static_cast<size_t>(in));
+    memcpy(destinations, to, sizeof(int) * static_cast<size_t>(out));
+}
+
+int neighbor_send_tag(const Topology &t, int j) { return t.kind == TopoKind::cart ? j : 0; }
+
+int neighbor_recv_tag(const Topology &t, int i) { return t.kind == TopoKind::cart ? i ^ 1 : 0; }
+
 namespace {
 
 // enter_comm(), then comm must have a Cartesian topology (MPI_ERR_TOPOLOGY).
 int enter_cart(const char *fn, MPI_Comm comm, Comm **out) {
     if (int e = enter_comm(fn, comm, out)) return e;
-    if ((*out)->cart.ndims == 0)
+    if ((*out)->topo.kind != TopoKind::cart)
         return raise_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
     return MPI_SUCCESS;
 }
@@ -125,7 +263,7 @@ int enter_cart(const char *fn, MPI_Comm comm, Comm **out) {
 // Raises MPI_ERR_DIMS for an ndims out of 1..kMaxDims.
 int raise_ndims(MPI_Comm comm, const char *fn, int ndims) {
     char why[48];
-    TextBuilder(why, sizeof why).put("ndims ").put_int(ndims).put("; 1..").put_int(kMaxDims).put(" allowed");
+    TextBuilder(why, sizeof why).put("ndims ").put_int(ndims).put(" is out of range");
     return raise_error(comm, fn, MPI_ERR_DIMS, why);
 }
 
@@ -164,16 +302,17 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
 }
 
 // Ranks 0..n-1 of comm_old, n the product of dims, make up the new
-// communicator in the same order (reorder is a hint; section 7.5.1).
+// communicator in the same order (reorder is a hint; section 7.5.1). With
+// ndims 0, n is 1: rank 0 alone, in a zero-dimensional topology.
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Cart_create";
     (void)reorder;
     Comm *c;
-    if (int e = enter_comm(fn, comm_old, &c)) return e;
-    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(comm_old, fn, ndims);
-    if (!dims || !periods || !comm_cart) return raise_error(comm_old, fn, MPI_ERR_ARG);
+    if (int e = enter_intracomm(fn, comm_old, &c)) return e;
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm_old, fn, ndims);
+    if ((ndims > 0 && (!dims || !periods)) || !comm_cart) return raise_error(comm_old, fn, MPI_ERR_ARG);
     const int size = c->group.size;
     CartTopology topo{ndims, {}, {}};
     long long nodes = 1;
@@ -204,7 +343,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (int e = comm_make(*c, member ? &members : nullptr, comm_cart))
         return raise_error(comm_old, fn, e,
                            e == MPI_ERR_NO_MEM ? "too many communicators" : util::error_detail());
-    if (member) comm_get(*comm_cart)->cart = topo;
+    if (member) comm_get(*comm_cart)->topo = Topology{TopoKind::cart, topo, nullptr};
     return MPI_SUCCESS;
 }
 
@@ -223,9 +362,9 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
             .put(c->group.size == 1 ? " rank" : " ranks");
         return raise_error(comm, fn, MPI_ERR_RANK, why);
     }
-    if (maxdims < c->cart.ndims) return raise_maxdims(comm, fn, maxdims, c->cart.ndims);
+    if (maxdims < c->topo.cart.ndims) return raise_maxdims(comm, fn, maxdims, c->topo.cart.ndims);
     if (!coords) return raise_error(comm, fn, MPI_ERR_ARG);
-    cart_coords(c->cart, rank, coords);
+    cart_coords(c->topo.cart, rank, coords);
     return MPI_SUCCESS;
 }
 
@@ -235,7 +374,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
     Comm *c;
     if (int e = enter_cart(fn, comm, &c)) return e;
     if (!coords || !rank) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = cart_rank(c->cart, coords, rank))
+    if (int e = cart_rank(c->topo.cart, coords, rank))
         return raise_error(comm, fn, e, "a coordinate is out of its non-periodic dimension");
     return MPI_SUCCESS;
 }
@@ -245,18 +384,18 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     static constexpr char fn[] = "MPI_Cart_shift";
     Comm *c;
     if (int e = enter_cart(fn, comm, &c)) return e;
-    if (direction < 0 || direction >= c->cart.ndims) {
+    if (direction < 0 || direction >= c->topo.cart.ndims) {
         char why[64];
         TextBuilder(why, sizeof why)
             .put("direction ")
             .put_int(direction)
             .put("; the topology has ")
-            .put_int(c->cart.ndims)
+            .put_int(c->topo.cart.ndims)
             .put(" dimensions");
         return raise_error(comm, fn, MPI_ERR_ARG, why);
     }
     if (!rank_source || !rank_dest) return raise_error(comm, fn, MPI_ERR_ARG);
-    cart_shift(c->cart, c->rank, direction, disp, rank_source, rank_dest);
+    cart_shift(c->topo.cart, c->rank, direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
 }
 
@@ -265,7 +404,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     static constexpr char fn[] = "MPI_Cart_get";
     Comm *c;
     if (int e = enter_cart(fn, comm, &c)) return e;
-    const CartTopology &t = c->cart;
+    const CartTopology &t = c->topo.cart;
     if (maxdims < t.ndims) return raise_maxdims(comm, fn, maxdims, t.ndims);
     if (!dims || !periods || !coords) return raise_error(comm, fn, MPI_ERR_ARG);
     for (int i = 0; i < t.ndims; ++i) {
@@ -282,7 +421,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
     Comm *c;
     if (int e = enter_cart(fn, comm, &c)) return e;
     if (!ndims) return raise_error(comm, fn, MPI_ERR_ARG);
-    *ndims = c->cart.ndims;
+    *ndims = c->topo.cart.ndims;
     return MPI_SUCCESS;
 }
 
@@ -292,6 +431,73 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (!status) return raise_error(comm, fn, MPI_ERR_ARG);
-    *status = c->cart.ndims ? MPI_CART : MPI_UNDEFINED;
+    static constexpr int kAnswer[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};
+    *status = kAnswer[static_cast<int>(c->topo.kind)];
     return MPI_SUCCESS;
+}
+
+// MPI_Comm_split of the grid by the coordinates of the dropped dimensions,
+// each subgrid ordered by its own coordinates (section 7.5.7).
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Cart_sub";
+    Comm *c;
+    if (int e = enter_cart(fn, comm, &c)) return e;
+    if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    bool remain[kMaxDims];
+    for (int i = 0; i < c->topo.cart.ndims; ++i)
+        remain[i] = remain_dims[i] != 0;
+    CartTopology sub;
+    int color, key;
+    cart_sub(c->topo.cart, remain, c->rank, &sub, &color, &key);
+    int e;
+    {
+        QuietErrors quiet(*c);
+        e = MPI_Comm_split(comm, color, key, newcomm);
+    }
+    if (e) return raise_error(comm, fn, e, util::error_detail());
+    comm_get(*newcomm)->topo = Topology{TopoKind::cart, sub, nullptr};
+    return MPI_SUCCESS;
+}
+
+namespace lwmpi {
+namespace {
+
+// MPI_Cart_map and MPI_Graph_map's answer: LWMPI keeps the ranks of
+// comm_old in order (section 7.5.8), so a rank within the first `nodes`
+// keeps its rank and the others are left out.
+int map_rank(const Comm &c, int nodes, int *newrank) {
+    *newrank = c.rank < nodes ? c.rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace lwmpi
+
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Cart_map";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(comm, fn, ndims);
+    if (!dims || !periods || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
+    long long nodes = 1;
+    for (int i = 0; i < ndims; ++i) {
+        if (dims[i] <= 0) return raise_error(comm, fn, MPI_ERR_DIMS, "a dimension is not positive");
+        nodes = nodes * dims[i] > c->group.size ? c->group.size + 1 : nodes * dims[i];
+    }
+    if (nodes > c->group.size)
+        return raise_error(comm, fn, MPI_ERR_ARG, "more nodes than the ranks of the communicator");
+    return map_rank(*c, static_cast<int>(nodes), newrank);
+}
+
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Graph_map";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    if ((nnodes > 0 && (!index || !edges)) || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = graph_check(c->group.size, nnodes, index, edges))
+        return raise_error(comm, fn, e, e == MPI_ERR_ARG ? "bad nnodes or index" : "an edge is no node");
+    return map_rank(*c, nnodes, newrank);
 }

@@ -16,7 +16,8 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
     test_mpi_suite.py [unittest options]         all of them
 
-SUITE: env, p2p, coll, comm, dtype, err, intercomm, nbc, stress, third_party.
+SUITE: env, p2p, coll, comm, dtype, err, intercomm, nbc, stress, topo,
+third_party.
 """
 import os
 import re
@@ -128,10 +129,18 @@ class Intercomm(Program):
     """Intercommunicators: create, queries, point-to-point, every blocking
     collective, merge, dup/create/split of them; Comm_create_group."""
     PROGRAM = "mpi_intercomm_test"
+
+
 class Nbc(Program):
     """Every non-blocking collective and Alltoallw; several outstanding on
     one and two communicators, with blocking collectives and messages."""
     PROGRAM = "mpi_nbc_test"
+
+
+class Topo(Program):
+    """Graph and distributed graph topologies, Cart_sub, Cart_map, the
+    neighbourhood collectives on every kind of topology."""
+    PROGRAM = "mpi_topo_test"
 
 
 class Stress(Program):
@@ -153,6 +162,8 @@ add_runs(Intercomm, standard_runs((2, "compact", "shm"), (3, "scatter", "ikc"), 
                                   (16, "scatter", "shm")))
 add_runs(Nbc, standard_runs((1, "compact", "shm"), (3, "scatter", "shm"), (3, "compact", "ikc"),
                             (16, "compact", "shm", ("20",)), (16, "scatter", "ikc", ("20",))))
+add_runs(Topo, standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (4, "compact", "shm"),
+                             (16, "scatter", "ikc"), (16, "compact", "shm")))
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
@@ -199,7 +210,7 @@ class ThirdParty(unittest.TestCase):
 
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
-          "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc", "stress": "Stress",
+          "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc", "stress": "Stress", "topo": "Topo",
           "third_party": "ThirdParty"}
 
 if __name__ == "__main__":

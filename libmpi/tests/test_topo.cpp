@@ -1,12 +1,15 @@
 // Host tests of libmpi/mpi/topo: the arithmetic of MPI_Dims_create and of
-// Cartesian coordinates, ranks and shifts (MPI 3.1 section 7.5), then the
-// MPI_Dims_create, MPI_Cart_* and MPI_Topo_test calls.
+// Cartesian coordinates, ranks, shifts and subgrids (MPI 3.1 section 7.5),
+// graphs and the neighbour lists of section 7.6, then the
+// MPI_Dims_create, MPI_Cart_*, MPI_Graph_*, MPI_Dist_graph_*,
+// MPI_Topo_test and MPI_Neighbor_* calls.
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
 #include <vector>
@@ -47,6 +50,19 @@ CartTopology topology(std::initializer_list<int> dims, std::initializer_list<boo
         t.dims[t.ndims++] = d;
     std::copy(periods.begin(), periods.end(), t.periods);
     return t;
+}
+
+Topology cart_topo(std::initializer_list<int> dims, std::initializer_list<bool> periods) {
+    return Topology{TopoKind::cart, topology(dims, periods), nullptr};
+}
+
+// The neighbour lists of `rank`: sources, then destinations.
+std::pair<Ints, Ints> neighbours(const Topology &t, int rank) {
+    int in = -1, out = -1;
+    neighbor_counts(t, rank, &in, &out);
+    Ints sources(in), destinations(out);
+    neighbor_lists(t, rank, sources.data(), destinations.data());
+    return {sources, destinations};
 }
 
 // The (source, dest) of cart_shift.
@@ -257,7 +273,7 @@ TEST_CASE("MPI_Cart_* errors", "[topo]") {
         Ints out{MPI_Cart_create(MPI_COMM_WORLD, 2, zero, periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, 2, big, periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, kMaxDims + 1, nine, nine_periods, 0, &unused),
-                 MPI_Cart_create(MPI_COMM_WORLD, 0, dims, periods, 0, &unused),
+                 MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, nullptr, 0, &unused),
                  MPI_Cart_create(MPI_COMM_NULL, 2, dims, periods, 0, &unused),
                  MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c),
@@ -278,4 +294,248 @@ TEST_CASE("MPI_Cart_* errors", "[topo]") {
                         MPI_ERR_COMM,  MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY, MPI_ERR_TOPOLOGY, MPI_SUCCESS,
                         MPI_UNDEFINED, MPI_ERR_COMM,     MPI_SUCCESS,      MPI_ERR_RANK,     MPI_ERR_ARG,
                         MPI_ERR_ARG,   MPI_ERR_ARG,      MPI_ERR_ARG,      MPI_ERR_ARG,      MPI_ERR_ARG});
+}
+
+TEST_CASE("cart_sub: the subgrid, its color and the rank's key", "[topo]") {
+    const CartTopology t = topology({2, 3, 4}, {true, false, true});
+    const bool remain[3] = {true, false, true};
+    for (int rank = 0; rank < 24; ++rank) {
+        const int a = rank / 12, b = rank / 4 % 3, c = rank % 4;
+        CartTopology sub;
+        int color = -1, key = -1;
+        cart_sub(t, remain, rank, &sub, &color, &key);
+        CHECK(sub.ndims == 2);
+        CHECK((sub.dims[0] == 2 && sub.dims[1] == 4 && sub.periods[0] && sub.periods[1]));
+        CHECK(color == b);
+        CHECK(key == a * 4 + c);
+    }
+    const bool none[3] = {false, false, false};
+    CartTopology sub;
+    int color = -1, key = -1;
+    cart_sub(t, none, 23, &sub, &color, &key);
+    CHECK((sub.ndims == 0 && color == 23 && key == 0 && cart_size(sub) == 1));
+}
+
+TEST_CASE("graph_check and the neighbours of a node", "[topo]") {
+    // A star: node 0 in the middle of 1, 2, 3; node 3 with a self-loop.
+    const int index[4] = {3, 4, 5, 7}, edges[7] = {1, 2, 3, 0, 0, 0, 3};
+    CHECK(graph_check(4, 4, index, edges) == MPI_SUCCESS);
+    CHECK(graph_check(3, 4, index, edges) == MPI_ERR_ARG);  // more nodes than ranks
+    CHECK(graph_check(4, -1, index, edges) == MPI_ERR_ARG);
+    CHECK(graph_check(4, 0, nullptr, nullptr) == MPI_SUCCESS);
+    const int decreasing[4] = {3, 2, 5, 7};
+    CHECK(graph_check(4, 4, decreasing, edges) == MPI_ERR_ARG);
+    const int negative[1] = {-1};
+    CHECK(graph_check(4, 1, negative, edges) == MPI_ERR_ARG);
+    const int outside[7] = {1, 2, 3, 0, 0, 4, 3};
+    CHECK(graph_check(4, 4, index, outside) == MPI_ERR_TOPOLOGY);
+    GraphTopology *g = graph_make(4, index, edges);
+    REQUIRE(g);
+    CHECK((g->nnodes == 4 && g->nedges == 7));
+    const Topology t{TopoKind::graph, {}, g};
+    CHECK(neighbours(t, 0) == std::pair<Ints, Ints>{{1, 2, 3}, {1, 2, 3}});
+    CHECK(neighbours(t, 2) == std::pair<Ints, Ints>{{0}, {0}});
+    CHECK(neighbours(t, 3) == std::pair<Ints, Ints>{{0, 3}, {0, 3}});
+    Topology copy{};
+    CHECK(topo_copy(t, &copy) == MPI_SUCCESS);
+    CHECK(copy.graph != g);
+    Topology owner = t;
+    topo_free(owner);  // the copy stands alone
+    CHECK((owner.kind == TopoKind::none && owner.graph == nullptr));
+    CHECK(neighbours(copy, 0) == std::pair<Ints, Ints>{{1, 2, 3}, {1, 2, 3}});
+    topo_free(copy);
+}
+
+TEST_CASE("neighbour lists of section 7.6: Cartesian, -1 then +1 per dimension", "[topo]") {
+    using Lists = std::pair<Ints, Ints>;
+    const Topology line = cart_topo({3}, {false});
+    CHECK(neighbours(line, 0) == Lists{{MPI_PROC_NULL, 1}, {MPI_PROC_NULL, 1}});
+    CHECK(neighbours(line, 2) == Lists{{1, MPI_PROC_NULL}, {1, MPI_PROC_NULL}});
+    const Topology pair = cart_topo({2}, {true});
+    CHECK(neighbours(pair, 0) == Lists{{1, 1}, {1, 1}});
+    const Topology grid = cart_topo({2, 3}, {false, true});
+    CHECK(neighbours(grid, 4) == Lists{{1, MPI_PROC_NULL, 3, 5}, {1, MPI_PROC_NULL, 3, 5}});
+    CHECK(neighbours(grid, 0) == Lists{{MPI_PROC_NULL, 3, 2, 1}, {MPI_PROC_NULL, 3, 2, 1}});
+    const Topology point = Topology{TopoKind::cart, CartTopology{}, nullptr};
+    CHECK(neighbours(point, 0) == Lists{{}, {}});
+}
+
+TEST_CASE("neighbour tags: a Cartesian block lands in block j ^ 1", "[topo]") {
+    const Topology grid = cart_topo({1, 2}, {true, true});
+    // Rank 0 is its own neighbour in dimension 0, rank 1's twice in 1.
+    for (int j = 0; j < 4; ++j) {
+        CHECK(neighbor_send_tag(grid, j) == j);
+        CHECK(neighbor_recv_tag(grid, j ^ 1) == j);  // the message of block j
+        CHECK(neighbor_send_tag(grid, j) < 2 * kMaxDims);
+    }
+    const int sources[2] = {1, 1}, destinations[1] = {1};
+    GraphTopology *g = dist_graph_make(2, sources, nullptr, 1, destinations, nullptr);
+    REQUIRE(g);
+    Topology t{TopoKind::dist_graph, {}, g};
+    CHECK((neighbor_send_tag(t, 0) == 0 && neighbor_recv_tag(t, 0) == 0 && neighbor_recv_tag(t, 1) == 0));
+    topo_free(t);
+}
+
+TEST_CASE("distributed graph lists, weighted or not", "[topo]") {
+    const int sources[3] = {2, 0, 2}, sw[3] = {5, 6, 7}, destinations[2] = {1, 1}, dw[2] = {8, 9};
+    GraphTopology *g = dist_graph_make(3, sources, sw, 2, destinations, dw);
+    REQUIRE(g);
+    CHECK((g->indegree == 3 && g->outdegree == 2 && g->weighted));
+    CHECK(Ints(g->sourceweights(), g->sourceweights() + 3) == Ints{5, 6, 7});
+    CHECK(Ints(g->destweights(), g->destweights() + 2) == Ints{8, 9});
+    Topology t{TopoKind::dist_graph, {}, g};
+    CHECK(neighbours(t, 0) == std::pair<Ints, Ints>{{2, 0, 2}, {1, 1}});
+    topo_free(t);
+    GraphTopology *u = dist_graph_make(0, nullptr, nullptr, 2, destinations, nullptr);
+    REQUIRE(u);
+    CHECK((!u->weighted && u->indegree == 0 && u->destweights()[1] == 1));
+    free(u);
+}
+
+TEST_CASE("MPI_Graph_* and a neighbour alltoall on a ring of 4", "[topo]") {
+    const std::vector<Ints> seen = on_ranks(5, [](int rank) {
+        const int index[4] = {2, 4, 6, 8}, edges[8] = {3, 1, 0, 2, 1, 3, 2, 0};
+        MPI_Comm ring = -1;
+        Ints out{MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &ring)};
+        if (rank == 4) {
+            out.push_back(ring == MPI_COMM_NULL);
+            return out;
+        }
+        int status = -1, nnodes = -1, nedges = -1, count = -1, got_index[4] = {}, got_edges[3] = {},
+            nb[2] = {};
+        out.insert(out.end(),
+                   {MPI_Topo_test(ring, &status), status, MPI_Graphdims_get(ring, &nnodes, &nedges), nnodes,
+                    nedges, MPI_Graph_get(ring, 4, 3, got_index, got_edges), got_index[3], got_edges[2],
+                    MPI_Graph_neighbors_count(ring, 2, &count), count, MPI_Graph_neighbors(ring, 2, 2, nb),
+                    nb[0], nb[1]});
+        // Block j goes to neighbour j: (me, j) arrives as block i from the
+        // i-th neighbour, which has me at the other place in its list.
+        int send[2] = {rank * 10, rank * 10 + 1}, recv[2] = {-1, -1};
+        out.insert(out.end(),
+                   {MPI_Neighbor_alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, ring), recv[0], recv[1]});
+        int gathered[2] = {-1, -1};
+        out.insert(out.end(), {MPI_Neighbor_allgather(&rank, 1, MPI_INT, gathered, 1, MPI_INT, ring),
+                               gathered[0], gathered[1]});
+        MPI_Comm dup = MPI_COMM_NULL;
+        out.insert(out.end(),
+                   {MPI_Comm_dup(ring, &dup), MPI_Comm_free(&ring), MPI_Topo_test(dup, &status), status,
+                    MPI_Graph_neighbors(dup, rank, 2, nb), nb[0], nb[1], MPI_Comm_free(&dup)});
+        return out;
+    });
+    CHECK(seen[4] == Ints{MPI_SUCCESS, 1});
+    for (int r = 0; r < 4; ++r) {
+        const int left = (r + 3) % 4, right = (r + 1) % 4;
+        INFO("rank " << r);
+        // left has r as its second neighbour (block 1), right as its first.
+        CHECK(seen[r] == Ints{MPI_SUCCESS, MPI_SUCCESS, MPI_GRAPH,     MPI_SUCCESS,
+                              4,           8,           MPI_SUCCESS,   8,
+                              0,  // edges[2]
+                              MPI_SUCCESS, 2,           MPI_SUCCESS,   1,
+                              3,           MPI_SUCCESS, left * 10 + 1, right * 10,
+                              MPI_SUCCESS, left,        right,         MPI_SUCCESS,
+                              MPI_SUCCESS, MPI_SUCCESS, MPI_GRAPH,     MPI_SUCCESS,
+                              left,        right,       MPI_SUCCESS});
+    }
+}
+
+TEST_CASE("MPI_Dist_graph_create: each rank learns the edges that touch it", "[topo]") {
+    // Rank 0 gives every edge r -> r+1 (mod 3) with weight 10 r; rank 2
+    // adds 2 -> 2 with weight 7.
+    const std::vector<Ints> seen = on_ranks(3, [](int rank) {
+        const int sources0[3] = {0, 1, 2}, degrees0[3] = {1, 1, 1}, dest0[3] = {1, 2, 0}, w0[3] = {0, 10, 20};
+        const int sources2[1] = {2}, degrees2[1] = {1}, dest2[1] = {2}, w2[1] = {7};
+        MPI_Comm g = MPI_COMM_NULL;
+        Ints out{rank == 0   ? MPI_Dist_graph_create(MPI_COMM_WORLD, 3, sources0, degrees0, dest0, w0,
+                                                     MPI_INFO_NULL, 0, &g)
+                 : rank == 2 ? MPI_Dist_graph_create(MPI_COMM_WORLD, 1, sources2, degrees2, dest2, w2,
+                                                     MPI_INFO_NULL, 0, &g)
+                             : MPI_Dist_graph_create(MPI_COMM_WORLD, 0, nullptr, nullptr, nullptr,
+                                                     MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &g)};
+        int status = -1, in = -1, outd = -1, weighted = -1;
+        out.insert(out.end(), {MPI_Topo_test(g, &status), status,
+                               MPI_Dist_graph_neighbors_count(g, &in, &outd, &weighted), in, outd, weighted});
+        Ints s(in), sw(in), d(outd), dw(outd);
+        out.push_back(MPI_Dist_graph_neighbors(g, in, s.data(), sw.data(), outd, d.data(), dw.data()));
+        for (const Ints *v : {&s, &sw, &d, &dw})
+            out.insert(out.end(), v->begin(), v->end());
+        Ints recv(in, -1);
+        int mine = 100 + rank;
+        out.push_back(MPI_Neighbor_allgather(&mine, 1, MPI_INT, recv.data(), 1, MPI_INT, g));
+        out.insert(out.end(), recv.begin(), recv.end());
+        out.push_back(MPI_Comm_free(&g));
+        return out;
+    });
+    CHECK(seen[0] == Ints{0, 0, MPI_DIST_GRAPH, 0, 1, 1, 1, 0, 2, 20, 1, 0, 0, 102, 0});
+    CHECK(seen[1] == Ints{0, 0, MPI_DIST_GRAPH, 0, 1, 1, 1, 0, 0, 0, 2, 10, 0, 100, 0});
+    // Rank 2: from 1 and to 0 (rank 0's list), then itself (its own list).
+    CHECK(seen[2] == Ints{0, 0, MPI_DIST_GRAPH, 0, 2, 2, 1, 0, 1, 2, 10, 7, 0, 2, 20, 7, 0, 101, 102, 0});
+}
+
+TEST_CASE("topology errors", "[topo]") {
+    const std::vector<Ints> seen = on_ranks(2, [](int) {
+        const int index[2] = {1, 2}, edges[2] = {1, 0}, bad_edges[2] = {1, 2}, bad_index[2] = {2, 1};
+        const int two[1] = {2}, minus[1] = {-1}, one[1] = {1}, zero[1] = {0};
+        MPI_Comm c = MPI_COMM_NULL;
+        int x, y, z, buf[4];
+        Ints out{
+            MPI_Graph_create(MPI_COMM_WORLD, 3, index, edges, 0, &c),
+            MPI_Graph_create(MPI_COMM_WORLD, 2, index, bad_edges, 0, &c),
+            MPI_Graph_create(MPI_COMM_WORLD, 2, bad_index, edges, 0, &c),
+            MPI_Graphdims_get(MPI_COMM_WORLD, &x, &y),
+            MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &x, &y, &z),
+            MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, two, MPI_UNWEIGHTED, 0, nullptr, MPI_UNWEIGHTED,
+                                           MPI_INFO_NULL, 0, &c),
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, nullptr, MPI_UNWEIGHTED, 0, nullptr,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, one, minus, 0, nullptr, MPI_WEIGHTS_EMPTY,
+                                           MPI_INFO_NULL, 0, &c),
+            MPI_Dist_graph_create(MPI_COMM_WORLD, 1, two, one, zero, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
+            MPI_Dist_graph_create(MPI_COMM_WORLD, 1, zero, minus, zero, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
+            MPI_Cart_map(MPI_COMM_WORLD, 1, two, zero, &x),
+            x,
+            MPI_Cart_map(MPI_COMM_WORLD, 1, minus, zero, &x),
+            MPI_Graph_map(MPI_COMM_WORLD, 1, one, zero, &x),
+            x,
+            MPI_Cart_sub(MPI_COMM_WORLD, one, &c)};
+        // A graph communicator refuses the Cartesian and dist-graph calls.
+        out.insert(
+            out.end(),
+            {MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &c), MPI_Cart_get(c, 1, buf, buf, buf),
+             MPI_Dist_graph_neighbors_count(c, &x, &y, &z), MPI_Graph_neighbors(c, 2, 1, buf),
+             MPI_Graph_neighbors(c, 0, -1, buf), MPI_Neighbor_alltoall(buf, -1, MPI_INT, buf, 1, MPI_INT, c),
+             MPI_Neighbor_alltoall(buf, 1, MPI_DATATYPE_NULL, buf, 1, MPI_INT, c),
+             MPI_Neighbor_alltoallv(buf, nullptr, nullptr, MPI_INT, buf, nullptr, nullptr, MPI_INT, c),
+             MPI_Comm_free(&c)});
+        return out;
+    });
+    for (const Ints &r : seen) {
+        const int map = &r == &seen[0] ? 0 : MPI_UNDEFINED;
+        CHECK(r == Ints{MPI_ERR_ARG,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_ARG,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_RANK,
+                        MPI_ERR_ARG,
+                        MPI_ERR_ARG,
+                        MPI_ERR_RANK,
+                        MPI_ERR_ARG,
+                        MPI_SUCCESS,
+                        &r == &seen[0] ? 0 : 1,
+                        MPI_ERR_DIMS,
+                        MPI_SUCCESS,
+                        map,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_SUCCESS,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_TOPOLOGY,
+                        MPI_ERR_RANK,
+                        MPI_ERR_ARG,
+                        MPI_ERR_COUNT,
+                        MPI_ERR_TYPE,
+                        MPI_ERR_ARG,
+                        MPI_SUCCESS});
+    }
 }
