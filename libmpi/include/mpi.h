@@ -99,6 +99,12 @@ typedef long long MPI_Count;
 #define MPI_2INT            ((MPI_Datatype)0x44000024)
 #define MPI_SHORT_INT       ((MPI_Datatype)0x44000025)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x44000026)
+/* MPI-1's bound markers (removed in MPI 3.0; see "Deprecated" below): no
+ * data, size and extent 0; in a type constructor, the lowest MPI_LB and
+ * the highest MPI_UB set the new type's lb and ub, which then stick in
+ * the types built from it, as those of MPI_Type_create_resized do. */
+#define MPI_LB ((MPI_Datatype)0x44000027)
+#define MPI_UB ((MPI_Datatype)0x44000028)
 /* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */
