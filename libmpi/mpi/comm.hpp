@@ -65,4 +65,10 @@ void comm_init_predefined(int world_rank, int world_size);
 /// classes from the exchange.
 int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out);
 
+/// MPI_Comm_dup's work for `fn` (MPI_Comm_dup, MPI_Comm_dup_with_info),
+/// collective over comm (valid, its Comm is c): a new communicator with
+/// comm's members, topology and error handler, and its attributes as their
+/// copy callbacks say (section 6.7.2). Raises and returns fn's errors.
+int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm);
+
 }  // namespace lwmpi
