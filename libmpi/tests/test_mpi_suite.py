@@ -16,7 +16,7 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
     test_mpi_suite.py [unittest options]         all of them
 
-SUITE: env, p2p, coll, comm, dtype, err, stress, third_party.
+SUITE: env, p2p, coll, comm, dtype, err, stress, info, attr, third_party.
 """
 import os
 import re
@@ -124,6 +124,21 @@ class Err(Program):
     PROGRAM = "mpi_err_test"
 
 
+class Info(Program):
+    """Info objects, MPI_INFO_ENV, communicators made with info."""
+    PROGRAM = "mpi_info_test"
+
+
+class Attr(Program):
+    """Attribute caching on communicators and datatypes, predefined
+    attributes, added error codes, the MPI-1 names."""
+    PROGRAM = "mpi_attr_test"
+
+    def check_output(self, np, out):
+        super().check_output(np, out)
+        self.assertIn("MPI-1 names yes", out)   # LWMPI offers them
+
+
 class Stress(Program):
     """Thousands of messages of mixed sizes between all pairs."""
     PROGRAM = "mpi_stress"
@@ -139,6 +154,8 @@ add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
                              (16, "scatter", "ikc")))
 add_runs(Dtype, standard_runs((4, "compact", "shm")))
 add_runs(Err, standard_runs((4, "compact", "shm"), (3, "scatter", "ikc")))
+add_runs(Info, standard_runs((1, "compact", "shm"), (5, "scatter", "ikc")))
+add_runs(Attr, standard_runs((1, "compact", "shm"), (3, "scatter", "ikc"), (16, "compact", "shm")))
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
@@ -185,7 +202,7 @@ class ThirdParty(unittest.TestCase):
 
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
-          "err": "Err", "stress": "Stress", "third_party": "ThirdParty"}
+          "err": "Err", "stress": "Stress", "info": "Info", "attr": "Attr", "third_party": "ThirdParty"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
