@@ -3,9 +3,9 @@
  *
  * Usable from C (C99 or later) and C++. Every handle is a plain `int`:
  * the top byte says what kind of object it names ('C' communicator,
- * 'D' datatype, 'E' error handler, 'G' group, 'O' operation, 'R' request)
- * and the low 24 bits index that kind's table; the null handle of every
- * kind is 0. Handles are therefore
+ * 'D' datatype, 'E' error handler, 'G' group, 'I' info, 'K' attribute
+ * key, 'O' operation, 'R' request) and the low 24 bits index that kind's
+ * table; the null handle of every kind is 0. Handles are therefore
  * compile-time constants that can be compared, switched on and stored in
  * static initializers.
  *
@@ -38,7 +38,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Request;
-typedef int MPI_Info; /* only MPI_INFO_NULL: LWMPI has no info objects */
+typedef int MPI_Info;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -49,10 +49,22 @@ typedef long long MPI_Count;
 #define MPI_COMM_WORLD ((MPI_Comm)0x43000001)
 #define MPI_COMM_SELF  ((MPI_Comm)0x43000002)
 
-#define MPI_INFO_NULL ((MPI_Info)0)
 /* MPI_Comm_split_type's split types (MPI 3.1 section 6.4.2): ranks that
  * share memory are the ranks of one compute cluster. */
 #define MPI_COMM_TYPE_SHARED 1
+
+/* ---- Info objects (kind 'I' = 0x49), MPI 3.1 chapter 9 ------------- */
+
+#define MPI_INFO_NULL ((MPI_Info)0)
+/* What mpirun told the rank (section 10.5.5): "maxprocs" (the size of
+ * MPI_COMM_WORLD) and, when MPI_Init was given argc and argv, "command"
+ * (argv[0]) and "argv" (the other arguments, separated by spaces). */
+#define MPI_INFO_ENV ((MPI_Info)0x49000001)
+/* Keys are 1..MPI_MAX_INFO_KEY-1 characters, values at most
+ * MPI_MAX_INFO_VAL-1, so either fits with its NUL in a buffer of that
+ * many bytes. */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* ---- Predefined datatypes (kind 'D' = 0x44), MPI 3.1 section 3.2.2 -- */
 
@@ -99,6 +111,12 @@ typedef long long MPI_Count;
 #define MPI_2INT            ((MPI_Datatype)0x44000024)
 #define MPI_SHORT_INT       ((MPI_Datatype)0x44000025)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x44000026)
+/* MPI-1's bound markers (removed in MPI 3.0; see "Deprecated" below): no
+ * data, size and extent 0; in a type constructor, the lowest MPI_LB and
+ * the highest MPI_UB set the new type's lb and ub, which then stick in
+ * the types built from it, as those of MPI_Type_create_resized do. */
+#define MPI_LB ((MPI_Datatype)0x44000027)
+#define MPI_UB ((MPI_Datatype)0x44000028)
 /* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */
@@ -167,11 +185,16 @@ typedef long long MPI_Count;
 #define MPI_CART       2
 #define MPI_DIST_GRAPH 3
 
-/* Predefined attribute keys of MPI_COMM_WORLD (section 8.1.2). */
+/* Predefined attribute keys of every communicator (sections 8.1.2,
+ * 10.5.1, 10.5.3, 8.5): each value is a pointer to an int. Keys the
+ * program makes are handles of kind 'K' = 0x4b. */
 #define MPI_TAG_UB          1
 #define MPI_HOST            2
 #define MPI_IO              3
 #define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE   5 /* the size of MPI_COMM_WORLD: no process can be spawned */
+#define MPI_LASTUSEDCODE    6 /* the largest error code in use (MPI_Add_error_class/code) */
+#define MPI_APPNUM          7 /* 0: mpirun starts one application */
 #define MPI_KEYVAL_INVALID  0
 
 /* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). */
@@ -203,6 +226,18 @@ typedef struct MPI_Status {
 /* User functions (sections 5.9.5 and 8.3.1). */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
+/* Attribute callbacks (section 6.7.2, 6.7.4): a copy callback sets *flag
+ * to 1 and *(void **)attribute_val_out to keep the attribute in the copy;
+ * a return other than MPI_SUCCESS makes the call that ran it fail with
+ * that code. */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                          void *extra_state);
 
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
@@ -346,6 +381,15 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
 /* The class of an error code; MPI_ERR_ARG for an unknown code. Callable at
  * any time. */
 int MPI_Error_class(int errorcode, int *errorclass);
+/* Error classes and codes of the program (section 8.5): each new one is
+ * MPI_LASTUSEDCODE + 1 and becomes MPI_LASTUSEDCODE (at most 64 per
+ * rank: MPI_ERR_NO_MEM). MPI_Add_error_code: MPI_ERR_ARG unless
+ * errorclass is a class. MPI_Add_error_string gives an added class or
+ * code its text (cut to MPI_MAX_ERROR_STRING - 1 characters; "" until
+ * then); MPI_ERR_ARG for any other code. */
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
 
 /* ---- Point-to-point (MPI 3.1 chapter 3) ----------------------------- */
 
@@ -466,6 +510,16 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+/* Attributes of datatypes (section 6.7.4), as those of communicators:
+ * MPI_Type_dup copies them, MPI_Type_free deletes them; errors go to
+ * MPI_COMM_WORLD's handler. No predefined keys. */
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 
 /* ---- Collectives (MPI 3.1 chapter 5) -------------------------------- */
 
@@ -605,18 +659,50 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 /* MPI_Comm_split by split_type: MPI_COMM_TYPE_SHARED groups the ranks of
  * comm that run on one compute cluster (they share its memory), ordered
  * by key then rank; MPI_UNDEFINED gives MPI_COMM_NULL. Another type:
- * MPI_ERR_ARG. info must be MPI_INFO_NULL (MPI_ERR_INFO otherwise), as
- * LWMPI has no info objects. (6.4.2) */
+ * MPI_ERR_ARG. info: any info object or MPI_INFO_NULL (no hint is used;
+ * MPI_ERR_INFO for an invalid one). (6.4.2) */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
-/* Frees a communicator made by the calls above; MPI_COMM_WORLD and
- * MPI_COMM_SELF: MPI_ERR_COMM. (6.4.3) */
+/* MPI_Comm_dup, with info's hints (MPI_INFO_NULL: none). (6.4.2) */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+/* Hints (6.4.4): LWMPI uses none, so it keeps none; get_info gives a new,
+ * empty info object. MPI_ERR_INFO for an invalid info. */
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+/* Frees a communicator made by the calls above, after deleting its
+ * attributes (a delete callback's failure is the call's, and the
+ * communicator stays); MPI_COMM_WORLD and MPI_COMM_SELF: MPI_ERR_COMM.
+ * (6.4.3) */
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-/* Predefined attributes only: MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, MPI_HOST,
- * MPI_IO (*flag = 0 for other keys). *attribute_val is a pointer to an
- * int. (section 8.1.2) */
+/* Attribute caching (section 6.7). Keyvals: at most 63 per rank
+ * (MPI_ERR_NO_MEM), each for communicators or for datatypes; one of the
+ * wrong kind, freed, or MPI_KEYVAL_INVALID: MPI_ERR_KEYVAL. A freed keyval
+ * lives on for the attributes it still keys. MPI_Comm_dup copies the
+ * attributes through their copy callbacks, MPI_Comm_free and
+ * MPI_Comm_delete_attr delete them through their delete callbacks, and so
+ * does MPI_Comm_set_attr with the value it replaces; a callback's failure
+ * is the call's. MPI_Finalize deletes the attributes of MPI_COMM_SELF,
+ * then those of MPI_COMM_WORLD, each last set first (8.7.1). Deleting an
+ * attribute that is not set does nothing. The predefined keys (above) can
+ * only be read, on any communicator: *(int **)attribute_val. */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+/* The predefined callbacks: copy nothing (*flag = 0), copy the value,
+ * delete nothing. The MPI_TYPE_ ones are the same functions. */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                          void *attribute_val_out, int *flag);
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                    void *attribute_val_out, int *flag);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_TYPE_DUP_FN         MPI_COMM_DUP_FN
+#define MPI_TYPE_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 
 /* ---- Intercommunicators (MPI 3.1 section 6.6) ----------------------- */
 
@@ -646,6 +732,29 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 /* Topology of comm: MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED;
  * MPI_Comm_dup keeps it, the other constructors do not. (7.5.5) */
 int MPI_Topo_test(MPI_Comm comm, int *status);
+
+/* ---- Info objects (MPI 3.1 chapter 9) ------------------------------- */
+
+/* Ordered (key, value) string pairs: get_nthkey numbers the keys in the
+ * order they were first set. Errors (on MPI_COMM_WORLD's handler):
+ * MPI_ERR_INFO (invalid object), MPI_ERR_INFO_KEY (empty key, or
+ * MPI_MAX_INFO_KEY characters or more), MPI_ERR_INFO_VALUE (value of
+ * MPI_MAX_INFO_VAL characters or more), MPI_ERR_INFO_NOKEY (delete of a
+ * missing key), MPI_ERR_ARG (get_nthkey: n not 0..nkeys-1). At most 63
+ * objects per rank besides MPI_INFO_ENV (MPI_ERR_NO_MEM), which cannot be
+ * freed (MPI_ERR_INFO). */
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_delete(MPI_Info info, const char *key);
+/* value gets at most valuelen characters and a NUL; *flag = 0 when the
+ * key is missing. */
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+/* Sets *info to MPI_INFO_NULL. */
+int MPI_Info_free(MPI_Info *info);
 
 /* ---- Cartesian topologies (MPI 3.1 section 7.5) --------------------- */
 
@@ -694,8 +803,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 
 /* Every rank of comm_old is in the new communicator, in order. Weights
  * are non-negative, or MPI_UNWEIGHTED (on every rank then), or
- * MPI_WEIGHTS_EMPTY for an empty list. info must be MPI_INFO_NULL
- * (MPI_ERR_INFO otherwise). Errors: MPI_ERR_ARG (negative degree or
+ * MPI_WEIGHTS_EMPTY for an empty list. info: any info object or MPI_INFO_NULL
+ * (MPI_ERR_INFO for an invalid one). Errors: MPI_ERR_ARG (negative degree or
  * weight, missing list), MPI_ERR_RANK (a neighbour that is no rank of
  * comm_old), MPI_ERR_TOPOLOGY (queries on a communicator without a
  * distributed graph topology). */
@@ -743,6 +852,57 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+
+/* ---- Deprecated: MPI-1 names removed in MPI 3.0 (section 17.2) ------
+ * Old programs still call them, and Open MPI and MPICH still offer them:
+ * each is the modern call named in its comment (whose name its error
+ * reports give). Compiled without warnings, as there; define
+ * MPI_ENABLE_DEPRECATION_WARNINGS before including mpi.h to be warned. */
+
+#if defined(MPI_ENABLE_DEPRECATION_WARNINGS) && defined(__GNUC__)
+#define LWMPI_DEPRECATED(replacement) __attribute__((deprecated("removed in MPI 3.0: use " replacement)))
+#else
+#define LWMPI_DEPRECATED(replacement)
+#endif
+
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN         MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+
+/* MPI_Get_address */
+LWMPI_DEPRECATED("MPI_Get_address") int MPI_Address(void *location, MPI_Aint *address);
+/* MPI_Type_get_extent: the extent, the lower bound, lb + extent */
+LWMPI_DEPRECATED("MPI_Type_get_extent") int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+LWMPI_DEPRECATED("MPI_Type_get_extent") int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+LWMPI_DEPRECATED("MPI_Type_get_extent") int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+/* MPI_Type_create_hvector, MPI_Type_create_hindexed, MPI_Type_create_struct */
+LWMPI_DEPRECATED("MPI_Type_create_hvector")
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+LWMPI_DEPRECATED("MPI_Type_create_hindexed")
+int MPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+LWMPI_DEPRECATED("MPI_Type_create_struct")
+int MPI_Type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                    const MPI_Datatype types[], MPI_Datatype *newtype);
+/* MPI_Comm_create_errhandler, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler */
+LWMPI_DEPRECATED("MPI_Comm_create_errhandler")
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+LWMPI_DEPRECATED("MPI_Comm_set_errhandler") int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+LWMPI_DEPRECATED("MPI_Comm_get_errhandler") int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+/* MPI_Comm_create_keyval, MPI_Comm_free_keyval */
+LWMPI_DEPRECATED("MPI_Comm_create_keyval")
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+LWMPI_DEPRECATED("MPI_Comm_free_keyval") int MPI_Keyval_free(int *keyval);
+/* MPI_Comm_set_attr, MPI_Comm_get_attr, MPI_Comm_delete_attr */
+LWMPI_DEPRECATED("MPI_Comm_set_attr") int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+LWMPI_DEPRECATED("MPI_Comm_get_attr")
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+LWMPI_DEPRECATED("MPI_Comm_delete_attr") int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
 #ifdef __cplusplus
 }

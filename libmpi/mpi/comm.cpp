@@ -4,11 +4,13 @@
 
 #include <stdlib.h>
 
+#include "attr.hpp"
 #include "coll.hpp"
 #include "coll_parts.hpp"
 #include "errors.hpp"
 #include "handles.hpp"
 #include "intercomm.hpp"
+#include "info.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
@@ -169,6 +171,26 @@ void select_color(const GroupData &g, const int *colors_keys, int color, GroupDa
     }
 }
 
+int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm) {
+    if (c.inter) {
+        if (int e = inter_dup(c, newcomm)) return raise_error(comm, fn, e, util::error_detail());
+    } else {
+        if (int e = comm_make(c, &c.group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
+        // The topology goes along (sections 6.4.2 and 7.4).
+        if (int e = topo_copy(c.topo, &comm_get(*newcomm)->topo)) {
+            drop(*comm_get(*newcomm));
+            *newcomm = MPI_COMM_NULL;
+            return raise_error(comm, fn, e, "no memory for the topology");
+        }
+    }
+    if (int e = attr_copy_all(HandleKind::comm, comm, *newcomm)) {
+        drop(*comm_get(*newcomm));
+        *newcomm = MPI_COMM_NULL;
+        return raise_error(comm, fn, e, "an attribute copy callback failed");
+    }
+    return MPI_SUCCESS;
+}
+
 namespace {
 
 // MPI_Comm_split's work, for it and MPI_Comm_split_type (errors are fn's).
@@ -258,17 +280,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (c->inter) {
-        if (int e = inter_dup(*c, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-        return MPI_SUCCESS;
-    }
-    if (int e = comm_make(*c, &c->group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-    // The topology goes along (sections 6.4.2 and 7.4).
-    if (int e = topo_copy(c->topo, &comm_get(*newcomm)->topo)) {
-        MPI_Comm_free(newcomm);
-        return raise_error(comm, fn, e, "no memory for the topology");
-    }
-    return MPI_SUCCESS;
+    return comm_dup(fn, comm, *c, newcomm);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
@@ -357,7 +369,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return raise_error(comm, fn, MPI_ERR_ARG, "unknown split type");
-    if (info != MPI_INFO_NULL) return raise_error(comm, fn, MPI_ERR_INFO, "LWMPI has no info objects");
+    // LWMPI knows no hints for it: any valid info does.
+    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
     // The cluster is the color: the ranks that share its memory.
     return split(fn, comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key, newcomm);
 }
@@ -370,6 +383,8 @@ int MPI_Comm_free(MPI_Comm *comm) {
     if (int e = enter_comm(fn, *comm, &c)) return e;
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return raise_error(*comm, fn, MPI_ERR_COMM, "a predefined communicator cannot be freed");
+    if (int e = attr_delete_all(HandleKind::comm, *comm))  // section 6.7.2
+        return raise_error(*comm, fn, e, "an attribute delete callback failed");
     *comm = MPI_COMM_NULL;
     if (c->users > 0) {  // its pending operations complete first (6.4.3)
         c->freed = true;
@@ -402,29 +417,5 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
     TextBuilder t(comm_name, MPI_MAX_OBJECT_NAME);
     t.put(name);
     *resultlen = static_cast<int>(t.length());
-    return MPI_SUCCESS;
-}
-
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_get_attr";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!attribute_val || !flag) return raise_error(comm, fn, MPI_ERR_ARG);
-    // The values live as long as the program (section 8.1.2).
-    static constexpr int kTagUb = LWMPI_TAG_UB, kWtimeIsGlobal = 1, kHost = MPI_PROC_NULL,
-                         kIo = MPI_ANY_SOURCE;
-    const int *value = comm_keyval == MPI_TAG_UB            ? &kTagUb
-                       : comm_keyval == MPI_WTIME_IS_GLOBAL ? &kWtimeIsGlobal
-                       : comm_keyval == MPI_HOST            ? &kHost
-                       : comm_keyval == MPI_IO              ? &kIo
-                                                            : nullptr;
-    if (!value && comm_keyval != MPI_KEYVAL_INVALID && comm_keyval > 0) {
-        *flag = 0;
-        return MPI_SUCCESS;
-    }
-    if (!value) return raise_error(comm, fn, MPI_ERR_KEYVAL);
-    *static_cast<const int **>(attribute_val) = value;
-    *flag = 1;
     return MPI_SUCCESS;
 }

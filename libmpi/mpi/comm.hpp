@@ -90,5 +90,10 @@ void select_color(const GroupData &g, const int *colors_keys, int color, GroupDa
 /// marks the ids below n used.
 uint32_t comm_next_context();
 void comm_reserve(uint32_t n);
+/// MPI_Comm_dup's work for `fn` (MPI_Comm_dup, MPI_Comm_dup_with_info),
+/// collective over comm (valid, its Comm is c): a new communicator with
+/// comm's members, topology and error handler, and its attributes as their
+/// copy callbacks say (section 6.7.2). Raises and returns fn's errors.
+int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm);
 
 }  // namespace lwmpi

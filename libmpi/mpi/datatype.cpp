@@ -35,7 +35,8 @@ constexpr Datatype basic(MPI_Datatype self) {
                     .contiguous = true,
                     .committed = true,
                     .predefined = true,
-                    .resized = false,
+                    .lb_marked = false,
+                    .ub_marked = false,
                     .basic = self,
                     .basic_count = 1,
                     .align = alignof(T),
@@ -77,7 +78,8 @@ constexpr Datatype pair(MPI_Datatype self) {
                     .contiguous = M::kOneBlock && n == ext,
                     .committed = true,
                     .predefined = true,
-                    .resized = false,
+                    .lb_marked = false,
+                    .ub_marked = false,
                     .basic = self,
                     .basic_count = 1,
                     .align = alignof(typename M::P),
@@ -85,6 +87,28 @@ constexpr Datatype pair(MPI_Datatype self) {
                     .nblocks = M::kOneBlock ? 1 : 2,
                     .runs = M::runs,
                     .nruns = M::kOneRun ? 1 : 2};
+}
+
+// MPI-1's MPI_LB and MPI_UB: no data, only a bound marker at
+// displacement 0 (section 3.12.3 of MPI 1.1).
+constexpr Datatype marker(MPI_Datatype self, bool lb) {
+    return Datatype{.size = 0,
+                    .lb = 0,
+                    .extent = 0,
+                    .true_lb = 0,
+                    .true_extent = 0,
+                    .contiguous = true,
+                    .committed = true,
+                    .predefined = true,
+                    .lb_marked = lb,
+                    .ub_marked = !lb,
+                    .basic = self,  // it has no basic element: never asked
+                    .basic_count = 0,
+                    .align = 0,
+                    .blocks = nullptr,
+                    .nblocks = 0,
+                    .runs = nullptr,
+                    .nruns = 0};
 }
 
 constexpr Datatype kPredefined[] = {
@@ -127,6 +151,8 @@ constexpr Datatype kPredefined[] = {
     pair<int>(MPI_2INT),
     pair<short>(MPI_SHORT_INT),
     pair<long double>(MPI_LONG_DOUBLE_INT),
+    marker(MPI_LB, true),
+    marker(MPI_UB, false),
 };
 constexpr int kNumPredefined = sizeof kPredefined / sizeof kPredefined[0];
 
@@ -268,10 +294,14 @@ struct Shape {
     int64_t size;
     int64_t basic_count;
     MPI_Aint align;
-    Range bounds;  // lb..ub of the blocks of types not resized
-    Range marked;  // lb..ub of those of resized types, which override them
-    Range data;    // true_lb..true ub
-    bool voted;    // a block with data set `basic`
+    // Each side of the bounds apart (lo of the lb ranges, hi of the ub
+    // ones): a marker of a side overrides the data's bound on that side.
+    Range lbs;       // lbs of the blocks with data and no lb marker
+    Range ubs;       // ubs of the blocks with data and no ub marker
+    Range lb_marks;  // lbs of the blocks with an lb marker
+    Range ub_marks;  // ubs of the blocks with a ub marker
+    Range data;      // true_lb..true ub
+    bool voted;      // a block with data set `basic`
     MPI_Datatype basic;
     bool mixed;  // a later one had another basic type
 };
@@ -284,9 +314,11 @@ void add_piece(Shape &s, const Piece &p) {
     s.size = s.c.add(s.size, s.c.mul(p.len, t.size));
     s.basic_count = s.c.add(s.basic_count, s.c.mul(p.len, t.basic_count));
     if (p.len == 0) return;
-    if (t.resized || t.size > 0)
-        cover_copies(t.resized ? s.marked : s.bounds, s.c, p.disp, p.len, t.extent, t.lb,
-                     s.c.add(t.lb, t.extent));
+    const MPI_Aint ub = s.c.add(t.lb, t.extent);
+    if (t.lb_marked || t.size > 0)
+        cover_copies(t.lb_marked ? s.lb_marks : s.lbs, s.c, p.disp, p.len, t.extent, t.lb, t.lb);
+    if (t.ub_marked || t.size > 0)
+        cover_copies(t.ub_marked ? s.ub_marks : s.ubs, s.c, p.disp, p.len, t.extent, ub, ub);
     if (t.size == 0) return;
     cover_copies(s.data, s.c, p.disp, p.len, t.extent, t.true_lb, s.c.add(t.true_lb, t.true_extent));
     if (t.align > s.align) s.align = t.align;
@@ -303,20 +335,23 @@ MPI_Aint round_up(Checked &c, MPI_Aint n, MPI_Aint align) {
     return rest ? c.add(n, align - rest) : n;
 }
 
-// The bounds of the type: those of the resized blocks when there are any,
-// else of all blocks, with a struct's extent rounded up to the alignment
-// of its basic elements (section 4.1.6); create_resized's own (4.1.7).
+// The bounds of the type: on each side, the markers' when there are any,
+// else the data's, with a struct's extent rounded up to the alignment of
+// its basic elements when it has no ub marker (section 4.1.6);
+// create_resized's own (4.1.7). A side with neither is the other side.
 void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
-    t.resized = r.resize || s.marked.set;
-    const Range &b = s.marked.set ? s.marked : s.bounds;
+    t.lb_marked = r.resize || s.lb_marks.set;
+    t.ub_marked = r.resize || s.ub_marks.set;
+    const Range &lo = s.lb_marks.set ? s.lb_marks : s.lbs;
+    const Range &hi = s.ub_marks.set ? s.ub_marks : s.ubs;
     if (r.resize) {
         t.lb = r.lb;
         t.extent = r.extent;
-    } else if (b.set) {
-        t.lb = b.lo;
-        t.extent = s.c.sub(b.hi, b.lo);
+    } else if (lo.set || hi.set) {
+        t.lb = lo.set ? lo.lo : hi.hi;
+        t.extent = s.c.sub(hi.set ? hi.hi : lo.lo, t.lb);
     }
-    if (r.pad && !t.resized) t.extent = round_up(s.c, t.extent, s.align);
+    if (r.pad && !t.ub_marked) t.extent = round_up(s.c, t.extent, s.align);
     if (s.data.set) {
         t.true_lb = s.data.lo;
         t.true_extent = s.c.sub(s.data.hi, s.data.lo);

@@ -48,10 +48,12 @@ struct Datatype {
     bool contiguous;       ///< count elements are count*size bytes from buf + true_lb
     bool committed;        ///< usable in communication (predefined: always)
     bool predefined;
-    /// lb and extent were set by MPI_Type_create_resized, on this type or
-    /// one it is built from: they override the data's bounds (the sticky
-    /// lb/ub markers of section 4.1.7).
-    bool resized;
+    /// The type map holds an explicit lower / upper bound marker, which
+    /// overrides the data's bound (the sticky markers of section 4.1.7):
+    /// MPI_Type_create_resized sets both, on this type or one it is built
+    /// from; the MPI-1 MPI_LB and MPI_UB types set one each.
+    bool lb_marked;
+    bool ub_marked;
     /// The predefined type of every basic element (for reductions and
     /// MPI_Get_elements), or MPI_DATATYPE_NULL when the elements mix types
     /// or there are none. A pair type (MPI_DOUBLE_INT...) is its own basic

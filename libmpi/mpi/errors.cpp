@@ -77,7 +77,7 @@ static_assert(sizeof kErrorText / sizeof kErrorText[0] == MPI_ERR_LASTCODE + 1);
 }  // namespace
 
 const char *error_text(int code) {
-    return code >= 0 && code <= MPI_ERR_LASTCODE ? kErrorText[code] : nullptr;
+    return code >= 0 && code <= MPI_ERR_LASTCODE ? kErrorText[code] : user_error_text(code);
 }
 
 size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code, const char *detail) {
@@ -85,7 +85,7 @@ size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int c
     t.put("MPI error: ");
     if (rank >= 0) t.put("rank ").put_int(rank).put(": ");
     t.put(function).put(": ");
-    if (const char *text = error_text(code))
+    if (const char *text = error_text(code); text && *text)
         t.put(text);
     else
         t.put("error code ").put_int(code);

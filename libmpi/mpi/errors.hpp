@@ -7,8 +7,24 @@
 
 namespace lwmpi {
 
-/// Text of error code `code`, or nullptr when it is not a known code.
+/// Text of error code `code` (predefined or added), or nullptr when it
+/// is not a known code.
 const char *error_text(int code);
+
+/// The class of error code `code` (predefined or added), or -1.
+int error_class_of(int code);
+
+/// The text of a code added by MPI_Add_error_class/code ("" until
+/// MPI_Add_error_string), or nullptr when `code` is not one (section 8.5).
+const char *user_error_text(int code);
+
+/// The rank's MPI_LASTUSEDCODE (the value of that attribute).
+const int *last_used_code();
+
+/// Sets MPI_LASTUSEDCODE to MPI_ERR_LASTCODE (MPI_Init); forgets the
+/// added codes (MPI_Finalize).
+void error_codes_init();
+void error_codes_finalize();
 
 /// Formats the fatal handler's report into buf (cap bytes, NUL-terminated):
 /// "MPI error: rank <rank>: <function>: <text>" (without "rank <rank>: "

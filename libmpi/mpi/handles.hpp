@@ -12,6 +12,8 @@ enum class HandleKind : unsigned {
     datatype = 0x44,    // 'D'
     errhandler = 0x45,  // 'E'
     group = 0x47,       // 'G'
+    info = 0x49,        // 'I'
+    keyval = 0x4b,      // 'K' (attribute keys, MPI 3.1 section 6.7)
     op = 0x4f,          // 'O'
     request = 0x52,     // 'R'
 };

@@ -2,6 +2,7 @@
 // chapter 8).
 #include <mpi.h>
 
+#include "attr.hpp"
 #include "bsend.hpp"
 #include "coll.hpp"
 #include "errors.hpp"
@@ -9,6 +10,7 @@
 #include "datatype.hpp"
 #include "group.hpp"
 #include "handles.hpp"
+#include "info.hpp"
 #include "request.hpp"
 #include "state.hpp"
 #include "../mpiutil/mpiutil.hpp"
@@ -18,13 +20,16 @@
 namespace lwmpi {
 namespace {
 
-// MPI_Init and MPI_Init_thread (named `fn` in error reports).
-int init(const char *fn) {
+// MPI_Init and MPI_Init_thread (named `fn` in error reports); argc and
+// argv (may be NULL) go into MPI_INFO_ENV.
+int init(const char *fn, int *argc, char ***argv) {
     MpiState &st = state();
     if (st.finalized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
     if (st.initialized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
     if (int e = util::init()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     comm_init_predefined(util::world_rank(), util::world_size());
+    info_init_env(util::world_size(), argc && argv ? *argc : 0, argc && argv ? *argv : nullptr);
+    error_codes_init();
     st.initialized = true;
     return MPI_SUCCESS;
 }
@@ -37,20 +42,14 @@ int thread_level() { return util::rank_is_process() ? MPI_THREAD_SERIALIZED : MP
 }  // namespace
 }  // namespace lwmpi
 
-int MPI_Init(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    return lwmpi::init("MPI_Init");
-}
+int MPI_Init(int *argc, char ***argv) { return lwmpi::init("MPI_Init", argc, argv); }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Init_thread";
-    (void)argc;
-    (void)argv;
     (void)required;
     if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
-    if (int e = init(fn)) return e;
+    if (int e = init(fn, argc, argv)) return e;
     *provided = thread_level();
     return MPI_SUCCESS;
 }
@@ -78,6 +77,12 @@ int MPI_Finalize(void) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Finalize";
     if (int e = require_active(fn)) return e;
+    // MPI_COMM_SELF's attributes are deleted first, while all of MPI still
+    // works, then MPI_COMM_WORLD's (section 8.7.1).
+    static constexpr MPI_Comm kOrder[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    for (MPI_Comm comm : kOrder)
+        if (int e = attr_delete_all(HandleKind::comm, comm))
+            return raise_error(comm, fn, e, "an attribute delete callback failed");
     // Buffered and freed sends leave first; every rank has stopped sending
     // once all are past the barrier (section 8.7).
     if (int e = drain_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
@@ -92,6 +97,9 @@ int MPI_Finalize(void) {
     comm_finalize();
     group_finalize();
     datatype_finalize();
+    attr_finalize();
+    info_finalize();
+    error_codes_finalize();
     return MPI_SUCCESS;
 }
 
@@ -163,8 +171,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 
 int MPI_Error_class(int errorcode, int *errorclass) {
     using namespace lwmpi;
-    if (!error_text(errorcode) || !errorclass)
+    if (error_class_of(errorcode) < 0 || !errorclass)
         return raise_error(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
-    *errorclass = errorcode;  // every LWMPI error code is a class
+    *errorclass = error_class_of(errorcode);
     return MPI_SUCCESS;
 }

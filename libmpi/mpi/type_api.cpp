@@ -1,6 +1,7 @@
 // The MPI_Type_* calls, MPI_Get_address and packing (MPI 3.1 chapter 4).
 #include <mpi.h>
 
+#include "attr.hpp"
 #include "check.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
@@ -225,6 +226,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
     if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, newtype)) return e;
     if (lwmpi::datatype_get(oldtype)->committed) lwmpi::datatype_commit(*newtype);
+    // Attributes go along as their copy callbacks say (section 6.7.4).
+    if (int e = lwmpi::attr_copy_all(lwmpi::HandleKind::datatype, oldtype, *newtype)) {
+        lwmpi::datatype_free(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return lwmpi::raise_error(MPI_COMM_WORLD, fn, e, "an attribute copy callback failed");
+    }
     return MPI_SUCCESS;
 }
 
@@ -244,6 +251,10 @@ int MPI_Type_free(MPI_Datatype *datatype) {
     static constexpr char fn[] = "MPI_Type_free";
     if (int e = lwmpi::require_active(fn)) return e;
     if (!datatype) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
+    const lwmpi::Datatype *t = lwmpi::datatype_get(*datatype);
+    if (t && !t->predefined)  // its attributes go first (section 6.7.4)
+        if (int e = lwmpi::attr_delete_all(lwmpi::HandleKind::datatype, *datatype))
+            return lwmpi::raise_error(MPI_COMM_WORLD, fn, e, "an attribute delete callback failed");
     if (int e = lwmpi::datatype_free(*datatype)) {
         const bool predefined = lwmpi::datatype_get(*datatype);
         return lwmpi::raise_error(MPI_COMM_WORLD, fn, e,

@@ -306,7 +306,7 @@ TEST_CASE("resized bounds stick in the types built from them (section 4.1.7)", "
     Types types;
     const MPI_Datatype r = types.make(resized(MPI_INT, -4, 16));
     CHECK(bounds_of(get(r)) == Bounds{4, -4, 16, 0, 4});
-    CHECK(get(r).resized);
+    CHECK((get(r).lb_marked && get(r).ub_marked));
     CHECK_FALSE(get(r).contiguous);
 
     const Datatype &c = get(types.make(contiguous(2, r)));
@@ -320,7 +320,7 @@ TEST_CASE("resized bounds stick in the types built from them (section 4.1.7)", "
     const MPI_Datatype members[] = {types.make(resized(MPI_INT, 0, 8)), MPI_DOUBLE};
     const Datatype &s = get(types.make(structure(2, lens, disps, members)));
     CHECK(bounds_of(s) == Bounds{12, 0, 8, 0, 24});
-    CHECK(s.resized);
+    CHECK((s.lb_marked && s.ub_marked));
 
     // Shrinking a pair to its data makes it contiguous; a negative extent
     // lays copies downwards.
@@ -421,6 +421,50 @@ TEST_CASE("pack and unpack structs without touching their padding", "[datatype]"
         CHECK(bytes[1] == 0xee);                     // after tag
         CHECK(bytes[sizeof(Particle) - 1] == 0xee);  // after flags
     }
+}
+
+TEST_CASE("MPI-1 MPI_LB and MPI_UB markers set each bound apart", "[datatype]") {
+    Types types;
+    CHECK(bounds_of(get(MPI_LB)) == Bounds{0, 0, 0, 0, 0});
+    CHECK(get(MPI_LB).lb_marked);
+    CHECK_FALSE(get(MPI_LB).ub_marked);
+
+    // Both markers: they are the bounds, the data inside or not.
+    const int lens[] = {1, 1, 1};
+    const MPI_Aint both_disps[] = {-8, 0, 16};
+    const MPI_Datatype both_members[] = {MPI_LB, MPI_INT, MPI_UB};
+    const MPI_Datatype both = types.make(structure(3, lens, both_disps, both_members));
+    CHECK(bounds_of(get(both)) == Bounds{4, -8, 24, 0, 4});
+    CHECK((get(both).lb_marked && get(both).ub_marked));
+    CHECK_FALSE(get(both).contiguous);
+
+    // An lb marker only: the upper bound is the data's, padded to the
+    // alignment (data 0..5, lb -4: extent 9 rounded to 12).
+    const MPI_Aint lb_disps[] = {-4, 0, 4};
+    const MPI_Datatype lb_members[] = {MPI_LB, MPI_INT, MPI_CHAR};
+    const MPI_Datatype lb_only = types.make(structure(3, lens, lb_disps, lb_members));
+    CHECK(bounds_of(get(lb_only)) == Bounds{5, -4, 12, 0, 5});
+    CHECK(get(lb_only).lb_marked);
+    CHECK_FALSE(get(lb_only).ub_marked);
+
+    // A ub marker only, below the data's end: it wins, and no padding.
+    const MPI_Aint ub_disps[] = {0, 2, 0};
+    const MPI_Datatype ub_members[] = {MPI_INT, MPI_UB, MPI_CHAR};
+    const Datatype &ub_only = get(types.make(structure(2, lens, ub_disps, ub_members)));
+    CHECK(bounds_of(ub_only) == Bounds{4, 0, 2, 0, 4});
+
+    // The lb marker sticks, and the data beyond it sets the upper bound:
+    // {lb_only at 0, char at 20} has lb -4 and ub 21 padded to 4 (24 + 4).
+    const MPI_Aint outer_disps[] = {0, 20};
+    const MPI_Datatype outer_members[] = {lb_only, MPI_CHAR};
+    const Datatype &outer = get(types.make(structure(2, lens, outer_disps, outer_members)));
+    CHECK(outer.lb == -4);
+    CHECK(outer.extent == 28);
+    CHECK(outer.lb_marked);
+    CHECK_FALSE(outer.ub_marked);
+
+    // Copies of a marked type: lowest lb marker, highest ub marker.
+    CHECK(bounds_of(get(types.make(contiguous(3, both)))) == Bounds{12, -8, 72, 0, 52});
 }
 
 TEST_CASE("nested types: matrix columns through a resized vector", "[datatype]") {

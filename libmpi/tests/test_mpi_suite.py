@@ -16,8 +16,8 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
     test_mpi_suite.py [unittest options]         all of them
 
-SUITE: env, p2p, coll, comm, dtype, err, intercomm, nbc, stress, topo,
-third_party.
+SUITE: env, p2p, coll, comm, dtype, err, intercomm, nbc, stress, topo, info,
+attr, third_party.
 """
 import os
 import re
@@ -143,6 +143,21 @@ class Topo(Program):
     PROGRAM = "mpi_topo_test"
 
 
+class Info(Program):
+    """Info objects, MPI_INFO_ENV, communicators made with info."""
+    PROGRAM = "mpi_info_test"
+
+
+class Attr(Program):
+    """Attribute caching on communicators and datatypes, predefined
+    attributes, added error codes, the MPI-1 names."""
+    PROGRAM = "mpi_attr_test"
+
+    def check_output(self, np, out):
+        super().check_output(np, out)
+        self.assertIn("MPI-1 names yes", out)   # LWMPI offers them
+
+
 class Stress(Program):
     """Thousands of messages of mixed sizes between all pairs."""
     PROGRAM = "mpi_stress"
@@ -164,6 +179,8 @@ add_runs(Nbc, standard_runs((1, "compact", "shm"), (3, "scatter", "shm"), (3, "c
                             (16, "compact", "shm", ("20",)), (16, "scatter", "ikc", ("20",))))
 add_runs(Topo, standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (4, "compact", "shm"),
                              (16, "scatter", "ikc"), (16, "compact", "shm")))
+add_runs(Info, standard_runs((1, "compact", "shm"), (5, "scatter", "ikc")))
+add_runs(Attr, standard_runs((1, "compact", "shm"), (3, "scatter", "ikc"), (16, "compact", "shm")))
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
@@ -211,7 +228,7 @@ class ThirdParty(unittest.TestCase):
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
           "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc", "stress": "Stress", "topo": "Topo",
-          "third_party": "ThirdParty"}
+          "info": "Info", "attr": "Attr", "third_party": "ThirdParty"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

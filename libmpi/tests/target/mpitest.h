@@ -49,6 +49,17 @@ static inline void fail_at(int line, const char *fmt, ...) {
         if (rc_ != MPI_SUCCESS) FAIL("%s returned %d", #call, rc_); \
     } while (0)
 
+/* `call` (made with MPI_ERRORS_RETURN) fails with an error of class
+ * `cls`. */
+static inline void check_class_at(int line, const char *text, int rc, int cls) {
+    int got = -1;
+    if (rc == MPI_SUCCESS) fail_at(line, "%s succeeded; expected error class %d", text, cls);
+    if (MPI_Error_class(rc, &got) != MPI_SUCCESS)
+        fail_at(line, "%s returned %d, which has no class", text, rc);
+    if (got != cls) fail_at(line, "%s returned class %d; expected %d", text, got, cls);
+}
+#define EXPECT_CLASS(call, cls) check_class_at(__LINE__, #call, (call), cls)
+
 static inline void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) FAIL("out of memory (%lu bytes)", (unsigned long)n);
