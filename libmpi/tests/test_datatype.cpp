@@ -573,7 +573,7 @@ TEST_CASE("a rank holds at most kMaxDerivedTypes derived types", "[datatype]") {
     TextBuilder t(why, sizeof why);
     MPI_Datatype h = MPI_DATATYPE_NULL;
     CHECK(datatype_create(contiguous(1, MPI_INT), &h, t) == MPI_ERR_NO_MEM);
-    CHECK(std::string(why) == "at most 64 derived datatypes per rank");
+    CHECK(std::string(why) == "at most " + std::to_string(kMaxDerivedTypes) + " derived datatypes per rank");
 
     // A freed slot is used again.
     REQUIRE(datatype_free(handles[7]) == MPI_SUCCESS);
