@@ -2,7 +2,9 @@
 // MPI_Request handles, over MPIUtil's requests. A LibMPI request remembers
 // the call's arguments (so that a persistent one can start again), packs a
 // non-contiguous datatype before a send and unpacks after a receive, and
-// turns MPIUtil's status into an MPI_Status.
+// turns MPIUtil's status into an MPI_Status. A generalized request
+// (section 12.2) has no MPIUtil request: the program completes it, and its
+// callbacks give its status.
 #pragma once
 
 #include <mpi.h>
@@ -31,7 +33,23 @@ struct P2POp {
     bool collective;  ///< on the communicator's collective context
 };
 
+/// What a request carries out; the completion calls treat every kind
+/// alike, through request_check and request_finish.
+enum class RequestKind : uint8_t {
+    p2p,          ///< a point-to-point operation (args) over an MPIUtil request
+    generalized,  ///< MPI_Grequest_start's (section 12.2)
+};
+
+/// The callbacks of a generalized request and its state.
+struct Generalized {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra_state;
+};
+
 struct Request {
+    RequestKind kind;
     bool in_use;
     bool persistent;
     bool active;  ///< started and not completed by a wait or test
@@ -43,7 +61,8 @@ struct Request {
     void *packed;          ///< temporary contiguous copy, or nullptr
     bool complete;         ///< done: status below is final
     MPI_Status status;
-    int error;  ///< MPI_SUCCESS or the class raised at completion
+    int error;         ///< MPI_SUCCESS or the class raised at completion
+    Generalized greq;  ///< kind generalized: its callbacks
 };
 
 /// The request named by `h`, or nullptr.
@@ -52,6 +71,22 @@ Request *request_get(MPI_Request h);
 /// A new request for `op` (not started); MPI_ERR_NO_MEM when the table is
 /// full. `persistent` requests survive their completion.
 int request_new(const P2POp &op, bool persistent, MPI_Request *out);
+
+/// A new generalized request (active, not complete) with callbacks `g`,
+/// on MPI_COMM_WORLD for its errors; MPI_ERR_NO_MEM when the table is full.
+int request_new_generalized(const Generalized &g, MPI_Request *out);
+
+/// Generalized request `h`, even when MPI_Request_free'd (its program
+/// still completes it), or nullptr.
+Request *generalized_get(MPI_Request h);
+
+/// MPI_Grequest_complete: `r` is complete; freed already, it runs its
+/// free function and goes. Returns that function's error.
+int generalized_complete(Request &r);
+
+/// The status query_fn gives complete generalized request `r` (section
+/// 12.2), into *status; returns query_fn's error.
+int generalized_query(Request &r, MPI_Status *status);
 
 /// Frees the table entry of `r` (its operation over or never started).
 void request_drop(Request &r);
@@ -88,9 +123,22 @@ bool request_test(Request &r, int *error);
 int request_wait(Request &r);
 
 /// Ends the use of a complete request: a persistent one becomes inactive,
-/// another is freed and *h set to MPI_REQUEST_NULL. Copies the status to
-/// `status` unless it is MPI_STATUS_IGNORE. Returns the request's error.
+/// another is freed and *h set to MPI_REQUEST_NULL (a generalized one
+/// first asks query_fn for its status, then runs free_fn). Copies the
+/// status to `status` unless it is MPI_STATUS_IGNORE. Returns the
+/// request's error.
 int request_finish(MPI_Request *h, MPI_Status *status);
+
+/// MPI_Request_free (section 3.7.3): drops `r` now when its operation is
+/// over, else once it is (a generalized one: at MPI_Grequest_complete).
+/// Returns the error of a generalized request's free function.
+int request_free(Request &r);
+
+/// MPI_Cancel (section 3.8.4) of active request `r`: a receive that no
+/// message matched yet completes as cancelled; a send is left to complete;
+/// a generalized request calls its cancel function (whose error it
+/// returns).
+int request_cancel(Request &r);
 
 /// Blocking send or receive of one operation on a communicator, for
 /// LibMPI's own use (collectives, Sendrecv): start, wait, finish.
