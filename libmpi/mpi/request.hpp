@@ -103,7 +103,8 @@ int request_start(Request &r);
 int progress_requests();
 
 /// Progress until the requests given up by MPI_Request_free and
-/// MPI_Bsend are over (MPI_Finalize).
+/// MPI_Bsend are over (MPI_Finalize); generalized ones never completed
+/// are left (their free functions never run).
 int drain_requests();
 
 /// Frees the request table (MPI_Finalize, once MPIUtil is finalized: no
