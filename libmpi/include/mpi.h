@@ -197,8 +197,41 @@ typedef long long MPI_Count;
 #define MPI_APPNUM          7 /* 0: mpirun starts one application */
 #define MPI_KEYVAL_INVALID  0
 
-/* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). */
-#define MPI_COMBINER_NAMED 1
+/* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). The
+ * F90 and *_INTEGER ones name Fortran calls, which LWMPI has not. */
+#define MPI_COMBINER_NAMED            1
+#define MPI_COMBINER_DUP              2
+#define MPI_COMBINER_CONTIGUOUS       3
+#define MPI_COMBINER_VECTOR           4
+#define MPI_COMBINER_HVECTOR          5
+#define MPI_COMBINER_INDEXED          6
+#define MPI_COMBINER_HINDEXED         7
+#define MPI_COMBINER_INDEXED_BLOCK    8
+#define MPI_COMBINER_HINDEXED_BLOCK   9
+#define MPI_COMBINER_STRUCT           10
+#define MPI_COMBINER_SUBARRAY         11
+#define MPI_COMBINER_DARRAY           12
+#define MPI_COMBINER_F90_REAL         13
+#define MPI_COMBINER_F90_COMPLEX      14
+#define MPI_COMBINER_F90_INTEGER      15
+#define MPI_COMBINER_RESIZED          16
+#define MPI_COMBINER_HVECTOR_INTEGER  17
+#define MPI_COMBINER_HINDEXED_INTEGER 18
+#define MPI_COMBINER_STRUCT_INTEGER   19
+
+/* Array storage orders and distributions of MPI_Type_create_subarray and
+ * MPI_Type_create_darray (sections 4.1.3, 4.1.4). */
+#define MPI_ORDER_C              0
+#define MPI_ORDER_FORTRAN        1
+#define MPI_DISTRIBUTE_BLOCK     0
+#define MPI_DISTRIBUTE_CYCLIC    1
+#define MPI_DISTRIBUTE_NONE      2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
+
+/* Type classes of MPI_Type_match_size (section 17.1.9). */
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 #define MPI_MAX_OBJECT_NAME            64
 #define MPI_MAX_LIBRARY_VERSION_STRING 64
@@ -473,18 +506,52 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 /* Basic elements received (section 4.1.11); MPI_UNDEFINED as above. */
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+/* Sets the status so that MPI_Get_elements gives `count` (and
+ * MPI_Get_count what that many basic elements make); for the query
+ * function of a generalized request (section 12.3). */
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+/* Cancellation (sections 3.8.4, 12.3). MPI_Cancel marks an active
+ * request; a wait or test still completes it, and then MPI_Test_cancelled
+ * tells whether it was cancelled. A receive not yet matched by a message
+ * is cancelled; a send never is (it completes normally: the standard
+ * allows it), whatever its protocol; a generalized request calls its
+ * cancel function. */
+int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+/* Like MPI_Test, but a complete request is neither freed nor made
+ * inactive: a later wait or test finishes it. (section 3.7.3) */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+
+/* Generalized requests (section 12.2): an operation the program carries
+ * out itself, completed by MPI_Grequest_complete, usable in every wait
+ * and test. When a wait or test completes it, query_fn fills its status
+ * (a status of its own when the caller ignores it) and free_fn runs;
+ * MPI_Request_get_status calls query_fn only. A request freed before it
+ * completes calls free_fn at MPI_Grequest_complete. A non-zero return of
+ * a function is the error of the call that ran it. MPI_Cancel calls
+ * cancel_fn with complete = whether MPI_Grequest_complete was called. */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 
 /* ---- Datatypes (MPI 3.1 chapter 4) ---------------------------------- */
 
 /* Derived datatypes: MPI_ERR_COUNT for negative counts, MPI_ERR_TYPE for
  * invalid old types, MPI_ERR_ARG for NULL arrays; a new type must be
- * committed before it is used in communication. At most 64 derived
- * datatypes per rank (MPI_ERR_NO_MEM beyond). */
+ * committed before it is used in communication. At most 256 derived
+ * datatypes per rank (MPI_ERR_NO_MEM beyond), counting the freed ones
+ * that a type still alive was made from. */
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -495,10 +562,41 @@ int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint
                              MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype *newtype);
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* A subarray of an array of oldtype (section 4.1.3): its extent is the
+ * whole array's. MPI_ERR_ARG for sizes, subsizes, starts or order out of
+ * range; at most 32 dimensions. */
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+/* The part of a distributed array of oldtype that process `rank` of a
+ * grid of `size` processes (psizes, row-major) owns (section 4.1.4). */
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+/* How a type was made (section 4.1.13). get_contents: MPI_ERR_TYPE for a
+ * predefined type, MPI_ERR_ARG when the arrays are too short; the derived
+ * types it returns must be freed by the caller. */
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                          int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
+/* Names (section 6.8): predefined types start with their standard name,
+ * derived ones with "". */
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+/* The predefined C type of a type class and size in bytes: for
+ * MPI_TYPECLASS_INTEGER MPI_INT8_T..MPI_INT64_T, REAL MPI_FLOAT,
+ * MPI_DOUBLE, MPI_LONG_DOUBLE, COMPLEX MPI_C_*_COMPLEX; MPI_ERR_ARG when
+ * none has that size. (section 17.1.9) */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int MPI_Type_commit(MPI_Datatype *datatype);
 /* Frees a derived type (sets it to MPI_DATATYPE_NULL); predefined types:
  * MPI_ERR_TYPE. Pending communication that uses it is not affected. */
@@ -520,6 +618,16 @@ int MPI_Type_free_keyval(int *type_keyval);
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+/* Packing in the portable "external32" representation (section 13.5.2):
+ * big-endian, the sizes of table 13.2 (MPI_LONG and MPI_UNSIGNED_LONG are
+ * 4 bytes: a value that does not fit loses its high bytes; MPI_LONG_DOUBLE
+ * is 16 bytes of IEEE quadruple precision). Another datarep:
+ * MPI_ERR_UNSUPPORTED_DATAREP; no room: MPI_ERR_TRUNCATE. */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                        void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 
 /* ---- Collectives (MPI 3.1 chapter 5) -------------------------------- */
 

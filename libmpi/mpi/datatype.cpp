@@ -16,16 +16,16 @@ namespace {
 
 // ---- Predefined types --------------------------------------------------
 
-// The type map of a basic type: one block, one run.
-template <typename T>
+// The type map of a basic type `self` of C type T: one block, one run.
+template <typename T, MPI_Datatype self>
 struct BasicMap {
     static constexpr Block blocks[] = {{0, sizeof(T)}};
-    static constexpr Run runs[] = {{sizeof(T), 1}};
+    static constexpr Run runs[] = {{sizeof(T), 1, self}};
 };
 
-template <typename T>
-constexpr Datatype basic(MPI_Datatype self) {
-    using M = BasicMap<T>;
+template <typename T, MPI_Datatype self>
+constexpr Datatype basic() {
+    using M = BasicMap<T, self>;
     const auto n = static_cast<MPI_Aint>(sizeof(T));
     return Datatype{.size = n,
                     .lb = 0,
@@ -48,8 +48,8 @@ constexpr Datatype basic(MPI_Datatype self) {
 
 // The type map of a {value; int index;} pair of MINLOC/MAXLOC (section
 // 5.9.4): value and index are one block unless padding parts them, and
-// one run when they have the same size.
-template <typename T>
+// one run when they are both ints. `V` is the value's basic type.
+template <typename T, MPI_Datatype V>
 struct PairMap {
     struct P {
         T value;
@@ -57,17 +57,17 @@ struct PairMap {
     };
     static constexpr MPI_Aint kIndex = offsetof(P, index);
     static constexpr bool kOneBlock = kIndex == sizeof(T);
-    static constexpr bool kOneRun = sizeof(T) == sizeof(int);
+    static constexpr bool kOneRun = V == MPI_INT;
     static constexpr Block blocks[] = {{0, kOneBlock ? kIndex + sizeof(int) : sizeof(T)},
                                        {kIndex, sizeof(int)}};
-    static constexpr Run runs[] = {{sizeof(T), kOneRun ? 2 : 1}, {sizeof(int), 1}};
+    static constexpr Run runs[] = {{sizeof(T), kOneRun ? 2 : 1, V}, {sizeof(int), 1, MPI_INT}};
 };
 
 // A pair's size is its value and index; its extent is the C struct's, so
 // trailing padding (MPI_DOUBLE_INT: 12 and 16) makes it non-contiguous.
-template <typename T>
+template <typename T, MPI_Datatype V>
 constexpr Datatype pair(MPI_Datatype self) {
-    using M = PairMap<T>;
+    using M = PairMap<T, V>;
     const auto n = static_cast<MPI_Aint>(sizeof(T) + sizeof(int));
     const auto ext = static_cast<MPI_Aint>(sizeof(typename M::P));
     return Datatype{.size = n,
@@ -113,44 +113,44 @@ constexpr Datatype marker(MPI_Datatype self, bool lb) {
 
 constexpr Datatype kPredefined[] = {
     Datatype{},
-    basic<char>(MPI_CHAR),
-    basic<signed char>(MPI_SIGNED_CHAR),
-    basic<unsigned char>(MPI_UNSIGNED_CHAR),
-    basic<unsigned char>(MPI_BYTE),
-    basic<short>(MPI_SHORT),
-    basic<unsigned short>(MPI_UNSIGNED_SHORT),
-    basic<int>(MPI_INT),
-    basic<unsigned>(MPI_UNSIGNED),
-    basic<long>(MPI_LONG),
-    basic<unsigned long>(MPI_UNSIGNED_LONG),
-    basic<long long>(MPI_LONG_LONG_INT),
-    basic<unsigned long long>(MPI_UNSIGNED_LONG_LONG),
-    basic<float>(MPI_FLOAT),
-    basic<double>(MPI_DOUBLE),
-    basic<long double>(MPI_LONG_DOUBLE),
-    basic<bool>(MPI_C_BOOL),  // C's _Bool and C++'s bool agree on our ABIs
-    basic<int8_t>(MPI_INT8_T),
-    basic<int16_t>(MPI_INT16_T),
-    basic<int32_t>(MPI_INT32_T),
-    basic<int64_t>(MPI_INT64_T),
-    basic<uint8_t>(MPI_UINT8_T),
-    basic<uint16_t>(MPI_UINT16_T),
-    basic<uint32_t>(MPI_UINT32_T),
-    basic<uint64_t>(MPI_UINT64_T),
-    basic<wchar_t>(MPI_WCHAR),
-    basic<unsigned char>(MPI_PACKED),
-    basic<MPI_Aint>(MPI_AINT),
-    basic<MPI_Offset>(MPI_OFFSET),
-    basic<MPI_Count>(MPI_COUNT),
-    basic<__complex__ float>(MPI_C_FLOAT_COMPLEX),
-    basic<__complex__ double>(MPI_C_DOUBLE_COMPLEX),
-    basic<__complex__ long double>(MPI_C_LONG_DOUBLE_COMPLEX),
-    pair<float>(MPI_FLOAT_INT),
-    pair<double>(MPI_DOUBLE_INT),
-    pair<long>(MPI_LONG_INT),
-    pair<int>(MPI_2INT),
-    pair<short>(MPI_SHORT_INT),
-    pair<long double>(MPI_LONG_DOUBLE_INT),
+    basic<char, MPI_CHAR>(),
+    basic<signed char, MPI_SIGNED_CHAR>(),
+    basic<unsigned char, MPI_UNSIGNED_CHAR>(),
+    basic<unsigned char, MPI_BYTE>(),
+    basic<short, MPI_SHORT>(),
+    basic<unsigned short, MPI_UNSIGNED_SHORT>(),
+    basic<int, MPI_INT>(),
+    basic<unsigned, MPI_UNSIGNED>(),
+    basic<long, MPI_LONG>(),
+    basic<unsigned long, MPI_UNSIGNED_LONG>(),
+    basic<long long, MPI_LONG_LONG_INT>(),
+    basic<unsigned long long, MPI_UNSIGNED_LONG_LONG>(),
+    basic<float, MPI_FLOAT>(),
+    basic<double, MPI_DOUBLE>(),
+    basic<long double, MPI_LONG_DOUBLE>(),
+    basic<bool, MPI_C_BOOL>(),  // C's _Bool and C++'s bool agree on our ABIs
+    basic<int8_t, MPI_INT8_T>(),
+    basic<int16_t, MPI_INT16_T>(),
+    basic<int32_t, MPI_INT32_T>(),
+    basic<int64_t, MPI_INT64_T>(),
+    basic<uint8_t, MPI_UINT8_T>(),
+    basic<uint16_t, MPI_UINT16_T>(),
+    basic<uint32_t, MPI_UINT32_T>(),
+    basic<uint64_t, MPI_UINT64_T>(),
+    basic<wchar_t, MPI_WCHAR>(),
+    basic<unsigned char, MPI_PACKED>(),
+    basic<MPI_Aint, MPI_AINT>(),
+    basic<MPI_Offset, MPI_OFFSET>(),
+    basic<MPI_Count, MPI_COUNT>(),
+    basic<__complex__ float, MPI_C_FLOAT_COMPLEX>(),
+    basic<__complex__ double, MPI_C_DOUBLE_COMPLEX>(),
+    basic<__complex__ long double, MPI_C_LONG_DOUBLE_COMPLEX>(),
+    pair<float, MPI_FLOAT>(MPI_FLOAT_INT),
+    pair<double, MPI_DOUBLE>(MPI_DOUBLE_INT),
+    pair<long, MPI_LONG>(MPI_LONG_INT),
+    pair<int, MPI_INT>(MPI_2INT),
+    pair<short, MPI_SHORT>(MPI_SHORT_INT),
+    pair<long double, MPI_LONG_DOUBLE>(MPI_LONG_DOUBLE_INT),
     marker(MPI_LB, true),
     marker(MPI_UB, false),
 };
@@ -164,13 +164,65 @@ constexpr bool predefined_consistent() {
 }
 static_assert(predefined_consistent(), "mpi.h datatype handles and the table disagree");
 
+// Their standard names (MPI_Type_get_name, section 6.8), by index.
+constexpr const char *kPredefinedNames[] = {
+    "",
+    "MPI_CHAR",
+    "MPI_SIGNED_CHAR",
+    "MPI_UNSIGNED_CHAR",
+    "MPI_BYTE",
+    "MPI_SHORT",
+    "MPI_UNSIGNED_SHORT",
+    "MPI_INT",
+    "MPI_UNSIGNED",
+    "MPI_LONG",
+    "MPI_UNSIGNED_LONG",
+    "MPI_LONG_LONG_INT",
+    "MPI_UNSIGNED_LONG_LONG",
+    "MPI_FLOAT",
+    "MPI_DOUBLE",
+    "MPI_LONG_DOUBLE",
+    "MPI_C_BOOL",
+    "MPI_INT8_T",
+    "MPI_INT16_T",
+    "MPI_INT32_T",
+    "MPI_INT64_T",
+    "MPI_UINT8_T",
+    "MPI_UINT16_T",
+    "MPI_UINT32_T",
+    "MPI_UINT64_T",
+    "MPI_WCHAR",
+    "MPI_PACKED",
+    "MPI_AINT",
+    "MPI_OFFSET",
+    "MPI_COUNT",
+    "MPI_C_FLOAT_COMPLEX",
+    "MPI_C_DOUBLE_COMPLEX",
+    "MPI_C_LONG_DOUBLE_COMPLEX",
+    "MPI_FLOAT_INT",
+    "MPI_DOUBLE_INT",
+    "MPI_LONG_INT",
+    "MPI_2INT",
+    "MPI_SHORT_INT",
+    "MPI_LONG_DOUBLE_INT",
+    "MPI_LB",
+    "MPI_UB",
+};
+static_assert(sizeof kPredefinedNames / sizeof kPredefinedNames[0] == kNumPredefined);
+
+// Names a rank gave predefined types (table made on the first).
+using Name = char[MPI_MAX_OBJECT_NAME];
+thread_local util::RankLocal<Name *> t_predefined_names;
+
 // ---- The per-rank table of derived types -------------------------------
 
 struct Slot {
     Datatype type;  // owns its blocks and runs (malloc)
-    bool used;      // holds a type, maybe freed but still held
-    bool freed;     // MPI_Type_free was called: the handle is no longer valid
-    int holds;      // pending operations using it (datatype_hold)
+    Contents *how;  // owns it and its arrays (one malloc); holds its derived types
+    Name name;
+    bool used;  // holds a type, maybe freed but still held
+    int refs;   // user references (MPI_Type_free drops one): the handle is valid while > 0
+    int holds;  // pending operations and types made from it (datatype_hold)
 };
 
 // The table is made in slabs of kDerivedSlab slots, each on the first
@@ -198,7 +250,7 @@ Slot *slot_of(MPI_Datatype h) {
 // The slot of derived type `h` while its handle is valid, or nullptr.
 Slot *live_slot(MPI_Datatype h) {
     Slot *s = slot_of(h);
-    return s && !s->freed ? s : nullptr;
+    return s && s->refs > 0 ? s : nullptr;
 }
 
 // A free slot, and its index in *index; nullptr when the table is full
@@ -223,11 +275,39 @@ Slot *free_slot(int *index) {
     return nullptr;
 }
 
-void release_slot(Slot &s) {
+void free_lists(Slot &s) {
     // The lists were allocated by flatten(); only Datatype's view is const.
     free(const_cast<Block *>(s.type.blocks));
     free(const_cast<Run *>(s.type.runs));
+    free(s.how);
+}
+
+// Empties slot `s` (no reference or hold left) and lets go of the types
+// it was made from.
+void release_slot(Slot &s) {
+    Contents *how = s.how;
+    s.how = nullptr;
+    for (int i = 0; how && i < how->ntypes; ++i)
+        datatype_release(how->types[i]);
+    free_lists(s);
+    free(how);
     s = Slot{};
+}
+
+// A copy of `how` in one heap block, or nullptr when out of memory.
+Contents *copy_contents(const Contents &how) {
+    const size_t addrs = sizeof(MPI_Aint) * static_cast<size_t>(how.naddrs);
+    const size_t types = sizeof(MPI_Datatype) * static_cast<size_t>(how.ntypes);
+    const size_t ints = sizeof(int) * static_cast<size_t>(how.nints);
+    // The widest array first, so that each one is aligned.
+    auto *c = static_cast<Contents *>(malloc(sizeof(Contents) + addrs + types + ints));
+    if (!c) return nullptr;
+    char *p = reinterpret_cast<char *>(c + 1);
+    *c = how;
+    c->addrs = static_cast<MPI_Aint *>(memcpy(p, how.addrs, addrs));
+    c->types = static_cast<MPI_Datatype *>(memcpy(p + addrs, how.types, types));
+    c->ints = static_cast<int *>(memcpy(p + addrs + types, how.ints, ints));
+    return c;
 }
 
 // ---- Measuring a recipe: size, bounds, basic type ----------------------
@@ -411,9 +491,9 @@ bool merge(Block &last, const Block &next) {
     return true;
 }
 
-// Joins `next` to `last` when its elements have the same size.
+// Joins `next` to `last` when its elements have the same type.
 bool merge(Run &last, const Run &next) {
-    if (last.size != next.size) return false;
+    if (last.type != next.type) return false;
     last.count += next.count;
     return true;
 }
@@ -445,7 +525,7 @@ bool append_blocks(List<Block> &l, const Datatype &t, MPI_Aint disp, int64_t n) 
 
 // Appends the runs of n copies of `t` (which has data).
 bool append_runs(List<Run> &l, const Datatype &t, int64_t n) {
-    if (t.nruns == 1) return push(l, Run{t.runs[0].size, n * t.runs[0].count});
+    if (t.nruns == 1) return push(l, Run{t.runs[0].size, n * t.runs[0].count, t.runs[0].type});
     for (int64_t k = 0; k < n; ++k)
         for (int64_t i = 0; i < t.nruns; ++i)
             if (!push(l, t.runs[i])) return false;
@@ -529,24 +609,32 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
             why.put("no memory for the datatype table");
         return MPI_ERR_NO_MEM;
     }
-    if (!flatten(r, t)) {
+    Contents *how = r.how ? copy_contents(*r.how) : nullptr;
+    if ((r.how && !how) || !flatten(r, t)) {
+        free(how);
         why.put("no memory for the type map");
         return MPI_ERR_NO_MEM;
     }
     // One element's data is one block, and the next element's follows it.
     t.contiguous = t.nblocks == 0 || (t.nblocks == 1 && t.blocks[0].len == t.extent);
-    *s = Slot{t, true, false, 0};
+    *s = Slot{.type = t, .how = how, .name = {}, .used = true, .refs = 1, .holds = 0};
+    // Its old types stay while it does (they are valid: measure() said so).
+    for (int i = 0; how && i < how->ntypes; ++i)
+        datatype_hold(how->types[i]);
     *out = make_handle(HandleKind::datatype, kNumPredefined + index);
     return MPI_SUCCESS;
 }
 
 void datatype_finalize() {
+    // Every slot goes: no need to let go of the holds between them.
     for (Slot *&slab : t_derived.get()) {
         for (int i = 0; slab && i < kDerivedSlab; ++i)
-            if (slab[i].used) release_slot(slab[i]);
+            if (slab[i].used) free_lists(slab[i]);
         free(slab);
         slab = nullptr;
     }
+    free(t_predefined_names.get());
+    t_predefined_names.get() = nullptr;
 }
 
 int datatype_commit(MPI_Datatype h) {
@@ -560,8 +648,47 @@ int datatype_commit(MPI_Datatype h) {
 int datatype_free(MPI_Datatype h) {
     Slot *s = live_slot(h);
     if (!s) return MPI_ERR_TYPE;
-    s->freed = true;
-    if (s->holds == 0) release_slot(*s);
+    if (--s->refs == 0 && s->holds == 0) release_slot(*s);
+    return MPI_SUCCESS;
+}
+
+const Contents *datatype_contents(MPI_Datatype h) {
+    const Slot *s = live_slot(h);
+    return s ? s->how : nullptr;
+}
+
+void datatype_share(MPI_Datatype h) {
+    if (Slot *s = slot_of(h)) ++s->refs;
+}
+
+const char *datatype_name(MPI_Datatype h) {
+    const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
+    if (i >= 0) {
+        const Name *set = t_predefined_names.get();
+        return set ? set[i] : kPredefinedNames[i];
+    }
+    const Slot *s = live_slot(h);
+    return s ? s->name : nullptr;
+}
+
+int datatype_set_name(MPI_Datatype h, const char *name) {
+    char *to = nullptr;
+    const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
+    if (i >= 0) {
+        Name *&set = t_predefined_names.get();
+        if (!set) {
+            set = static_cast<Name *>(malloc(kNumPredefined * sizeof(Name)));
+            if (!set) return MPI_ERR_NO_MEM;
+            for (int k = 0; k < kNumPredefined; ++k)
+                TextBuilder(set[k], sizeof(Name)).put(kPredefinedNames[k]);
+        }
+        to = set[i];
+    } else if (Slot *s = live_slot(h)) {
+        to = s->name;
+    } else {
+        return MPI_ERR_TYPE;
+    }
+    TextBuilder(to, sizeof(Name)).put(name);
     return MPI_SUCCESS;
 }
 
@@ -570,7 +697,7 @@ const Datatype *datatype_hold(MPI_Datatype h) {
     // the parts of that operation (the messages of a schedule, started as
     // it goes on).
     Slot *s = slot_of(h);
-    if (s && (!s->freed || s->holds > 0)) {
+    if (s && (s->refs > 0 || s->holds > 0)) {
         ++s->holds;
         return &s->type;
     }
@@ -579,7 +706,7 @@ const Datatype *datatype_hold(MPI_Datatype h) {
 
 void datatype_release(MPI_Datatype h) {
     Slot *s = slot_of(h);
-    if (s && --s->holds == 0 && s->freed) release_slot(*s);
+    if (s && --s->holds == 0 && s->refs == 0) release_slot(*s);
 }
 
 void pack(const void *buf, int count, const Datatype &t, void *out) {
@@ -607,6 +734,21 @@ int64_t count_basic(const Datatype &t, uint64_t bytes) {
         rest -= taken;
     }
     return static_cast<int64_t>(bytes / size) * per_element + in_rest;
+}
+
+int64_t bytes_of_basic(const Datatype &t, int64_t n) {
+    int64_t per_element = 0;
+    for (int64_t i = 0; i < t.nruns; ++i)
+        per_element += t.runs[i].count;
+    if (per_element == 0) return n == 0 ? 0 : -1;
+    int64_t bytes = n / per_element * t.size;
+    int64_t rest = n % per_element;
+    for (int64_t i = 0; rest > 0; ++i) {
+        const int64_t taken = rest < t.runs[i].count ? rest : t.runs[i].count;
+        bytes += taken * t.runs[i].size;
+        rest -= taken;
+    }
+    return bytes;
 }
 
 }  // namespace lwmpi

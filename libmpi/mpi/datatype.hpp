@@ -10,9 +10,12 @@
 // A type map is kept flattened: the data bytes of one element as a list
 // of contiguous blocks in type-map order (adjacent ones merged), so
 // packing is a loop of memcpy, and the sizes of its basic elements as a
-// list of runs (for MPI_Get_elements). Derived types live in a per-rank
-// table of kMaxDerivedTypes entries; a constructor copies the blocks of
-// its old types, so a type never depends on another one after it is made.
+// list of runs (for MPI_Get_elements and external32). Derived types live
+// in a per-rank table of kMaxDerivedTypes entries; a constructor copies
+// the blocks of its old types, so packing never looks at another type.
+// A type also remembers how it was made (MPI_Type_get_contents) and holds
+// the derived types it was made from: they stay in the table, freed or
+// not, until it goes.
 #pragma once
 
 #include <mpi.h>
@@ -23,7 +26,7 @@ namespace lwmpi {
 class TextBuilder;
 
 /// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).
-constexpr int kMaxDerivedTypes = 64;
+constexpr int kMaxDerivedTypes = 256;
 
 /// `len` bytes of data at `disp` bytes from the address of an element
 /// (the buffer address a call is given; lb is measured from it too).
@@ -32,10 +35,12 @@ struct Block {
     MPI_Aint len;
 };
 
-/// `count` consecutive basic elements of `size` bytes each.
+/// `count` consecutive basic elements of predefined type `type`, `size`
+/// bytes each (a pair type's members are a run each: MPI_DOUBLE, MPI_INT).
 struct Run {
     int64_t size;
     int64_t count;
+    MPI_Datatype type;
 };
 
 /// What the rest of LibMPI needs to know about a datatype.
@@ -71,6 +76,19 @@ struct Datatype {
 /// nullptr.
 const Datatype *datatype_get(MPI_Datatype h);
 
+/// How a derived type was made (MPI 3.1 section 4.1.13): an
+/// MPI_COMBINER_* and the constructor's arguments, in the order of
+/// MPI_Type_get_contents.
+struct Contents {
+    int combiner;
+    int nints;
+    int naddrs;
+    int ntypes;
+    const int *ints;
+    const MPI_Aint *addrs;
+    const MPI_Datatype *types;
+};
+
 /// The arguments of any type constructor (MPI 3.1 sections 4.1.2-4.1.7),
 /// as `count` blocks: block i is length(i) consecutive elements of
 /// type(i) (each the type's extent after the previous one) starting at
@@ -91,6 +109,9 @@ struct Recipe {
     bool resize = false;  ///< MPI_Type_create_resized: then lb and extent are these (4.1.7)
     MPI_Aint lb = 0;
     MPI_Aint extent = 0;
+    /// How the user made it, for MPI_Type_get_envelope and _get_contents
+    /// (copied); nullptr only in unit tests of the layout.
+    const Contents *how = nullptr;
 };
 
 /// Makes a new, uncommitted, derived type from `r` into *out. Returns
@@ -104,10 +125,29 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why);
 /// predefined one is already. MPI_ERR_TYPE when `h` is not valid.
 int datatype_commit(MPI_Datatype h);
 
-/// Frees a derived type (section 4.1.9); types built from it are not
+/// Drops a user reference to a derived type (section 4.1.9): after the
+/// last one its handle is no longer valid; types built from it are not
 /// affected, nor holders (datatype_hold). MPI_ERR_TYPE for predefined or
 /// invalid handles.
 int datatype_free(MPI_Datatype h);
+
+/// How derived type `h` was made, or nullptr when it is predefined
+/// (MPI_COMBINER_NAMED) or not valid.
+const Contents *datatype_contents(MPI_Datatype h);
+
+/// A new user reference to type types[i] of a Contents (held, so still in
+/// the table even if freed): the handle is valid again until as many
+/// MPI_Type_free as references (MPI_Type_get_contents, 4.1.13). Nothing
+/// for a predefined type.
+void datatype_share(MPI_Datatype h);
+
+/// The name of a valid type `h` (MPI_Type_get_name, section 6.8): the
+/// standard name of a predefined one, "" for a derived one, unless set.
+const char *datatype_name(MPI_Datatype h);
+/// Sets it (at most MPI_MAX_OBJECT_NAME - 1 bytes kept). MPI_ERR_TYPE when
+/// `h` is not valid, MPI_ERR_NO_MEM when a predefined type's name finds no
+/// room.
+int datatype_set_name(MPI_Datatype h, const char *name);
 
 /// Frees every derived type of the rank and the table (MPI_Finalize).
 void datatype_finalize();
@@ -132,5 +172,10 @@ void unpack(const void *in, uint64_t bytes, void *buf, int count, const Datatype
 /// or -1 when `bytes` ends inside a basic element (MPI_Get_elements,
 /// section 4.1.11: a pair type's value and index are two elements).
 int64_t count_basic(const Datatype &t, uint64_t bytes);
+
+/// Packed bytes of the first `n` basic elements of elements of `t`, the
+/// inverse of count_basic (MPI_Status_set_elements, section 12.3); -1
+/// when `t` has no basic elements and n > 0.
+int64_t bytes_of_basic(const Datatype &t, int64_t n);
 
 }  // namespace lwmpi

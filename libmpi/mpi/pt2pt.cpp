@@ -426,11 +426,48 @@ int MPI_Request_free(MPI_Request *request) {
     if (int e = require_active(fn)) return e;
     Request *r = request ? request_get(*request) : nullptr;
     if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
-    if (request_running(*r))
-        request_free_later(*r);
-    else
-        request_drop(*r);
+    const MPI_Comm comm = r->args.comm;
     *request = MPI_REQUEST_NULL;
+    if (int e = request_free(*r))
+        return raise_error(comm, fn, e, "the free function of a generalized request");
+    return MPI_SUCCESS;
+}
+
+// Marks an active request for cancellation; a wait or test completes it
+// (section 3.8.4).
+int MPI_Cancel(MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Cancel";
+    if (int e = require_active(fn)) return e;
+    Request *r = request ? request_get(*request) : nullptr;
+    if (!r || !r->active) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "not an active request");
+    if (int e = request_cancel(*r))
+        return raise_error(r->args.comm, fn, e, "the cancel function of a generalized request");
+    return MPI_SUCCESS;
+}
+
+// MPI_Test without finishing the request (section 3.7.3).
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    static constexpr char fn[] = "MPI_Request_get_status";
+    if (int e = require_active(fn)) return e;
+    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "flag is NULL");
+    MPI_Request h = request;
+    Slot s;
+    if (int e = look(fn, &h, true, &s)) return e;
+    *flag = s != Slot::pending;
+    if (s == Slot::pending) util::test_failed();
+    if (s == Slot::null || s == Slot::inactive) empty_status(status);
+    if (s != Slot::complete) return MPI_SUCCESS;
+    Request &r = *request_get(request);
+    MPI_Status st = r.status;
+    int e = r.error;
+    if (r.kind == RequestKind::generalized) e = generalized_query(r, &st);
+    copy_status(status, st);
+    return e ? raise_completion(r.args.comm, fn, e, st) : MPI_SUCCESS;
+}
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
+    if (!status) return raise_error(MPI_COMM_WORLD, "MPI_Status_set_cancelled", MPI_ERR_ARG);
+    status->_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
 
@@ -563,6 +600,28 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
     if (!count) return raise_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG);
     *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);
     return MPI_SUCCESS;
+}
+
+// Sets status so that it holds `count` basic elements of `datatype`
+// (section 12.3): the bytes they take, received in full.
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+    static constexpr char fn[] = "MPI_Status_set_elements_x";
+    if (!status) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "status is NULL");
+    const Datatype *t = datatype_get(datatype);
+    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    const int64_t bytes = count < 0 ? -1 : bytes_of_basic(*t, count);
+    if (bytes < 0) {
+        char why[64];
+        TextBuilder(why, sizeof why).put("count ").put_int(count);
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, why);
+    }
+    status->_count = bytes;
+    status->_offered = bytes;
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) {
+    return MPI_Status_set_elements_x(status, datatype, count);
 }
 
 int MPI_Test_cancelled(const MPI_Status *status, int *flag) {

@@ -36,7 +36,10 @@ void free_packed(Request &r) {
 void settle(Request &r, const util::Status &st) {
     const P2POp &a = r.args;
     r.error = st.error;
-    if (a.op == Op2::recv) {
+    if (st.cancelled) {
+        empty_status(&r.status);
+        r.status._cancelled = 1;
+    } else if (a.op == Op2::recv) {
         r.status.MPI_SOURCE = group_rank_of(peers(*r.comm), st.source);
         r.status.MPI_TAG = st.tag;
         r.status._count = static_cast<long long>(st.bytes);
@@ -74,6 +77,20 @@ void hand_over(Request &r, MPI_Request carrier) {
     r.complete = true;
 }
 
+// The table entry of handle `h` in use, freed or not, or nullptr.
+Request *entry_of(MPI_Request h) {
+    auto &table = t_requests.get().table;
+    const int i = table_index(h, HandleKind::request, 1, table.size());
+    return i < 0 || !table[i].in_use ? nullptr : &table[i];
+}
+
+// Runs the free function of generalized request `r` and drops it.
+int generalized_free(Request &r) {
+    const int e = r.greq.free ? r.greq.free(r.greq.extra_state) : MPI_SUCCESS;
+    request_drop(r);
+    return e;
+}
+
 }  // namespace
 
 int progress_requests() {
@@ -99,9 +116,13 @@ void proc_null_status(MPI_Status *status) {
 }
 
 Request *request_get(MPI_Request h) {
-    auto &table = t_requests.get().table;
-    const int i = table_index(h, HandleKind::request, 1, table.size());
-    return i < 0 || !table[i].in_use || table[i].freed ? nullptr : &table[i];
+    Request *r = entry_of(h);
+    return r && !r->freed ? r : nullptr;
+}
+
+Request *generalized_get(MPI_Request h) {
+    Request *r = entry_of(h);
+    return r && r->kind == RequestKind::generalized ? r : nullptr;
 }
 
 int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
@@ -151,6 +172,52 @@ bool request_running(const Request &r) {
 void request_free_later(Request &r) {
     r.freed = true;
     ++t_requests.get().freed_running;
+}
+
+int request_new_generalized(const Generalized &g, MPI_Request *out) {
+    const P2POp none{Op2::recv,     nullptr, nullptr,        0,    MPI_DATATYPE_NULL,
+                     MPI_PROC_NULL, 0,       MPI_COMM_WORLD, false};
+    if (int e = request_new(none, false, out)) return e;
+    Request &r = *request_get(*out);
+    r.kind = RequestKind::generalized;
+    r.greq = g;
+    r.active = true;
+    return MPI_SUCCESS;
+}
+
+int generalized_complete(Request &r) {
+    r.complete = true;
+    return r.freed ? generalized_free(r) : MPI_SUCCESS;
+}
+
+int generalized_query(Request &r, MPI_Status *status) {
+    // query_fn gets a status of its own when the caller ignores it.
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    empty_status(st);
+    return r.greq.query ? r.greq.query(r.greq.extra_state, st) : MPI_SUCCESS;
+}
+
+int request_free(Request &r) {
+    if (r.kind == RequestKind::generalized) {
+        if (r.complete) return generalized_free(r);
+        request_free_later(r);
+        return MPI_SUCCESS;
+    }
+    if (request_running(r))
+        request_free_later(r);
+    else
+        request_drop(r);
+    return MPI_SUCCESS;
+}
+
+int request_cancel(Request &r) {
+    if (r.kind == RequestKind::generalized)
+        return r.greq.cancel ? r.greq.cancel(r.greq.extra_state, r.complete) : MPI_SUCCESS;
+    // A receive still waiting for a message completes now (request_check
+    // sees it); otherwise the operation goes on.
+    if (r.args.op == Op2::recv && r.util_req >= 0) util::cancel(r.util_req);
+    return MPI_SUCCESS;
 }
 
 void request_drop(Request &r) {
@@ -230,8 +297,10 @@ int drain_requests() {
         if (int e = progress_requests()) return e;
         bool left = false;
         const auto &table = t_requests.get().table;
+        // (A freed generalized request waits for its program, which is
+        // done calling MPI: nothing here would complete it.)
         for (int i = 1; i < table.size() && !left; ++i)
-            left = table[i].in_use && table[i].freed;
+            left = table[i].in_use && table[i].freed && table[i].kind == RequestKind::p2p;
         if (!left) return MPI_SUCCESS;
         util::idle();
     }
@@ -270,6 +339,15 @@ int request_wait(Request &r) {
 
 int request_finish(MPI_Request *h, MPI_Status *status) {
     Request &r = *request_get(*h);
+    if (r.kind == RequestKind::generalized) {
+        // query_fn's error first, then free_fn's (section 12.2).
+        MPI_Status st;
+        int e = generalized_query(r, &st);
+        if (status != MPI_STATUS_IGNORE) *status = st;
+        const int e2 = generalized_free(r);
+        *h = MPI_REQUEST_NULL;
+        return e ? e : e2;
+    }
     if (status != MPI_STATUS_IGNORE) *status = r.status;  // (MPI_ERROR: the caller decides)
     const int error = r.error;
     r.active = false;

@@ -2,7 +2,9 @@
 // MPI_Request handles, over MPIUtil's requests. A LibMPI request remembers
 // the call's arguments (so that a persistent one can start again), packs a
 // non-contiguous datatype before a send and unpacks after a receive, and
-// turns MPIUtil's status into an MPI_Status.
+// turns MPIUtil's status into an MPI_Status. A generalized request
+// (section 12.2) has no MPIUtil request: the program completes it, and its
+// callbacks give its status.
 #pragma once
 
 #include <mpi.h>
@@ -32,10 +34,21 @@ struct P2POp {
     bool collective;  ///< on the communicator's collective context
 };
 
-/// What a request stands for: one point-to-point operation (args), or a
-/// collective run as a schedule (schedule.hpp; args.comm names its
-/// communicator).
-enum class RequestKind : uint8_t { p2p, schedule };
+/// What a request carries out; the completion calls treat every kind
+/// alike, through request_check and request_finish.
+enum class RequestKind : uint8_t {
+    p2p,          ///< a point-to-point operation (args) over an MPIUtil request
+    schedule,     ///< a collective run as a schedule (schedule.hpp; args.comm names its communicator)
+    generalized,  ///< MPI_Grequest_start's (section 12.2)
+};
+
+/// The callbacks of a generalized request and its state.
+struct Generalized {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra_state;
+};
 
 struct Request {
     RequestKind kind;
@@ -52,6 +65,7 @@ struct Request {
     MPI_Status status;
     int error;           ///< MPI_SUCCESS or the class raised at completion
     Schedule *schedule;  ///< kind schedule: the collective, owned by the request
+    Generalized greq;    ///< kind generalized: its callbacks
 };
 
 /// The request named by `h`, or nullptr.
@@ -69,6 +83,21 @@ int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out);
 /// Whether `r` has an operation under way that MPI_Request_free must let
 /// finish (section 3.7.3) rather than drop.
 bool request_running(const Request &r);
+/// A new generalized request (active, not complete) with callbacks `g`,
+/// on MPI_COMM_WORLD for its errors; MPI_ERR_NO_MEM when the table is full.
+int request_new_generalized(const Generalized &g, MPI_Request *out);
+
+/// Generalized request `h`, even when MPI_Request_free'd (its program
+/// still completes it), or nullptr.
+Request *generalized_get(MPI_Request h);
+
+/// MPI_Grequest_complete: `r` is complete; freed already, it runs its
+/// free function and goes. Returns that function's error.
+int generalized_complete(Request &r);
+
+/// The status query_fn gives complete generalized request `r` (section
+/// 12.2), into *status; returns query_fn's error.
+int generalized_query(Request &r, MPI_Status *status);
 
 /// Frees the table entry of `r` (its operation over or never started).
 void request_drop(Request &r);
@@ -85,7 +114,8 @@ int request_start(Request &r);
 int progress_requests();
 
 /// Progress until the requests given up by MPI_Request_free and
-/// MPI_Bsend are over (MPI_Finalize).
+/// MPI_Bsend are over (MPI_Finalize); generalized ones never completed
+/// are left (their free functions never run).
 int drain_requests();
 
 /// Frees the request table (MPI_Finalize, once MPIUtil is finalized: no
@@ -105,9 +135,22 @@ bool request_test(Request &r, int *error);
 int request_wait(Request &r);
 
 /// Ends the use of a complete request: a persistent one becomes inactive,
-/// another is freed and *h set to MPI_REQUEST_NULL. Copies the status to
-/// `status` unless it is MPI_STATUS_IGNORE. Returns the request's error.
+/// another is freed and *h set to MPI_REQUEST_NULL (a generalized one
+/// first asks query_fn for its status, then runs free_fn). Copies the
+/// status to `status` unless it is MPI_STATUS_IGNORE. Returns the
+/// request's error.
 int request_finish(MPI_Request *h, MPI_Status *status);
+
+/// MPI_Request_free (section 3.7.3): drops `r` now when its operation is
+/// over, else once it is (a generalized one: at MPI_Grequest_complete).
+/// Returns the error of a generalized request's free function.
+int request_free(Request &r);
+
+/// MPI_Cancel (section 3.8.4) of active request `r`: a receive that no
+/// message matched yet completes as cancelled; a send is left to complete;
+/// a generalized request calls its cancel function (whose error it
+/// returns).
+int request_cancel(Request &r);
 
 /// Blocking send or receive of one operation on a communicator, for
 /// LibMPI's own use (collectives, Sendrecv): start, wait, finish.

@@ -1,12 +1,16 @@
 // The MPI_Type_* calls, MPI_Get_address and packing (MPI 3.1 chapter 4).
 #include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "attr.hpp"
 #include "check.hpp"
 #include "comm.hpp"
 #include "datatype.hpp"
 #include "errors.hpp"
+#include "external32.hpp"
 #include "state.hpp"
+#include "type_api.hpp"
 #include "../mpiutil/text.hpp"
 
 namespace lwmpi {
@@ -28,8 +32,8 @@ int64_t packed_size(int count, const Datatype &t) {
     return t.size > 0 && count > kIntMax / t.size ? -1 : count * t.size;
 }
 
-// require_active, then datatype `h` into *t (MPI_ERR_TYPE when it is not
-// valid); MPI_ERR_ARG unless `results` (the result pointers are not NULL).
+}  // namespace
+
 int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t) {
     if (int e = require_active(fn)) return e;
     *t = datatype_get(h);
@@ -38,9 +42,6 @@ int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t
     return MPI_SUCCESS;
 }
 
-// require_active, then what every constructor checks before its blocks:
-// newtype, count >= 0, and its arrays (`arrays`: none is NULL) when
-// count > 0.
 int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arrays) {
     if (int e = require_active(fn)) return e;
     if (!newtype) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "newtype is NULL");
@@ -49,13 +50,31 @@ int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arr
     return MPI_SUCCESS;
 }
 
-// Makes the type `r` describes into *newtype.
-int construct(const char *fn, const Recipe &r, MPI_Datatype *newtype) {
+int construct(const char *fn, Recipe r, const Contents &how, MPI_Datatype *newtype) {
     char why[96];
     TextBuilder t(why, sizeof why);
+    r.how = &how;
     if (int e = datatype_create(r, newtype, t)) return raise_error(MPI_COMM_WORLD, fn, e, why);
     return MPI_SUCCESS;
 }
+
+int construct(const char *fn, const Recipe &r, const CallArgs &call, MPI_Datatype *newtype) {
+    int n = 0;
+    for (const IntArgs &a : call.ints)
+        n += a.n;
+    int *ints = static_cast<int *>(malloc(sizeof(int) * static_cast<size_t>(n > 0 ? n : 1)));
+    if (!ints) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "no memory for the arguments");
+    n = 0;
+    for (const IntArgs &a : call.ints)
+        for (int i = 0; i < a.n; ++i)
+            ints[n++] = a.p[i];
+    const Contents how{call.combiner, n, call.naddrs, call.ntypes, ints, call.addrs, call.types};
+    const int e = construct(fn, r, how, newtype);
+    free(ints);
+    return e;
+}
+
+namespace {
 
 // The checks MPI_Pack and MPI_Unpack share (section 4.2): the
 // communicator, `count` elements of `datatype` (committed), and the packed
@@ -146,7 +165,8 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_contiguous";
     if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
-    return lwmpi::construct(fn, {.count = 1, .length = count, .type = oldtype}, newtype);
+    const lwmpi::CallArgs call{MPI_COMBINER_CONTIGUOUS, {{&count, 1}}, 0, nullptr, 1, &oldtype};
+    return lwmpi::construct(fn, {.count = 1, .length = count, .type = oldtype}, call, newtype);
 }
 
 /// `count` blocks of `blocklength` elements, `stride` extents of oldtype
@@ -156,7 +176,9 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .stride = stride, .in_extents = true};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{
+        MPI_COMBINER_VECTOR, {{&count, 1}, {&blocklength, 1}, {&stride, 1}}, 0, nullptr, 1, &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// MPI_Type_vector with the stride in bytes (section 4.1.2).
@@ -165,7 +187,9 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
     static constexpr char fn[] = "MPI_Type_create_hvector";
     if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .stride = stride};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{
+        MPI_COMBINER_HVECTOR, {{&count, 1}, {&blocklength, 1}}, 1, &stride, 1, &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// Blocks of blocklengths[i] elements at displacements[i] extents of
@@ -176,7 +200,13 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
     if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .type = oldtype, .disps = displacements, .in_extents = true};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{MPI_COMBINER_INDEXED,
+                               {{&count, 1}, {blocklengths, count}, {displacements, count}},
+                               0,
+                               nullptr,
+                               1,
+                               &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// MPI_Type_indexed with the displacements in bytes (section 4.1.2).
@@ -185,7 +215,9 @@ int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint
     static constexpr char fn[] = "MPI_Type_create_hindexed";
     if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
     const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype, .byte_disps = displacements};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{
+        MPI_COMBINER_HINDEXED, {{&count, 1}, {blocklengths, count}}, count, displacements, 1, &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// MPI_Type_indexed with one block length for all (section 4.1.2).
@@ -195,7 +227,25 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
     if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .disps = displacements, .in_extents = true};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{MPI_COMBINER_INDEXED_BLOCK,
+                               {{&count, 1}, {&blocklength, 1}, {displacements, count}},
+                               0,
+                               nullptr,
+                               1,
+                               &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
+}
+
+/// MPI_Type_create_indexed_block with the displacements in bytes (section
+/// 4.1.2).
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype) {
+    static constexpr char fn[] = "MPI_Type_create_hindexed_block";
+    if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements)) return e;
+    const Recipe r{.count = count, .length = blocklength, .type = oldtype, .byte_disps = displacements};
+    const lwmpi::CallArgs call{
+        MPI_COMBINER_HINDEXED_BLOCK, {{&count, 1}, {&blocklength, 1}}, count, displacements, 1, &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// Blocks of blocklengths[i] elements of types[i] at displacements[i]
@@ -208,7 +258,9 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
         return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .types = types, .byte_disps = displacements, .pad = true};
-    return lwmpi::construct(fn, r, newtype);
+    const lwmpi::CallArgs call{
+        MPI_COMBINER_STRUCT, {{&count, 1}, {blocklengths, count}}, count, displacements, count, types};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// oldtype with lower bound `lb` and extent `extent`, which then hold in
@@ -217,14 +269,17 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
     static constexpr char fn[] = "MPI_Type_create_resized";
     if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
     const Recipe r{.count = 1, .length = 1, .type = oldtype, .resize = true, .lb = lb, .extent = extent};
-    return lwmpi::construct(fn, r, newtype);
+    const MPI_Aint bounds[] = {lb, extent};
+    const lwmpi::CallArgs call{MPI_COMBINER_RESIZED, {}, 2, bounds, 1, &oldtype};
+    return lwmpi::construct(fn, r, call, newtype);
 }
 
 /// A copy of oldtype, committed if it is (section 4.1.10).
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     static constexpr char fn[] = "MPI_Type_dup";
     if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
-    if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, newtype)) return e;
+    const lwmpi::CallArgs call{MPI_COMBINER_DUP, {}, 0, nullptr, 1, &oldtype};
+    if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, call, newtype)) return e;
     if (lwmpi::datatype_get(oldtype)->committed) lwmpi::datatype_commit(*newtype);
     // Attributes go along as their copy callbacks say (section 6.7.4).
     if (int e = lwmpi::attr_copy_all(lwmpi::HandleKind::datatype, oldtype, *newtype)) {
@@ -317,5 +372,103 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
     const int64_t bytes = packed_size(incount, *t);
     if (bytes < 0) return raise_error(comm, fn, MPI_ERR_COUNT, "the packed size exceeds INT_MAX");
     *size = static_cast<int>(bytes);
+    return MPI_SUCCESS;
+}
+
+namespace lwmpi {
+namespace {
+
+// The checks MPI_Pack_external and MPI_Unpack_external share (section
+// 4.2.3): the representation, `count` elements of `datatype` (committed),
+// and a buffer `buf` of `size` bytes with room for their external32 form
+// from *position on. Sets *t and *bytes (that form's size).
+int enter_external(const char *fn, const char *datarep, int count, MPI_Datatype datatype, const void *buf,
+                   MPI_Aint size, const MPI_Aint *position, const Datatype **t, int64_t *bytes) {
+    if (int e = require_active(fn)) return e;
+    if (!datarep || strcmp(datarep, "external32") != 0)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
+    if (count < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", count);
+    if (check_datatype(datatype))
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE,
+                           datatype_get(datatype) ? "the datatype is not committed" : nullptr);
+    if (!position) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "position is NULL");
+    if (size < 0 || *position < 0 || *position > size)
+        return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "position", *position);
+    *t = datatype_get(datatype);
+    *bytes = external32_bytes(**t, count);
+    if (*bytes < 0 || *bytes > size - *position) {
+        char why[96];
+        TextBuilder(why, sizeof why)
+            .put_int(*bytes)
+            .put(" bytes from position ")
+            .put_int(*position)
+            .put(" do not fit in ")
+            .put_int(size);
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TRUNCATE, why);
+    }
+    if (!buf && *bytes > 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "NULL buffer");
+    return MPI_SUCCESS;
+}
+
+// A heap block for `count` natively packed elements of `t` (at least a
+// byte), or nullptr.
+void *native_block(int count, const Datatype &t) {
+    return malloc(static_cast<size_t>(count) * static_cast<size_t>(t.size) + 1);
+}
+
+}  // namespace
+}  // namespace lwmpi
+
+/// Packs incount elements into outbuf in external32 from *position on and
+/// advances it (section 4.2.3).
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Pack_external";
+    const Datatype *t;
+    int64_t bytes;
+    if (int e = enter_external(fn, datarep, incount, datatype, outbuf, outsize, position, &t, &bytes))
+        return e;
+    void *native = native_block(incount, *t);
+    if (!native) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    pack(inbuf, incount, *t, native);
+    to_external32(*t, incount, native, static_cast<char *>(outbuf) + *position);
+    free(native);
+    *position += static_cast<MPI_Aint>(bytes);
+    return MPI_SUCCESS;
+}
+
+/// Unpacks outcount elements from external32 at inbuf + *position and
+/// advances it; MPI_ERR_TRUNCATE when inbuf ends first (section 4.2.3).
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                        void *outbuf, int outcount, MPI_Datatype datatype) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Unpack_external";
+    const Datatype *t;
+    int64_t bytes;
+    if (int e = enter_external(fn, datarep, outcount, datatype, inbuf, insize, position, &t, &bytes))
+        return e;
+    void *native = native_block(outcount, *t);
+    if (!native) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    from_external32(*t, outcount, static_cast<const char *>(inbuf) + *position, native);
+    unpack(native, static_cast<uint64_t>(outcount) * static_cast<uint64_t>(t->size), outbuf, outcount, *t);
+    free(native);
+    *position += static_cast<MPI_Aint>(bytes);
+    return MPI_SUCCESS;
+}
+
+/// Bytes MPI_Pack_external needs for incount elements: exactly their
+/// external32 size (section 4.2.3).
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) {
+    using namespace lwmpi;
+    static constexpr char fn[] = "MPI_Pack_external_size";
+    if (int e = require_active(fn)) return e;
+    if (!datarep || strcmp(datarep, "external32") != 0)
+        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
+    if (incount < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", incount);
+    const Datatype *t = datatype_get(datatype);
+    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "size is NULL");
+    *size = static_cast<MPI_Aint>(external32_bytes(*t, incount));
     return MPI_SUCCESS;
 }

@@ -110,18 +110,40 @@ void drop_unexpected() {
 
 uint64_t heap_allocations() { return self().allocations; }
 
-int take_posted(const Envelope &env, uint64_t bytes) {
+namespace {
+
+// Takes the oldest posted receive `accept(i)` says yes to off the posted
+// queue; returns its index, or -1.
+template <typename Accept>
+int unpost(Accept accept) {
     RankState &s = self();
     for (int *link = &s.match.posted.head, prev = -1; *link >= 0; prev = *link, link = &request(*link).next) {
         const int i = *link;
-        Request &r = request(i);
-        if (!accepts(r, env)) continue;
-        *link = r.next;
+        if (!accept(i)) continue;
+        *link = request(i).next;
         if (s.match.posted.tail == i) s.match.posted.tail = prev;
-        set_status(r, env, bytes);
         return i;
     }
     return -1;
+}
+
+}  // namespace
+
+int take_posted(const Envelope &env, uint64_t bytes) {
+    const int i = unpost([&](int k) { return accepts(request(k), env); });
+    if (i >= 0) set_status(request(i), env, bytes);
+    return i;
+}
+
+bool cancel(int req) {
+    // A receive on the posted queue has no message yet (take_posted takes
+    // it off when one matches), and nothing else refers to it.
+    Request &r = request(req);
+    if (r.is_send || r.state != ReqState::active || unpost([&](int k) { return k == req; }) < 0) return false;
+    r.status = Status{};
+    r.status.cancelled = true;
+    complete(r, MPI_SUCCESS);
+    return true;
 }
 
 void add_unexpected(Unexpected *u) {

@@ -23,7 +23,7 @@ inline constexpr int kMaxLocalRanks = 64;
 /// persistent and buffered requests included. MPIUtil's and LibMPI's
 /// request tables are empty until the first request and grow by slabs of
 /// kRequestSlab entries (pool.hpp) as a program keeps more in flight;
-/// each entry costs about 120 bytes (MPIUtil) and 140 (LibMPI).
+/// each entry costs about 120 bytes (MPIUtil) and 170 (LibMPI).
 inline constexpr int kMaxRequests = 0x10000;
 inline constexpr int kRequestSlab = 16;
 /// Default eager threshold (bytes), when mpirun gives none.
@@ -131,9 +131,10 @@ bool rank_is_process();
 struct Status {
     int source;  ///< world rank of the sender
     int tag;
-    uint64_t bytes;    ///< bytes stored in the receive buffer
-    uint64_t offered;  ///< bytes the sender sent (more than bytes: truncated)
-    int error;         ///< MPI_SUCCESS or the class of the failure
+    uint64_t bytes;          ///< bytes stored in the receive buffer
+    uint64_t offered;        ///< bytes the sender sent (more than bytes: truncated)
+    int error;               ///< MPI_SUCCESS or the class of the failure
+    bool cancelled = false;  ///< cancel() took the receive back: nothing else is set
 };
 
 /// Starts sending `bytes` bytes of `buf` to world rank `dst` (may be the
@@ -168,6 +169,10 @@ void test_failed();
 bool done(int req, Status *st);
 /// Frees a completed request.
 void release(int req);
+/// Takes receive `req` back if no message has matched it yet (MPI 3.1
+/// section 3.8.4): it is done at once, its status `cancelled`. Returns
+/// whether it was; a send or a matched receive goes on.
+bool cancel(int req);
 /// Whether a message matching (source, tag, context) has arrived, without
 /// receiving it (MPI 3.1 section 3.8.1): its envelope and size in *st.
 bool probe(int source, int tag, uint32_t context, Status *st);

@@ -617,7 +617,7 @@ TEST_CASE("a rank holds at most kMaxDerivedTypes derived types", "[datatype]") {
     TextBuilder t(why, sizeof why);
     MPI_Datatype h = MPI_DATATYPE_NULL;
     CHECK(datatype_create(contiguous(1, MPI_INT), &h, t) == MPI_ERR_NO_MEM);
-    CHECK(std::string(why) == "at most 64 derived datatypes per rank");
+    CHECK(std::string(why) == "at most " + std::to_string(kMaxDerivedTypes) + " derived datatypes per rank");
 
     // A freed slot is used again.
     REQUIRE(datatype_free(handles[7]) == MPI_SUCCESS);
@@ -974,4 +974,71 @@ TEST_CASE("MPI_Type calls need MPI initialized; errors are reported", "[datatype
     CHECK(fatal.console ==
           "MPI error: rank 0: MPI_Type_vector: invalid datatype argument "
           "(oldtype is not a valid datatype)\n");
+}
+
+TEST_CASE("a type remembers how it was made and holds the types it was made from", "[datatype]") {
+    const int ints[] = {3};
+    const MPI_Datatype olds[] = {MPI_INT};
+    const Contents contig_how{MPI_COMBINER_CONTIGUOUS, 1, 0, 1, ints, nullptr, olds};
+    Recipe r = contiguous(3, MPI_INT);
+    r.how = &contig_how;
+    char why[96];
+    TextBuilder t(why, sizeof why);
+    MPI_Datatype inner, outer;
+    REQUIRE(datatype_create(r, &inner, t) == MPI_SUCCESS);
+    CHECK(datatype_contents(MPI_INT) == nullptr);
+    const Contents *c = datatype_contents(inner);
+    REQUIRE(c);
+    CHECK(c->combiner == MPI_COMBINER_CONTIGUOUS);
+    CHECK(c->nints == 1);
+    CHECK(c->ints[0] == 3);
+    CHECK(c->ntypes == 1);
+    CHECK(c->types[0] == MPI_INT);
+
+    // outer = contiguous(2, inner): inner stays while outer does.
+    const int two[] = {2};
+    const Contents outer_how{MPI_COMBINER_CONTIGUOUS, 1, 0, 1, two, nullptr, &inner};
+    r = contiguous(2, inner);
+    r.how = &outer_how;
+    REQUIRE(datatype_create(r, &outer, t) == MPI_SUCCESS);
+    CHECK(datatype_free(inner) == MPI_SUCCESS);
+    CHECK(datatype_get(inner) == nullptr);  // its handle is no longer valid
+    // get_contents gives it back: a new reference, valid again.
+    const MPI_Datatype back = datatype_contents(outer)->types[0];
+    CHECK(back == inner);
+    datatype_share(back);
+    REQUIRE(datatype_get(back));
+    CHECK(datatype_get(back)->size == 3 * static_cast<int64_t>(sizeof(int)));
+    CHECK(datatype_free(back) == MPI_SUCCESS);
+    CHECK(datatype_get(back) == nullptr);
+    // Freeing outer lets inner go too: the table is empty again.
+    CHECK(datatype_free(outer) == MPI_SUCCESS);
+    std::vector<MPI_Datatype> all;
+    Types types;
+    for (int i = 0; i < kMaxDerivedTypes; ++i)
+        all.push_back(types.make(contiguous(1, MPI_INT)));
+    CHECK(all.size() == static_cast<size_t>(kMaxDerivedTypes));
+}
+
+TEST_CASE("predefined types have their standard names, derived ones none", "[datatype]") {
+    CHECK(std::string(datatype_name(MPI_INT)) == "MPI_INT");
+    CHECK(std::string(datatype_name(MPI_LONG_DOUBLE_INT)) == "MPI_LONG_DOUBLE_INT");
+    CHECK(std::string(datatype_name(MPI_C_FLOAT_COMPLEX)) == "MPI_C_FLOAT_COMPLEX");
+    CHECK(datatype_name(MPI_DATATYPE_NULL) == nullptr);
+    Types types;
+    const MPI_Datatype h = types.make(contiguous(2, MPI_INT));
+    CHECK(std::string(datatype_name(h)).empty());
+    CHECK(datatype_set_name(h, "two ints") == MPI_SUCCESS);
+    CHECK(std::string(datatype_name(h)) == "two ints");
+    CHECK(datatype_set_name(MPI_DATATYPE_NULL, "x") == MPI_ERR_TYPE);
+}
+
+TEST_CASE("bytes_of_basic inverts count_basic", "[datatype]") {
+    Types types;
+    const Datatype &dc = get(double_char_type(types));  // double, char: 9 bytes of data
+    for (int64_t n = 0; n < 7; ++n)
+        CHECK(count_basic(dc, static_cast<uint64_t>(bytes_of_basic(dc, n))) == n);
+    CHECK(bytes_of_basic(dc, 3) == 9 + 8);
+    CHECK(bytes_of_basic(get(MPI_DOUBLE_INT), 3) == 12 + 8);
+    CHECK(bytes_of_basic(get(types.make(contiguous(0, MPI_INT))), 1) == -1);
 }

@@ -401,3 +401,94 @@ TEST_CASE("a window of rendezvous sends to several peers waits for portals when 
     });
     CHECK_CLEAN(r);
 }
+
+// ---- cancel and generalized requests -----------------------------------------
+
+TEST_CASE("MPI_Cancel takes back a receive no message matched, not a matched one", "[jobs][engine]") {
+    // Rank 1's message (eager or rendezvous) reaches rank 0 before rank
+    // 1's part of the barrier (one channel per sender), so after the
+    // barrier it has matched the receive of tag 6, and none the one of 5.
+    for (const Placement &p : kPlacements)
+        for (size_t n : {size_t{40}, size_t{3000}}) {
+            INFO(p.name << ", " << n << " bytes");
+            const JobResult r = run_job(config(2, p), [n](int rank) {
+                EXPECT_OK(MPI_Init(nullptr, nullptr));
+                const auto data = message(7, n);
+                auto in = receive_buffer(n), none = receive_buffer(n);
+                if (rank == 1) {
+                    EXPECT_OK(MPI_Send(data.data(), static_cast<int>(n), MPI_BYTE, 0, 6, MPI_COMM_WORLD));
+                    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                } else {
+                    MPI_Request r5, r6;
+                    EXPECT_OK(
+                        MPI_Irecv(none.data(), static_cast<int>(n), MPI_BYTE, 1, 5, MPI_COMM_WORLD, &r5));
+                    EXPECT_OK(MPI_Irecv(in.data(), static_cast<int>(n), MPI_BYTE, 1, 6, MPI_COMM_WORLD, &r6));
+                    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                    EXPECT_OK(MPI_Cancel(&r5));
+                    EXPECT_OK(MPI_Cancel(&r6));
+                    MPI_Status st5, st6;
+                    EXPECT_OK(MPI_Wait(&r6, &st6));
+                    EXPECT_OK(MPI_Wait(&r5, &st5));
+                    int c5 = -1, c6 = -1;
+                    EXPECT_OK(MPI_Test_cancelled(&st5, &c5));
+                    EXPECT_OK(MPI_Test_cancelled(&st6, &c6));
+                    EXPECT(c5 == 1 && c6 == 0);
+                    EXPECT(count_of(st6) == static_cast<int>(n) && is_message(in.data(), 7, n));
+                }
+                EXPECT_OK(MPI_Finalize());
+                return 0;
+            });
+            CHECK_CLEAN(r);
+        }
+}
+
+namespace {
+
+// Counts the callbacks of a generalized request.
+struct Calls {
+    int queries, frees, cancels;
+};
+
+int count_query(void *extra, MPI_Status *st) {
+    ++static_cast<Calls *>(extra)->queries;
+    st->MPI_TAG = 21;
+    return MPI_SUCCESS;
+}
+int count_free(void *extra) {
+    ++static_cast<Calls *>(extra)->frees;
+    return MPI_SUCCESS;
+}
+int count_cancel(void *extra, int) {
+    ++static_cast<Calls *>(extra)->cancels;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+TEST_CASE("a generalized request completes through Waitany among receives", "[jobs][engine]") {
+    const JobResult r = run_job(config(1, kPlacements[0]), [](int) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        Calls calls{};
+        MPI_Request req[2];
+        int in = -1;
+        EXPECT_OK(MPI_Irecv(&in, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &req[0]));
+        EXPECT_OK(MPI_Grequest_start(count_query, count_free, count_cancel, &calls, &req[1]));
+        int index = -1, flag = -1;
+        MPI_Status st;
+        EXPECT_OK(MPI_Testany(2, req, &index, &flag, &st));
+        EXPECT(flag == 0 && calls.queries == 0);
+        EXPECT_OK(MPI_Cancel(&req[1]));
+        EXPECT(calls.cancels == 1);
+        EXPECT_OK(MPI_Grequest_complete(req[1]));
+        EXPECT_OK(MPI_Waitany(2, req, &index, &st));
+        EXPECT(index == 1 && st.MPI_TAG == 21 && req[1] == MPI_REQUEST_NULL);
+        EXPECT(calls.queries == 1 && calls.frees == 1);
+        EXPECT_OK(MPI_Cancel(&req[0]));
+        EXPECT_OK(MPI_Wait(&req[0], &st));
+        EXPECT_OK(MPI_Test_cancelled(&st, &flag));
+        EXPECT(flag == 1 && in == -1);
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}

@@ -16,8 +16,8 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py SUITE [unittest options]   one suite (one CTest test each)
     test_mpi_suite.py [unittest options]         all of them
 
-SUITE: env, p2p, coll, comm, dtype, err, intercomm, nbc, stress, topo, info,
-attr, third_party.
+SUITE: env, p2p, coll, comm, dtype, dtype2, req, err, intercomm, nbc, stress,
+topo, info, attr, third_party.
 """
 import os
 import re
@@ -120,6 +120,17 @@ class Dtype(Program):
     PROGRAM = "mpi_dtype_test"
 
 
+class Dtype2(Program):
+    """Subarray, darray, hindexed_block, envelope/contents, names,
+    external32, Status_set_elements."""
+    PROGRAM = "mpi_dtype2_test"
+
+
+class Req(Program):
+    """Cancel, Request_get_status, generalized requests."""
+    PROGRAM = "mpi_req_test"
+
+
 class Err(Program):
     """Error classes of bad arguments; error handlers."""
     PROGRAM = "mpi_err_test"
@@ -172,6 +183,8 @@ add_runs(Coll, standard_runs((4, "compact", "shm"), (5, "scatter", "ikc", ("100"
 add_runs(Comm, standard_runs((4, "compact", "ikc"), (6, "scatter", "shm"),
                              (16, "scatter", "ikc")))
 add_runs(Dtype, standard_runs((4, "compact", "shm")))
+add_runs(Dtype2, standard_runs((1, "compact", "shm"), (6, "scatter", "ikc")))
+add_runs(Req, standard_runs((3, "compact", "shm"), (4, "scatter", "ikc", None, 64)))
 add_runs(Err, standard_runs((4, "compact", "shm"), (3, "scatter", "ikc")))
 add_runs(Intercomm, standard_runs((2, "compact", "shm"), (3, "scatter", "ikc"), (1, "compact", "shm"),
                                   (16, "scatter", "shm")))
@@ -227,8 +240,8 @@ class ThirdParty(unittest.TestCase):
 
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
-          "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc", "stress": "Stress", "topo": "Topo",
-          "info": "Info", "attr": "Attr", "third_party": "ThirdParty"}
+          "dtype2": "Dtype2", "req": "Req", "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc",
+          "stress": "Stress", "topo": "Topo", "info": "Info", "attr": "Attr", "third_party": "ThirdParty"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
