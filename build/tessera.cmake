@@ -168,9 +168,19 @@ endforeach()
 set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
     -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
     -ftls-model=local-exec -O2 -nostdinc)
-set(_ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
+# The runtime completes the C library's headers (<time.h>'s POSIX clocks;
+# newlib's <math.h> for <cmath>) in userland/runtime/libc/include and
+# .../libc/<libc>/include, which come right before the C library's folder:
+# after libstdc++'s, whose <cmath> does #include_next <math.h>.
+set(_ts_c_includes "-isystem${CMAKE_SOURCE_DIR}/userland/runtime/libc/include")
+if(EXISTS ${CMAKE_SOURCE_DIR}/userland/runtime/libc/${TESSERA_LIBC}/include)
+  list(APPEND _ts_c_includes "-isystem${CMAKE_SOURCE_DIR}/userland/runtime/libc/${TESSERA_LIBC}/include")
+endif()
+list(APPEND _ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
 
 set(TESSERA_USER_C_FLAGS ${_ts_common} ${_ts_c_includes})
+# No exceptions or RTTI (the runtime has neither): `throw`, `try`, typeid
+# and dynamic_cast are compile errors.
 set(TESSERA_USER_CXX_FLAGS ${_ts_common} -fno-exceptions -fno-rtti
     ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_includes})
 set(TESSERA_USER_LD_FLAGS ${_ts_arch} ${_ts_platform_ld_flags} -static -nostdlib -nostartfiles

@@ -43,6 +43,13 @@ int clock_gettime(clockid_t clock_id, struct timespec *tp) {
     return 0;
 }
 
+/* C11 timespec_get: CLOCK_REALTIME's time, and base; 0 (nothing
+ * written) when base is not TIME_UTC. */
+int timespec_get(struct timespec *ts, int base) {
+    if (base != TIME_UTC || clock_gettime(CLOCK_REALTIME, ts) != 0) return 0;
+    return base;
+}
+
 /* One tick of ts_time() (at least 1 ns), for both clocks; errors as for
  * clock_gettime, a null res allowed. */
 int clock_getres(clockid_t clock_id, struct timespec *res) {
