@@ -207,7 +207,8 @@ target_compile_options(tessera_user INTERFACE
   "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};${_ts_platform_flags};-fno-pie>")
 
 # Builds bin/NAME.elf from SOURCES; MPI also links LWMPI. C++ sources
-# (.cpp .cc .cxx) are built as tools/mpicxx builds them.
+# (.cpp .cc .cxx) are built as tools/mpicxx builds them, but in the tree's
+# C++20 (set the target's CXX_STANDARD to 17 for mpicxx's default).
 function(tessera_add_program NAME)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "MPI" "" "")
   if(NOT ARG_UNPARSED_ARGUMENTS)
@@ -224,10 +225,6 @@ function(tessera_add_program NAME)
   endif()
   set(cxx_sources ${ARG_UNPARSED_ARGUMENTS})
   list(FILTER cxx_sources INCLUDE REGEX "\\.(cpp|cc|cxx)$")
-  if(cxx_sources)
-    # C++17, as mpicxx's default (the rest of the tree is C++20).
-    set_target_properties(${NAME} PROPERTIES CXX_STANDARD 17 CXX_EXTENSIONS ON)
-  endif()
   # Order matters for static archives: LWMPI uses the runtime (and its name
   # client), everything uses the C library.
   if(cxx_sources)
