@@ -80,6 +80,12 @@ execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-file-name=include
                 OUTPUT_VARIABLE _ts_gcc_include OUTPUT_STRIP_TRAILING_WHITESPACE)
 execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-libgcc-file-name
                 OUTPUT_VARIABLE _ts_libgcc OUTPUT_STRIP_TRAILING_WHITESPACE)
+# libstdc++ of the C++ compiler, for C++ programs only: the few functions
+# its header-only parts call out of line (std::map's red-black tree
+# rebalancing, std::unordered_map's bucket sizes), in objects that need
+# nothing of the C library they were built for.
+execute_process(COMMAND ${CMAKE_CXX_COMPILER} ${_ts_arch} -print-file-name=libstdc++.a
+                OUTPUT_VARIABLE _ts_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
 
 if(TESSERA_PLATFORM STREQUAL "qemu-riscv64")
   set(TESSERA_LIBC picolibc)
@@ -157,7 +163,8 @@ foreach(marker IN LISTS _ts_cxx_config_markers)
   endforeach()
 endforeach()
 
-foreach(f ${_ts_libc_marker} ${_ts_libc_lib}/libc.a ${_ts_gcc_include}/stddef.h ${_ts_libgcc})
+foreach(f ${_ts_libc_marker} ${_ts_libc_lib}/libc.a ${_ts_gcc_include}/stddef.h ${_ts_libgcc}
+        ${_ts_libstdcxx})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "tessera: ${f} is missing (${_ts_missing_hint})")
   endif()
@@ -168,9 +175,19 @@ endforeach()
 set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
     -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
     -ftls-model=local-exec -O2 -nostdinc)
-set(_ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
+# The runtime completes the C library's headers (<time.h>'s POSIX clocks;
+# newlib's <math.h> for <cmath>) in userland/runtime/libc/include and
+# .../libc/<libc>/include, which come right before the C library's folder:
+# after libstdc++'s, whose <cmath> does #include_next <math.h>.
+set(_ts_c_includes "-isystem${CMAKE_SOURCE_DIR}/userland/runtime/libc/include")
+if(EXISTS ${CMAKE_SOURCE_DIR}/userland/runtime/libc/${TESSERA_LIBC}/include)
+  list(APPEND _ts_c_includes "-isystem${CMAKE_SOURCE_DIR}/userland/runtime/libc/${TESSERA_LIBC}/include")
+endif()
+list(APPEND _ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
 
 set(TESSERA_USER_C_FLAGS ${_ts_common} ${_ts_c_includes})
+# No exceptions or RTTI (the runtime has neither): `throw`, `try`, typeid
+# and dynamic_cast are compile errors.
 set(TESSERA_USER_CXX_FLAGS ${_ts_common} -fno-exceptions -fno-rtti
     ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_includes})
 set(TESSERA_USER_LD_FLAGS ${_ts_arch} ${_ts_platform_ld_flags} -static -nostdlib -nostartfiles
@@ -178,6 +195,8 @@ set(TESSERA_USER_LD_FLAGS ${_ts_arch} ${_ts_platform_ld_flags} -static -nostdlib
 # The C library and libgcc need each other (and libm needs libc): one group.
 set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_libc_lib}/libc.a
     ${_ts_libc_lib}/libm.a ${_ts_libgcc} -Wl,--end-group)
+# What a C++ program links before them.
+set(TESSERA_USER_CXX_LIBS ${_ts_libstdcxx})
 
 # Usage requirements of every user library and program (ts_runtime links it
 # PUBLIC, so anything that links ts_runtime is compiled this way).
@@ -187,7 +206,9 @@ target_compile_options(tessera_user INTERFACE
   "$<$<COMPILE_LANGUAGE:CXX>:${TESSERA_USER_CXX_FLAGS}>"
   "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};${_ts_platform_flags};-fno-pie>")
 
-# Builds bin/NAME.elf from SOURCES; MPI also links LWMPI.
+# Builds bin/NAME.elf from SOURCES; MPI also links LWMPI. C++ sources
+# (.cpp .cc .cxx) are built as tools/mpicxx builds them, but in the tree's
+# C++20 (set the target's CXX_STANDARD to 17 for mpicxx's default).
 function(tessera_add_program NAME)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "MPI" "" "")
   if(NOT ARG_UNPARSED_ARGUMENTS)
@@ -202,12 +223,19 @@ function(tessera_add_program NAME)
   if(ARG_MPI)
     list(APPEND libs lwmpi)
   endif()
+  set(cxx_sources ${ARG_UNPARSED_ARGUMENTS})
+  list(FILTER cxx_sources INCLUDE REGEX "\\.(cpp|cc|cxx)$")
   # Order matters for static archives: LWMPI uses the runtime (and its name
   # client), everything uses the C library.
-  target_link_libraries(${NAME} PRIVATE ${libs} ts_runtime ${TESSERA_USER_SYSLIBS})
+  if(cxx_sources)
+    list(APPEND libs ts_runtime ${TESSERA_USER_CXX_LIBS})
+  else()
+    list(APPEND libs ts_runtime)
+  endif()
+  target_link_libraries(${NAME} PRIVATE ${libs} ${TESSERA_USER_SYSLIBS})
 endfunction()
 
-# The same recipe for tools/mpicc, as key=value lines (values are ;-lists).
+# The same recipe for tools/mpicc and tools/mpicxx, as key=value lines (values are ;-lists).
 # Generator expressions are evaluated once every target is known.
 set(_ts_lwmpi_file "$<TARGET_FILE:lwmpi>")
 set(_ts_lwmpi_inc "$<TARGET_PROPERTY:lwmpi,INTERFACE_INCLUDE_DIRECTORIES>")
@@ -215,6 +243,9 @@ file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/mpicc.cfg CONTENT
 "# Written by build/tessera.cmake for tools/mpicc; do not edit.
 cc=${CMAKE_C_COMPILER}
 cflags=${TESSERA_USER_C_FLAGS}
+cxx=${CMAKE_CXX_COMPILER}
+cxxflags=${TESSERA_USER_CXX_FLAGS}
+cxxlibs=${TESSERA_USER_CXX_LIBS}
 includes=${_ts_lwmpi_inc}
 ldflags=${TESSERA_USER_LD_FLAGS}
 startfiles=$<TARGET_OBJECTS:ts_crt0>

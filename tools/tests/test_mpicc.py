@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""Tests of tools/mpicc: its command line (-c, -o, several files, -l/-L),
+"""Tests of tools/mpicc and tools/mpicxx (one implementation,
+tools/tessera_mpicc.py): their command line (-c, -S, -E, -o, several files,
+-l/-L, --show/--showme, --help, the options passed through to the compiler
+and linker), C++ (C++17, no exceptions or RTTI),
 the record of the program's writable global variables it links in (and
 what mpirun makes of it, and of the build's own programs, which have none),
 and -Wmpi-globals' warning. The usage errors need nothing; the others
@@ -24,6 +27,31 @@ MACHINE = {"qemu-riscv64": "EM_RISCV", "linux64": "EM_X86_64"}[PLATFORM]
 AR = {"qemu-riscv64": CROSS + "ar", "linux64": "ar"}[PLATFORM]
 
 MPICC = os.path.join(TOOLS, "mpicc")
+# A C++ source for mpicxx: containers, <algorithm>, a lambda, a virtual
+# function, a template, new/delete, and a global variable.
+CXX_SOURCE = """\
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <vector>
+#include <mpi.h>
+struct Base { virtual ~Base() = default; virtual int f() const { return 1; } };
+struct Derived : Base { int f() const override { return 2; } };
+template <typename T> T twice(T x) { return x + x; }
+int counter;
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    std::vector<int> v{3, 1, 2};
+    std::sort(v.begin(), v.end(), [](int a, int b) { return a < b; });
+    std::map<int, int> m{{1, 2}};
+    Base *b = new Derived;
+    counter = b->f() + twice(m[1]) + v[0];
+    delete b;
+    std::printf("%d\\n", counter);
+    MPI_Finalize();
+    return 0;
+}
+"""
 ADVICE = ('(declare them _Thread_local, or const, or run with --ranks processes, the default; '
           'see README "Global variables in MPI programs")')
 
@@ -66,11 +94,16 @@ HELPER_C = "int helper(void) { return 42; }\n"
 CLEAN_C = "static const int table[2] = {1, 2};\nint get(int i) { return table[i & 1]; }\n"
 
 
+def run_tool(tool, *args, cwd=None, env=None):
+    """(exit status, stdout, stderr) of tools/TOOL ARGS (mpicc or mpicxx)."""
+    p = subprocess.run([os.path.join(TOOLS, tool), *args], cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout, p.stderr
+
+
 def mpicc(*args, cwd=None, env=None):
     """(exit status, stdout, stderr) of tools/mpicc ARGS."""
-    p = subprocess.run([MPICC, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, env=dict(os.environ, **(env or {})))
-    return p.returncode, p.stdout, p.stderr
+    return run_tool("mpicc", *args, cwd=cwd, env=env)
 
 
 def elf_facts(path):
@@ -104,37 +137,66 @@ class Sources(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def ok(self, *args):
-        """Runs mpicc in the folder; it must succeed. Returns its stderr."""
-        rc, out, err = mpicc(*args, cwd=self.dir)
+    def ok(self, *args, tool="mpicc"):
+        """Runs mpicc (or tool) in the folder; it must succeed. Returns its stderr."""
+        rc, out, err = run_tool(tool, *args, cwd=self.dir)
         self.assertEqual(rc, 0, out + err)
         return err
+
+    def show(self, *args, tool="mpicc"):
+        """The commands `tool --show ARGS` prints, each as a list of words."""
+        rc, out, err = run_tool(tool, "--show", *args, cwd=self.dir)
+        self.assertEqual(rc, 0, err)
+        return [shlex.split(line) for line in out.splitlines()]
 
 
 class UsageErrors(Sources):
     """Refused before anything is compiled, even without a build: exit 2."""
 
-    def check(self, args, words):
-        rc, out, err = mpicc(*args, cwd=self.dir, env={"TESSERA_TARGET_OUT": self.path("none")})
+    def check(self, args, words, tool="mpicc"):
+        rc, out, err = run_tool(tool, *args, cwd=self.dir,
+                                env={"TESSERA_TARGET_OUT": self.path("none")})
         self.assertEqual((rc, out), (2, ""), err)
-        self.assertIn(f"mpicc: {words}", err)
+        self.assertIn(f"{tool}: {words}", err)
 
     def test_errors(self):
-        cases = [(["-c", "main.c", "globals.c", "-o", "x.o"], "-o with -c names one object"),
+        cases = [(["-c", "main.c", "globals.c", "-o", "x.o"], "-o with -c names one output"),
+                 (["-S", "main.c", "globals.c", "-o", "x.s"], "-o with -S names one output"),
                  (["-c", "-lm"], "-c needs at least one source"),
-                 (["main.c"], "need -o OUT"),
-                 (["-o", "a.elf"], "need -o OUT"),
-                 (["-o", "a.elf", "main.c", "-fopenmp"], "unknown option -fopenmp"),
-                 (["-o", "a.elf", "main.c", "-Wl,-Map,x"], "unknown option -Wl,-Map,x"),
+                 ([], "no input files"),
+                 (["-o", "a.elf"], "no input files"),
                  (["-o", "a.elf", "main.c", "-o", "b.elf"], "more than one -o"),
                  (["-o", "a.elf", "nosuch.c"], "nosuch.c: no such file"),
-                 (["-o", "a.elf", "main.cpp"], "main.cpp: not a C source"),
+                 (["-o", "a.elf", "main.c", "nosuch.o"], "nosuch.o: no such file"),
+                 (["-o", "a.elf", "main.cpp"],
+                  "main.cpp: a C++ source: build it with tools/mpicxx"),
                  (["-o", "a.elf", "main.c", "-L"], "-L needs an argument"),
+                 (["-o", "a.elf", "main.c", "-I"], "-I needs an argument"),
+                 (["-o", "a.elf", "main.c", "-Xlinker"], "-Xlinker needs an argument"),
                  (["-o", "a.elf", "main.c", "--platform", "vax"], "unknown platform 'vax'"),
                  (["-o", "a.elf", "main.c", "--platform"], "--platform needs an argument")]
         for args, words in cases:
             with self.subTest(args=args):
                 self.check(args, words)
+
+    def test_cxx_refuses_exceptions_and_rtti(self):
+        self.write("main.cpp", "int main() { return 0; }\n")
+        self.check(["-fexceptions", "main.cpp"], "-fexceptions: Tessera user programs have no C++ "
+                   "exceptions (mpicxx compiles with -fno-exceptions", "mpicxx")
+        self.check(["-frtti", "main.cpp"], "-frtti: Tessera user programs have no RTTI", "mpicxx")
+        self.check(["-c"], "-c needs at least one source", "mpicxx")
+
+    def test_help_names_every_option(self):
+        for tool in ("mpicc", "mpicxx"):
+            rc, out, _ = run_tool(tool, "--help")
+            self.assertEqual(rc, 0)
+            self.assertTrue(out.startswith(f"usage: {tool} "), out)
+            for option in ("-c", "-S, -E", "-o OUT", "-lNAME", "-L DIR", "-Wmpi-globals",
+                           "-Wno-mpi-globals", "--platform P", "--show, -show, --showme, -showme",
+                           "--showme:compile, --showme:link", "--help, -h", "unchanged"):
+                self.assertIn(f"\n  {option}" if option != "unchanged" else option, out,
+                              f"{tool}: {option}")
+        self.assertIn("-fno-exceptions -fno-rtti", run_tool("mpicxx", "-h")[1])
 
 
 class WithBuild(Sources):
@@ -228,6 +290,110 @@ class WithBuild(Sources):
         self.assertNotEqual(self.ok("-c", "globals.c", "-Wno-mpi-globals", "-Wmpi-globals"), "")
         self.assertEqual(self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c",
                                  "-Wno-mpi-globals"), "")
+
+
+class PassThrough(Sources):
+    """A compiler wrapper: what it does not interpret goes to the compiler
+    and the linker unchanged. Needs the platform's build."""
+
+    def test_options_go_to_compiler_and_linker(self):
+        compile_cmd, link_cmd = self.show(
+            "-ffast-math", "-pedantic", "-fopenmp-simd", "-Wl,-Map,app.map", "-Xlinker",
+            "--no-relax", "-include", "stdio.h", "-MD", "-isystem", "sub", "-Wa,--noexecstack",
+            "-DX=1", "-u", "helper", "-std=c99", "-O3", "-undef", "main.c")
+        for option in ("-ffast-math", "-pedantic", "-fopenmp-simd", "-std=c99", "-O3", "-undef"):
+            self.assertIn(option, compile_cmd)
+            self.assertIn(option, link_cmd)
+        for words in (["-include", "stdio.h"], ["-isystem", "sub"], ["-MD"], ["-DX=1"],
+                      ["-Wa,--noexecstack"]):
+            self.assertIn(shlex.join(words), shlex.join(compile_cmd))
+            self.assertNotIn(words[0], link_cmd)
+        for words in (["-Wl,-Map,app.map"], ["-Xlinker", "--no-relax"], ["-u", "helper"]):
+            self.assertIn(shlex.join(words), shlex.join(link_cmd))
+            self.assertNotIn(words[0], compile_cmd)
+        # The user's flags come after the build's, so their -O3 wins.
+        self.assertLess(compile_cmd.index("-O2"), compile_cmd.index("-O3"))
+
+    def test_they_really_work(self):
+        """-pedantic and -ffast-math compile; -Wl,-Map writes the map; no -o: a.out."""
+        self.assertEqual(self.ok("-pedantic", "-ffast-math", "-Wl,-Map,app.map", "main.c",
+                                 "globals.c", "sub/helper.c"), "")
+        self.assertEqual(elf_facts(self.path("a.out"))[:2], ("ET_EXEC", MACHINE))
+        self.assertTrue(os.path.getsize(self.path("app.map")) > 0)
+
+    def test_stop_after_assembly_or_preprocessing(self):
+        self.ok("-S", "clean.c", "sub/helper.c")
+        with open(self.path("helper.s")) as f:
+            self.assertIn("helper", f.read())
+        self.assertTrue(os.path.isfile(self.path("clean.s")))
+        rc, out, err = mpicc("-E", "-DVALUE=12345", "clean.c", cwd=self.dir)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("table[2] = {1, 2}", out)
+        self.ok("-E", "clean.c", "-o", "clean.i")
+        self.assertTrue(os.path.isfile(self.path("clean.i")))
+
+    def test_showme(self):
+        """--showme (Open MPI's name) prints what --show (MPICH's) does;
+        --showme:compile and --showme:link the flags of one step."""
+        self.assertEqual(self.show("-c", "main.c", "globals.c"),
+                         [shlex.split(line) for line in
+                          run_tool("mpicc", "--showme", "-c", "main.c", "globals.c",
+                                   cwd=self.dir)[1].splitlines()])
+        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        compile_flags = shlex.split(run_tool("mpicc", "--showme:compile")[1])
+        link_flags = shlex.split(run_tool("mpicc", "-showme:link")[1])
+        self.assertEqual(compile_flags, cfg["cflags"] + ["-I" + d for d in cfg["includes"]])
+        self.assertEqual(link_flags, cfg["ldflags"] + cfg["startfiles"] + cfg["libs"]
+                         + cfg["syslibs"])
+        everything = shlex.split(run_tool("mpicc", "-show")[1])
+        self.assertEqual(everything, cfg["cc"] + compile_flags + link_flags)
+
+    def test_compiler_questions(self):
+        """No input and no option of mpicc's own: the compiler answers."""
+        rc, out, err = mpicc("-dumpversion")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"^\d+")
+
+
+class Cxx(Sources):
+    """tools/mpicxx: the same wrapper for C++17. Needs the platform's build."""
+
+    def test_builds_a_cxx_program(self):
+        self.write("app.cpp", CXX_SOURCE)
+        self.ok("-o", "app.elf", "app.cpp", "-Wall", "-Wextra", tool="mpicxx")
+        e_type, machine, names = elf_facts(self.path("app.elf"))
+        self.assertEqual((e_type, machine), ("ET_EXEC", MACHINE))
+        self.assertIn("main", names)
+        # The shared implementation records the program's globals too.
+        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        self.assertEqual(tessera_globals.own_variables(self.path("app.elf"),
+                                                       tessera_globals.runtime_files(cfg)),
+                         (["counter"], "record"))
+
+    def test_cxx17_by_default_and_the_user_standard_wins(self):
+        self.write("app.cpp", CXX_SOURCE)
+        compile_cmd, link_cmd = self.show("app.cpp", tool="mpicxx")
+        self.assertIn("-std=gnu++17", compile_cmd)
+        self.assertIn("-fno-exceptions", compile_cmd)
+        self.assertIn("-fno-rtti", compile_cmd)
+        self.assertTrue(any(w.endswith("libstdc++.a") for w in link_cmd), link_cmd)
+        self.assertEqual(link_cmd[-2:], ["-o", "a.out"])
+        compile_cmd, _ = self.show("-std=c++20", "app.cpp", tool="mpicxx")
+        self.assertLess(compile_cmd.index("-std=gnu++17"), compile_cmd.index("-std=c++20"))
+        # A .c source is C++ to mpicxx, as to g++.
+        self.write("new.c", "int *make(void) { return new int(3); }\n")
+        self.ok("-c", "new.c", tool="mpicxx")
+
+    def test_exceptions_and_rtti_are_compile_errors(self):
+        self.write("throw.cpp", "int f(int x) { if (x) throw x; return 0; }\n")
+        self.write("typeid.cpp", "#include <typeinfo>\nstruct A { virtual ~A() {} };\n"
+                                 "const char *g(A *a) { return typeid(*a).name(); }\n")
+        for source, words in (("throw.cpp", "exception handling disabled"),
+                              ("typeid.cpp", "-fno-rtti")):
+            with self.subTest(source=source):
+                rc, _, err = run_tool("mpicxx", "-c", source, cwd=self.dir)
+                self.assertEqual(rc, 1, err)
+                self.assertIn(words, err)
 
 
 class GlobalsRecord(Sources):

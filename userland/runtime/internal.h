@@ -40,6 +40,10 @@ void ts__spin_unlock(ts__spinlock *l);
  * per live thread), never 0. */
 static inline uintptr_t ts__self_id(void) { return ts__thread_pointer() | 1; }
 
+/* The size of a page of user memory (the kernel maps and breaks in pages):
+ * sysconf(_SC_PAGESIZE) and getpagesize() return it. */
+#define TS__PAGE_SIZE 4096ul
+
 /* The time since the machine started in units of 1/per_second s (10^6:
  * microseconds), exact and without overflow for any timebase up to 18 GHz;
  * raw ticks when the timebase is unknown. */

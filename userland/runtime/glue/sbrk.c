@@ -8,8 +8,6 @@
 
 #include "../internal.h"
 
-#define PAGE 4096ul
-
 static ts__spinlock brk_lock;
 static uintptr_t cur;   /* the program's break */
 static uintptr_t start; /* where the heap begins */
@@ -26,7 +24,7 @@ void *sbrk(ptrdiff_t incr) {
     uintptr_t want = cur + (uintptr_t)incr;
     if ((incr > 0 && want < cur) || (incr < 0 && (want > cur || want < start))) goto out;
     if (want > top) {
-        long r = TS__SC(TS_SYS_BRK, (want + PAGE - 1) & ~(PAGE - 1));
+        long r = TS__SC(TS_SYS_BRK, (want + TS__PAGE_SIZE - 1) & ~(TS__PAGE_SIZE - 1));
         if (r < 0 || (uintptr_t)r < want) goto out;
         top = (uintptr_t)r;
     }

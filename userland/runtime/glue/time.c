@@ -1,12 +1,18 @@
-/* The C library's clocks (gettimeofday, time, clock) from ts_time():
- * time since the machine started; sleep and usleep over the kernel's
- * sleep. */
+/* The C library's clocks (gettimeofday, clock_gettime, time, clock) from
+ * ts_time(): time since the machine started; sleep, usleep and nanosleep
+ * over the kernel's sleep. There is no wall clock: CLOCK_REALTIME and
+ * gettimeofday count from the machine's start too, like CLOCK_MONOTONIC
+ * (nothing can set them). */
 #include <errno.h>
+#include <limits.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../internal.h"
+
+#define NS_PER_S 1000000000ul
 
 static unsigned long now_us(void) { return ts__time_in(1000000ul); }
 
@@ -20,7 +26,47 @@ int gettimeofday(struct timeval *tv, void *tz) {
     return 0;
 }
 
-/* clock() adds these up in CLOCKS_PER_SEC (10^6) units. */
+/* POSIX clock_gettime (CLOCK_REALTIME, CLOCK_MONOTONIC): 0, or -1 with
+ * errno EINVAL for another clock, EFAULT for a null tp. */
+int clock_gettime(clockid_t clock_id, struct timespec *tp) {
+    if (clock_id != CLOCK_REALTIME && clock_id != CLOCK_MONOTONIC) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!tp) {
+        errno = EFAULT;
+        return -1;
+    }
+    unsigned long ns = ts__time_in(NS_PER_S);
+    tp->tv_sec = (time_t)(ns / NS_PER_S);
+    tp->tv_nsec = (long)(ns % NS_PER_S);
+    return 0;
+}
+
+/* C11 timespec_get: CLOCK_REALTIME's time, and base; 0 (nothing
+ * written) when base is not TIME_UTC. */
+int timespec_get(struct timespec *ts, int base) {
+    if (base != TIME_UTC || clock_gettime(CLOCK_REALTIME, ts) != 0) return 0;
+    return base;
+}
+
+/* One tick of ts_time() (at least 1 ns), for both clocks; errors as for
+ * clock_gettime, a null res allowed. */
+int clock_getres(clockid_t clock_id, struct timespec *res) {
+    if (clock_id != CLOCK_REALTIME && clock_id != CLOCK_MONOTONIC) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (res) {
+        unsigned long hz = ts_job()->timebase_hz;
+        res->tv_sec = 0;
+        res->tv_nsec = (long)(hz && hz < NS_PER_S ? (NS_PER_S + hz - 1) / hz : 1);
+    }
+    return 0;
+}
+
+/* clock() adds these up in CLOCKS_PER_SEC (10^6) units, which are also
+ * sysconf(_SC_CLK_TCK)'s. */
 clock_t times(struct tms *t) {
     clock_t us = (clock_t)now_us();
     if (t) {
@@ -30,16 +76,39 @@ clock_t times(struct tms *t) {
     return us;
 }
 
-/* Nothing interrupts a sleep here, so no time is ever left over. */
-unsigned sleep(unsigned seconds) {
-    ts_sleep_ns(seconds * 1000000000ul);
-    return 0;
-}
-
-int usleep(useconds_t us) {
-    if (ts_sleep_ns(us * 1000ul) < 0) {
+/* Sleeps ns nanoseconds: 0, or -1 with errno EINVAL when the kernel
+ * refuses. Nothing interrupts a sleep here, so no time is ever left over. */
+static int sleep_ns(unsigned long ns) {
+    if (ts_sleep_ns(ns) < 0) {
         errno = EINVAL;
         return -1;
     }
     return 0;
+}
+
+unsigned sleep(unsigned seconds) {
+    sleep_ns(seconds * NS_PER_S);
+    return 0;
+}
+
+int usleep(useconds_t us) { return sleep_ns(us * 1000ul); }
+
+/* POSIX nanosleep: -1 with errno EINVAL when tv_nsec is outside
+ * 0..999999999 or tv_sec is negative, EFAULT for a null rqtp. A sleep
+ * longer than ULONG_MAX ns (584 years) is cut to that. *rmtp (if given)
+ * is left as it is: it is only written when a signal interrupts the
+ * sleep, which cannot happen here. */
+int nanosleep(const struct timespec *rqtp, struct timespec *rmtp) {
+    (void)rmtp;
+    if (!rqtp) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (rqtp->tv_sec < 0 || rqtp->tv_nsec < 0 || rqtp->tv_nsec >= (long)NS_PER_S) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned long sec = (unsigned long)rqtp->tv_sec, nsec = (unsigned long)rqtp->tv_nsec;
+    unsigned long ns = sec > (ULONG_MAX - nsec) / NS_PER_S ? ULONG_MAX : sec * NS_PER_S + nsec;
+    return sleep_ns(ns);
 }
