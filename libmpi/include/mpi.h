@@ -764,6 +764,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
  * intracommunicator); tag (0..LWMPI_TAG_UB) keeps calls for different
  * groups apart. A caller outside group gets MPI_COMM_NULL. (6.4.2) */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+/* MPI_Comm_dup as a non-blocking collective (5.12): *newcomm is set, and
+ * valid, once the request completes. Intracommunicators only
+ * (MPI_ERR_COMM). A communicator made by a blocking call on a subset of
+ * comm's ranks while an idup of comm is pending may share its context
+ * with the result: complete the idup first. (6.4.2) */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 /* MPI_Comm_split by split_type: MPI_COMM_TYPE_SHARED groups the ranks of
  * comm that run on one compute cluster (they share its memory), ordered
  * by key then rank; MPI_UNDEFINED gives MPI_COMM_NULL. Another type:

@@ -171,24 +171,37 @@ void select_color(const GroupData &g, const int *colors_keys, int color, GroupDa
     }
 }
 
-int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm) {
-    if (c.inter) {
-        if (int e = inter_dup(c, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-    } else {
-        if (int e = comm_make(c, &c.group, newcomm)) return raise_error(comm, fn, e, util::error_detail());
-        // The topology goes along (sections 6.4.2 and 7.4).
-        if (int e = topo_copy(c.topo, &comm_get(*newcomm)->topo)) {
-            drop(*comm_get(*newcomm));
-            *newcomm = MPI_COMM_NULL;
-            return raise_error(comm, fn, e, "no memory for the topology");
-        }
-    }
-    if (int e = attr_copy_all(HandleKind::comm, comm, *newcomm)) {
+int comm_dup_on(Comm &c, uint32_t context, MPI_Comm *newcomm) {
+    comm_reserve(context + 2);
+    if (int e = comm_add(&c, context, c.group, nullptr, newcomm)) return e;
+    // The topology goes along (sections 6.4.2 and 7.4), and the attributes
+    // as their copy callbacks say (6.7.2).
+    int e = topo_copy(c.topo, &comm_get(*newcomm)->topo);
+    if (e == MPI_SUCCESS) e = attr_copy_all(HandleKind::comm, c.handle, *newcomm);
+    if (e) {
         drop(*comm_get(*newcomm));
         *newcomm = MPI_COMM_NULL;
-        return raise_error(comm, fn, e, "an attribute copy callback failed");
     }
-    return MPI_SUCCESS;
+    return e;
+}
+
+int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm) {
+    int e;
+    if (c.inter) {
+        e = inter_dup(c, newcomm);
+        if (e == MPI_SUCCESS) {
+            e = attr_copy_all(HandleKind::comm, comm, *newcomm);
+            if (e) {
+                drop(*comm_get(*newcomm));
+                *newcomm = MPI_COMM_NULL;
+            }
+        }
+    } else {
+        uint32_t context = comm_next_context();  // free on every rank of c
+        e = allreduce_max(c, &context);
+        if (e == MPI_SUCCESS) e = comm_dup_on(c, context, newcomm);
+    }
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
 }
 
 namespace {

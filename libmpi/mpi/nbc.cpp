@@ -278,3 +278,43 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm, MPI_Request *request) {
     return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, false, request);
 }
+
+namespace {
+
+// What MPI_Comm_idup's schedule carries to its end: the context the ranks
+// agree on (reduced in place) and where the new handle goes.
+struct Idup {
+    uint32_t context;
+    Comm *parent;  // held by the request until it completes
+    MPI_Comm *newcomm;
+};
+
+int finish_idup(void *arg) {
+    Idup &d = *static_cast<Idup *>(arg);
+    return comm_dup_on(*d.parent, d.context, d.newcomm);
+}
+
+}  // namespace
+
+// An Iallreduce of the lowest free context id, then the dup's own end as a
+// local step of the same schedule (section 6.4.2: the new communicator is
+// valid once the request completes). The id the rank offers is marked used
+// at once, so that an idup started before this one completes offers a
+// higher one and the two cannot agree on the same context.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Comm_idup";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
+    if (int e = check_request(fn, *c, request)) return e;
+    *newcomm = MPI_COMM_NULL;
+    return start(fn, *c, request, [&](Schedule &s) {
+        auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
+        if (!d) return;
+        *d = Idup{comm_next_context(), c, newcomm};
+        comm_reserve(d->context + 2);
+        build_allreduce(s, *c, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
+        s.round();
+        s.call(finish_idup, d);
+    });
+}

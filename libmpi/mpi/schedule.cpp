@@ -93,21 +93,28 @@ bool Schedule::add(const Step &s) {
 
 void Schedule::send(int peer, const void *buf, int count, MPI_Datatype type) {
     add(Step{StepKind::send, buf, nullptr, count, type, peer, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, nullptr,
-             nullptr});
+             nullptr, nullptr});
 }
 
 void Schedule::recv(int peer, void *buf, int count, MPI_Datatype type) {
     add(Step{StepKind::recv, nullptr, buf, count, type, peer, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, nullptr,
-             nullptr});
+             nullptr, nullptr});
 }
 
 void Schedule::copy(const void *src, int count, MPI_Datatype type, void *dst, int out_count,
                     MPI_Datatype out_type) {
-    add(Step{StepKind::copy, src, dst, count, type, -1, out_count, out_type, MPI_OP_NULL, nullptr, nullptr});
+    add(Step{StepKind::copy, src, dst, count, type, -1, out_count, out_type, MPI_OP_NULL, nullptr, nullptr,
+             nullptr});
 }
 
 void Schedule::reduce(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op) {
-    add(Step{StepKind::reduce, in, inout, count, type, -1, 0, MPI_DATATYPE_NULL, op, nullptr, nullptr});
+    add(Step{StepKind::reduce, in, inout, count, type, -1, 0, MPI_DATATYPE_NULL, op, nullptr, nullptr,
+             nullptr});
+}
+
+void Schedule::call(int (*fn)(void *arg), void *arg) {
+    add(Step{StepKind::call, nullptr, arg, 0, MPI_DATATYPE_NULL, -1, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
+             nullptr, nullptr, fn});
 }
 
 void Schedule::round() {
@@ -200,6 +207,8 @@ void Schedule::run_locals(int begin, int end) {
             error_ = copy_as(s.in, s.count, *s.t, s.out, s.out_count, *s.out_t);
         else if (s.kind == StepKind::reduce)
             error_ = reduce_local(s.in, s.out, s.count, s.type, s.op);
+        else if (s.kind == StepKind::call)
+            error_ = s.fn(s.out);
     }
 }
 

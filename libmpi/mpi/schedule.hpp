@@ -23,13 +23,13 @@ struct Comm;
 struct Datatype;
 
 /// What a step does.
-enum class StepKind : uint8_t { send, recv, copy, reduce };
+enum class StepKind : uint8_t { send, recv, copy, reduce, call };
 
 /// One step of a schedule.
 struct Step {
     StepKind kind;
     const void *in;             ///< send: the buffer; copy, reduce: the source
-    void *out;                  ///< recv: the buffer; copy: the target; reduce: inout
+    void *out;                  ///< recv: the buffer; copy: the target; reduce: inout; call: the argument
     int count;                  ///< of `type`
     MPI_Datatype type;          ///< held by the schedule
     int peer;                   ///< send, recv: a rank of the communicator
@@ -37,6 +37,7 @@ struct Step {
     MPI_Datatype out_type;      ///< copy; held by the schedule
     MPI_Op op;                  ///< reduce: inout = in op inout
     const Datatype *t, *out_t;  ///< type and out_type, valid while held
+    int (*fn)(void *arg);       ///< call: the function
 };
 
 /// A collective operation as rounds of steps. Building records the first
@@ -58,6 +59,10 @@ public:
     void copy(const void *src, int count, MPI_Datatype type, void *dst, int out_count, MPI_Datatype out_type);
     /// inout = in op inout (reduce_local).
     void reduce(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op);
+    /// Calls fn(arg) as a local step; a non-zero result (an error class)
+    /// fails the schedule. For work that only the end of the collective
+    /// can do (MPI_Comm_idup makes its communicator then).
+    void call(int (*fn)(void *arg), void *arg);
     /// Ends the current round (nothing when it is empty).
     void round();
     /// A temporary buffer for `count` elements of `type` in its layout (a

@@ -5,7 +5,9 @@
  * one communicator and on two, completed in different orders (Waitall,
  * Testany, Wait in reverse), mixed with blocking collectives and with
  * point-to-point traffic; an Ibarrier that must not complete before every
- * rank entered it; the error classes of bad arguments.
+ * rank entered it; MPI_Comm_idup (two outstanding, with an Iallreduce
+ * between them, then messages on each new communicator, isolated from
+ * the parent's); the error classes of bad arguments.
  *
  * usage: mpi_nbc_test [N]   (N >= 4, default 100) */
 #define NAME "mpi_nbc_test"
@@ -534,15 +536,8 @@ static void test_ibarrier(MPI_Comm comm, int n, int r) {
 
 static void test_errors(MPI_Comm comm, int n) {
     phase = "error classes";
-    int buf[4] = {0, 0, 0, 0}, cls = 0;
+    int buf[4] = {0, 0, 0, 0};
     MPI_Request req = MPI_REQUEST_NULL;
-#define EXPECT_CLASS(call, want)                                                    \
-    do {                                                                            \
-        int rc_ = (call);                                                           \
-        MPI_Error_class(rc_, &cls);                                                 \
-        if (cls != (want)) FAIL("%s gave class %d, expected %d", #call, cls, want); \
-        ++checks;                                                                   \
-    } while (0)
     MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     EXPECT_CLASS(MPI_Ibcast(buf, 1, MPI_INT, n, comm, &req), MPI_ERR_ROOT);
     EXPECT_CLASS(MPI_Ireduce(buf, buf + 1, 1, MPI_INT, MPI_SUM, -1, comm, &req), MPI_ERR_ROOT);
@@ -563,6 +558,45 @@ static void test_errors(MPI_Comm comm, int n) {
     EXPECT_CLASS(MPI_Ibarrier(MPI_COMM_NULL, &req), MPI_ERR_COMM);
     CHECK(req == MPI_REQUEST_NULL);
     MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL));
+}
+
+/* Two idups of comm outstanding with an Iallreduce between them, completed
+ * in reverse order; then each new communicator carries its own messages
+ * (a receive posted first on the parent must not take them). */
+static void test_idup(MPI_Comm comm, int n, int r) {
+    phase = "Comm_idup";
+    MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
+    MPI_Request req[3];
+    int sum = -1, one = r;
+    MPI_OK(MPI_Comm_idup(comm, &a, &req[0]));
+    MPI_OK(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm, &req[1]));
+    MPI_OK(MPI_Comm_idup(comm, &b, &req[2]));
+    for (int i = 2; i >= 0; --i)
+        finish(&req[i]);
+    ++checks;
+    if (sum != n * (n - 1) / 2) FAIL("Iallreduce between idups gave %d", sum);
+    int size = -1, rank = -1, result = -1;
+    MPI_OK(MPI_Comm_size(a, &size));
+    MPI_OK(MPI_Comm_rank(b, &rank));
+    MPI_OK(MPI_Comm_compare(comm, a, &result));
+    CHECK(size == n && rank == r && result == MPI_CONGRUENT);
+    CHECK(a != b);
+    const int next = (r + 1) % n, prev = (r + n - 1) % n;
+    int on_parent = -1, on_a = -1, on_b = -1, va = 100 + r, vb = 200 + r;
+    MPI_Request parent;
+    MPI_OK(MPI_Irecv(&on_parent, 1, MPI_INT, MPI_ANY_SOURCE, 7, comm, &parent));
+    MPI_OK(MPI_Sendrecv(&va, 1, MPI_INT, next, 7, &on_a, 1, MPI_INT, prev, 7, a, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Sendrecv(&vb, 1, MPI_INT, next, 7, &on_b, 1, MPI_INT, prev, 7, b, MPI_STATUS_IGNORE));
+    CHECK(on_a == 100 + prev && on_b == 200 + prev);
+    int done = 1;
+    MPI_OK(MPI_Test(&parent, &done, MPI_STATUS_IGNORE));
+    CHECK(!done);
+    MPI_OK(MPI_Barrier(a)); /* every rank has tested before any sends on comm */
+    MPI_OK(MPI_Send(&r, 1, MPI_INT, next, 7, comm));
+    MPI_OK(MPI_Wait(&parent, MPI_STATUS_IGNORE));
+    CHECK(on_parent == prev);
+    MPI_OK(MPI_Comm_free(&a));
+    MPI_OK(MPI_Comm_free(&b));
 }
 
 static void run_all(MPI_Comm comm) {
@@ -601,6 +635,7 @@ int main(int argc, char **argv) {
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, np - me, &half));
     run_all(half);
     MPI_OK(MPI_Comm_free(&half));
+    test_idup(MPI_COMM_WORLD, np, me);
     test_errors(MPI_COMM_WORLD, np);
 
     long all_checks = 0;
