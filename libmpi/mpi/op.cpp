@@ -325,6 +325,11 @@ int check_op(MPI_Op op, MPI_Datatype datatype) {
 
 int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, MPI_Op op) {
     if (int e = check_op(op, datatype)) return e;
+    return reduce_checked(in, inout, count, datatype, *datatype_get(datatype), op);
+}
+
+int reduce_checked(const void *in, void *inout, int count, MPI_Datatype datatype, const Datatype &t,
+                   MPI_Op op) {
     if (count <= 0) return MPI_SUCCESS;
     if (const UserOp *u = user_op(op)) {
         int len = count;
@@ -332,7 +337,6 @@ int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, 
         u->function(const_cast<void *>(in), inout, &len, &type);
         return MPI_SUCCESS;
     }
-    const Datatype &t = *datatype_get(datatype);
     const Kernel kernel = find_kernel(op, t.basic);
     if (t.predefined) {
         kernel(in, inout, static_cast<size_t>(count), Layout::user);

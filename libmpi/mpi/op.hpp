@@ -7,6 +7,8 @@
 
 namespace lwmpi {
 
+struct Datatype;
+
 /// MPI_SUCCESS when `op` is valid and defined on `datatype` (a predefined
 /// operation on a derived type is defined when every basic element has
 /// one predefined type it is defined on); else MPI_ERR_OP (or
@@ -18,6 +20,12 @@ int check_op(MPI_Op op, MPI_Datatype datatype);
 /// Call check_op first; returns its result. MPI_ERR_NO_MEM when the
 /// packed copies a non-contiguous derived type needs do not fit.
 int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, MPI_Op op);
+
+/// reduce_local once check_op passed, with the type's description `t`
+/// (`datatype` may be freed meanwhile: a pending operation holds `t`, and a
+/// user operation still receives the handle).
+int reduce_checked(const void *in, void *inout, int count, MPI_Datatype datatype, const Datatype &t,
+                   MPI_Op op);
 
 /// Why check_op(op, ...) gave MPI_ERR_OP, for the error handler's report:
 /// nullptr when `op` is not a valid handle (the class's text says it all).

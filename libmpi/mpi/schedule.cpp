@@ -206,7 +206,7 @@ void Schedule::run_locals(int begin, int end) {
         if (s.kind == StepKind::copy)
             error_ = copy_as(s.in, s.count, *s.t, s.out, s.out_count, *s.out_t);
         else if (s.kind == StepKind::reduce)
-            error_ = reduce_local(s.in, s.out, s.count, s.type, s.op);
+            error_ = reduce_checked(s.in, s.out, s.count, s.type, *s.t, s.op);
         else if (s.kind == StepKind::call)
             error_ = s.fn(s.out);
     }

@@ -343,6 +343,20 @@ static void test_reductions(MPI_Comm comm, int n, int r) {
                     if (fout[2 * i] != m[0] || fout[2 * i + 1] != m[1])
                         FAIL("element %d: wrong composition", i);
                 }
+
+                phase = "Ireduce (its type freed while pending)";
+                MPI_Datatype dup;
+                MPI_OK(MPI_Type_dup(affine, &dup));
+                MPI_OK(MPI_Ireduce(fin, fout, count, dup, compose, root, comm, &req));
+                MPI_OK(MPI_Type_free(&dup)); /* the pending operation holds it */
+                finish(&req);
+                for (int i = 0; r == root && !in_place && i < count; ++i) {
+                    unsigned m[2];
+                    affine_fold(0, n - 1, i, m);
+                    ++checks;
+                    if (fout[2 * i] != m[0] || fout[2 * i + 1] != m[1])
+                        FAIL("element %d: wrong composition", i);
+                }
             }
         for (int in_place = 0; in_place < 2; ++in_place) {
             phase = "Iallreduce";
