@@ -634,7 +634,9 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
 /* Every rank of comm calls them in the same order with matching
  * arguments. MPI_IN_PLACE where section 5 allows it. Errors also
  * MPI_ERR_ROOT (root not a rank of comm) and MPI_ERR_OP (invalid
- * operation, or not defined for the datatype). The algorithms follow the
+ * operation, or not defined for the datatype: section 5.9.2's table, and
+ * as in MPICH MPI_CHAR as a C integer type and the logical operations on
+ * MPI_AINT, MPI_OFFSET and MPI_COUNT). The algorithms follow the
  * clusters: ranks of one cluster combine first, then one rank per cluster
  * talks over the NoC. Reductions with a non-commutative user operation
  * combine in rank order. */

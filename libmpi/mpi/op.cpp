@@ -23,8 +23,10 @@ namespace lwmpi {
 namespace {
 
 // The type groups of section 5.9.2, as bits. The multi-language types
-// (MPI_AINT, MPI_OFFSET, MPI_COUNT) are a group of their own: the logical
-// operations are not defined on them.
+// (MPI_AINT, MPI_OFFSET, MPI_COUNT) are a group of their own. Beyond the
+// standard, as MPICH does and programs written for it expect: MPI_CHAR
+// counts as a C integer type, and the logical operations take the
+// multi-language types too.
 enum : unsigned {
     kCInteger = 1u << 0,
     kMultiLanguage = 1u << 1,
@@ -93,7 +95,7 @@ struct Prod {
 };
 struct Land {
     static constexpr MPI_Op handle = MPI_LAND;
-    static constexpr unsigned groups = kCInteger | kLogical;
+    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a && b);
@@ -101,7 +103,7 @@ struct Land {
 };
 struct Lor {
     static constexpr MPI_Op handle = MPI_LOR;
-    static constexpr unsigned groups = kCInteger | kLogical;
+    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a || b);
@@ -109,7 +111,7 @@ struct Lor {
 };
 struct Lxor {
     static constexpr MPI_Op handle = MPI_LXOR;
-    static constexpr unsigned groups = kCInteger | kLogical;
+    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(!a != !b);
@@ -214,7 +216,7 @@ template <typename... Op>
 struct OpList {};
 
 using Types =
-    TypeList<Type<MPI_INT, int, kCInteger>, Type<MPI_LONG, long, kCInteger>,
+    TypeList<Type<MPI_CHAR, char, kCInteger>, Type<MPI_INT, int, kCInteger>, Type<MPI_LONG, long, kCInteger>,
              Type<MPI_SHORT, short, kCInteger>, Type<MPI_UNSIGNED_SHORT, unsigned short, kCInteger>,
              Type<MPI_UNSIGNED, unsigned, kCInteger>, Type<MPI_UNSIGNED_LONG, unsigned long, kCInteger>,
              Type<MPI_LONG_LONG_INT, long long, kCInteger>,
