@@ -96,6 +96,16 @@ void ts__console_put(const char *buf, unsigned long len);
  * they are. */
 void ts__console_write_through(const char *buf, unsigned long len);
 
+/* The file client (files.c): the POSIX calls for descriptors 3 and up,
+ * which glue/fd.c hands it; -1 with errno on errors, as POSIX's. */
+struct stat;
+long ts__file_read(int fd, void *buf, size_t len);
+long ts__file_write(int fd, const void *buf, size_t len);
+int ts__file_close(int fd);
+long ts__file_lseek(int fd, long offset, int whence);
+int ts__file_fstat(int fd, struct stat *st);
+int ts__file_isatty(int fd);
+
 #ifdef __cplusplus
 }
 #endif
