@@ -12,7 +12,7 @@
 namespace kernel {
 namespace {
 
-constexpr int max_handles = 64;
+constexpr int max_handles = 256;  // a file per rank of a full mppa256 job, and more
 
 struct HostFile {
     Process *owner = nullptr;  ///< nullptr: free

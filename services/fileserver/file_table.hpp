@@ -33,9 +33,10 @@ bool carries_bytes(int op);
 /// only one that may use it.
 class FileTable {
 public:
-    /// Open files of all clients at once (the kernel's table of host
-    /// handles holds 64 per cluster: the host runs out first).
-    static constexpr int kCapacity = 64;
+    /// Open files of all clients at once: as many as the kernel's table
+    /// of host handles holds (kernel/hostfs.cpp), a file for each rank of
+    /// a full mppa256 job and more.
+    static constexpr int kCapacity = 256;
 
     explicit FileTable(HostFiles &host) : host_(host) {}
 

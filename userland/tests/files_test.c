@@ -2,7 +2,8 @@
  * ("values N" then N integers) and data/more.txt, read with fopen/fscanf
  * and with open/read/lseek; each rank writes out_R.txt (fprintf), raw_R.bin
  * (write) and log_R.txt (O_APPEND); rank 0 writes big.bin (1 MiB) and
- * reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, set in errno.
+ * reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, EMFILE, set in
+ * errno.
  * With the argument "write-only" (a job with nothing staged) each rank
  * only writes out_R.txt. Prints "files_test: OK (np=N)" from rank 0. */
 #include <errno.h>
@@ -12,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tessera/runtime.h>
 #include <unistd.h>
 
 #define BIG (1024 * 1024)
 
-static int rank, failures;
+/* Per rank, also with --ranks threads. */
+static _Thread_local int rank, failures;
 
 #define CHECK(cond)                                                                                        \
     do {                                                                                                   \
@@ -94,6 +97,17 @@ static void errors(void) {
     CHECK(lseek(50, 0, SEEK_SET) == -1 && errno == EBADF);
     CHECK(fstat(60, &(struct stat){0}) == -1 && errno == EBADF);
     CHECK(open("input.txt", O_WRONLY | O_CREAT | O_EXCL, 0644) == -1 && errno == EEXIST);
+
+    /* A process's table of files fills up, and frees (each rank a process
+     * of its own: with --ranks threads the ranks share it). */
+    if (ts_job()->ranks_mode != TS_RANKS_PROCESSES) return;
+    int fds[64], n = 0;
+    while (n < 64 && (fds[n] = open("input.txt", O_RDONLY)) >= 0)
+        ++n;
+    CHECK(n == 32 && errno == EMFILE);
+    for (int i = 0; i < n; ++i)
+        CHECK(close(fds[i]) == 0);
+    CHECK((fds[0] = open("input.txt", O_RDONLY)) == 3 && close(fds[0]) == 0);
 }
 
 static void write_outputs(long sum, int count) {

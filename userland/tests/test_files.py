@@ -48,11 +48,11 @@ class FilesTest(unittest.TestCase):
         with open(os.path.join(self.cwd, name), mode) as f:
             return f.read()
 
-    def check_job(self, np, policy):
+    def check_job(self, np, policy, *options):
         # A file of the same name as one a rank writes is replaced.
         with open(os.path.join(self.cwd, "out_0.txt"), "w") as f:
             f.write("old\n")
-        rc, out = self.mpirun("-np", str(np), "--map-by", policy, "--timeout", "240",
+        rc, out = self.mpirun("-np", str(np), "--map-by", policy, "--timeout", "240", *options,
                               "--stage", os.path.join(self.stage, "input.txt"),
                               "--stage", os.path.join(self.stage, "data") + "/", "files_test")
         self.assertIn(f"files_test: OK (np={np})", out)
@@ -75,6 +75,9 @@ class FilesTest(unittest.TestCase):
 
     def test_staged_files_and_outputs_compact(self):
         self.check_job(2, "compact")
+
+    def test_ranks_as_threads_share_the_files_table(self):
+        self.check_job(4, "compact", "--ranks", "threads")
 
     def test_nothing_staged_the_outputs_still_come_back(self):
         rc, out = self.mpirun("-np", "3", "--timeout", "120", "files_test", "write-only")
