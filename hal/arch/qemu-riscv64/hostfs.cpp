@@ -52,7 +52,16 @@ size_t length(const char *s) {
     return n;
 }
 
+bool same(const char *a, const char *b) {
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
 long open_mode(const char *path, long mode) {
+    // Semihosting's special names (the console, the feature file) are no
+    // files of the job's folder.
+    if (same(path, ":tt") || same(path, ":semihosting-features")) return -TS_EACCES;
     const uint64_t block[3] = {reinterpret_cast<uint64_t>(path), static_cast<uint64_t>(mode), length(path)};
     const long h = semihost(sys_open, block);
     return h >= 0 ? h : host_error();
