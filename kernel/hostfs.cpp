@@ -122,6 +122,14 @@ long sys_hostfs_unlink(Call &c) {
     return hal::hostfs::remove(path);
 }
 
+long sys_hostfs_rename(Call &c) {
+    if (!on_io_cluster()) return -TS_EPERM;
+    char from[TS_PATH_MAX + 1], to[TS_PATH_MAX + 1];
+    if (long err = take_path(c.a[0], c.a[1], from)) return err;
+    if (long err = take_path(c.a[2], c.a[3], to)) return err;
+    return hal::hostfs::rename(from, to);
+}
+
 void hostfs_release(Process *p) {
     for (HostFile &f : files)
         if (f.owner == p) {

@@ -35,6 +35,7 @@ long sys_hostfs_read(Call &c);
 long sys_hostfs_write(Call &c);
 long sys_hostfs_size(Call &c);
 long sys_hostfs_unlink(Call &c);
+long sys_hostfs_rename(Call &c);
 /// Closes the host files p left open (p has ended).
 void hostfs_release(Process *p);
 

@@ -48,6 +48,7 @@ enum ts_file_op {
     TS_FILE_FSTAT = 5,  /* handle -> 0; value: the file's size */
     TS_FILE_STAT = 6,   /* path by portal -> 0; value: the file's size */
     TS_FILE_UNLINK = 7, /* path by portal -> 0 */
+    TS_FILE_RENAME = 8, /* "from" NUL "to" by portal -> 0 */
     TS_FILE_REPLY = 16, /* every reply */
 };
 
@@ -60,6 +61,7 @@ struct ts_file_request {
     uint32_t flags; /* OPEN: TS_O_* */
     uint64_t offset;
     uint64_t len; /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
+                   * RENAME: both paths' and the NUL between them;
                    * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
 };
 

@@ -3,7 +3,8 @@
 namespace tessera::files {
 
 bool carries_bytes(int op) {
-    return op == TS_FILE_OPEN || op == TS_FILE_STAT || op == TS_FILE_UNLINK || op == TS_FILE_WRITE;
+    return op == TS_FILE_OPEN || op == TS_FILE_STAT || op == TS_FILE_UNLINK || op == TS_FILE_WRITE ||
+           op == TS_FILE_RENAME;
 }
 
 int FileTable::open_files() const {
@@ -84,6 +85,19 @@ long FileTable::stat(const char *path, size_t len, long long *size) {
     return 0;
 }
 
+// "from" NUL "to": both checked.
+long FileTable::rename(const char *paths, size_t len) {
+    size_t from_len = 0;
+    while (from_len < len && paths[from_len])
+        ++from_len;
+    if (from_len == len) return -TS_EINVAL;  // no NUL between them
+    const char *to = paths + from_len + 1;
+    const size_t to_len = len - from_len - 1;
+    if (const int err = ts_path_check(paths, from_len)) return err;
+    if (const int err = ts_path_check(to, to_len)) return err;
+    return host_.rename(paths, from_len, to, to_len);
+}
+
 ts_file_reply FileTable::serve(const ts_file_request &req, const char *in, size_t in_len, char *out,
                                size_t room) {
     ts_file_reply rep{};
@@ -105,6 +119,7 @@ ts_file_reply FileTable::serve(const ts_file_request &req, const char *in, size_
             r = ts_path_check(in, in_len);
             if (r == 0) r = host_.unlink(in, in_len);
             break;
+        case TS_FILE_RENAME: r = rename(in, in_len); break;
         default: r = -TS_EINVAL;
         }
     }

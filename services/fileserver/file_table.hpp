@@ -19,6 +19,7 @@ public:
     virtual long write(int handle, const void *buf, unsigned long len, unsigned long offset) = 0;
     virtual long size(int handle) = 0;
     virtual long unlink(const char *path, unsigned long len) = 0;
+    virtual long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) = 0;
 
 protected:
     ~HostFiles() = default;
@@ -61,6 +62,7 @@ private:
     long write(const ts_file_request &req, const char *data, size_t len, long long *end);
     long fstat(const ts_file_request &req, long long *size);
     long stat(const char *path, size_t len, long long *size);
+    long rename(const char *paths, size_t len);
     File *lookup(const ts_file_request &req);
 
     HostFiles &host_;

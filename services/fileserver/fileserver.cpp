@@ -27,6 +27,9 @@ public:
     }
     long size(int handle) override { return ts_hostfs_size(handle); }
     long unlink(const char *path, unsigned long len) override { return ts_hostfs_unlink(path, len); }
+    long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) override {
+        return ts_hostfs_rename(from, from_len, to, to_len);
+    }
 };
 
 // What a request carries in, and what a READ sends back.

@@ -3,6 +3,8 @@
  * the C library's here; read, write, close, lseek, fstat and isatty come
  * through glue/fd.c, which keeps 0..2 for the console.
  *
+ * rename and access are here too.
+ *
  * The table of descriptors is the process's (its threads share it, as
  * POSIX says), and so is the connection to the server: a reply mailbox and
  * an input portal on the first free port of TS_PORT_FILE_CLIENT_HIGH..63,
@@ -189,6 +191,26 @@ int unlink(const char *path) {
     return r < 0 ? (int)fail(r) : 0;
 }
 
+int rename(const char *from, const char *to) {
+    if (!from || !to) return (int)fail(-TS_EFAULT);
+    /* Both paths in one transfer: "from" NUL "to". */
+    char paths[2 * TS_PATH_MAX + 1];
+    size_t from_len = strnlen(from, TS_PATH_MAX + 1), to_len = strnlen(to, TS_PATH_MAX + 1);
+    int err = ts_path_check(from, from_len);
+    if (err == 0) err = ts_path_check(to, to_len);
+    if (err < 0) return (int)fail(err);
+    memcpy(paths, from, from_len + 1);
+    memcpy(paths + from_len + 1, to, to_len);
+    ts_mutex_lock(&lock);
+    long r = connect();
+    if (r == 0) {
+        struct ts_file_request req = {.op = TS_FILE_RENAME, .len = from_len + 1 + to_len};
+        r = call(&req, paths, NULL, NULL);
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
 /* What stat and fstat say of a file of `size` bytes: a regular file the
  * job may read and write, read in pieces of one request. */
 static void fill_stat(struct stat *st, int64_t size) {
@@ -208,6 +230,14 @@ int stat(const char *path, struct stat *st) {
     if (r < 0) return (int)fail(r);
     fill_stat(st, size);
     return 0;
+}
+
+/* Every file of the job's folder is the job's to read and write: a file
+ * that exists passes any mode. */
+int access(const char *path, int mode) {
+    struct stat st;
+    if (mode & ~(R_OK | W_OK | X_OK)) return (int)fail(-TS_EINVAL);
+    return stat(path, &st);
 }
 
 /* Under the lock: the size of f's file, or -TS_E*. */

@@ -1,7 +1,7 @@
 /* Files in every rank (driven by test_files.py): the staged input.txt
  * ("values N" then N integers) and data/more.txt, read with fopen/fscanf
  * and with open/read/lseek; each rank writes out_R.txt (fprintf), raw_R.bin
- * (write) and log_R.txt (O_APPEND); rank 0 writes big.bin (1 MiB) and
+ * (write), log_R.txt (O_APPEND) and final_R.txt (rename); rank 0 writes big.bin (1 MiB) and
  * reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, EMFILE, set in
  * errno.
  * With the argument "write-only" (a job with nothing staged) each rank
@@ -139,6 +139,20 @@ static void write_outputs(long sum, int count) {
         CHECK(write(fd, k ? "second\n" : "first\n", k ? 7 : 6) == (k ? 7 : 6));
         CHECK(close(fd) == 0);
     }
+
+    /* Written under a temporary name, then renamed (over an older one). */
+    snprintf(name, sizeof name, "final_%d.txt", rank);
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "final_%d.tmp", rank);
+    f = fopen(name, "w");
+    CHECK(f && fputs("old\n", f) >= 0 && fclose(f) == 0);
+    f = fopen(tmp, "w");
+    CHECK(f && fputs("final\n", f) >= 0 && fclose(f) == 0);
+    CHECK(access(tmp, R_OK | W_OK) == 0);
+    CHECK(rename(tmp, name) == 0);
+    CHECK(access(tmp, F_OK) == -1 && errno == ENOENT);
+    CHECK(rename(tmp, name) == -1 && errno == ENOENT);
+    CHECK(rename(name, "../x") == -1 && errno == EACCES);
 
     /* A file that comes and goes: it does not come back. */
     snprintf(name, sizeof name, "tmp_%d.txt", rank);

@@ -62,4 +62,9 @@ long size(long handle) {
 
 long remove(const char *path) { return host::sys(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(path), 0); }
 
+long rename(const char *from, const char *to) {
+    return host::sys(SYS_renameat, AT_FDCWD, reinterpret_cast<long>(from), AT_FDCWD,
+                     reinterpret_cast<long>(to));
+}
+
 }  // namespace hal::hostfs

@@ -12,7 +12,7 @@ namespace {
 
 // The Arm semihosting operations we use.
 constexpr long sys_open = 0x01, sys_close = 0x02, sys_write = 0x05, sys_read = 0x06, sys_seek = 0x0a,
-               sys_flen = 0x0c, sys_remove = 0x0e, sys_errno = 0x13;
+               sys_flen = 0x0c, sys_remove = 0x0e, sys_rename = 0x0f, sys_errno = 0x13;
 
 // SYS_OPEN's modes, fopen's: "rb", "r+b", "w+b" (binary: no translation).
 constexpr long mode_read = 1, mode_update = 3, mode_create = 7;
@@ -131,6 +131,12 @@ long size(long handle) {
 long remove(const char *path) {
     const uint64_t block[2] = {reinterpret_cast<uint64_t>(path), length(path)};
     return semihost(sys_remove, block) == 0 ? 0 : host_error();
+}
+
+long rename(const char *from, const char *to) {
+    const uint64_t block[4] = {reinterpret_cast<uint64_t>(from), length(from), reinterpret_cast<uint64_t>(to),
+                               length(to)};
+    return semihost(sys_rename, block) == 0 ? 0 : host_error();
 }
 
 }  // namespace hal::hostfs

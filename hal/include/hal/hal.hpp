@@ -198,6 +198,8 @@ long write(long handle, const void *buf, size_t n, uint64_t offset);
 long size(long handle);
 /// Removes the file: 0.
 long remove(const char *path);
+/// Renames file `from` to `to` (replacing it): 0.
+long rename(const char *from, const char *to);
 
 }  // namespace hostfs
 

@@ -59,6 +59,14 @@ public:
     long unlink(const char *path, unsigned long len) override {
         return files.erase(std::string(path, len)) ? 0 : -TS_ENOENT;
     }
+    long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) override {
+        auto it = files.find(std::string(from, from_len));
+        if (it == files.end()) return -TS_ENOENT;
+        std::string data = it->second;
+        files.erase(it);
+        files[std::string(to, to_len)] = data;
+        return 0;
+    }
     int live() const {
         int n = 0;
         for (const std::string &s : open_names)
@@ -238,6 +246,24 @@ TEST_CASE("stat and unlink") {
     CHECK(host.live() == 0);  // stat closes what it opened
     CHECK(c.path_op(TS_FILE_UNLINK, "dir/f") == 0);
     CHECK(host.files.count("dir/f") == 0);
+}
+
+TEST_CASE("rename: two checked paths") {
+    MemoryHost host;
+    host.files["tmp"] = "result";
+    host.files["old"] = "replaced";
+    FileTable table(host);
+    Client c{table};
+    const std::string both("tmp\0old", 7);
+    CHECK(c.path_op(TS_FILE_RENAME, both) == 0);
+    CHECK(host.files.count("tmp") == 0);
+    CHECK(host.files["old"] == "result");
+    CHECK(c.path_op(TS_FILE_RENAME, std::string("tmp\0x", 5)) == -TS_ENOENT);
+    CHECK(c.path_op(TS_FILE_RENAME, std::string("old\0../x", 8)) == -TS_EACCES);
+    CHECK(c.path_op(TS_FILE_RENAME, std::string("/etc/x\0y", 8)) == -TS_EACCES);
+    CHECK(c.path_op(TS_FILE_RENAME, std::string("old\0", 4)) == -TS_ENOENT);  // an empty "to"
+    CHECK(c.path_op(TS_FILE_RENAME, "old") == -TS_EINVAL);                    // no "to" at all
+    CHECK(host.files["old"] == "result");
 }
 
 TEST_CASE("the table fills up and frees") {
