@@ -68,6 +68,7 @@ int main(void) {
     EXPECT(ts_hostfs_size(0), -TS_EPERM);
     EXPECT(ts_hostfs_close(0), -TS_EPERM);
     EXPECT(ts_hostfs_unlink("input.txt", 9), -TS_EPERM);
+    EXPECT(ts_hostfs_rename("input.txt", 9, "other.txt", 9), -TS_EPERM);
 
     /* ids, ports, clusters, sizes */
     int in = ts_mailbox_create(20);

@@ -57,7 +57,7 @@ class FilesTest(unittest.TestCase):
                               "--stage", os.path.join(self.stage, "data") + "/", "files_test")
         self.assertIn(f"files_test: OK (np={np})", out)
         self.assertEqual(rc, 0, out)
-        expect = {"big.bin"}
+        expect = {"big.bin", "data"}
         for r in range(np):
             expect |= {f"out_{r}.txt", f"raw_{r}.bin", f"log_{r}.txt", f"final_{r}.txt"}
             self.assertEqual(self.read(f"final_{r}.txt"), "final\n")
@@ -67,6 +67,9 @@ class FilesTest(unittest.TestCase):
             self.assertEqual(self.read(f"log_{r}.txt"), "first\nsecond\n")
         # Neither the staged files (unchanged) nor the removed tmp_R.txt.
         self.assertEqual(set(os.listdir(self.cwd)), expect)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.cwd, "data"))),
+                         sorted(f"rank_{r}.txt" for r in range(np)))
+        self.assertEqual(self.read(f"data/rank_{np - 1}.txt"), f"{np - 1}\n")
         self.assertTrue(self.read("big.bin", "rb") == big_bytes(), "big.bin differs")
         # The staged files are as they were.
         self.assertEqual(sorted(os.listdir(self.stage)), ["data", "input.txt"])
