@@ -14,6 +14,7 @@
  * numbers them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ struct file {
     int handle;     /* the server's */
     unsigned flags; /* TS_O_* */
     int64_t offset; /* the file position */
+    void *stream;   /* its stdio stream, if the C library noted one */
 };
 
 static ts_mutex_t lock = TS_MUTEX_INIT;
@@ -36,6 +38,7 @@ static struct file files[FILES_MAX];
 static int port = -1; /* the connection's port, once made */
 static int reply_mailbox, in_portal, out_mailbox, out_portal;
 static uint32_t last_seq;
+static int flush_at_exit; /* ts__libc_flush_files is an exit handler */
 
 /* -TS_E* as the C library's errno (the numbers differ for some). */
 static int errno_of(long err) {
@@ -179,7 +182,8 @@ int open(const char *path, int flags, ...) {
     while (i < FILES_MAX && files[i].used)
         ++i;
     long r = i == FILES_MAX ? -TS_EMFILE : path_call(TS_FILE_OPEN, path, (unsigned)f, NULL);
-    if (r >= 0) files[i] = (struct file){1, (int)r, (unsigned)f, 0};
+    if (r >= 0) files[i] = (struct file){1, (int)r, (unsigned)f, 0, NULL};
+    if (r >= 0 && !flush_at_exit) flush_at_exit = atexit(ts__libc_flush_files) == 0;
     ts_mutex_unlock(&lock);
     return r < 0 ? (int)fail(r) : i + 3;
 }
@@ -337,4 +341,22 @@ int ts__file_isatty(int fd) {
     ts_mutex_unlock(&lock);
     errno = open ? ENOTTY : EBADF;
     return 0;
+}
+
+void ts__file_set_stream(int fd, void *stream) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    if (f) f->stream = stream;
+    ts_mutex_unlock(&lock);
+}
+
+void ts__file_streams(void (*fn)(void *stream)) {
+    void *streams[FILES_MAX];
+    int n = 0;
+    ts_mutex_lock(&lock);
+    for (int i = 0; i < FILES_MAX; ++i)
+        if (files[i].used && files[i].stream) streams[n++] = files[i].stream;
+    ts_mutex_unlock(&lock);
+    for (int i = 0; i < n; ++i)
+        fn(streams[i]);
 }

@@ -1,11 +1,11 @@
 /* Files in every rank (driven by test_files.py): the staged input.txt
  * ("values N" then N integers) and data/more.txt, read with fopen/fscanf
  * and with open/read/lseek; each rank writes out_R.txt (fprintf), raw_R.bin
- * (write), log_R.txt (O_APPEND), final_R.txt (rename) and data/rank_R.txt;
- * rank 0 writes big.bin (1 MiB) and reads it back. Errors: ENOENT, EBADF,
- * EACCES, EEXIST, EMFILE, set in errno. With the argument "write-only" (a
- * job with nothing staged) each rank only writes out_R.txt. Prints
- * "files_test: OK (np=N)" from rank 0. */
+ * (write), log_R.txt (O_APPEND), final_R.txt (rename), data/rank_R.txt
+ * and unclosed_R.txt (left open at exit); rank 0 writes big.bin (1 MiB)
+ * and reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, EMFILE, set in
+ * errno. With the argument "write-only" (a job with nothing staged) each
+ * rank only writes out_R.txt. Prints "files_test: OK (np=N)" from rank 0. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -158,6 +158,11 @@ static void write_outputs(long sum, int count) {
     snprintf(name, sizeof name, "data/rank_%d.txt", rank);
     f = fopen(name, "w");
     CHECK(f && fprintf(f, "%d\n", rank) > 0 && fclose(f) == 0);
+
+    /* Left open: exit() writes out what its stream still buffers. */
+    snprintf(name, sizeof name, "unclosed_%d.txt", rank);
+    f = fopen(name, "w");
+    CHECK(f && fprintf(f, "buffered until exit\n") > 0);
 
     /* A file that comes and goes: it does not come back. */
     snprintf(name, sizeof name, "tmp_%d.txt", rank);

@@ -59,7 +59,9 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         expect = {"big.bin", "data"}
         for r in range(np):
-            expect |= {f"out_{r}.txt", f"raw_{r}.bin", f"log_{r}.txt", f"final_{r}.txt"}
+            expect |= {f"out_{r}.txt", f"raw_{r}.bin", f"log_{r}.txt", f"final_{r}.txt",
+                       f"unclosed_{r}.txt"}
+            self.assertEqual(self.read(f"unclosed_{r}.txt"), "buffered until exit\n")
             self.assertEqual(self.read(f"final_{r}.txt"), "final\n")
             self.assertEqual(self.read(f"out_{r}.txt"),
                              f"rank {r} count {len(VALUES)} sum {sum(VALUES)}\n")
