@@ -27,4 +27,16 @@ long sys_futex_wait(Call &c);
 long sys_futex_wake(Call &c);
 long sys_job_abort(Call &c);
 
+// ---- the host's files (hostfs.cpp) ----------------------------------------------
+
+long sys_hostfs_open(Call &c);
+long sys_hostfs_close(Call &c);
+long sys_hostfs_read(Call &c);
+long sys_hostfs_write(Call &c);
+long sys_hostfs_size(Call &c);
+long sys_hostfs_unlink(Call &c);
+long sys_hostfs_rename(Call &c);
+/// Closes the host files p left open (p has ended).
+void hostfs_release(Process *p);
+
 }  // namespace kernel

@@ -142,7 +142,10 @@ bool upper_poll(bool idle) {
     return false;
 }
 
-void upper_release(Process *p) { ikc::release_process(p); }
+void upper_release(Process *p) {
+    ikc::release_process(p);
+    hostfs_release(p);
+}
 
 bool upper_before_sleep() { return ikc::update_doorbells(); }
 

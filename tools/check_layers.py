@@ -70,7 +70,7 @@ PRIVATE = {
     "ikc": ["ikc"],
     "kernel": ["kernel", "kernel/services"],
     "runtime": ["userland/runtime", "userland/runtime/arch/*"],
-    "services": ["services/nameserver"],
+    "services": ["services/nameserver", "services/fileserver"],
 }
 
 SOURCE = re.compile(r".*\.(c|cpp|h|hpp|S|def)$")

@@ -187,11 +187,12 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
 
 
 def cluster_programs(layout, cluster_id, mpi_program, services):
-    """What cluster cluster_id starts: the name server on cluster 0, the MPI
-    program on every compute cluster (its spawn server decides from the mapping
-    whether it hosts ranks), nothing on the other I/O clusters."""
+    """What cluster cluster_id starts: the services (a list: the name server
+    and the file server) on cluster 0, the MPI program on every compute
+    cluster (its spawn server decides from the mapping whether it hosts
+    ranks), nothing on the other I/O clusters."""
     if cluster_id == 0:
-        return [services]
+        return list(services)
     if layout.clusters[cluster_id].is_io:
         return []
     return [mpi_program]
@@ -359,6 +360,12 @@ def verify_images(layout, paths):
 
 # --- QEMU ----------------------------------------------------------------------
 
+# The I/O cluster's kernel reaches the host's files (the job's folder,
+# QEMU's working folder) by semihosting; user code may not
+# (hal/arch/qemu-riscv64/hostfs.cpp).
+SEMIHOSTING = ["-semihosting-config", "enable=on,target=native,userspace=off"]
+
+
 def qemu_command(layout, images):
     """The QEMU command line booting images[c] for each cluster c.
 
@@ -369,7 +376,7 @@ def qemu_command(layout, images):
     cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
            "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M", "-bios", "default",
            "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
-           "-kernel", images[0]]
+           *SEMIHOSTING, "-kernel", images[0]]
     for image in images[1:]:
         cmd += ["-device", f"loader,file={image}"]
     return cmd
@@ -443,12 +450,13 @@ def target_out(platform=None):
 
 def default_paths(target=None, platform=None):
     """Where make puts the kernel library (qemu-riscv64), the cluster
-    executable (linux64), the services and the programs."""
+    executable (linux64), the services (cluster 0's programs: the name
+    server, the file server) and the programs."""
     target = target or target_out(platform)
     return {
         "kernel_lib": os.path.join(target, "kernel", "libtessera_kernel.a"),
         "cluster": os.path.join(target, "kernel", "tessera_cluster"),
-        "services": os.path.join(target, "bin", "nameserver.elf"),
+        "services": [os.path.join(target, "bin", f"{name}.elf") for name in SERVICES],
         "bin": os.path.join(target, "bin"),
         "kernel_ld": os.path.join(REPO, "build", "kernel.ld"),
     }
@@ -464,6 +472,9 @@ def plan_job(profile, np, platform=None):
     return layout
 
 
+SERVICES = ("nameserver", "fileserver")     # what cluster 0 starts, in order
+
+
 def _need(path, what):
     if not os.path.isfile(path):
         raise ImageError(f"{what} {path} not found; run make first")
@@ -475,21 +486,28 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     checks both platforms share: capacity, argument size, and that program,
     services and the files in need ([(path, what)]) exist and are ELFs for
     layout.platform. program: path of the MPI program's ELF; args: its
-    arguments (argv[1:]); flags, mpi_eager_max: as pack_manifest."""
+    arguments (argv[1:]); services: the ELF, or list of ELFs, cluster 0
+    starts (each named after its file); flags, mpi_eager_max: as
+    pack_manifest."""
     check_capacity(layout, np)
     argv = [program_name(program), *args]
     encode_args(argv)                        # refuse long arguments before any work
+    services = [services] if isinstance(services, str) else list(services)
     for path, what in need:
         _need(path, what)
-    _need(services, "name server")
+    for path in services:
+        _need(path, "service")
     _need(program, "program")
     check_elf_file(program, "program", layout.platform)
-    check_elf_file(services, "name server", layout.platform)
+    for path in services:
+        check_elf_file(path, "service", layout.platform)
     with open(program, "rb") as f:
         mpi = Program(argv[0], ring=1, is_mpi=1, data=f.read())
-    with open(services, "rb") as f:
-        nameserver = Program("nameserver", ring=0, is_mpi=0, data=f.read())
-    return [build_payload(layout, c.id, np, policy, cluster_programs(layout, c.id, mpi, nameserver),
+    started = []
+    for path in services:
+        with open(path, "rb") as f:
+            started.append(Program(program_name(path), ring=0, is_mpi=0, data=f.read()))
+    return [build_payload(layout, c.id, np, policy, cluster_programs(layout, c.id, mpi, started),
                           argv, flags, mpi_eager_max) for c in layout.clusters]
 
 
@@ -568,7 +586,9 @@ def main(argv=None):
     ap.add_argument("--profile", default="default", help="name or path (default: default)")
     ap.add_argument("--platform", choices=PLATFORMS,
                     help="default: $TESSERA_PLATFORM, else qemu-riscv64")
-    ap.add_argument("--services", help="name server ELF (default: the build folder's)")
+    ap.add_argument("--services", nargs="+",
+                    help="cluster 0's ELFs (default: the build folder's name server and file "
+                         "server)")
     ap.add_argument("--kernel-lib", help="kernel library (default: the build folder's)")
     ap.add_argument("--kernel-ld", help="kernel linker script (default: build/kernel.ld)")
     ap.add_argument("-o", "--outdir", required=True, help="where the images go")

@@ -99,16 +99,17 @@ def die_with_parent(launcher=None):
         os._exit(1)
 
 
-def run_machine(cmd, timeout, verbose=False, out=None):
+def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
     """qemu-riscv64: run QEMU, stream its serial output through SerialFilter
-    to `out` (default stdout).
+    to `out` (default stdout). cwd: QEMU's working folder, where the I/O
+    cluster's files are (the job folder; default: ours).
 
     Returns (exit status, timed_out). QEMU runs in its own process group so a
     timeout kills it and anything it started.
     """
     out = out or sys.stdout
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=cwd,
                                 start_new_session=True, preexec_fn=die_with_parent)
     except FileNotFoundError:
         raise ToolError(f"{cmd[0]} not found; run make first (it installs QEMU)") from None
@@ -191,11 +192,13 @@ def _kill_and_reap(procs):
         p.wait()
 
 
-def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None):
+def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None,
+                 cwd=None):
     """linux64: run one `exe` (tessera_cluster) process per payload file
     (cluster i gets payloads[i], and cpus[i] as its CPUS argument, the host
     CPU of each core, unless it is None) over one zero-filled memfd fabric of
-    fabric_size bytes, stream their console through SerialFilter to `out`
+    fabric_size bytes, in the working folder cwd (where the I/O cluster's
+    files are: the job folder; default: ours), stream their console through SerialFilter to `out`
     (default stdout), and end the job when the first cluster exits.
 
     Returns (exit status, timed_out): the poweroff status, or after a
@@ -208,6 +211,7 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
     err = err or sys.stderr
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise ToolError(f"cluster executable {exe} not found; run make first")
+    exe = os.path.abspath(exe)              # it runs in cwd
     procs = []                      # Popen of cluster i at index i
     with ExitStack() as stack:
         status_r, status_w = os.pipe()
@@ -241,7 +245,7 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
                     print(f"mpirun: cluster {i}: {' '.join(cmd)}", file=err)
                 try:
                     procs.append(subprocess.Popen(
-                        cmd, stdin=subprocess.DEVNULL, stdout=out_w,
+                        cmd, stdin=subprocess.DEVNULL, stdout=out_w, cwd=cwd,
                         pass_fds=(fabric, status_w), start_new_session=True,
                         preexec_fn=child_setup))
                 except OSError as e:

@@ -17,14 +17,19 @@
 
 /* Error codes, returned negated. Numbers follow Linux errno. */
 #define TS_EPERM        1  /* not the owner of the object */
-#define TS_ENOENT       2  /* no such name / port not created */
+#define TS_ENOENT       2  /* no such name / port not created / no such file */
+#define TS_EIO          5  /* the host's file system failed */
 #define TS_EAGAIN       11 /* no free core / resource busy, try later */
 #define TS_ENOMEM       12 /* memory window exhausted */
+#define TS_EACCES       13 /* a path outside the job's folder, or a file the host refuses */
 #define TS_EFAULT       14 /* bad user pointer or range */
 #define TS_EBUSY        16 /* port or object already in use */
 #define TS_EEXIST       17 /* name already linked */
 #define TS_EINVAL       22 /* bad argument (id, size, flag, cluster) */
 #define TS_ENFILE       23 /* a kernel table, or a hardware resource's share of virtual ones, is full */
+#define TS_EMFILE       24 /* a process's table of open files is full */
+#define TS_ENOSPC       28 /* no room left on the host's disk */
+#define TS_EISDIR       21 /* a folder where a file was expected */
 #define TS_ENAMETOOLONG 36
 #define TS_EBADF        9   /* id does not name an open object */
 #define TS_ENOSYS       38  /* unknown kernel call number */
@@ -107,8 +112,13 @@ struct ts_ring_slot {
 #define TS_PORT_KERNEL          0  /* kernel-to-kernel messages (job exit, abort) */
 #define TS_PORT_NAMESERVER      1  /* name server's mailbox on cluster 0 */
 #define TS_PORT_NAME_DAEMON     2  /* the local name daemon's mailbox on every compute cluster */
+#define TS_PORT_FILESERVER      3  /* the file server's mailbox and portal on cluster 0 */
 #define TS_PORT_MPI_BASE        8  /* MPI process with local index l: mailbox and portal port 8+l */
 #define TS_PORT_NAME_REPLY_BASE 32 /* name client on core c: reply mailbox port 32+c */
+/* A process's file client takes the first free port of 49..63, then of
+ * 24..31, for its reply mailbox and its input portal (the same number). */
+#define TS_PORT_FILE_CLIENT_HIGH 49
+#define TS_PORT_FILE_CLIENT_LOW  24
 
 /* Mapping policies (DESIGN section 3, process manager). */
 #define TS_MAP_COMPACT 0

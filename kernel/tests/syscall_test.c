@@ -61,6 +61,15 @@ int main(void) {
     EXPECT(ts_thread_tag(7), tag_set);
     EXPECT(ts_thread_tag(-1), tag_set);
 
+    /* the host's files: an I/O cluster's only (this is a compute cluster) */
+    EXPECT(ts_hostfs_open("input.txt", 9, 0), -TS_EPERM);
+    EXPECT(ts_hostfs_read(0, page_end_buf, 8, 0), -TS_EPERM);
+    EXPECT(ts_hostfs_write(0, page_end_buf, 8, 0), -TS_EPERM);
+    EXPECT(ts_hostfs_size(0), -TS_EPERM);
+    EXPECT(ts_hostfs_close(0), -TS_EPERM);
+    EXPECT(ts_hostfs_unlink("input.txt", 9), -TS_EPERM);
+    EXPECT(ts_hostfs_rename("input.txt", 9, "other.txt", 9), -TS_EPERM);
+
     /* ids, ports, clusters, sizes */
     int in = ts_mailbox_create(20);
     EXPECT(in >= 0, 1);

@@ -241,7 +241,7 @@ class FakeClusterTest(LauncherCases, unittest.TestCase):
         for sub in ("kernel", "bin", "pids"):
             os.makedirs(os.path.join(self.dir, sub))
         os.symlink(FAKE, os.path.join(self.dir, "kernel", "tessera_cluster"))
-        for name in ("nameserver", "fake"):
+        for name in ("nameserver", "fileserver", "fake"):
             with open(os.path.join(self.dir, "bin", name + ".elf"), "wb") as f:
                 f.write(x86_elf())
         self.pids = os.path.join(self.dir, "pids")

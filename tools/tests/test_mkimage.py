@@ -369,9 +369,9 @@ class ManifestTest(unittest.TestCase):
         m = self.pack()
         # The default profile: 2 hardware mailboxes and portals on the I/O
         # cluster, 1 on each compute cluster.
-        expect = [(0x80200000, 8 * MIB, 0, 2, 0, 2, 2), (0x80A00000, 16 * MIB, 2, 5, 1, 1, 1),
-                  (0x81A00000, 16 * MIB, 7, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 12, 5, 1, 1, 1),
-                  (0x83A00000, 16 * MIB, 17, 5, 1, 1, 1)]
+        expect = [(0x80200000, 8 * MIB, 0, 3, 0, 2, 2), (0x80A00000, 16 * MIB, 3, 5, 1, 1, 1),
+                  (0x81A00000, 16 * MIB, 8, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 13, 5, 1, 1, 1),
+                  (0x83A00000, 16 * MIB, 18, 5, 1, 1, 1)]
         for i in range(TS_MAX_CLUSTERS):
             at = M["clusters"] + CLUSTER_SIZE * i
             got = (u64(m, at + CLUSTER["window_base"]), u64(m, at + CLUSTER["window_size"]),
@@ -450,14 +450,15 @@ class PayloadTest(unittest.TestCase):
     def test_who_starts_what(self):
         mpi = Program("hello", 1, 1, b"m")
         ns = Program("nameserver", 0, 0, b"n")
-        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, mpi, ns), [ns])
+        fs = Program("fileserver", 0, 0, b"f")
+        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, mpi, [ns, fs]), [ns, fs])
         for c in range(1, 5):
-            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, mpi, ns), [mpi])
+            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, mpi, [ns, fs]), [mpi])
         mppa = compute_layout(load_profile("mppa256"))
-        self.assertEqual(mkimage.cluster_programs(mppa, 0, mpi, ns), [ns])
+        self.assertEqual(mkimage.cluster_programs(mppa, 0, mpi, [ns, fs]), [ns, fs])
         for c in (1, 2, 3):                               # the other I/O clusters
-            self.assertEqual(mkimage.cluster_programs(mppa, c, mpi, ns), [])
-        self.assertEqual(mkimage.cluster_programs(mppa, 4, mpi, ns), [mpi])
+            self.assertEqual(mkimage.cluster_programs(mppa, c, mpi, [ns, fs]), [])
+        self.assertEqual(mkimage.cluster_programs(mppa, 4, mpi, [ns, fs]), [mpi])
 
     def test_program_name(self):
         self.assertEqual(mkimage.program_name("/x/out/target/bin/fn.elf"), "fn")
@@ -504,7 +505,7 @@ class HeaderTest(unittest.TestCase):
     c2 = LAYOUT.clusters[2]          # 0x81A00000
 
     def header(self, **f):
-        v = dict(code0=j_insn(0x40), magic=mkimage.TS_IMAGE_MAGIC, cluster_id=2, first_hart=7,
+        v = dict(code0=j_insn(0x40), magic=mkimage.TS_IMAGE_MAGIC, cluster_id=2, first_hart=8,
                  entry=0x81A00040, image_end=0x81A40000, manifest=0x81A10000,
                  window_base=0x81A00000)
         v.update(f)
@@ -518,7 +519,7 @@ class HeaderTest(unittest.TestCase):
     def test_bad(self):
         cases = [({"magic": 0x12345678}, "bad image header magic 0x12345678"),
                  ({"cluster_id": 3}, "the image header says cluster 3"),
-                 ({"first_hart": 2}, "first hart is 2, want 7"),
+                 ({"first_hart": 2}, "first hart is 2, want 8"),
                  ({"window_base": 0x80A00000}, "window_base"),
                  ({"entry": 0x80000000}, "entry"),
                  ({"manifest": 0x82A00000 + 8}, "manifest"),
@@ -547,8 +548,9 @@ class QemuCommandTest(unittest.TestCase):
         images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
         self.assertEqual(mkimage.qemu_command(LAYOUT, images), [
             "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
-            "-smp", "22", "-m", "82M", "-bios", "default", "-display", "none",
+            "-smp", "23", "-m", "82M", "-bios", "default", "-display", "none",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
+            "-semihosting-config", "enable=on,target=native,userspace=off",
             "-kernel", "/tmp/x/cluster0.elf",
             "-device", "loader,file=/tmp/x/cluster1.elf",
             "-device", "loader,file=/tmp/x/cluster2.elf",
@@ -659,7 +661,7 @@ class Linux64Test(unittest.TestCase):
             with open(path, "rb") as f:
                 data = f.read()
             programs = mkimage.cluster_programs(layout, c, Program("app", 1, 1, self.elf),
-                                                Program("nameserver", 0, 0, self.elf))
+                                                [Program("nameserver", 0, 0, self.elf)])
             self.assertEqual(data, mkimage.build_payload(layout, c, 4, "scatter", programs,
                                                          ["app", "x"], 1, 64))
             self.assertEqual(u64(data, M["timebase_hz"]), 1_000_000_000)

@@ -184,7 +184,8 @@ class CommandLineTest(unittest.TestCase):
     def test_linux64_needs_x86_64_programs(self):
         app = self.riscv_elf_header()
         os.makedirs(os.path.join(self.out, "target", "bin"))
-        shutil.copy(app, os.path.join(self.out, "target", "bin", "nameserver.elf"))
+        for service in ("nameserver", "fileserver"):
+            shutil.copy(app, os.path.join(self.out, "target", "bin", f"{service}.elf"))
         rc, _, err = self.run_mpirun("--platform", "linux64", app)
         self.assertEqual(rc, 1)
         self.assertIn(f"program {app} is not a 64-bit x86-64 ELF, as linux64 needs "

@@ -46,6 +46,7 @@ class StubBootTest(unittest.TestCase):
         cls.services = os.path.join(target, "bin", "nameserver.elf")
         shutil.copy(obj, cls.program)
         shutil.copy(obj, cls.services)
+        shutil.copy(obj, os.path.join(target, "bin", "fileserver.elf"))   # for mpirun
         cls.target = target
         cls.layout = compute_layout(load_profile("default"))
 

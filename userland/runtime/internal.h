@@ -100,6 +100,25 @@ void ts__console_put(const char *buf, unsigned long len);
  * they are. */
 void ts__console_write_through(const char *buf, unsigned long len);
 
+/* The file client (files.c): the POSIX calls for descriptors 3 and up,
+ * which glue/fd.c hands it; -1 with errno on errors, as POSIX's. */
+struct stat;
+long ts__file_read(int fd, void *buf, size_t len);
+long ts__file_write(int fd, const void *buf, size_t len);
+int ts__file_close(int fd);
+long ts__file_lseek(int fd, long offset, int whence);
+int ts__file_fstat(int fd, struct stat *st);
+int ts__file_isatty(int fd);
+/* The stdio stream of an open file descriptor (picolibc's fopen notes it),
+ * forgotten when the descriptor closes; ts__file_streams calls fn on each
+ * stream noted now (outside the client's lock: fn may write). */
+void ts__file_set_stream(int fd, void *stream);
+void ts__file_streams(void (*fn)(void *stream));
+/* The C library's (libc/<libc>/): writes out what the open streams still
+ * buffer. The file client makes it an exit handler at the first open, so
+ * that exit() flushes files as the C standard says. */
+void ts__libc_flush_files(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,6 +175,34 @@ void flush_tlb();
 /// core's TLB is flushed for it and the access can simply be retried.
 bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t addr);
 
+// ---- the host's files (an I/O cluster's) ------------------------------------------
+//
+// The files of the job's folder on the host, which the I/O clusters own
+// (DESIGN section 3, the file server): qemu-riscv64 reaches them by
+// semihosting (QEMU runs in the job's folder), linux64 with the cluster
+// process's own system calls, relative to its working folder (the job's
+// folder). Paths are NUL-terminated kernel strings the kernel has checked
+// (<tessera/file_protocol.h>: relative, no ".."); buffers are kernel
+// memory. Results: >= 0, or -TS_E* with the host's errno number.
+namespace hostfs {
+
+/// Opens path with TS_O_* flags (TS_O_APPEND ignored): a host handle.
+long open(const char *path, unsigned flags);
+/// Closes a handle open() gave: 0.
+long close(long handle);
+/// Reads up to n bytes at offset: bytes read, 0 at the end.
+long read(long handle, void *buf, size_t n, uint64_t offset);
+/// Writes n bytes at offset: bytes written.
+long write(long handle, const void *buf, size_t n, uint64_t offset);
+/// The file's size in bytes.
+long size(long handle);
+/// Removes the file: 0.
+long remove(const char *path);
+/// Renames file `from` to `to` (replacing it): 0.
+long rename(const char *from, const char *to);
+
+}  // namespace hostfs
+
 // ---- processor: the NoC interface ------------------------------------------------
 //
 // The emulated NoC offers each cluster one input mailbox (one slot per

@@ -2,7 +2,6 @@
  * triple) over the console's per-thread line buffer (glue/console.c).
  * stdin is always at EOF. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "../../internal.h"
 
@@ -31,9 +30,4 @@ FILE *const stdout = &out;
 FILE *const stderr = &err;
 FILE *const stdin = &in;
 
-/* write(2) for descriptors 1 and 2, after what stdio has buffered. */
-ssize_t write(int fd, const void *buf, size_t len) {
-    if (fd != 1 && fd != 2) return -1;
-    ts__console_write_through(buf, len);
-    return (ssize_t)len;
-}
+/* The POSIX calls on descriptors (write, read, ...) are in glue/fd.c. */

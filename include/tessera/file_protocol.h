@@ -1,0 +1,103 @@
+/*
+ * Files (DESIGN section 3, services: the file server). The ABI between the
+ * file client (userland/runtime/files.c), the file server (a user program on
+ * I/O cluster 0, services/fileserver/) and the kernel calls that reach the
+ * host's files from an I/O cluster (TS_SYS_HOSTFS_*, <tessera/kcalls.def>).
+ *
+ * A request goes by mailbox to the server (cluster TS_FILESERVER_CLUSTER,
+ * port TS_PORT_FILESERVER); the bytes it carries (a path, or the data of a
+ * WRITE) follow it by portal, to the server's input portal on the same
+ * port, tagged with the request's seq. The reply goes to the mailbox the
+ * request names; the bytes of a READ follow it by portal to the client's
+ * input portal on that same port number, tagged with the seq, which the
+ * client allows once it has the reply and knows how many there are. So a
+ * large read or write moves in portal chunks, TS_FILE_CHUNK bytes per
+ * request at most.
+ *
+ * The file position lives in the client: the server reads and writes at
+ * the offset the request gives (except with TS_O_APPEND, at the end).
+ */
+#ifndef TESSERA_FILE_PROTOCOL_H
+#define TESSERA_FILE_PROTOCOL_H
+
+#include <stdint.h>
+#include <tessera/syscall.h>
+
+#define TS_FILESERVER_CLUSTER 0
+
+/* A path is 1..TS_PATH_MAX bytes, without its NUL. */
+#define TS_PATH_MAX 255
+/* Bytes one READ or WRITE request moves at most. */
+#define TS_FILE_CHUNK (64 * 1024)
+
+/* Open flags (TS_FILE_OPEN, TS_SYS_HOSTFS_OPEN): Linux's numbers. */
+#define TS_O_ACCMODE 3
+#define TS_O_RDONLY  0
+#define TS_O_WRONLY  1
+#define TS_O_RDWR    2
+#define TS_O_CREAT   0100
+#define TS_O_EXCL    0200
+#define TS_O_TRUNC   01000
+#define TS_O_APPEND  02000
+
+enum ts_file_op {
+    TS_FILE_OPEN = 1,   /* path by portal, flags -> a handle */
+    TS_FILE_CLOSE = 2,  /* handle -> 0 */
+    TS_FILE_READ = 3,   /* handle, offset, len -> bytes (that many follow by portal) */
+    TS_FILE_WRITE = 4,  /* handle, offset, len bytes by portal -> bytes; value: the offset after them */
+    TS_FILE_FSTAT = 5,  /* handle -> 0; value: the file's size */
+    TS_FILE_STAT = 6,   /* path by portal -> 0; value: the file's size */
+    TS_FILE_UNLINK = 7, /* path by portal -> 0 */
+    TS_FILE_RENAME = 8, /* "from" NUL "to" by portal -> 0 */
+    TS_FILE_REPLY = 16, /* every reply */
+};
+
+struct ts_file_request {
+    int32_t op;            /* enum ts_file_op */
+    uint32_t seq;          /* echoed in the reply; the portal transfers' tag (never 0) */
+    int32_t reply_cluster; /* where the reply goes (mailbox), and READ's bytes (portal) */
+    int32_t reply_port;
+    int32_t handle; /* CLOSE, READ, WRITE, FSTAT: what OPEN returned */
+    uint32_t flags; /* OPEN: TS_O_* */
+    uint64_t offset;
+    uint64_t len; /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
+                   * RENAME: both paths' and the NUL between them;
+                   * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
+};
+
+struct ts_file_reply {
+    int32_t op;     /* TS_FILE_REPLY */
+    uint32_t seq;   /* the request's */
+    int64_t result; /* >= 0, or -TS_E* */
+    int64_t value;  /* see enum ts_file_op */
+};
+
+/* 0 when path[0..len) is a path the job may use: 1..TS_PATH_MAX bytes,
+ * relative (no leading '/'), no NUL inside, no ".." component; else
+ * -TS_ENOENT (empty), -TS_ENAMETOOLONG, -TS_EACCES (absolute, or a ".."
+ * component: outside the job's folder) or -TS_EINVAL (a NUL). It calls no
+ * C library function: the kernel has none. */
+static inline int ts_path_check(const char *path, unsigned long len) {
+    if (len == 0) return -TS_ENOENT;
+    if (len > TS_PATH_MAX) return -TS_ENAMETOOLONG;
+    if (path[0] == '/') return -TS_EACCES;
+    unsigned long start = 0; /* of the current component */
+    for (unsigned long i = 0; i <= len; ++i) {
+        if (i < len && path[i] == 0) return -TS_EINVAL;
+        if (i == len || path[i] == '/') {
+            if (i - start == 2 && path[start] == '.' && path[start + 1] == '.') return -TS_EACCES;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+#ifdef __cplusplus
+static_assert(sizeof(struct ts_file_request) <= 96 - 8, "a request fits one mailbox message");
+static_assert(sizeof(struct ts_file_reply) <= 96 - 8, "a reply fits one mailbox message");
+#else
+_Static_assert(sizeof(struct ts_file_request) <= 96 - 8, "a request fits one mailbox message");
+_Static_assert(sizeof(struct ts_file_reply) <= 96 - 8, "a reply fits one mailbox message");
+#endif
+
+#endif

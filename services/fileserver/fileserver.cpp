@@ -1,0 +1,92 @@
+// The file server: a user program on I/O cluster 0 that serves the ranks'
+// files (<tessera/file_protocol.h>) on mailbox and portal port
+// TS_PORT_FILESERVER, forever, one request at a time, over the kernel's
+// TS_SYS_HOSTFS_* calls (the files of the job's folder on the host).
+// Silent unless it cannot start.
+#include <stdio.h>
+#include <tessera/runtime.h>
+
+#include "file_table.hpp"
+
+using tessera::files::FileTable;
+
+namespace {
+
+// The host's files through the kernel.
+class KernelHostFiles final : public tessera::files::HostFiles {
+public:
+    long open(const char *path, unsigned long len, unsigned flags) override {
+        return ts_hostfs_open(path, len, flags);
+    }
+    long close(int handle) override { return ts_hostfs_close(handle); }
+    long read(int handle, void *buf, unsigned long len, unsigned long offset) override {
+        return ts_hostfs_read(handle, buf, len, offset);
+    }
+    long write(int handle, const void *buf, unsigned long len, unsigned long offset) override {
+        return ts_hostfs_write(handle, buf, len, offset);
+    }
+    long size(int handle) override { return ts_hostfs_size(handle); }
+    long unlink(const char *path, unsigned long len) override { return ts_hostfs_unlink(path, len); }
+    long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) override {
+        return ts_hostfs_rename(from, from_len, to, to_len);
+    }
+};
+
+// What a request carries in, and what a READ sends back.
+char in_bytes[TS_FILE_CHUNK];
+char out_bytes[TS_FILE_CHUNK];
+
+bool valid_client(const ts_file_request &req, int nclusters) {
+    return req.reply_cluster >= 0 && req.reply_cluster < nclusters && req.reply_port > 0 &&
+           req.reply_port < TS_PORTS && req.seq != 0;
+}
+
+// Takes the bytes that follow the request on our portal: how many came
+// (what does not fit in_bytes is dropped), or an error.
+long take_bytes(int portal, const ts_file_request &req) {
+    if (req.len == 0) return 0;
+    const long err = ts_portal_allow(portal, req.reply_cluster, req.reply_port, req.seq);
+    if (err < 0) return err;
+    const unsigned long keep = req.len < sizeof in_bytes ? req.len : sizeof in_bytes;
+    return ts_portal_read(portal, in_bytes, keep, req.len);
+}
+
+// The reply by mailbox; then a READ's bytes by portal, which the client
+// allows once it has the reply.
+void reply(const ts_file_request &req, const ts_file_reply &rep) {
+    const int out = ts_mailbox_open(TS_PORT_FILESERVER, req.reply_cluster, req.reply_port);
+    if (out < 0) return;
+    ts_mailbox_write(out, &rep, sizeof rep);
+    ts_mailbox_close(out);
+    if (req.op != TS_FILE_READ || rep.result <= 0) return;
+    const int portal = ts_portal_open(TS_PORT_FILESERVER, req.reply_cluster, req.reply_port);
+    if (portal < 0) return;
+    ts_portal_write(portal, out_bytes, static_cast<unsigned long>(rep.result), req.seq);
+    ts_portal_close(portal);
+}
+
+}  // namespace
+
+int main() {
+    const int nclusters = ts_job()->nclusters;
+    static KernelHostFiles host;
+    static FileTable table(host);
+    const int in = ts_mailbox_create(TS_PORT_FILESERVER);
+    const int portal = ts_portal_create(TS_PORT_FILESERVER);
+    if (in < 0 || portal < 0) {
+        fprintf(stderr, "fileserver: cannot create mailbox and portal port %d (errors %d, %d)\n",
+                TS_PORT_FILESERVER, in, portal);
+        return 1;
+    }
+    for (;;) {
+        ts_file_request req;
+        const long n = ts_mailbox_read(in, &req, sizeof req);
+        if (n != static_cast<long>(sizeof req) || !valid_client(req, nclusters)) continue;
+        long got = 0;
+        if (tessera::files::carries_bytes(req.op)) {
+            got = take_bytes(portal, req);
+            if (got < 0) continue;  // the client went away
+        }
+        reply(req, table.serve(req, in_bytes, static_cast<size_t>(got), out_bytes, sizeof out_bytes));
+    }
+}

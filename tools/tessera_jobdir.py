@@ -1,0 +1,83 @@
+"""The job's folder: where the ranks' files live on the host while a job
+runs (mpirun --stage).
+
+The file server on I/O cluster 0 serves the ranks the files of one host
+folder: QEMU runs in it (semihosting opens paths relative to QEMU's working
+folder), and so does every linux64 cluster process. mpirun makes it fresh
+for each job, copies the staged files and folders into it under their own
+base names, and once the job has ended (whatever its status) copies every
+file the ranks created or changed back into its own working folder, under
+the same relative path (a file of that name there is replaced: a job's
+output wins), then removes the folder. Standard library only.
+"""
+import os
+import shutil
+import tempfile
+
+from tessera_profile import ToolError
+
+
+def make(stage=()):
+    """A fresh job folder with every path of `stage` (files or folders)
+    copied in under its base name; returns its path. Raises ToolError for a
+    path that does not exist or two staged paths with one base name."""
+    names = {}
+    for path in stage:
+        name = os.path.basename(os.path.normpath(path))
+        if not os.path.exists(path) or name in ("", ".", ".."):
+            raise ToolError(f"--stage {path}: no such file or folder")
+        if name in names:
+            raise ToolError(f"--stage {path}: {names[name]} is staged under the same name '{name}'")
+        names[name] = path
+    folder = tempfile.mkdtemp(prefix="tessera-files-")
+    try:
+        for name, path in names.items():
+            if os.path.isdir(path):
+                shutil.copytree(path, os.path.join(folder, name))
+            else:
+                shutil.copy2(path, os.path.join(folder, name))
+    except OSError as e:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise ToolError(f"--stage: cannot copy {e.filename}: {e.strerror}") from None
+    return folder
+
+
+def snapshot(folder):
+    """{relative path: (size, mtime in ns)} of every file in folder."""
+    seen = {}
+    for top, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(top, name)
+            st = os.stat(path)
+            seen[os.path.relpath(path, folder)] = (st.st_size, st.st_mtime_ns)
+    return seen
+
+
+def changed(folder, before):
+    """The relative paths of the files of folder that are new or changed
+    since `before` (a snapshot), sorted."""
+    return sorted(path for path, state in snapshot(folder).items() if before.get(path) != state)
+
+
+def collect(folder, before, dest):
+    """Copies the files changed in folder since `before` into dest, under
+    the same relative paths (replacing what is there; a folder in the way
+    of a file is left alone and reported). Returns (copied paths, [(path,
+    reason) not copied])."""
+    copied, failed = [], []
+    for rel in changed(folder, before):
+        target = os.path.join(dest, rel)
+        try:
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            if os.path.isdir(target):
+                raise IsADirectoryError(0, "a folder of that name is in the way")
+            shutil.copy2(os.path.join(folder, rel), target)
+            copied.append(rel)
+        except OSError as e:
+            failed.append((rel, e.strerror))
+    return copied, failed
+
+
+def remove(folder):
+    """Removes the job folder and everything in it."""
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Unit tests of the job folder (tools/tessera_jobdir.py): staging, what
+counts as the job's output, and copying it back."""
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import tessera_jobdir  # noqa: E402
+from tessera_profile import ToolError  # noqa: E402
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class JobDirTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.src = os.path.join(self.tmp, "src")
+        write(os.path.join(self.src, "in.txt"), "input")
+        write(os.path.join(self.src, "data", "a.txt"), "a")
+        write(os.path.join(self.src, "data", "deep", "b.txt"), "b")
+
+    def make(self, *stage):
+        folder = tessera_jobdir.make([os.path.join(self.src, s) for s in stage])
+        self.addCleanup(tessera_jobdir.remove, folder)
+        return folder
+
+    def test_staged_under_base_names(self):
+        folder = self.make("in.txt", "data/")
+        self.assertEqual(read(os.path.join(folder, "in.txt")), "input")
+        self.assertEqual(read(os.path.join(folder, "data", "deep", "b.txt")), "b")
+        self.assertEqual(sorted(os.listdir(folder)), ["data", "in.txt"])
+        self.assertEqual(os.listdir(self.make()), [])
+
+    def test_refused(self):
+        with self.assertRaisesRegex(ToolError, "no such file or folder"):
+            tessera_jobdir.make([os.path.join(self.src, "missing")])
+        write(os.path.join(self.tmp, "other", "in.txt"), "x")
+        with self.assertRaisesRegex(ToolError, "staged under the same name 'in.txt'"):
+            tessera_jobdir.make([os.path.join(self.src, "in.txt"),
+                                 os.path.join(self.tmp, "other", "in.txt")])
+
+    def test_only_new_and_changed_files_come_back(self):
+        folder = self.make("in.txt", "data")
+        before = tessera_jobdir.snapshot(folder)
+        time.sleep(0.01)
+        write(os.path.join(folder, "out.txt"), "new")
+        write(os.path.join(folder, "data", "a.txt"), "changed")
+        write(os.path.join(folder, "data", "new", "c.txt"), "c")
+        os.remove(os.path.join(folder, "data", "deep", "b.txt"))
+        self.assertEqual(tessera_jobdir.changed(folder, before),
+                         ["data/a.txt", "data/new/c.txt", "out.txt"])
+        dest = os.path.join(self.tmp, "cwd")
+        write(os.path.join(dest, "out.txt"), "old")       # the job's output wins
+        os.makedirs(os.path.join(dest, "data", "new", "c.txt"))  # a folder in the way
+        copied, failed = tessera_jobdir.collect(folder, before, dest)
+        self.assertEqual(copied, ["data/a.txt", "out.txt"])
+        self.assertEqual([path for path, _ in failed], ["data/new/c.txt"])
+        self.assertEqual(read(os.path.join(dest, "out.txt")), "new")
+        self.assertEqual(read(os.path.join(dest, "data", "a.txt")), "changed")
+        self.assertFalse(os.path.exists(os.path.join(dest, "in.txt")))
+        tessera_jobdir.remove(folder)
+        self.assertFalse(os.path.exists(folder))
+
+
+if __name__ == "__main__":
+    unittest.main()

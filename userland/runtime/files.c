@@ -1,0 +1,362 @@
+/* The file client: POSIX files (descriptors 3 and up) over the file server
+ * on I/O cluster 0 (<tessera/file_protocol.h>). open, unlink and stat are
+ * the C library's here; read, write, close, lseek, fstat and isatty come
+ * through glue/fd.c, which keeps 0..2 for the console.
+ *
+ * rename and access are here too.
+ *
+ * The table of descriptors is the process's (its threads share it, as
+ * POSIX says), and so is the connection to the server: a reply mailbox and
+ * an input portal on the first free port of TS_PORT_FILE_CLIENT_HIGH..63,
+ * then TS_PORT_FILE_CLIENT_LOW..31, made at the first open. One lock
+ * serialises the process's requests: each is a mailbox message, the bytes
+ * it carries by portal, and the reply. Errors set errno as the C library
+ * numbers them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tessera/file_protocol.h>
+
+#include "internal.h"
+
+#define FILES_MAX 32 /* open files per process: descriptors 3..34 */
+
+struct file {
+    int used;
+    int handle;     /* the server's */
+    unsigned flags; /* TS_O_* */
+    int64_t offset; /* the file position */
+    void *stream;   /* its stdio stream, if the C library noted one */
+};
+
+static ts_mutex_t lock = TS_MUTEX_INIT;
+static struct file files[FILES_MAX];
+static int port = -1; /* the connection's port, once made */
+static int reply_mailbox, in_portal, out_mailbox, out_portal;
+static uint32_t last_seq;
+static int flush_at_exit; /* ts__libc_flush_files is an exit handler */
+
+/* -TS_E* as the C library's errno (the numbers differ for some). */
+static int errno_of(long err) {
+    switch (err) {
+    case -TS_ENAMETOOLONG: return ENAMETOOLONG;
+    case -TS_ENOSYS: return ENOSYS;
+    case -TS_ETIMEDOUT: return ETIMEDOUT;
+    case -TS_ECANCELED: return ECANCELED;
+    case -TS_EPERM: return EPERM;
+    case -TS_ENOENT: return ENOENT;
+    case -TS_EIO: return EIO;
+    case -TS_EBADF: return EBADF;
+    case -TS_EAGAIN: return EAGAIN;
+    case -TS_ENOMEM: return ENOMEM;
+    case -TS_EACCES: return EACCES;
+    case -TS_EFAULT: return EFAULT;
+    case -TS_EBUSY: return EBUSY;
+    case -TS_EEXIST: return EEXIST;
+    case -TS_EISDIR: return EISDIR;
+    case -TS_EINVAL: return EINVAL;
+    case -TS_ENFILE: return ENFILE;
+    case -TS_EMFILE: return EMFILE;
+    case -TS_ENOSPC: return ENOSPC;
+    default: return err < 0 && err > -4096 ? (int)-err : EIO; /* others share Linux's numbers */
+    }
+}
+
+/* -1 with errno for a -TS_E* error. */
+static long fail(long err) {
+    errno = errno_of(err);
+    return -1;
+}
+
+/* Undoes what try_port made. */
+static void disconnect(void) {
+    if (out_portal >= 0) ts_portal_close(out_portal);
+    if (out_mailbox >= 0) ts_mailbox_close(out_mailbox);
+    if (in_portal >= 0) ts_portal_unlink(in_portal);
+    if (reply_mailbox >= 0) ts_mailbox_unlink(reply_mailbox);
+}
+
+/* Makes the connection on port p: 0, -TS_EBUSY when p is taken, or
+ * another error. */
+static int try_port(int p) {
+    out_portal = out_mailbox = in_portal = -1;
+    reply_mailbox = ts_mailbox_create(p);
+    if (reply_mailbox < 0) return reply_mailbox;
+    long err = in_portal = ts_portal_create(p);
+    if (err >= 0) err = out_mailbox = ts_mailbox_open(p, TS_FILESERVER_CLUSTER, TS_PORT_FILESERVER);
+    if (err >= 0) err = out_portal = ts_portal_open(p, TS_FILESERVER_CLUSTER, TS_PORT_FILESERVER);
+    if (err < 0) {
+        disconnect();
+        return (int)err;
+    }
+    port = p;
+    return 0;
+}
+
+/* Under the lock: 0 once connected, or an error. */
+static int connect(void) {
+    if (port >= 0) return 0;
+    static const int ranges[][2] = {{TS_PORT_FILE_CLIENT_HIGH, TS_PORTS - 1},
+                                    {TS_PORT_FILE_CLIENT_LOW, TS_PORT_NAME_REPLY_BASE - 1}};
+    for (unsigned r = 0; r < sizeof ranges / sizeof ranges[0]; ++r)
+        for (int p = ranges[r][0]; p <= ranges[r][1]; ++p) {
+            int err = try_port(p);
+            if (err != -TS_EBUSY) return err;
+        }
+    return -TS_EMFILE; /* every port taken */
+}
+
+/* Under the lock, connected: one request (its len already set), the bytes
+ * it carries (`out`, req->len of them, for carrying ops), its reply, and
+ * a READ's bytes into `in` (req->len of room). The reply's result (>= 0,
+ * or -TS_E*), its value in *value if value is not NULL. */
+static long call(struct ts_file_request *req, const void *out, void *in, int64_t *value) {
+    if (++last_seq == 0) ++last_seq; /* 0 is no tag */
+    req->seq = last_seq;
+    req->reply_cluster = ts_job()->cluster_id;
+    req->reply_port = port;
+    long r = ts_mailbox_write(out_mailbox, req, sizeof *req);
+    if (r < 0) return r;
+    if (out && req->len > 0) {
+        r = ts_portal_write(out_portal, out, req->len, req->seq);
+        if (r < 0) return r;
+    }
+    struct ts_file_reply rep;
+    do {
+        r = ts_mailbox_read(reply_mailbox, &rep, sizeof rep);
+        if (r < 0) return r;
+    } while (r != (long)sizeof rep || rep.op != TS_FILE_REPLY || rep.seq != req->seq);
+    if (value) *value = rep.value;
+    if (req->op == TS_FILE_READ && rep.result > 0) {
+        if (rep.result > (int64_t)req->len) return -TS_EIO;
+        r = ts_portal_allow(in_portal, TS_FILESERVER_CLUSTER, TS_PORT_FILESERVER, req->seq);
+        if (r >= 0) r = ts_portal_read(in_portal, in, (unsigned long)rep.result, (unsigned long)rep.result);
+        if (r < 0) return r;
+    }
+    return rep.result;
+}
+
+/* A request about a path (OPEN, STAT, UNLINK): checked here first, so a
+ * bad one costs no message. */
+static long path_call(int op, const char *path, unsigned flags, int64_t *value) {
+    if (!path) return -TS_EFAULT;
+    size_t len = strnlen(path, TS_PATH_MAX + 1);
+    int err = ts_path_check(path, len);
+    if (err < 0) return err;
+    if ((err = connect()) < 0) return err;
+    struct ts_file_request req = {.op = op, .flags = flags, .len = len};
+    return call(&req, path, NULL, value);
+}
+
+/* The open file of descriptor fd, or NULL. */
+static struct file *file_of(int fd) {
+    int i = fd - 3;
+    return i >= 0 && i < FILES_MAX && files[i].used ? &files[i] : NULL;
+}
+
+/* The C library's open flags as TS_O_*; -1 for what the server cannot do. */
+static long ts_flags(int flags) {
+    unsigned f;
+    switch (flags & O_ACCMODE) {
+    case O_RDONLY: f = TS_O_RDONLY; break;
+    case O_WRONLY: f = TS_O_WRONLY; break;
+    case O_RDWR: f = TS_O_RDWR; break;
+    default: return -1;
+    }
+    if (flags & O_CREAT) f |= TS_O_CREAT;
+    if (flags & O_EXCL) f |= TS_O_EXCL;
+    if (flags & O_TRUNC) f |= TS_O_TRUNC;
+    if (flags & O_APPEND) f |= TS_O_APPEND;
+    return f;
+}
+
+int open(const char *path, int flags, ...) {
+    long f = ts_flags(flags);
+    if (f < 0) return (int)fail(-TS_EINVAL);
+    ts_mutex_lock(&lock);
+    int i = 0;
+    while (i < FILES_MAX && files[i].used)
+        ++i;
+    long r = i == FILES_MAX ? -TS_EMFILE : path_call(TS_FILE_OPEN, path, (unsigned)f, NULL);
+    if (r >= 0) files[i] = (struct file){1, (int)r, (unsigned)f, 0, NULL};
+    if (r >= 0 && !flush_at_exit) flush_at_exit = atexit(ts__libc_flush_files) == 0;
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : i + 3;
+}
+
+int unlink(const char *path) {
+    ts_mutex_lock(&lock);
+    long r = path_call(TS_FILE_UNLINK, path, 0, NULL);
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+int rename(const char *from, const char *to) {
+    if (!from || !to) return (int)fail(-TS_EFAULT);
+    /* Both paths in one transfer: "from" NUL "to". */
+    char paths[2 * TS_PATH_MAX + 1];
+    size_t from_len = strnlen(from, TS_PATH_MAX + 1), to_len = strnlen(to, TS_PATH_MAX + 1);
+    int err = ts_path_check(from, from_len);
+    if (err == 0) err = ts_path_check(to, to_len);
+    if (err < 0) return (int)fail(err);
+    memcpy(paths, from, from_len + 1);
+    memcpy(paths + from_len + 1, to, to_len);
+    ts_mutex_lock(&lock);
+    long r = connect();
+    if (r == 0) {
+        struct ts_file_request req = {.op = TS_FILE_RENAME, .len = from_len + 1 + to_len};
+        r = call(&req, paths, NULL, NULL);
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+/* What stat and fstat say of a file of `size` bytes: a regular file the
+ * job may read and write, read in pieces of one request. */
+static void fill_stat(struct stat *st, int64_t size) {
+    memset(st, 0, sizeof *st);
+    st->st_mode = S_IFREG | 0644;
+    st->st_nlink = 1;
+    st->st_size = (off_t)size;
+    st->st_blksize = TS_FILE_CHUNK / 4;
+}
+
+int stat(const char *path, struct stat *st) {
+    if (!st) return (int)fail(-TS_EFAULT);
+    int64_t size = 0;
+    ts_mutex_lock(&lock);
+    long r = path_call(TS_FILE_STAT, path, 0, &size);
+    ts_mutex_unlock(&lock);
+    if (r < 0) return (int)fail(r);
+    fill_stat(st, size);
+    return 0;
+}
+
+/* Every file of the job's folder is the job's to read and write: a file
+ * that exists passes any mode. */
+int access(const char *path, int mode) {
+    struct stat st;
+    if (mode & ~(R_OK | W_OK | X_OK)) return (int)fail(-TS_EINVAL);
+    return stat(path, &st);
+}
+
+/* Under the lock: the size of f's file, or -TS_E*. */
+static long size_of(struct file *f, int64_t *size) {
+    struct ts_file_request req = {.op = TS_FILE_FSTAT, .handle = f->handle};
+    return call(&req, NULL, NULL, size);
+}
+
+long ts__file_read(int fd, void *buf, size_t len) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    long r = 0;
+    size_t done = 0;
+    if (!f || (f->flags & TS_O_ACCMODE) == TS_O_WRONLY) r = -TS_EBADF;
+    while (r >= 0 && done < len) {
+        size_t want = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
+        struct ts_file_request req = {
+            .op = TS_FILE_READ, .handle = f->handle, .offset = (uint64_t)f->offset, .len = want};
+        r = call(&req, NULL, (char *)buf + done, NULL);
+        if (r <= 0) break;
+        f->offset += r;
+        done += (size_t)r;
+        if ((size_t)r < want) break; /* the end */
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 && done == 0 ? fail(r) : (long)done;
+}
+
+long ts__file_write(int fd, const void *buf, size_t len) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    long r = 0;
+    size_t done = 0;
+    if (!f || (f->flags & TS_O_ACCMODE) == TS_O_RDONLY) r = -TS_EBADF;
+    while (r >= 0 && done < len) {
+        size_t piece = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
+        struct ts_file_request req = {
+            .op = TS_FILE_WRITE, .handle = f->handle, .offset = (uint64_t)f->offset, .len = piece};
+        int64_t end = 0;
+        r = call(&req, (const char *)buf + done, NULL, &end);
+        if (r <= 0) break;
+        f->offset = end; /* past what it wrote: the end, with O_APPEND */
+        done += (size_t)r;
+        if ((size_t)r < piece) break;
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 && done == 0 ? fail(r) : (long)done;
+}
+
+int ts__file_close(int fd) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    long r = -TS_EBADF;
+    if (f) {
+        struct ts_file_request req = {.op = TS_FILE_CLOSE, .handle = f->handle};
+        r = call(&req, NULL, NULL, NULL);
+        f->used = 0; /* gone whatever the server says */
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+long ts__file_lseek(int fd, long offset, int whence) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    long r = f ? 0 : -TS_EBADF;
+    int64_t base = 0;
+    if (r == 0) {
+        switch (whence) {
+        case SEEK_SET: break;
+        case SEEK_CUR: base = f->offset; break;
+        case SEEK_END: r = size_of(f, &base); break;
+        default: r = -TS_EINVAL;
+        }
+    }
+    if (r == 0 && base + offset < 0) r = -TS_EINVAL;
+    if (r == 0) r = f->offset = base + offset;
+    ts_mutex_unlock(&lock);
+    return r < 0 ? fail(r) : r;
+}
+
+int ts__file_fstat(int fd, struct stat *st) {
+    if (!st) return (int)fail(-TS_EFAULT);
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    int64_t size = 0;
+    long r = f ? size_of(f, &size) : -TS_EBADF;
+    ts_mutex_unlock(&lock);
+    if (r < 0) return (int)fail(r);
+    fill_stat(st, size);
+    return 0;
+}
+
+int ts__file_isatty(int fd) {
+    ts_mutex_lock(&lock);
+    int open = file_of(fd) != NULL;
+    ts_mutex_unlock(&lock);
+    errno = open ? ENOTTY : EBADF;
+    return 0;
+}
+
+void ts__file_set_stream(int fd, void *stream) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    if (f) f->stream = stream;
+    ts_mutex_unlock(&lock);
+}
+
+void ts__file_streams(void (*fn)(void *stream)) {
+    void *streams[FILES_MAX];
+    int n = 0;
+    ts_mutex_lock(&lock);
+    for (int i = 0; i < FILES_MAX; ++i)
+        if (files[i].used && files[i].stream) streams[n++] = files[i].stream;
+    ts_mutex_unlock(&lock);
+    for (int i = 0; i < n; ++i)
+        fn(streams[i]);
+}
