@@ -11,7 +11,7 @@ const char *fault_place(const Process *p, uint64_t addr) {
         return " (in the alias area of the cluster's ranks)";
     if (addr >= user_stack_area) return " (outside the user area)";
     if (addr >= user_stack_area - TS_MAX_CORES * user_stack_span &&
-        (user_stack_area - addr - 1) % user_stack_span >= user_stack_size)
+        (user_stack_area - addr - 1) % user_stack_span >= user_stack_max)
         return " (stack overflow into the guard area)";
     unsigned perms = 0;
     if (p->space.lookup(addr, &perms))
@@ -32,6 +32,11 @@ void report_fault(const Process *p, uint64_t pc, hal::TrapInfo info) {
 
 }  // namespace
 
+extern "C" bool kernel_user_page_fault(uint64_t addr) {
+    Process *p = current_process();
+    return p && grow_stack(p, hal::core_id(), addr);
+}
+
 extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     Process *p = current_process();
     switch (info.kind) {
@@ -45,6 +50,7 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     case hal::TrapKind::interrupt: break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
+        if (hal::is_page_fault(info.cause) && kernel_user_page_fault(info.tval)) break;
         report_fault(p, hal::trap_pc(*tf), info);
         thread_exit(status_fault, true);
     }

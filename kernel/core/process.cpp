@@ -51,13 +51,23 @@ void note_status(Process *p, int status, int core) {
 }
 
 bool map_stack(Process *p, int core) {
-    if (p->stack_mapped[core]) return true;
+    if (p->stack_bottom[core]) return true;
     const uintptr_t top = stack_top(core);
-    p->stack_mapped[core] = map_fresh(p, top - user_stack_size, top);
-    return p->stack_mapped[core];
+    if (!map_fresh(p, top - user_stack_size, top)) return false;
+    p->stack_bottom[core] = top - user_stack_size;
+    return true;
 }
 
 }  // namespace
+
+bool grow_stack(Process *p, int core, uintptr_t addr) {
+    const uintptr_t top = stack_top(core), bottom = p->stack_bottom[core];
+    if (!bottom || addr >= bottom || addr < top - user_stack_max) return false;
+    const uintptr_t from = addr & ~(hal::page_size - 1);
+    if (!map_fresh(p, from, bottom)) return false;
+    p->stack_bottom[core] = from;
+    return true;
+}
 
 bool process_done(const Process *p) { return p->live_threads == 0; }
 

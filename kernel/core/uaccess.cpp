@@ -10,12 +10,16 @@ namespace kernel {
 long check_user(uintptr_t va, size_t len, bool write) {
     if (len == 0) return 0;
     if (va < user_base || va >= user_stack_area || len > user_stack_area - va) return -TS_EFAULT;
-    const Process *p = current_process();
+    Process *p = current_process();
     if (!p) return -TS_EFAULT;
     const unsigned need = hal::perm_user | hal::perm_r | (write ? hal::perm_w : 0);
     for (uintptr_t page = va & ~(hal::page_size - 1); page < va + len; page += hal::page_size) {
         unsigned perms = 0;
-        if (!p->space.lookup(page, &perms) || (perms & need) != need) return -TS_EFAULT;
+        // A buffer in the part of the stack the thread has not touched yet
+        // is as good as touched (grow_stack).
+        if (!p->space.lookup(page, &perms) && grow_stack(p, hal::core_id(), page))
+            p->space.lookup(page, &perms);
+        if ((perms & need) != need) return -TS_EFAULT;
     }
     return 0;
 }

@@ -1,7 +1,10 @@
 /* On-target test: a user fault kills only the faulting process, with a
  * one-line report, and the job ends with a non-zero status.
  * fault_test KIND [wait|thread], KIND one of: load kernel text illegal stack
- * misaligned range none. The other ranks (on other clusters) say they run
+ * misaligned range none grow. "grow" is no fault: rank 0 uses 700 KiB of
+ * stack, beyond the 128 KiB mapped at the start, and gives the kernel an
+ * out pointer into the part it has not touched; the stack grows and rank
+ * 0 says "rank 0 grew its stack to N KiB". The other ranks (on other clusters) say they run
  * and tell rank 0, which then faults; they end normally, or with "wait"
  * block in a receive from rank 0 that can never complete. With
  * "thread", rank 0 starts a spinning thread just before it faults: the
@@ -26,6 +29,23 @@ static void spin(void *arg) {
     for (;;) {}
 }
 
+/* About 700 KiB of stack: a local array, and the kernel writes into its
+ * far end before the program touches it. */
+static void grow(void) {
+    volatile char big[700 * 1024];
+    struct ts_mem_info *far = (struct ts_mem_info *)(void *)big; /* lowest address */
+    if (ts_mem_info(far) != 0 || far->page_size != 4096) {
+        printf("ts_mem_info into the untouched stack failed\n");
+        return;
+    }
+    for (size_t i = sizeof *far; i < sizeof big; i += 4096)
+        big[i] = (char)i;
+    unsigned sum = 0;
+    for (size_t i = sizeof *far; i < sizeof big; i += 4096)
+        sum += (unsigned char)big[i] == (unsigned char)(char)i;
+    printf("rank 0 grew its stack to %lu KiB (%u pages checked)\n", (unsigned long)sizeof big / 1024, sum);
+}
+
 static void fault(const char *kind) {
     if (!strcmp(kind, "load")) {
         printf("value %d\n", *(volatile int *)0x10);
@@ -42,6 +62,8 @@ static void fault(const char *kind) {
          * may not (<tessera/arch.h> says which). */
         static long words[4] __attribute__((aligned(16)));
         printf("value %d\n", ts_arch_misaligned_atomic((char *)words + 1));
+    } else if (!strcmp(kind, "grow")) {
+        grow();
     } else if (!strcmp(kind, "range")) {
         /* Bit 38 set, bits 63..39 clear: not a valid Sv39 address. */
         printf("value %d\n", *(volatile int *)0x4000000000ul);

@@ -54,8 +54,11 @@
 #define STACK_BUF     2048         /* bytes of the buffer on main's stack */
 
 /* The kernel's layout of user stacks (kernel/core/include/kernel/core.hpp): core k's stack
- * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around. */
+ * is 128 KiB below a top at a 1 MiB boundary, with unmapped gaps around; it grows on
+ * demand down to STACK_REACH below its top (a kernel call's buffer there grows it too),
+ * and the 64 KiB below that are its guard. */
 #define STACK_SIZE  (128ul << 10)
+#define STACK_REACH ((1ul << 20) - (64ul << 10))
 #define STACK_ALIGN (1ul << 20)
 
 /* The copy with local index l keeps to one logical port (of each kind):
@@ -217,7 +220,7 @@ static struct arg edge(void) {
     switch (below(4)) {
     case 0: return (struct arg){mem.break0 + HEAP_SLACK - k, k};
     case 1: return (struct arg){0x40000000ul - k, 0};
-    case 2: return (struct arg){mem.stack_top - STACK_SIZE - k, 0};
+    case 2: return (struct arg){mem.stack_top - STACK_REACH - k, 0};
     default: return (struct arg){mem.stack_top, 0};
     }
 }
@@ -413,7 +416,7 @@ static void tame(struct call *c) {
          * page frames for good (the heap keeps its pages when it shrinks,
          * and a brk that fails with ENOMEM keeps those it took before it
          * ran out), leaving none for later calls: move it into the slack. */
-        if (a[0].v > mem.break0 + HEAP_SLACK && a[0].v < mem.stack_top - STACK_SIZE)
+        if (a[0].v > mem.break0 + HEAP_SLACK && a[0].v < mem.stack_top - STACK_REACH)
             a[0].v = mem.break0 + a[0].v % HEAP_SLACK;
         break;
     }

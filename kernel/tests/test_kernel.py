@@ -68,6 +68,13 @@ class FaultTest(unittest.TestCase):
                 self.assertNotIn(absent, out)
                 self.assertEqual(rc, STATUS_FAULT, out)
 
+    def test_stack_grows_on_demand(self):
+        rc, out = self.run_fault("grow")
+        self.assertNotIn("killed", out)
+        self.assertIn("rank 0 grew its stack to 700 KiB (175 pages checked)", out)
+        self.assertIn("rank 0 survived", out)
+        self.assertEqual(rc, 0, out)
+
     def test_no_fault_no_report(self):
         rc, out = self.run_fault("none")
         self.assertNotIn("killed", out)

@@ -729,7 +729,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 /* Errors: MPI_ERR_GROUP for invalid groups, MPI_ERR_RANK for ranks out
  * of range or repeated, MPI_ERR_ARG for bad ranges or NULL arrays. At most
- * 16 groups per rank (MPI_ERR_NO_MEM beyond); MPI_GROUP_EMPTY may be freed
+ * 4096 groups per rank (MPI_ERR_NO_MEM beyond); MPI_GROUP_EMPTY may be freed
  * like any group (its handle becomes MPI_GROUP_NULL). */
 int MPI_Group_size(MPI_Group group, int *size);
 /* The caller's rank in the group, or MPI_UNDEFINED. */
@@ -754,7 +754,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 /* New communicators are collective over comm and each gets its own
  * contexts, so their messages never match another communicator's. At
- * most 256 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF
+ * most 4096 communicators per rank, MPI_COMM_WORLD and MPI_COMM_SELF
  * included, an intercommunicator counting twice (MPI_ERR_NO_MEM beyond).
  * Given an intercommunicator, dup, create and split make
  * intercommunicators: create's group and split's color choose the local

@@ -15,7 +15,11 @@ int check_datatype(MPI_Datatype datatype) {
     return t && t->committed ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
-int check_buffer(const void *buf, int count) { return buf || count == 0 ? MPI_SUCCESS : MPI_ERR_BUFFER; }
+int check_buffer(const void *buf, int count, MPI_Datatype datatype) {
+    if (buf || count == 0) return MPI_SUCCESS;
+    const Datatype *t = datatype_get(datatype);
+    return t && !t->predefined ? MPI_SUCCESS : MPI_ERR_BUFFER;
+}
 
 int check_dest(int dest, int size) {
     return dest == MPI_PROC_NULL || (dest >= 0 && dest < size) ? MPI_SUCCESS : MPI_ERR_RANK;
@@ -33,7 +37,7 @@ namespace {
 int check_common(const P2PArgs &a) {
     if (int e = check_count(a.count)) return e;
     if (int e = check_datatype(a.datatype)) return e;
-    return check_buffer(a.buf, a.count);
+    return check_buffer(a.buf, a.count, a.datatype);
 }
 }  // namespace
 

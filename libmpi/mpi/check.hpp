@@ -14,8 +14,10 @@ class TextBuilder;
 int check_count(int count);
 /// A valid, committed datatype, else MPI_ERR_TYPE.
 int check_datatype(MPI_Datatype datatype);
-/// A non-null buffer unless count == 0, else MPI_ERR_BUFFER.
-int check_buffer(const void *buf, int count);
+/// A non-null buffer unless count == 0 or `datatype` (valid) is derived,
+/// else MPI_ERR_BUFFER: a derived type may hold absolute addresses, used
+/// with MPI_BOTTOM (NULL; MPI 3.1 section 4.1.5).
+int check_buffer(const void *buf, int count, MPI_Datatype datatype);
 /// 0 <= dest < size or MPI_PROC_NULL, else MPI_ERR_RANK.
 int check_dest(int dest, int size);
 /// As check_dest, MPI_ANY_SOURCE also accepted.

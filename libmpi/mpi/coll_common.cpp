@@ -88,7 +88,7 @@ int check_not_in_place(const char *fn, const Comm &c, const void *buf) {
 int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type) {
     if (int e = check(fn, comm, check_count(count), "count", count)) return e;
     if (int e = check_datatype(type)) return raise_error(comm, fn, e);
-    return check(fn, comm, check_buffer(buf, count), "NULL buffer for count", count);
+    return check(fn, comm, check_buffer(buf, count, type), "NULL buffer for count", count);
 }
 
 int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {

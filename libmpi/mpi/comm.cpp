@@ -36,11 +36,7 @@ void drop(Comm &c) {
     c.in_use = false;
     topo_free(c.topo);
     const int i = handle_index(c.handle);
-    if (i >= kFirstMadeComm) {
-        Comm *&made = state().made[i - kFirstMadeComm];
-        free(made);
-        made = nullptr;
-    }
+    if (i >= kFirstMadeComm) state().made.remove(i);
     release_errhandler(h);
 }
 
@@ -48,10 +44,10 @@ void drop(Comm &c) {
 
 Comm *comm_at(int index) {
     MpiState &st = state();
-    return index == kWorld                                ? &st.world
-           : index == kSelf                               ? &st.self
-           : index >= kFirstMadeComm && index < kMaxComms ? st.made[index - kFirstMadeComm]
-                                                          : nullptr;
+    return index == kWorld           ? &st.world
+           : index == kSelf          ? &st.self
+           : index >= kFirstMadeComm ? st.made.at(index)
+                                     : nullptr;
 }
 
 Comm *comm_get(MPI_Comm h) {
@@ -71,11 +67,10 @@ void comm_release(Comm &c) {
 }
 
 void comm_finalize() {
-    for (Comm *&c : state().made) {
-        if (c) topo_free(c->topo);
-        free(c);
-        c = nullptr;
-    }
+    SlotTable<Comm, kMaxComms> &made = state().made;
+    for (int i = 0; i < made.cap; ++i)
+        if (Comm *c = made.at(i)) topo_free(c->topo);
+    made.clear();
 }
 
 void comm_init_predefined(int world_rank, int world_size) {
@@ -112,29 +107,21 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
 
 int comm_add(const Comm *parent, uint32_t context, const GroupData &members, const GroupData *remote,
              MPI_Comm *out) {
-    MpiState &st = state();
     *out = MPI_COMM_NULL;
-    for (int i = kFirstMadeComm; i < kMaxComms; ++i) {
-        Comm *&made = st.made[i - kFirstMadeComm];
-        if (made) continue;
-        made = static_cast<Comm *>(malloc(sizeof(Comm)));
-        if (!made) return MPI_ERR_NO_MEM;
-        Comm &c = *made;
-        c = Comm{};
-        c.in_use = true;
-        c.handle = make_handle(HandleKind::comm, i);
-        c.context = context;
-        c.group = members;
-        c.rank = group_rank_of(c.group, util::world_rank());
-        c.errhandler = parent ? parent->errhandler : 0;  // inherited (section 8.3)
-        if (remote) {
-            c.inter = true;
-            c.remote = *remote;
-        }
-        *out = c.handle;
-        return MPI_SUCCESS;
+    Comm c{};
+    c.in_use = true;
+    c.context = context;
+    c.group = members;
+    c.rank = group_rank_of(c.group, util::world_rank());
+    c.errhandler = parent ? parent->errhandler : 0;  // inherited (section 8.3)
+    if (remote) {
+        c.inter = true;
+        c.remote = *remote;
     }
-    return MPI_ERR_NO_MEM;
+    int i;
+    if (int e = state().made.add(kFirstMadeComm, c, &i)) return e;
+    *out = state().made.at(i)->handle = make_handle(HandleKind::comm, i);
+    return MPI_SUCCESS;
 }
 
 uint32_t comm_next_context() { return state().next_context; }

@@ -11,7 +11,7 @@
 
 namespace lwmpi {
 
-inline constexpr int kMaxComms = 256;  ///< per rank, WORLD and SELF included
+inline constexpr int kMaxComms = 4096;  ///< per rank, WORLD and SELF included
 
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they

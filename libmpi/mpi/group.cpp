@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "handles.hpp"
+#include "slot_table.hpp"
 #include "state.hpp"
 #include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
@@ -16,20 +17,18 @@ namespace {
 
 constexpr int kEmpty = handle_index(MPI_GROUP_EMPTY);
 constexpr int kFirstUser = kEmpty + 1;
-constexpr int kMaxGroups = 16;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
+constexpr int kMaxGroups = 4096;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
 
 constexpr GroupData kEmptyGroup{};
 
-// Handle index kFirstUser + i (heap, from MPI_Group_* until MPI_Group_free
-// or MPI_Finalize); nullptr: a free index. A rank pays only for the groups
-// it holds.
-thread_local util::RankLocal<GroupData *[kMaxGroups]> t_groups;
+// The group at handle index i (from MPI_Group_* until MPI_Group_free or
+// MPI_Finalize).
+thread_local util::RankLocal<SlotTable<GroupData, kFirstUser + kMaxGroups>> t_groups;
 
-// The slot of group `h` (nullptr inside when it is not valid), or nullptr.
-GroupData **slot_of(MPI_Group h) {
+// The table index of group `h`, or -1 when it names no group.
+int index_of(MPI_Group h) {
     const int i = table_index(h, HandleKind::group, kFirstUser, kFirstUser + kMaxGroups);
-    GroupData **s = i >= 0 ? &t_groups.get()[i - kFirstUser] : nullptr;
-    return s && *s ? s : nullptr;
+    return t_groups.get().at(i) ? i : -1;
 }
 
 bool contains(const GroupData &g, int world) { return group_rank_of(g, world) != MPI_UNDEFINED; }
@@ -40,29 +39,17 @@ void append(GroupData &g, int world) { g.world[g.size++] = static_cast<int16_t>(
 
 const GroupData *group_get(MPI_Group h) {
     if (h == MPI_GROUP_EMPTY) return &kEmptyGroup;
-    GroupData **s = slot_of(h);
-    return s ? *s : nullptr;
+    return t_groups.get().at(index_of(h));
 }
 
 int group_new(const GroupData &g, MPI_Group *out) {
-    GroupData **groups = t_groups.get();
-    for (int i = 0; i < kMaxGroups; ++i)
-        if (!groups[i]) {
-            groups[i] = static_cast<GroupData *>(malloc(sizeof(GroupData)));
-            if (!groups[i]) return MPI_ERR_NO_MEM;
-            *groups[i] = g;
-            *out = make_handle(HandleKind::group, kFirstUser + i);
-            return MPI_SUCCESS;
-        }
-    return MPI_ERR_NO_MEM;
+    int i;
+    if (int e = t_groups.get().add(kFirstUser, g, &i)) return e;
+    *out = make_handle(HandleKind::group, i);
+    return MPI_SUCCESS;
 }
 
-void group_finalize() {
-    for (GroupData *&g : t_groups.get()) {
-        free(g);
-        g = nullptr;
-    }
-}
+void group_finalize() { t_groups.get().clear(); }
 
 int group_rank_of(const GroupData &g, int world) {
     for (int r = 0; r < g.size; ++r)
@@ -315,12 +302,9 @@ int MPI_Group_free(MPI_Group *group) {
     if (!group) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     // MPI_GROUP_EMPTY is what an empty result is, so programs free it like
     // any group they got (as MPICH and Open MPI allow); nothing to release.
-    GroupData **s = slot_of(*group);
-    if (!s && *group != MPI_GROUP_EMPTY) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
-    if (s) {
-        free(*s);
-        *s = nullptr;
-    }
+    const int i = index_of(*group);
+    if (i < 0 && *group != MPI_GROUP_EMPTY) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
+    if (i >= 0) t_groups.get().remove(i);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

@@ -95,7 +95,7 @@ int check_blocks(const char *fn, MPI_Comm comm, const char *side, const Blocks &
     for (int i = 0; i < n; ++i) {
         if (check_count(b.count(i))) return raise_side(comm, fn, MPI_ERR_COUNT, "negative count", side);
         if (int e = check_datatype(b.type(i))) return raise_side(comm, fn, e, "bad datatype", side);
-        if (b.form != Blocks::w && check_buffer(b.buf, b.count(i)))
+        if (b.form != Blocks::w && check_buffer(b.buf, b.count(i), b.type(i)))
             return raise_side(comm, fn, MPI_ERR_BUFFER, "NULL buffer", side);
     }
     return MPI_SUCCESS;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "comm.hpp"
+#include "slot_table.hpp"
 
 namespace lwmpi {
 
@@ -18,10 +19,10 @@ struct MpiState {
     uint32_t next_context;  ///< lowest context id this rank has not used (even)
     Comm world;             ///< handle index 1
     Comm self;              ///< handle index 2
-    /// Communicators the program made, at handle index kFirstMadeComm + i
-    /// (heap, from their making until they are freed or MPI_Finalize);
-    /// nullptr: a free index. A rank pays only for those it has.
-    Comm *made[kMaxComms - kFirstMadeComm];
+    /// Communicators the program made, at their handle index (>=
+    /// kFirstMadeComm; from their making until they are freed or
+    /// MPI_Finalize). A rank pays only for those it has.
+    SlotTable<Comm, kMaxComms> made;
 };
 
 /// The calling rank's state.

@@ -97,6 +97,11 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
         return;
     host::CoreState &c = host::self();
     if (!c.in_user) kernel_trap_panic(cause_of(sig, uc), pc, addr);
+    // A page the kernel maps now (a growing stack): retried, then a miss.
+    if (sig == SIGSEGV && si->si_code > 0 &&
+        static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_TRAPNO]) == trap_page_fault &&
+        kernel_user_page_fault(addr))
+        return;
     c.in_user = 0;
     c.tf->pc = pc;
     c.tf->sp = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RSP]);

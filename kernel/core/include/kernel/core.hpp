@@ -67,7 +67,11 @@ constexpr uintptr_t user_base = 0x40000000;
 constexpr uintptr_t user_heap_limit = 0x60000000;
 constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
 constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
-constexpr size_t user_stack_size = 128 * 1024;
+constexpr size_t user_stack_size = 128 * 1024;     ///< mapped when a thread starts on the core
+/// How far a stack may grow: a fault below its mapped part and above the
+/// 64 KiB guard at the bottom of its span maps the pages in between
+/// (grow_stack), as a program with large local arrays expects.
+constexpr size_t user_stack_max = user_stack_span - 64 * 1024;
 /// A process's private memory is [user_base, user_base + hal::alias_area_size).
 /// In processes mode the private area of the rank with local index l is
 /// also mapped at rank_alias_base + l * hal::alias_area_size in every rank
@@ -95,7 +99,7 @@ struct Process {
     int group = 0;         ///< processes started together (one MPI program's ranks) share it; 0: alone
     int rank = -1;         ///< the MPI rank it runs (processes mode), named in reports; -1: none
     int local = -1;        ///< and that rank's local index on the cluster
-    bool stack_mapped[TS_MAX_CORES] = {};
+    uintptr_t stack_bottom[TS_MAX_CORES] = {};  ///< per core: lowest mapped stack address; 0: none
     /// Per core (a thread's id): its thread of this process has ended with
     /// exit_status[core] and may be joined. Kept here, not with the core,
     /// which another process's thread may run by then.
@@ -132,6 +136,11 @@ bool process_done(const Process *p);
 /// True when a and b are one process or were started together (the ranks
 /// of one MPI program on this cluster), so that one may wake the other.
 bool same_group(const Process *a, const Process *b);
+/// Grows the stack of p's thread on `core` down to the page of `addr` when
+/// addr lies below its mapped part and within user_stack_max of its top
+/// (a page fault there, or a kernel call's buffer). False otherwise, or
+/// when there are no frames for it (the fault then kills as before).
+bool grow_stack(Process *p, int core, uintptr_t addr);
 /// Starts a user thread of p at pc with a0 = arg (master only). Returns
 /// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
 long thread_start(Process *p, uintptr_t pc, uint64_t arg);
