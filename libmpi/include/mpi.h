@@ -103,6 +103,11 @@ typedef long long MPI_Count;
 #define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4400001f)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x44000020)
+/* Fortran's COMPLEX and DOUBLE COMPLEX, which C programs written for MPICH
+ * and Open MPI also use: LWMPI has no Fortran bindings, so they are the C
+ * types of the same layout (section 3.2.2 pairs them). */
+#define MPI_COMPLEX        MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
 /* Pair types for MPI_MINLOC and MPI_MAXLOC (section 5.9.4): a value and an
  * int index, laid out as the C struct {value; int index;}. */
 #define MPI_FLOAT_INT       ((MPI_Datatype)0x44000021)
@@ -543,7 +548,7 @@ int MPI_Grequest_complete(MPI_Request request);
 
 /* Derived datatypes: MPI_ERR_COUNT for negative counts, MPI_ERR_TYPE for
  * invalid old types, MPI_ERR_ARG for NULL arrays; a new type must be
- * committed before it is used in communication. At most 256 derived
+ * committed before it is used in communication. At most 4096 derived
  * datatypes per rank (MPI_ERR_NO_MEM beyond), counting the freed ones
  * that a type still alive was made from. */
 int MPI_Type_size(MPI_Datatype datatype, int *size);

@@ -26,7 +26,7 @@ namespace lwmpi {
 class TextBuilder;
 
 /// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).
-constexpr int kMaxDerivedTypes = 256;
+constexpr int kMaxDerivedTypes = 4096;
 
 /// `len` bytes of data at `disp` bytes from the address of an element
 /// (the buffer address a call is given; lb is measured from it too).

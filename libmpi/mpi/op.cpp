@@ -288,13 +288,22 @@ constexpr int kOpTableSize = kFirstUser + kMaxUserOps;
 struct UserOp {
     MPI_User_function *function;  // nullptr: free slot
     bool commute;
+    bool freed;  // MPI_Op_free'd while pending operations hold it
+    int holds;   // pending operations that use it (op_hold)
 };
 thread_local util::RankLocal<UserOp[kOpTableSize]> t_user;  // entries below kFirstUser unused
 
-const UserOp *user_op(MPI_Op op) {
+// The user operation `op` names, freed or not, or nullptr.
+UserOp *held_op(MPI_Op op) {
     const int i = table_index(op, HandleKind::op, kFirstUser, kOpTableSize);
-    const UserOp *u = i >= 0 ? &t_user.get()[i] : nullptr;
+    UserOp *u = i >= 0 ? &t_user.get()[i] : nullptr;
     return u && u->function ? u : nullptr;
+}
+
+// The user operation `op` names while its handle is valid, or nullptr.
+const UserOp *user_op(MPI_Op op) {
+    const UserOp *u = held_op(op);
+    return u && !u->freed ? u : nullptr;
 }
 
 bool is_predefined(MPI_Op op) { return table_index(op, HandleKind::op, 1, kFirstUser) >= 0; }
@@ -333,7 +342,7 @@ int reduce_local(const void *in, void *inout, int count, MPI_Datatype datatype, 
 int reduce_checked(const void *in, void *inout, int count, MPI_Datatype datatype, const Datatype &t,
                    MPI_Op op) {
     if (count <= 0) return MPI_SUCCESS;
-    if (const UserOp *u = user_op(op)) {
+    if (const UserOp *u = held_op(op)) {  // checked when the operation started
         int len = count;
         MPI_Datatype type = datatype;
         u->function(const_cast<void *>(in), inout, &len, &type);
@@ -370,6 +379,15 @@ const char *explain_op_error(MPI_Op op) {
     return op_valid(op) ? "the operation is not defined for the datatype" : nullptr;
 }
 
+void op_hold(MPI_Op op) {
+    if (UserOp *u = held_op(op)) ++u->holds;
+}
+
+void op_release(MPI_Op op) {
+    UserOp *u = held_op(op);
+    if (u && --u->holds == 0 && u->freed) *u = UserOp{};
+}
+
 bool op_commutative(MPI_Op op) {
     const UserOp *u = user_op(op);
     return u ? u->commute : is_predefined(op);
@@ -385,7 +403,7 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
     UserOp *user = t_user.get();
     for (int i = kFirstUser; i < kOpTableSize; ++i)
         if (!user[i].function) {
-            user[i] = UserOp{function, commute != 0};
+            user[i] = UserOp{function, commute != 0, false, 0};
             *op = make_handle(HandleKind::op, i);
             return MPI_SUCCESS;
         }
@@ -400,7 +418,12 @@ int MPI_Op_free(MPI_Op *op) {
     if (!user_op(*op))
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP,
                            is_predefined(*op) ? "a predefined operation cannot be freed" : nullptr);
-    t_user.get()[handle_index(*op)] = UserOp{};
+    // Operations still pending keep it until they end (section 5.9.5).
+    UserOp &u = t_user.get()[handle_index(*op)];
+    if (u.holds > 0)
+        u.freed = true;
+    else
+        u = UserOp{};
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

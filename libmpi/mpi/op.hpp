@@ -31,6 +31,13 @@ int reduce_checked(const void *in, void *inout, int count, MPI_Datatype datatype
 /// nullptr when `op` is not a valid handle (the class's text says it all).
 const char *explain_op_error(MPI_Op op);
 
+/// A pending operation starts (hold) or stops (release) using `op`: a
+/// user operation MPI_Op_free'd meanwhile stays usable by reduce_checked
+/// until the last one ends (MPI 3.1 section 5.9.5). Nothing for the
+/// predefined ones.
+void op_hold(MPI_Op op);
+void op_release(MPI_Op op);
+
 /// True for the commutative operations (every predefined one; a user
 /// operation as created).
 bool op_commutative(MPI_Op op);

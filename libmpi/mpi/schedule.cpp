@@ -68,6 +68,7 @@ void Schedule::destroy(Schedule *s) {
     for (int i = 0; i < s->nsteps_; ++i) {
         datatype_release(s->steps_[i].type);
         if (s->steps_[i].kind == StepKind::copy) datatype_release(s->steps_[i].out_type);
+        if (s->steps_[i].kind == StepKind::reduce) op_release(s->steps_[i].op);
     }
     for (int i = 0; i < s->ntemps_; ++i)
         free(s->temps_[i]);
@@ -88,6 +89,7 @@ bool Schedule::add(const Step &s) {
     Step &t = steps_[nsteps_++] = s;
     t.t = datatype_hold(s.type);
     t.out_t = s.kind == StepKind::copy ? datatype_hold(s.out_type) : nullptr;
+    if (s.kind == StepKind::reduce) op_hold(s.op);
     return true;
 }
 

@@ -344,11 +344,14 @@ static void test_reductions(MPI_Comm comm, int n, int r) {
                         FAIL("element %d: wrong composition", i);
                 }
 
-                phase = "Ireduce (its type freed while pending)";
+                phase = "Ireduce (its type and operation freed while pending)";
                 MPI_Datatype dup;
+                MPI_Op again;
                 MPI_OK(MPI_Type_dup(affine, &dup));
-                MPI_OK(MPI_Ireduce(fin, fout, count, dup, compose, root, comm, &req));
-                MPI_OK(MPI_Type_free(&dup)); /* the pending operation holds it */
+                MPI_OK(MPI_Op_create(compose_fn, 0, &again));
+                MPI_OK(MPI_Ireduce(fin, fout, count, dup, again, root, comm, &req));
+                MPI_OK(MPI_Type_free(&dup)); /* the pending operation holds them */
+                MPI_OK(MPI_Op_free(&again));
                 finish(&req);
                 for (int i = 0; r == root && !in_place && i < count; ++i) {
                     unsigned m[2];
