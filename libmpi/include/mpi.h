@@ -794,7 +794,11 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 /* Attribute caching (section 6.7). Keyvals: at most 63 per rank
  * (MPI_ERR_NO_MEM), each for communicators or for datatypes; one of the
  * wrong kind, freed, or MPI_KEYVAL_INVALID: MPI_ERR_KEYVAL. A freed keyval
- * lives on for the attributes it still keys. MPI_Comm_dup copies the
+ * lives on for the attributes it still keys (section 6.7.2): by the handle
+ * value the program kept, their values can still be read
+ * (MPI_Comm_get_attr) and deleted (MPI_Comm_delete_attr), not set, and
+ * freeing it again does nothing more; once its last attribute is gone it
+ * is no keyval (MPI_ERR_KEYVAL). MPI_Comm_dup copies the
  * attributes through their copy callbacks, MPI_Comm_free and
  * MPI_Comm_delete_attr delete them through their delete callbacks, and so
  * does MPI_Comm_set_attr with the value it replaces; a callback's failure

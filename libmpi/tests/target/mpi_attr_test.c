@@ -9,7 +9,8 @@
  *   callbacks on MPI_Comm_free, MPI_Comm_delete_attr and on a replaced
  *   value, each with the right communicator and value; a freed keyval
  *   (MPI_KEYVAL_INVALID) still keys its attributes, whose delete callback
- *   still runs; a failing copy or delete callback makes the call fail.
+ *   still runs, and can be read and deleted by the handle value the
+ *   program saved; a failing copy or delete callback makes the call fail.
  *   The same for datatypes (MPI_Type_dup, MPI_Type_free; attributes on a
  *   predefined type). Errors for a keyval of the other kind, for
  *   MPI_KEYVAL_INVALID, for setting or freeing a predefined key.
@@ -171,6 +172,31 @@ static void test_comm_attrs(void) {
     CHECK_EQ(dup.deletes, 3);
     MPI_OK(MPI_Comm_free_keyval(&k_null));
     MPI_OK(MPI_Comm_free_keyval(&k_dup));
+}
+
+/* A freed keyval, by the value the program saved, still reads and
+ * deletes (through its callback) the attributes it keys (section 6.7.2). */
+static void test_freed_keyval(void) {
+    Seen s = {0};
+    int k, saved;
+    void *got = NULL;
+    int flag = 0;
+    MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &k, &s));
+    saved = k;
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_SELF, k, VALUE(7)));
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k, VALUE(8)));
+    MPI_OK(MPI_Comm_free_keyval(&k));
+    CHECK(k == MPI_KEYVAL_INVALID);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &got, &flag));
+    CHECK(flag && got == VALUE(7));
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_SELF, saved));
+    CHECK_EQ(s.deletes, 1);
+    CHECK(s.last_value == VALUE(7) && s.last_comm == MPI_COMM_SELF);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &got, &flag));
+    CHECK(!flag);
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    CHECK_EQ(s.deletes, 2);
+    CHECK(s.last_value == VALUE(8) && s.last_comm == MPI_COMM_WORLD);
 }
 
 static void test_failing_callbacks(void) {
@@ -459,6 +485,8 @@ int main(int argc, char **argv) {
 
     sync_all("communicator attributes");
     test_comm_attrs();
+    sync_all("freed keyval");
+    test_freed_keyval();
     sync_all("failing callbacks");
     test_failing_callbacks();
     sync_all("keyval errors");
