@@ -415,8 +415,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
  * any time. */
 int MPI_Error_class(int errorcode, int *errorclass);
 /* Error classes and codes of the program (section 8.5): each new one is
- * MPI_LASTUSEDCODE + 1 and becomes MPI_LASTUSEDCODE (at most 64 per
- * rank: MPI_ERR_NO_MEM). MPI_Add_error_code: MPI_ERR_ARG unless
+ * MPI_LASTUSEDCODE + 1 and becomes MPI_LASTUSEDCODE (at most 4096 per
+ * rank, then or when memory runs out: MPI_ERR_NO_MEM). MPI_Add_error_code: MPI_ERR_ARG unless
  * errorclass is a class. MPI_Add_error_string gives an added class or
  * code its text (cut to MPI_MAX_ERROR_STRING - 1 characters; "" until
  * then); MPI_ERR_ARG for any other code. */
@@ -860,9 +860,10 @@ int MPI_Topo_test(MPI_Comm comm, int *status);
  * MPI_ERR_INFO (invalid object), MPI_ERR_INFO_KEY (empty key, or
  * MPI_MAX_INFO_KEY characters or more), MPI_ERR_INFO_VALUE (value of
  * MPI_MAX_INFO_VAL characters or more), MPI_ERR_INFO_NOKEY (delete of a
- * missing key), MPI_ERR_ARG (get_nthkey: n not 0..nkeys-1). At most 63
- * objects per rank besides MPI_INFO_ENV (MPI_ERR_NO_MEM), which cannot be
- * freed (MPI_ERR_INFO). */
+ * missing key), MPI_ERR_ARG (get_nthkey: n not 0..nkeys-1). At most 4094
+ * objects at once per rank besides MPI_INFO_ENV (MPI_ERR_NO_MEM), each
+ * with as many keys as memory holds. MPI_INFO_ENV cannot be freed
+ * (MPI_ERR_INFO). */
 int MPI_Info_create(MPI_Info *info);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_delete(MPI_Info info, const char *key);

@@ -17,7 +17,7 @@
  *   MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_LASTUSEDCODE.
  *   MPI_Add_error_class/code/string: new values above MPI_ERR_LASTCODE
  *   and MPI_LASTUSEDCODE following them, MPI_Error_class and
- *   MPI_Error_string of them, a user error handler called with one.
+ *   MPI_Error_string of them (240 added), a user error handler called with one.
  *   MPI_Keyval_create/free, MPI_Attr_put/get/delete, MPI_DUP_FN; where
  *   the implementation still offers the names MPI 3.0 removed (all but
  *   Open MPI 4 built without MPI-1 compatibility): MPI_LB/MPI_UB in MPI_Type_struct (bounds, extent, a
@@ -323,6 +323,32 @@ static void test_error_codes(void) {
     MPI_OK(MPI_Error_string(cls, text, &len));
     CHECK(strcmp(text, "frobnicator errors") == 0);
     EXPECT_CLASS(MPI_Add_error_string(MPI_ERR_ARG, "no"), MPI_ERR_ARG);
+
+    /* Hundreds of them (MPICH's adderr adds 192), each keeping its class
+     * and its text. */
+    {
+        enum { CLASSES = 40, CODES = 5 };
+        int classes[CLASSES], codes[CLASSES][CODES];
+        char want[64];
+        for (int i = 0; i < CLASSES; ++i) {
+            MPI_OK(MPI_Add_error_class(&classes[i]));
+            for (int j = 0; j < CODES; ++j) {
+                MPI_OK(MPI_Add_error_code(classes[i], &codes[i][j]));
+                snprintf(want, sizeof want, "code %d of class %d", j, i);
+                MPI_OK(MPI_Add_error_string(codes[i][j], want));
+            }
+        }
+        for (int i = 0; i < CLASSES; ++i)
+            for (int j = 0; j < CODES; ++j) {
+                MPI_OK(MPI_Error_class(codes[i][j], &got));
+                CHECK_EQ(got, classes[i]);
+                MPI_OK(MPI_Error_string(codes[i][j], text, &len));
+                snprintf(want, sizeof want, "code %d of class %d", j, i);
+                CHECK(strcmp(text, want) == 0);
+            }
+        MPI_OK(MPI_Error_string(code, text, &len)); /* the first ones keep theirs */
+        CHECK(strcmp(text, "the frobnicator jammed") == 0);
+    }
 
     /* Handlers get the program's codes like any other. */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
