@@ -420,8 +420,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
  * any time. */
 int MPI_Error_class(int errorcode, int *errorclass);
 /* Error classes and codes of the program (section 8.5): each new one is
- * MPI_LASTUSEDCODE + 1 and becomes MPI_LASTUSEDCODE (at most 64 per
- * rank: MPI_ERR_NO_MEM). MPI_Add_error_code: MPI_ERR_ARG unless
+ * MPI_LASTUSEDCODE + 1 and becomes MPI_LASTUSEDCODE (at most 4096 per
+ * rank, then or when memory runs out: MPI_ERR_NO_MEM). MPI_Add_error_code: MPI_ERR_ARG unless
  * errorclass is a class. MPI_Add_error_string gives an added class or
  * code its text (cut to MPI_MAX_ERROR_STRING - 1 characters; "" until
  * then); MPI_ERR_ARG for any other code. */
@@ -799,7 +799,11 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 /* Attribute caching (section 6.7). Keyvals: at most 63 per rank
  * (MPI_ERR_NO_MEM), each for communicators or for datatypes; one of the
  * wrong kind, freed, or MPI_KEYVAL_INVALID: MPI_ERR_KEYVAL. A freed keyval
- * lives on for the attributes it still keys. MPI_Comm_dup copies the
+ * lives on for the attributes it still keys (section 6.7.2): by the handle
+ * value the program kept, their values can still be read
+ * (MPI_Comm_get_attr) and deleted (MPI_Comm_delete_attr), not set, and
+ * freeing it again does nothing more; once its last attribute is gone it
+ * is no keyval (MPI_ERR_KEYVAL). MPI_Comm_dup copies the
  * attributes through their copy callbacks, MPI_Comm_free and
  * MPI_Comm_delete_attr delete them through their delete callbacks, and so
  * does MPI_Comm_set_attr with the value it replaces; a callback's failure
@@ -861,9 +865,10 @@ int MPI_Topo_test(MPI_Comm comm, int *status);
  * MPI_ERR_INFO (invalid object), MPI_ERR_INFO_KEY (empty key, or
  * MPI_MAX_INFO_KEY characters or more), MPI_ERR_INFO_VALUE (value of
  * MPI_MAX_INFO_VAL characters or more), MPI_ERR_INFO_NOKEY (delete of a
- * missing key), MPI_ERR_ARG (get_nthkey: n not 0..nkeys-1). At most 63
- * objects per rank besides MPI_INFO_ENV (MPI_ERR_NO_MEM), which cannot be
- * freed (MPI_ERR_INFO). */
+ * missing key), MPI_ERR_ARG (get_nthkey: n not 0..nkeys-1). At most 4094
+ * objects at once per rank besides MPI_INFO_ENV (MPI_ERR_NO_MEM), each
+ * with as many keys as memory holds. MPI_INFO_ENV cannot be freed
+ * (MPI_ERR_INFO). */
 int MPI_Info_create(MPI_Info *info);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_delete(MPI_Info info, const char *key);

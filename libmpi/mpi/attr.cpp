@@ -111,13 +111,17 @@ int keyval_create(HandleKind kind, AttrCopyFn *copy, AttrDeleteFn *del, void *ex
     return MPI_ERR_NO_MEM;
 }
 
-bool keyval_valid(HandleKind kind, int keyval) {
+bool keyval_extant(HandleKind kind, int keyval) {
     const Keyval *k = keyval_at(keyval);
-    return k && !k->freed && k->kind == kind;
+    return k && k->kind == kind;
+}
+
+bool keyval_valid(HandleKind kind, int keyval) {
+    return keyval_extant(kind, keyval) && !keyval_at(keyval)->freed;
 }
 
 int keyval_free(HandleKind kind, int keyval) {
-    if (!keyval_valid(kind, keyval)) return MPI_ERR_KEYVAL;
+    if (!keyval_extant(kind, keyval)) return MPI_ERR_KEYVAL;
     Keyval *k = keyval_at(keyval);
     k->freed = true;
     if (k->attrs == 0) *k = Keyval{};

@@ -22,14 +22,20 @@ using AttrDeleteFn = int(int object, int keyval, void *value, void *extra_state)
 /// the rank has too many.
 int keyval_create(HandleKind kind, AttrCopyFn *copy, AttrDeleteFn *del, void *extra_state, int *keyval);
 
-/// The program lets go of `keyval` (section 6.7.2): it is no longer
-/// valid for the program, but lives on for the attributes it keys until
-/// they are all deleted. MPI_ERR_KEYVAL when it is not a live keyval of
-/// `kind`.
+/// The program lets go of `keyval` (section 6.7.2): it can key no new
+/// attribute, but lives on for the attributes it keys until they are all
+/// deleted. Freeing it again while it lives on does nothing more (it is
+/// still extant). MPI_ERR_KEYVAL when it is no keyval of `kind`.
 int keyval_free(HandleKind kind, int keyval);
 
-/// True when `keyval` is a live user keyval of `kind`.
+/// True when `keyval` is a user keyval of `kind` not freed: one that may
+/// key new attributes.
 bool keyval_valid(HandleKind kind, int keyval);
+
+/// True when `keyval` is a user keyval of `kind`, freed or not: one whose
+/// attributes may be read and deleted (a freed keyval lives on while it
+/// keys attributes, section 6.7.2).
+bool keyval_extant(HandleKind kind, int keyval);
 
 /// Sets object's attribute `keyval` (valid) to `value`; an earlier value
 /// is deleted first through the delete callback, whose failure code is

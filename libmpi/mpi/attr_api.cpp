@@ -97,7 +97,7 @@ int get_attr(const char *fn, HandleKind kind, int object, int keyval, void *attr
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (!keyval_valid(kind, keyval)) return raise_error(errcomm, fn, MPI_ERR_KEYVAL);
+    if (!keyval_extant(kind, keyval)) return raise_error(errcomm, fn, MPI_ERR_KEYVAL);
     attr_get(kind, object, keyval, static_cast<void **>(attribute_val), flag);
     return MPI_SUCCESS;
 }
@@ -105,7 +105,7 @@ int get_attr(const char *fn, HandleKind kind, int object, int keyval, void *attr
 int delete_attr(const char *fn, HandleKind kind, int object, int keyval) {
     MPI_Comm errcomm;
     if (int e = enter_object(fn, kind, object, &errcomm)) return e;
-    if (!keyval_valid(kind, keyval))
+    if (!keyval_extant(kind, keyval))
         return raise_error(errcomm, fn, MPI_ERR_KEYVAL, predefined_value(keyval) ? "predefined" : nullptr);
     if (int e = attr_delete(kind, object, keyval))
         return raise_error(errcomm, fn, e, "the delete callback failed");

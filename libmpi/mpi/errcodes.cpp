@@ -11,7 +11,9 @@ namespace lwmpi {
 
 namespace {
 
-constexpr int kMaxUserCodes = 64;  // per rank, classes and codes together
+// Per rank, classes and codes together; the array grows by doubling as
+// the program adds them (test suites add a few hundred).
+constexpr int kMaxUserCodes = 4096;
 
 struct UserCode {
     int error_class;  // itself for a class
@@ -21,7 +23,8 @@ struct UserCode {
 struct UserCodes {
     int last_used;    // MPI_LASTUSEDCODE's value, once MPI_Init ran
     int count;        // codes[0..count-1] are MPI_ERR_LASTCODE+1..
-    UserCode *codes;  // kMaxUserCodes of them, from the first one added
+    int cap;          // entries of codes
+    UserCode *codes;  // nullptr until the first one is added
 };
 
 thread_local util::RankLocal<UserCodes> t_codes;
@@ -36,8 +39,15 @@ UserCode *user_code(int code) {
 // A new code of class `error_class` (-1: a new class, its own) into *code.
 int add(int error_class, int *code) {
     UserCodes &u = t_codes.get();
-    if (!u.codes) u.codes = static_cast<UserCode *>(calloc(kMaxUserCodes, sizeof(UserCode)));
-    if (!u.codes || u.count == kMaxUserCodes) return MPI_ERR_NO_MEM;
+    if (u.count == kMaxUserCodes) return MPI_ERR_NO_MEM;
+    if (u.count == u.cap) {
+        const int cap = u.cap ? 2 * u.cap : 16;
+        UserCode *grown =
+            static_cast<UserCode *>(realloc(u.codes, sizeof(UserCode) * static_cast<size_t>(cap)));
+        if (!grown) return MPI_ERR_NO_MEM;
+        u.codes = grown;
+        u.cap = cap;
+    }
     *code = MPI_ERR_LASTCODE + 1 + u.count;
     u.codes[u.count++] = UserCode{error_class < 0 ? *code : error_class, {}};
     u.last_used = *code;

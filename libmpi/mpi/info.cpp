@@ -3,7 +3,8 @@
 // An info object is an ordered list of entries, each one heap block
 // "key\0value\0": MPI_Info_get_nthkey numbers the keys in the order they
 // were first set, which stays put while the object is not changed. The
-// rank's table holds pointers, so a rank pays only for the objects it has.
+// rank's table (a SlotTable) grows with the objects it holds, so a rank
+// pays only for those.
 #include "info.hpp"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "errors.hpp"
 #include "handles.hpp"
+#include "slot_table.hpp"
 #include "state.hpp"
 #include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
@@ -21,7 +23,9 @@ namespace {
 
 constexpr int kEnv = 1;  // MPI_INFO_ENV's index; 0 is MPI_INFO_NULL
 static_assert(make_handle(HandleKind::info, kEnv) == MPI_INFO_ENV);
-constexpr int kMaxInfos = 64;  // per rank, MPI_INFO_ENV included
+// Indexes per rank, MPI_INFO_NULL's and MPI_INFO_ENV's included: test
+// suites hold thousands of objects at once.
+constexpr int kMaxInfos = 4096;
 
 struct Info {
     char **entries;  // "key\0value\0" each
@@ -29,11 +33,11 @@ struct Info {
     int cap;
 };
 
-thread_local util::RankLocal<Info *[kMaxInfos]> t_infos;
+thread_local util::RankLocal<SlotTable<Info, kMaxInfos>> t_infos;
 
 Info *info_at(MPI_Info h) {
     const int i = table_index(h, HandleKind::info, kEnv, kMaxInfos);
-    return i < 0 ? nullptr : t_infos.get()[i];
+    return i < 0 ? nullptr : t_infos.get().at(i);
 }
 
 const char *value_of(const char *entry) { return entry + strlen(entry) + 1; }
@@ -72,26 +76,22 @@ bool put(Info &info, const char *key, const char *value) {
     return true;
 }
 
-void destroy(Info *&info) {
+// Frees the entries of the object at table index i, and the object.
+void destroy(int i) {
+    SlotTable<Info, kMaxInfos> &table = t_infos.get();
+    Info *info = table.at(i);
     if (!info) return;
-    for (int i = 0; i < info->n; ++i)
-        free(info->entries[i]);
+    for (int e = 0; e < info->n; ++e)
+        free(info->entries[e]);
     free(info->entries);
-    free(info);
-    info = nullptr;
+    table.remove(i);
 }
 
-// A new empty object at a free index of the table (not MPI_INFO_ENV's
-// unless `index` asks for it), or nullptr.
+// A new empty object at the lowest free index >= *index (MPI_INFO_ENV's
+// only when *index asks for it) into *index, or nullptr.
 Info *make(int *index) {
-    Info **table = t_infos.get();
-    for (int i = *index; i < kMaxInfos; ++i) {
-        if (table[i]) continue;
-        table[i] = static_cast<Info *>(calloc(1, sizeof(Info)));
-        *index = i;
-        return table[i];
-    }
-    return nullptr;
+    SlotTable<Info, kMaxInfos> &table = t_infos.get();
+    return table.add(*index, Info{}, index) == MPI_SUCCESS ? table.at(*index) : nullptr;
 }
 
 // require_active, then `h` into *info (MPI_ERR_INFO when it is not valid).
@@ -140,8 +140,9 @@ void info_init_env(int world_size, int argc, char **argv) {
 }
 
 void info_finalize() {
-    for (Info *&info : t_infos.get())
-        destroy(info);
+    for (int i = 0; i < t_infos.get().cap; ++i)
+        destroy(i);
+    t_infos.get().clear();
 }
 
 }  // namespace lwmpi
@@ -254,7 +255,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
     Info *copy = info_at(h);
     for (int i = 0; i < in->n; ++i)
         if (!put(*copy, in->entries[i], value_of(in->entries[i]))) {
-            destroy(t_infos.get()[handle_index(h)]);
+            destroy(handle_index(h));
             return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         }
     *newinfo = h;
@@ -271,7 +272,7 @@ int MPI_Info_free(MPI_Info *info) {
     if (!info_at(*info) || *info == MPI_INFO_ENV)
         return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO,
                            *info == MPI_INFO_ENV ? "MPI_INFO_ENV cannot be freed" : nullptr);
-    destroy(t_infos.get()[handle_index(*info)]);
+    destroy(handle_index(*info));
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }

@@ -125,13 +125,17 @@ TEST_CASE("attributes: a freed keyval lives until its last attribute goes", "[at
     CHECK(attr_set(kType, 7, k, value(1)) == MPI_SUCCESS);
     CHECK(keyval_free(kComm, k) == MPI_ERR_KEYVAL);  // the wrong kind
     CHECK(keyval_free(kType, k) == MPI_SUCCESS);
-    CHECK_FALSE(keyval_valid(kType, k));
-    CHECK(keyval_free(kType, k) == MPI_ERR_KEYVAL);
+    CHECK_FALSE(keyval_valid(kType, k));  // it keys no new attribute
+    CHECK(keyval_extant(kType, k));       // but its own are read and deleted
+    CHECK_FALSE(keyval_extant(kComm, k));
+    CHECK(keyval_free(kType, k) == MPI_SUCCESS);  // still extant: nothing more
     // Its attributes still copy and delete through its callbacks.
     CHECK(attr_copy_all(kType, 7, 8) == MPI_SUCCESS);
     CHECK(attr_delete_all(kType, 7) == MPI_SUCCESS);
     CHECK(attr_delete_all(kType, 8) == MPI_SUCCESS);
     CHECK(log.events == "c7:1 d7:1 d8:2 ");
+    CHECK_FALSE(keyval_extant(kType, k));  // gone with its last attribute
+    CHECK(keyval_free(kType, k) == MPI_ERR_KEYVAL);
     // Then its slot is free again: a rank has 63 keyvals.
     int made = 0, kv;
     while (keyval_create(kComm, nullptr, nullptr, nullptr, &kv) == MPI_SUCCESS)

@@ -9,14 +9,15 @@
  *   callbacks on MPI_Comm_free, MPI_Comm_delete_attr and on a replaced
  *   value, each with the right communicator and value; a freed keyval
  *   (MPI_KEYVAL_INVALID) still keys its attributes, whose delete callback
- *   still runs; a failing copy or delete callback makes the call fail.
+ *   still runs, and can be read and deleted by the handle value the
+ *   program saved; a failing copy or delete callback makes the call fail.
  *   The same for datatypes (MPI_Type_dup, MPI_Type_free; attributes on a
  *   predefined type). Errors for a keyval of the other kind, for
  *   MPI_KEYVAL_INVALID, for setting or freeing a predefined key.
  *   MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_LASTUSEDCODE.
  *   MPI_Add_error_class/code/string: new values above MPI_ERR_LASTCODE
  *   and MPI_LASTUSEDCODE following them, MPI_Error_class and
- *   MPI_Error_string of them, a user error handler called with one.
+ *   MPI_Error_string of them (240 added), a user error handler called with one.
  *   MPI_Keyval_create/free, MPI_Attr_put/get/delete, MPI_DUP_FN; where
  *   the implementation still offers the names MPI 3.0 removed (all but
  *   Open MPI 4 built without MPI-1 compatibility): MPI_LB/MPI_UB in MPI_Type_struct (bounds, extent, a
@@ -173,6 +174,31 @@ static void test_comm_attrs(void) {
     MPI_OK(MPI_Comm_free_keyval(&k_dup));
 }
 
+/* A freed keyval, by the value the program saved, still reads and
+ * deletes (through its callback) the attributes it keys (section 6.7.2). */
+static void test_freed_keyval(void) {
+    Seen s = {0};
+    int k, saved;
+    void *got = NULL;
+    int flag = 0;
+    MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &k, &s));
+    saved = k;
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_SELF, k, VALUE(7)));
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k, VALUE(8)));
+    MPI_OK(MPI_Comm_free_keyval(&k));
+    CHECK(k == MPI_KEYVAL_INVALID);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &got, &flag));
+    CHECK(flag && got == VALUE(7));
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_SELF, saved));
+    CHECK_EQ(s.deletes, 1);
+    CHECK(s.last_value == VALUE(7) && s.last_comm == MPI_COMM_SELF);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &got, &flag));
+    CHECK(!flag);
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    CHECK_EQ(s.deletes, 2);
+    CHECK(s.last_value == VALUE(8) && s.last_comm == MPI_COMM_WORLD);
+}
+
 static void test_failing_callbacks(void) {
     Seen s = {0};
     int k;
@@ -297,6 +323,32 @@ static void test_error_codes(void) {
     MPI_OK(MPI_Error_string(cls, text, &len));
     CHECK(strcmp(text, "frobnicator errors") == 0);
     EXPECT_CLASS(MPI_Add_error_string(MPI_ERR_ARG, "no"), MPI_ERR_ARG);
+
+    /* Hundreds of them (MPICH's adderr adds 192), each keeping its class
+     * and its text. */
+    {
+        enum { CLASSES = 40, CODES = 5 };
+        int classes[CLASSES], codes[CLASSES][CODES];
+        char want[64];
+        for (int i = 0; i < CLASSES; ++i) {
+            MPI_OK(MPI_Add_error_class(&classes[i]));
+            for (int j = 0; j < CODES; ++j) {
+                MPI_OK(MPI_Add_error_code(classes[i], &codes[i][j]));
+                snprintf(want, sizeof want, "code %d of class %d", j, i);
+                MPI_OK(MPI_Add_error_string(codes[i][j], want));
+            }
+        }
+        for (int i = 0; i < CLASSES; ++i)
+            for (int j = 0; j < CODES; ++j) {
+                MPI_OK(MPI_Error_class(codes[i][j], &got));
+                CHECK_EQ(got, classes[i]);
+                MPI_OK(MPI_Error_string(codes[i][j], text, &len));
+                snprintf(want, sizeof want, "code %d of class %d", j, i);
+                CHECK(strcmp(text, want) == 0);
+            }
+        MPI_OK(MPI_Error_string(code, text, &len)); /* the first ones keep theirs */
+        CHECK(strcmp(text, "the frobnicator jammed") == 0);
+    }
 
     /* Handlers get the program's codes like any other. */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
@@ -459,6 +511,8 @@ int main(int argc, char **argv) {
 
     sync_all("communicator attributes");
     test_comm_attrs();
+    sync_all("freed keyval");
+    test_freed_keyval();
     sync_all("failing callbacks");
     test_failing_callbacks();
     sync_all("keyval errors");
