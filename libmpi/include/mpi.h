@@ -887,7 +887,9 @@ int MPI_Info_free(MPI_Info *info);
 /* Errors: MPI_ERR_DIMS (bad ndims or dims), MPI_ERR_TOPOLOGY (comm has no
  * Cartesian topology), MPI_ERR_ARG (more nodes than ranks, bad
  * coordinates). At most 8 dimensions; with 0, MPI_Cart_create gives rank 0
- * a zero-dimensional topology of one rank. */
+ * a zero-dimensional topology of one rank, MPI_Dims_create accepts only
+ * nnodes 1, and no dims, periods or coords array is read or written (they
+ * may be NULL). */
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart);
@@ -929,7 +931,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 
 /* Every rank of comm_old is in the new communicator, in order. Weights
  * are non-negative, or MPI_UNWEIGHTED (on every rank then), or
- * MPI_WEIGHTS_EMPTY for an empty list. info: any info object or MPI_INFO_NULL
+ * MPI_WEIGHTS_EMPTY or NULL for an empty list; the graph is weighted unless
+ * MPI_UNWEIGHTED was given. info: any info object or MPI_INFO_NULL
  * (MPI_ERR_INFO for an invalid one). Errors: MPI_ERR_ARG (negative degree or
  * weight, missing list), MPI_ERR_RANK (a neighbour that is no rank of
  * comm_old), MPI_ERR_TOPOLOGY (queries on a communicator without a

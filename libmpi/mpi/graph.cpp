@@ -173,8 +173,7 @@ public:
                 sweights[b++] = w;
             }
         }
-        GraphTopology *g = dist_graph_make(in, sources, weighted ? sweights : nullptr, out, dests,
-                                           weighted ? dweights : nullptr);
+        GraphTopology *g = dist_graph_make(weighted, in, sources, sweights, out, dests, dweights);
         free(lists);
         return g;
     }
@@ -300,10 +299,10 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     if (int e = check_info(comm_old, fn, info)) return e;
     if (!comm_dist_graph) return raise_error(comm_old, fn, MPI_ERR_ARG);
     const bool weighted = sourceweights != MPI_UNWEIGHTED;
-    return make_dist_graph(fn, *c,
-                           dist_graph_make(indegree, sources, weighted ? sourceweights : nullptr, outdegree,
-                                           destinations, weighted ? destweights : nullptr),
-                           comm_dist_graph);
+    return make_dist_graph(
+        fn, *c,
+        dist_graph_make(weighted, indegree, sources, sourceweights, outdegree, destinations, destweights),
+        comm_dist_graph);
 }
 
 // Edge k of the caller's lists goes from sources[i] to destinations[k],

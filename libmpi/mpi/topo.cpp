@@ -86,7 +86,7 @@ void topo_free(Topology &t) {
 
 int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes < 1) return MPI_ERR_ARG;
-    if (ndims < 1 || ndims > kMaxDims) return MPI_ERR_DIMS;
+    if (ndims < 0 || ndims > kMaxDims) return MPI_ERR_DIMS;
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; ++i) {
@@ -188,19 +188,19 @@ const int *graph_neighbors(const GraphTopology &g, int rank, int *count) {
     return g.edges() + first;
 }
 
-GraphTopology *dist_graph_make(int indegree, const int sources[], const int sourceweights[], int outdegree,
-                               const int destinations[], const int destweights[]) {
+GraphTopology *dist_graph_make(bool weighted, int indegree, const int sources[], const int sourceweights[],
+                               int outdegree, const int destinations[], const int destweights[]) {
     GraphTopology *g = graph_alloc(2 * (indegree + outdegree));
     if (!g) return nullptr;
     g->indegree = indegree;
     g->outdegree = outdegree;
-    g->weighted = sourceweights != nullptr;
+    g->weighted = weighted;
     int *p = g->ints();
-    const auto put = [&p](int n, const int *list, const int *weights) {
+    const auto put = [&p, weighted](int n, const int *list, const int *weights) {
         for (int i = 0; i < n; ++i)
             p[i] = list[i];
         for (int i = 0; i < n; ++i)
-            p[n + i] = weights ? weights[i] : 1;
+            p[n + i] = weighted ? weights[i] : 1;
         p += 2 * n;
     };
     put(indegree, sources, sourceweights);
@@ -260,7 +260,7 @@ int enter_cart(const char *fn, MPI_Comm comm, Comm **out) {
     return MPI_SUCCESS;
 }
 
-// Raises MPI_ERR_DIMS for an ndims out of 1..kMaxDims.
+// Raises MPI_ERR_DIMS for an ndims out of 0..kMaxDims.
 int raise_ndims(MPI_Comm comm, const char *fn, int ndims) {
     char why[48];
     TextBuilder(why, sizeof why).put("ndims ").put_int(ndims).put(" is out of range");
@@ -287,8 +287,8 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Dims_create";
     if (int e = require_active(fn)) return e;
-    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, fn, ndims);
-    if (!dims) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, fn, ndims);
+    if (!dims && ndims > 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
         TextBuilder t(why, sizeof why);
@@ -363,7 +363,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
         return raise_error(comm, fn, MPI_ERR_RANK, why);
     }
     if (maxdims < c->topo.cart.ndims) return raise_maxdims(comm, fn, maxdims, c->topo.cart.ndims);
-    if (!coords) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (!coords && c->topo.cart.ndims > 0) return raise_error(comm, fn, MPI_ERR_ARG);
     cart_coords(c->topo.cart, rank, coords);
     return MPI_SUCCESS;
 }
@@ -373,7 +373,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
     static constexpr char fn[] = "MPI_Cart_rank";
     Comm *c;
     if (int e = enter_cart(fn, comm, &c)) return e;
-    if (!coords || !rank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if ((!coords && c->topo.cart.ndims > 0) || !rank) return raise_error(comm, fn, MPI_ERR_ARG);
     if (int e = cart_rank(c->topo.cart, coords, rank))
         return raise_error(comm, fn, e, "a coordinate is out of its non-periodic dimension");
     return MPI_SUCCESS;
@@ -406,7 +406,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     if (int e = enter_cart(fn, comm, &c)) return e;
     const CartTopology &t = c->topo.cart;
     if (maxdims < t.ndims) return raise_maxdims(comm, fn, maxdims, t.ndims);
-    if (!dims || !periods || !coords) return raise_error(comm, fn, MPI_ERR_ARG);
+    if ((!dims || !periods || !coords) && t.ndims > 0) return raise_error(comm, fn, MPI_ERR_ARG);
     for (int i = 0; i < t.ndims; ++i) {
         dims[i] = t.dims[i];
         periods[i] = t.periods[i];
@@ -479,8 +479,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     static constexpr char fn[] = "MPI_Cart_map";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
-    if (ndims < 1 || ndims > kMaxDims) return raise_ndims(comm, fn, ndims);
-    if (!dims || !periods || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm, fn, ndims);
+    if ((ndims > 0 && (!dims || !periods)) || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
     long long nodes = 1;
     for (int i = 0; i < ndims; ++i) {
         if (dims[i] <= 0) return raise_error(comm, fn, MPI_ERR_DIMS, "a dimension is not positive");

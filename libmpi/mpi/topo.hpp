@@ -72,8 +72,8 @@ GraphTopology *graph_alloc(int count);
 /// in non-increasing order and as close to each other as possible (the
 /// largest as small as possible, then the next largest, and so on). The
 /// non-zero entries are kept. MPI_ERR_ARG when nnodes < 1; MPI_ERR_DIMS
-/// when ndims is not 1..kMaxDims, an entry is negative or no such filling
-/// exists. dims is left alone on error.
+/// when ndims is not 0..kMaxDims, an entry is negative or no such filling
+/// exists (with ndims 0, when nnodes is not 1). dims is left alone on error.
 int dims_create(int nnodes, int ndims, int dims[]);
 
 /// Ranks in topology `t` (the product of its dimensions; 1 when ndims 0).
@@ -118,11 +118,14 @@ GraphTopology *graph_make(int nnodes, const int index[], const int edges[]);
 /// at the returned address, in the order of edges (section 7.5.5).
 const int *graph_neighbors(const GraphTopology &g, int rank, int *count);
 
-/// A distributed graph's lists for the calling rank (section 7.5.4):
-/// weights nullptr means unweighted (every weight 1). nullptr when the
-/// heap is full. Sizes and ranks are checked by the caller.
-GraphTopology *dist_graph_make(int indegree, const int sources[], const int sourceweights[], int outdegree,
-                               const int destinations[], const int destweights[]);
+/// A distributed graph's lists for the calling rank (section 7.5.4).
+/// weighted is false only when the caller gave MPI_UNWEIGHTED: then the
+/// weight lists are not read and every weight is 1. A weighted graph's
+/// empty list is not read either, so that it may be NULL or
+/// MPI_WEIGHTS_EMPTY and the graph still counts as weighted (7.5.5).
+/// nullptr when the heap is full. Sizes and ranks are checked by the caller.
+GraphTopology *dist_graph_make(bool weighted, int indegree, const int sources[], const int sourceweights[],
+                               int outdegree, const int destinations[], const int destweights[]);
 
 // ---- neighbourhoods (section 7.6) ----
 

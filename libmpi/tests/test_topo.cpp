@@ -87,6 +87,7 @@ TEST_CASE("dims_create: balanced, non-increasing, fixed entries kept", "[topo]")
     CHECK(dims_of(24, {0, 0, 0}) == Ints{4, 3, 2});
     CHECK(dims_of(210, {0, 0, 0}) == Ints{7, 6, 5});
     CHECK(dims_of(1, {0, 0, 0}) == Ints{1, 1, 1});
+    CHECK(dims_of(1, {}) == Ints{});  // zero dimensions, one node (MPI 4.0 erratum of 3.1)
     CHECK(dims_of(97, {0, 0}) == Ints{97, 1});
     CHECK(dims_of(8, {0}) == Ints{8});
     CHECK(dims_of(8, {2, 0, 0}) == Ints{2, 2, 2});
@@ -113,7 +114,7 @@ TEST_CASE("dims_create: errors leave dims alone", "[topo]") {
     CHECK(dims_of(6, {3, 3}) == Ints{-MPI_ERR_DIMS});
     CHECK(dims_of(6, {0, -2}) == Ints{-MPI_ERR_DIMS});
     CHECK(dims_of(4, {65536, 65536, 0}) == Ints{-MPI_ERR_DIMS});  // no overflow
-    CHECK(dims_of(6, {}) == Ints{-MPI_ERR_DIMS});
+    CHECK(dims_of(6, {}) == Ints{-MPI_ERR_DIMS});                 // a 0-d grid has one node
     CHECK(dims_of(6, Ints(kMaxDims + 1, 0)) == Ints{-MPI_ERR_DIMS});
     CHECK(dims_of(0, {0, 0}) == Ints{-MPI_ERR_ARG});
     CHECK(dims_of(-4, {0, 0}) == Ints{-MPI_ERR_ARG});
@@ -179,13 +180,14 @@ TEST_CASE("MPI_Dims_create", "[topo]") {
                  dims[2],
                  MPI_Dims_create(7, 3, dims),
                  MPI_Dims_create(6, 0, bad),
+                 MPI_Dims_create(1, 0, nullptr),
                  MPI_Dims_create(6, kMaxDims + 1, bad),
                  MPI_Dims_create(0, 2, bad),
                  MPI_Dims_create(6, 2, nullptr)};
         return out;
     })[0];
-    CHECK(r ==
-          Ints{MPI_SUCCESS, 2, 3, 1, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_ARG});
+    CHECK(r == Ints{MPI_SUCCESS, 2, 3, 1, MPI_ERR_DIMS, MPI_ERR_DIMS, MPI_SUCCESS, MPI_ERR_DIMS, MPI_ERR_ARG,
+                    MPI_ERR_ARG});
 }
 
 TEST_CASE("MPI_Cart_* on a 2x3 grid of a 7-rank world", "[topo]") {
@@ -369,7 +371,7 @@ TEST_CASE("neighbour tags: a Cartesian block lands in block j ^ 1", "[topo]") {
         CHECK(neighbor_send_tag(grid, j) < 2 * kMaxDims);
     }
     const int sources[2] = {1, 1}, destinations[1] = {1};
-    GraphTopology *g = dist_graph_make(2, sources, nullptr, 1, destinations, nullptr);
+    GraphTopology *g = dist_graph_make(false, 2, sources, nullptr, 1, destinations, nullptr);
     REQUIRE(g);
     Topology t{TopoKind::dist_graph, {}, g};
     CHECK((neighbor_send_tag(t, 0) == 0 && neighbor_recv_tag(t, 0) == 0 && neighbor_recv_tag(t, 1) == 0));
@@ -378,7 +380,7 @@ TEST_CASE("neighbour tags: a Cartesian block lands in block j ^ 1", "[topo]") {
 
 TEST_CASE("distributed graph lists, weighted or not", "[topo]") {
     const int sources[3] = {2, 0, 2}, sw[3] = {5, 6, 7}, destinations[2] = {1, 1}, dw[2] = {8, 9};
-    GraphTopology *g = dist_graph_make(3, sources, sw, 2, destinations, dw);
+    GraphTopology *g = dist_graph_make(true, 3, sources, sw, 2, destinations, dw);
     REQUIRE(g);
     CHECK((g->indegree == 3 && g->outdegree == 2 && g->weighted));
     CHECK(Ints(g->sourceweights(), g->sourceweights() + 3) == Ints{5, 6, 7});
@@ -386,10 +388,15 @@ TEST_CASE("distributed graph lists, weighted or not", "[topo]") {
     Topology t{TopoKind::dist_graph, {}, g};
     CHECK(neighbours(t, 0) == std::pair<Ints, Ints>{{2, 0, 2}, {1, 1}});
     topo_free(t);
-    GraphTopology *u = dist_graph_make(0, nullptr, nullptr, 2, destinations, nullptr);
+    GraphTopology *u = dist_graph_make(false, 0, nullptr, nullptr, 2, destinations, nullptr);
     REQUIRE(u);
     CHECK((!u->weighted && u->indegree == 0 && u->destweights()[1] == 1));
     free(u);
+    // No edges and no weight lists, but not MPI_UNWEIGHTED: still weighted.
+    GraphTopology *none = dist_graph_make(true, 0, nullptr, nullptr, 0, nullptr, MPI_WEIGHTS_EMPTY);
+    REQUIRE(none);
+    CHECK((none->weighted && none->indegree == 0 && none->outdegree == 0));
+    free(none);
 }
 
 TEST_CASE("MPI_Graph_* and a neighbour alltoall on a ring of 4", "[topo]") {

@@ -8,13 +8,16 @@
  *   Graph_map; a dup keeps the graph;
  *   distributed graphs: Dist_graph_create_adjacent (weighted and
  *   MPI_UNWEIGHTED), Dist_graph_create with edges given by other ranks,
- *   Dist_graph_neighbors(_count);
+ *   Dist_graph_neighbors(_count), graphs without edges (weighted unless
+ *   MPI_UNWEIGHTED);
  *   neighbourhood collectives: Neighbor_allgather(v), Neighbor_alltoall(v,w)
  *   on Cartesian grids (periodic and not: MPI_PROC_NULL neighbours leave
  *   their blocks untouched; a periodic dimension of size 1 or 2 sends the
  *   -1 block into the neighbour's +1 block), on graphs and distributed
  *   graphs (the k-th edge from a rank matches its k-th edge to us);
  *   Cart_sub of a 3-D grid (every choice of dimensions), Cart_map;
+ *   zero-dimensional grids (Cart_create, _get, _coords, _rank, _sub, _map
+ *   and Dims_create with ndims 0);
  *   error classes with MPI_ERRORS_RETURN.
  *
  * A portable MPI program (mpi.h and the C library only), for any number
@@ -311,6 +314,29 @@ static void test_dist_general(void) {
     MPI_OK(MPI_Comm_free(&c));
 }
 
+/* Graphs without edges: weighted unless MPI_UNWEIGHTED was given, whether
+ * the weights were NULL or MPI_WEIGHTS_EMPTY (7.5.4, 7.5.5). */
+static void test_dist_empty(void) {
+    const int *given[3] = {NULL, MPI_WEIGHTS_EMPTY, MPI_UNWEIGHTED};
+    for (int k = 0; k < 3; ++k) {
+        const int want = given[k] != MPI_UNWEIGHTED;
+        int in = -1, out = -1, w = -1;
+        MPI_Comm c;
+        MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, given[k], 0, NULL, given[k],
+                                              MPI_INFO_NULL, 0, &c));
+        MPI_OK(MPI_Dist_graph_neighbors_count(c, &in, &out, &w));
+        CHECK_EQ(in, 0);
+        CHECK_EQ(out, 0);
+        CHECK_EQ(w != 0, want);
+        MPI_OK(MPI_Comm_free(&c));
+        MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, given[k], MPI_INFO_NULL, 0, &c));
+        MPI_OK(MPI_Dist_graph_neighbors_count(c, &in, &out, &w));
+        CHECK_EQ(in + out, 0);
+        CHECK_EQ(w != 0, want);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+}
+
 /* ---- Cartesian neighbourhoods ---------------------------------------------- */
 
 /* The neighbourhood collectives on a grid of dims with periods: block j
@@ -485,7 +511,28 @@ static void test_cart_sub(void) {
             CHECK_EQ(status, MPI_CART);
             MPI_OK(MPI_Cartdim_get(point, &nd));
             CHECK_EQ(nd, 0);
+            /* No arrays are read or written with no dimensions. */
+            int r = -1;
+            MPI_OK(MPI_Cart_get(point, 0, NULL, NULL, NULL));
+            MPI_OK(MPI_Cart_coords(point, 0, 0, NULL));
+            MPI_OK(MPI_Cart_rank(point, NULL, &r));
+            CHECK_EQ(r, 0);
+            MPI_Comm sub;
+            MPI_OK(MPI_Cart_sub(point, NULL, &sub));
+            MPI_OK(MPI_Comm_size(sub, &size));
+            CHECK_EQ(size, 1);
+            nd = -1;
+            MPI_OK(MPI_Cartdim_get(sub, &nd));
+            CHECK_EQ(nd, 0);
+            MPI_OK(MPI_Comm_free(&sub));
             MPI_OK(MPI_Comm_free(&point));
+        }
+        /* One node, zero dimensions (MPI 4.0's erratum of 3.1). */
+        MPI_OK(MPI_Dims_create(1, 0, NULL));
+        if (!lax) {
+            int newrank = -2;
+            MPI_OK(MPI_Cart_map(MPI_COMM_WORLD, 0, NULL, NULL, &newrank));
+            CHECK_EQ(newrank, me == 0 ? 0 : MPI_UNDEFINED);
         }
     }
 
@@ -583,6 +630,7 @@ int main(int argc, char **argv) {
     test_dist_adjacent(0);
     sync_all("dist graph");
     test_dist_general();
+    test_dist_empty();
     sync_all("cart neighbours");
     test_cart_neighbours();
     sync_all("cart sub");
