@@ -18,7 +18,7 @@ namespace {
 
 // Tags of the messages between the groups (the collective context is the
 // intercommunicator's own; calls on it come in the same order everywhere).
-enum Tag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAll };
+enum Tag : int { kBcast = 1, kReduce, kGather, kScatter, kAll };
 
 // The two leaders (rank 0 of each group) swap `count` elements: mine from
 // `out`, theirs into `in`.

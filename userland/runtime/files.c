@@ -14,6 +14,7 @@
  * numbers them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -250,45 +251,36 @@ static long size_of(struct file *f, int64_t *size) {
     return call(&req, NULL, NULL, size);
 }
 
-long ts__file_read(int fd, void *buf, size_t len) {
+/* Moves len bytes between buf and fd's file at its offset (op
+ * TS_FILE_READ or TS_FILE_WRITE), a chunk per request: the bytes moved,
+ * or -TS_E* (in errno) when none moved. */
+static long transfer(int fd, int op, char *buf, size_t len) {
+    const int write = op == TS_FILE_WRITE;
     ts_mutex_lock(&lock);
     struct file *f = file_of(fd);
     long r = 0;
     size_t done = 0;
-    if (!f || (f->flags & TS_O_ACCMODE) == TS_O_WRONLY) r = -TS_EBADF;
+    if (!f || (f->flags & TS_O_ACCMODE) == (write ? TS_O_RDONLY : TS_O_WRONLY)) r = -TS_EBADF;
     while (r >= 0 && done < len) {
-        size_t want = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
+        size_t piece = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
         struct ts_file_request req = {
-            .op = TS_FILE_READ, .handle = f->handle, .offset = (uint64_t)f->offset, .len = want};
-        r = call(&req, NULL, (char *)buf + done, NULL);
+            .op = op, .handle = f->handle, .offset = (uint64_t)f->offset, .len = piece};
+        int64_t end = 0;
+        r = write ? call(&req, buf + done, NULL, &end) : call(&req, NULL, buf + done, NULL);
         if (r <= 0) break;
-        f->offset += r;
+        /* A write ends where the server says (the end, with O_APPEND). */
+        f->offset = write ? end : f->offset + r;
         done += (size_t)r;
-        if ((size_t)r < want) break; /* the end */
+        if ((size_t)r < piece) break; /* the end of the file, or no room */
     }
     ts_mutex_unlock(&lock);
     return r < 0 && done == 0 ? fail(r) : (long)done;
 }
 
+long ts__file_read(int fd, void *buf, size_t len) { return transfer(fd, TS_FILE_READ, buf, len); }
+
 long ts__file_write(int fd, const void *buf, size_t len) {
-    ts_mutex_lock(&lock);
-    struct file *f = file_of(fd);
-    long r = 0;
-    size_t done = 0;
-    if (!f || (f->flags & TS_O_ACCMODE) == TS_O_RDONLY) r = -TS_EBADF;
-    while (r >= 0 && done < len) {
-        size_t piece = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
-        struct ts_file_request req = {
-            .op = TS_FILE_WRITE, .handle = f->handle, .offset = (uint64_t)f->offset, .len = piece};
-        int64_t end = 0;
-        r = call(&req, (const char *)buf + done, NULL, &end);
-        if (r <= 0) break;
-        f->offset = end; /* past what it wrote: the end, with O_APPEND */
-        done += (size_t)r;
-        if ((size_t)r < piece) break;
-    }
-    ts_mutex_unlock(&lock);
-    return r < 0 && done == 0 ? fail(r) : (long)done;
+    return transfer(fd, TS_FILE_WRITE, (char *)(uintptr_t)buf, len);
 }
 
 int ts__file_close(int fd) {
