@@ -113,12 +113,49 @@ struct ts_ring_slot {
 #define TS_PORT_NAMESERVER      1  /* name server's mailbox on cluster 0 */
 #define TS_PORT_NAME_DAEMON     2  /* the local name daemon's mailbox on every compute cluster */
 #define TS_PORT_FILESERVER      3  /* the file server's mailbox and portal on cluster 0 */
+#define TS_PORT_WINDOW          4  /* the kernel's window agent on every cluster (TS_SYS_WINDOW_*) */
 #define TS_PORT_MPI_BASE        8  /* MPI process with local index l: mailbox and portal port 8+l */
 #define TS_PORT_NAME_REPLY_BASE 32 /* name client on core c: reply mailbox port 32+c */
 /* A process's file client takes the first free port of 49..63, then of
  * 24..31, for its reply mailbox and its input portal (the same number). */
 #define TS_PORT_FILE_CLIENT_HIGH 49
 #define TS_PORT_FILE_CLIENT_LOW  24
+
+/* A request on an IKC window (TS_SYS_WINDOW_ACCESS) for the window `target`
+ * of cluster `cluster`, at address `addr` of its owner's memory:
+ * - TS_WINDOW_WRITE: `size` bytes from buf; done when they have left buf
+ *   (the caller may reuse it), not yet when they land: a later FLUSH, READ
+ *   or atomic to the same target returns only after they have landed;
+ * - TS_WINDOW_READ: `size` bytes into buf; done when they are there;
+ * - TS_WINDOW_FLUSH: done when every earlier write to the target has
+ *   landed; fails with the first error one of them met (-TS_EACCES);
+ * - TS_WINDOW_CAS, FADD, SWAP: an atomic on the 8-byte-aligned 64-bit word
+ *   at addr (CAS: stores `operand` if the word equals `compare`; FADD: adds
+ *   `operand`; SWAP: stores `operand`); result gets the word's old value.
+ * The owner's own loads, stores and atomics on the same word see them as
+ * atomic. */
+enum ts_window_kind {
+    TS_WINDOW_WRITE = 1,
+    TS_WINDOW_READ = 2,
+    TS_WINDOW_FLUSH = 3,
+    TS_WINDOW_CAS = 4,
+    TS_WINDOW_FADD = 5,
+    TS_WINDOW_SWAP = 6,
+};
+struct ts_window_op {
+    unsigned kind;         /* enum ts_window_kind */
+    int cluster;           /* the target's cluster */
+    int target;            /* the target window's key */
+    unsigned reserved;
+    unsigned long addr;    /* in the target owner's address space */
+    void *buf;             /* WRITE: source; READ: destination */
+    unsigned long size;    /* bytes (WRITE, READ) */
+    unsigned long operand; /* atomics */
+    unsigned long compare; /* CAS */
+    unsigned long result;  /* atomics: the old value */
+};
+/* Regions one window exposes at most. */
+#define TS_WINDOW_REGIONS 16
 
 /* Mapping policies (DESIGN section 3, process manager). */
 #define TS_MAP_COMPACT 0

@@ -145,6 +145,37 @@ int ikc_wake(int core);
 int portal_close(int id);
 int portal_unlink(int id);
 
+// IKC windows (<tessera/syscall.h>, TS_SYS_WINDOW_*): regions of the
+// caller's memory that other processes, on any cluster, write, read and
+// update atomically at an address of the caller's address space, served
+// by the caller's kernel with no action by the caller. A window's key
+// names it locally and, with the owner's cluster, to the others.
+// Requests from one window to one target are carried out in order.
+
+/// A new window: its key (> 0), or -TS_ENFILE.
+int window_create();
+/// Exposes [base, base + size) through window `key`: 0, -TS_EINVAL
+/// (empty, overlapping, too many regions), -TS_EFAULT, -TS_EBADF.
+int window_expose(int key, void *base, size_t size);
+/// Withdraws the region exposed at base: 0, -TS_ENOENT, -TS_EBADF.
+int window_withdraw(int key, void *base);
+int window_free(int key);
+/// Writes n bytes from buf at addr of window `target` of `cluster`: 0 once
+/// they have left buf; they have landed once a later window_flush (or a
+/// read or atomic to the same target) returns.
+long window_write(int key, int cluster, int target, uint64_t addr, const void *buf, size_t n);
+/// Reads n bytes at addr of window `target` of `cluster` into buf: 0
+/// once they are there.
+long window_read(int key, int cluster, int target, uint64_t addr, void *buf, size_t n);
+/// 0 once every earlier write from window `key` to `target` has landed;
+/// -TS_EACCES when one hit memory the target does not expose.
+long window_flush(int key, int cluster, int target);
+/// TS_WINDOW_CAS, _FADD or _SWAP on the 8-byte-aligned 64-bit word at
+/// addr of window `target` of `cluster`; *old gets its old value: 0, or
+/// -TS_E* (-TS_EACCES: not exposed; -TS_ENOENT: no such window).
+long window_atomic(int key, int cluster, int target, uint64_t addr, unsigned kind, uint64_t operand,
+                   uint64_t compare, uint64_t *old);
+
 // Names through the local name daemon (<tessera/names.h>): 0 on
 // success, -TS_E* otherwise (-TS_ENOENT: not registered yet).
 int name_register(const char *name, int port);
