@@ -106,6 +106,39 @@ int ikc_wake(int core) { return ts_ikc_wake(core); }
 int portal_close(int id) { return ts_portal_close(id); }
 int portal_unlink(int id) { return ts_portal_unlink(id); }
 
+int window_create() { return ts_window_create(); }
+int window_expose(int key, void *base, size_t size) { return ts_window_expose(key, base, size); }
+int window_withdraw(int key, void *base) { return ts_window_withdraw(key, base); }
+int window_free(int key) { return ts_window_free(key); }
+
+namespace {
+// One request on window `key` (TS_SYS_WINDOW_ACCESS).
+long window_access(int key, ts_window_op op, uint64_t *result = nullptr) {
+    const long r = ts_window_access(key, &op);
+    if (r == 0 && result) *result = op.result;
+    return r;
+}
+}  // namespace
+
+long window_write(int key, int cluster, int target, uint64_t addr, const void *buf, size_t n) {
+    return window_access(key, {.kind = TS_WINDOW_WRITE, .cluster = cluster, .target = target, .addr = addr,
+                               .buf = const_cast<void *>(buf), .size = n});
+}
+long window_read(int key, int cluster, int target, uint64_t addr, void *buf, size_t n) {
+    return window_access(key, {.kind = TS_WINDOW_READ, .cluster = cluster, .target = target, .addr = addr,
+                               .buf = buf, .size = n});
+}
+long window_flush(int key, int cluster, int target) {
+    return window_access(key, {.kind = TS_WINDOW_FLUSH, .cluster = cluster, .target = target});
+}
+long window_atomic(int key, int cluster, int target, uint64_t addr, unsigned kind, uint64_t operand,
+                   uint64_t compare, uint64_t *old) {
+    return window_access(key,
+                         {.kind = kind, .cluster = cluster, .target = target, .addr = addr, .operand = operand,
+                          .compare = compare},
+                         old);
+}
+
 int name_register(const char *name, int port) { return ts_name_register(name, port); }
 int name_resolve_start(const char *name) { return ts_name_resolve_start(name); }
 int name_resolve_test(int *cluster, int *port) { return ts_name_resolve_test(cluster, port); }
