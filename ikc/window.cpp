@@ -13,10 +13,18 @@
 // nothing is dropped.
 //
 // The requester's side is the WINDOW_ACCESS call, written as attempts: it
-// sends its request (a write: its data, chunk by chunk, with no answer
-// unless it fails), then waits for the reply. Requests from one cluster
-// reach a port in the order they were sent, and the agent serves them in
-// that order, so a FLUSH answered means every earlier write has landed.
+// sends its request (a write: its data, with no answer unless it fails),
+// then waits for the reply. Requests from one cluster reach a port in the
+// order they were sent, and the agent serves them in that order, so a
+// FLUSH answered means every earlier write has landed.
+//
+// Data travels in the messages themselves up to bulk_min bytes; from there
+// on, through a portal: the agents' input portals on TS_PORT_WINDOW (a
+// WRITE's data) and TS_PORT_WINDOW_REPLY (a READ's), in pieces of
+// piece_bytes, each a portal transfer that the receiving agent allows,
+// takes into a piece buffer of its own and stores in the owner's memory.
+// The receiving side of replies never waits for the serving side, so no
+// two agents can wait for each other.
 #include <string.h>
 
 #include "virtual.hpp"
@@ -26,12 +34,17 @@ namespace {
 
 constexpr int max_windows = 32;
 constexpr size_t max_message = 256;
+/// Data of this size or more goes through a portal, in pieces.
+constexpr size_t bulk_min = 1024;
+constexpr size_t piece_bytes = 4096;
 
 /// What travels: the request kinds of enum ts_window_kind, then these.
 enum : uint8_t {
-    msg_data = 16,    ///< part of a READ's answer: bytes at `addr` (an offset into the read)
-    msg_reply = 17,   ///< the end of a request: a = status, b = an atomic's old value
-    msg_failed = 18,  ///< a WRITE failed: a = status (kept for the next FLUSH)
+    msg_data = 16,        ///< part of a READ's answer: bytes at `addr` (an offset into the read)
+    msg_reply = 17,       ///< the end of a request: a = status, b = an atomic's old value
+    msg_failed = 18,      ///< a WRITE failed: a = status (kept for the next FLUSH)
+    msg_bulk_write = 19,  ///< request: a WRITE of `a` bytes, whose data follows through the target's portal
+    msg_bulk_data = 20,   ///< a READ's answer: its `a` bytes follow through the requester's portal
 };
 
 struct Header {
@@ -39,7 +52,7 @@ struct Header {
     uint8_t reserved;
     uint16_t length;  ///< bytes of data after the header (WRITE, data)
     uint16_t origin_cluster;
-    uint16_t reserved2;
+    uint16_t target_cluster;
     uint32_t origin_key;
     uint32_t target_key;
     uint64_t addr;  ///< in the target owner's address space; data: offset in the read
@@ -64,6 +77,9 @@ struct Request {
     ts_window_op op{};
     long status = 0;
     uint64_t result = 0;
+    int portal = -1;   ///< a bulk WRITE: its output portal to the target's agent
+    Progress piece{};  ///< a bulk WRITE: the portal write of its current piece
+    long fault = 0;    ///< a bulk WRITE whose buffer failed midway: the rest goes as zeros
 };
 
 struct Window {
@@ -90,6 +106,30 @@ struct ReadJob {
     uint64_t sent = 0;
 };
 
+/// A transfer the agent takes through one of its input portals, a piece
+/// at a time, each stored where it belongs.
+struct Inbound {
+    bool active = false;
+    bool allowed = false;  ///< the current piece's allow is given
+    Header h{};            ///< the message that announced it (a: its bytes)
+    uint64_t done = 0;
+    long status = 0;  ///< the first failure to store a piece
+    Progress p{};
+    char *piece = nullptr;  ///< room for one piece
+};
+
+/// A READ the agent answers through the requester's portal.
+struct Outbound {
+    bool active = false;
+    bool loaded = false;  ///< the current piece is in `piece`
+    Header h{};
+    int portal = -1;
+    uint64_t done = 0;
+    long status = 0;
+    Progress p{};
+    char *piece = nullptr;  ///< room for one piece
+};
+
 Window windows[max_windows];
 
 /// Empties w, in use by `owner` from now on (nullptr: free); its
@@ -103,8 +143,33 @@ void reset(Window &w, Process *owner) {
 }
 int request_mailbox = -1;
 int reply_mailbox = -1;
+int request_portal = -1;
+int reply_portal = -1;
 Outgoing outgoing;
 ReadJob read_job;
+Inbound bulk_write;  ///< a WRITE for one of our windows
+Outbound bulk_read;  ///< a READ of one of our windows
+Inbound bulk_reply;  ///< the data of a READ one of our windows made
+// Pieces: one for the request served (a bulk WRITE or READ, never both),
+// one for the replies.
+char request_piece[piece_bytes];
+char reply_piece[piece_bytes];
+const char zeros[piece_bytes] = {};
+/// Messages and pieces the agent has moved: window_poll() tells the master
+/// to pass again only when they moved (a wait is woken by the NoC).
+uint64_t moves;
+
+/// Starts taking the transfer `h` announces into `in` (no temporary: the
+/// kernel's stack is small).
+void start(Inbound &in, const Header &h, char *piece) {
+    in.active = true;
+    in.allowed = false;
+    in.h = h;
+    in.done = 0;
+    in.status = 0;
+    in.p = Progress{};
+    in.piece = piece;
+}
 
 size_t data_room() { return mailbox_payload() - sizeof(Header); }
 
@@ -199,13 +264,94 @@ Message answer(const Header &request, uint8_t kind, long status, uint64_t old) {
 
 /// Sends m to the requester, or keeps it until there is room: false then.
 bool reply(const Message &m) {
-    if (send(m.h.origin_cluster, TS_PORT_WINDOW_REPLY, m)) return true;
+    if (send(m.h.origin_cluster, TS_PORT_WINDOW_REPLY, m)) {
+        ++moves;
+        return true;
+    }
     outgoing = Outgoing{true, m.h.origin_cluster, 0, m};
     return false;
 }
 
-/// Sends the next parts of the READ being answered, then its reply: false
-/// while one waits for room.
+size_t piece_of(uint64_t size, uint64_t done) {
+    return size - done < piece_bytes ? size - done : piece_bytes;
+}
+
+/// Moves `in` on: takes its pieces from (cluster, TS_PORT_WINDOW, tag: the
+/// origin's key) through input portal `portal`, and has `store` put each
+/// where it belongs. False while a piece is on its way.
+bool receive_pieces(int portal, int cluster, Inbound &in, long (*store)(const Inbound &, size_t)) {
+    while (in.done < in.h.a) {
+        const size_t n = piece_of(in.h.a, in.done);
+        if (!in.allowed) {
+            portal_allow(portal, cluster, TS_PORT_WINDOW, in.h.origin_key);
+            in.allowed = true;
+        }
+        const long r = portal_read(portal, in.piece, n, 0, in.p, false);
+        if (r == pending) return false;
+        in.allowed = false;
+        in.p = Progress{};
+        const long stored = r < 0 ? r : store(in, n);
+        if (in.status == 0) in.status = stored;
+        in.done += n;
+        ++moves;
+    }
+    in.active = false;
+    return true;
+}
+
+// A piece of a bulk WRITE, into the target window.
+long store_written(const Inbound &in, size_t n) {
+    Header h = in.h;
+    h.addr += in.done;
+    Window *w;
+    if (long err = target_of(h, n, w)) return err;
+    return in_owner(*w, store_call, h.addr, in.piece, n);
+}
+
+// A piece of a bulk READ's data, into the buffer of the window that asked
+// (none: the window is gone, the piece is dropped).
+long store_read(const Inbound &in, size_t n) {
+    Window *w = find(in.h.origin_key);
+    if (!w || !w->request.active || w->request.op.kind != TS_WINDOW_READ) return 0;
+    const Request &r = w->request;
+    if (in.done + n > r.op.size) return -TS_EINVAL;
+    return in_owner(*w, store_call, reinterpret_cast<uintptr_t>(r.op.buf) + in.done, in.piece, n);
+}
+
+/// Sends the READ being answered through the requester's portal, then its
+/// reply: false while a piece or the reply waits. A piece that cannot be
+/// loaded goes as zeros (the requester takes every byte announced) and
+/// the reply carries the failure.
+bool answer_pieces() {
+    Outbound &o = bulk_read;
+    while (o.done < o.h.a) {
+        const size_t n = piece_of(o.h.a, o.done);
+        if (!o.loaded) {
+            Header h = o.h;
+            h.addr += o.done;
+            Window *w;
+            long status = target_of(h, n, w);
+            if (status == 0) status = in_owner(*w, load_call, h.addr, o.piece, n);
+            if (status != 0) {
+                memset(o.piece, 0, n);
+                if (o.status == 0) o.status = status;
+            }
+            o.loaded = true;
+        }
+        const long r = portal_write(o.portal, o.piece, n, o.h.origin_key, o.p, false);
+        if (r == pending) return false;
+        o.loaded = false;
+        o.p = Progress{};
+        o.done += n;
+        ++moves;
+    }
+    portal_close(o.portal);
+    o.active = false;
+    return reply(answer(o.h, msg_reply, o.status, 0));
+}
+
+/// Sends the next parts of the READ being answered in messages, then its
+/// reply: false while one waits for room.
 bool continue_read() {
     ReadJob &j = read_job;
     while (j.active) {
@@ -231,7 +377,45 @@ bool continue_read() {
     return true;
 }
 
-/// Serves one request: false when its answer waits for room.
+/// Moves the request being served on: false while it waits.
+bool continue_request() {
+    if (!continue_read()) return false;
+    if (bulk_write.active) {
+        if (!receive_pieces(request_portal, bulk_write.h.origin_cluster, bulk_write, store_written))
+            return false;
+        if (bulk_write.status != 0 && !reply(answer(bulk_write.h, msg_failed, bulk_write.status, 0)))
+            return false;
+    }
+    return !bulk_read.active || answer_pieces();
+}
+
+/// Starts answering a READ: through the requester's portal from bulk_min
+/// bytes on (when a portal can be had), else in messages.
+bool serve_read(const Header &h) {
+    Window *w;
+    if (long err = target_of(h, h.a, w)) return reply(answer(h, msg_reply, err, 0));
+    const long portal =
+        h.a >= bulk_min ? portal_open(TS_PORT_WINDOW, h.origin_cluster, TS_PORT_WINDOW_REPLY) : -1;
+    if (portal < 0) {
+        read_job = ReadJob{true, h, 0};
+        return continue_read();
+    }
+    Outbound &o = bulk_read;
+    o.active = true;
+    o.loaded = false;
+    o.h = h;
+    o.portal = static_cast<int>(portal);
+    o.done = 0;
+    o.status = 0;
+    o.p = Progress{};
+    o.piece = request_piece;
+    // The announcement goes first; the pieces once it is out.
+    Message m = answer(h, msg_bulk_data, 0, 0);
+    m.h.a = h.a;
+    return reply(m) && answer_pieces();
+}
+
+/// Serves one request: false when it, or its answer, waits.
 bool serve(Message &m) {
     const Header &h = m.h;
     Window *w;
@@ -241,7 +425,8 @@ bool serve(Message &m) {
         if (status == 0) status = in_owner(*w, store_call, h.addr, m.data, h.length);
         return status == 0 || reply(answer(h, msg_failed, status, 0));
     }
-    case TS_WINDOW_READ: read_job = ReadJob{true, h, 0}; return continue_read();
+    case msg_bulk_write: start(bulk_write, h, request_piece); return continue_request();
+    case TS_WINDOW_READ: return serve_read(h);
     case TS_WINDOW_FLUSH: return reply(answer(h, msg_reply, find(h.target_key) ? 0 : -TS_ENOENT, 0));
     case TS_WINDOW_CAS:
     case TS_WINDOW_FADD:
@@ -255,8 +440,12 @@ bool serve(Message &m) {
 }
 
 /// Takes a reply for one of our windows' requests (one whose window is
-/// gone is dropped).
+/// gone is dropped; a bulk READ's data is still taken, then dropped).
 void take_reply(const Message &m) {
+    if (m.h.kind == msg_bulk_data) {
+        start(bulk_reply, m.h, reply_piece);
+        return;
+    }
     Window *w = find(m.h.origin_key);
     if (!w) return;
     Request &r = w->request;
@@ -274,6 +463,22 @@ void take_reply(const Message &m) {
     if (r.status == 0) r.status = static_cast<long>(m.h.a);
     r.result = m.h.b;
     r.replied = true;
+}
+
+/// The replies, in order, a bulk READ's data included (the next replies
+/// wait behind that data while it is on its way).
+void take_replies() {
+    Message m;
+    for (;;) {
+        if (bulk_reply.active) {
+            if (!receive_pieces(reply_portal, bulk_reply.h.target_cluster, bulk_reply, store_read)) return;
+            Window *w = find(bulk_reply.h.origin_key);
+            if (w && w->request.active && w->request.status == 0) w->request.status = bulk_reply.status;
+        }
+        if (!receive(reply_mailbox, m)) return;
+        take_reply(m);
+        ++moves;
+    }
 }
 
 // ---- the requester ---------------------------------------------------------------
@@ -295,6 +500,7 @@ Header request_header(const Window &w, const ts_window_op &op) {
     Header h{};
     h.kind = static_cast<uint8_t>(op.kind);
     h.origin_cluster = static_cast<uint16_t>(hal::cluster_id());
+    h.target_cluster = static_cast<uint16_t>(op.cluster);
     h.origin_key = static_cast<uint32_t>(key_of(static_cast<int>(&w - windows)));
     h.target_key = static_cast<uint32_t>(op.target);
     h.addr = op.addr;
@@ -303,17 +509,11 @@ Header request_header(const Window &w, const ts_window_op &op) {
     return h;
 }
 
-/// The request's messages from p.done on: false while one waits for room.
-/// A write sends its data in parts (p.done: bytes sent), the others one
-/// message.
-bool send_request(const Window &w, const ts_window_op &op, Progress &p) {
+/// A WRITE's data in messages from p.done on: false while one waits for
+/// room (p.done: bytes sent).
+bool send_data(const Window &w, const ts_window_op &op, Progress &p) {
     Message m{};
     m.h = request_header(w, op);
-    if (op.kind != TS_WINDOW_WRITE) {
-        if (p.done == 0 && !send(op.cluster, TS_PORT_WINDOW, m)) return false;
-        p.done = 1;
-        return true;
-    }
     while (p.done < op.size) {
         const uint64_t left = op.size - p.done;
         m.h.length = static_cast<uint16_t>(left < data_room() ? left : data_room());
@@ -327,7 +527,27 @@ bool send_request(const Window &w, const ts_window_op &op, Progress &p) {
     return true;
 }
 
-// Steps: 0 check and start, 1 send, 2 wait for the reply.
+/// A bulk WRITE's pieces from p.done on, through r.portal: false while one
+/// waits. A piece of the caller's buffer that can no longer be read goes
+/// as zeros (the target takes every byte announced): r.fault says so.
+bool send_pieces(Request &r, uint32_t tag, Progress &p) {
+    while (p.done < r.op.size) {
+        const size_t n = piece_of(r.op.size, p.done);
+        const char *src = r.fault ? zeros : static_cast<const char *>(r.op.buf) + p.done;
+        const long w = portal_write(r.portal, src, n, tag, r.piece, r.fault == 0);
+        if (w == pending) return false;
+        if (w < 0) {
+            r.fault = w;  // again, from the same byte
+            continue;
+        }
+        r.piece = Progress{};
+        p.done += n;
+    }
+    return true;
+}
+
+// Steps: 0 check and start, 1 send the request (a WRITE in messages: its
+// data, and it is done), 2 a bulk WRITE's pieces, 3 wait for the reply.
 long access(Call &c) {
     Window *w;
     if (long err = own(c.a[0], w)) return err;
@@ -337,13 +557,33 @@ long access(Call &c) {
         ts_window_op op;
         if (long err = copy_from_user(&op, c.a[1], sizeof op)) return err;
         if (long err = check_op(op)) return err;
-        r = Request{true, false, op, 0, 0};
+        r = Request{};
+        r.active = true;
+        r.op = op;
+        if (op.kind == TS_WINDOW_WRITE && op.size >= bulk_min) {
+            const long portal = portal_open(TS_PORT_WINDOW, op.cluster, TS_PORT_WINDOW);
+            r.portal = portal < 0 ? -1 : static_cast<int>(portal);  // none: in messages
+        }
         c.p.step = 1;
     }
+    const Header h = request_header(*w, r.op);
     if (c.p.step == 1) {
-        if (!send_request(*w, r.op, c.p)) return pending;
-        if (r.op.kind == TS_WINDOW_WRITE) return c.p.done < r.op.size ? -TS_EFAULT : 0;
-        c.p.step = 2;
+        if (r.op.kind == TS_WINDOW_WRITE && r.portal < 0) {
+            if (!send_data(*w, r.op, c.p)) return pending;
+            return c.p.done < r.op.size ? -TS_EFAULT : 0;
+        }
+        Message m{};
+        m.h = h;
+        if (r.portal >= 0) {
+            m.h.kind = msg_bulk_write;
+            m.h.a = r.op.size;
+        }
+        if (!send(r.op.cluster, TS_PORT_WINDOW, m)) return pending;
+        c.p.step = r.portal >= 0 ? 2 : 3;
+    }
+    if (c.p.step == 2) {
+        if (!send_pieces(r, h.origin_key, c.p)) return pending;
+        return r.fault;
     }
     if (!r.replied) return pending;
     long status = r.status;
@@ -356,38 +596,45 @@ long access(Call &c) {
     return status;
 }
 
+/// Creates one of the agent's kernel objects: its id, or a panic.
+int agent_object(long id, const char *what) {
+    if (id < 0) panic(what);
+    return static_cast<int>(id);
+}
+
 }  // namespace
 
 void window_init() {
     if (mailbox_payload() < sizeof(Header) + 8 || mailbox_payload() > sizeof(Message))
         panic("mailbox messages do not fit the window agent");
-    const long requests = mailbox_create(TS_PORT_WINDOW);
-    const long replies = mailbox_create(TS_PORT_WINDOW_REPLY);
-    if (requests < 0 || replies < 0) panic("cannot create the window agent's mailboxes");
-    request_mailbox = static_cast<int>(requests);
-    reply_mailbox = static_cast<int>(replies);
+    request_mailbox =
+        agent_object(mailbox_create(TS_PORT_WINDOW), "cannot create the window agent's mailbox");
+    reply_mailbox =
+        agent_object(mailbox_create(TS_PORT_WINDOW_REPLY), "cannot create the window agent's mailbox");
+    request_portal = agent_object(portal_create(TS_PORT_WINDOW), "cannot create the window agent's portal");
+    reply_portal =
+        agent_object(portal_create(TS_PORT_WINDOW_REPLY), "cannot create the window agent's portal");
 }
 
 bool window_poll() {
     if (request_mailbox < 0) return false;
-    bool moved = false;
-    Message m;
-    while (receive(reply_mailbox, m)) {
-        take_reply(m);
-        moved = true;
-    }
+    const uint64_t before = moves;
+    // The replies never wait for the requests side, which goes on whatever
+    // they do: a bulk READ's data may come from this very agent (a loopback).
+    take_replies();
     if (outgoing.held) {
-        if (!send(outgoing.cluster, TS_PORT_WINDOW_REPLY, outgoing.m)) return moved;
+        if (!send(outgoing.cluster, TS_PORT_WINDOW_REPLY, outgoing.m)) return moves != before;
         outgoing.held = false;
-        moved = true;
+        ++moves;
     }
-    if (!continue_read()) return true;
+    if (!continue_request()) return moves != before;
     // A bounded number per pass: the master has calls to serve too.
+    Message m;
     for (int i = 0; i < 32 && receive(request_mailbox, m); ++i) {
-        moved = true;
+        ++moves;
         if (!serve(m)) break;
     }
-    return moved;
+    return moves != before;
 }
 
 void window_release_process(Process *p) {
@@ -446,11 +693,13 @@ long sys_window_free(Call &c) {
 
 long sys_window_access(Call &c) {
     const long r = access(c);
-    // A request that ended early (a bad buffer) is over as well.
-    if (r != pending) {
-        Window *w = find(c.a[0]);
-        if (w && w->owner == current_process() && c.p.step > 0) w->request.active = false;
-    }
+    Window *w = find(c.a[0]);
+    if (r == pending || !w || w->owner != current_process() || c.p.step == 0) return r;
+    // The request is over, however it ended.
+    Request &req = w->request;
+    if (req.portal >= 0) portal_close(req.portal);
+    req.portal = -1;
+    req.active = false;
     return r;
 }
 

@@ -8,8 +8,8 @@
  *     regions that are empty, overlap or are not mapped, writes, reads
  *     and atomics at the addresses exposed, reads and writes of what is
  *     not exposed (-TS_EACCES, a write's at its FLUSH), a freed window;
- *   between clusters: each writes a pattern of several messages' worth
- *     into the next one's window while that one only watches its own
+ *   between clusters: each writes a pattern, in messages and through a
+ *     portal, into the next one's window while that one only watches its own
  *     memory (no kernel call on its side), reads it back, and every
  *     cluster adds to one counter of the first cluster with FADD and CAS
  *     while that cluster adds to it with its own atomics: the total is
@@ -25,8 +25,9 @@
 
 #define KEY_PORT     13
 #define BARRIER_PORT 61
-#define BYTES        3000 /* many mailbox messages' worth */
-#define ADDS         200  /* per cluster and per kind */
+#define BYTES        10000 /* through a portal, in three pieces */
+#define SMALL        700   /* in several messages */
+#define ADDS         200   /* per cluster and per kind */
 
 static int me, n, index_of_me;
 static int parts[IKC_MAX_PARTS];
@@ -71,16 +72,18 @@ static void api(int key) {
     expect(ts_window_read(key, me, key + 1000, addr(region), back, 16), -TS_ENOENT,
            "read a window nobody has");
 
-    /* Through our own agent. */
-    for (int i = 0; i < BYTES; ++i)
-        back[i] = pattern(i, 7);
-    check(ts_window_write(key, me, key, addr(region) + BYTES, back, BYTES), "write to ourselves");
-    check(ts_window_flush(key, me, key), "flush to ourselves");
-    if (memcmp(region + BYTES, back, BYTES) != 0) fail("our own write did not land", 0);
-    memset(back, 0, sizeof back);
-    check(ts_window_read(key, me, key, addr(region) + BYTES + 1, back, 100), "read ourselves");
-    for (int i = 0; i < 100; ++i)
-        if (back[i] != pattern(i + 1, 7)) fail("read ourselves: a wrong byte", i);
+    /* Through our own agent: in messages (SMALL) and through its portal. */
+    for (int size = SMALL; size <= BYTES; size += BYTES - SMALL) {
+        for (int i = 0; i < size; ++i)
+            back[i] = pattern(i, size);
+        check(ts_window_write(key, me, key, addr(region) + BYTES, back, size), "write to ourselves");
+        check(ts_window_flush(key, me, key), "flush to ourselves");
+        if (memcmp(region + BYTES, back, size) != 0) fail("our own write did not land", size);
+        memset(back, 0, sizeof back);
+        check(ts_window_read(key, me, key, addr(region) + BYTES + 1, back, size - 1), "read ourselves");
+        for (int i = 0; i < size - 1; ++i)
+            if (back[i] != pattern(i + 1, size)) fail("read ourselves: a wrong byte", i);
+    }
     counter = 5;
     check(ts_window_atomic(key, me, key, addr(&counter), TS_WINDOW_FADD, 3, 0, &old), "fadd");
     expect((long)old, 5, "fadd's old value");
@@ -95,11 +98,16 @@ static void api(int key) {
     expect(ts_window_read(key, me, key, addr(back), back, 8), -TS_EACCES, "read what is not exposed");
     expect(ts_window_read(key, me, key, addr(region) + sizeof region - 4, back, 8), -TS_EACCES,
            "read past a region's end");
+    expect(ts_window_read(key, me, key, addr(region) + sizeof region - 8, back, sizeof back), -TS_EACCES,
+           "a long read past a region's end");
     expect(ts_window_atomic(key, me, key, addr(back), TS_WINDOW_FADD, 1, 0, &old), -TS_EACCES,
            "an atomic on what is not exposed");
     check(ts_window_write(key, me, key, addr(back), region, 8), "a write to what is not exposed leaves");
     expect(ts_window_flush(key, me, key), -TS_EACCES, "its flush reports it");
     check(ts_window_flush(key, me, key), "the next flush is clean");
+    check(ts_window_write(key, me, key, addr(region) + sizeof region - 8, back, sizeof back),
+          "a long write past the end leaves");
+    expect(ts_window_flush(key, me, key), -TS_EACCES, "its flush reports it");
 
     /* A withdrawn region, a freed window. */
     int other = check(ts_window_create(), "window_create");
@@ -144,13 +152,17 @@ static void ring_of_writes(int key) {
     memset(region, 0, sizeof region);
     arrived = 0;
     parts_barrier(BARRIER_PORT);
-    check(ts_window_write(key, parts[next], keys[next], addr(region), out, BYTES),
-          "write to the next cluster");
+    check(ts_window_write(key, parts[next], keys[next], addr(region), out, SMALL),
+          "write its start in messages");
+    check(ts_window_write(key, parts[next], keys[next], addr(region) + SMALL, out + SMALL, BYTES - SMALL),
+          "write the rest through its portal");
     check(ts_window_flush(key, parts[next], keys[next]), "flush it");
     const uint64_t one = 1;
     check(ts_window_write(key, parts[next], keys[next], addr(&arrived), &one, sizeof one), "raise its flag");
     memset(back, 0, sizeof back);
-    check(ts_window_read(key, parts[next], keys[next], addr(region), back, BYTES), "read it back");
+    check(ts_window_read(key, parts[next], keys[next], addr(region), back, SMALL), "read its start back");
+    check(ts_window_read(key, parts[next], keys[next], addr(region) + SMALL, back + SMALL, BYTES - SMALL),
+          "read the rest back");
     if (memcmp(back, out, BYTES) != 0) fail("the next cluster's region reads back wrong", 0);
     const int prev = (index_of_me + n - 1) % n;
     while (!arrived)
