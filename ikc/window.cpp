@@ -77,9 +77,11 @@ struct Request {
     ts_window_op op{};
     long status = 0;
     uint64_t result = 0;
-    int portal = -1;   ///< a bulk WRITE: its output portal to the target's agent
-    Progress piece{};  ///< a bulk WRITE: the portal write of its current piece
-    long fault = 0;    ///< a bulk WRITE whose buffer failed midway: the rest goes as zeros
+    // All-zero defaults keep the windows table in .bss.
+    bool bulk = false;  ///< a WRITE whose data goes through a portal
+    int portal = 0;     ///< a bulk WRITE: its output portal to the target's agent
+    Progress piece{};   ///< a bulk WRITE: the portal write of its current piece
+    long fault = 0;     ///< a bulk WRITE whose buffer failed midway: the rest goes as zeros
 };
 
 struct Window {
@@ -123,7 +125,7 @@ struct Outbound {
     bool active = false;
     bool loaded = false;  ///< the current piece is in `piece`
     Header h{};
-    int portal = -1;
+    int portal = 0;
     uint64_t done = 0;
     long status = 0;
     Progress p{};
@@ -562,24 +564,25 @@ long access(Call &c) {
         r.op = op;
         if (op.kind == TS_WINDOW_WRITE && op.size >= bulk_min) {
             const long portal = portal_open(TS_PORT_WINDOW, op.cluster, TS_PORT_WINDOW);
-            r.portal = portal < 0 ? -1 : static_cast<int>(portal);  // none: in messages
+            r.bulk = portal >= 0;  // else in messages
+            r.portal = static_cast<int>(portal);
         }
         c.p.step = 1;
     }
     const Header h = request_header(*w, r.op);
     if (c.p.step == 1) {
-        if (r.op.kind == TS_WINDOW_WRITE && r.portal < 0) {
+        if (r.op.kind == TS_WINDOW_WRITE && !r.bulk) {
             if (!send_data(*w, r.op, c.p)) return pending;
             return c.p.done < r.op.size ? -TS_EFAULT : 0;
         }
         Message m{};
         m.h = h;
-        if (r.portal >= 0) {
+        if (r.bulk) {
             m.h.kind = msg_bulk_write;
             m.h.a = r.op.size;
         }
         if (!send(r.op.cluster, TS_PORT_WINDOW, m)) return pending;
-        c.p.step = r.portal >= 0 ? 2 : 3;
+        c.p.step = r.bulk ? 2 : 3;
     }
     if (c.p.step == 2) {
         if (!send_pieces(r, h.origin_key, c.p)) return pending;
@@ -697,8 +700,8 @@ long sys_window_access(Call &c) {
     if (r == pending || !w || w->owner != current_process() || c.p.step == 0) return r;
     // The request is over, however it ended.
     Request &req = w->request;
-    if (req.portal >= 0) portal_close(req.portal);
-    req.portal = -1;
+    if (req.bulk) portal_close(req.portal);
+    req.bulk = false;
     req.active = false;
     return r;
 }
