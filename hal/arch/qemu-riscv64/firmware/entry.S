@@ -33,6 +33,23 @@ fw_park:
     csrr sp, mscratch
     call fw_wait_for_start       # does not return
 
+# Returns 1 when the hart has the stimecmp CSR (Sstc), else 0. QEMU 7.2
+# lets menvcfg.STCE be set even on harts without Sstc, so the CSR itself is
+# tried: without it the read traps (illegal instruction) to label 1 below,
+# set as mtvec for the moment.
+    .globl fw_has_stimecmp
+fw_has_stimecmp:
+    csrr t2, mtvec
+    la t0, 1f
+    csrw mtvec, t0
+    li a0, 1
+    csrr t1, stimecmp
+    j 2f
+    .align 2
+1:  li a0, 0
+2:  csrw mtvec, t2
+    ret
+
 # Traps from S- and U-mode (ecall, and the machine timer when the harts
 # have no Sstc). The frame goes just below the top of the stack.
     .align 4

@@ -7,6 +7,7 @@
 #include "hal/image_check.hpp"
 
 extern "C" [[noreturn]] void fw_park(unsigned long hart);
+extern "C" int fw_has_stimecmp();
 
 namespace fw {
 namespace {
@@ -42,9 +43,11 @@ void init_hart() {
     FW_CSR_WRITE(medeleg, 0xB1FF);  // exceptions 0-8, 12, 13, 15: all but ecalls from S and M
     FW_CSR_WRITE(mideleg, irq_ssi | irq_sti | irq_sei);
     FW_CSR_WRITE(mcounteren, 7);  // cycle, time, instret
-    FW_CSR_SET(menvcfg, menvcfg_stce);
-    sstc = (FW_CSR_READ(menvcfg) & menvcfg_stce) != 0;
-    if (sstc) asm volatile("csrw stimecmp, %0" ::"r"(~0ull));
+    sstc = fw_has_stimecmp();
+    if (sstc) {
+        FW_CSR_SET(menvcfg, menvcfg_stce);
+        asm volatile("csrw stimecmp, %0" ::"r"(~0ull));
+    }
 }
 
 // Refuses a machine whose table or images are wrong, before any hart
