@@ -27,7 +27,7 @@ STATUS_FAULT = 139
 STATUS_PANIC = 126
 FLAGS = mkimage.TS_MANIFEST_PLATFORM_TESTS | mkimage.TS_MANIFEST_RANK_PROCESSES
 SBI_CHECK = re.compile(r"^\[kernel\] sbi check: firmware impl (0x[0-9a-f]+) .*: (\d+) checks, "
-                       r"(\d+) failed$", re.M)
+                       r"(\d+) failed; S-mode timer: (stimecmp|SBI set_timer)$", re.M)
 IMPL_TESSERA = 0x54455353
 IMAGE_MAGIC = f"{mkimage.TS_IMAGE_MAGIC:#x}"
 
@@ -79,6 +79,7 @@ class SbiTest(unittest.TestCase):
     def check(self, out):
         m = SBI_CHECK.search(out)
         self.assertIsNotNone(m, out)
+        self.timer = m.group(4)
         return int(m.group(1), 16), int(m.group(2)), int(m.group(3))
 
     def boot_hello(self, firmware, extra=()):
@@ -98,6 +99,7 @@ class SbiTest(unittest.TestCase):
         impl, checks, failed = self.check(out)
         self.assertEqual((impl, failed), (IMPL_TESSERA, 0), out)
         self.assertGreaterEqual(checks, 19, out)
+        self.assertEqual(self.timer, "stimecmp", out)     # Sstc: the HAL's own timer
 
     def test_timer_without_sstc(self):
         # Harts without Sstc: set_timer goes through the ACLINT MTIMER and
@@ -106,6 +108,7 @@ class SbiTest(unittest.TestCase):
         self.assertIn("ACLINT MTIMER timer", out)
         impl, _, failed = self.check(out)
         self.assertEqual((impl, failed), (IMPL_TESSERA, 0), out)
+        self.assertEqual(self.timer, "SBI set_timer", out)
 
     def test_opensbi_passes_the_generic_checks(self):
         impl, checks, failed = self.check(self.boot_hello("opensbi"))

@@ -19,6 +19,11 @@ extern "C" char _start_core[];
 extern "C" [[noreturn]] void hal_jump(uintptr_t entry, uint64_t a0, uint64_t a1);
 
 namespace hal {
+/// Finds out whether this core programs stimecmp itself (core.cpp).
+void init_timer();
+}  // namespace hal
+
+namespace hal {
 namespace {
 
 constexpr int status_bad_image = 125;
@@ -152,6 +157,7 @@ extern "C" [[noreturn]] void hal_core_start(int core) {
     HAL_CSR_WRITE(stvec, reinterpret_cast<uintptr_t>(hal_trap_vector));
     HAL_CSR_SET(sstatus, rv::sstatus_sum);
     HAL_CSR_WRITE(scounteren, 7);  // U-mode may read cycle, time, instret
+    init_timer();
     HAL_CSR_WRITE(sie, rv::sie_ssie);
     if (core == 0 && cluster_id() == 0 && (manifest().flags & TS_MANIFEST_PLATFORM_TESTS)) sbi::self_check();
     if (core == 0) kernel_main(0);

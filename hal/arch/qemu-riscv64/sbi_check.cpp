@@ -7,6 +7,7 @@
 #include "sbi.hpp"
 
 extern "C" char _start_core[];
+extern "C" int hal_has_stimecmp();
 
 namespace hal::sbi {
 namespace {
@@ -161,7 +162,8 @@ void self_check() {
         if (!(n /= 10)) break;
     }
     say(p);
-    say(" failed\n");
+    say(" failed; S-mode timer: ");
+    say(hal_has_stimecmp() ? "stimecmp\n" : "SBI set_timer\n");
 }
 
 }  // namespace hal::sbi
