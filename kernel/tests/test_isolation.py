@@ -13,6 +13,7 @@ the probe really reaches that memory, and only the firmware stops it.
 import io
 import os
 import re
+import struct
 import sys
 import tempfile
 import unittest
@@ -114,6 +115,54 @@ class SbiTest(unittest.TestCase):
         impl, checks, failed = self.check(self.boot_hello("opensbi"))
         self.assertEqual((impl, failed), (1, 0))           # OpenSBI's id is 1
         self.assertGreaterEqual(checks, 14)
+
+
+def patch_at_base(path, at, data):
+    """Overwrites bytes `at` bytes into the first PT_LOAD segment of ELF `path`."""
+    with open(path, "r+b") as f:
+        elf = f.read()
+        phoff, = struct.unpack_from("<Q", elf, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", elf, 0x36)
+        for i in range(phnum):
+            ptype, _, offset = struct.unpack_from("<IIQ", elf, phoff + i * phentsize)
+            if ptype == 1:
+                f.seek(offset + at)
+                f.write(data)
+                return
+    raise AssertionError(f"{path}: no PT_LOAD segment")
+
+
+@unittest.skipUnless(PLATFORM == "qemu-riscv64", "the firmware is qemu-riscv64's")
+class FirmwareBootTest(unittest.TestCase):
+    """The firmware refuses a machine whose images or table are wrong,
+    before any hart enters S-mode (exit status 125, as the HAL's check)."""
+
+    def boot_spoiled(self, spoil):
+        layout = mkimage.plan_job("default", 1)
+        hello = os.path.join(target_out(), "bin", "hello.elf")
+        with tempfile.TemporaryDirectory(prefix="tessera-fw-") as tmp:
+            cmd = mkimage.build_images(layout, hello, [], 1, "compact", tmp)
+            spoil(tmp)
+            out = io.StringIO()
+            rc, timed_out = tessera_launch.run_machine(cmd, 60, verbose=True, out=out)
+        self.assertFalse(timed_out, out.getvalue())
+        return rc, out.getvalue()
+
+    def test_bad_image_magic(self):
+        rc, out = self.boot_spoiled(
+            lambda d: patch_at_base(os.path.join(d, "cluster2.elf"), 4, b"XXXX"))
+        self.assertIn("[kernel] boot: cluster 2: bad image magic, not starting the machine", out)
+        self.assertNotIn("cluster 0 up", out)
+        self.assertEqual(rc, 125, out)
+
+    def test_bad_table(self):
+        def spoil(d):
+            with open(os.path.join(d, "firmware.table"), "r+b") as f:
+                f.write(b"\0\0\0\0")
+        rc, out = self.boot_spoiled(spoil)
+        self.assertIn("[kernel] firmware: no valid table at 0x801ff000, not starting the machine",
+                      out)
+        self.assertEqual(rc, 125, out)
 
 
 if __name__ == "__main__":
