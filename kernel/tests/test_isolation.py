@@ -156,13 +156,20 @@ class FirmwareBootTest(unittest.TestCase):
         self.assertEqual(rc, 125, out)
 
     def test_bad_table(self):
-        def spoil(d):
-            with open(os.path.join(d, "firmware.table"), "r+b") as f:
-                f.write(b"\0\0\0\0")
-        rc, out = self.boot_spoiled(spoil)
-        self.assertIn("[kernel] firmware: no valid table at 0x801ff000, not starting the machine",
-                      out)
-        self.assertEqual(rc, 125, out)
+        # A table without its magic, and one whose fabric (S-mode may
+        # write it) lies over the firmware.
+        for field, value in (("magic", struct.pack("<I", 0)),
+                             ("fabric_base", struct.pack("<Q", mkimage.TS_FW_BASE))):
+            with self.subTest(field=field):
+                def spoil(d):
+                    with open(os.path.join(d, "firmware.table"), "r+b") as f:
+                        f.seek(mkimage.FW_TABLE.offsets[field])
+                        f.write(value)
+                rc, out = self.boot_spoiled(spoil)
+                self.assertIn("[kernel] firmware: no valid table at 0x801ff000, not starting the "
+                              "machine", out)
+                self.assertNotIn("cluster 0 up", out)
+                self.assertEqual(rc, 125, out)
 
 
 if __name__ == "__main__":

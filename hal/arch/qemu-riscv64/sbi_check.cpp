@@ -16,32 +16,45 @@ struct Tally {
     unsigned checks = 0, failed = 0;
 };
 
-void say(const char *s) {
-    size_t n = 0;
-    while (s[n])
-        ++n;
-    console_write(s, n);
-}
-
-void say_hex(uint64_t v) {
-    char buf[19] = "0x";
-    int n = 0;
-    for (uint64_t t = v; t; t >>= 4)
-        ++n;
-    if (n == 0) n = 1;
-    for (int i = 0; i < n; ++i)
-        buf[2 + i] = "0123456789abcdef"[(v >> (4 * (n - 1 - i))) & 15];
-    buf[2 + n] = 0;
-    say(buf);
-}
-
-void say_signed(long v) {
-    if (v < 0) {
-        say("-");
-        say_hex(static_cast<uint64_t>(-v));
-    } else {
-        say_hex(static_cast<uint64_t>(v));
+// One console line, written with one console_write so that the other
+// clusters' lines, which come at the same time, cannot split it.
+class Line {
+public:
+    Line &operator<<(const char *s) {
+        while (*s && n_ < sizeof(buf_))
+            buf_[n_++] = *s++;
+        return *this;
     }
+    Line &hex(uint64_t v) {
+        char digits[19] = "0x";
+        int n = 1;
+        while (n < 16 && (v >> (4 * n)))
+            ++n;
+        for (int i = 0; i < n; ++i)
+            digits[2 + i] = "0123456789abcdef"[(v >> (4 * (n - 1 - i))) & 15];
+        digits[2 + n] = 0;
+        return *this << digits;
+    }
+    Line &signed_hex(long v) { return v < 0 ? (*this << "-").hex(static_cast<uint64_t>(-v)) : hex(v); }
+    Line &dec(unsigned v) {
+        char digits[12];
+        char *p = digits + sizeof(digits) - 1;
+        *p = 0;
+        do {
+            *--p = static_cast<char>('0' + v % 10);
+        } while (v /= 10);
+        return *this << p;
+    }
+    ~Line() { console_write(buf_, n_); }
+
+private:
+    char buf_[200];
+    size_t n_ = 0;
+};
+
+void fail(Tally &t, const char *what) {
+    ++t.failed;
+    Line() << "[kernel] sbi check: FAILED: " << what << "\n";
 }
 
 // One check: the call returned `got`; it should have error `error` and, when
@@ -50,19 +63,16 @@ void expect(Tally &t, const char *what, Ret got, long error, long value, bool va
     ++t.checks;
     if (got.error == error && (!value_too || got.value == value)) return;
     ++t.failed;
-    say("[kernel] sbi check: FAILED: ");
-    say(what);
-    say(": error ");
-    say_signed(got.error);
-    say(" value ");
-    say_signed(got.value);
-    say(", want error ");
-    say_signed(error);
+    Line l;
+    l << "[kernel] sbi check: FAILED: " << what << ": error ";
+    l.signed_hex(got.error) << " value ";
+    l.signed_hex(got.value) << ", want error ";
+    l.signed_hex(error);
     if (value_too) {
-        say(" value ");
-        say_signed(value);
+        l << " value ";
+        l.signed_hex(value);
     }
-    say("\n");
+    l << "\n";
 }
 
 // Waits up to a millisecond for sip.STIP to be `want`.
@@ -93,10 +103,7 @@ void self_check() {
     const Ret version = call(ext_base, 0);
     expect(t, "get_spec_version", version, success, 0, false);
     ++t.checks;
-    if (((version.value >> 24) & 0x7f) < 1) {
-        ++t.failed;
-        say("[kernel] sbi check: FAILED: spec version below 1.0\n");
-    }
+    if (((version.value >> 24) & 0x7f) < 1) fail(t, "spec version below 1.0");
     const Ret impl = call(ext_base, 1);
     expect(t, "get_impl_id", impl, success, 0, false);
     const bool ours = impl.value == impl_tessera;
@@ -115,16 +122,10 @@ void self_check() {
     // one far in the future clears it.
     set_timer(0);
     ++t.checks;
-    if (!stip_becomes(true)) {
-        ++t.failed;
-        say("[kernel] sbi check: FAILED: set_timer(0) does not raise sip.STIP\n");
-    }
+    if (!stip_becomes(true)) fail(t, "set_timer(0) does not raise sip.STIP");
     set_timer(~0ull);
     ++t.checks;
-    if (!stip_becomes(false)) {
-        ++t.failed;
-        say("[kernel] sbi check: FAILED: set_timer(~0) leaves sip.STIP raised\n");
-    }
+    if (!stip_becomes(false)) fail(t, "set_timer(~0) leaves sip.STIP raised");
     if (ours) {
         // What Tessera's firmware refuses: starting a core outside its
         // cluster's window or a hart of another cluster, and the calls
@@ -141,29 +142,14 @@ void self_check() {
         expect(t, "legacy console_putchar", call(ext_legacy_putchar, 0, '!'), err_not_supported, 0, false);
         expect(t, "HSM hart_suspend", call(ext_hsm, 3), err_not_supported, 0, false);
     }
-    say("[kernel] sbi check: firmware impl ");
-    say_hex(static_cast<uint64_t>(impl.value));
-    say(ours ? " (Tessera's)" : " (not Tessera's: its own refusals unchecked)");
-    say(", spec ");
-    say_hex(static_cast<uint64_t>(version.value));
-    say(": ");
-    char num[24];
-    char *p = num + sizeof(num) - 1;
-    *p = 0;
-    for (unsigned n = t.checks;;) {
-        *--p = static_cast<char>('0' + n % 10);
-        if (!(n /= 10)) break;
-    }
-    say(p);
-    say(" checks, ");
-    p = num + sizeof(num) - 1;
-    for (unsigned n = t.failed;;) {
-        *--p = static_cast<char>('0' + n % 10);
-        if (!(n /= 10)) break;
-    }
-    say(p);
-    say(" failed; S-mode timer: ");
-    say(hal_has_stimecmp() ? "stimecmp\n" : "SBI set_timer\n");
+    Line l;
+    l << "[kernel] sbi check: firmware impl ";
+    l.hex(static_cast<uint64_t>(impl.value))
+        << (ours ? " (Tessera's)" : " (not Tessera's: its own refusals unchecked)");
+    l << ", spec ";
+    l.hex(static_cast<uint64_t>(version.value)) << ": ";
+    l.dec(t.checks) << " checks, ";
+    l.dec(t.failed) << " failed; S-mode timer: " << (hal_has_stimecmp() ? "stimecmp\n" : "SBI set_timer\n");
 }
 
 }  // namespace hal::sbi

@@ -54,8 +54,10 @@ void init_hart() {
 // enters S-mode.
 void check_images() {
     const ts_fw_table &t = table();
+    // The fabric, like every window, must leave the firmware's region alone:
+    // S-mode may write it.
     if (t.magic != TS_FW_TABLE_MAGIC || t.nclusters == 0 || t.nclusters > TS_FW_MAX_CLUSTERS ||
-        t.nharts == 0 || t.nharts > TS_FW_MAX_HARTS) {
+        t.nharts == 0 || t.nharts > TS_FW_MAX_HARTS || t.fabric_base < TS_FW_END) {
         say("[kernel] firmware: no valid table at 0x801ff000, not starting the machine\n");
         poweroff(status_bad_image);
     }
@@ -64,11 +66,15 @@ void check_images() {
         const ts_cluster_desc desc{fc.window_base, fc.window_size, fc.first_hart, fc.ncores, 0, 0, 0};
         const auto &h = *reinterpret_cast<const ts_image_header *>(fc.window_base);
         const hal::ImageError e = hal::check_image_header(h, c, desc);
-        if (e != hal::ImageError::none || fc.first_hart + fc.ncores > t.nharts) {
+        const char *wrong = e != hal::ImageError::none             ? hal::image_error_text(e)
+                            : fc.first_hart + fc.ncores > t.nharts ? "harts beyond the machine's"
+                            : fc.window_base < TS_FW_END           ? "window over the firmware"
+                                                                   : nullptr;
+        if (wrong) {
             say("[kernel] boot: cluster ");
             say_number(c);
             say(": ");
-            say(e != hal::ImageError::none ? hal::image_error_text(e) : "harts beyond the machine's");
+            say(wrong);
             say(", not starting the machine\n");
             poweroff(status_bad_image);
         }
@@ -150,6 +156,9 @@ extern "C" [[noreturn]] void fw_wait_for_start(unsigned long hart) {
     uint32_t expect = run_stop_pending;
     __atomic_compare_exchange_n(&harts[hart].run, &expect, uint32_t{run_stopped}, false, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
+    // Only hart_start's wake-up ends the wait: no timer left armed (the
+    // MTIMER path) may keep waking it.
+    FW_CSR_CLEAR(mie, irq_mti);
     FW_CSR_SET(mie, irq_msi);
     for (;;) {
         mswi[hart] = 0;
