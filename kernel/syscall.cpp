@@ -35,6 +35,27 @@ long sys_thread_tag(Call &c) {
 
 long sys_kcall_count(Call &c) { return kcall_count(c.a[0], c.a[1]); }
 
+// Tries to reach another cluster's window (kcalls.def): only for the
+// platform's isolation test, which boots with TS_MANIFEST_PLATFORM_TESTS.
+// The page stays mapped: its frame is another cluster's, never ours to
+// free, and nothing above the heap's limit is ever unmapped.
+long sys_isolation_probe(Call &c) {
+    const ts_manifest &m = hal::manifest();
+    if (!(m.flags & TS_MANIFEST_PLATFORM_TESTS)) return -TS_EPERM;
+    const uint64_t cluster = c.a[0], how = c.a[1];
+    if (cluster >= m.nclusters || cluster == static_cast<uint64_t>(hal::cluster_id())) return -TS_EINVAL;
+    const uintptr_t page = m.clusters[cluster].window_base;
+    if (how == TS_PROBE_KERNEL_READ) {
+        if (!kernel_space.map(page, page, hal::perm_r)) return -TS_ENOMEM;
+        return reinterpret_cast<const volatile ts_image_header *>(page)->magic;
+    }
+    if (how != TS_PROBE_USER_MAP) return -TS_EINVAL;
+    Process *p = current_process();
+    if (p->space.lookup(TS_PROBE_USER_VA, nullptr)) return -TS_EBUSY;
+    if (!p->space.map(TS_PROBE_USER_VA, page, hal::perm_r | hal::perm_user)) return -TS_ENOMEM;
+    return static_cast<long>(TS_PROBE_USER_VA);
+}
+
 long sys_job_info(Call &c) {
     const ts_manifest &m = hal::manifest();
     ts_job_info info{};

@@ -13,9 +13,17 @@ and syscall.h, read by tools/tessera_abi.py: there is no second copy here.
 The pure logic (manifest packing, segment and header checks, the QEMU command)
 needs no toolchain, so the unit tests call it directly.
 
+On qemu-riscv64 the machine runs Tessera's own M-mode firmware by default
+(out/target/firmware/firmware.elf, QEMU's -bios none): it also gets a
+table, <tessera/firmware.h>, with every cluster's window and harts and the
+fabric, from which it checks the images, starts the masters and sets each
+hart's PMP. --firmware opensbi (or $TESSERA_FIRMWARE=opensbi) boots with
+the OpenSBI 1.1 QEMU ships instead, entering cluster 0's image as before.
+
 CLI (mpirun does the same and then boots the machine):
     tools/mkimage.py [-np N] [--map-by compact|scatter] [--profile NAME|PATH]
-                     [--platform qemu-riscv64|linux64] [--services ELF] [--kernel-lib LIB]
+                     [--platform qemu-riscv64|linux64] [--firmware tessera|opensbi]
+                     [--services ELF] [--kernel-lib LIB]
                      [--kernel-ld LD] -o OUTDIR PROGRAM [ARGS...]
 It prints the QEMU command (qemu-riscv64) or the payload files (linux64).
 The platform defaults to $TESSERA_PLATFORM, else qemu-riscv64.
@@ -29,8 +37,9 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tessera_abi  # noqa: E402
-from tessera_profile import (DEFAULT_PLATFORM, MIB, PLATFORMS, REPO,  # noqa: E402
-                             ToolError, check_capacity, check_platform, check_platform_name,
+from tessera_profile import (DEFAULT_FIRMWARE, DEFAULT_PLATFORM, FIRMWARES,  # noqa: E402
+                             MIB, PLATFORMS, REPO, ToolError, check_capacity,
+                             check_firmware_name, check_platform, check_platform_name,
                              compute_layout, load_profile)
 
 # --- include/tessera/image.h and syscall.h -----------------------------------
@@ -52,6 +61,9 @@ TS_MANIFEST_MPI_EAGER_ONE_MESSAGE = IMAGE_H.constant("TS_MANIFEST_MPI_EAGER_ONE_
 # Each MPI process of a compute cluster is a process of its own (private
 # globals); clear: the cluster's MPI processes are threads of one process.
 TS_MANIFEST_RANK_PROCESSES = IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES")
+# The platform's own tests (kernel/tests/test_isolation.py): the SBI self-check, the
+# isolation probe. mpirun never sets it.
+TS_MANIFEST_PLATFORM_TESTS = IMAGE_H.constant("TS_MANIFEST_PLATFORM_TESTS")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),
@@ -68,6 +80,16 @@ MANIFEST_SIZE = MANIFEST.size
 # code0 is an instruction: QEMU makes OpenSBI enter the -kernel image at its
 # lowest address, not at its ELF entry.
 IMAGE_HEADER = IMAGE_H.struct("ts_image_header")
+
+# <tessera/firmware.h>: the table Tessera's firmware reads.
+FIRMWARE_H = tessera_abi.load_header("tessera/firmware.h")
+FW_TABLE = FIRMWARE_H.struct("ts_fw_table")
+TS_FW_TABLE_MAGIC = FIRMWARE_H.constant("TS_FW_TABLE_MAGIC")
+TS_FW_BASE = FIRMWARE_H.constant("TS_FW_BASE")
+TS_FW_TABLE_ADDR = FIRMWARE_H.constant("TS_FW_TABLE_ADDR")
+TS_FW_END = FIRMWARE_H.constant("TS_FW_END")
+TS_FW_MAX_CLUSTERS = FIRMWARE_H.constant("TS_FW_MAX_CLUSTERS")
+assert TS_FW_MAX_CLUSTERS == IMAGE_H.constant("TS_MAX_CLUSTERS")
 
 KERNEL_FREE = 2 * MIB    # a window keeps this much free for the kernel's page frames
 ELF_ALIGN = 8            # programs inside the payload
@@ -334,9 +356,17 @@ def read_image(path):
     return entry, segments, read
 
 
-def verify_images(layout, paths):
-    """Check every linked image (segments, header, manifest) and that none overlap."""
+def verify_images(layout, paths, firmware=None):
+    """Check every linked image (segments, header, manifest), Tessera's
+    firmware (its ELF's path, or None) and its table, and that none overlap."""
     loads = {}
+    if firmware:
+        _, segments, _ = read_image(firmware)
+        check_firmware(segments)
+        loads["the firmware"] = segments
+        loads["the firmware's table"] = [Segment(TS_FW_TABLE_ADDR, FW_TABLE.size)]
+        if TS_FW_TABLE_ADDR + FW_TABLE.size > min(c.window_base for c in layout.clusters):
+            raise ImageError("the firmware's table reaches into the first cluster window")
     for cluster, path in zip(layout.clusters, paths):
         entry, segments, read = read_image(path)
         end = check_segments(cluster, segments)
@@ -358,6 +388,29 @@ def verify_images(layout, paths):
     check_overlap(loads)
 
 
+def pack_firmware_table(layout):
+    """struct ts_fw_table for Tessera's firmware, as bytes: every cluster's
+    window and harts, the fabric, the machine's hart count."""
+    clusters = [dict(window_base=c.window_base, window_size=c.window_size,
+                     first_hart=c.first_hart, ncores=c.ncores) for c in layout.clusters]
+    return FW_TABLE.pack(magic=TS_FW_TABLE_MAGIC, nclusters=len(layout.clusters),
+                         nharts=layout.harts, reserved=0, fabric_base=layout.fabric_base,
+                         fabric_size=layout.fabric_size, clusters=clusters)
+
+
+def check_firmware(segments):
+    """Tessera's firmware must load between TS_FW_BASE (where QEMU's reset
+    ROM jumps with -bios none) and its table's page."""
+    if not segments:
+        raise ImageError("the firmware has no loadable segment")
+    for s in segments:
+        if s.paddr < TS_FW_BASE or s.paddr + s.memsz > TS_FW_TABLE_ADDR:
+            raise ImageError(f"the firmware's segment {s.paddr:#x}..{s.paddr + s.memsz:#x} is "
+                             f"outside {TS_FW_BASE:#x}..{TS_FW_TABLE_ADDR:#x}")
+    if min(s.paddr for s in segments) != TS_FW_BASE:
+        raise ImageError(f"the firmware must start at {TS_FW_BASE:#x}, where QEMU enters it")
+
+
 # --- QEMU ----------------------------------------------------------------------
 
 # The I/O cluster's kernel reaches the host's files (the job's folder,
@@ -366,18 +419,33 @@ def verify_images(layout, paths):
 SEMIHOSTING = ["-semihosting-config", "enable=on,target=native,userspace=off"]
 
 
-def qemu_command(layout, images):
+def qemu_command(layout, images, firmware=None, table=None):
     """The QEMU command line booting images[c] for each cluster c.
 
-    Cluster 0's image goes in with -kernel: OpenSBI's boot hart enters it at
-    its lowest address, the header, whose code0 jumps to _start_boot. The
-    other images are only loaded, with the generic loader.
+    Tessera's firmware (layout.firmware "tessera"; firmware: its ELF, table:
+    the file of pack_firmware_table): -bios none, so that every hart starts
+    at 0x80000000, where the generic loader puts the firmware; the table
+    goes raw at TS_FW_TABLE_ADDR and every image at its link address.
+    OpenSBI: cluster 0's image goes in with -kernel: OpenSBI's boot hart
+    enters it at its lowest address, the header, whose code0 jumps to
+    _start_boot; the other images are only loaded.
     """
     cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
-           "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M", "-bios", "default",
-           "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
-           *SEMIHOSTING, "-kernel", images[0]]
-    for image in images[1:]:
+           "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M"]
+    if layout.firmware == "opensbi":
+        cmd += ["-bios", "default"]
+        loaded = images[1:]
+    else:
+        cmd += ["-bios", "none"]
+        loaded = images
+    cmd += ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+            *SEMIHOSTING]
+    if layout.firmware == "opensbi":
+        cmd += ["-kernel", images[0]]
+    else:
+        cmd += ["-device", f"loader,file={firmware}",
+                "-device", f"loader,file={table},addr={TS_FW_TABLE_ADDR:#x},force-raw=on"]
+    for image in loaded:
         cmd += ["-device", f"loader,file={image}"]
     return cmd
 
@@ -459,14 +527,22 @@ def default_paths(target=None, platform=None):
         "services": [os.path.join(target, "bin", f"{name}.elf") for name in SERVICES],
         "bin": os.path.join(target, "bin"),
         "kernel_ld": os.path.join(REPO, "build", "kernel.ld"),
+        "firmware": os.path.join(target, "firmware", "firmware.elf"),
     }
 
 
-def plan_job(profile, np, platform=None):
+def default_firmware():
+    """$TESSERA_FIRMWARE when set, else Tessera's own. Raises ToolError for
+    an unknown name."""
+    return check_firmware_name(os.environ.get("TESSERA_FIRMWARE") or DEFAULT_FIRMWARE)
+
+
+def plan_job(profile, np, platform=None, firmware=None):
     """Load the profile and refuse what cannot run on the platform (default:
-    default_platform()), before anything is built. Returns the Layout."""
+    default_platform()) under the firmware (qemu-riscv64; default:
+    default_firmware()), before anything is built. Returns the Layout."""
     platform = platform or default_platform()
-    layout = compute_layout(load_profile(profile), platform)
+    layout = compute_layout(load_profile(profile), platform, firmware or default_firmware())
     check_platform(layout, platform)
     check_capacity(layout, np)
     return layout
@@ -512,14 +588,16 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
-                 kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0):
+                 kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None):
     """qemu-riscv64: build and check every cluster's image in outdir;
     returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
     flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max: as
     pack_manifest.
-    services, kernel_lib, kernel_ld default to the build folder's (default_paths).
+    services, kernel_lib, kernel_ld, firmware (Tessera's firmware's ELF,
+    when layout.firmware is "tessera") default to the build folder's
+    (default_paths).
     """
     if layout.platform != "qemu-riscv64":
         raise ImageError(f"build_images makes QEMU images, not {layout.platform} payloads "
@@ -527,16 +605,25 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     paths = default_paths(platform=layout.platform)
     kernel_lib = kernel_lib or paths["kernel_lib"]
     kernel_ld = kernel_ld or paths["kernel_ld"]
+    need = [(kernel_lib, "kernel library"), (kernel_ld, "kernel linker script")]
+    table = None
+    if layout.firmware != "opensbi":
+        firmware = firmware or paths["firmware"]
+        need.append((firmware, "firmware"))
+    else:
+        firmware = None
     payloads = job_payloads(layout, program, args, np, policy, services or paths["services"],
-                            flags, mpi_eager_max,
-                            need=[(kernel_lib, "kernel library"),
-                                  (kernel_ld, "kernel linker script")])
+                            flags, mpi_eager_max, need=need)
     os.makedirs(outdir, exist_ok=True)
+    if firmware:
+        table = os.path.abspath(os.path.join(outdir, "firmware.table"))
+        with open(table, "wb") as f:
+            f.write(pack_firmware_table(layout))
     libgcc = libgcc_path()
     images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc)
               for cluster, payload in zip(layout.clusters, payloads)]
-    verify_images(layout, images)
-    return qemu_command(layout, images)
+    verify_images(layout, images, firmware)
+    return qemu_command(layout, images, firmware, table)
 
 
 def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,
@@ -586,6 +673,9 @@ def main(argv=None):
     ap.add_argument("--profile", default="default", help="name or path (default: default)")
     ap.add_argument("--platform", choices=PLATFORMS,
                     help="default: $TESSERA_PLATFORM, else qemu-riscv64")
+    ap.add_argument("--firmware", choices=sorted(FIRMWARES),
+                    help="qemu-riscv64's M-mode firmware (default: $TESSERA_FIRMWARE, else "
+                         "tessera)")
     ap.add_argument("--services", nargs="+",
                     help="cluster 0's ELFs (default: the build folder's name server and file "
                          "server)")
@@ -597,7 +687,7 @@ def main(argv=None):
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
     try:
-        layout = plan_job(opts.profile, opts.np, opts.platform)
+        layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware)
         program = resolve_program(opts.program, default_paths(platform=layout.platform)["bin"])
         if layout.platform == "linux64":
             out = build_payloads(layout, program, opts.args, opts.np, opts.map_by, opts.outdir,

@@ -46,8 +46,9 @@ class SerialFilter:
     """Decides which console lines the user sees.
 
     Kernel lines are for debugging; on QEMU everything before the first
-    "[kernel]" line is OpenSBI's banner (banner=False: there is none, as on
-    linux64). --verbose shows everything.
+    "[kernel]" line is the firmware's banner (OpenSBI's; ours writes only
+    "[kernel]" lines) (banner=False: there is none, as on linux64).
+    --verbose shows everything.
     """
 
     def __init__(self, verbose=False, banner=True):

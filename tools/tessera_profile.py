@@ -6,7 +6,8 @@ emulated NoC fabric lives and how much RAM QEMU must give the machine.
 
 Layout on qemu-riscv64 (DESIGN sections 2 and 4):
 
-    0x80000000     OpenSBI (below memory_base)
+    0x80000000     the M-mode firmware (Tessera's, or OpenSBI), below
+                   memory_base; Tessera's keeps its table in its last page
     memory_base    I/O cluster windows (ids 0..nio-1), then compute windows
     ...            fabric region (fabric_mb), right after the last window
     ...            4 MiB for the device tree QEMU puts in the last 2 MiB of RAM
@@ -41,8 +42,13 @@ TS_CLUSTER_COMPUTE = _IMAGE_H.constant("TS_CLUSTER_COMPUTE")
 PLATFORMS = ("qemu-riscv64", "linux64")
 DEFAULT_PLATFORM = "qemu-riscv64"
 LINUX64_TIMEBASE_HZ = 1_000_000_000   # linux64: user time is CLOCK_MONOTONIC in ns
-QEMU_MAX_HARTS = 128            # OpenSBI 1.1 brings up at most 128 harts
-QEMU_MIN_BASE = 0x80200000      # OpenSBI owns everything below
+# The M-mode firmware QEMU runs (mkimage --firmware): Tessera's own
+# (hal/arch/qemu-riscv64/firmware/, booted with -bios none) or the OpenSBI
+# 1.1 that QEMU ships (-bios default). firmware -> (most harts it brings up,
+# why).
+FIRMWARES = {"tessera": (512, "QEMU 7.2 virt limit"), "opensbi": (128, "OpenSBI 1.1 limit")}
+DEFAULT_FIRMWARE = "tessera"
+QEMU_MIN_BASE = 0x80200000      # the firmware owns everything below
 # linux64: user programs are mirrored at their VAs in the cluster process,
 # 0x40000000..0x70000000 (userland/runtime/user.ld); windows must stay clear.
 USER_AREA = (0x40000000, 0x70000000)
@@ -121,6 +127,7 @@ class Layout:
     ram_mb: int
     slots_per_cluster: int
     platform: str = DEFAULT_PLATFORM
+    firmware: str = DEFAULT_FIRMWARE   # qemu-riscv64 only: a FIRMWARES key
 
     @property
     def timebase_hz(self):
@@ -271,10 +278,19 @@ def check_platform_name(platform):
     return platform
 
 
-def compute_layout(profile, platform=DEFAULT_PLATFORM):
-    """Place windows, harts and the fabric for a profile on a platform;
-    returns a Layout. Raises ToolError for an unknown platform."""
+def check_firmware_name(firmware):
+    """Refuse an unknown firmware name; returns it."""
+    if firmware not in FIRMWARES:
+        raise ToolError(f"unknown firmware '{firmware}' (known: {', '.join(FIRMWARES)})")
+    return firmware
+
+
+def compute_layout(profile, platform=DEFAULT_PLATFORM, firmware=DEFAULT_FIRMWARE):
+    """Place windows, harts and the fabric for a profile on a platform (and,
+    on qemu-riscv64, under a firmware); returns a Layout. Raises ToolError
+    for an unknown platform or firmware."""
     check_platform_name(platform)
+    check_firmware_name(firmware)
     clusters = []
     base = profile.memory_base
     hart = 0
@@ -291,11 +307,13 @@ def compute_layout(profile, platform=DEFAULT_PLATFORM):
     ram = fabric_base + fabric_size - RAM_BASE + DTB_RESERVE
     return Layout(profile=profile, clusters=tuple(clusters), fabric_base=fabric_base,
                   fabric_size=fabric_size, harts=hart, ram_mb=ram // MIB,
-                  slots_per_cluster=profile.compute_cores - 1, platform=platform)
+                  slots_per_cluster=profile.compute_cores - 1, platform=platform,
+                  firmware=firmware)
 
 
 def check_platform(layout, platform):
-    """Refuse a layout the platform cannot run (e.g. too many harts for OpenSBI)."""
+    """Refuse a layout the platform cannot run (e.g. more harts than its
+    firmware brings up)."""
     p = layout.profile
     check_platform_name(platform)
     if platform == "linux64":
@@ -307,15 +325,19 @@ def check_platform(layout, platform):
             raise ToolError(f"profile '{p.name}': its windows and fabric end at {end:#x}, "
                             f"above linux64's limit {LINUX64_ADDRESS_END:#x}")
         return
-    if layout.harts > QEMU_MAX_HARTS:
+    most, why = FIRMWARES[layout.firmware]
+    if layout.harts > most:
+        hint = ("it needs --platform linux64" if layout.firmware == DEFAULT_FIRMWARE
+                else "Tessera's firmware (--firmware tessera) brings up more")
         raise ToolError(
             f"profile '{p.name}' needs {layout.harts} harts ({p.io_clusters} I/O clusters x "
             f"{p.io_cores} + {p.compute_clusters} compute clusters x {p.compute_cores}) but "
-            f"qemu-riscv64 brings up at most {QEMU_MAX_HARTS} (OpenSBI 1.1 limit); "
-            f"it needs --platform linux64")
+            f"qemu-riscv64 with firmware '{layout.firmware}' brings up at most {most} ({why}); "
+            f"{hint}")
     if p.memory_base < QEMU_MIN_BASE:
         raise ToolError(f"profile '{p.name}': memory_base {p.memory_base:#x} is inside "
-                        f"OpenSBI's region; on qemu-riscv64 it must be at least {QEMU_MIN_BASE:#x}")
+                        f"the firmware's region; on qemu-riscv64 it must be at least "
+                        f"{QEMU_MIN_BASE:#x}")
 
 
 def check_capacity(layout, np):

@@ -33,19 +33,20 @@ def mpirun(*args, timeout=300):
     return p.returncode, p.stdout
 
 
-def run_job(layout, program, args, np, policy, timeout=120):
+def run_job(layout, program, args, np, policy, timeout=120, flags=0):
     """(exit status, whole console output) of a job built straight with
     mkimage, not through mpirun (e.g. with a manifest mpirun never writes),
-    on layout.platform: QEMU images, or linux64 payloads and cluster processes."""
+    on layout.platform: QEMU images, or linux64 payloads and cluster processes.
+    flags: the manifest's TS_MANIFEST_* flags."""
     out = io.StringIO()
     with tempfile.TemporaryDirectory(prefix="tessera-job-") as tmp:
         if layout.platform == "linux64":
-            payloads = mkimage.build_payloads(layout, program, args, np, policy, tmp)
+            payloads = mkimage.build_payloads(layout, program, args, np, policy, tmp, flags=flags)
             status, _ = tessera_launch.run_clusters(
                 mkimage.default_paths(platform=layout.platform)["cluster"], payloads,
                 layout.fabric_size, timeout, verbose=True, out=out, err=out)
         else:
-            cmd = mkimage.build_images(layout, program, args, np, policy, tmp)
+            cmd = mkimage.build_images(layout, program, args, np, policy, tmp, flags=flags)
             status, _ = tessera_launch.run_machine(cmd, timeout, verbose=True, out=out)
     return status, out.getvalue()
 

@@ -44,6 +44,10 @@
  * private globals, heap and stack (mpirun --ranks processes); clear: the
  * cluster's MPI processes are threads of one process (--ranks threads). */
 #define TS_MANIFEST_RANK_PROCESSES 32u
+/* The platform's own tests, never set by mpirun: the HAL checks the
+ * firmware's SBI calls at boot (qemu-riscv64) and TS_SYS_ISOLATION_PROBE
+ * works (kernel/tests/test_isolation.py sets it). */
+#define TS_MANIFEST_PLATFORM_TESTS 64u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

@@ -158,6 +158,11 @@ struct ts_window_op {
 /* Regions one window exposes at most. */
 #define TS_WINDOW_REGIONS 32
 
+/* TS_SYS_ISOLATION_PROBE: what to try on another cluster's window. */
+#define TS_PROBE_KERNEL_READ 0            /* the kernel reads its image's magic */
+#define TS_PROBE_USER_MAP    1            /* map its first page for the caller */
+#define TS_PROBE_USER_VA     0x60000000ul /* where: above the heap's limit */
+
 /* Mapping policies (DESIGN section 3, process manager). */
 #define TS_MAP_COMPACT 0
 #define TS_MAP_SCATTER 1

@@ -1,7 +1,11 @@
 /* On-target test: a user fault kills only the faulting process, with a
  * one-line report, and the job ends with a non-zero status.
  * fault_test KIND [wait|thread], KIND one of: load kernel text illegal stack
- * misaligned range none grow. "grow" is no fault: rank 0 uses 700 KiB of
+ * misaligned range none grow foreign kforeign. "foreign" and "kforeign"
+ * need a job booted with TS_MANIFEST_PLATFORM_TESTS
+ * (kernel/tests/test_isolation.py): rank 0 reads the first page of a
+ * neighbour cluster's window, mapped for it by TS_SYS_ISOLATION_PROBE
+ * (foreign), or has the kernel read it (kforeign). "grow" is no fault: rank 0 uses 700 KiB of
  * stack, beyond the 128 KiB mapped at the start, and gives the kernel an
  * out pointer into the part it has not touched; the stack grows and rank
  * 0 says "rank 0 grew its stack to N KiB". The other ranks (on other clusters) say they run
@@ -46,6 +50,13 @@ static void grow(void) {
     printf("rank 0 grew its stack to %lu KiB (%u pages checked)\n", (unsigned long)sizeof big / 1024, sum);
 }
 
+/* A cluster next to the caller's: the first page of its window is what
+ * the isolation probes try to reach. */
+static int neighbour(void) {
+    const struct ts_job_info *job = ts_job();
+    return job->cluster_id + 1 < job->nclusters ? job->cluster_id + 1 : job->cluster_id - 1;
+}
+
 static void fault(const char *kind) {
     if (!strcmp(kind, "load")) {
         printf("value %d\n", *(volatile int *)0x10);
@@ -64,6 +75,16 @@ static void fault(const char *kind) {
         printf("value %d\n", ts_arch_misaligned_atomic((char *)words + 1));
     } else if (!strcmp(kind, "grow")) {
         grow();
+    } else if (!strcmp(kind, "foreign")) {
+        long va = ts_isolation_probe(neighbour(), TS_PROBE_USER_MAP);
+        if (va < 0) {
+            printf("isolation probe refused: %ld\n", va);
+            return;
+        }
+        printf("read cluster %d's memory: 0x%x\n", neighbour(), *(volatile unsigned *)(va + 4));
+    } else if (!strcmp(kind, "kforeign")) {
+        printf("the kernel read cluster %d's memory: 0x%lx\n", neighbour(),
+               ts_isolation_probe(neighbour(), TS_PROBE_KERNEL_READ));
     } else if (!strcmp(kind, "range")) {
         /* Bit 38 set, bits 63..39 clear: not a valid Sv39 address. */
         printf("value %d\n", *(volatile int *)0x4000000000ul);

@@ -29,7 +29,7 @@ CLUSTER_SIZE, PROGRAM_SIZE = mkimage.CLUSTER_DESC.size, mkimage.PROGRAM_DESC.siz
 NAME_SIZE, ARGS_SIZE = mkimage.TS_PROGRAM_NAME, mkimage.TS_MANIFEST_ARGS
 
 # The ABI headers the tools read, and whether they read their layouts.
-ABI_HEADERS = (("tessera/image.h", True), ("tessera/syscall.h", False))
+ABI_HEADERS = (("tessera/image.h", True), ("tessera/syscall.h", False), ("tessera/firmware.h", True))
 
 LAYOUT = compute_layout(load_profile("default"))
 
@@ -546,7 +546,40 @@ class HeaderTest(unittest.TestCase):
 class QemuCommandTest(unittest.TestCase):
     def test_default(self):
         images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
-        self.assertEqual(mkimage.qemu_command(LAYOUT, images), [
+        self.assertEqual(mkimage.qemu_command(LAYOUT, images, "/fw.elf", "/tmp/x/fw.table"), [
+            "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
+            "-smp", "23", "-m", "82M", "-bios", "none", "-display", "none",
+            "-serial", "stdio", "-monitor", "none", "-no-reboot",
+            "-semihosting-config", "enable=on,target=native,userspace=off",
+            "-device", "loader,file=/fw.elf",
+            "-device", "loader,file=/tmp/x/fw.table,addr=0x801ff000,force-raw=on",
+            *[arg for c in range(5) for arg in ("-device", f"loader,file=/tmp/x/cluster{c}.elf")]])
+
+    def test_firmware_table(self):
+        table = mkimage.FW_TABLE.unpack_from(mkimage.pack_firmware_table(LAYOUT))
+        self.assertEqual((table["magic"], table["nclusters"], table["nharts"]),
+                         (mkimage.TS_FW_TABLE_MAGIC, 5, 23))
+        self.assertEqual((table["fabric_base"], table["fabric_size"]),
+                         (LAYOUT.fabric_base, LAYOUT.fabric_size))
+        for c in LAYOUT.clusters:
+            self.assertEqual(table["clusters"][c.id],
+                             {"window_base": c.window_base, "window_size": c.window_size,
+                              "first_hart": c.first_hart, "ncores": c.ncores})
+        self.assertEqual(table["clusters"][5]["ncores"], 0)
+
+    def test_firmware_segments(self):
+        Seg = mkimage.Segment
+        mkimage.check_firmware([Seg(0x80000000, 0x1000), Seg(0x80001000, 0x100000)])
+        for bad, why in (([Seg(0x80000000, 0x1ff001)], "outside"),
+                         ([Seg(0x80001000, 0x1000)], "must start at 0x80000000"),
+                         ([], "no loadable segment")):
+            with self.assertRaisesRegex(ImageError, why):
+                mkimage.check_firmware(bad)
+
+    def test_opensbi(self):
+        images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
+        layout = mkimage.compute_layout(LAYOUT.profile, firmware="opensbi")
+        self.assertEqual(mkimage.qemu_command(layout, images), [
             "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
             "-smp", "23", "-m", "82M", "-bios", "default", "-display", "none",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
@@ -647,8 +680,9 @@ class Linux64Test(unittest.TestCase):
         self.assertEqual([c.ncores for c in layout.clusters], [4] * 4 + [17] * 16)
         with self.assertRaisesRegex(ToolError, "257 processes requested"):
             mkimage.plan_job("mppa256", 257, "linux64")
+        self.assertEqual(mkimage.plan_job("mppa256", 1, "qemu-riscv64").harts, 288)
         with self.assertRaisesRegex(ToolError, "288 harts"):
-            mkimage.plan_job("mppa256", 1, "qemu-riscv64")
+            mkimage.plan_job("mppa256", 1, "qemu-riscv64", "opensbi")
 
     def test_payload_files(self):
         layout = mkimage.plan_job("default", 4, "linux64")

@@ -59,6 +59,7 @@ class ParseTest(unittest.TestCase):
                  (["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
                  (["--timeout", "-1", "hello"], "--timeout needs a positive number"),
                  (["--platform", "vax", "hello"], "unknown platform 'vax' (qemu-riscv64 or linux64)"),
+                 (["--firmware", "bbl", "hello"], "--firmware must be tessera or opensbi, got 'bbl'"),
                  (["--frobnicate", "hello"], "unknown option '--frobnicate'"),
                  (["--tag-output=yes", "hello"], "unknown option '--tag-output=yes'"),
                  (["--local-path", "tcp", "hello"], "--local-path must be shm or ikc, got 'tcp'"),
@@ -163,7 +164,8 @@ class CommandLineTest(unittest.TestCase):
                                      "TESSERA_OUT": self.out})
         self.assertEqual(rc, 1)
         self.assertIn(f"no {os.path.join(self.out, 'linux64', 'bin', 'hello.elf')}", err)
-        rc, _, err = run_mpirun("--platform", "qemu-riscv64", "--profile", "mppa256", "hello",
+        rc, _, err = run_mpirun("--platform", "qemu-riscv64", "--firmware", "opensbi",
+                                "--profile", "mppa256", "hello",
                                 env={"TESSERA_PLATFORM": "linux64"}, timeout=60)
         self.assertEqual(rc, 1)
         self.assertIn("at most 128 (OpenSBI 1.1 limit)", err)
@@ -191,11 +193,12 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn(f"program {app} is not a 64-bit x86-64 ELF, as linux64 needs "
                       f"(build it with tools/mpicc --platform linux64)", err)
 
-    def test_mppa256_refused_on_qemu(self):
-        rc, _, err = self.run_mpirun("--profile", "mppa256", "hello")
-        self.assertEqual(rc, 1)
-        self.assertIn("profile 'mppa256' needs 288 harts", err)
-        self.assertIn("at most 128 (OpenSBI 1.1 limit)", err)
+    def test_mppa256_refused_on_qemu_under_opensbi(self):
+        for how in (["--firmware", "opensbi"], ["--firmware=opensbi"]):
+            rc, _, err = self.run_mpirun(*how, "--profile", "mppa256", "hello")
+            self.assertEqual(rc, 1)
+            self.assertIn("profile 'mppa256' needs 288 harts", err)
+            self.assertIn("at most 128 (OpenSBI 1.1 limit)", err)
 
     def test_bad_profile(self):
         rc, _, err = self.run_mpirun("--profile", "nosuch", "hello")

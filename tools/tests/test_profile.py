@@ -159,29 +159,40 @@ class LayoutTest(unittest.TestCase):
         self.assertEqual(layout.fabric_base, end)
         self.assertTrue(all(c.window_size == 16 * MIB for c in layout.clusters[4:]))
 
-    def test_mppa256_refused_on_qemu(self):
-        layout = compute_layout(load_profile("mppa256"))
+    def test_mppa256_on_qemu_needs_our_firmware(self):
+        check_platform(compute_layout(load_profile("mppa256")), "qemu-riscv64")
+        layout = compute_layout(load_profile("mppa256"), firmware="opensbi")
         with self.assertRaises(ToolError) as cm:
             check_platform(layout, "qemu-riscv64")
         msg = str(cm.exception)
-        for w in ("'mppa256'", "288 harts", "at most 128", "OpenSBI 1.1", "linux64"):
+        for w in ("'mppa256'", "288 harts", "at most 128", "OpenSBI 1.1", "--firmware tessera"):
             self.assertIn(w, msg)
         check_platform(layout, "linux64")      # the hosted target has no such limit
 
-    def test_hart_limit_is_128(self):
-        # 1 x 16 + 7 x 16 = 128 harts fits; one more core does not.
-        fits = compute_layout(parse_profile(profile(io_cores=16, compute_clusters=7,
-                                                    compute_cores=16)))
-        self.assertEqual(fits.harts, 128)
-        check_platform(fits, "qemu-riscv64")
-        over = compute_layout(parse_profile(profile(io_cores=17, compute_clusters=7,
-                                                    compute_cores=16)))
-        with self.assertRaisesRegex(ToolError, "129 harts"):
-            check_platform(over, "qemu-riscv64")
+    def test_hart_limits(self):
+        # OpenSBI: 1 x 16 + 7 x 16 = 128 harts fits; one more core does not.
+        # Ours: 4 x 16 + 28 x 16 = 512 fits (QEMU's virt limit), 513 does not.
+        for firmware, io_cores, clusters, most in (("opensbi", 16, 7, 128),
+                                                   ("tessera", 16, 31, 512)):
+            with self.subTest(firmware=firmware):
+                fits = compute_layout(parse_profile(profile(
+                    io_cores=io_cores, compute_clusters=clusters, compute_cores=16)),
+                    firmware=firmware)
+                self.assertEqual(fits.harts, most)
+                check_platform(fits, "qemu-riscv64")
+                over = compute_layout(parse_profile(profile(
+                    io_cores=io_cores + 1, compute_clusters=clusters, compute_cores=16)),
+                    firmware=firmware)
+                with self.assertRaisesRegex(ToolError, f"{most + 1} harts.*at most {most}"):
+                    check_platform(over, "qemu-riscv64")
 
-    def test_opensbi_region_refused_on_qemu(self):
+    def test_unknown_firmware(self):
+        with self.assertRaisesRegex(ToolError, "unknown firmware 'bbl'"):
+            compute_layout(load_profile("default"), firmware="bbl")
+
+    def test_firmware_region_refused_on_qemu(self):
         layout = compute_layout(parse_profile(profile(memory_base="0x80000000")))
-        with self.assertRaisesRegex(ToolError, "OpenSBI"):
+        with self.assertRaisesRegex(ToolError, "inside the firmware's region"):
             check_platform(layout, "qemu-riscv64")
 
     def test_unknown_platform(self):

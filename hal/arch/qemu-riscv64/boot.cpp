@@ -1,8 +1,11 @@
 // Boot and cluster bring-up on qemu-riscv64.
 //
-// OpenSBI enters cluster 0's image on one hart (any hart: its lottery picks
-// it). That boot hart checks every cluster's image header and starts each
-// cluster's master with SBI HSM; each master then starts its own cores.
+// Under Tessera's firmware (firmware/) the firmware itself checks every
+// image and starts each cluster's master at _start_core; each master then
+// starts its own cores with SBI HSM. Under OpenSBI (mkimage --firmware
+// opensbi) OpenSBI enters cluster 0's image on one hart (any hart: its
+// lottery picks it); that boot hart checks every cluster's image header
+// and starts each cluster's master (hal_boot below).
 #include "hal/hal.hpp"
 #include "hal/image_check.hpp"
 #include "riscv.hpp"
@@ -14,6 +17,11 @@ extern "C" char __image_end[];
 extern "C" char hal_trap_vector[];
 extern "C" char _start_core[];
 extern "C" [[noreturn]] void hal_jump(uintptr_t entry, uint64_t a0, uint64_t a1);
+
+namespace hal {
+/// Finds out whether this core programs stimecmp itself (core.cpp).
+void init_timer();
+}  // namespace hal
 
 namespace hal {
 namespace {
@@ -149,7 +157,9 @@ extern "C" [[noreturn]] void hal_core_start(int core) {
     HAL_CSR_WRITE(stvec, reinterpret_cast<uintptr_t>(hal_trap_vector));
     HAL_CSR_SET(sstatus, rv::sstatus_sum);
     HAL_CSR_WRITE(scounteren, 7);  // U-mode may read cycle, time, instret
+    init_timer();
     HAL_CSR_WRITE(sie, rv::sie_ssie);
+    if (core == 0 && cluster_id() == 0 && (manifest().flags & TS_MANIFEST_PLATFORM_TESTS)) sbi::self_check();
     if (core == 0) kernel_main(0);
     core_entries[core](core);
     halt();

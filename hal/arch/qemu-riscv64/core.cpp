@@ -6,6 +6,7 @@
 
 extern "C" char kernel_stacks[];  // entry.S: one 16 KiB stack per core
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
+extern "C" int hal_has_stimecmp();
 
 namespace hal {
 namespace {
@@ -15,7 +16,21 @@ volatile uint8_t *const uart = reinterpret_cast<volatile uint8_t *>(virt::uart_b
 volatile uint32_t *const test_finisher = reinterpret_cast<volatile uint32_t *>(virt::finisher_base);
 constexpr int uart_lsr = 5, uart_lsr_thre = 0x20;
 
+// Sstc (RISC-V Sstc 1.0): S-mode programs its own timer in stimecmp, with
+// no trip through the firmware; without it, SBI set_timer. Every core finds
+// the same answer (init_timer).
+bool own_stimecmp;
+
+void program_timer(uint64_t when) {
+    if (own_stimecmp)
+        asm volatile("csrw stimecmp, %0" ::"r"(when));
+    else
+        sbi::set_timer(when);
+}
+
 }  // namespace
+
+void init_timer() { own_stimecmp = hal_has_stimecmp() != 0; }
 
 int core_id() {
     uint64_t tp;
@@ -45,9 +60,9 @@ bool master_takes_arrivals() { return true; }
 void set_timer(uint64_t deadline) {
     if (deadline == 0) {
         HAL_CSR_CLEAR(sie, rv::sie_stie);
-        sbi::set_timer(~0ull);
+        program_timer(~0ull);
     } else {
-        sbi::set_timer(deadline);
+        program_timer(deadline);
         HAL_CSR_SET(sie, rv::sie_stie);
     }
 }

@@ -53,6 +53,23 @@ _start_core:
     mv a0, a1
     call hal_core_start          # does not return
 
+# Returns 1 when S-mode may write the stimecmp CSR (Sstc, and the firmware
+# set menvcfg.STCE), else 0: the read traps (illegal instruction) to label 1
+# below, stvec for the moment. The trap leaves sstatus.SIE 0 (it was) and
+# sets SPP, which enter_user clears.
+    .globl hal_has_stimecmp
+hal_has_stimecmp:
+    csrr t2, stvec
+    la t0, 1f
+    csrw stvec, t0
+    li a0, 1
+    csrr t1, stimecmp
+    j 2f
+    .align 2
+1:  li a0, 0
+2:  csrw stvec, t2
+    ret
+
 # Jumps to an image's entry: a0 = entry, a1/a2 = its a0/a1.
     .globl hal_jump
 hal_jump:

@@ -1,12 +1,8 @@
 #include "sbi.hpp"
 
 namespace hal::sbi {
-namespace {
 
-constexpr long ext_time = 0x54494D45;
-constexpr long ext_hsm = 0x48534D;
-
-Ret call(long ext, long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0) {
+Ret call(long ext, long fid, unsigned long a0, unsigned long a1, unsigned long a2) {
     register unsigned long r0 asm("a0") = a0;
     register unsigned long r1 asm("a1") = a1;
     register unsigned long r2 asm("a2") = a2;
@@ -15,8 +11,6 @@ Ret call(long ext, long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigne
     asm volatile("ecall" : "+r"(r0), "+r"(r1) : "r"(r2), "r"(r6), "r"(r7) : "memory");
     return {static_cast<long>(r0), static_cast<long>(r1)};
 }
-
-}  // namespace
 
 Ret hart_start(unsigned long hartid, uintptr_t start, unsigned long opaque) {
     return call(ext_hsm, 0, hartid, start, opaque);

@@ -1,6 +1,7 @@
 /*
  * A stand-in kernel for tools/tests: OpenSBI's boot hart enters _start_boot
- * on cluster 0. It prints "[kernel] stub <argv[0]>", then each user argument
+ * on cluster 0; Tessera's firmware enters every cluster's image at its
+ * entry (_start_boot too), and all but cluster 0's sleep. It prints "[kernel] stub <argv[0]>", then each user argument
  * on a line of its own, and powers off through the virt test finisher with
  * exit status = number of user arguments. An argument starting with '@'
  * makes it hang instead (to test mpirun's timeout).
@@ -17,6 +18,7 @@
 /* struct ts_image_header (include/tessera/image.h). OpenSBI enters the
  * image at its base, so code0 is a jump. */
     .section .header, "ax"
+stub_header:
     .option push
     .option norvc
     j       _start_boot         /* code0 */
@@ -32,6 +34,9 @@
     .section .text.entry, "ax"
     .globl _start_boot
 _start_boot:
+    la      t0, stub_header
+    lwu     t0, 8(t0)           /* cluster_id */
+    bnez    t0, hang
     la      sp, stack_top
     la      a0, banner
     call    puts
