@@ -61,6 +61,7 @@ void init() {
     if (hal::manifest().virtual_per_hw < 1)
         panic("the profile gives no virtual abstraction per hardware resource");
     mailbox_init();
+    window_init();
 }
 
 ActiveTable<max_active> &active_table() { return active; }
@@ -168,11 +169,13 @@ bool poll() {
 }
 
 void sync_release_process(Process *p);
+void window_release_process(Process *p);
 
 void release_process(Process *p) {
     mailboxes.release_process(p);
     portals.release_process(p);
     sync_release_process(p);
+    window_release_process(p);
 }
 
 namespace {

@@ -138,7 +138,8 @@ const CallEntry *call_lookup(uint64_t number) {
 
 bool upper_poll(bool idle) {
     if (ikc::poll()) return true;
-    if (idle) services_poll();  // it asks for another pass itself when it moved anything
+    if (idle && ikc::window_poll()) return true;  // a request answered may let a call go on
+    if (idle) services_poll();                    // it asks for another pass itself when it moved anything
     return false;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """On-target IKC tests (label ikc): the kernel calls' behaviour and errors
-(ikc_api), and mailboxes, portals and the buffers table under load between
+(ikc_api), windows (ikc_window), and mailboxes, portals and the buffers table under load between
 every pair of compute clusters (ikc_stress)."""
 import os
 import re
@@ -21,6 +21,17 @@ class IkcApiTest(unittest.TestCase):
         rc, out = mpirun("-np", "2", "--map-by", "scatter", "--timeout", "120", "ikc_api")
         self.assertNotIn("FAIL", out, out)
         self.assertEqual(sorted(oks("ikc_api", out)), ["1", "2"], out)
+        self.assertEqual(rc, 0, out)
+
+
+class IkcWindowTest(unittest.TestCase):
+    """Windows: api and faults on every cluster, writes, reads and a
+    counter of atomics between four clusters."""
+
+    def test_windows_of_four_clusters(self):
+        rc, out = mpirun("-np", "4", "--map-by", "scatter", "--timeout", "300", "ikc_window")
+        self.assertNotIn("FAIL", out, out)
+        self.assertEqual(sorted(oks("ikc_window", out)), ["1", "2", "3", "4"], out)
         self.assertEqual(rc, 0, out)
 
 

@@ -109,12 +109,13 @@ struct ts_ring_slot {
 /* Logical ports: 0..TS_PORTS-1 per cluster and per abstraction kind.
  * Port 0 is the kernel's; user programs use 1..TS_PORTS-1. */
 #define TS_PORTS                64
-#define TS_PORT_KERNEL          0  /* kernel-to-kernel messages (job exit, abort) */
-#define TS_PORT_NAMESERVER      1  /* name server's mailbox on cluster 0 */
-#define TS_PORT_NAME_DAEMON     2  /* the local name daemon's mailbox on every compute cluster */
-#define TS_PORT_FILESERVER      3  /* the file server's mailbox and portal on cluster 0 */
-#define TS_PORT_WINDOW          4  /* the kernel's window agent on every cluster (TS_SYS_WINDOW_*) */
-#define TS_PORT_MPI_BASE        8  /* MPI process with local index l: mailbox and portal port 8+l */
+#define TS_PORT_KERNEL          0 /* kernel-to-kernel messages (job exit, abort) */
+#define TS_PORT_NAMESERVER      1 /* name server's mailbox on cluster 0 */
+#define TS_PORT_NAME_DAEMON     2 /* the local name daemon's mailbox on every compute cluster */
+#define TS_PORT_FILESERVER      3 /* the file server's mailbox and portal on cluster 0 */
+#define TS_PORT_WINDOW          4 /* the kernel's window agent on every cluster: requests (TS_SYS_WINDOW_*) */
+#define TS_PORT_WINDOW_REPLY    5 /* ... and the replies to the requests its own windows made */
+#define TS_PORT_MPI_BASE        8 /* MPI process with local index l: mailbox and portal port 8+l */
 #define TS_PORT_NAME_REPLY_BASE 32 /* name client on core c: reply mailbox port 32+c */
 /* A process's file client takes the first free port of 49..63, then of
  * 24..31, for its reply mailbox and its input portal (the same number). */
@@ -143,9 +144,9 @@ enum ts_window_kind {
     TS_WINDOW_SWAP = 6,
 };
 struct ts_window_op {
-    unsigned kind;         /* enum ts_window_kind */
-    int cluster;           /* the target's cluster */
-    int target;            /* the target window's key */
+    unsigned kind; /* enum ts_window_kind */
+    int cluster;   /* the target's cluster */
+    int target;    /* the target window's key */
     unsigned reserved;
     unsigned long addr;    /* in the target owner's address space */
     void *buf;             /* WRITE: source; READ: destination */
@@ -155,7 +156,7 @@ struct ts_window_op {
     unsigned long result;  /* atomics: the old value */
 };
 /* Regions one window exposes at most. */
-#define TS_WINDOW_REGIONS 16
+#define TS_WINDOW_REGIONS 32
 
 /* Mapping policies (DESIGN section 3, process manager). */
 #define TS_MAP_COMPACT 0

@@ -323,6 +323,7 @@ static unsigned long release_of(unsigned long nr) {
     case TS_SYS_PORTAL_OPEN: return TS_SYS_PORTAL_CLOSE;
     case TS_SYS_SYNC_CREATE: return TS_SYS_SYNC_UNLINK;
     case TS_SYS_SYNC_OPEN: return TS_SYS_SYNC_CLOSE;
+    case TS_SYS_WINDOW_CREATE: return TS_SYS_WINDOW_FREE;
     default: return 0;
     }
 }

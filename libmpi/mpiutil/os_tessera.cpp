@@ -111,32 +111,19 @@ int window_expose(int key, void *base, size_t size) { return ts_window_expose(ke
 int window_withdraw(int key, void *base) { return ts_window_withdraw(key, base); }
 int window_free(int key) { return ts_window_free(key); }
 
-namespace {
-// One request on window `key` (TS_SYS_WINDOW_ACCESS).
-long window_access(int key, ts_window_op op, uint64_t *result = nullptr) {
-    const long r = ts_window_access(key, &op);
-    if (r == 0 && result) *result = op.result;
-    return r;
-}
-}  // namespace
-
 long window_write(int key, int cluster, int target, uint64_t addr, const void *buf, size_t n) {
-    return window_access(key, {.kind = TS_WINDOW_WRITE, .cluster = cluster, .target = target, .addr = addr,
-                               .buf = const_cast<void *>(buf), .size = n});
+    return ts_window_write(key, cluster, target, addr, buf, n);
 }
 long window_read(int key, int cluster, int target, uint64_t addr, void *buf, size_t n) {
-    return window_access(key, {.kind = TS_WINDOW_READ, .cluster = cluster, .target = target, .addr = addr,
-                               .buf = buf, .size = n});
+    return ts_window_read(key, cluster, target, addr, buf, n);
 }
-long window_flush(int key, int cluster, int target) {
-    return window_access(key, {.kind = TS_WINDOW_FLUSH, .cluster = cluster, .target = target});
-}
+long window_flush(int key, int cluster, int target) { return ts_window_flush(key, cluster, target); }
 long window_atomic(int key, int cluster, int target, uint64_t addr, unsigned kind, uint64_t operand,
                    uint64_t compare, uint64_t *old) {
-    return window_access(key,
-                         {.kind = kind, .cluster = cluster, .target = target, .addr = addr, .operand = operand,
-                          .compare = compare},
-                         old);
+    unsigned long value = 0;
+    const long r = ts_window_atomic(key, cluster, target, addr, kind, operand, compare, &value);
+    if (old) *old = value;
+    return r;
 }
 
 int name_register(const char *name, int port) { return ts_name_register(name, port); }

@@ -82,6 +82,14 @@ long sync_signal(int id);
 long sync_close(int id);
 long sync_unlink(int id);
 
+/// Windows (window.cpp): creates the window agent's mailboxes (ports
+/// TS_PORT_WINDOW and TS_PORT_WINDOW_REPLY). Master only, at boot.
+void window_init();
+/// One step of the window agent: takes the replies that came for our
+/// windows, serves the requests that came for them as far as their
+/// answers find room, never waits. True when it moved anything (a WINDOW_ACCESS may go on).
+bool window_poll();
+
 // ---- kernel-call handlers ----------------------------------------------------
 // They turn a kernel call's registers into the arguments of the functions
 // above, checking user buffers on every attempt (a buffer may be unmapped by
@@ -131,6 +139,12 @@ long sys_ikc_wait_any(Call &c);
 /// core: 0, or -TS_EINVAL.
 long sys_ikc_wake(Call &c);
 long sys_mailbox_ioctl(Call &c);
+
+long sys_window_create(Call &c);
+long sys_window_expose(Call &c);
+long sys_window_withdraw(Call &c);
+long sys_window_free(Call &c);
+long sys_window_access(Call &c);
 
 constexpr Handler sys_portal_create = sys_id<portal_create>;
 long sys_portal_allow(Call &c);

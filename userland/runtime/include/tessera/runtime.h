@@ -161,6 +161,17 @@ long ts_portal_test(int id);
  * -TS_EAGAIN until it ends. -TS_EINVAL on an AREAD. */
 long ts_portal_cancel(int id);
 
+/* IKC windows: each request of TS_SYS_WINDOW_ACCESS (struct ts_window_op
+ * in <tessera/syscall.h> says when each is done) as one call, made through
+ * the caller's window `key` for window `target` of `cluster`, at address
+ * addr of its owner's memory: 0 or -TS_E*. */
+long ts_window_write(int key, int cluster, int target, unsigned long addr, const void *buf, unsigned long n);
+long ts_window_read(int key, int cluster, int target, unsigned long addr, void *buf, unsigned long n);
+long ts_window_flush(int key, int cluster, int target);
+/* TS_WINDOW_CAS, _FADD or _SWAP; *old gets the word's old value. */
+long ts_window_atomic(int key, int cluster, int target, unsigned long addr, unsigned kind,
+                      unsigned long operand, unsigned long compare, unsigned long *old);
+
 /* A barrier between the clusters of a list (clusters[0] first), built from
  * an ALL_TO_ONE and a ONE_TO_ALL sync on one logical port. Every listed
  * cluster creates it with the same list and port, then calls wait. */
