@@ -272,8 +272,9 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (!baseptr) return raise_error(comm, fn, MPI_ERR_ARG, "baseptr is NULL");
     util::RmaPeer self;
     if (int e = util::rma_self(&self)) return raise_error(comm, fn, e, util::error_detail());
-    bool shared = self.shared;
-    for (int r = 0; r < c->group.size && shared; ++r)
+    // (A rank alone shares memory with itself.)
+    bool shared = self.shared || c->group.size == 1;
+    for (int r = 0; r < c->group.size && shared && c->group.size > 1; ++r)
         if (util::same_cluster(c->group.world[r], &shared)) shared = false;
     if (!shared) return raise_error(comm, fn, MPI_ERR_RMA_SHARED, "its ranks share no memory");
     Win *w;

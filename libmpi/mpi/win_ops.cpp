@@ -103,9 +103,14 @@ int check_target(Win &w, Target &t, const char **why) {
     return MPI_SUCCESS;
 }
 
-// The window's memory reached directly within a cluster (a dynamic one's
-// only through the kernel, which knows what is attached).
-bool direct(const Win &w) { return w.flavor != MPI_WIN_FLAVOR_DYNAMIC; }
+// How the window's memory is reached: a dynamic window's through the
+// kernel, which knows what is attached; a shared one's directly (it is
+// not exposed); any other's directly within a cluster.
+util::Path path(const Win &w) {
+    return w.flavor == MPI_WIN_FLAVOR_DYNAMIC  ? util::Path::kernel
+           : w.flavor == MPI_WIN_FLAVOR_SHARED ? util::Path::memory
+                                               : util::Path::any;
+}
 
 // Moves `n` bytes between buf and the target segments of t: put (to the
 // target) or get. buf holds them in type-map order.
@@ -115,8 +120,8 @@ int move(Win &w, const Target &t, bool put, char *buf) {
     return for_each_segment(t.count, *t.t, [&](MPI_Aint d, MPI_Aint n) {
         const uint64_t at = t.addr + static_cast<uint64_t>(d);
         const size_t len = static_cast<size_t>(n);
-        const int e = put ? util::rma_put(p, at, buf + off, len, direct(w))
-                          : util::rma_get(p, at, buf + off, len, direct(w));
+        const int e = put ? util::rma_put(p, at, buf + off, len, path(w))
+                          : util::rma_get(p, at, buf + off, len, path(w));
         off += n;
         return e;
     });
@@ -130,7 +135,7 @@ int move_image(Win &w, const Target &t, bool put, char *img) {
         const uint64_t at = t.addr + static_cast<uint64_t>(d);
         char *mine = img + (d - t.lo);
         const size_t len = static_cast<size_t>(n);
-        return put ? util::rma_put(p, at, mine, len, direct(w)) : util::rma_get(p, at, mine, len, direct(w));
+        return put ? util::rma_put(p, at, mine, len, path(w)) : util::rma_get(p, at, mine, len, path(w));
     });
 }
 

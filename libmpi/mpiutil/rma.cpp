@@ -94,13 +94,19 @@ void rma_withdraw(void *base, size_t size) {
 
 bool rma_direct(const RmaPeer &p) { return p.shared && p.cluster == cluster_id(); }
 
+namespace {
+bool go_direct(const RmaPeer &p, Path path) {
+    return path == Path::memory || (path == Path::any && rma_direct(p));
+}
+}  // namespace
+
 void *rma_pointer(const RmaPeer &p, uint64_t addr) {
     return aliasing_of(p).global(reinterpret_cast<const void *>(static_cast<uintptr_t>(addr)));
 }
 
-int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, bool direct) {
+int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, Path path) {
     if (n == 0) return MPI_SUCCESS;
-    if (direct && rma_direct(p)) {
+    if (go_direct(p, path)) {
         memcpy(rma_pointer(p, addr), buf, n);
         return MPI_SUCCESS;
     }
@@ -108,9 +114,9 @@ int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, bool dir
     return e ? failed("window write", e) : MPI_SUCCESS;
 }
 
-int rma_get(const RmaPeer &p, uint64_t addr, void *buf, size_t n, bool direct) {
+int rma_get(const RmaPeer &p, uint64_t addr, void *buf, size_t n, Path path) {
     if (n == 0) return MPI_SUCCESS;
-    if (direct && rma_direct(p)) {
+    if (go_direct(p, path)) {
         memcpy(buf, rma_pointer(p, addr), n);
         return MPI_SUCCESS;
     }

@@ -43,13 +43,18 @@ bool rma_direct(const RmaPeer &p);
 /// The caller's pointer to address `addr` of direct peer `p`.
 void *rma_pointer(const RmaPeer &p, uint64_t addr);
 
+/// How rma_put and rma_get reach the target's memory.
+enum class Path : uint8_t {
+    any,     ///< directly when rma_direct(p), else through the kernel
+    kernel,  ///< through the kernel always (memory only it can check: a dynamic window's)
+    memory,  ///< directly always (memory shared but not exposed: MPI_Win_allocate_shared's)
+};
+
 /// Copies n bytes from buf to address `addr` of `p` (kernel: complete
 /// locally, landed by the next rma_flush, rma_get or rma_atomic to p).
-/// `direct` false: through the kernel even for a direct peer (memory
-/// only the kernel can check, such as a dynamic window's). Errors:
-/// MPI_ERR_RMA_RANGE (not exposed), MPI_ERR_OTHER.
-int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, bool direct = true);
-int rma_get(const RmaPeer &p, uint64_t addr, void *buf, size_t n, bool direct = true);
+/// Errors: MPI_ERR_RMA_RANGE (not exposed), MPI_ERR_OTHER.
+int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, Path path = Path::any);
+int rma_get(const RmaPeer &p, uint64_t addr, void *buf, size_t n, Path path = Path::any);
 /// Every earlier put to p has landed. MPI_ERR_RMA_RANGE when one hit
 /// memory p does not expose.
 int rma_flush(const RmaPeer &p);
