@@ -119,16 +119,16 @@ void win_finalize();
 
 /// Waits until done() (which may fail: an error class, < 0 while not
 /// done), moving the rank's requests on between two looks so that
-/// two-sided traffic keeps flowing, and letting the other cores of the
-/// host run (the word it waits on changes by another rank's hand, never
-/// by an event the rank could sleep on).
+/// two-sided traffic keeps flowing, and backing off (the word it waits on
+/// changes by another rank's hand, never by an event the rank could
+/// sleep on: util::rma_backoff).
 template <class Done>
 int win_spin(Done done) {
-    for (;;) {
+    for (int tries = 0;; ++tries) {
         const int d = done();
         if (d >= 0) return d;
         if (int e = progress_requests()) return e;
-        util::test_failed();
+        util::rma_backoff(tries);
     }
 }
 

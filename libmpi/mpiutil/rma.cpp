@@ -20,9 +20,21 @@ struct Exposed {
     int refs;
 };
 
+// Targets the caller wrote to through the kernel since it last flushed
+// them: only those need a flush (a kernel call). Past kPending of them,
+// every flush goes to the kernel.
+constexpr int kPending = 64;
+struct Target {
+    int16_t cluster;
+    int16_t key;
+};
+
 struct RmaState {
     int key;  // the caller's IKC window, 0 until the first rma_self()
     Exposed regions[TS_WINDOW_REGIONS];
+    Target pending[kPending];
+    int npending;
+    bool overflow;  // a target was not recorded: flush them all through the kernel
 };
 thread_local RankLocal<RmaState> t_rma;
 
@@ -32,6 +44,22 @@ int failed(const char *what, long e) {
 }
 
 constexpr unsigned kKinds[] = {TS_WINDOW_CAS, TS_WINDOW_FADD, TS_WINDOW_SWAP};  // by Atomic
+
+// The entry of p in the pending table, or -1.
+int pending_of(const RmaState &s, const RmaPeer &p) {
+    for (int i = 0; i < s.npending; ++i)
+        if (s.pending[i].cluster == p.cluster && s.pending[i].key == p.key) return i;
+    return -1;
+}
+
+void note_write(const RmaPeer &p) {
+    RmaState &s = t_rma.get();
+    if (pending_of(s, p) >= 0) return;
+    if (s.npending == kPending)
+        s.overflow = true;
+    else
+        s.pending[s.npending++] = Target{static_cast<int16_t>(p.cluster), static_cast<int16_t>(p.key)};
+}
 
 os::Aliasing aliasing_of(const RmaPeer &p) { return os::Aliasing{p.area_base, p.area_size, p.area_shift}; }
 
@@ -111,7 +139,9 @@ int rma_put(const RmaPeer &p, uint64_t addr, const void *buf, size_t n, Path pat
         return MPI_SUCCESS;
     }
     const long e = os::window_write(t_rma.get().key, p.cluster, p.key, addr, buf, n);
-    return e ? failed("window write", e) : MPI_SUCCESS;
+    if (e) return failed("window write", e);
+    note_write(p);
+    return MPI_SUCCESS;
 }
 
 int rma_get(const RmaPeer &p, uint64_t addr, void *buf, size_t n, Path path) {
@@ -128,8 +158,11 @@ int rma_flush(const RmaPeer &p) {
     // Direct copies are done; the fence orders them before what follows
     // (a flag the target then reads).
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (t_rma.get().key == 0) return MPI_SUCCESS;
-    const long e = os::window_flush(t_rma.get().key, p.cluster, p.key);
+    RmaState &s = t_rma.get();
+    const int i = pending_of(s, p);
+    if (s.key == 0 || (i < 0 && !s.overflow)) return MPI_SUCCESS;  // nothing of the kernel's to wait for
+    if (i >= 0) s.pending[i] = s.pending[--s.npending];
+    const long e = os::window_flush(s.key, p.cluster, p.key);
     return e ? failed("a window write", e) : MPI_SUCCESS;
 }
 
@@ -152,6 +185,16 @@ int rma_atomic(const RmaPeer &p, uint64_t addr, Atomic kind, uint64_t operand, u
     }
     if (old) *old = before;
     return MPI_SUCCESS;
+}
+
+void rma_backoff(int tries) {
+    constexpr int kYields = 4, kMaxShift = 8;
+    if (tries < kYields) {
+        os::yield();
+        return;
+    }
+    const int shift = tries - kYields < kMaxShift ? tries - kYields : kMaxShift;
+    os::sleep_ns(1000UL << shift);
 }
 
 void *rma_global(const void *p) { return os::global(p); }

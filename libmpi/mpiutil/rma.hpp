@@ -69,6 +69,13 @@ enum class Atomic : uint8_t {
 int rma_atomic(const RmaPeer &p, uint64_t addr, Atomic kind, uint64_t operand, uint64_t compare,
                uint64_t *old = nullptr);
 
+/// A wait for a word of another rank's to change, after `tries` looks
+/// that found it unchanged: yields the core for the first few, then
+/// sleeps (1 us doubling to 256 us), so that on a machine whose cores
+/// share one host thread (QEMU) the rank that will change the word gets
+/// to run.
+void rma_backoff(int tries);
+
 /// The global form of the caller's pointer p (os::global): where the
 /// ranks of its cluster reach that memory.
 void *rma_global(const void *p);

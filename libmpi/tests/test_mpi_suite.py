@@ -218,7 +218,9 @@ RMA_RUNS = standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (2, "comp
                          (16, "scatter", "ikc"))
 add_runs(Rma, RMA_RUNS)
 add_runs(RmaHalo, RMA_RUNS)
-add_runs(RmaCounter, RMA_RUNS)
+# (16 ranks contending for one counter take ~10 ms an increment on QEMU,
+# whose harts share one host thread: fewer increments there.)
+add_runs(RmaCounter, [r if r[0] < 16 else r + (("25",),) for r in RMA_RUNS])
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))

@@ -365,3 +365,30 @@ TEST_CASE("window attributes, names and error classes", "[jobs][rma]") {
     });
     CHECK_CLEAN(r);
 }
+
+TEST_CASE("puts within a cluster are copies, across clusters kernel window writes", "[jobs][rma]") {
+    for (const int policy : {TS_MAP_COMPACT, TS_MAP_SCATTER}) {
+        SECTION(policy == TS_MAP_COMPACT ? "one cluster" : "one cluster per rank") {
+            const JobResult r = run_job(shape(2, policy), [policy](int rank) {
+                EXPECT_OK(MPI_Init(nullptr, nullptr));
+                int mem[4] = {0, 0, 0, 0};
+                MPI_Win win;
+                EXPECT_OK(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+                EXPECT_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+                const int before = fake::ikc_calls(rank);
+                const int v = 40 + rank;
+                EXPECT_OK(MPI_Put(&v, 1, MPI_INT, 1 - rank, 2, 1, MPI_INT, win));
+                EXPECT_OK(MPI_Win_flush(1 - rank, win));
+                const int calls = fake::ikc_calls(rank) - before;
+                EXPECT(policy == TS_MAP_COMPACT ? calls == 0 : calls == 2);  // write, flush
+                EXPECT_OK(MPI_Win_unlock_all(win));
+                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                EXPECT(mem[2] == 41 - rank);
+                EXPECT_OK(MPI_Win_free(&win));
+                EXPECT_OK(MPI_Finalize());
+                return 0;
+            });
+            CHECK_CLEAN(r);
+        }
+    }
+}
