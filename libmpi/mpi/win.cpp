@@ -53,8 +53,9 @@ int controls_ready() {
     return MPI_SUCCESS;
 }
 
-// The caller's address of window memory `p` that the others reach
-// through the same-cluster path: its global form.
+// Pointer p as the address the others name (the caller's own address:
+// the kernel serves it in the caller's address space, and MPIUtil turns
+// it into its global form for the ranks of the cluster).
 uint64_t addr_of(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
 // Frees what `w` holds on the caller (not the dup: the caller does).
