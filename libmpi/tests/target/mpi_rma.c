@@ -7,7 +7,7 @@
  *   with Win_attach/detach, Win_free, Win_get_group, Win_set/get_info,
  *   Win_set/get_name, the attributes MPI_WIN_BASE, SIZE, DISP_UNIT,
  *   CREATE_FLAVOR, MODEL and user keyvals, error handlers (a user one
- *   called with the window). Communication: Put and Get with derived
+ *   called with the window). Communication: Put and Get of 16 KB, and with derived
  *   datatypes on both sides (vector, indexed, a struct of a double and an
  *   int), Accumulate with SUM, MAX, MIN, BAND, MINLOC and REPLACE from
  *   every rank at once, Get_accumulate (also MPI_NO_OP), Fetch_and_op,
@@ -127,6 +127,32 @@ static void test_create(void) {
     MPI_OK(MPI_Info_free(&info));
     MPI_OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL);
+}
+
+/* Transfers of many mailbox messages: 16 KB put to the right, got back
+ * from the left. */
+static void test_large(void) {
+    enum { N = 4096 };
+    int *base = NULL, *buf = xmalloc(sizeof(int) * N);
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate(sizeof(int) * N, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    for (int i = 0; i < N; ++i) {
+        base[i] = -1;
+        buf[i] = me * N + i;
+    }
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(buf, N, MPI_INT, right, 0, N, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < N; ++i)
+        if (base[i] != left * N + i) FAIL("base[%d] is %d, expected %d", i, base[i], left * N + i);
+    memset(buf, 0, sizeof(int) * N);
+    MPI_OK(MPI_Get(buf, N, MPI_INT, left, 0, N, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    const int ll = (left + np - 1) % np;
+    for (int i = 0; i < N; ++i)
+        if (buf[i] != ll * N + i) FAIL("buf[%d] is %d, expected %d", i, buf[i], ll * N + i);
+    MPI_OK(MPI_Win_free(&win));
+    free(buf);
 }
 
 /* Accumulates from every rank at once into rank 0's allocated window. */
@@ -509,6 +535,8 @@ int main(int argc, char **argv) {
 
     sync_all("create");
     test_create();
+    sync_all("large");
+    test_large();
     sync_all("accumulate");
     test_accumulate();
     sync_all("atomics");
