@@ -4,7 +4,7 @@
  * Usable from C (C99 or later) and C++. Every handle is a plain `int`:
  * the top byte says what kind of object it names ('C' communicator,
  * 'D' datatype, 'E' error handler, 'G' group, 'I' info, 'K' attribute
- * key, 'O' operation, 'R' request) and the low 24 bits index that kind's
+ * key, 'O' operation, 'R' request, 'W' window) and the low 24 bits index that kind's
  * table; the null handle of every kind is 0. Handles are therefore
  * compile-time constants that can be compared, switched on and stored in
  * static initializers.
@@ -39,6 +39,7 @@ typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Info;
+typedef int MPI_Win;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -160,6 +161,10 @@ typedef long long MPI_Count;
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 
+/* ---- Windows (kind 'W' = 0x57), MPI 3.1 chapter 11 ----------------- */
+
+#define MPI_WIN_NULL ((MPI_Win)0)
+
 /* ---- Special values ------------------------------------------------- */
 
 #define MPI_ANY_SOURCE (-1)
@@ -276,6 +281,11 @@ typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, v
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
                                           void *extra_state);
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errorcode, ...);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
 
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
@@ -981,6 +991,167 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+
+/* ---- One-sided communication (MPI 3.1 chapter 11) -------------------
+ * A window is memory that each rank of a communicator exposes to the
+ * others' MPI_Put, MPI_Get and accumulates. Every rank reaches every
+ * other's memory through its own IKC window, served by the target's
+ * kernel without any call by the target (DESIGN section 3, "One-sided");
+ * ranks of one cluster that share memory copy directly. There is one copy
+ * of the memory: the memory model is MPI_WIN_UNIFIED (section 11.4).
+ *
+ * Accumulates (MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap) are atomic per element against each other
+ * (section 11.7.1): the origin applies the operation itself while it holds
+ * the target window's accumulate lock. Their op is a predefined one,
+ * MPI_REPLACE or MPI_NO_OP, and both datatypes are made of one predefined
+ * type. A target datatype lies in the target's memory from base +
+ * target_disp * disp_unit (a dynamic window: target_disp is the address
+ * MPI_Get_address gave the target).
+ *
+ * Errors: MPI_ERR_WIN (invalid window), MPI_ERR_RANK, MPI_ERR_COUNT,
+ * MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_DISP (negative displacement or
+ * disp_unit <= 0), MPI_ERR_SIZE (negative size), MPI_ERR_RMA_RANGE (past
+ * the target's window, or memory a dynamic window has not attached),
+ * MPI_ERR_RMA_SYNC (a call outside the epoch it needs, section 11.5),
+ * MPI_ERR_LOCKTYPE, MPI_ERR_ASSERT (an assert bit the call does not know),
+ * MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_SHARED (MPI_Win_allocate_shared over
+ * ranks that share no memory), MPI_ERR_RMA_FLAVOR (a call the window's
+ * flavor does not allow). They are raised on the window's error handler
+ * (MPI_ERRORS_ARE_FATAL unless set). At most 64 windows per rank. */
+
+/* Assertions (section 11.5.5), ORed. */
+#define MPI_MODE_NOCHECK   1
+#define MPI_MODE_NOSTORE   2
+#define MPI_MODE_NOPUT     4
+#define MPI_MODE_NOPRECEDE 8
+#define MPI_MODE_NOSUCCEED 16
+/* Lock types (section 11.5.3). */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+/* Values of MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL (section 11.2.6). */
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
+/* Predefined window attributes (section 11.2.6): MPI_WIN_BASE's value is
+ * the base address itself (void *), the others point to an MPI_Aint
+ * (MPI_WIN_SIZE) or an int. */
+#define MPI_WIN_BASE          8
+#define MPI_WIN_SIZE          9
+#define MPI_WIN_DISP_UNIT     10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL         12
+
+/* Window creation (section 11.2), collective over comm. MPI_Win_create
+ * exposes [base, base + size) bytes; MPI_Win_allocate allocates them
+ * (*(void **)baseptr); MPI_Win_allocate_shared too, as one block over the
+ * ranks of comm, which must share memory (one cluster), rank after rank;
+ * MPI_Win_shared_query gives rank `rank`'s part (MPI_PROC_NULL: the first
+ * part of non-zero size). MPI_Win_create_dynamic exposes nothing until
+ * MPI_Win_attach (at most 14 regions a rank over all its windows). */
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                            MPI_Win *win);
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
+/* Collective; the window must be in no epoch (MPI_ERR_RMA_SYNC). */
+int MPI_Win_free(MPI_Win *win);
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+/* No hint is used: MPI_Win_get_info gives an empty info object. */
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+int MPI_Win_set_name(MPI_Win win, const char *win_name);
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+/* Attributes (section 6.7.3), as those of communicators; keyvals of
+ * windows are keyvals of their own kind. */
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state);
+int MPI_Win_free_keyval(int *win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+#define MPI_WIN_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_WIN_DUP_FN         MPI_COMM_DUP_FN
+#define MPI_WIN_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+/* Error handlers of windows (section 8.3.2), as those of communicators. */
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+
+/* Communication (section 11.3), in an access epoch to target_rank
+ * (MPI_PROC_NULL: nothing). A put's origin buffer may be reused when the
+ * call returns; a get's data is there at the epoch's end (LWMPI: when
+ * the call returns). */
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                   MPI_Win win);
+/* result = the target's old data, then target = origin op target. */
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win);
+/* One element of a predefined datatype. */
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                     MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+/* One element of a predefined integer (or MPI_BYTE...) type: the target
+ * gets origin if it equals compare; result gets its old value. */
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+/* Request-based forms (section 11.3.5), in a passive target epoch: the
+ * request completes with the operation (in LWMPI as soon as it is made),
+ * through MPI_Wait, MPI_Test and the like. */
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                    MPI_Win win, MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win, MPI_Request *request);
+
+/* Active target synchronization (section 11.5.1, 11.5.2). A fence ends
+ * the epoch before it (unless MPI_MODE_NOPRECEDE) and opens one (unless
+ * MPI_MODE_NOSUCCEED); collective. MPI_Win_post exposes the caller's
+ * window to the origins of `group` until MPI_Win_wait (MPI_Win_test:
+ * *flag 1 once they all completed); MPI_Win_start waits for the posts of
+ * the targets of `group`, MPI_Win_complete ends the access epoch. */
+int MPI_Win_fence(int assert, MPI_Win win);
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
+/* Passive target synchronization (section 11.5.3, 11.5.4): a
+ * reader-writer lock per target window; MPI_Win_lock_all takes the
+ * shared lock of every rank. Flushes complete the caller's operations
+ * at the target (and locally); MPI_Win_sync orders the caller's loads and
+ * stores with the window's other accesses. */
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int MPI_Win_unlock(int rank, MPI_Win win);
+int MPI_Win_lock_all(int assert, MPI_Win win);
+int MPI_Win_unlock_all(MPI_Win win);
+int MPI_Win_flush(int rank, MPI_Win win);
+int MPI_Win_flush_all(MPI_Win win);
+int MPI_Win_flush_local(int rank, MPI_Win win);
+int MPI_Win_flush_local_all(MPI_Win win);
+int MPI_Win_sync(MPI_Win win);
 
 /* ---- Deprecated: MPI-1 names removed in MPI 3.0 (section 17.2) ------
  * Old programs still call them, and Open MPI and MPICH still offer them:

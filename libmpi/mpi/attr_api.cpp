@@ -1,6 +1,7 @@
-// The attribute calls of communicators and datatypes (MPI 3.1 section
-// 6.7), the predefined callbacks, and the predefined attributes of
-// communicators (section 8.1.2). One body serves both kinds of object.
+// The attribute calls of communicators, datatypes and windows (MPI 3.1
+// section 6.7), the predefined callbacks, and the predefined attributes of
+// communicators (section 8.1.2) and windows (11.2.6). One body serves
+// every kind of object.
 #include <mpi.h>
 
 #include "attr.hpp"
@@ -8,6 +9,7 @@
 #include "datatype.hpp"
 #include "errors.hpp"
 #include "state.hpp"
+#include "win.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/rank_local.hpp"
 
@@ -16,13 +18,20 @@ namespace lwmpi {
 namespace {
 
 // require_active, then `object` of `kind` valid (MPI_ERR_COMM,
-// MPI_ERR_TYPE); *errcomm: the communicator whose handler reports the
-// call's errors (the object's, or MPI_COMM_WORLD's for a datatype).
+// MPI_ERR_TYPE, MPI_ERR_WIN); *errcomm: the object whose handler reports
+// the call's errors (the communicator or window, or MPI_COMM_WORLD for a
+// datatype).
 int enter_object(const char *fn, HandleKind kind, int object, MPI_Comm *errcomm) {
     *errcomm = MPI_COMM_WORLD;
     if (kind == HandleKind::comm) {
         Comm *c;
         if (int e = enter_comm(fn, object, &c)) return e;
+        *errcomm = object;
+        return MPI_SUCCESS;
+    }
+    if (kind == HandleKind::win) {
+        Win *w;
+        if (int e = enter_win(fn, object, &w)) return e;
         *errcomm = object;
         return MPI_SUCCESS;
     }
@@ -91,6 +100,10 @@ int get_attr(const char *fn, HandleKind kind, int object, int keyval, void *attr
     MPI_Comm errcomm;
     if (int e = enter_object(fn, kind, object, &errcomm)) return e;
     if (!attribute_val || !flag) return raise_error(errcomm, fn, MPI_ERR_ARG, "NULL result pointer");
+    if (kind == HandleKind::win && win_attr(*win_get(object), keyval, static_cast<void **>(attribute_val))) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     const int *predefined = kind == HandleKind::comm ? predefined_value(keyval) : nullptr;
     if (predefined) {
         *static_cast<const int **>(attribute_val) = predefined;
@@ -114,6 +127,7 @@ int delete_attr(const char *fn, HandleKind kind, int object, int keyval) {
 
 constexpr HandleKind kComm = HandleKind::comm;
 constexpr HandleKind kType = HandleKind::datatype;
+constexpr HandleKind kWin = HandleKind::win;
 
 }  // namespace
 
@@ -121,6 +135,7 @@ constexpr HandleKind kType = HandleKind::datatype;
 
 using lwmpi::kComm;
 using lwmpi::kType;
+using lwmpi::kWin;
 
 /// Copy callbacks (section 6.7.2): no copy; the same value.
 int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *flag) {
@@ -181,4 +196,27 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     return lwmpi::delete_attr("MPI_Type_delete_attr", kType, datatype, type_keyval);
+}
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state) {
+    return lwmpi::create_keyval("MPI_Win_create_keyval", kWin, win_copy_attr_fn, win_delete_attr_fn,
+                                win_keyval, extra_state);
+}
+
+int MPI_Win_free_keyval(int *win_keyval) {
+    return lwmpi::free_keyval("MPI_Win_free_keyval", kWin, win_keyval);
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
+    return lwmpi::set_attr("MPI_Win_set_attr", kWin, win, win_keyval, attribute_val);
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
+    return lwmpi::get_attr("MPI_Win_get_attr", kWin, win, win_keyval, attribute_val, flag);
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+    return lwmpi::delete_attr("MPI_Win_delete_attr", kWin, win, win_keyval);
 }

@@ -3,6 +3,7 @@
 
 #include "handles.hpp"
 #include "state.hpp"
+#include "win.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
@@ -125,7 +126,7 @@ namespace {
 bool in_use(MPI_Errhandler h) {
     for (int i = 1; i < kMaxComms; ++i)
         if (const Comm *c = comm_at(i); c && c->in_use && c->errhandler == h) return true;
-    return false;
+    return win_uses_errhandler(h);
 }
 }  // namespace
 
@@ -138,13 +139,19 @@ void release_errhandler(MPI_Errhandler h) {
     }
 }
 
+// A window handle (kind 'W') in place of `comm` names the window, whose
+// handler is called with it (section 8.3.2): both are ints.
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail) {
-    const Comm *c = comm_get(comm);
-    if (!c) {
-        comm = MPI_COMM_WORLD;
-        c = comm_get(comm);
+    MPI_Errhandler h = 0;
+    if (!handle_is(comm, HandleKind::win) || !win_errhandler(comm, &h)) {
+        const Comm *c = comm_get(comm);
+        if (!c) {
+            comm = MPI_COMM_WORLD;
+            c = comm_get(comm);
+        }
+        h = c->errhandler;
     }
-    const MPI_Errhandler h = c->errhandler ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (!h) h = MPI_ERRORS_ARE_FATAL;
     if (h == MPI_ERRORS_RETURN) return code;
     if (MPI_Comm_errhandler_function *f = user_function(h)) {
         int error = code;
@@ -184,9 +191,11 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_create_errhandler";
+namespace lwmpi {
+namespace {
+// MPI_Comm_create_errhandler and MPI_Win_create_errhandler: a window's
+// handler is called as a communicator's, with the window's handle.
+int create_errhandler(const char *fn, MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
     if (int e = require_active(fn)) return e;
     if (!function || !errhandler) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     Errhandlers &e = t_errhandlers.get();
@@ -197,6 +206,18 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errha
             return MPI_SUCCESS;
         }
     return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "too many error handlers");
+}
+}  // namespace
+}  // namespace lwmpi
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
+    return lwmpi::create_errhandler("MPI_Comm_create_errhandler", function, errhandler);
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) {
+    // (The same calling sequence: a pointer to an int handle, a pointer to the code.)
+    return lwmpi::create_errhandler("MPI_Win_create_errhandler",
+                                    reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
 }
 
 // A freed handler stays usable by the communicators that have it until

@@ -16,6 +16,7 @@ enum class HandleKind : unsigned {
     keyval = 0x4b,      // 'K' (attribute keys, MPI 3.1 section 6.7)
     op = 0x4f,          // 'O'
     request = 0x52,     // 'R'
+    win = 0x57,         // 'W' (one-sided communication, MPI 3.1 chapter 11)
 };
 
 constexpr int make_handle(HandleKind kind, int index) {

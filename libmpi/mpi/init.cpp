@@ -13,6 +13,7 @@
 #include "info.hpp"
 #include "request.hpp"
 #include "state.hpp"
+#include "win.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/rank_local.hpp"
 #include "../mpiutil/text.hpp"
@@ -90,6 +91,7 @@ int MPI_Finalize(void) {
     if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
         return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     state().finalized = true;
+    win_finalize();  // (the barrier: no rank reaches the caller's windows any more)
     if (int e = util::finalize()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     // No handle but WORLD's and SELF's is valid any more: their tables go.
     request_table_release();

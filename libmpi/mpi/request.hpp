@@ -80,6 +80,12 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out);
 /// Completes when the schedule ends; start the schedule after this.
 int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out);
 
+/// A new request, active and already complete with an empty status (an
+/// RMA operation that was over when its call returned: MPI_Rput...),
+/// held on communicator `comm` (valid); MPI_ERR_NO_MEM when the table is
+/// full.
+int request_new_done(MPI_Comm comm, MPI_Request *out);
+
 /// Whether `r` has an operation under way that MPI_Request_free must let
 /// finish (section 3.7.3) rather than drop.
 bool request_running(const Request &r);

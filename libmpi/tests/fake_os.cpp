@@ -17,6 +17,13 @@
 // - Objects belong to their cluster (the process of its ranks); closing
 //   or unlinking one with its asynchronous operation still running is
 //   -TS_EBUSY.
+// - Windows (TS_SYS_WINDOW_*): a table of windows, each owned by the
+//   rank that made it, with its exposed regions. Accesses are carried out
+//   at once under the fabric's mutex (the ranks are threads of one host
+//   process, so a target's addresses are the caller's), atomics with
+//   __atomic so that the owner's own atomics on the word see them whole.
+//   A write to memory the target does not expose fails at the next flush
+//   to that target (as the kernel's, which reports it then).
 // - Names: registered by a cluster for (that cluster, port), resolved by
 //   everyone, -TS_ENOENT until registered.
 //
@@ -56,6 +63,7 @@
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -126,6 +134,15 @@ struct ClusterIkc {
     std::set<int> slots_taken;  // sending clusters whose hardware slot is full
 };
 
+// An IKC window: its owner (a world rank), its exposed regions (base,
+// size), and per target (cluster, key) the first error a write to it met
+// since the last flush.
+struct Window {
+    int owner;
+    std::vector<std::pair<uintptr_t, size_t>> regions;
+    std::map<Addr, long> write_error;
+};
+
 struct alignas(64) SharedBlock {
     unsigned char bytes[kClusterSharedBytes];
 };
@@ -146,6 +163,8 @@ struct Fabric {
     int next_id = 3;
     unsigned long next_seq = 0;
     std::map<std::string, Addr> names;
+    std::map<Addr, Window> windows;      // (cluster, key)
+    std::map<int, int> next_window_key;  // per cluster
     bool aborted = false;
     int abort_code = 0;
     bool timed_out = false;
@@ -553,7 +572,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     result.timed_out = f.timed_out;
     result.violations = f.violations;
     result.leaked_names = static_cast<int>(f.names.size());
-    result.leaked_objects = static_cast<int>(f.objects.size());
+    result.leaked_objects = static_cast<int>(f.objects.size() + f.windows.size());
     result.console = f.console;
     return result;
 }
@@ -906,6 +925,156 @@ int portal_close(int id) {
 
 int portal_unlink(int id) {
     return release(id, Kind::in_portal, [](Object &o) { fab().portals.erase(o.local); });
+}
+
+// ---- windows ----
+
+namespace {
+
+// The caller's window `key`, or nullptr (lock held).
+Window *own_window(int key) {
+    auto it = fab().windows.find(my_addr(key));
+    return it == fab().windows.end() || it->second.owner != t_me.rank ? nullptr : &it->second;
+}
+
+// Whether [addr, addr + n) lies in one region of `w`.
+bool exposed(const Window &w, uintptr_t addr, size_t n) {
+    for (const auto &[base, size] : w.regions)
+        if (addr >= base && n <= size && addr - base <= size - n) return true;
+    return false;
+}
+
+// One request of the caller's window `key` (struct ts_window_op).
+long window_access(int key, ts_window_op &op) {
+    auto lock = enter_ikc();
+    Window *me = own_window(key);
+    if (!me) return -TS_EBADF;
+    if (!cluster_ok(op.cluster)) return -TS_EINVAL;
+    const Addr to{op.cluster, op.target};
+    auto it = fab().windows.find(to);
+    if (it == fab().windows.end()) return -TS_ENOENT;
+    const Window &target = it->second;
+    const uintptr_t addr = op.addr;
+    switch (op.kind) {
+    case TS_WINDOW_WRITE:
+        if (!exposed(target, addr, op.size)) {
+            me->write_error.emplace(to, -TS_EACCES);  // (keeps the first)
+            return 0;
+        }
+        std::memcpy(reinterpret_cast<void *>(addr), op.buf, op.size);
+        return 0;
+    case TS_WINDOW_READ:
+        if (!exposed(target, addr, op.size)) return -TS_EACCES;
+        std::memcpy(op.buf, reinterpret_cast<const void *>(addr), op.size);
+        return 0;
+    case TS_WINDOW_FLUSH: {
+        auto e = me->write_error.find(to);
+        if (e == me->write_error.end()) return 0;
+        const long err = e->second;
+        me->write_error.erase(e);
+        return err;
+    }
+    case TS_WINDOW_CAS:
+    case TS_WINDOW_FADD:
+    case TS_WINDOW_SWAP: {
+        if (addr % 8) return -TS_EINVAL;
+        if (!exposed(target, addr, 8)) return -TS_EACCES;
+        auto *word = reinterpret_cast<uint64_t *>(addr);
+        if (op.kind == TS_WINDOW_FADD) {
+            op.result = __atomic_fetch_add(word, op.operand, __ATOMIC_SEQ_CST);
+        } else if (op.kind == TS_WINDOW_SWAP) {
+            op.result = __atomic_exchange_n(word, op.operand, __ATOMIC_SEQ_CST);
+        } else {
+            uint64_t expected = op.compare;
+            __atomic_compare_exchange_n(word, &expected, op.operand, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            op.result = expected;  // the old value, whether it was swapped or not
+        }
+        return 0;
+    }
+    default: return -TS_EINVAL;
+    }
+}
+
+long access(int key, ts_window_op op, uint64_t *result = nullptr) {
+    const long r = window_access(key, op);
+    if (r == 0 && result) *result = op.result;
+    return r;
+}
+
+}  // namespace
+
+int window_create() {
+    auto lock = enter_ikc();
+    const int key = ++fab().next_window_key[t_me.info.cluster_id];
+    fab().windows[my_addr(key)] = Window{t_me.rank, {}, {}};
+    return key;
+}
+
+int window_expose(int key, void *base, size_t size) {
+    auto lock = enter_ikc();
+    Window *w = own_window(key);
+    if (!w) return -TS_EBADF;
+    const auto b = reinterpret_cast<uintptr_t>(base);
+    if (size == 0 || w->regions.size() >= TS_WINDOW_REGIONS) return -TS_EINVAL;
+    for (const auto &[rb, rs] : w->regions)
+        if (b < rb + rs && rb < b + size) return -TS_EINVAL;
+    w->regions.emplace_back(b, size);
+    return 0;
+}
+
+int window_withdraw(int key, void *base) {
+    auto lock = enter_ikc();
+    Window *w = own_window(key);
+    if (!w) return -TS_EBADF;
+    for (auto it = w->regions.begin(); it != w->regions.end(); ++it)
+        if (it->first == reinterpret_cast<uintptr_t>(base)) {
+            w->regions.erase(it);
+            return 0;
+        }
+    return -TS_ENOENT;
+}
+
+int window_free(int key) {
+    auto lock = enter_ikc();
+    if (!own_window(key)) return -TS_EBADF;
+    fab().windows.erase(my_addr(key));
+    return 0;
+}
+
+namespace {
+// A request to window `target` of `cluster`, the rest zero.
+ts_window_op request(unsigned kind, int cluster, int target, uint64_t addr = 0) {
+    ts_window_op op{};
+    op.kind = kind;
+    op.cluster = cluster;
+    op.target = target;
+    op.addr = addr;
+    return op;
+}
+}  // namespace
+
+long window_write(int key, int cluster, int target, uint64_t addr, const void *buf, size_t n) {
+    ts_window_op op = request(TS_WINDOW_WRITE, cluster, target, addr);
+    op.buf = const_cast<void *>(buf);
+    op.size = n;
+    return access(key, op);
+}
+long window_read(int key, int cluster, int target, uint64_t addr, void *buf, size_t n) {
+    ts_window_op op = request(TS_WINDOW_READ, cluster, target, addr);
+    op.buf = buf;
+    op.size = n;
+    return access(key, op);
+}
+long window_flush(int key, int cluster, int target) {
+    return access(key, request(TS_WINDOW_FLUSH, cluster, target));
+}
+long window_atomic(int key, int cluster, int target, uint64_t addr, unsigned kind, uint64_t operand,
+                   uint64_t compare, uint64_t *old) {
+    ts_window_op op = request(kind, cluster, target, addr);
+    op.operand = operand;
+    op.compare = compare;
+    return access(key, op, old);
 }
 
 // ---- names ----

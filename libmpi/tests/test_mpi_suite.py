@@ -17,7 +17,7 @@ The programs are portable MPI programs, checked against Open MPI on Linux
     test_mpi_suite.py [unittest options]         all of them
 
 SUITE: env, p2p, coll, comm, dtype, dtype2, req, err, intercomm, nbc, stress,
-topo, info, attr, third_party.
+topo, info, attr, rma, rma_halo, rma_counter, third_party.
 """
 import os
 import re
@@ -169,6 +169,24 @@ class Attr(Program):
         self.assertIn("MPI-1 names yes", out)   # LWMPI offers them
 
 
+class Rma(Program):
+    """One-sided communication: windows of every flavor, put, get,
+    accumulates, fences, PSCW, locks, flushes, request-based operations,
+    error classes of section 11.8."""
+    PROGRAM = "mpi_rma"
+
+
+class RmaHalo(Program):
+    """A 1-D halo exchange with MPI_Put and fences, exact results."""
+    PROGRAM = "mpi_rma_halo"
+
+
+class RmaCounter(Program):
+    """A counter under MPI_Fetch_and_op from every rank: the values fetched
+    are a permutation, the final count exact."""
+    PROGRAM = "mpi_rma_counter"
+
+
 class Stress(Program):
     """Thousands of messages of mixed sizes between all pairs."""
     PROGRAM = "mpi_stress"
@@ -194,6 +212,15 @@ add_runs(Topo, standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (4, "
                              (16, "scatter", "ikc"), (16, "compact", "shm")))
 add_runs(Info, standard_runs((1, "compact", "shm"), (5, "scatter", "ikc")))
 add_runs(Attr, standard_runs((1, "compact", "shm"), (3, "scatter", "ikc"), (16, "compact", "shm")))
+# Ranks span clusters in most runs: 2 scattered, 5 and 16 both ways.
+RMA_RUNS = standard_runs((1, "compact", "shm"), (2, "scatter", "ikc"), (2, "compact", "shm"),
+                         (5, "compact", "ikc"), (5, "scatter", "shm"), (16, "compact", "shm"),
+                         (16, "scatter", "ikc"))
+add_runs(Rma, RMA_RUNS)
+add_runs(RmaHalo, RMA_RUNS)
+# (16 ranks contending for one counter take ~10 ms an increment on QEMU,
+# whose harts share one host thread: fewer increments there.)
+add_runs(RmaCounter, [r if r[0] < 16 else r + (("25",),) for r in RMA_RUNS])
 add_runs(Stress, standard_runs((4, "compact", "shm", ("4000",)),
                                (16, "scatter", "shm", ("3000", "8192", "65536", "4")),
                                (8, "scatter", "ikc", None, 100), (8, "compact", "ikc", None, 16384)))
@@ -241,7 +268,8 @@ class ThirdParty(unittest.TestCase):
 
 SUITES = {"env": "Env", "p2p": "P2p", "coll": "Coll", "comm": "Comm", "dtype": "Dtype",
           "dtype2": "Dtype2", "req": "Req", "err": "Err", "intercomm": "Intercomm", "nbc": "Nbc",
-          "stress": "Stress", "topo": "Topo", "info": "Info", "attr": "Attr", "third_party": "ThirdParty"}
+          "stress": "Stress", "topo": "Topo", "info": "Info", "attr": "Attr", "rma": "Rma",
+          "rma_halo": "RmaHalo", "rma_counter": "RmaCounter", "third_party": "ThirdParty"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
