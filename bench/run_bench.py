@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native ...]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma ...]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
@@ -63,6 +63,11 @@ class Config:
         # native comparison (linux64): batches per size, largest message.
         self.native_batches = "5" if quick else "21"
         self.native_max = str(64 * 1024 if quick else 4 * 1024 * 1024)
+        # one-sided: batches per size, largest message on linux64 and on QEMU
+        # (where a window's data moves in mailbox messages: see the section).
+        self.rma_batches = "5" if quick else "11"
+        self.rma_max = str(64 * 1024 if quick else 1024 * 1024)
+        self.rma_qemu_max = str(4 * 1024 if quick else 64 * 1024)
 
 
 class Failure(Exception):
@@ -467,7 +472,7 @@ def stream(cfg, out):
 # Tessera's linux64 target and on the Linux MPI libraries, built from the
 # same sources.
 LINUX_MPIS = {"openmpi": ("mpicc.openmpi", "mpirun.openmpi"), "mpich": ("mpicc.mpich", "mpirun.mpich")}
-NATIVE_PROGRAMS = ("p2p_native", "coll_native")
+NATIVE_PROGRAMS = ("p2p_native", "coll_native", "rma_native")
 NATIVE_TIMEOUT = 300  # seconds, for one run
 COLL_NP = 8  # processes of the collectives: two full clusters on Tessera
 _NATIVE_ROW = re.compile(r"^row\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
@@ -673,7 +678,83 @@ def native(cfg, out):
             native_collectives(cfg, out, exes)]
 
 
-EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native}
+# ---- one-sided communication ------------------------------------------------------
+
+def tessera_run(platform, program, args, policy):
+    """A run of PROGRAM with 2 processes on Tessera's `platform` (qemu or
+    linux64) under `policy`: a function returning (status, output)."""
+    if platform == "linux64":
+        return tessera_linux64(program, 2, args, policy)
+    return lambda: mpirun("-np", "2", "--map-by", policy, "--timeout", str(NATIVE_TIMEOUT), program, *args,
+                          timeout=NATIVE_TIMEOUT + 60)
+
+
+def rma_table(cfg, out, platform, bw, exes):
+    """One table of the one-sided experiment: put and get (rma_native)
+    next to send/receive (p2p_native) of the same sizes, inside a cluster
+    and across two, on `platform`; on linux64 also Open MPI's put and get.
+    bw: bandwidth (--bw) rather than latency."""
+    top = cfg.rma_max if platform == "linux64" else cfg.rma_qemu_max
+    flag = ("--bw",) if bw else ()
+    where = (("inside", "compact"), ("across", "scatter"))
+    rma = [(f"{op}-{w}", f"Tessera {op}, {w}", tessera_run(platform, "rma_native", (op, *flag, cfg.rma_batches, top),
+                                                           policy))
+           for op in ("put", "get") for w, policy in where]
+    if platform == "linux64":
+        rma += [(f"{op}-openmpi", f"Open MPI {op}",
+                 linux_mpi("openmpi", exes["openmpi", "rma_native"], 2, (op, *flag, cfg.rma_batches, top)))
+                for op in ("put", "get")]
+    p2p_args = (*flag, cfg.rma_batches, top)
+    two_sided = [(f"send-{w}", f"Tessera send/receive, {w}", tessera_run(platform, "p2p_native", p2p_args, policy))
+                 for w, policy in where]
+    value = (lambda b, ns, _: (int(b), int(b) / float(ns) * 1e3)) if bw else \
+        (lambda b, ns, _: (int(b), float(ns) / 1000))
+    rows, stats = measured(cfg, f"rma_native {'--bw ' if bw else ''}({platform})", rma, _NATIVE_ROW, value)
+    more_rows, more = measured(cfg, f"p2p_native {'--bw ' if bw else ''}({platform})", two_sided, _NATIVE_ROW,
+                               value)
+    stats.update(more)
+    kind = "bandwidth" if bw else "latency"
+    name = f"rma_{platform}_{kind}"
+    write_csv(out_path(out, name + ".csv"), ("series", "rep", "bytes", "ns", "MB/s"), rows + more_rows)
+    ratios = [(f"{op}/send {w}", f"{op}-{w}", f"send-{w}") for op in ("put", "get") for w, _ in where]
+    if platform == "linux64":
+        ratios += [(f"{op} across/openmpi", f"{op}-across", f"{op}-openmpi") for op in ("put", "get")]
+    unit = "MB/s (10^6 bytes/s)" if bw else "time per message (µs)"
+    table = by_size(out, name + ".png", f"One-sided {kind} ({platform})", unit, rma + two_sided, stats, ratios, 2)
+    return table, name + ".png", top
+
+
+def rma(cfg, out):
+    """Put and get against send/receive, on linux64 (with Open MPI's) and
+    on QEMU (bench/README.md)."""
+    exes = build_native(out)
+    sections = []
+    for platform, bw in (("linux64", False), ("linux64", True), ("qemu", False)):
+        table, png, top = rma_table(cfg, out, platform, bw, exes)
+        how = ("a window of 16 MPI_Put (MPI_Get) of the size, then one MPI_Win_flush; a figure is "
+               "the size × 16 over the window's time, in MB/s; send/receive is `p2p_native --bw` "
+               "(64 MPI_Isend per window, as in Native point-to-point bandwidth)") if bw else (
+               "one MPI_Put (MPI_Get) of the size, then MPI_Win_flush (the data is at the target, or "
+               "here); a figure is that time in µs; send/receive is `p2p_native`'s one-way time "
+               "(half a ping-pong)")
+        sections.append((
+            f"One-sided {'bandwidth' if bw else 'latency'} ({platform})",
+            f"What: MPI's put and get, 1 B to {size_label(int(top))}, next to send/receive of the same "
+            "sizes. How: `rma_native` (bench/native/rma_native.c) with 2 processes, rank 0 accessing "
+            "rank 1's window (MPI_Win_allocate) in one MPI_Win_lock_all epoch while rank 1 makes no "
+            f"call: {how}; the median of {cfg.rma_batches} batches of about 2 ms. inside: one cluster "
+            "(compact), where a window is shared memory; across: two clusters (scatter), where "
+            "every access is served by the target cluster's kernel (its window agent) with no "
+            "action by rank 1. " + (
+                "openmpi: Open MPI's RMA, same program, same host, same run. " if platform == "linux64" else
+                "QEMU moves a window's data in mailbox messages of 80 bytes, each handled by the "
+                "target's master, hence the smaller largest size. ") +
+            "Reading: a ratio above 1 means the first is " + ("faster." if bw else "slower.") +
+            f" Plot: {png}.", table, png))
+    return sections
+
+
+EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma}
 
 SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
 
