@@ -35,7 +35,7 @@ namespace {
 constexpr int max_windows = 32;
 constexpr size_t max_message = 256;
 /// Data of this size or more goes through a portal, in pieces.
-constexpr size_t bulk_min = 1024;
+constexpr size_t bulk_min = 256;
 constexpr size_t piece_bytes = 4096;
 
 /// What travels: the request kinds of enum ts_window_kind, then these.

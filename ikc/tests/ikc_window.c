@@ -26,7 +26,7 @@
 #define KEY_PORT     13
 #define BARRIER_PORT 61
 #define BYTES        10000 /* through a portal, in three pieces */
-#define SMALL        700   /* in several messages */
+#define SMALL        200   /* in several messages */
 #define ADDS         200   /* per cluster and per kind */
 
 static int me, n, index_of_me;
