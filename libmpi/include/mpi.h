@@ -407,6 +407,13 @@ int MPI_Get_processor_name(char *name, int *resultlen);
 double MPI_Wtime(void);
 /* Seconds between two ticks of MPI_Wtime. Callable at any time. (8.6) */
 double MPI_Wtick(void);
+/* Memory for the caller (section 8.2): *(void **)baseptr gets `size`
+ * bytes of the rank's heap (no info key is used: any memory serves
+ * LWMPI's messages and windows). MPI_ERR_ARG (negative size, null
+ * baseptr), MPI_ERR_INFO, MPI_ERR_NO_MEM, raised on MPI_COMM_WORLD.
+ * MPI_Free_mem gives back what MPI_Alloc_mem gave (NULL: nothing). */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
 
 /* ---- Errors (MPI 3.1 sections 8.3-8.5) ------------------------------ */
 
@@ -617,6 +624,10 @@ int MPI_Type_commit(MPI_Datatype *datatype);
  * MPI_ERR_TYPE. Pending communication that uses it is not affected. */
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Get_address(const void *location, MPI_Aint *address);
+/* Address arithmetic (section 4.1.5): base + disp, and addr1 - addr2, as
+ * addresses (wrapping as unsigned). Callable at any time. */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 /* Packing (section 4.2): MPI_ERR_TRUNCATE when outbuf has no room. */
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
              MPI_Comm comm);

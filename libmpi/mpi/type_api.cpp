@@ -1,5 +1,6 @@
 // The MPI_Type_* calls, MPI_Get_address and packing (MPI 3.1 chapter 4).
 #include <mpi.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,14 @@ int MPI_Get_address(const void *location, MPI_Aint *address) {
     if (!address) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "address is NULL");
     *address = reinterpret_cast<MPI_Aint>(location);
     return MPI_SUCCESS;
+}
+
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+    return static_cast<MPI_Aint>(static_cast<uintptr_t>(base) + static_cast<uintptr_t>(disp));
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+    return static_cast<MPI_Aint>(static_cast<uintptr_t>(addr1) - static_cast<uintptr_t>(addr2));
 }
 
 /// Packs incount elements into outbuf from *position on and advances it

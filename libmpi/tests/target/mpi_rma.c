@@ -18,7 +18,8 @@
  *   gives an exact count), Win_lock_all/unlock_all, Win_flush(_all),
  *   Win_flush_local(_all), Win_sync. Errors with MPI_ERRORS_RETURN on the
  *   window: MPI_ERR_RMA_SYNC, RMA_RANGE, DISP, RANK, COUNT, TYPE, OP,
- *   LOCKTYPE, ASSERT, RMA_FLAVOR, RMA_ATTACH, SIZE, WIN.
+ *   LOCKTYPE, ASSERT, RMA_FLAVOR, RMA_ATTACH, SIZE, WIN. A window over
+ *   MPI_Alloc_mem's memory, MPI_Aint_add/diff, MPI_Alloc_mem's errors.
  *
  * A portable MPI program (mpi.h and the C library only), for any number
  * of processes. Rank 0 prints "mpi_rma: OK (np=N)" at the end; the first
@@ -453,6 +454,33 @@ static int on_delete(MPI_Win win, int key, void *value, void *extra) {
 
 /* Error classes of section 11.8 and the window's error handlers and
  * attributes. */
+/* A window over memory from MPI_Alloc_mem (section 8.2): each rank puts
+ * its rank to the right; MPI_Aint_add/diff find an element's address. */
+static void test_alloc_mem(void) {
+    int *mem = NULL;
+    MPI_OK(MPI_Alloc_mem(4 * sizeof(int), MPI_INFO_NULL, &mem));
+    CHECK(mem != NULL);
+    mem[2] = -1;
+    MPI_Aint base, third;
+    MPI_OK(MPI_Get_address(mem, &base));
+    MPI_OK(MPI_Get_address(&mem[2], &third));
+    CHECK(MPI_Aint_diff(third, base) == 2 * (MPI_Aint)sizeof(int));
+    CHECK(MPI_Aint_add(base, 2 * (MPI_Aint)sizeof(int)) == third);
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(mem, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(&me, 1, MPI_INT, right, 2, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    if (mem[2] != left) FAIL("mem[2] is %d, expected %d", mem[2], left);
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Free_mem(mem));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    void *none;
+    EXPECT_CLASS(MPI_Alloc_mem(-1, MPI_INFO_NULL, &none), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Alloc_mem((MPI_Aint)1 << 46, MPI_INFO_NULL, &none), MPI_ERR_NO_MEM);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 static void test_errors(void) {
     int mem[4] = {0, 0, 0, 0};
     MPI_Win win;
@@ -551,6 +579,8 @@ int main(int argc, char **argv) {
     test_dynamic();
     sync_all("shared");
     test_shared();
+    sync_all("alloc_mem");
+    test_alloc_mem();
     sync_all("errors");
     test_errors();
     sync_all("finalize");
