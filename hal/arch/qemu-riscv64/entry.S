@@ -84,36 +84,9 @@ hal_jump:
 hal_trap_vector:
     csrrw sp, sscratch, sp
     beqz sp, 1f                  # sscratch was 0: the trap came from S-mode
-    sd x1, 8(sp)
-    sd x3, 24(sp)
-    sd x4, 32(sp)
-    sd x5, 40(sp)
-    sd x6, 48(sp)
-    sd x7, 56(sp)
-    sd x8, 64(sp)
-    sd x9, 72(sp)
-    sd x10, 80(sp)
-    sd x11, 88(sp)
-    sd x12, 96(sp)
-    sd x13, 104(sp)
-    sd x14, 112(sp)
-    sd x15, 120(sp)
-    sd x16, 128(sp)
-    sd x17, 136(sp)
-    sd x18, 144(sp)
-    sd x19, 152(sp)
-    sd x20, 160(sp)
-    sd x21, 168(sp)
-    sd x22, 176(sp)
-    sd x23, 184(sp)
-    sd x24, 192(sp)
-    sd x25, 200(sp)
-    sd x26, 208(sp)
-    sd x27, 216(sp)
-    sd x28, 224(sp)
-    sd x29, 232(sp)
-    sd x30, 240(sp)
-    sd x31, 248(sp)
+    .irp r, 1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    sd x\r, (\r * 8)(sp)
+    .endr
     csrr t0, sscratch
     sd t0, 16(sp)                # the user's sp
     csrw sscratch, zero
@@ -132,37 +105,9 @@ hal_user_return:
     csrw sscratch, a0
     ld t0, TF_PC(a0)
     csrw sepc, t0
-    ld x1, 8(a0)
-    ld x2, 16(a0)
-    ld x3, 24(a0)
-    ld x4, 32(a0)
-    ld x5, 40(a0)
-    ld x6, 48(a0)
-    ld x7, 56(a0)
-    ld x8, 64(a0)
-    ld x9, 72(a0)
-    ld x11, 88(a0)
-    ld x12, 96(a0)
-    ld x13, 104(a0)
-    ld x14, 112(a0)
-    ld x15, 120(a0)
-    ld x16, 128(a0)
-    ld x17, 136(a0)
-    ld x18, 144(a0)
-    ld x19, 152(a0)
-    ld x20, 160(a0)
-    ld x21, 168(a0)
-    ld x22, 176(a0)
-    ld x23, 184(a0)
-    ld x24, 192(a0)
-    ld x25, 200(a0)
-    ld x26, 208(a0)
-    ld x27, 216(a0)
-    ld x28, 224(a0)
-    ld x29, 232(a0)
-    ld x30, 240(a0)
-    ld x31, 248(a0)
-    ld x10, 80(a0)
+    .irp r, 1,2,3,4,5,6,7,8,9,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,10
+    ld x\r, (\r * 8)(a0)
+    .endr
     sret
 
     .bss

@@ -40,13 +40,6 @@ static _Thread_local int right, left;
  * checks it fails are stepped around, and rank 0 says so. */
 static _Thread_local int lax;
 
-static int open_mpi_3_or_4(void) {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    return strstr(lib, "Open MPI v4.") != NULL || strstr(lib, "Open MPI v3.") != NULL;
-}
-
 /* Put and get on a created window under fences: a ring, then derived
  * datatypes on both sides. */
 static void test_create(void) {

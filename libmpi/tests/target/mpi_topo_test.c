@@ -50,13 +50,6 @@
  * so). */
 static _Thread_local int lax;
 
-static int open_mpi_3_or_4(void) {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    return strstr(lib, "Open MPI v4.") != NULL || strstr(lib, "Open MPI v3.") != NULL;
-}
-
 /* The index of the k-th (from 0) occurrence of x in list[0..n), or -1. */
 static int kth(const int *list, int n, int x, int k) {
     for (int i = 0; i < n; ++i)
