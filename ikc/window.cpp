@@ -93,15 +93,14 @@ struct Window {
     long write_error = 0;  ///< the first failure of a write since the last FLUSH
 };
 
-/// The agent's answer that waits for room at its receiver, and the READ
-/// whose data it is sending.
+/// The agent's answer that waits for room at its receiver.
 struct Outgoing {
     bool held = false;
     int cluster = 0;
-    size_t size = 0;
     Message m{};
 };
 
+/// A READ the agent answers in messages.
 struct ReadJob {
     bool active = false;
     Header request{};  ///< the READ being answered
@@ -270,7 +269,7 @@ bool reply(const Message &m) {
         ++moves;
         return true;
     }
-    outgoing = Outgoing{true, m.h.origin_cluster, 0, m};
+    outgoing = Outgoing{true, m.h.origin_cluster, m};
     return false;
 }
 

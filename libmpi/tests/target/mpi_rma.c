@@ -123,8 +123,8 @@ static void test_create(void) {
     CHECK(win == MPI_WIN_NULL);
 }
 
-/* Transfers of many mailbox messages: 16 KB put to the right, got back
- * from the left. */
+/* Transfers of several portal pieces across clusters: 16 KB put to the
+ * right, got back from the left. */
 static void test_large(void) {
     enum { N = 4096 };
     int *base = NULL, *buf = xmalloc(sizeof(int) * N);
