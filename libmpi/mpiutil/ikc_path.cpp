@@ -791,11 +791,20 @@ int sleep_on_events(unsigned long timeout_ns) {
     long n;
     int e = ring_next(&msg, &n);  // once more after the flag: an earlier arrival is in the ring by now
     if (!e && n < 0) {
-        const long seen = os::ikc_wait_any(s.waiting.ikc_seen, timeout_ns);
+        // Counts are per thread: one seen on another core (the rank's
+        // other thread slept last) may equal this core's count after an
+        // event I must not miss. A count never equals kNoCount, so then
+        // the call only returns this core's count, and my caller looks
+        // for work once more before it sleeps with it.
+        constexpr unsigned long kNoCount = ~0UL;
+        const int core = os::core();
+        const unsigned long mine = core == s.waiting.seen_core ? s.waiting.ikc_seen : kNoCount;
+        const long seen = os::ikc_wait_any(mine, timeout_ns);
         if (seen < 0)
             e = fail(MPI_ERR_OTHER, "waiting for IKC failed", seen);
         else
             s.waiting.ikc_seen = static_cast<unsigned long>(seen);
+        s.waiting.seen_core = core;
     }
     __atomic_store_n(&s.inbox.ring->wake, 0u, __ATOMIC_RELAXED);
     return e;

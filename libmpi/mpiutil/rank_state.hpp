@@ -234,6 +234,7 @@ struct Waiting {
     double polling_since;    ///< wtime() an adaptive wait began polling; 0: not polling
     uint32_t polls;          ///< idle() polls since the wait began
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
+    int seen_core;           ///< the core whose count ikc_seen is (0, the master's: none yet)
 };
 
 /// Everything of one rank, each part of the protocols with the state it
