@@ -5,6 +5,11 @@
 namespace kernel::ikc {
 namespace {
 
+// The ports of a full cluster's MPI processes and name clients do not
+// overlap each other or the file clients' (<tessera/syscall.h>).
+static_assert(TS_PORT_MPI_BASE + TS_MAX_CORES - 1 <= TS_PORT_FILE_CLIENT_LOW);
+static_assert(TS_PORT_NAME_REPLY_BASE + TS_MAX_CORES <= TS_PORT_FILE_CLIENT_HIGH);
+
 constinit ActiveTable<max_active> active;
 constinit VirtualTable mailboxes{Kind::mailbox};
 constinit VirtualTable portals{Kind::portal};

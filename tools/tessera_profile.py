@@ -38,6 +38,7 @@ TS_MAX_CLUSTERS = _IMAGE_H.constant("TS_MAX_CLUSTERS")
 TS_MAX_CORES = _IMAGE_H.constant("TS_MAX_CORES")
 TS_CLUSTER_IO = _IMAGE_H.constant("TS_CLUSTER_IO")
 TS_CLUSTER_COMPUTE = _IMAGE_H.constant("TS_CLUSTER_COMPUTE")
+_SYSCALL_H = tessera_abi.load_header("tessera/syscall.h", layouts=False)
 
 PLATFORMS = ("qemu-riscv64", "linux64")
 DEFAULT_PLATFORM = "qemu-riscv64"
@@ -214,6 +215,41 @@ def _parse_address(source, value):
     return value
 
 
+def compute_cluster_inputs(ranks):
+    """{"mailbox": ports, "portal": ports}: the input ports a compute
+    cluster's kernel and `ranks` MPI processes open (<tessera/syscall.h>,
+    after TS_PORT_FILE_CLIENT_LOW), every process using files."""
+    port = _SYSCALL_H.constant
+    first, last = port("TS_PORT_FILE_CLIENT_HIGH"), port("TS_PORTS") - 1
+    low, low_end = port("TS_PORT_FILE_CLIENT_LOW"), port("TS_PORT_NAME_REPLY_BASE") - 1
+    file_ports = [*range(first, last + 1), *range(low, low_end + 1)][:ranks]
+    mpi = [port("TS_PORT_MPI_BASE") + local for local in range(ranks)]
+    window = [port("TS_PORT_WINDOW"), port("TS_PORT_WINDOW_REPLY")]
+    name_replies = [port("TS_PORT_NAME_REPLY_BASE") + local + 1 for local in range(ranks)]
+    return {"mailbox": [port("TS_PORT_KERNEL"), port("TS_PORT_NAME_DAEMON"), *window, *mpi,
+                        *name_replies, *file_ports],
+            "portal": [*window, *mpi, *file_ports]}
+
+
+def _check_ikc_tables(source, values):
+    """Refuse a profile whose compute clusters cannot carry the inputs of
+    their own kernel and ranks: a hardware resource carries at most
+    virtual_per_hw of them, and an input on port p uses resource p mod the
+    cluster's count of them (ikc/ikc.cpp, key_for)."""
+    ranks = values["compute_cores"] - 1
+    carry = values["virtual_per_hw"]
+    plurals = {"mailbox": "mailboxes", "portal": "portals"}
+    for kind, ports in compute_cluster_inputs(ranks).items():
+        key = f"compute_{plurals[kind]}"
+        hardware = values[key]
+        busiest = max(sum(1 for p in ports if p % hardware == hw) for hw in range(hardware))
+        if busiest > carry:
+            _fail(source, f"a compute cluster's kernel and its {ranks} MPI processes open "
+                          f"{busiest} input {plurals[kind]} on one hardware {kind}, but key "
+                          f"'virtual_per_hw' lets one carry {carry}: raise it by "
+                          f"{busiest - carry}, or lower 'compute_cores' or raise '{key}'")
+
+
 def parse_profile(data, source="<profile>"):
     """Validate a profile's decoded JSON and return a Profile.
 
@@ -238,6 +274,7 @@ def parse_profile(data, source="<profile>"):
     if nclusters > TS_MAX_CLUSTERS:
         _fail(source, f"keys 'io_clusters' + 'compute_clusters' give {nclusters} clusters; "
                       f"the manifest holds at most {TS_MAX_CLUSTERS}")
+    _check_ikc_tables(source, values)
     return Profile(name=name, description=description,
                    memory_base=_parse_address(source, data["memory_base"]),
                    source=source, **values)

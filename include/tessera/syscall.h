@@ -121,6 +121,14 @@ struct ts_ring_slot {
  * 24..31, for its reply mailbox and its input portal (the same number). */
 #define TS_PORT_FILE_CLIENT_HIGH 49
 #define TS_PORT_FILE_CLIENT_LOW  24
+/* So a compute cluster's inputs are: the kernel's mailboxes on
+ * TS_PORT_KERNEL, TS_PORT_NAME_DAEMON, TS_PORT_WINDOW and
+ * TS_PORT_WINDOW_REPLY and its portals on the last two; and for the MPI
+ * process with local index l (on core l+1) a mailbox and a portal on
+ * TS_PORT_MPI_BASE+l, a mailbox on TS_PORT_NAME_REPLY_BASE+l+1, and once it
+ * uses files a mailbox and a portal on a file-client port. A profile whose
+ * hardware resources cannot carry them all (virtual_per_hw each) is refused
+ * before boot (tools/tessera_profile.py). */
 
 /* A request on an IKC window (TS_SYS_WINDOW_ACCESS) for the window `target`
  * of cluster `cluster`, at address `addr` of its owner's memory:

@@ -46,6 +46,7 @@ class NameDaemon {
 public:
     static constexpr int kNames = 32;              ///< names in the local table
     static constexpr int kClients = TS_MAX_CORES;  ///< request slots: one per core
+    static_assert(kNames >= TS_MAX_CORES - 1, "each MPI process of a full cluster links a name");
 
     /// Serves as the daemon of cluster `where.self`. Zero-initialised
     /// before, the daemon is idle (the kernel keeps one in a global).

@@ -4,6 +4,7 @@ manifest, --report-bindings, --ranks and the warning about global variables
 under --ranks threads, its errors before anything boots, and the filter of
 the serial output. No QEMU, no toolchain (ELF files from fake_elf.py)."""
 import io
+import json
 import os
 import shutil
 import struct
@@ -13,7 +14,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from toolsupport import TESTS, load_mpirun, run_mpirun, too_many_processes
+from toolsupport import REPO, TESTS, load_mpirun, run_mpirun, too_many_processes
 from tessera_profile import compute_layout, load_profile
 import fake_elf
 
@@ -204,6 +205,23 @@ class CommandLineTest(unittest.TestCase):
         rc, _, err = self.run_mpirun("--profile", "nosuch", "hello")
         self.assertEqual(rc, 1)
         self.assertIn("mpirun: unknown profile 'nosuch'", err)
+
+    def test_profile_whose_tables_cannot_hold_its_ranks(self):
+        # Refused before anything boots: a full cluster's 16 ranks and its
+        # kernel open 52 inputs on its one hardware mailbox.
+        with open(os.path.join(REPO, "build", "profiles", "full-cluster.json")) as f:
+            data = json.load(f)
+        data["virtual_per_hw"] = 48
+        path = os.path.join(self.out, "small-tables.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        for platform in ("qemu-riscv64", "linux64"):
+            with self.subTest(platform=platform):
+                rc, out, err = self.run_mpirun("--platform", platform, "--profile", path, "hello")
+                self.assertEqual((rc, out), (1, ""))
+                self.assertIn("16 MPI processes open 52 input mailboxes on one hardware "
+                              "mailbox, but key 'virtual_per_hw' lets one carry 48: raise it by 4",
+                              err)
 
     def test_missing_program(self):
         rc, _, err = self.run_mpirun("hello")

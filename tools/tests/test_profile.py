@@ -82,6 +82,27 @@ class ParseTest(unittest.TestCase):
                          "key 'mailbox_size'", "must be between 96 and 256", f"got {size}")
         self.bad(profile(mailbox_size=100), "multiple of 8")
 
+    def test_tables_must_hold_the_ranks(self):
+        # One hardware mailbox carries the kernel's 4 inputs and 3 per rank
+        # (its own, its core's name replies, its file client): 9 ranks need
+        # 31, 10 need 34; portals need 2 + 2 per rank.
+        self.assertEqual(parse_profile(profile(compute_cores=10)).compute_cores, 10)
+        self.bad(profile(compute_cores=11), "10 MPI processes open 34 input mailboxes",
+                 "'virtual_per_hw' lets one carry 32", "raise it by 2")
+        self.bad(profile(compute_cores=17, virtual_per_hw=48), "52 input mailboxes",
+                 "raise it by 4")
+        # A second hardware mailbox halves the load; portals then limit.
+        self.bad(profile(compute_cores=17, compute_mailboxes=2, virtual_per_hw=32),
+                 "34 input portals on one hardware portal", "raise it by 2")
+        two = parse_profile(profile(compute_cores=17, compute_mailboxes=2,
+                                    compute_portals=2, virtual_per_hw=32))
+        self.assertEqual(two.compute_mailboxes, 2)
+
+    def test_shipped_profiles_hold_their_ranks(self):
+        for name in ("default", "full-cluster", "mppa256"):
+            with self.subTest(profile=name):
+                load_profile(name)
+
     def test_bad_name(self):
         self.bad(profile(name=""), "'name'")
         self.bad(profile(name=3), "'name'")
@@ -176,12 +197,14 @@ class LayoutTest(unittest.TestCase):
                                                    ("tessera", 16, 31, 512)):
             with self.subTest(firmware=firmware):
                 fits = compute_layout(parse_profile(profile(
-                    io_cores=io_cores, compute_clusters=clusters, compute_cores=16)),
+                    io_cores=io_cores, compute_clusters=clusters, compute_cores=16,
+                    virtual_per_hw=64)),
                     firmware=firmware)
                 self.assertEqual(fits.harts, most)
                 check_platform(fits, "qemu-riscv64")
                 over = compute_layout(parse_profile(profile(
-                    io_cores=io_cores + 1, compute_clusters=clusters, compute_cores=16)),
+                    io_cores=io_cores + 1, compute_clusters=clusters, compute_cores=16,
+                    virtual_per_hw=64)),
                     firmware=firmware)
                 with self.assertRaisesRegex(ToolError, f"{most + 1} harts.*at most {most}"):
                     check_platform(over, "qemu-riscv64")
