@@ -21,9 +21,9 @@ hart's PMP. --firmware opensbi (or $TESSERA_FIRMWARE=opensbi) boots with
 the OpenSBI 1.1 QEMU ships instead, entering cluster 0's image as before.
 
 CLI (mpirun does the same and then boots the machine):
-    tools/mkimage.py [-np N] [--map-by compact|scatter] [--profile NAME|PATH]
-                     [--platform qemu-riscv64|linux64] [--firmware tessera|opensbi]
-                     [--services ELF] [--kernel-lib LIB]
+    tools/mkimage.py [-np N] [--map-by compact|scatter|ppr:N:cluster]
+                     [--profile NAME|PATH] [--platform qemu-riscv64|linux64]
+                     [--firmware tessera|opensbi] [--services ELF] [--kernel-lib LIB]
                      [--kernel-ld LD] -o OUTDIR PROGRAM [ARGS...]
 It prints the QEMU command (qemu-riscv64) or the payload files (linux64).
 The platform defaults to $TESSERA_PLATFORM, else qemu-riscv64.
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tessera_abi  # noqa: E402
 from tessera_profile import (DEFAULT_FIRMWARE, DEFAULT_PLATFORM, FIRMWARES,  # noqa: E402
-                             MIB, PLATFORMS, REPO, ToolError, check_capacity,
+                             MIB, PLATFORMS, REPO, OptionError, ToolError, check_capacity,
                              check_firmware_name, check_platform, check_platform_name,
-                             compute_layout, load_profile)
+                             compute_layout, load_profile, per_cluster_layout)
 
 # --- include/tessera/image.h and syscall.h -----------------------------------
 
@@ -125,6 +125,28 @@ class Segment:
 
 
 # --- mapping -----------------------------------------------------------------
+
+def parse_map_by(value):
+    """(policy, ppr) of a --map-by value: compact or scatter (ppr 0), or
+    Open MPI's per-resource form ppr:N:cluster, at most N MPI processes per
+    compute cluster filled in order: rank r on compute cluster r // N, local
+    index r % N. That is the compact policy on a layout of N slots per
+    cluster (per_cluster_layout, which plan_job applies and which checks N
+    against the profile), so ("compact", N). Raises OptionError."""
+    if value in MAP_POLICIES:
+        return value, 0
+    parts = value.split(":")
+    if len(parts) != 3 or parts[0] != "ppr":
+        raise OptionError(f"--map-by must be compact, scatter or ppr:N:cluster, got '{value}'")
+    count, resource = parts[1], parts[2]
+    if not (count.isascii() and count.isdigit() and int(count) >= 1):
+        raise OptionError(f"--map-by ppr:N:cluster needs a positive number N of processes per "
+                          f"compute cluster, got '{value}'")
+    if resource != "cluster":
+        raise OptionError(f"--map-by ppr:N:RESOURCE: Tessera places processes per compute "
+                          f"cluster only (ppr:N:cluster), got '{value}'")
+    return "compact", int(count)
+
 
 def placement(layout, policy, rank):
     """(compute cluster index, local index) of `rank` under `policy`: the
@@ -537,12 +559,15 @@ def default_firmware():
     return check_firmware_name(os.environ.get("TESSERA_FIRMWARE") or DEFAULT_FIRMWARE)
 
 
-def plan_job(profile, np, platform=None, firmware=None):
+def plan_job(profile, np, platform=None, firmware=None, ppr=0):
     """Load the profile and refuse what cannot run on the platform (default:
     default_platform()) under the firmware (qemu-riscv64; default:
-    default_firmware()), before anything is built. Returns the Layout."""
+    default_firmware()), before anything is built. ppr: N of --map-by
+    ppr:N:cluster (parse_map_by), 0 for none. Returns the Layout."""
     platform = platform or default_platform()
     layout = compute_layout(load_profile(profile), platform, firmware or default_firmware())
+    if ppr:
+        layout = per_cluster_layout(layout, ppr)
     check_platform(layout, platform)
     check_capacity(layout, np)
     return layout
@@ -669,7 +694,8 @@ def main(argv=None):
 
     ap = argparse.ArgumentParser(prog="mkimage", description=__doc__.split("\n\n")[0])
     ap.add_argument("-np", type=int, default=1, help="MPI processes (default 1)")
-    ap.add_argument("--map-by", choices=sorted(MAP_POLICIES), default="compact")
+    ap.add_argument("--map-by", default="compact", metavar="compact|scatter|ppr:N:cluster",
+                    help="as mpirun's (default compact)")
     ap.add_argument("--profile", default="default", help="name or path (default: default)")
     ap.add_argument("--platform", choices=PLATFORMS,
                     help="default: $TESSERA_PLATFORM, else qemu-riscv64")
@@ -687,13 +713,14 @@ def main(argv=None):
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
     try:
-        layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware)
+        policy, ppr = parse_map_by(opts.map_by)
+        layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware, ppr)
         program = resolve_program(opts.program, default_paths(platform=layout.platform)["bin"])
         if layout.platform == "linux64":
-            out = build_payloads(layout, program, opts.args, opts.np, opts.map_by, opts.outdir,
+            out = build_payloads(layout, program, opts.args, opts.np, policy, opts.outdir,
                                  services=opts.services)
         else:
-            out = build_images(layout, program, opts.args, opts.np, opts.map_by, opts.outdir,
+            out = build_images(layout, program, opts.args, opts.np, policy, opts.outdir,
                                services=opts.services, kernel_lib=opts.kernel_lib,
                                kernel_ld=opts.kernel_ld)
     except ToolError as e:

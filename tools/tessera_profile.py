@@ -23,7 +23,7 @@ profile says).
 """
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tessera_abi
 
@@ -65,6 +65,11 @@ class ToolError(Exception):
 
 class ProfileError(ToolError):
     """A profile is missing, unreadable or has a bad key."""
+
+
+class OptionError(ToolError):
+    """A bad value of a command-line option (e.g. --map-by), found by the
+    code that knows its meaning; the tools print it with their usage."""
 
 
 @dataclass(frozen=True)
@@ -126,9 +131,10 @@ class Layout:
     fabric_size: int
     harts: int
     ram_mb: int
-    slots_per_cluster: int
+    slots_per_cluster: int              # MPI processes a compute cluster may host
     platform: str = DEFAULT_PLATFORM
     firmware: str = DEFAULT_FIRMWARE   # qemu-riscv64 only: a FIRMWARES key
+    ppr: int = 0    # N of --map-by ppr:N:cluster, which set slots_per_cluster; 0: none
 
     @property
     def timebase_hz(self):
@@ -377,12 +383,32 @@ def check_platform(layout, platform):
                         f"{QEMU_MIN_BASE:#x}")
 
 
+def per_cluster_layout(layout, ppr):
+    """The layout of a job mapped by --map-by ppr:N:cluster (N = ppr): at
+    most N MPI processes per compute cluster, filled in order, which is the
+    compact policy with N slots per cluster. N must be 1 to the profile's
+    slots per cluster (compute_cores - 1); raises OptionError otherwise."""
+    most = layout.profile.compute_cores - 1
+    if not 1 <= ppr <= most:
+        raise OptionError(
+            f"--map-by ppr:{ppr}:cluster: N must be 1 to {most}, the MPI processes a compute "
+            f"cluster of profile '{layout.profile.name}' can host ({layout.profile.compute_cores} "
+            f"cores, the master core runs the kernel)")
+    return replace(layout, slots_per_cluster=ppr, ppr=ppr)
+
+
 def check_capacity(layout, np):
     """Refuse a job with more MPI processes than the compute clusters have
     slots: one per core, the master core excepted (it runs the kernel and the
-    local name daemon; the I/O clusters run the services and host no rank)."""
+    local name daemon; the I/O clusters run the services and host no rank),
+    or under --map-by ppr:N:cluster, N per cluster."""
     if np < 1:
         raise ToolError(f"{np} processes requested; a job needs at least 1")
+    if np > layout.capacity and layout.ppr:
+        raise ToolError(
+            f"{np} processes requested but --map-by ppr:{layout.ppr}:cluster places at most "
+            f"{layout.capacity}: {layout.ppr} on each of the {layout.ncompute} compute clusters "
+            f"of profile '{layout.profile.name}'")
     if np > layout.capacity:
         raise ToolError(
             f"{np} processes requested but profile '{layout.profile.name}' hosts at most "

@@ -5,8 +5,10 @@
 //   compact  fills compute cluster 0, then 1, ...   rank r -> (r / slots, r % slots)
 //   scatter  deals ranks round-robin over clusters  rank r -> (r % nc, r / nc)
 // Clusters are counted among compute clusters only (index 0 = the first
-// compute cluster). Shared by the kernel's spawn server, the user runtime and
-// the host unit tests; header-only and constexpr.
+// compute cluster). `slots` is the job's: the cores of a compute cluster
+// less its master, or N under mpirun's --map-by ppr:N:cluster, which is
+// compact with N slots. Shared by the kernel's spawn server, the user
+// runtime and the host unit tests; header-only and constexpr.
 #pragma once
 
 namespace tessera::pm {

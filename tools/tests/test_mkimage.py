@@ -432,6 +432,65 @@ class ManifestTest(unittest.TestCase):
             self.pack(programs=[(Program("p", 1, 1, b""), MANIFEST_SIZE)] * (most + 1))
 
 
+class MapByTest(unittest.TestCase):
+    """--map-by: compact, scatter, and ppr:N:cluster, which is compact on a
+    layout of N slots per cluster."""
+
+    def test_parse(self):
+        self.assertEqual(mkimage.parse_map_by("compact"), ("compact", 0))
+        self.assertEqual(mkimage.parse_map_by("scatter"), ("scatter", 0))
+        self.assertEqual(mkimage.parse_map_by("ppr:12:cluster"), ("compact", 12))
+        self.assertEqual(mkimage.parse_map_by("ppr:1:cluster"), ("compact", 1))
+
+    def test_bad_forms(self):
+        form = "--map-by must be compact, scatter or ppr:N:cluster, got '{}'"
+        count = "--map-by ppr:N:cluster needs a positive number N of processes per compute " \
+                "cluster, got '{}'"
+        resource = "--map-by ppr:N:RESOURCE: Tessera places processes per compute cluster " \
+                   "only (ppr:N:cluster), got '{}'"
+        for value, message in (("random", form), ("", form), ("Compact", form), ("ppr", form),
+                               ("ppr:2", form), ("ppr:2:cluster:pe=2", form),
+                               ("PPR:2:cluster", form), ("ppr:0:cluster", count),
+                               ("ppr:x:cluster", count), ("ppr:-1:cluster", count),
+                               ("ppr::cluster", count), ("ppr:\u00b2:cluster", count),
+                               ("ppr:4:node", resource), ("ppr:4:core", resource),
+                               ("ppr:4:", resource)):
+            with self.subTest(value=value), self.assertRaises(mkimage.OptionError) as cm:
+                mkimage.parse_map_by(value)
+            self.assertEqual(str(cm.exception), message.format(value))
+
+    def test_plan_job(self):
+        layout = mkimage.plan_job("default", 6, "linux64", ppr=2)
+        self.assertEqual((layout.slots_per_cluster, layout.capacity), (2, 8))
+        # Rank r on compute cluster r // 2, local index r % 2.
+        self.assertEqual([mkimage.placement(layout, "compact", r) for r in range(6)],
+                         [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)])
+        self.assertEqual(mkimage.plan_job("default", 6, "linux64").slots_per_cluster, 4)
+        with self.assertRaisesRegex(ToolError, "^9 processes requested but --map-by "
+                                               "ppr:2:cluster places at most 8"):
+            mkimage.plan_job("default", 9, "linux64", ppr=2)
+        with self.assertRaisesRegex(mkimage.OptionError, "N must be 1 to 4"):
+            mkimage.plan_job("default", 1, "linux64", ppr=5)
+
+    def test_mppa256_12_per_cluster(self):
+        layout = mkimage.plan_job("mppa256", 192, "linux64", ppr=12)
+        self.assertEqual([mkimage.placement(layout, "compact", r) for r in (0, 11, 12, 191)],
+                         [(0, 0), (0, 11), (1, 0), (15, 11)])
+        with self.assertRaisesRegex(ToolError, "places at most 192"):
+            mkimage.plan_job("mppa256", 193, "linux64", ppr=12)
+        mkimage.plan_job("mppa256", 256, "qemu-riscv64", ppr=16)
+        with self.assertRaisesRegex(mkimage.OptionError, "N must be 1 to 16"):
+            mkimage.plan_job("mppa256", 1, "linux64", ppr=17)
+
+    def test_manifest(self):
+        """What the kernel, crt0 and LWMPI read: the compact policy and N
+        slots per cluster."""
+        layout = mkimage.plan_job("default", 6, "linux64", ppr=2)
+        m = mkimage.pack_manifest(layout, 2, 6, "compact", [], ["hello"])
+        self.assertEqual((u32(m, M["np"]), u32(m, M["map_policy"]), u32(m, M["slots_per_cluster"])),
+                         (6, mkimage.MAP_POLICIES["compact"], 2))
+
+
 class PayloadTest(unittest.TestCase):
     def test_elfs_follow_8_byte_aligned(self):
         a = Program("nameserver", 0, 0, bytes(range(13)))

@@ -46,6 +46,28 @@ class ParseTest(unittest.TestCase):
         o = mpirun.parse_args(["--wait-policy", "spin", "hello"])
         self.assertEqual(o.wait_policy, "spin")
 
+    def test_map_by_ppr(self):
+        """ppr:N:cluster is the compact policy with N per cluster; the last
+        --map-by wins."""
+        o = mpirun.parse_args(["-np", "6", "--map-by", "ppr:2:cluster", "hello"])
+        self.assertEqual((o.map_by, o.ppr), ("compact", 2))
+        o = mpirun.parse_args(["--map-by=ppr:12:cluster", "hello"])
+        self.assertEqual((o.map_by, o.ppr), ("compact", 12))
+        o = mpirun.parse_args(["--map-by", "ppr:2:cluster", "--map-by", "scatter", "hello"])
+        self.assertEqual((o.map_by, o.ppr), ("scatter", 0))
+        self.assertEqual(mpirun.parse_args(["hello"]).ppr, 0)
+
+    def test_bad_map_by(self):
+        for value, words in (("ppr:0:cluster", "needs a positive number N of processes per "
+                                               "compute cluster, got 'ppr:0:cluster'"),
+                             ("ppr:x:cluster", "got 'ppr:x:cluster'"),
+                             ("ppr:4:node", "per compute cluster only (ppr:N:cluster), got "
+                                            "'ppr:4:node'"),
+                             ("ppr:2", "must be compact, scatter or ppr:N:cluster, got 'ppr:2'")):
+            with self.subTest(value=value), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args(["--map-by", value, "hello"])
+            self.assertIn(words, str(cm.exception))
+
     def test_program_options_pass_through(self):
         o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--tag-output", "--verbose"])
         self.assertEqual((o.np, o.tag_output, o.verbose, o.program, o.args),
@@ -57,7 +79,8 @@ class ParseTest(unittest.TestCase):
         cases = [(["-np", "0", "hello"], "-np needs a positive number of processes, got '0'"),
                  (["-np", "x", "hello"], "got 'x'"),
                  (["-np"], "-np needs a value"),
-                 (["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
+                 (["--map-by", "random", "hello"],
+                  "--map-by must be compact, scatter or ppr:N:cluster"),
                  (["--timeout", "-1", "hello"], "--timeout needs a positive number"),
                  (["--platform", "vax", "hello"], "unknown platform 'vax' (qemu-riscv64 or linux64)"),
                  (["--firmware", "bbl", "hello"], "--firmware must be tessera or opensbi, got 'bbl'"),
@@ -121,7 +144,8 @@ class CommandLineTest(unittest.TestCase):
         return run_mpirun(*args, env=self.env, timeout=60)
 
     def test_usage_errors_exit_2(self):
-        cases = [(["--map-by", "random", "hello"], "--map-by must be compact or scatter"),
+        cases = [(["--map-by", "random", "hello"],
+                  "--map-by must be compact, scatter or ppr:N:cluster"),
                  (["-np", "0", "hello"], "-np needs a positive number"),
                  (["--bogus", "hello"], "unknown option '--bogus'"),
                  (["--platform", "x86", "hello"], "unknown platform 'x86'"),
@@ -130,6 +154,19 @@ class CommandLineTest(unittest.TestCase):
                  (["--eager-threshold", "70000", "hello"],
                   "--eager-threshold needs a number of bytes from 0 to 65536, got '70000'"),
                  (["--ranks", "foo", "hello"], "--ranks must be processes or threads, got 'foo'"),
+                 (["--map-by", "ppr:0:cluster", "hello"], "--map-by ppr:N:cluster needs a "
+                                                          "positive number N"),
+                 (["--map-by", "ppr:x:cluster", "hello"], "--map-by ppr:N:cluster needs a "
+                                                          "positive number N"),
+                 (["--map-by", "ppr:4:node", "hello"],
+                  "--map-by ppr:N:RESOURCE: Tessera places processes per compute cluster only "
+                  "(ppr:N:cluster), got 'ppr:4:node'"),
+                 # Known once the profile is read: above its slots per cluster.
+                 (["--map-by", "ppr:5:cluster", "hello"],
+                  "--map-by ppr:5:cluster: N must be 1 to 4, the MPI processes a compute cluster "
+                  "of profile 'default' can host (5 cores, the master core runs the kernel)"),
+                 (["--profile", "mppa256", "--map-by", "ppr:17:cluster", "hello"],
+                  "--map-by ppr:17:cluster: N must be 1 to 16"),
                  ([], "no program given")]
         for argv, words in cases:
             with self.subTest(argv=argv):
@@ -143,12 +180,14 @@ class CommandLineTest(unittest.TestCase):
         rc, out, _ = self.run_mpirun("--help")
         self.assertEqual(rc, 0)
         self.assertIn("usage: mpirun", out)
-        self.assertIn("--map-by", out)
+        self.assertIn("[--map-by compact|scatter|ppr:N:cluster]", out)
         for option in ("--tag-output", "--local-path", "--eager-threshold", "--report-bindings",
                        "[--ranks processes|threads]", "\n  --ranks M          how the MPI "):
             self.assertIn(option, out)
         words = " ".join(out.split())
         self.assertIn("processes (the default), each a process of its own", words)
+        self.assertIn("ppr:N:cluster (Open MPI's per-resource form): at most N per compute "
+                      "cluster, filled in order", words)
         self.assertTrue(all(len(line) <= 79 for line in out.split("\n\n", 1)[1].splitlines()))
 
     def test_too_many_processes_refused_before_boot(self):
@@ -156,6 +195,14 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(out, "")
         self.assertEqual(err, f"mpirun: {too_many_processes(21)}\n")
+
+    def test_too_many_processes_for_ppr_refused_before_boot(self):
+        rc, out, err = self.run_mpirun("-np", "9", "--map-by", "ppr:2:cluster", "hello")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, "")
+        self.assertEqual(err, "mpirun: 9 processes requested but --map-by ppr:2:cluster places "
+                              "at most 8: 2 on each of the 4 compute clusters of profile "
+                              "'default'\n")
 
     def test_platform_from_the_environment(self):
         """TESSERA_PLATFORM picks the platform (and so the build folder and
@@ -338,6 +385,19 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(self.PROC & others, 0)
         self.assertEqual(self.PROC, m.IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES"))
 
+    def test_map_by_ppr(self):
+        """ppr:N:cluster reaches the image builder as the compact policy on
+        a layout of N slots per cluster (pack_manifest writes both)."""
+        build = mock.Mock(return_value=["qemu"])
+        with mock.patch.object(mpirun.mkimage, "resolve_program"), \
+                mock.patch.object(mpirun.mkimage, "build_images", build), \
+                mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
+                mock.patch.object(mpirun, "globals_warning", return_value=None), \
+                mock.patch.dict(os.environ, {"TESSERA_PLATFORM": ""}):
+            self.assertEqual(mpirun.main(["-np", "6", "--map-by", "ppr:2:cluster", "hello"]), 0)
+        layout, _, _, np, policy = build.call_args.args[:5]
+        self.assertEqual((np, policy, layout.slots_per_cluster, layout.ppr), (6, "compact", 2, 2))
+
     def test_wait_policy(self):
         for policy in ("spin", "block", "adaptive"):
             self.assertEqual(self.manifest("--wait-policy", policy),
@@ -351,7 +411,6 @@ class ManifestTest(unittest.TestCase):
 class ReportBindingsTest(unittest.TestCase):
     """--report-bindings: how the ranks run (--ranks), then one line per
     rank, from the mapping policies."""
-    LAYOUT = compute_layout(load_profile("default"))
     PROCESSES = ("mpirun: --ranks processes: each MPI process is a process of its own, with its "
                  "own global variables, heap and stack")
     THREADS = ("mpirun: --ranks threads: the MPI processes of a compute cluster are threads of "
@@ -361,7 +420,8 @@ class ReportBindingsTest(unittest.TestCase):
         out = io.StringIO()
         with mock.patch.dict(os.environ, {"TESSERA_PLATFORM": ""}):
             opts = mpirun.parse_args(["-np", str(np), "--map-by", policy, *more, "hello"])
-        mpirun.report_bindings(self.LAYOUT, opts, mpirun.rank_cpus(opts), out)
+        layout = mpirun.mkimage.plan_job("default", np, opts.platform, ppr=opts.ppr)
+        mpirun.report_bindings(layout, opts, mpirun.rank_cpus(opts), out)
         return out.getvalue().splitlines()
 
     def report(self, np, policy, *more):
@@ -397,6 +457,15 @@ class ReportBindingsTest(unittest.TestCase):
                                    "(compute cluster 0 of 4, local rank 2)")
         self.assertEqual(len(lines), 9)
 
+    def test_ppr(self):
+        """ppr:2:cluster: two ranks per compute cluster, on cores 1 and 2."""
+        lines = self.report(6, "ppr:2:cluster")
+        self.assertEqual([line.split(" -> ")[1] for line in lines],
+                         [f"cluster {1 + r // 2} core {1 + r % 2} (compute cluster {r // 2} of 4, "
+                          f"local rank {r % 2})" for r in range(6)])
+        # ppr:4:cluster, the whole cluster, is compact.
+        self.assertEqual(self.report(16, "ppr:4:cluster"), self.report(16, "compact"))
+
     def test_every_slot_once(self):
         for policy in ("compact", "scatter"):
             with self.subTest(policy=policy):
@@ -420,14 +489,19 @@ class BindToTest(unittest.TestCase):
 
     def bound(self, *argv, cpus=(0, 1)):
         opts = mpirun.parse_args(["--platform", "linux64", *argv, "hello"])
+        layout = mpirun.mkimage.plan_job("default", opts.np, "linux64", ppr=opts.ppr)
         with mock.patch.object(mpirun.os, "sched_getaffinity", return_value=set(cpus)):
             bound = mpirun.rank_cpus(opts)
-        return bound, mpirun.cluster_cpus(self.LAYOUT, opts, bound)
+        return bound, mpirun.cluster_cpus(layout, opts, bound)
 
     def test_default_binds_when_ranks_fit_the_cpus(self):
         self.assertEqual(self.bound("-np", "2"), ({0: 0, 1: 1}, [None, "-,0,1", None, None, None]))
         self.assertEqual(self.bound("-np", "2", "--map-by", "scatter"),
                          ({0: 0, 1: 1}, [None, "-,0", "-,1", None, None]))
+
+    def test_ppr(self):
+        self.assertEqual(self.bound("-np", "3", "--map-by", "ppr:2:cluster", "--bind-to", "core"),
+                         ({0: 0, 1: 1, 2: 0}, [None, "-,0,1", "-,0", None, None]))
 
     def test_default_leaves_oversubscribed_ranks_unbound(self):
         self.assertEqual(self.bound("-np", "3"), ({}, [None] * 5))
@@ -537,11 +611,14 @@ class GlobalsWarningTest(unittest.TestCase):
 
     def test_shares_a_cluster(self):
         def shared(np, policy):
-            return mpirun.shares_a_cluster(self.LAYOUT, mpirun.parse_args(
-                ["-np", str(np), "--map-by", policy, "hello"]))
+            opts = mpirun.parse_args(["-np", str(np), "--map-by", policy, "hello"])
+            layout = mpirun.mkimage.plan_job("default", np, opts.platform, ppr=opts.ppr)
+            return mpirun.shares_a_cluster(layout, opts)
         self.assertEqual([shared(np, "compact") for np in (1, 2, 16)], [False, True, True])
         self.assertEqual([shared(np, "scatter") for np in (1, 4, 5, 16)],
                          [False, False, True, True])
+        self.assertEqual([shared(np, "ppr:1:cluster") for np in (1, 4)], [False, False])
+        self.assertEqual([shared(np, "ppr:2:cluster") for np in (1, 2)], [False, True])
 
     def test_not_for_a_program_without_globals_of_its_own(self):
         """The C library's and the runtime's variables are no reason to warn:

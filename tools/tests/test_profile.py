@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""Unit tests of tools/tessera_profile.py: parsing, layout, platform limits."""
+"""Unit tests of tools/tessera_profile.py: parsing, layout, platform limits,
+--map-by ppr:N:cluster's slots per cluster."""
 import json
 import os
 import tempfile
 import unittest
 
 from toolsupport import too_many_processes  # also puts tools/ on sys.path
-from tessera_profile import (MIB, PROFILE_DIR, ProfileError, ToolError, check_capacity,
-                             check_platform, compute_layout, load_profile, parse_profile)
+from tessera_profile import (MIB, PROFILE_DIR, OptionError, ProfileError, ToolError,
+                             check_capacity, check_platform, compute_layout, load_profile,
+                             parse_profile, per_cluster_layout)
 
 with open(os.path.join(PROFILE_DIR, "default.json")) as f:
     DEFAULT = json.load(f)
@@ -240,6 +242,56 @@ class CapacityTest(unittest.TestCase):
     def test_zero_processes(self):
         with self.assertRaisesRegex(ToolError, "at least 1"):
             check_capacity(self.layout, 0)
+
+
+class PerClusterTest(unittest.TestCase):
+    """--map-by ppr:N:cluster: the layout's slots per cluster become N."""
+
+    def setUp(self):
+        self.layout = compute_layout(load_profile("default"))
+
+    def test_slots_and_capacity(self):
+        for n in (1, 2, 4):
+            with self.subTest(n=n):
+                layout = per_cluster_layout(self.layout, n)
+                self.assertEqual((layout.slots_per_cluster, layout.capacity, layout.ppr),
+                                 (n, 4 * n, n))
+                # The machine is the same.
+                self.assertEqual((layout.clusters, layout.harts), (self.layout.clusters,
+                                                                   self.layout.harts))
+        self.assertEqual(self.layout.ppr, 0)      # the profile's layout is left alone
+
+    def test_mppa256_12_per_cluster(self):
+        layout = per_cluster_layout(compute_layout(load_profile("mppa256")), 12)
+        self.assertEqual(layout.capacity, 192)
+        check_capacity(layout, 192)
+        with self.assertRaises(ToolError) as cm:
+            check_capacity(layout, 193)
+        self.assertEqual(str(cm.exception),
+                         "193 processes requested but --map-by ppr:12:cluster places at most "
+                         "192: 12 on each of the 16 compute clusters of profile 'mppa256'")
+
+    def test_n_beyond_the_cores_refused(self):
+        for n in (0, 5, 100):
+            with self.subTest(n=n), self.assertRaises(OptionError) as cm:
+                per_cluster_layout(self.layout, n)
+            self.assertEqual(str(cm.exception),
+                             f"--map-by ppr:{n}:cluster: N must be 1 to 4, the MPI processes a "
+                             f"compute cluster of profile 'default' can host (5 cores, the "
+                             f"master core runs the kernel)")
+
+    def test_too_many_processes(self):
+        layout = per_cluster_layout(self.layout, 2)
+        check_capacity(layout, 8)
+        with self.assertRaises(ToolError) as cm:
+            check_capacity(layout, 9)
+        self.assertEqual(str(cm.exception),
+                         "9 processes requested but --map-by ppr:2:cluster places at most 8: "
+                         "2 on each of the 4 compute clusters of profile 'default'")
+        # N = the profile's slots: the same limit as without ppr, said as ppr.
+        with self.assertRaisesRegex(ToolError, r"^17 processes requested but --map-by "
+                                               r"ppr:4:cluster places at most 16"):
+            check_capacity(per_cluster_layout(self.layout, 4), 17)
 
 
 if __name__ == "__main__":

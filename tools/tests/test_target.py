@@ -2,7 +2,7 @@
 """On-target tests: run Tessera through tools/mpirun and check the
 exact output and exit status of hello, fn and abort_test, and that
 --report-bindings, --local-path, --eager-threshold, --wait-policy and --ranks tell the truth
-(probe.c).
+(probe.c), also under --map-by ppr:N:cluster.
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
-from mkimage import SYSCALL_H, placement
+from mkimage import MAP_POLICIES, SYSCALL_H, parse_map_by, placement
 from tessera_profile import compute_layout, load_profile
 
 TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
@@ -30,7 +30,8 @@ RANKS_MODE = {"processes": SYSCALL_H.constant("TS_RANKS_PROCESSES"),
 
 
 def cluster_of(rank, policy):
-    """The cluster id hosting `rank` (ids of compute clusters follow the I/O clusters')."""
+    """The cluster id hosting `rank` under --map-by compact or scatter (ids
+    of compute clusters follow the I/O clusters')."""
     return LAYOUT.nio + placement(LAYOUT, policy, rank)[0]
 
 
@@ -99,6 +100,10 @@ class Fn(unittest.TestCase):
     def test_np5_scatter_100_2000(self):
         self.check(5, "scatter", 100, 2000)
 
+    def test_np6_ppr2_1_500(self):
+        # LWMPI between and inside clusters of 2 ranks each (slots_per_cluster 2).
+        self.check(6, "ppr:2:cluster", 1, 500)
+
 
 class Abort(unittest.TestCase):
     def test_exit_status(self):
@@ -122,20 +127,27 @@ class Bindings(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def check(self, np, policy, options, mpi_flags, eager_max, wait_policy, ranks):
-        rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--report-bindings",
+    def check(self, np, map_by, options, mpi_flags, eager_max, wait_policy, ranks):
+        """Runs probe.c; returns where the ranks ran: sorted (rank, cluster,
+        core, local) tuples of numbers."""
+        rc, out, err = run_mpirun("-np", str(np), "--map-by", map_by, "--report-bindings",
                                   *options, "--timeout", TIMEOUT, self.probe)
         self.assertEqual(rc, 0, f"stdout:\n{out}\nstderr:\n{err}")
         self.assertRegex(err, rf"\Ampirun: --ranks {ranks}: ")
         self.assertNotIn("mpirun: warning", err)        # probe.c has no global variable
+        # The job info has the policy, and the slots per cluster (ppr's N).
+        policy, ppr = parse_map_by(map_by)
         reported = re.findall(r"^mpirun: rank (\d+) -> cluster (\d+) core (\d+) "
                               r"\(compute cluster \d+ of \d+, local rank (\d+)\)$", err, re.M)
         seen = re.findall(r"^rank (\d+) cluster (\d+) core (\d+) local (\d+) "
                           rf"mpi_flags {mpi_flags} mpi_eager_max {eager_max} "
-                          rf"mpi_wait_policy {wait_policy} ranks_mode {RANKS_MODE[ranks]}$",
+                          rf"mpi_wait_policy {wait_policy} ranks_mode {RANKS_MODE[ranks]} "
+                          rf"map_policy {MAP_POLICIES[policy]} "
+                          rf"slots_per_cluster {ppr or LAYOUT.slots_per_cluster}$",
                           out, re.M)
         self.assertEqual(len(reported), np, err)
         self.assertEqual(sorted(seen), sorted(reported), f"stdout:\n{out}\nstderr:\n{err}")
+        return sorted(tuple(int(n) for n in where) for where in seen)
 
     def test_np8_compact(self):
         # The defaults: TS_JOB_MPI_EAGER_ONE_MESSAGE, ranks as processes;
@@ -148,6 +160,13 @@ class Bindings(unittest.TestCase):
 
     def test_np6_compact_threads(self):
         self.check(6, "compact", ["--ranks", "threads"], 2, 0, 3 if LINUX64 else 2, "threads")
+
+    def test_np6_ppr2(self):
+        """--map-by ppr:2:cluster: rank r on compute cluster r / 2, core
+        1 + r % 2 (cores 3 and 4 of each cluster stay free), the fourth
+        compute cluster unused."""
+        seen = self.check(6, "ppr:2:cluster", [], 2, 0, 3 if LINUX64 else 2, "processes")
+        self.assertEqual(seen, [(r, LAYOUT.nio + r // 2, 1 + r % 2, r % 2) for r in range(6)])
 
 
 class Capacity(unittest.TestCase):
