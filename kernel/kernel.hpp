@@ -27,6 +27,16 @@ long sys_futex_wait(Call &c);
 long sys_futex_wake(Call &c);
 long sys_job_abort(Call &c);
 
+// ---- kernel stacks (kstack.cpp) ------------------------------------------------
+
+/// Paints the unused part of `core`'s kernel stack; the core calls it
+/// first thing, on that stack.
+void kstack_paint(int core);
+/// Panics when the calling core's kernel stack ran past its lowest word.
+void kstack_check();
+/// The most bytes any core's painted kernel stack has held since boot.
+size_t kstack_deepest();
+
 // ---- the host's files (hostfs.cpp) ----------------------------------------------
 
 long sys_hostfs_open(Call &c);

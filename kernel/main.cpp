@@ -11,6 +11,7 @@ hal::AddressSpace kernel_space;
 namespace {
 
 [[noreturn]] void core_entry(int core) {
+    kstack_paint(core);
     kernel_space.activate();
     core_loop(core);
 }
@@ -23,6 +24,7 @@ using namespace kernel;
 // The master (core 0): set up memory, bring up the other cores, then run
 // the spawn server.
 extern "C" void kernel_main(int) {
+    kstack_paint(0);
     master_relock();  // for as long as the master is awake (block_until)
     frames_init();
     if (!kernel_space.init(frame_alloc, nullptr)) panic("cannot build the kernel address space");

@@ -55,5 +55,6 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
         thread_exit(status_fault, true);
     }
     if (p->killed) thread_exit(0);
+    kstack_check();
     hal::enter_user(tf, p->space.token());
 }

@@ -210,7 +210,8 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         map_policy=MAP_POLICIES[policy], slots_per_cluster=layout.slots_per_cluster,
         nprograms=len(programs), argc=argc, ikc_buffers=p.ikc_buffers,
         virtual_per_hw=p.virtual_per_hw, timebase_hz=layout.timebase_hz, flags=flags,
-        mpi_eager_max=mpi_eager_max, clusters=clusters, programs=descs, args=blob)
+        mpi_eager_max=mpi_eager_max, user_stack_size=p.user_stack_kb * 1024, reserved=0,
+        clusters=clusters, programs=descs, args=blob)
     assert len(out) == MANIFEST_SIZE
     return out
 
@@ -491,8 +492,10 @@ def libgcc_path():
                 "finding libgcc").strip()
 
 
-def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc):
-    """Link cluster's image from the kernel library and its payload; returns its path."""
+def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc, kernel_stack):
+    """Link cluster's image from the kernel library and its payload, with a
+    kernel stack of kernel_stack bytes for each of its cores; returns its
+    path."""
     stem = os.path.abspath(os.path.join(outdir, f"cluster{cluster.id}"))
     with open(stem + ".payload.bin", "wb") as f:
         f.write(payload)
@@ -509,6 +512,8 @@ def link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc):
                 f"WINDOW_SIZE = {cluster.window_size:#x};\n"
                 f"CLUSTER_ID = {cluster.id};\n"
                 f"FIRST_HART = {cluster.first_hart};\n"
+                f"KERNEL_CORES = {cluster.ncores};\n"
+                f"KERNEL_STACK_SIZE = {kernel_stack:#x};\n"
                 f"INCLUDE {os.path.abspath(kernel_ld)}\n")
     _run([CROSS + "ld", "-nostdlib", "-T", stem + ".ld",
           "--whole-archive", kernel_lib, "--no-whole-archive",
@@ -645,7 +650,8 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
         with open(table, "wb") as f:
             f.write(pack_firmware_table(layout))
     libgcc = libgcc_path()
-    images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc)
+    kernel_stack = layout.profile.kernel_stack_kb * 1024
+    images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc, kernel_stack)
               for cluster, payload in zip(layout.clusters, payloads)]
     verify_images(layout, images, firmware)
     return qemu_command(layout, images, firmware, table)

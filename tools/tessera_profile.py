@@ -94,6 +94,8 @@ class Profile:
     virtual_per_hw: int
     ikc_buffers: int
     timebase_hz: int
+    user_stack_kb: int
+    kernel_stack_kb: int
     source: str = "<profile>"
 
 
@@ -186,6 +188,10 @@ _INT_KEYS = {
     "virtual_per_hw": (2, 64, 1, "virtual abstractions one hardware resource carries"),
     "ikc_buffers": (8, 256, 1, "messages the kernel's buffers table parks"),
     "timebase_hz": (1, None, 1, "frequency of the time CSR"),
+    # A thread's stack grows on demand below what is mapped at its start,
+    # up to 960 KiB (kernel/core/include/kernel/core.hpp, user_stack_max).
+    "user_stack_kb": (4, 960, 4, "KiB of user stack mapped when a thread starts"),
+    "kernel_stack_kb": (4, 64, 4, "KiB of kernel stack per core"),
 }
 _KNOWN_KEYS = set(_INT_KEYS) | {"name", "description", "memory_base"}
 

@@ -104,8 +104,10 @@ struct ts_manifest {
     uint16_t ikc_buffers;    /* messages the kernel's buffers table parks */
     uint16_t virtual_per_hw; /* virtual abstractions per hardware resource */
     uint64_t timebase_hz;
-    uint32_t flags;         /* TS_MANIFEST_* */
-    uint32_t mpi_eager_max; /* LWMPI's largest eager message, bytes; 0: its default */
+    uint32_t flags;           /* TS_MANIFEST_* */
+    uint32_t mpi_eager_max;   /* LWMPI's largest eager message, bytes; 0: its default */
+    uint32_t user_stack_size; /* bytes of stack mapped when a thread starts */
+    uint32_t reserved;        /* 0 */
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */

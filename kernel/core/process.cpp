@@ -50,11 +50,17 @@ void note_status(Process *p, int status, int core) {
     p->status_seq = ++statuses;
 }
 
+// The profile's initial stack, whole pages, at most user_stack_max.
+uintptr_t initial_stack() {
+    const uintptr_t size = (hal::manifest().user_stack_size + hal::page_size - 1) & ~(hal::page_size - 1);
+    return size < hal::page_size ? hal::page_size : size > user_stack_max ? user_stack_max : size;
+}
+
 bool map_stack(Process *p, int core) {
     if (p->stack_bottom[core]) return true;
-    const uintptr_t top = stack_top(core);
-    if (!map_fresh(p, top - user_stack_size, top)) return false;
-    p->stack_bottom[core] = top - user_stack_size;
+    const uintptr_t top = stack_top(core), bottom = top - initial_stack();
+    if (!map_fresh(p, bottom, top)) return false;
+    p->stack_bottom[core] = bottom;
     return true;
 }
 

@@ -197,8 +197,11 @@ void say_why_job_ends(const Kmsg &r) {
     });
     // The program's memory (frames of its pages, page tables and kernel
     // objects), for mpirun --verbose and the benchmarks.
-    kprintf("[kernel] cluster %d: the MPI program used at most %lu KiB in %d process%s\n", hal::cluster_id(),
-            (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es");
+    kprintf(
+        "[kernel] cluster %d: the MPI program used at most %lu KiB in %d process%s; kernel stacks held at "
+        "most %lu of %lu bytes\n",
+        hal::cluster_id(), (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es",
+        kstack_deepest(), hal::kernel_stack(0).size);
     const Process *p = first_failure(started, n);
     send_report(
         report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));

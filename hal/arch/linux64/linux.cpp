@@ -167,3 +167,9 @@ void fail(const char *what) {
 }
 
 }  // namespace hal::host
+
+namespace hal {
+
+Stack kernel_stack(int core) { return {host::kernel_stacks[core], host::kernel_stack_size}; }
+
+}  // namespace hal

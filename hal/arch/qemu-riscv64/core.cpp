@@ -4,7 +4,8 @@
 #include "sbi.hpp"
 #include "virt.hpp"
 
-extern "C" char kernel_stacks[];  // entry.S: one 16 KiB stack per core
+extern "C" char kernel_stacks[];              // build/kernel.ld: one stack per core
+extern "C" const uint64_t kernel_stack_size;  // entry.S: the profile's, bytes
 extern "C" [[noreturn]] void hal_user_return(hal::TrapFrame *tf);
 extern "C" int hal_has_stimecmp();
 
@@ -102,10 +103,14 @@ void halt() {
         asm volatile("wfi");
 }
 
+Stack kernel_stack(int core) {
+    return {kernel_stacks + static_cast<size_t>(core) * kernel_stack_size, kernel_stack_size};
+}
+
 void enter_user(TrapFrame *tf, uint64_t space) {
-    constexpr uintptr_t kstack_size = 16384;
+    const Stack stack = kernel_stack(core_id());
     tf->kernel_tp = static_cast<uint64_t>(core_id());
-    tf->kernel_sp = reinterpret_cast<uintptr_t>(kernel_stacks) + (core_id() + 1) * kstack_size;
+    tf->kernel_sp = reinterpret_cast<uintptr_t>(stack.base + stack.size);
     // Switching spaces flushes the TLB; staying in one keeps it (a page the
     // kernel mapped meanwhile may fault once: see page_fault_is_stale).
     if (HAL_CSR_READ(satp) != space) {

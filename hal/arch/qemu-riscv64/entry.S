@@ -2,7 +2,6 @@
 # Register use in S-mode: tp = this core's index in its cluster;
 # sscratch = the running user thread's TrapFrame while in U-mode, 0 in S-mode.
 
-#define KSTACK_SIZE 16384
 #define TF_PC 256
 #define TF_KSP 264
 #define TF_KTP 272
@@ -45,9 +44,9 @@ _start_core:
     lwu t0, 12(t0)               # ts_image_header.first_hart
     sub a1, a0, t0
     mv tp, a1
-    la sp, kernel_stacks
+    la sp, kernel_stacks         # build/kernel.ld: KERNEL_STACK_SIZE bytes a core
     addi t0, a1, 1
-    li t1, KSTACK_SIZE
+    ld t1, kernel_stack_size
     mul t0, t0, t1
     add sp, sp, t0
     mv a0, a1
@@ -110,10 +109,15 @@ hal_user_return:
     .endr
     sret
 
+# The profile's kernel stack size (bytes), which the image's linker script
+# defines.
+    .section .rodata
+    .balign 8
+    .globl kernel_stack_size
+kernel_stack_size:
+    .8byte KERNEL_STACK_SIZE
+
     .bss
     .align 12
-    .globl kernel_stacks
-kernel_stacks:
-    .space KSTACK_SIZE * 17      # TS_MAX_CORES
 boot_stack:
     .space 4096

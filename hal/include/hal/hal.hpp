@@ -97,6 +97,15 @@ uintptr_t window_end();
 /// own kernel stack. Returns false if the core cannot be started.
 bool start_core(int core, void (*entry)(int core));
 
+/// A core's kernel stack: its lowest byte and its size in bytes (the
+/// profile's kernel_stack_kb on qemu-riscv64, where it sits in the
+/// cluster's window; a fixed size on linux64, outside it).
+struct Stack {
+    char *base;
+    size_t size;
+};
+Stack kernel_stack(int core);
+
 /// Raises an event on every core of `cluster` (an inter-processor interrupt).
 void notify_cluster(int cluster);
 /// Raises an event on one core of `cluster`.

@@ -67,7 +67,8 @@ constexpr uintptr_t user_base = 0x40000000;
 constexpr uintptr_t user_heap_limit = 0x60000000;
 constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
 constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
-constexpr size_t user_stack_size = 128 * 1024;     ///< mapped when a thread starts on the core
+/// A thread starts with the manifest's user_stack_size mapped (the
+/// profile's user_stack_kb).
 /// How far a stack may grow: a fault below its mapped part and above the
 /// 64 KiB guard at the bottom of its span maps the pages in between
 /// (grow_stack), as a program with large local arrays expects.
