@@ -4,9 +4,10 @@
 // A reader takes the oldest parked message for its port, so messages
 // between one pair of ports come out in the order they arrived (and a
 // sender's messages arrive in the order it sent them: one hardware slot per
-// sender). The table holds at most `limit` messages (the profile's
-// ikc_buffers, at most Capacity); when it is full the kernel leaves new
-// messages in the hardware slots, so their senders wait: nothing is dropped.
+// sender). The table holds as many messages as the slots it is given (the
+// profile's ikc_buffers, from memory the kernel takes at boot); when it is
+// full the kernel leaves new messages in the hardware slots, so their
+// senders wait: nothing is dropped.
 //
 // Pure logic (no hardware access), so the host tests can check it.
 #pragma once
@@ -16,31 +17,42 @@
 
 namespace kernel::ikc {
 
-template <class Message, int Capacity>
+template <class Message>
 class BuffersTable {
 public:
-    /// A table of limit 0 (it parks nothing) until set_limit: all zero, so
-    /// that the kernel's table costs no space in its image (.bss).
-    constexpr BuffersTable() = default;
-    constexpr explicit BuffersTable(int limit) { set_limit(limit); }
+    /// Where one message is parked.
+    struct Slot {
+        bool used = false;
+        int port = 0;
+        uint64_t seq = 0;  ///< arrival order
+        Message msg{};
+    };
 
-    constexpr void set_limit(int limit) { limit_ = limit < Capacity ? limit : Capacity; }
+    /// A table with no slots (it parks nothing) until attach: all zero,
+    /// so that it costs the kernel's image nothing.
+    constexpr BuffersTable() = default;
+    /// Parks into slots[0..n-1] (unused) from now on; the table was empty.
+    void attach(Slot *slots, int n) {
+        slots_ = slots;
+        limit_ = n;
+    }
+
     int limit() const { return limit_; }
     int count() const { return count_; }
     bool full() const { return count_ >= limit_; }
     /// Messages parked for `port`.
     int count(int port) const {
         int n = 0;
-        for (const Slot &s : slots_)
-            n += s.used && s.port == port;
+        for (int i = 0; i < limit_; ++i)
+            n += slots_[i].used && slots_[i].port == port;
         return n;
     }
 
     /// Parks m (for port `port`); false when the table is full.
     bool park(int port, const Message &m) {
         if (full()) return false;
-        for (Slot &s : slots_) {
-            if (!s.used) {
+        for (int i = 0; i < limit_; ++i) {
+            if (Slot &s = slots_[i]; !s.used) {
                 s = Slot{true, port, next_seq_++, m};
                 ++count_;
                 return true;
@@ -53,8 +65,9 @@ public:
     bool take(int port, Message &out) {
         if (count_ == 0) return false;  // the common case: readers poll an empty table often
         Slot *oldest = nullptr;
-        for (Slot &s : slots_)
-            if (s.used && s.port == port && (!oldest || s.seq < oldest->seq)) oldest = &s;
+        for (int i = 0; i < limit_; ++i)
+            if (Slot &s = slots_[i]; s.used && s.port == port && (!oldest || s.seq < oldest->seq))
+                oldest = &s;
         if (!oldest) return false;
         out = oldest->msg;
         oldest->used = false;
@@ -63,13 +76,7 @@ public:
     }
 
 private:
-    struct Slot {
-        bool used = false;
-        int port = 0;
-        uint64_t seq = 0;  ///< arrival order
-        Message msg{};
-    };
-    Slot slots_[Capacity];
+    Slot *slots_ = nullptr;
     int limit_ = 0;
     int count_ = 0;
     uint64_t next_seq_ = 0;

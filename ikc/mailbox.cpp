@@ -36,7 +36,7 @@ struct Message {
     char data[max_message - sizeof(Header)];
 };
 
-constinit BuffersTable<Message, max_buffers> buffers;
+constinit BuffersTable<Message> buffers;
 /// Messages parked for each port: changed under master_lock, read without
 /// it (mailbox_wait_fast).
 uint32_t parked_for[TS_PORTS];
@@ -176,7 +176,10 @@ void mailbox_init() {
         panic("mailbox message size of the profile is not supported");
     if (m.ikc_buffers < 1 || m.ikc_buffers > max_buffers)
         panic("buffers table size of the profile is not supported");
-    buffers.set_limit(m.ikc_buffers);
+    using Slot = BuffersTable<Message>::Slot;
+    auto *slots = static_cast<Slot *>(boot_alloc(sizeof(Slot) * m.ikc_buffers));
+    if (!slots) panic("no room for the profile's buffers table");
+    buffers.attach(slots, m.ikc_buffers);
 }
 
 size_t mailbox_payload() { return hal::noc::mailbox_size() - sizeof(Header); }

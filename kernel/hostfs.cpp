@@ -19,13 +19,18 @@ struct HostFile {
     long host = -1;            ///< the HAL's handle
 };
 
-HostFile files[max_handles];
-
 /// Data goes through the kernel in pieces of this size, so the HAL sees
 /// kernel memory only (linux64 mirrors a user page on first touch; QEMU's
 /// semihosting would have to walk the user's page tables).
 constexpr size_t bounce_size = 16 * 1024;
-alignas(16) char bounce[bounce_size];
+
+/// The table and the bounce buffer: I/O clusters only (hostfs_init), so
+/// that a small compute cluster does not pay for them.
+struct HostFs {
+    HostFile files[max_handles];
+    alignas(16) char bounce[bounce_size];
+};
+HostFs *fs;
 
 bool on_io_cluster() { return hal::cluster_id() < static_cast<int>(hal::manifest().nio_clusters); }
 
@@ -40,8 +45,8 @@ long take_path(uint64_t user, uint64_t len, char (&path)[TS_PATH_MAX + 1]) {
 
 /// The caller's open handle `h`, or nullptr.
 HostFile *lookup(uint64_t h) {
-    if (h >= max_handles || files[h].owner != current_process() || !files[h].owner) return nullptr;
-    return &files[h];
+    if (h >= max_handles || fs->files[h].owner != current_process() || !fs->files[h].owner) return nullptr;
+    return &fs->files[h];
 }
 
 }  // namespace
@@ -54,10 +59,10 @@ long sys_hostfs_open(Call &c) {
         (c.a[2] & TS_O_ACCMODE) == TS_O_ACCMODE)
         return -TS_EINVAL;
     for (int h = 0; h < max_handles; ++h) {
-        if (files[h].owner) continue;
+        if (fs->files[h].owner) continue;
         const long host = hal::hostfs::open(path, static_cast<unsigned>(c.a[2]));
         if (host < 0) return host;
-        files[h] = {current_process(), host};
+        fs->files[h] = {current_process(), host};
         return h;
     }
     return -TS_ENFILE;
@@ -82,9 +87,9 @@ long sys_hostfs_read(Call &c) {
     uint64_t done = 0;
     while (done < len) {
         const size_t want = len - done < bounce_size ? len - done : bounce_size;
-        const long n = hal::hostfs::read(f->host, bounce, want, offset + done);
+        const long n = hal::hostfs::read(f->host, fs->bounce, want, offset + done);
         if (n < 0) return done ? static_cast<long>(done) : n;
-        if (long err = copy_to_user(buf + done, bounce, static_cast<size_t>(n))) return err;
+        if (long err = copy_to_user(buf + done, fs->bounce, static_cast<size_t>(n))) return err;
         done += static_cast<uint64_t>(n);
         if (static_cast<size_t>(n) < want) break;
     }
@@ -100,8 +105,8 @@ long sys_hostfs_write(Call &c) {
     uint64_t done = 0;
     while (done < len) {
         const size_t piece = len - done < bounce_size ? len - done : bounce_size;
-        if (long err = copy_from_user(bounce, buf + done, piece)) return err;
-        const long n = hal::hostfs::write(f->host, bounce, piece, offset + done);
+        if (long err = copy_from_user(fs->bounce, buf + done, piece)) return err;
+        const long n = hal::hostfs::write(f->host, fs->bounce, piece, offset + done);
         if (n < 0) return done ? static_cast<long>(done) : n;
         done += static_cast<uint64_t>(n);
         if (static_cast<size_t>(n) < piece) break;
@@ -130,8 +135,15 @@ long sys_hostfs_rename(Call &c) {
     return hal::hostfs::rename(from, to);
 }
 
+void hostfs_init() {
+    if (!on_io_cluster()) return;
+    fs = static_cast<HostFs *>(boot_alloc(sizeof(HostFs)));
+    if (!fs) panic("no room for the host files' table");
+}
+
 void hostfs_release(Process *p) {
-    for (HostFile &f : files)
+    if (!fs) return;
+    for (HostFile &f : fs->files)
         if (f.owner == p) {
             hal::hostfs::close(f.host);
             f = {};

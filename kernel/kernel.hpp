@@ -46,6 +46,9 @@ long sys_hostfs_write(Call &c);
 long sys_hostfs_size(Call &c);
 long sys_hostfs_unlink(Call &c);
 long sys_hostfs_rename(Call &c);
+/// Takes the host files' table and bounce buffer, on an I/O cluster.
+/// Master only, at boot.
+void hostfs_init();
 /// Closes the host files p left open (p has ended).
 void hostfs_release(Process *p);
 

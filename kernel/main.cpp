@@ -30,6 +30,7 @@ extern "C" void kernel_main(int) {
     if (!kernel_space.init(frame_alloc, nullptr)) panic("cannot build the kernel address space");
     kernel_space.activate();
     ikc::init();
+    hostfs_init();
     services_init();
     for (int core = 1; core < hal::ncores(); ++core)
         if (!hal::start_core(core, core_entry)) panic("a core does not start");

@@ -2,6 +2,7 @@
 // table (virtual abstractions N:1 onto hardware connections, with a limit
 // and a lock per connection) and the buffers table (parked messages).
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "active.hpp"
 #include "buffers.hpp"
@@ -96,8 +97,14 @@ struct Msg {
 
 }  // namespace
 
+// A buffers table with n slots of its own.
+struct Buffers : BuffersTable<Msg> {
+    explicit Buffers(int n) : slots(static_cast<size_t>(n)) { attach(slots.data(), n); }
+    std::vector<Slot> slots;
+};
+
 TEST_CASE("buffers table: per port, oldest first", "[ikc][buffers]") {
-    BuffersTable<Msg, 8> b(8);
+    Buffers b(8);
     REQUIRE(b.park(5, Msg{1, 0}));
     REQUIRE(b.park(6, Msg{1, 1}));
     REQUIRE(b.park(5, Msg{2, 0}));
@@ -116,7 +123,7 @@ TEST_CASE("buffers table: per port, oldest first", "[ikc][buffers]") {
 }
 
 TEST_CASE("buffers table: filled to its limit, refused, then drained in order", "[ikc][buffers]") {
-    BuffersTable<Msg, 16> b(10);
+    Buffers b(10);
     CHECK(b.limit() == 10);
     for (int i = 0; i < 10; ++i)
         REQUIRE(b.park(i % 2, Msg{0, i}));
@@ -140,18 +147,12 @@ TEST_CASE("buffers table: filled to its limit, refused, then drained in order", 
     CHECK(b.count() == 0);
 }
 
-TEST_CASE("buffers table: parks nothing until it has a limit", "[ikc][buffers]") {
-    BuffersTable<Msg, 4> b;
+TEST_CASE("buffers table: parks nothing until it has slots", "[ikc][buffers]") {
+    BuffersTable<Msg> b;
     CHECK(b.full());
     CHECK_FALSE(b.park(1, Msg{}));
-    b.set_limit(4);
-    CHECK(b.park(1, Msg{}));
-}
-
-TEST_CASE("buffers table: a limit above the capacity is cut to it", "[ikc][buffers]") {
-    BuffersTable<Msg, 4> b(100);
-    CHECK(b.limit() == 4);
-    b.set_limit(2);
+    std::vector<BuffersTable<Msg>::Slot> slots(2);
+    b.attach(slots.data(), 2);
     REQUIRE(b.park(1, Msg{}));
     REQUIRE(b.park(1, Msg{}));
     CHECK_FALSE(b.park(1, Msg{}));

@@ -39,6 +39,17 @@ void *frame_alloc() {
     return f;
 }
 
+void *boot_alloc(size_t bytes) {
+    const size_t size = (bytes + hal::page_size - 1) & ~(hal::page_size - 1);
+    if (free_list || size > frames_end - next_frame) return nullptr;
+    void *p = reinterpret_cast<void *>(next_frame);
+    next_frame += size;
+    free_frames -= size / hal::page_size;
+    fewest_free = free_frames;
+    memset(p, 0, size);
+    return p;
+}
+
 void frame_free(void *frame) {
     *static_cast<void **>(frame) = free_list;
     free_list = frame;

@@ -152,7 +152,7 @@ void say_why_job_ends(const Kmsg &r) {
     kprintf("tessera: job ended: %s %s %d\n", who, how, r.value);
 }
 
-[[noreturn]] void job_monitor() {
+[[noreturn, gnu::noinline]] void job_monitor() {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
     for (int k = 0; k < shape.ncompute; ++k)

@@ -166,6 +166,8 @@ bool work_waiting() { return load(slot(self().local).inbox) || copies_done(); }
 
 }  // namespace
 
+static_assert(sizeof(LocalSlot) * kMaxLocalRanks <= os::kClusterSharedBytes, "the slots fit the shared area");
+
 int local_init() {
     RankState &s = self();
     if (!s.limits.local_path) return MPI_SUCCESS;

@@ -17,8 +17,9 @@ namespace lwmpi::util {
 /// Most ranks a job may have (bounds the per-rank tables): MPPA-256's 16
 /// compute clusters of 16 PEs, which the linux64 target runs at full size.
 inline constexpr int kMaxRanks = 256;
-/// Most MPI processes on one cluster (threads of one process).
-inline constexpr int kMaxLocalRanks = 64;
+/// Most MPI processes on one cluster: one per PE of a compute cluster
+/// (TS_MAX_CORES - 1), whose slots of the local path share a small area.
+inline constexpr int kMaxLocalRanks = 16;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
 /// persistent and buffered requests included. MPIUtil's and LibMPI's
 /// request tables are empty until the first request and grow by slabs of

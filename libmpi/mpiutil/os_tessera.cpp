@@ -1,7 +1,9 @@
 // MPIUtil's OS interface on the Tessera target: forwards to the user
 // runtime and the name client. The only LWMPI file that includes them.
 #include "os.hpp"
+#include "mpiutil.hpp"
 
+#include <tessera/image.h>
 #include <tessera/runtime.h>
 #include <tessera/syscall.h>
 
@@ -15,7 +17,8 @@ namespace {
 // core from start to end, and the local path asks before each sleep.
 thread_local int t_core = -1;
 
-constexpr size_t kSharedBytes = 8192;
+constexpr size_t kSharedBytes = kClusterSharedBytes;
+static_assert(util::kMaxLocalRanks >= TS_MAX_CORES - 1, "a slot for every rank a cluster hosts");
 // The memory of cluster_shared(). In threads mode the ranks of a cluster
 // are threads of one process, so a global of the library is the memory
 // they share (and nothing outside the cluster sees it). In processes mode

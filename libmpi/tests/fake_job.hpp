@@ -14,8 +14,6 @@
 
 namespace fake {
 
-/// What cluster_shared() gives at most (as the target's LWMPI globals).
-inline constexpr int kClusterSharedBytes = 8192;
 /// Bytes of each rank's private area in processes mode (private_memory()).
 inline constexpr size_t kPrivateBytes = 1 << 20;
 

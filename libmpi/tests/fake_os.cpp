@@ -144,7 +144,7 @@ struct Window {
 };
 
 struct alignas(64) SharedBlock {
-    unsigned char bytes[kClusterSharedBytes];
+    unsigned char bytes[lwmpi::os::kClusterSharedBytes];
 };
 
 struct Fabric {

@@ -53,6 +53,10 @@ void frames_init();
 /// A zeroed 4 KiB frame of the cluster's window, or nullptr.
 void *frame_alloc();
 void frame_free(void *frame);
+/// `bytes` of zeroed memory, contiguous and in whole frames, for a table
+/// the kernel sizes from the profile at boot; nullptr when the window has
+/// no room. Master only, at boot (before any frame is freed).
+void *boot_alloc(size_t bytes);
 size_t frames_free_count();
 size_t frames_total_count();
 /// The most frames ever in use at once since boot.
