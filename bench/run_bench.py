@@ -264,7 +264,7 @@ def memory_section(cfg, memory):
     (bench/README.md)."""
     full = capacity_runs(cfg)
     mb = profile_memory_mb(FULL_PROFILE)
-    mppa_mb = profile_memory_mb("mppa256")
+    mppa_mb = profile_memory_mb("mppa256-big")
     lines = []
     for app, args_of in cfg.weak.items():
         for c in cfg.clusters:
@@ -283,8 +283,9 @@ def memory_section(cfg, memory):
     most = max(full[app, "processes"].master() for app in cfg.weak)
     verdict = (f"With 16 ranks a cluster, the largest need is {most:.0f} KiB, "
                f"{most / (mb * 1024):.0%} of the {mb} MiB of a full-cluster compute cluster; "
-               f"MPPA-256's profile (mppa256, 16 PEs and {mppa_mb} MiB a compute cluster, too many "
-               "harts for QEMU) has the same clusters, so they hold their ranks as processes "
+               f"MPPA-256's topology with large windows (mppa256-big, 16 PEs and {mppa_mb} MiB a compute "
+               "cluster; mppa256 has the chip's 2 MB) has the same clusters, so they hold their ranks "
+               "as processes "
                f"with {mppa_mb * 1024 - most:.0f} KiB to spare.")
     cfg.summary["memory"] = [(app, per_extra_rank(*memory[app, max(cfg.clusters)])) for app in cfg.weak]
     return ("Ranks as processes: memory",

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tessera_abi  # noqa: E402
+import tessera_fit  # noqa: E402
 from tessera_profile import (DEFAULT_FIRMWARE, DEFAULT_PLATFORM, FIRMWARES,  # noqa: E402
                              MIB, PLATFORMS, REPO, OptionError, ToolError, check_capacity,
                              check_firmware_name, check_platform, check_platform_name,
-                             compute_layout, load_profile, per_cluster_layout)
+                             PROFILE_DIR, compute_layout, load_profile, per_cluster_layout)
 
 # --- include/tessera/image.h and syscall.h -----------------------------------
 
@@ -91,7 +92,6 @@ TS_FW_END = FIRMWARE_H.constant("TS_FW_END")
 TS_FW_MAX_CLUSTERS = FIRMWARE_H.constant("TS_FW_MAX_CLUSTERS")
 assert TS_FW_MAX_CLUSTERS == IMAGE_H.constant("TS_MAX_CLUSTERS")
 
-KERNEL_FREE = 2 * MIB    # a window keeps this much free for the kernel's page frames
 ELF_ALIGN = 8            # programs inside the payload
 EM_RISCV = 243
 EM_X86_64 = 62
@@ -114,7 +114,7 @@ class Program:
     name: str
     ring: int       # 0: services, started first; 1: user programs
     is_mpi: int
-    data: bytes     # the whole ELF file
+    data: bytes     # the ELF file as the kernel loads it (tessera_fit.strip_elf)
 
 
 @dataclass(frozen=True)
@@ -248,8 +248,9 @@ def cluster_programs(layout, cluster_id, mpi_program, services):
 def check_segments(cluster, segments):
     """Check one image's PT_LOAD segments against its cluster's window.
 
-    Every segment must be non-empty and inside the window, and the image must
-    leave KERNEL_FREE bytes at the top of the window. Returns the image's end.
+    Every segment must be non-empty and inside the window (check_fit then
+    says whether the rest holds the cluster's programs). Returns the
+    image's end.
     """
     if not segments:
         raise ImageError(f"cluster {cluster.id}: the image has no loadable segment")
@@ -264,12 +265,6 @@ def check_segments(cluster, segments):
                 f"cluster {cluster.id}: segment {s.paddr:#x}..{s.paddr + s.memsz:#x} is outside "
                 f"its window {cluster.window_base:#x}..{cluster.window_end:#x}")
         end = max(end, s.paddr + s.memsz)
-    free = cluster.window_end - end
-    if free < KERNEL_FREE:
-        raise ImageError(
-            f"cluster {cluster.id}: oversized image: it ends at {end:#x} and leaves "
-            f"{free // 1024} KiB of its {cluster.window_size // MIB} MiB window free; the kernel "
-            f"needs {KERNEL_FREE // MIB} MiB (use smaller programs or a profile with larger windows)")
     return end
 
 
@@ -331,16 +326,77 @@ def check_boot_entry(cluster, header, entry):
                          f"must be a jump to the ELF entry {entry:#x} (OpenSBI enters there)")
 
 
-def check_payload_size(cluster, payload):
-    """linux64: the cluster's payload must fit its window and leave
-    KERNEL_FREE bytes for the kernel's page frames (as an image must)."""
-    free = cluster.window_size - len(payload)
-    if free < KERNEL_FREE:
-        raise ImageError(
-            f"cluster {cluster.id}: oversized payload: {len(payload)} bytes leave "
-            f"{max(free, 0) // 1024} KiB of its {cluster.window_size // MIB} MiB window free; the "
-            f"kernel needs {KERNEL_FREE // MIB} MiB (use smaller programs or a profile with larger "
-            f"windows)")
+def ranks_per_cluster(layout, policy, np):
+    """How many of np ranks each compute cluster hosts under policy."""
+    counts = [0] * layout.ncompute
+    for rank in range(np):
+        counts[placement(layout, policy, rank)[0]] += 1
+    return counts
+
+
+def larger_profile(profile, profile_dir=PROFILE_DIR):
+    """The name of a profile of profile_dir with the same compute clusters
+    and cores as `profile` but larger compute windows (the smallest such),
+    for the refusal to suggest; None if there is none."""
+    best = None
+    names = sorted(f[:-5] for f in os.listdir(profile_dir) if f.endswith(".json")) \
+        if os.path.isdir(profile_dir) else []
+    for name in names:
+        try:
+            other = load_profile(name, profile_dir)
+        except ToolError:
+            continue
+        if (other.compute_clusters, other.compute_cores) == \
+                (profile.compute_clusters, profile.compute_cores) and \
+                other.compute_memory_mb > profile.compute_memory_mb and \
+                (best is None or other.compute_memory_mb < best.compute_memory_mb):
+            best = other
+    return best.name if best else None
+
+
+def program_pages(prog):
+    """tessera_fit.ProgramPages of a Program; raises ImageError."""
+    try:
+        return tessera_fit.program_pages(prog.data)
+    except ValueError as e:
+        raise ImageError(f"program {prog.name}: {e}") from None
+
+
+def window_needs(layout, images, mpi, services, np, policy, flags):
+    """[(Cluster, tessera_fit.Need)] of every cluster of a job: images[c]
+    is what the window holds from its base before the kernel's first frame
+    (qemu-riscv64: the linked image; linux64: the payload), in bytes; mpi
+    and services: Programs (build_job's); flags: the manifest's (its
+    TS_MANIFEST_RANK_PROCESSES says how ranks run)."""
+    counts = ranks_per_cluster(layout, policy, np)
+    threads = not flags & TS_MANIFEST_RANK_PROCESSES
+    program = program_pages(mpi)
+    out = []
+    for cluster, image in zip(layout.clusters, images):
+        n = 0 if cluster.is_io else counts[cluster.id - layout.nio]
+        if n:
+            need = tessera_fit.rank_need(layout, cluster, image, program, n, np, threads)
+        else:
+            started = [program_pages(s) for s in services] if cluster.id == 0 else []
+            need = tessera_fit.services_need(layout, cluster, image, started)
+        out.append((cluster, need))
+    return out
+
+
+def check_fit(layout, images, mpi, services, np, policy, flags, report=None):
+    """Refuse a job some cluster's window cannot hold (window_needs; the
+    arguments are its), naming the cluster, what does not fit and by how
+    much. report: a stream on which to say each hosting cluster's
+    estimate (mpirun --verbose)."""
+    for cluster, need in window_needs(layout, images, mpi, services, np, policy, flags):
+        if not need.fits():
+            raise ImageError(tessera_fit.refusal(cluster.id, mpi.name, need,
+                                                 larger_profile(layout.profile)))
+        if report and need.ranks:
+            print(f"mpirun: cluster {cluster.id}: {need.ranks} ranks of {mpi.name} need an "
+                  f"estimated {tessera_fit.kib(need.total())} of its "
+                  f"{tessera_fit.kib(need.window)} KiB window "
+                  f"({tessera_fit.describe(need, mpi.name)})", file=report)
 
 
 def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
@@ -381,8 +437,10 @@ def read_image(path):
 
 def verify_images(layout, paths, firmware=None):
     """Check every linked image (segments, header, manifest), Tessera's
-    firmware (its ELF's path, or None) and its table, and that none overlap."""
+    firmware (its ELF's path, or None) and its table, and that none overlap.
+    Returns each image's end, in cluster order."""
     loads = {}
+    ends = []
     if firmware:
         _, segments, _ = read_image(firmware)
         check_firmware(segments)
@@ -408,7 +466,9 @@ def verify_images(layout, paths, firmware=None):
             raise ImageError(f"cluster {cluster.id}: the image header's manifest "
                              f"{header['manifest']:#x} does not point at this cluster's manifest")
         loads[cluster.name] = segments
+        ends.append(end)
     check_overlap(loads)
+    return ends
 
 
 def pack_firmware_table(layout):
@@ -594,7 +654,9 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     layout.platform. program: path of the MPI program's ELF; args: its
     arguments (argv[1:]); services: the ELF, or list of ELFs, cluster 0
     starts (each named after its file); flags, mpi_eager_max: as
-    pack_manifest."""
+    pack_manifest. Each ELF goes in stripped (tessera_fit.strip_elf): the
+    user's file keeps its symbols and debug information for gdb. Returns
+    (payloads, the MPI Program, the service Programs)."""
     check_capacity(layout, np)
     argv = [program_name(program), *args]
     encode_args(argv)                        # refuse long arguments before any work
@@ -608,19 +670,24 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     for path in services:
         check_elf_file(path, "service", layout.platform)
     with open(program, "rb") as f:
-        mpi = Program(argv[0], ring=1, is_mpi=1, data=f.read())
+        mpi = Program(argv[0], ring=1, is_mpi=1, data=tessera_fit.strip_elf(f.read()))
     started = []
     for path in services:
         with open(path, "rb") as f:
-            started.append(Program(program_name(path), ring=0, is_mpi=0, data=f.read()))
-    return [build_payload(layout, c.id, np, policy, cluster_programs(layout, c.id, mpi, started),
-                          argv, flags, mpi_eager_max) for c in layout.clusters]
+            started.append(Program(program_name(path), ring=0, is_mpi=0,
+                                   data=tessera_fit.strip_elf(f.read())))
+    payloads = [build_payload(layout, c.id, np, policy,
+                              cluster_programs(layout, c.id, mpi, started), argv, flags,
+                              mpi_eager_max) for c in layout.clusters]
+    return payloads, mpi, started
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
-                 kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None):
-    """qemu-riscv64: build and check every cluster's image in outdir;
-    returns the QEMU command.
+                 kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None,
+                 report=None):
+    """qemu-riscv64: build and check every cluster's image in outdir, and
+    that each window holds its image and what the cluster runs
+    (check_fit; report: as its); returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
     flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max: as
@@ -642,8 +709,9 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
         need.append((firmware, "firmware"))
     else:
         firmware = None
-    payloads = job_payloads(layout, program, args, np, policy, services or paths["services"],
-                            flags, mpi_eager_max, need=need)
+    payloads, mpi, started = job_payloads(layout, program, args, np, policy,
+                                          services or paths["services"], flags, mpi_eager_max,
+                                          need=need)
     os.makedirs(outdir, exist_ok=True)
     if firmware:
         table = os.path.abspath(os.path.join(outdir, "firmware.table"))
@@ -653,24 +721,28 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     kernel_stack = layout.profile.kernel_stack_kb * 1024
     images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc, kernel_stack)
               for cluster, payload in zip(layout.clusters, payloads)]
-    verify_images(layout, images, firmware)
+    ends = verify_images(layout, images, firmware)
+    check_fit(layout, [end - c.window_base for c, end in zip(layout.clusters, ends)], mpi,
+              started, np, policy, flags, report)
     return qemu_command(layout, images, firmware, table)
 
 
 def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,
-                   mpi_eager_max=0):
+                   mpi_eager_max=0, report=None):
     """linux64: write every cluster's payload to outdir/clusterN.payload
-    (build_payload's bytes, checked to fit the window); returns their paths
-    in cluster order. Arguments as build_images."""
+    (build_payload's bytes; each window must hold its payload and what the
+    cluster runs, check_fit: the kernel lives outside the window); returns
+    their paths in cluster order. Arguments as build_images."""
     if layout.platform != "linux64":
         raise ImageError(f"build_payloads makes linux64 payloads; {layout.platform} needs "
                          f"build_images")
     services = services or default_paths(platform=layout.platform)["services"]
-    payloads = job_payloads(layout, program, args, np, policy, services, flags, mpi_eager_max)
+    payloads, mpi, started = job_payloads(layout, program, args, np, policy, services, flags,
+                                          mpi_eager_max)
+    check_fit(layout, [len(p) for p in payloads], mpi, started, np, policy, flags, report)
     os.makedirs(outdir, exist_ok=True)
     paths = []
     for cluster, payload in zip(layout.clusters, payloads):
-        check_payload_size(cluster, payload)
         path = os.path.abspath(os.path.join(outdir, f"cluster{cluster.id}.payload"))
         with open(path, "wb") as f:
             f.write(payload)

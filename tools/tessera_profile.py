@@ -169,11 +169,13 @@ class Layout:
 _INT_KEYS = {
     "io_clusters": (1, None, 1, "I/O clusters"),
     "io_cores": (1, TS_MAX_CORES, 1, "cores per I/O cluster"),
-    "io_memory_mb": (4, None, 2, "MiB per I/O cluster window"),
+    # A window as small as MPPA-256's 2 MB SRAM; whether a job's programs
+    # fit is the image builder's check (tools/tessera_fit.py).
+    "io_memory_mb": (2, None, 2, "MiB per I/O cluster window"),
     "compute_clusters": (1, None, 1, "compute clusters"),
     # A compute cluster needs a master plus at least one core for ranks.
     "compute_cores": (2, TS_MAX_CORES, 1, "cores per compute cluster"),
-    "compute_memory_mb": (4, None, 2, "MiB per compute cluster window"),
+    "compute_memory_mb": (2, None, 2, "MiB per compute cluster window"),
     "fabric_mb": (2, None, 2, "MiB of NoC fabric"),
     # A name request (84 bytes) and its 8-byte IKC header must fit; the
     # kernel carries no message larger than 256 bytes.

@@ -524,6 +524,19 @@ class PayloadTest(unittest.TestCase):
         self.assertEqual(mkimage.program_name("app"), "app")
 
 
+class FitTest(unittest.TestCase):
+    def test_larger_profile(self):
+        """The refusal names the profile of the same machine with the
+        smallest larger windows."""
+        self.assertEqual(mkimage.larger_profile(load_profile("mppa256")), "mppa256-big")
+        self.assertIsNone(mkimage.larger_profile(load_profile("mppa256-big")))
+
+    def test_ranks_per_cluster(self):
+        mppa = compute_layout(load_profile("mppa256"))
+        self.assertEqual(mkimage.ranks_per_cluster(mppa, "scatter", 192), [12] * 16)
+        self.assertEqual(mkimage.ranks_per_cluster(mppa, "compact", 40), [16, 16, 8] + [0] * 13)
+
+
 class SegmentTest(unittest.TestCase):
     c1 = LAYOUT.clusters[1]          # 0x80A00000, 16 MiB
 
@@ -546,11 +559,11 @@ class SegmentTest(unittest.TestCase):
             with self.subTest(seg=seg), self.assertRaisesRegex(ImageError, "outside its window"):
                 mkimage.check_segments(self.c1, [seg])
 
-    def test_oversized(self):
-        # Exactly 2 MiB left is fine, one byte more is not.
-        mkimage.check_segments(self.c1, [Segment(0x80A00000, 14 * MIB)])
-        with self.assertRaisesRegex(ImageError, "cluster 1: oversized image"):
-            mkimage.check_segments(self.c1, [Segment(0x80A00000, 14 * MIB + 1)])
+    def test_whole_window(self):
+        # An image may fill its window: whether the rest holds what the
+        # cluster runs is check_fit's (tessera_fit).
+        self.assertEqual(mkimage.check_segments(self.c1, [Segment(0x80A00000, 16 * MIB)]),
+                         0x81A00000)
 
     def test_overlap(self):
         mkimage.check_overlap({"cluster 0": [Segment(0x80200000, 0x1000)],
@@ -782,9 +795,11 @@ class Linux64Test(unittest.TestCase):
 
     def test_checks(self):
         layout = mkimage.plan_job("default", 4, "linux64")
-        with open(self.prog, "wb") as f:                      # oversized: 15 MiB of program
-            f.write(self.elf + bytes(15 * MIB))
-        with self.assertRaisesRegex(ImageError, "cluster 1: oversized payload"):
+        with open(self.prog, "wb") as f:                      # oversized: 15.5 MiB of program
+            f.write(self.elf + bytes(15 * MIB + MIB // 2))
+        with self.assertRaisesRegex(ImageError, r"cluster 1 cannot hold its 4 ranks of app: its "
+                                                r"16384 KiB window needs \d+ KiB, \d+ KiB more "
+                                                r"\(payload 15874 KiB, "):
             mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
                                    services=self.services)
         riscv = bytearray(self.elf)

@@ -3,6 +3,7 @@
 --map-by ppr:N:cluster's slots per cluster."""
 import json
 import os
+from dataclasses import replace
 import tempfile
 import unittest
 
@@ -180,7 +181,22 @@ class LayoutTest(unittest.TestCase):
             self.assertEqual(c.window_base % (2 * MIB), 0)
             end = c.window_end
         self.assertEqual(layout.fabric_base, end)
-        self.assertTrue(all(c.window_size == 16 * MIB for c in layout.clusters[4:]))
+        # Compute windows of 2 MiB, as the chip's SRAM; mppa256-big is the
+        # same machine with 16 MiB ones.
+        self.assertTrue(all(c.window_size == 2 * MIB for c in layout.clusters[4:]))
+        big = compute_layout(load_profile("mppa256-big"))
+        self.assertTrue(all(c.window_size == 16 * MIB for c in big.clusters[4:]))
+        self.assertEqual(replace(big.profile, name="mppa256", description="", compute_memory_mb=2,
+                                 source=""),
+                         replace(layout.profile, description="", source=""))
+
+    def test_2_mib_windows(self):
+        data = profile(compute_memory_mb=2, io_memory_mb=2)
+        p = parse_profile(data)
+        self.assertEqual((p.compute_memory_mb, p.io_memory_mb), (2, 2))
+        for key in ("compute_memory_mb", "io_memory_mb"):
+            with self.subTest(key=key), self.assertRaisesRegex(ProfileError, "at least 2, got 1"):
+                parse_profile(dict(data, **{key: 1}))
 
     def test_mppa256_on_qemu_needs_our_firmware(self):
         check_platform(compute_layout(load_profile("mppa256")), "qemu-riscv64")

@@ -122,9 +122,10 @@ class StubBootTest(unittest.TestCase):
         big = os.path.join(self.dir, "big.elf")
         with open(self.program, "rb") as f:
             data = f.read()
-        with open(big, "wb") as f:                    # a 15 MiB "program"
-            f.write(data + bytes(15 * 1024 * 1024))
-        with self.assertRaisesRegex(mkimage.ImageError, "cluster 1: oversized image"):
+        with open(big, "wb") as f:                    # a 15.75 MiB "program"
+            f.write(data + bytes(15 * 1024 * 1024 + 768 * 1024))
+        with self.assertRaisesRegex(mkimage.ImageError, "cluster 1 cannot hold its 2 ranks of big: "
+                                                        "its 16384 KiB window needs"):
             self.build([], program=big)
 
     def test_mkimage_cli(self):

@@ -9,6 +9,7 @@ Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
 Needs the build of the platform $TESSERA_PLATFORM (default qemu-riscv64,
 or linux64; make build); TESSERA_TARGET_OUT selects the build folder.
 """
+import json
 import math
 import os
 import re
@@ -175,6 +176,32 @@ class Capacity(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertEqual(out, "")
         self.assertEqual(err, f"mpirun: {too_many_processes(17)}\n")
+
+
+class Fit(unittest.TestCase):
+    def test_window_too_small_refused(self):
+        """16 ranks of fn with 128 KiB stacks in a 2 MiB window: mpirun
+        refuses before anything boots, naming the cluster, its need, what
+        takes it and how many ranks fit, and suggests mppa256-big."""
+        with open(os.path.join(TOOLS, "..", "build", "profiles", "mppa256.json")) as f:
+            data = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mppa256-deep.json")
+            with open(path, "w") as f:
+                json.dump(dict(data, name="mppa256-deep", user_stack_kb=128), f)
+            rc, out, err = run_mpirun("--profile", path, "-np", "32", "--timeout", TIMEOUT,
+                                      "fn", "1", "500", timeout=120)
+        self.assertEqual((rc, out), (1, ""), err)
+        m = re.fullmatch(r"mpirun: cluster 4 cannot hold its 16 ranks of fn: its 2048 KiB window "
+                         r"needs (\d+) KiB, (\d+) KiB more \((.*)\); at most (\d+) ranks? fits?; use "
+                         r"a profile with larger windows \(e\.g\. mppa256-big\)\n", err)
+        self.assertIsNotNone(m, err)
+        need, more, parts, most = int(m[1]), int(m[2]), m[3], int(m[4])
+        self.assertEqual(need - more, 2048)
+        self.assertIn("16 ranks x ", parts)
+        self.assertIn("stack 128", parts)
+        self.assertIn("payload" if LINUX64 else "kernel image", parts)
+        self.assertLess(most, 16)
 
 
 if __name__ == "__main__":

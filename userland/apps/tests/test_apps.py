@@ -14,8 +14,14 @@ line and exit status 2.
     test_apps.py crosscheck                 the Linux crosscheck, small sizes
     test_apps.py mppa256                    every application (and raw-IKC
                                             form) at MPPA-256's full size, with
-                                            each cluster's memory (linux64 only)
+                                            each cluster's memory (mppa256-big:
+                                            16 MB windows; linux64 only)
+    test_apps.py mppa256-2mb                fn with 192 ranks, 12 per compute
+                                            cluster, in the chip's 2 MB windows
+                                            (profile mppa256), within mpirun's
+                                            estimate of each window's need
 """
+import re
 import json
 import os
 import subprocess
@@ -84,17 +90,19 @@ class App(unittest.TestCase):
 
 
 class FullMppa256(unittest.TestCase):
-    """The LWMPI study's configuration: the mppa256 profile at full size
-    (4 I/O clusters, 16 compute clusters of 16 PEs), 192 ranks, 12 on each
-    compute cluster. a2a's messages stay small: its buffers grow with np,
-    and 12 ranks share a compute cluster's 16 MiB."""
+    """The LWMPI study's configuration: MPPA-256 at full size (4 I/O
+    clusters, 16 compute clusters of 16 PEs), 192 ranks, 12 on each
+    compute cluster, with 16 MB windows (mppa256-big: the applications'
+    arrays at these sizes need more than the chip's 2 MB). a2a's messages
+    stay small: its buffers grow with np, and 12 ranks share a compute
+    cluster's 16 MiB."""
     SIZES = {"fn": ("1", "20000"), "gf": SIZES["gf"][0], "km": SIZES["km"][0], "a2a": ("2", "1")}
 
     def test_every_app_verifies(self):
         """Each MPI application (ranks as mpirun's default has them) and
         each raw-IKC form (as processes), with the most memory a compute
         cluster used (mpirun --verbose)."""
-        with open(os.path.join(HERE, "..", "..", "..", "build", "profiles", "mppa256.json")) as f:
+        with open(os.path.join(HERE, "..", "..", "..", "build", "profiles", "mppa256-big.json")) as f:
             limit = json.load(f)["compute_memory_mb"] * 1024
         for app, args in self.SIZES.items():
             runs = [(app, None)]
@@ -103,13 +111,43 @@ class FullMppa256(unittest.TestCase):
             for program, ranks in runs:
                 with self.subTest(program=program):
                     run = run_tessera(program, 192, "scatter", ["--verify", *args], timeout=600,
-                                      profile="mppa256", ranks=ranks, memory=True)
+                                      profile="mppa256-big", ranks=ranks, memory=True)
                     most = max((kib for kib, _ in run.memory.values()), default=None)
                     print(f"{program} np=192 mppa256 {ranks or ''}: {run.describe()}, at most {most} KiB "
                           f"of {limit} on a compute cluster", file=sys.stderr)
                     self.assertTrue(run.ok, run.out)
                     self.assertEqual(run.verify, "OK", run.out)
                     self.assertLessEqual(most or 0, limit, run.memory)
+
+
+_ESTIMATE = re.compile(r"^mpirun: cluster (\d+): (\d+) ranks of \S+ need an estimated (\d+) of its (\d+) KiB window",
+                       re.M)
+_FREE = re.compile(r"^\[kernel\] cluster (\d+) up: \d+ cores, (\d+) KiB free", re.M)
+
+
+class Mppa256Window(unittest.TestCase):
+    """fn in the chip's 2 MB compute windows (profile mppa256): 192 ranks,
+    12 on each of the 16 compute clusters, verified. Each cluster's window
+    as the kernel used it (what the image and the kernel's boot frames
+    took, from its boot line, plus the program's peak) stays within
+    mpirun's estimate (tools/tessera_fit.py), which must fit the window."""
+
+    def test_fn_12_ranks_per_cluster(self):
+        run = run_tessera("fn", 192, "ppr:12:cluster", ["--verify", "1", "2000"], timeout=300,
+                          profile="mppa256", memory=True)
+        print(f"fn np=192 ppr:12:cluster mppa256: {run.describe()}", file=sys.stderr)
+        self.assertTrue(run.ok, run.out)
+        self.assertEqual(run.verify, "OK", run.out)
+        estimates = {int(m[1]): (int(m[2]), int(m[3]), int(m[4])) for m in _ESTIMATE.finditer(run.out)}
+        free = {int(m[1]): int(m[2]) for m in _FREE.finditer(run.out)}
+        self.assertEqual(sorted(estimates), list(range(4, 20)), run.out)
+        for cluster, (ranks, estimate, window) in estimates.items():
+            used = window - free[cluster] + run.memory[cluster][0]
+            print(f"cluster {cluster}: {ranks} ranks, estimate {estimate} KiB, used {used} KiB "
+                  f"of {window}", file=sys.stderr)
+            self.assertEqual((ranks, window), (12, 2048))
+            self.assertLessEqual(used, estimate, run.out)
+            self.assertLessEqual(estimate, window)
 
 
 class Crosscheck(unittest.TestCase):
@@ -126,8 +164,9 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     which = sys.argv.pop(1)
-    if which in ("crosscheck", "mppa256"):
-        cls = Crosscheck if which == "crosscheck" else FullMppa256
+    special = {"crosscheck": Crosscheck, "mppa256": FullMppa256, "mppa256-2mb": Mppa256Window}
+    if which in special:
+        cls = special[which]
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(cls)
     else:
         cls = type(f"App_{which}", (App,), {"APP": which})
