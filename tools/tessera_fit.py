@@ -7,7 +7,8 @@ A compute cluster's window holds, from its base (DESIGN section 1):
     stack per core) and the payload (the manifest and the program's
     ELF); on linux64 only the payload (the kernel lives in the cluster
     process, outside the window);
-  - the kernel's boot frames: its address space's page tables;
+  - the kernel's boot frames: its address space's page tables and the
+    tables it sizes from the profile (kernel_tables);
   - the program's read-only pages, copied once and shared by the ranks
     (kernel/core/elf.cpp);
   - per rank, processes mode (--ranks processes, a process per rank): its
@@ -206,6 +207,23 @@ def boot_tables(layout, cluster):
     return (1 + len(gibs) + QEMU_DEVICE_LEAF_TABLES) * PAGE
 
 
+# The tables the kernel takes from its frames at boot (kernel/core/frames.cpp
+# boot_alloc): the IKC buffers table, ikc_buffers slots of a 16-byte
+# header and the largest mailbox message (ikc/buffers.hpp, mailbox.cpp);
+# on an I/O cluster the host files' table, 256 handles of 16 bytes, and
+# its 16 KiB bounce buffer (kernel/hostfs.cpp).
+BUFFER_SLOT_BYTES = 16 + 256
+HOSTFS_BYTES = 256 * 16 + 16 * KIB
+
+
+def kernel_tables(layout, cluster):
+    """Bytes of the tables a cluster's kernel sizes from the profile at boot."""
+    tables = pages(layout.profile.ikc_buffers * BUFFER_SLOT_BYTES) * PAGE
+    if cluster.is_io:
+        tables += pages(HOSTFS_BYTES) * PAGE
+    return tables
+
+
 @dataclass(frozen=True)
 class Need:
     """What a cluster's window must hold for n ranks of a program, bytes.
@@ -258,7 +276,8 @@ def rank_need(layout, cluster, image, program, nranks, np, threads):
     # stacks have their own.
     image_span = (program.low, program.high + lwmpi)
     fixed = [("kernel image" if layout.platform != "linux64" else "payload", image),
-             ("kernel page tables", boot_tables(layout, cluster)), ("code", ro),
+             ("kernel page tables", boot_tables(layout, cluster)),
+             ("kernel tables", kernel_tables(layout, cluster)), ("code", ro),
              ("heap reserve", HEAP_RESERVE)]
     if threads:
         leaves, mids = _leaf_tables([image_span])
@@ -279,7 +298,8 @@ def services_need(layout, cluster, image, services):
     page of console lines per cluster (kernel/console.cpp)."""
     stack = initial_stack(layout.profile)
     fixed = [("kernel image" if layout.platform != "linux64" else "payload", image),
-             ("kernel page tables", boot_tables(layout, cluster))]
+             ("kernel page tables", boot_tables(layout, cluster)),
+             ("kernel tables", kernel_tables(layout, cluster))]
     for s in services:
         leaves, mids = _leaf_tables([(s.low, s.high + SERVICE_HEAP), stack_span(1, stack)])
         fixed.append(("a service", (s.ro_pages + s.rw_pages + 1 + mids + leaves) * PAGE + stack

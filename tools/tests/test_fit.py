@@ -85,6 +85,12 @@ class NeedTest(unittest.TestCase):
         self.assertEqual(fit.boot_tables(MPPA, MPPA.clusters[4]), 6 * PAGE)
         self.assertEqual(fit.boot_tables(MPPA_LINUX, MPPA_LINUX.clusters[4]), PAGE)
 
+    def test_kernel_tables(self):
+        # 128 parked messages of 272 bytes: 9 pages; an I/O cluster adds
+        # the host files' 4 KiB table and 16 KiB bounce buffer.
+        self.assertEqual(fit.kernel_tables(MPPA, MPPA.clusters[4]), 9 * PAGE)
+        self.assertEqual(fit.kernel_tables(MPPA, MPPA.clusters[0]), 14 * PAGE)
+
     def test_lwmpi_floor(self):
         # ring: 16 + 32 x (8 + 120) = 4112 bytes; 8 bytes per rank; 12 KiB more.
         self.assertEqual(fit.lwmpi_heap(MPPA.profile, 192), 5 * PAGE)
@@ -94,11 +100,11 @@ class NeedTest(unittest.TestCase):
         n = self.need(12)
         self.assertEqual(dict(n.per_rank), {"stack": 32 * KIB, "data": 5 * PAGE,
                                             "page tables": 4 * PAGE, "LWMPI": 5 * PAGE})
-        self.assertEqual(n.total(), 524 * KIB + 6 * PAGE + 22 * PAGE + fit.HEAP_RESERVE
+        self.assertEqual(n.total(), 524 * KIB + 6 * PAGE + 9 * PAGE + 22 * PAGE + fit.HEAP_RESERVE
                          + 12 * (32 * KIB + 14 * PAGE))
         self.assertTrue(n.fits())
         self.assertEqual(n.most_ranks(), 12)
-        self.assertEqual(self.need(16).most_ranks(), 15)
+        self.assertEqual(self.need(16).most_ranks(), 14)
         self.assertFalse(self.need(16).fits())
 
     def test_threads(self):
@@ -121,7 +127,7 @@ class NeedTest(unittest.TestCase):
         self.assertIn(("console lines", 20 * PAGE), n.fixed)
         self.assertTrue(n.fits())
         idle = fit.services_need(MPPA, MPPA.clusters[5], 524 * KIB, [])
-        self.assertEqual(idle.total(), 524 * KIB + 6 * PAGE)
+        self.assertEqual(idle.total(), 524 * KIB + 6 * PAGE + 9 * PAGE)
 
     def test_refusal(self):
         n = self.need(12, image=1500 * KIB)
@@ -129,7 +135,7 @@ class NeedTest(unittest.TestCase):
         msg = fit.refusal(4, "fn", n, "mppa256-big")
         m = re.fullmatch(r"cluster 4 cannot hold its 12 ranks of fn: its 2048 KiB window needs "
                          r"(\d+) KiB, (\d+) KiB more \(kernel image 1500 KiB, kernel page tables "
-                         r"24 KiB, fn's code 88 KiB, heap reserve 64 KiB; 12 ranks x 88 KiB: "
+                         r"24 KiB, kernel tables 36 KiB, fn's code 88 KiB, heap reserve 64 KiB; 12 ranks x 88 KiB: "
                          r"stack 32, data 20, page tables 16, LWMPI 20\); at most (\d+) ranks "
                          r"fit; use a profile with larger windows \(e\.g\. mppa256-big\)", msg)
         self.assertIsNotNone(m, msg)
