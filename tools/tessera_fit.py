@@ -124,13 +124,15 @@ def _program_headers(data):
 
 def program_pages(data):
     """ProgramPages of an ELF executable (bytes). A page two segments share
-    is mapped once, writable if either is (elf.cpp). Raises ValueError
-    for a file that is no ELF64 or whose program headers lie outside it."""
+    is mapped once, writable if either is (elf.cpp). A segment outside the
+    user area is not counted: the kernel refuses to load it, and says so.
+    Raises ValueError for a file that is no ELF64 or whose program headers
+    lie outside it."""
     rw, ro, tls, low, high = set(), set(), 0, None, 0
     for kind, flags, _, vaddr, _, memsz in _program_headers(data):
         if kind == PT_TLS:
             tls = memsz
-        if kind != PT_LOAD or memsz == 0:
+        if kind != PT_LOAD or memsz == 0 or not USER_BASE <= vaddr <= USER_STACK_AREA - memsz:
             continue
         span = range(vaddr // PAGE, (vaddr + memsz + PAGE - 1) // PAGE)
         (rw if flags & PF_W else ro).update(span)

@@ -55,6 +55,14 @@ class ProgramTest(unittest.TestCase):
                                    (fit.PT_LOAD, PF_R | PF_W, 0x40001800, 0x10, 0x1000)]))
         self.assertEqual((p.ro_pages, p.rw_pages), (1, 2))
 
+    def test_segments_outside_the_user_area_are_left_to_the_kernel(self):
+        # It refuses them when it loads the program; counted, a wrapping
+        # one would take as long as its billions of pages.
+        for vaddr in (0xFFFFFFFFFFFFF000, 0xBFE00000, 0x1000):
+            with self.subTest(vaddr=hex(vaddr)):
+                p = fit.program_pages(elf([FN[0], (fit.PT_LOAD, PF_R | PF_W, vaddr, 0, 0x2000)]))
+                self.assertEqual((p.ro_pages, p.rw_pages), (18, 0))
+
     def test_nothing_to_load(self):
         p = fit.program_pages(elf([]))
         self.assertEqual((p.ro_pages, p.rw_pages), (0, 0))
