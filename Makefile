@@ -1,10 +1,12 @@
 # Tessera's entry point. `make run` and `make test` install what is missing,
-# build everything and then boot the demo or run every test.
+# build everything and then boot the demo or run every test (`make run`
+# quietly: the build's output goes to out/build.log).
 OUT      := out
 MAKEFLAGS += --no-print-directory
 JOBS     ?= $(shell nproc)
 CMAKE    := cmake
 NP       ?= 16
+BUILD_LOG := $(OUT)/build.log
 DEMO     ?= fn 1 4000
 # make test T=kernel runs only the tests labelled `kernel` (ctest -L).
 T        ?=
@@ -34,9 +36,17 @@ build: setup
 	@$(CMAKE) -S . -B $(OUT)/host >/dev/null
 	@$(CMAKE) --build $(OUT)/host -j $(JOBS)
 
-# The default demo: an MPI program on all 4 compute clusters.
-run: build
-	tools/mpirun -np $(NP) --map-by scatter $(DEMO)
+# The default demo: an MPI program on all 4 compute clusters. The build (and
+# the install of what is missing) writes into $(BUILD_LOG), and one line
+# says how it went; when it fails, its messages (the log without the
+# progress lines, the last 60 of them) and the log's path, and make fails.
+run:
+	@mkdir -p $(OUT)
+	@printf 'building (log: %s)... ' $(BUILD_LOG)
+	@if $(MAKE) build >$(BUILD_LOG) 2>&1; then echo done; else \
+	    echo failed; grep -Ev '^\[ *[0-9]+%\] |^-- ' $(BUILD_LOG) | tail -n 60; \
+	    echo "the whole build log: $(BUILD_LOG)"; exit 1; fi
+	@tools/mpirun -np $(NP) --map-by scatter $(DEMO)
 
 test: build
 	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)') $(PLATFORM_LABELS_OUT)

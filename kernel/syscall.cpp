@@ -91,6 +91,20 @@ long sys_job_info(Call &c) {
     return copy_to_user(c.a[0], &info, sizeof(info));
 }
 
+// Copied straight from the manifest: no copy on the (small) kernel stack.
+// The size mkimage wrote is not trusted beyond the manifest's field.
+long sys_job_env(Call &c) {
+    const ts_manifest &m = hal::manifest();
+    static_assert(sizeof(m.env) == TS_ENV_MAX);
+    const size_t bytes = m.env_size < sizeof(m.env) ? m.env_size : sizeof(m.env);
+    const size_t copied = c.a[1] < bytes ? c.a[1] : bytes;
+    if (copied) {
+        const long err = copy_to_user(c.a[0], m.env, copied);
+        if (err < 0) return err;
+    }
+    return static_cast<long>(bytes);
+}
+
 // On the core's own timer.
 long sys_sleep(Call &c) {
     const uint64_t deadline = deadline_in(c.a[0]);

@@ -53,6 +53,7 @@ TS_MANIFEST_MAGIC = IMAGE_H.constant("TS_MANIFEST_MAGIC")    # "TSMF"
 TS_MAX_PROGRAMS = IMAGE_H.constant("TS_MAX_PROGRAMS")
 TS_PROGRAM_NAME = IMAGE_H.constant("TS_PROGRAM_NAME")
 TS_MANIFEST_ARGS = IMAGE_H.constant("TS_MANIFEST_ARGS")
+TS_MANIFEST_ENV = IMAGE_H.constant("TS_MANIFEST_ENV")
 # Manifest flags: console lines start with the rank; LWMPI: ranks of one
 # cluster talk through IKC.
 TS_MANIFEST_TAG_OUTPUT = IMAGE_H.constant("TS_MANIFEST_TAG_OUTPUT")
@@ -181,12 +182,25 @@ def encode_args(args):
     return len(args), blob
 
 
-def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0):
+def encode_env(env):
+    """Pack the job's environment, "NAME=VALUE" strings (mpirun -x), as
+    NUL-terminated strings back to back; returns the bytes. Bytes that are
+    no UTF-8 (os.environ's surrogate escapes) go in as they came."""
+    blob = b"".join(v.encode("utf-8", "surrogateescape") + b"\0" for v in env)
+    if len(blob) > TS_MANIFEST_ENV:
+        raise ImageError(f"the environment variables take {len(blob)} bytes (NAME=VALUE and a "
+                         f"NUL each) but the manifest holds at most {TS_MANIFEST_ENV}")
+    return blob
+
+
+def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0,
+                  env=()):
     """struct ts_manifest for one cluster, as bytes.
 
     programs: list of (Program, offset of its ELF from the manifest's start).
     args: argv of the MPI program (argv[0] first). flags: TS_MANIFEST_*.
     mpi_eager_max: LWMPI's largest eager message in bytes (0: its default).
+    env: the environment of every program of the job, "NAME=VALUE" strings.
     """
     if len(programs) > TS_MAX_PROGRAMS:
         raise ImageError(f"cluster {cluster_id}: {len(programs)} programs, "
@@ -194,6 +208,7 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
     if policy not in MAP_POLICIES:
         raise ImageError(f"unknown mapping policy '{policy}' (compact or scatter)")
     argc, blob = encode_args(args)
+    env_blob = encode_env(env)
     p = layout.profile
     clusters = []
     for c in layout.clusters:
@@ -211,12 +226,13 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         nprograms=len(programs), argc=argc, ikc_buffers=p.ikc_buffers,
         virtual_per_hw=p.virtual_per_hw, timebase_hz=layout.timebase_hz, flags=flags,
         mpi_eager_max=mpi_eager_max, user_stack_size=p.user_stack_kb * 1024, reserved=0,
-        clusters=clusters, programs=descs, args=blob)
+        clusters=clusters, programs=descs, args=blob, env_size=len(env_blob), env=env_blob)
     assert len(out) == MANIFEST_SIZE
     return out
 
 
-def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0):
+def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0,
+                  env=()):
     """The .payload contents of one cluster: manifest, then each ELF 8-byte aligned."""
     placed = []
     offset = MANIFEST_SIZE
@@ -225,7 +241,7 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         placed.append((prog, offset))
         offset += len(prog.data)
     out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args, flags,
-                                  mpi_eager_max))
+                                  mpi_eager_max, env))
     for prog, at in placed:
         out += bytes(at - len(out)) + prog.data
     return bytes(out)
@@ -647,19 +663,20 @@ def _need(path, what):
 
 
 def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager_max=0,
-                 need=()):
+                 need=(), env=()):
     """Every cluster's payload (bytes, in cluster order) for a job, after the
     checks both platforms share: capacity, argument size, and that program,
     services and the files in need ([(path, what)]) exist and are ELFs for
     layout.platform. program: path of the MPI program's ELF; args: its
     arguments (argv[1:]); services: the ELF, or list of ELFs, cluster 0
-    starts (each named after its file); flags, mpi_eager_max: as
+    starts (each named after its file); flags, mpi_eager_max, env: as
     pack_manifest. Each ELF goes in stripped (tessera_fit.strip_elf): the
     user's file keeps its symbols and debug information for gdb. Returns
     (payloads, the MPI Program, the service Programs)."""
     check_capacity(layout, np)
     argv = [program_name(program), *args]
     encode_args(argv)                        # refuse long arguments before any work
+    encode_env(env)                          # and a long environment
     services = [services] if isinstance(services, str) else list(services)
     for path, what in need:
         _need(path, what)
@@ -678,20 +695,20 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
                                    data=tessera_fit.strip_elf(f.read())))
     payloads = [build_payload(layout, c.id, np, policy,
                               cluster_programs(layout, c.id, mpi, started), argv, flags,
-                              mpi_eager_max) for c in layout.clusters]
+                              mpi_eager_max, env) for c in layout.clusters]
     return payloads, mpi, started
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
                  kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None,
-                 report=None):
+                 report=None, env=()):
     """qemu-riscv64: build and check every cluster's image in outdir, and
     that each window holds its image and what the cluster runs
     (check_fit; report: as its); returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
-    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max: as
-    pack_manifest.
+    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max, env:
+    as pack_manifest.
     services, kernel_lib, kernel_ld, firmware (Tessera's firmware's ELF,
     when layout.firmware is "tessera") default to the build folder's
     (default_paths).
@@ -711,7 +728,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
         firmware = None
     payloads, mpi, started = job_payloads(layout, program, args, np, policy,
                                           services or paths["services"], flags, mpi_eager_max,
-                                          need=need)
+                                          need=need, env=env)
     os.makedirs(outdir, exist_ok=True)
     if firmware:
         table = os.path.abspath(os.path.join(outdir, "firmware.table"))
@@ -728,7 +745,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
 
 
 def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,
-                   mpi_eager_max=0, report=None):
+                   mpi_eager_max=0, report=None, env=()):
     """linux64: write every cluster's payload to outdir/clusterN.payload
     (build_payload's bytes; each window must hold its payload and what the
     cluster runs, check_fit: the kernel lives outside the window); returns
@@ -738,7 +755,7 @@ def build_payloads(layout, program, args, np, policy, outdir, services=None, fla
                          f"build_images")
     services = services or default_paths(platform=layout.platform)["services"]
     payloads, mpi, started = job_payloads(layout, program, args, np, policy, services, flags,
-                                          mpi_eager_max)
+                                          mpi_eager_max, env=env)
     check_fit(layout, [len(p) for p in payloads], mpi, started, np, policy, flags, report)
     os.makedirs(outdir, exist_ok=True)
     paths = []

@@ -27,6 +27,7 @@
 #define TS_MAX_PROGRAMS   4
 #define TS_PROGRAM_NAME   32
 #define TS_MANIFEST_ARGS  512
+#define TS_MANIFEST_ENV   1024 /* bytes of the job's environment (mpirun -x) */
 
 /* Manifest flags. */
 #define TS_MANIFEST_TAG_OUTPUT 1u /* prefix console lines with the thread's tag (rank) */
@@ -111,6 +112,12 @@ struct ts_manifest {
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */
+    /* The environment every program of the job starts with (mpirun -x):
+     * "NAME=VALUE" strings, each NUL-terminated, back to back in the first
+     * env_size bytes of env (0: an empty environment). The kernel hands it
+     * out with TS_SYS_JOB_ENV. */
+    uint32_t env_size;
+    char env[TS_MANIFEST_ENV];
 };
 
 #endif

@@ -176,6 +176,8 @@ struct ts_window_op {
 #define TS_MAP_SCATTER 1
 
 #define TS_ARGS_MAX 512
+/* Bytes of the job's environment block at most (TS_SYS_JOB_ENV). */
+#define TS_ENV_MAX 1024
 
 /* The page frames of a cluster (TS_SYS_MEM_INFO). */
 struct ts_mem_info {

@@ -106,10 +106,12 @@ static void seed_rng(uint64_t seed) {
  * cluster lists are read from it, so it holds small ints (see refill).
  * Pointers into it (and into the stack buffer) keep WRITE_ROOM bytes to
  * the end: the most a kernel call writes through a pointer without a
- * length is a struct ts_job_info, and with a length only into an open
+ * length is a struct ts_job_info, and with a length only the job's
+ * environment (TS_SYS_JOB_ENV, at most TS_ENV_MAX bytes) or into an open
  * mailbox or portal, which never exists here. */
 #define WRITE_ROOM 1024
 _Static_assert(sizeof(struct ts_job_info) <= WRITE_ROOM, "job info outgrew the buffers' room");
+_Static_assert(TS_ENV_MAX <= WRITE_ROOM, "the job's environment outgrew the buffers' room");
 static int scratch[2048] __attribute__((aligned(PAGE)));
 static const char rodata_text[64] = "read-only: a kernel write here must fail";
 

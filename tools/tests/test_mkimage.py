@@ -400,7 +400,7 @@ class ManifestTest(unittest.TestCase):
         m = self.pack(args=["fn", "1", "4000"])
         self.assertEqual(u32(m, M["argc"]), 3)
         self.assertEqual(m[M["args"]:M["args"] + 10], b"fn\x001\x004000\x00")
-        self.assertEqual(m[M["args"] + 10:], bytes(ARGS_SIZE - 10))
+        self.assertEqual(m[M["args"] + 10:M["args"] + ARGS_SIZE], bytes(ARGS_SIZE - 10))
 
     def test_args_limit(self):
         self.pack(args=["p", "a" * (ARGS_SIZE - 3)])     # "p\0" + the rest and its NUL: full
@@ -430,6 +430,34 @@ class ManifestTest(unittest.TestCase):
         most = mkimage.TS_MAX_PROGRAMS
         with self.assertRaisesRegex(ImageError, f"{most + 1} programs, at most {most} fit"):
             self.pack(programs=[(Program("p", 1, 1, b""), MANIFEST_SIZE)] * (most + 1))
+
+    def test_environment(self):
+        """mpirun -x's NAME=VALUE strings: NUL-terminated, back to back,
+        env_size bytes of them; none: env_size 0 and zeroes."""
+        env = ["A=1", "B=two words=x", "E="]
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=env)
+        blob = b"A=1\0B=two words=x\0E=\0"
+        self.assertEqual(u32(m, M["env_size"]), len(blob))
+        self.assertEqual(m[M["env"]:M["env"] + len(blob) + 1], blob + b"\0")
+        m = self.pack()
+        self.assertEqual(u32(m, M["env_size"]), 0)
+        self.assertEqual(m[M["env"]:M["env"] + mkimage.TS_MANIFEST_ENV],
+                         bytes(mkimage.TS_MANIFEST_ENV))
+
+    def test_environment_limit(self):
+        """At most TS_MANIFEST_ENV bytes, the NULs included."""
+        most = mkimage.TS_MANIFEST_ENV
+        full = ["A=" + "v" * (most - 3)]
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=full)
+        self.assertEqual(u32(m, M["env_size"]), most)
+        with self.assertRaisesRegex(ImageError, f"the environment variables take {most + 1} "
+                                                f"bytes .* at most {most}"):
+            mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=[full[0] + "v"])
+
+    def test_environment_keeps_undecodable_bytes(self):
+        """A value from mpirun's environment that is no UTF-8 (os.environ
+        holds its bytes as surrogate escapes) goes in byte for byte."""
+        self.assertEqual(mkimage.encode_env(["A=\udcff\u00e9"]), b"A=\xff\xc3\xa9\0")
 
 
 class MapByTest(unittest.TestCase):
@@ -799,7 +827,7 @@ class Linux64Test(unittest.TestCase):
             f.write(self.elf + bytes(15 * MIB + MIB // 2))
         with self.assertRaisesRegex(ImageError, r"cluster 1 cannot hold its 4 ranks of app: its "
                                                 r"16384 KiB window needs \d+ KiB, \d+ KiB more "
-                                                r"\(payload 15874 KiB, "):
+                                                r"\(payload 15875 KiB, "):
             mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
                                    services=self.services)
         riscv = bytearray(self.elf)

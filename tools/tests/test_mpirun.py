@@ -3,9 +3,11 @@
 manifest, --report-bindings, --ranks and the warning about global variables
 under --ranks threads, its errors before anything boots, and the filter of
 the serial output. No QEMU, no toolchain (ELF files from fake_elf.py)."""
+import inspect
 import io
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -110,6 +112,50 @@ class ParseTest(unittest.TestCase):
                                                 f"to 65536, got '{value}'")
 
 
+class EnvTest(unittest.TestCase):
+    """-x NAME=VALUE and -x NAME (from mpirun's own environment, as in Open
+    MPI): the job's environment, in the order given, the last -x of a name
+    winning."""
+
+    def env(self, *argv, environ=None):
+        with mock.patch.dict(os.environ, environ or {}):
+            return mpirun.parse_args([*argv, "hello"]).env
+
+    def test_forms(self):
+        self.assertEqual(self.env(), {})
+        self.assertEqual(self.env("-x", "A=1", "-x=B=two words=x", "-x", "E="),
+                         {"A": "1", "B": "two words=x", "E": ""})
+        self.assertEqual(self.env("-x", "HOME_X", environ={"HOME_X": "/h ome"}), {"HOME_X": "/h ome"})
+        self.assertEqual(list(self.env("-x", "A=1", "-x", "B=2", "-x", "A=3").items()),
+                         [("B", "2"), ("A", "3")])
+        self.assertEqual(self.env("-x", "_a9=\u00e9"), {"_a9": "\u00e9"})
+
+    def test_unset_name_warns_and_passes_nothing(self):
+        err = io.StringIO()
+        with mock.patch.dict(os.environ), mock.patch.object(sys, "stderr", err):
+            os.environ.pop("TESSERA_NO_SUCH_VAR", None)
+            o = mpirun.parse_args(["-x", "TESSERA_NO_SUCH_VAR", "-x", "A=1", "hello"])
+        self.assertEqual(o.env, {"A": "1"})
+        self.assertEqual(err.getvalue(), "mpirun: warning: -x TESSERA_NO_SUCH_VAR: "
+                                         "TESSERA_NO_SUCH_VAR is not set in mpirun's "
+                                         "environment; not passed\n")
+
+    def test_bad_forms(self):
+        for argv in (["-x", "=V"], ["-x", "A B=1"], ["-x", "1A=2"], ["-x", ""], ["-x", "A-B"],
+                     ["-x", "-np", "2"], ["-x=", "hello"]):
+            with self.subTest(argv=argv), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args([*argv, "hello"])
+            self.assertIn("-x needs NAME=VALUE or NAME, NAME made of letters, digits and '_' "
+                          "(not starting with a digit), got '", str(cm.exception))
+        with self.assertRaises(mpirun.UsageError) as cm:
+            mpirun.parse_args(["-x"])
+        self.assertEqual(str(cm.exception), "-x needs NAME=VALUE or NAME")
+
+    def test_after_the_program_it_is_the_programs(self):
+        o = mpirun.parse_args(["hello", "-x", "A=1"])
+        self.assertEqual((o.env, o.args), ({}, ["-x", "A=1"]))
+
+
 class RanksTest(unittest.TestCase):
     """--ranks processes|threads: processes by default, on both platforms."""
 
@@ -167,6 +213,9 @@ class CommandLineTest(unittest.TestCase):
                   "of profile 'default' can host (5 cores, the master core runs the kernel)"),
                  (["--profile", "mppa256", "--map-by", "ppr:17:cluster", "hello"],
                   "--map-by ppr:17:cluster: N must be 1 to 16"),
+                 (["-x", "=V", "hello"], "-x needs NAME=VALUE or NAME, NAME made of letters"),
+                 (["-x", "A B=1", "hello"], "-x needs NAME=VALUE or NAME, NAME made of letters"),
+                 (["-x"], "-x needs NAME=VALUE or NAME"),
                  ([], "no program given")]
         for argv, words in cases:
             with self.subTest(argv=argv):
@@ -175,6 +224,46 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(out, "")
                 self.assertIn(f"mpirun: {words}", err)
                 self.assertIn("usage: mpirun", err)
+
+    def test_environment_too_large_refused_first(self):
+        """Before anything else is looked at (here: no build, no program)."""
+        most = mpirun.mkimage.TS_MANIFEST_ENV
+        rc, out, err = self.run_mpirun("-x", "A=" + "v" * 600, "-x", "B=" + "v" * 600, "nothing")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertEqual(err, f"mpirun: the environment variables take {4 + 1200 + 2} bytes "
+                              f"(NAME=VALUE and a NUL each) but the manifest holds at most "
+                              f"{most}\n")
+
+    def test_mpiexec_is_mpirun(self):
+        """tools/mpiexec, the MPI standard's name (MPI 3.1 section 8.8),
+        is mpirun itself and takes the standard's -n."""
+        mpiexec = os.path.join(REPO, "tools", "mpiexec")
+        self.assertEqual(os.path.realpath(mpiexec), os.path.realpath(mpirun.__file__))
+        help_run = subprocess.run([mpiexec, "--help"], capture_output=True, text=True, timeout=60)
+        self.assertEqual((help_run.returncode, help_run.stdout), (0, self.run_mpirun("--help")[1]))
+        bad = subprocess.run([mpiexec, "-n", "0", "hello"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("-n needs a positive number of processes, got '0'", bad.stderr)
+        self.assertEqual(mpirun.parse_args(["-n", "4", "hello"]).np, 4)
+
+    def test_help_lists_every_option(self):
+        """Every option the parser takes is in --help's table and in the
+        usage line, and every option of the table is one it takes."""
+        source = inspect.getsource(mpirun.parse_args)
+        taken = set(mpirun._VALUED) | set(re.findall(r'"(--?[a-z][a-z-]*)"', source))
+        rc, out, _ = self.run_mpirun("--help")
+        self.assertEqual(rc, 0)
+        usage, body = out.split("\n\n", 1)
+        table = set()
+        for line in body.splitlines():
+            m = re.match(r"  (-[^ ].*?)(?:  |$)", line)
+            if m:
+                table |= set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", m[1]))
+        self.assertEqual(table, taken)
+        for option in taken - {"-h", "--help", "-v", "--np"}:   # one spelling of each there
+            self.assertRegex(usage, rf"[\[|] ?{re.escape(option)}[ \]|=]")
+        self.assertIn(f"at most {mpirun.mkimage.TS_MANIFEST_ENV} bytes", " ".join(body.split()))
 
     def test_help(self):
         rc, out, _ = self.run_mpirun("--help")
@@ -326,6 +415,11 @@ class ManifestTest(unittest.TestCase):
 
     def manifest(self, *options):
         """(flags, mpi_eager_max) main() gives the image builder (nothing boots)."""
+        kwargs = self.builder_kwargs(*options)
+        return kwargs["flags"], kwargs["mpi_eager_max"]
+
+    def builder_kwargs(self, *options):
+        """The keyword arguments main() gives the image builder."""
         build = mock.Mock(return_value=["qemu"])
         with mock.patch.object(mpirun.mkimage, "plan_job"), \
                 mock.patch.object(mpirun.mkimage, "resolve_program"), \
@@ -336,7 +430,14 @@ class ManifestTest(unittest.TestCase):
                 mock.patch.object(mpirun, "globals_warning", return_value=None), \
                 mock.patch.object(mpirun, "cluster_cpus"):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
-        return build.call_args.kwargs["flags"], build.call_args.kwargs["mpi_eager_max"]
+        return build.call_args.kwargs
+
+    def test_environment(self):
+        """-x reaches the image builder as NAME=VALUE strings, on both platforms."""
+        for platform in ("qemu-riscv64", "linux64"):
+            env = self.builder_kwargs("--platform", platform, "-x", "A=1", "-x", "B=a b=c")["env"]
+            self.assertEqual(env, ["A=1", "B=a b=c"])
+        self.assertEqual(self.builder_kwargs()["env"], [])
 
     def test_defaults(self):
         block = self.wait("block")

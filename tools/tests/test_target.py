@@ -2,7 +2,8 @@
 """On-target tests: run Tessera through tools/mpirun and check the
 exact output and exit status of hello, fn and abort_test, and that
 --report-bindings, --local-path, --eager-threshold, --wait-policy and --ranks tell the truth
-(probe.c), also under --map-by ppr:N:cluster.
+(probe.c), also under --map-by ppr:N:cluster; that -x reaches every rank's
+environment and mpiexec runs a job (env_probe.c).
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
@@ -19,7 +20,8 @@ import tempfile
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
-from mkimage import MAP_POLICIES, SYSCALL_H, parse_map_by, placement
+import tessera_run
+from mkimage import MAP_POLICIES, SYSCALL_H, TS_MANIFEST_ENV, parse_map_by, placement
 from tessera_profile import compute_layout, load_profile
 
 TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
@@ -168,6 +170,79 @@ class Bindings(unittest.TestCase):
         compute cluster unused."""
         seen = self.check(6, "ppr:2:cluster", [], 2, 0, 3 if LINUX64 else 2, "processes")
         self.assertEqual(seen, [(r, LAYOUT.nio + r // 2, 1 + r % 2, r % 2) for r in range(6)])
+
+
+class Env(unittest.TestCase):
+    """mpirun -x: every rank's getenv and environ see the variables, in the
+    order given, under both --ranks modes, a block of exactly the
+    manifest's size included; without -x the environment is empty; and
+    mpiexec -n N runs the job as mpirun -np N does (env_probe.c)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tessera-env-")
+        cls.probe = os.path.join(cls.tmp, "env_probe.elf")
+        subprocess.run([os.path.join(TOOLS, "mpicc"), "-o", cls.probe,
+                        os.path.join(TESTS, "env_probe.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def check(self, np, ranks, variables, names, command=None, count="-np"):
+        """Runs env_probe with -x NAME=VALUE of each of `variables`
+        ({NAME: VALUE}) and getenv of `names`; every rank must see exactly
+        `variables` in environ, and getenv agree."""
+        options = [a for name, value in variables.items() for a in ("-x", f"{name}={value}")]
+        p = tessera_run.run(command or os.path.join(TOOLS, "mpirun"), count, str(np),
+                            "--ranks", ranks, *options, "--timeout", TIMEOUT, self.probe, *names,
+                            merge=False, timeout=300)
+        self.assertEqual(p.returncode, 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+
+        def shown(name, value):
+            if len(value) <= 64:
+                return f"{name}={value}"
+            return f"{name}=({len(value)} bytes, sum {sum(value.encode())})"
+        want = []
+        for r in range(np):
+            want += [f"rank {r} env {shown(n, v)}" for n, v in variables.items()]
+            want += [f"rank {r} getenv {shown(n, variables[n])}" if n in variables
+                     else f"rank {r} getenv {n} unset" for n in names]
+        want.append("rank 0 env checks: 0 failed")
+        got = p.stdout.splitlines()
+        self.assertEqual(sorted(got), sorted(want), f"stderr:\n{p.stderr}")
+        for r in range(np):     # each rank's own lines in order: environ keeps -x's order
+            self.assertEqual([line for line in got if line.startswith(f"rank {r} env ")],
+                             [line for line in want if line.startswith(f"rank {r} env ")])
+
+    def variables(self):
+        """Values with spaces, '=' and UTF-8, an empty one, and one that
+        fills the manifest's TS_MANIFEST_ENV bytes to the last."""
+        v = {"A": "1", "B": "two words=x", "E": "", "U": "\u00e9t\u00e9"}
+        used = sum(len(f"{n}={x}".encode()) + 1 for n, x in v.items())
+        v["BIG"] = "x" * (TS_MANIFEST_ENV - used - len("BIG=") - 1)
+        return v
+
+    def test_np6_processes(self):
+        self.check(6, "processes", self.variables(), ["A", "B", "E", "BIG", "NOPE"])
+
+    def test_np6_threads(self):
+        self.check(6, "threads", self.variables(), ["A", "U", "NOPE"])
+
+    def test_mpiexec_np4_empty(self):
+        """mpiexec -n 4, no -x: nothing in any rank's environment."""
+        self.check(4, "processes", {}, ["A", "HOME", "PATH"], os.path.join(TOOLS, "mpiexec"), "-n")
+
+    def test_from_mpiruns_environment(self):
+        """-x NAME passes the value mpirun has."""
+        p = tessera_run.run(os.path.join(TOOLS, "mpirun"), "-np", "2", "-x", "TESSERA_ENV_FROM",
+                            "--timeout", TIMEOUT, self.probe, "TESSERA_ENV_FROM", merge=False,
+                            timeout=300, env={"TESSERA_ENV_FROM": "from mpirun's env"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(p.stdout.splitlines()),
+                         sorted([f"rank {r} {k} TESSERA_ENV_FROM=from mpirun's env"
+                                 for r in range(2) for k in ("env", "getenv")] +
+                                ["rank 0 env checks: 0 failed"]))
 
 
 class Capacity(unittest.TestCase):

@@ -64,6 +64,11 @@ extern __thread int ts__rank;
 extern __thread int ts__rank_main;
 extern __thread int ts__local;
 
+/* Points the C library's `environ` at a private copy of the job's
+ * environment (TS_SYS_JOB_ENV, mpirun -x), once per process, before any
+ * other thread exists (environ.c). */
+void ts__environ_init(void);
+
 /* Called by crt0 on the main thread (with gp set on RISC-V); never
  * returns. */
 void ts__start(void) __attribute__((noreturn));

@@ -78,6 +78,7 @@ void ts__start(void) {
     ts__tls_set(ts__tls_init(__ts_main_tls));
 
     const struct ts_job_info *job = ts_job();
+    ts__environ_init(); /* constructors may read it */
     __libc_init_array();
 
     if (job->ranks_mode == TS_RANKS_PROCESSES && job->rank >= 0) {
