@@ -415,19 +415,33 @@ def check_fit(layout, images, mpi, services, np, policy, flags, report=None):
                   f"({tessera_fit.describe(need, mpi.name)})", file=report)
 
 
+PT_INTERP = 3
+
+
 def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
-    """Refuse a file that is not a 64-bit ELF for the platform's processor."""
+    """Refuse a file that is not a 64-bit ELF for the platform's processor,
+    or that is a program for Linux (it asks for a dynamic loader, as one
+    built with the system's mpicc does)."""
     machine, arch = MACHINES[platform]
     try:
         with open(path, "rb") as f:
-            ident = f.read(20)
+            data = f.read()
     except OSError as e:
         raise ImageError(f"cannot read {what} {path}: {e.strerror}") from None
-    if ident[:4] != b"\x7fELF":
+    build = f"build it with tools/mpicc --platform {platform}"
+    if data[:4] != b"\x7fELF":
         raise ImageError(f"{what} {path} is not an ELF file")
-    if ident[4] != 2 or struct.unpack_from("<H", ident, 18)[0] != machine:
-        raise ImageError(f"{what} {path} is not a 64-bit {arch} ELF, as {platform} needs "
-                         f"(build it with tools/mpicc --platform {platform})")
+    if len(data) < 20 or data[4] != 2 or struct.unpack_from("<H", data, 18)[0] != machine:
+        raise ImageError(f"{what} {path} is not a 64-bit {arch} ELF, as {platform} needs ({build})")
+    try:
+        headers = tessera_fit.program_headers(data)
+    except ValueError:
+        headers = []  # the kernel refuses what it cannot load, and says so
+    for kind, _, offset, _, filesz, _ in headers:
+        if kind == PT_INTERP:
+            loader = data[offset:offset + filesz].split(b"\0")[0].decode(errors="replace")
+            raise ImageError(f"{what} {path} is a dynamically linked Linux program (it asks for "
+                             f"{loader or 'a dynamic loader'}), not a Tessera one: {build}")
 
 
 def read_image(path):

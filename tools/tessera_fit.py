@@ -104,7 +104,7 @@ class ProgramPages:
     high: int
 
 
-def _program_headers(data):
+def program_headers(data):
     """(type, flags, offset, vaddr, filesz, memsz) of each program header of
     an ELF64 file, read little-endian as both targets are; raises
     ValueError if it is none."""
@@ -129,7 +129,7 @@ def program_pages(data):
     Raises ValueError for a file that is no ELF64 or whose program headers
     lie outside it."""
     rw, ro, tls, low, high = set(), set(), 0, None, 0
-    for kind, flags, _, vaddr, _, memsz in _program_headers(data):
+    for kind, flags, _, vaddr, _, memsz in program_headers(data):
         if kind == PT_TLS:
             tls = memsz
         if kind != PT_LOAD or memsz == 0 or not USER_BASE <= vaddr <= USER_STACK_AREA - memsz:
@@ -150,7 +150,7 @@ def strip_elf(data):
     The kernel reads only those (kernel/core/elf.cpp); the user's file
     stays whole for gdb. Anything that is no such file comes back as is."""
     try:
-        headers = _program_headers(data)
+        headers = program_headers(data)
     except ValueError:
         return data
     if not headers:

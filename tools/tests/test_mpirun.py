@@ -320,6 +320,39 @@ class CommandLineTest(unittest.TestCase):
             f.write(elf)
         return app
 
+    def linux_program(self, machine):
+        """out/linux.elf: a program for Linux on `machine`, which asks for
+        a dynamic loader (PT_INTERP), as the system's mpicc makes."""
+        loader = b"/lib/ld-linux.so.1\0"
+        elf = bytearray(64 + 2 * 56)
+        elf[:7] = b"\x7fELF\x02\x01\x01"
+        struct.pack_into("<HHIQQQIHHH", elf, 16, 2, machine, 1, 0x10000, 64, 0, 0, 64, 56, 2)
+        struct.pack_into("<IIQQQQQQ", elf, 64, 3, 4, len(elf), 0, 0, len(loader), len(loader), 1)
+        struct.pack_into("<IIQQQQQQ", elf, 120, 1, 5, 0, 0x10000, 0x10000, len(elf), len(elf),
+                         0x1000)
+        app = os.path.join(self.out, "linux.elf")
+        with open(app, "wb") as f:
+            f.write(elf + loader)
+        return app
+
+    def test_linux_programs_refused_on_both_platforms(self):
+        for platform, machine in (("qemu-riscv64", 243), ("linux64", 62)):
+            with self.subTest(platform=platform):
+                app = self.linux_program(machine)
+                bin_dir = os.path.join(self.out, "target", "bin")
+                os.makedirs(bin_dir, exist_ok=True)
+                for service in ("nameserver", "fileserver"):
+                    shutil.copy(app, os.path.join(bin_dir, f"{service}.elf"))
+                for part in ("kernel/libtessera_kernel.a", "firmware/firmware.elf"):
+                    os.makedirs(os.path.dirname(os.path.join(self.out, "target", part)),
+                                exist_ok=True)
+                    open(os.path.join(self.out, "target", part), "wb").close()
+                rc, _, err = self.run_mpirun("--platform", platform, app)
+                self.assertEqual(rc, 1)
+                self.assertIn(f"program {app} is a dynamically linked Linux program (it asks "
+                              f"for /lib/ld-linux.so.1), not a Tessera one: build it with "
+                              f"tools/mpicc --platform {platform}", err)
+
     def test_linux64_needs_x86_64_programs(self):
         app = self.riscv_elf_header()
         os.makedirs(os.path.join(self.out, "target", "bin"))
