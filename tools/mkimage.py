@@ -532,7 +532,14 @@ def check_firmware(segments):
 SEMIHOSTING = ["-semihosting-config", "enable=on,target=native,userspace=off"]
 
 
-def qemu_command(layout, images, firmware=None, table=None):
+# QEMU's TCG modes (mpirun --qemu-threads): single, every hart in one host
+# thread (deterministic, and what the figures of bench/ use); multi, a host
+# thread per hart, so that ranks can run in parallel on a host with cores
+# to spare.
+TCG_THREADS = ("single", "multi")
+
+
+def qemu_command(layout, images, firmware=None, table=None, tcg_threads="single"):
     """The QEMU command line booting images[c] for each cluster c.
 
     Tessera's firmware (layout.firmware "tessera"; firmware: its ELF, table:
@@ -543,7 +550,9 @@ def qemu_command(layout, images, firmware=None, table=None):
     enters it at its lowest address, the header, whose code0 jumps to
     _start_boot; the other images are only loaded.
     """
-    cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
+    if tcg_threads not in TCG_THREADS:
+        raise ImageError(f"unknown TCG mode '{tcg_threads}' ({' or '.join(TCG_THREADS)})")
+    cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", f"tcg,thread={tcg_threads}",
            "-smp", str(layout.harts), "-m", f"{layout.ram_mb}M"]
     if layout.firmware == "opensbi":
         cmd += ["-bios", "default"]
@@ -715,7 +724,7 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
                  kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None,
-                 report=None, env=()):
+                 report=None, env=(), tcg_threads="single"):
     """qemu-riscv64: build and check every cluster's image in outdir, and
     that each window holds its image and what the cluster runs
     (check_fit; report: as its); returns the QEMU command.
@@ -755,7 +764,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     ends = verify_images(layout, images, firmware)
     check_fit(layout, [end - c.window_base for c, end in zip(layout.clusters, ends)], mpi,
               started, np, policy, flags, report)
-    return qemu_command(layout, images, firmware, table)
+    return qemu_command(layout, images, firmware, table, tcg_threads)
 
 
 def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,

@@ -655,6 +655,13 @@ class QemuCommandTest(unittest.TestCase):
             "-device", "loader,file=/tmp/x/fw.table,addr=0x801ff000,force-raw=on",
             *[arg for c in range(5) for arg in ("-device", f"loader,file=/tmp/x/cluster{c}.elf")]])
 
+    def test_tcg_threads(self):
+        images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
+        cmd = mkimage.qemu_command(LAYOUT, images, "/fw.elf", "/t", tcg_threads="multi")
+        self.assertEqual(cmd[3:5], ["-accel", "tcg,thread=multi"])
+        with self.assertRaisesRegex(mkimage.ImageError, "unknown TCG mode 'many'"):
+            mkimage.qemu_command(LAYOUT, images, "/fw.elf", "/t", tcg_threads="many")
+
     def test_firmware_table(self):
         table = mkimage.FW_TABLE.unpack_from(mkimage.pack_firmware_table(LAYOUT))
         self.assertEqual((table["magic"], table["nclusters"], table["nharts"]),

@@ -94,6 +94,8 @@ class ParseTest(unittest.TestCase):
                   "--wait-policy must be spin, block or adaptive, got 'poll'"),
                  (["--report-bindings=yes", "hello"], "unknown option '--report-bindings=yes'"),
                  (["--ranks", "foo", "hello"], "--ranks must be processes or threads, got 'foo'"),
+                 (["--qemu-threads", "many", "hello"],
+                  "--qemu-threads must be single or multi, got 'many'"),
                  (["--ranks", "", "hello"], "--ranks must be processes or threads, got ''"),
                  (["--ranks=Threads", "hello"], "--ranks must be processes or threads"),
                  (["--ranks"], "--ranks needs a value"),
@@ -200,6 +202,8 @@ class CommandLineTest(unittest.TestCase):
                  (["--eager-threshold", "70000", "hello"],
                   "--eager-threshold needs a number of bytes from 0 to 65536, got '70000'"),
                  (["--ranks", "foo", "hello"], "--ranks must be processes or threads, got 'foo'"),
+                 (["--qemu-threads", "many", "hello"],
+                  "--qemu-threads must be single or multi, got 'many'"),
                  (["--map-by", "ppr:0:cluster", "hello"], "--map-by ppr:N:cluster needs a "
                                                           "positive number N"),
                  (["--map-by", "ppr:x:cluster", "hello"], "--map-by ppr:N:cluster needs a "
