@@ -5,9 +5,10 @@
 // cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
 // program (ring 1): one process whose threads are the ranks, or in
 // processes mode (mpirun --ranks processes) one process per rank. When the
-// program's processes have ended, its spawn server sends an exit report to
-// cluster 0's kernel port, naming the thread (rank) the first failure
-// comes from. Cluster 0 powers off with status 0 once every hosting
+// program's processes have ended, or as soon as one of them has a non-zero
+// status (a rank that exits with a failure, even after MPI_Finalize), its
+// spawn server sends an exit report to cluster 0's kernel port, naming the
+// thread (rank) the first failure comes from. Cluster 0 powers off with status 0 once every hosting
 // cluster has reported 0, and at once with the first non-zero status (a
 // failed or killed rank would leave its peers waiting forever). MPI_Abort
 // sends an abort report, which also powers off at once. A job that ends
@@ -131,6 +132,12 @@ const Process *first_failure(Process *const *ps, int n) {
     return first;
 }
 
+bool all_done(Process *const *ps, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!process_done(ps[i])) return false;
+    return true;
+}
+
 // Before the job ends: writes out the console output that has already
 // reached cluster 0 (the messages are queued, so a read does not wait).
 void drain_console(int in) {
@@ -190,11 +197,16 @@ void say_why_job_ends(const Kmsg &r) {
         if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
         serve_forever();
     }
-    block_until([&] {
-        for (int i = 0; i < n; ++i)
-            if (!process_done(started[i])) return false;
-        return true;
-    });
+    // Until every process has ended, or one has failed: a rank that exits
+    // with a non-zero status (after MPI_Finalize too) may leave others
+    // waiting for it forever, so its failure is reported at once.
+    block_until([&] { return all_done(started, n) || first_failure(started, n)->status_seq; });
+    const Process *p = first_failure(started, n);
+    if (p->status_seq && !all_done(started, n)) {
+        send_report(
+            report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+        serve_forever();
+    }
     // The program's memory (frames of its pages, page tables and kernel
     // objects), for mpirun --verbose and the benchmarks.
     kprintf(
@@ -202,7 +214,6 @@ void say_why_job_ends(const Kmsg &r) {
         "most %lu of %lu bytes\n",
         hal::cluster_id(), (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es",
         kstack_deepest(), hal::kernel_stack(0).size);
-    const Process *p = first_failure(started, n);
     send_report(
         report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
     serve_forever();
