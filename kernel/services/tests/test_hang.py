@@ -43,5 +43,38 @@ class HangTest(unittest.TestCase):
                 self.assertEqual(rc, 3, out)
 
 
+    def check_deadlock(self, rc, out):
+        self.assertIn("tessera: deadlock: every MPI process is blocked in MPI or finalized, and no message is "
+                      "in flight\n", out)
+        self.assertRegex(out, r"(?m)^tessera: job ended: deadlock, status 125$")
+        self.assertEqual(rc, 125, out)
+
+    def test_giveup(self):
+        # MPI_Finalize is collective: rank 0 waits in it for rank 1, which
+        # waits in MPI_Recv for rank 0.
+        for policy in ("compact", "scatter"):
+            with self.subTest(policy=policy):
+                rc, out = self.run_job(2, policy, "lwmpi_fatal_test", "giveup", "1")
+                self.assertIn("rank 0: giving up\n", out)
+                self.check_deadlock(rc, out)
+                self.assertRegex(out, r"(?m)^tessera: rank 0 \(cluster 1 thread \d+\): blocked in MPI_Finalize for "
+                                      r"\d+ ms, waiting for rank 1, tag \d+, MPI_COMM_WORLD \(collective\)$")
+                self.assertRegex(out, r"(?m)^tessera: rank 1 \(cluster \d thread \d+\): blocked in MPI_Recv for "
+                                      r"\d+ ms, waiting for rank 0, tag 0, MPI_COMM_WORLD$")
+
+    def test_deadlock(self):
+        # Rank r waits for rank r + 1; rank 1 has an unreceived message
+        # (tag 5) from rank 0.
+        for np, policy in ((2, "compact"), (5, "scatter")):
+            with self.subTest(np=np, policy=policy):
+                rc, out = self.run_job(np, policy, "lwmpi_fatal_test", "deadlock")
+                self.check_deadlock(rc, out)
+                for r in range(np):
+                    self.assertRegex(out, rf"(?m)^tessera: rank {r} \(cluster \d thread \d+\): blocked in MPI_Recv "
+                                          rf"for \d+ ms, waiting for rank {(r + 1) % np}, tag 7, MPI_COMM_WORLD$")
+                self.assertRegex(out, r"(?m)^tessera: rank 1 \(cluster \d thread \d+\): 1 message sent to it and "
+                                      r"not yet received, the oldest from rank 0, tag 5, MPI_COMM_WORLD$")
+
+
 if __name__ == "__main__":
     unittest.main()
