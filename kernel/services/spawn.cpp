@@ -147,6 +147,15 @@ bool all_done(Process *const *ps, int n) {
     return true;
 }
 
+// The first process that has ended with a non-zero status, or nullptr.
+const Process *failed(Process *const *ps, int n) {
+    const Process *first = nullptr;
+    for (int i = 0; i < n; ++i)
+        if (process_done(ps[i]) && ps[i]->status_seq && (!first || ps[i]->status_seq < first->status_seq))
+            first = ps[i];
+    return first;
+}
+
 // Before the job ends: writes out the console output that has already
 // reached cluster 0 (the messages are queued, so a read does not wait).
 void drain_console(int in) {
@@ -218,12 +227,15 @@ void say_why_job_ends(const Kmsg &r) {
         if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
         serve_forever();
     }
-    // Until every process has ended, or one has failed: a rank that exits
-    // with a non-zero status (after MPI_Finalize too) may leave others
-    // waiting for it forever, so its failure is reported at once.
-    block_until([&] { return all_done(started, n) || first_failure(started, n)->status_seq; });
+    // Until every process has ended, or one has ended with a failure: a
+    // rank that exits with a non-zero status (after MPI_Finalize too) may
+    // leave others waiting for it forever, so its failure is reported at
+    // once. (A thread that fails while its process goes on, as a
+    // program's helper thread may, is the process's business until then.)
+    block_until([&] { return all_done(started, n) || failed(started, n); });
     const Process *p = first_failure(started, n);
-    if (p->status_seq && !all_done(started, n)) {
+    if (!all_done(started, n)) {
+        p = failed(started, n);
         send_report(
             report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
         serve_forever();
