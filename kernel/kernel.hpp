@@ -26,6 +26,7 @@ long sys_write(Call &c);
 long sys_futex_wait(Call &c);
 long sys_futex_wake(Call &c);
 long sys_job_abort(Call &c);
+long sys_mpi_state_send(Call &c);
 
 // ---- kernel stacks (kstack.cpp) ------------------------------------------------
 

@@ -8,11 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tessera/syscall.h>
+
 namespace kernel {
 
 /// exit: the cluster's MPI program ended (by itself); killed: it ended
-/// because a fault killed it; abort: a thread ended the whole job.
-enum class KmsgKind : int32_t { exit = 1, abort = 2, console = 3, killed = 4 };
+/// because a fault killed it; abort: a thread ended the whole job;
+/// mpi_state: what a rank is blocked in (TS_SYS_MPI_STATE_SEND: tag is the
+/// rank, value the state, text a struct ts_mpi_state).
+enum class KmsgKind : int32_t { exit = 1, abort = 2, console = 3, killed = 4, mpi_state = 5 };
 
 struct Kmsg {
     KmsgKind kind;
@@ -30,6 +34,8 @@ constexpr unsigned kmsg_header = offsetof(Kmsg, text);
 constexpr unsigned min_mailbox_payload = 96 - 8;
 static_assert(kmsg_header + 64 <= min_mailbox_payload,
               "a console message must carry 64 bytes of text or more");
+static_assert(kmsg_header + sizeof(ts_mpi_state) <= min_mailbox_payload,
+              "a rank's MPI state must fit in one message");
 
 /// Cluster 0: takes the bytes a compute cluster's thread wrote to the
 /// console and writes out each line they complete, whole (console.cpp says

@@ -225,6 +225,36 @@ struct ts_job_info {
     unsigned long alias_base;
 };
 
+/* What an MPI process tells the job monitor of its waits (TS_SYS_MPI_STATE_SEND):
+ * LWMPI sends one when a blocking call has made no progress for a while,
+ * again every while it stays so, and once at MPI_Finalize. Cluster 0's
+ * kernel ends the job as a deadlock when every rank that has not finalized
+ * is blocked, all at one moment (the latest start of a wait, now - age_ms,
+ * is no later than the earliest `now`), and every message sent has arrived
+ * (the sums of `sent` and `arrived` over the ranks agree). 64 bytes, to
+ * travel in one kernel message. Contexts 0 and 1 are MPI_COMM_WORLD's
+ * (point-to-point and collective). */
+struct ts_mpi_state {
+    unsigned long now;   /* ts_time() when this was sent */
+    unsigned age_ms;     /* blocked: for how long the wait has made no progress, in ms,
+                            rounded down (its start is now - age_ms, or later) */
+    int state;           /* TS_MPI_STATE_* */
+    int peer;            /* blocked: the world rank it waits for (-1: any) */
+    int tag;             /* and the tag (-1: any) */
+    unsigned context;    /* and LWMPI's communicator context */
+    unsigned sent;       /* messages the rank has sent (started) so far */
+    unsigned arrived;    /* messages that have arrived for it so far */
+    unsigned unexpected; /* of those, arrived and not yet received */
+    int uq_source;       /* the oldest of those: its sender's world rank */
+    int uq_tag;          /* its tag */
+    unsigned uq_context; /* its communicator context */
+    char call[12];       /* the MPI call, without "MPI_" (not NUL-terminated when 12 long) */
+};
+
+/* ts_mpi_state.state. */
+#define TS_MPI_STATE_BLOCKED   1 /* in a blocking MPI call that makes no progress */
+#define TS_MPI_STATE_FINALIZED 2 /* past MPI_Finalize: sends and receives no more */
+
 /* ts_job_info.ranks_mode. */
 #define TS_RANKS_THREADS   0 /* the cluster's MPI processes are threads of one process */
 #define TS_RANKS_PROCESSES 1 /* each is a process of its own */

@@ -5,24 +5,34 @@
 // cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
 // program (ring 1): one process whose threads are the ranks, or in
 // processes mode (mpirun --ranks processes) one process per rank. When the
-// program's processes have ended, its spawn server sends an exit report to
-// cluster 0's kernel port, naming the thread (rank) the first failure
-// comes from. Cluster 0 powers off with status 0 once every hosting
+// program's processes have ended, or as soon as one of them has a non-zero
+// status (a rank that exits with a failure, even after MPI_Finalize), its
+// spawn server sends an exit report to cluster 0's kernel port, naming the
+// thread (rank) the first failure comes from. Cluster 0 powers off with status 0 once every hosting
 // cluster has reported 0, and at once with the first non-zero status (a
 // failed or killed rank would leave its peers waiting forever). MPI_Abort
-// sends an abort report, which also powers off at once. A job that ends
+// sends an abort report, which also powers off at once. The monitor also
+// hears what blocked ranks wait for (TS_SYS_MPI_STATE_SEND, watch.cpp) and
+// ends a job whose ranks are deadlocked with status 125 and a report of
+// each rank's wait. A job that ends
 // early or fails ends with a line that mpirun shows, e.g.
 //   tessera: job ended: rank 5 (cluster 2 thread 3) was killed by a fault, status 139
 #include "spawn.hpp"
 
+#include <string.h>
+
 #include "kernel.hpp"
 #include "kmsg.hpp"
+#include "watch.hpp"
 #include <tessera/mapping.hpp>
 
 namespace kernel {
 namespace {
 
 constexpr int ring_sync_port = 0;
+/// The job's status when the job monitor sees a deadlock (README: mpirun's
+/// statuses).
+constexpr int deadlock_status = 125;
 
 tessera::pm::JobShape job_shape() {
     const ts_manifest &m = hal::manifest();
@@ -131,6 +141,21 @@ const Process *first_failure(Process *const *ps, int n) {
     return first;
 }
 
+bool all_done(Process *const *ps, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!process_done(ps[i])) return false;
+    return true;
+}
+
+// The first process that has ended with a non-zero status, or nullptr.
+const Process *failed(Process *const *ps, int n) {
+    const Process *first = nullptr;
+    for (int i = 0; i < n; ++i)
+        if (process_done(ps[i]) && ps[i]->status_seq && (!first || ps[i]->status_seq < first->status_seq))
+            first = ps[i];
+    return first;
+}
+
 // Before the job ends: writes out the console output that has already
 // reached cluster 0 (the messages are queued, so a read does not wait).
 void drain_console(int in) {
@@ -159,12 +184,24 @@ void say_why_job_ends(const Kmsg &r) {
         expected += shape.ranks_on(k) > 0 ? 1 : 0;
     const long in = ikc::mailbox_create(TS_PORT_KERNEL);
     if (in < 0) panic("cannot create the job monitor's mailbox");
+    if (!watch_init(shape.np)) kprintf("tessera: cluster 0: no memory to watch for deadlocks\n");
     for (int reported = 0; reported < expected;) {
         Kmsg r{};
         wait_for([&] { return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r)); });
         if (r.kind == KmsgKind::console) {
             console_deliver(r);
             continue;
+        }
+        if (r.kind == KmsgKind::mpi_state) {
+            watch_note(r);
+            if (!watch_deadlocked()) continue;
+            drain_console(static_cast<int>(in));
+            kprintf(
+                "tessera: deadlock: every MPI process is blocked in MPI or finalized, and no message is "
+                "in flight\n");
+            watch_report();
+            kprintf("tessera: job ended: deadlock, status %d\n", deadlock_status);
+            end_job(deadlock_status);
         }
         const bool ends_job = r.kind == KmsgKind::abort || r.value != 0;
         if (ends_job || reported + 1 == expected) drain_console(static_cast<int>(in));
@@ -190,11 +227,19 @@ void say_why_job_ends(const Kmsg &r) {
         if (hosts_ranks()) send_report(report(KmsgKind::exit, 127, -1, -1));
         serve_forever();
     }
-    block_until([&] {
-        for (int i = 0; i < n; ++i)
-            if (!process_done(started[i])) return false;
-        return true;
-    });
+    // Until every process has ended, or one has ended with a failure: a
+    // rank that exits with a non-zero status (after MPI_Finalize too) may
+    // leave others waiting for it forever, so its failure is reported at
+    // once. (A thread that fails while its process goes on, as a
+    // program's helper thread may, is the process's business until then.)
+    block_until([&] { return all_done(started, n) || failed(started, n); });
+    const Process *p = first_failure(started, n);
+    if (!all_done(started, n)) {
+        p = failed(started, n);
+        send_report(
+            report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+        serve_forever();
+    }
     // The program's memory (frames of its pages, page tables and kernel
     // objects), for mpirun --verbose and the benchmarks.
     kprintf(
@@ -202,13 +247,27 @@ void say_why_job_ends(const Kmsg &r) {
         "most %lu of %lu bytes\n",
         hal::cluster_id(), (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es",
         kstack_deepest(), hal::kernel_stack(0).size);
-    const Process *p = first_failure(started, n);
     send_report(
         report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
     serve_forever();
 }
 
 }  // namespace
+
+// A rank's MPI state, for cluster 0's deadlock check: sent as the caller
+// waits (a master call: the caller is blocked anyway).
+long sys_mpi_state_send(Call &c) {
+    const int core = caller_core();
+    if (threads[core].tag < 0) return -TS_EPERM;
+    ts_mpi_state st;
+    if (copy_from_user(&st, c.a[0], sizeof st) < 0) return -TS_EFAULT;
+    if (st.state != TS_MPI_STATE_BLOCKED && st.state != TS_MPI_STATE_FINALIZED) return -TS_EINVAL;
+    Kmsg r = report(KmsgKind::mpi_state, st.state, core, threads[core].tag);
+    memcpy(r.text, &st, sizeof st);
+    if (ikc::mailbox_send(TS_PORT_KERNEL, 0, TS_PORT_KERNEL, &r, kmsg_header + sizeof st) == pending)
+        return pending;
+    return 0;
+}
 
 // MPI_Abort: step 0 sends the abort report, then the process is killed
 // (its threads end as they enter the kernel).

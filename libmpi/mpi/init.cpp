@@ -28,6 +28,8 @@ int init(const char *fn, int *argc, char ***argv) {
     if (st.finalized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is finalized");
     if (st.initialized) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OTHER, "MPI is already initialized");
     if (int e = util::init()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    st.call = fn;
+    util::watch_calls(&st.call);
     comm_init_predefined(util::world_rank(), util::world_size());
     info_init_env(util::world_size(), argc && argv ? *argc : 0, argc && argv ? *argv : nullptr);
     error_codes_init();

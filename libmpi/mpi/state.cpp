@@ -12,7 +12,8 @@ thread_local util::RankLocal<MpiState> t_mpi;
 MpiState &state() { return t_mpi.get(); }
 
 int require_active(const char *function) {
-    const MpiState &st = state();
+    MpiState &st = state();
+    st.call = function;
     if (!st.initialized)
         return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is not initialized");
     if (st.finalized) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");

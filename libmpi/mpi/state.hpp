@@ -16,6 +16,7 @@ inline constexpr int kFirstMadeComm = 3;
 struct MpiState {
     bool initialized;       ///< MPI_Init completed
     bool finalized;         ///< MPI_Finalize completed
+    const char *call;       ///< the MPI call in progress (the last one entered), for a hang's report
     uint32_t next_context;  ///< lowest context id this rank has not used (even)
     Comm world;             ///< handle index 1
     Comm self;              ///< handle index 2

@@ -130,6 +130,7 @@ int unpost(Accept accept) {
 }  // namespace
 
 int take_posted(const Envelope &env, uint64_t bytes) {
+    ++self().watch.arrived;  // every arrival comes here first
     const int i = unpost([&](int k) { return accepts(request(k), env); });
     if (i >= 0) set_status(request(i), env, bytes);
     return i;
@@ -184,6 +185,7 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
         r.state = ReqState::free;
         return e;
     }
+    ++s.watch.sent;
     return MPI_SUCCESS;
 }
 
@@ -249,18 +251,22 @@ void idle() {
     // before sleeping, or that completion would wait for another message.
     if (s.waiting.progressed) {
         s.waiting.progressed = false;
+        s.watch.stuck_since = 0;
         s.waiting.polling_since = 0;
         s.waiting.polls = 0;
         return;
     }
     if (keep_polling(s) || ikc_retrying()) {
+        // A rank that never sleeps still says when it is stuck.
+        if (s.limits.wait == WaitPolicy::spin && ++s.watch.spins % kPollsPerClock == 0) watch_wait(s);
         os::yield();  // ranks may outnumber the host's CPUs
         return;
     }
     s.waiting.polling_since = 0;
     s.waiting.polls = 0;
+    const unsigned long limit = watch_wait(s);
     if (local_sleep_begin()) return;
-    ikc_wait_any();  // an error shows again in the next progress()
+    ikc_wait_any(limit);  // an error shows again in the next progress()
     local_sleep_end();
 }
 

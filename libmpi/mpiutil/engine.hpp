@@ -54,7 +54,7 @@ int ikc_progress(bool *did);
 /// transfer) finishes, or a rank of my cluster wakes me (os::ikc_wake).
 /// Returns at once when my ring or my stash has a message, or after an
 /// event since the last call.
-int ikc_wait_any();
+int ikc_wait_any(unsigned long timeout_ns = 0);
 /// For a wait outside the engine (a name resolution): takes what my
 /// mailbox has into the stash (the next ikc_progress() handles it), then
 /// sleeps as ikc_wait_any() does, at most timeout_ns (0: no limit). My
@@ -109,5 +109,16 @@ void local_sleep_end();
 /// Finds the cluster's shared area (init()), after the limits are set:
 /// turns the local path off when the ranks of the cluster share no memory.
 int local_init();
+
+// ---- watch.cpp ----
+
+/// Before idle() sleeps or spins on: tells the job monitor what I am
+/// blocked in once the wait has made no progress for kWatchAfterNs, and
+/// again every kWatchAfterNs while it stays so. Returns how long the
+/// sleep may last (ns; 0: no limit) for the next of these to come.
+unsigned long watch_wait(RankState &s);
+/// At finalize(): tells the job monitor I send and receive no more, with
+/// my final counts.
+void watch_finalized(RankState &s);
 
 }  // namespace lwmpi::util

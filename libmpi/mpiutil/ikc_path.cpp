@@ -868,7 +868,9 @@ void drop_stash() {
     s.inbox.stash_tail = &s.inbox.stash;
 }
 
-int ikc_wait_any() { return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(0); }
+int ikc_wait_any(unsigned long timeout_ns) {
+    return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(timeout_ns);
+}
 
 bool ikc_retrying() { return self().rdv.starved; }
 

@@ -161,6 +161,10 @@ int progress();
 /// or blocks until progress() may have something new to do, as the wait
 /// policy says.
 void idle();
+/// Where LibMPI keeps the name of the MPI call in progress (a static
+/// string, e.g. "MPI_Recv"), which the job monitor hears when the rank is
+/// blocked in it (watch.cpp).
+void watch_calls(const char *const *where);
 /// A test (MPI_Test, MPI_Iprobe, ...) found nothing and the last progress()
 /// did nothing: lets the other cores of the host run a moment, since a
 /// program that tests in a loop would otherwise keep the CPU from the rank

@@ -97,6 +97,9 @@ void console_write(const char *s, size_t n);
 /// Writes out the caller's buffered stdio output; true when that output
 /// ends in the middle of a line (ts_console_flush).
 bool console_flush();
+/// Tells the job monitor what the caller is blocked in
+/// (TS_SYS_MPI_STATE_SEND): 0 or -TS_E*.
+int mpi_state_send(const ts_mpi_state &st);
 /// Ends the whole job with exit status `code`.
 [[noreturn]] void abort_job(int code);
 

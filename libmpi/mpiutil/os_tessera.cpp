@@ -73,6 +73,7 @@ void yield() { ts_thread_yield(); }
 void console_write(const char *s, size_t n) { ts_console_write(s, n); }
 bool console_flush() { return ts_console_flush() != 0; }
 
+int mpi_state_send(const ts_mpi_state &st) { return ts_mpi_state_send(&st); }
 void abort_job(int code) { ts_job_abort(code); }
 
 int mailbox_create(int port) { return ts_mailbox_create(port); }

@@ -199,6 +199,7 @@ int finalize() {
         if (int e = ring_pop()) return e;
     }
     s.ready = false;
+    watch_finalized(s);
     for (const OutEndpoint &o : s.outbox.ends)
         if (o.id >= 0) os::mailbox_close(o.id);
     for (const OutEndpoint &o : s.rdv.out_portals)

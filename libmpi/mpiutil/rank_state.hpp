@@ -237,6 +237,19 @@ struct Waiting {
     int seen_core;           ///< the core whose count ikc_seen is (0, the master's: none yet)
 };
 
+/// What the job monitor hears of my waits (watch.cpp): counts of
+/// messages, and the wait that makes no progress.
+struct Watch {
+    uint32_t sent;              ///< messages I have sent (started), every protocol
+    uint32_t arrived;           ///< messages that have arrived for me (matched or not)
+    unsigned long stuck_since;  ///< os::time() the wait last made progress; 0: not waiting
+    uint32_t sent_then;         ///< `sent` and `arrived` at stuck_since: a change means progress
+    uint32_t arrived_then;
+    unsigned long said;       ///< os::time() I last sent my state during this wait; 0: not yet
+    uint32_t spins;           ///< idle() polls of the spin policy, to read the clock now and then
+    const char *const *call;  ///< where LibMPI keeps the name of its MPI call in progress
+};
+
 /// Everything of one rank, each part of the protocols with the state it
 /// owns.
 struct RankState {
@@ -263,6 +276,7 @@ struct RankState {
     RendezvousState rdv;
     LocalState shm;
     Waiting waiting;
+    Watch watch;
 
     char detail[kDetailMax];
 };

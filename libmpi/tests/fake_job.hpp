@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <tessera/syscall.h>
+
 namespace fake {
 
 /// Bytes of each rank's private area in processes mode (private_memory()).
@@ -66,6 +68,8 @@ struct JobResult {
     int leaked_names = 0;    ///< names still registered at the end
     int leaked_objects = 0;  ///< mailboxes/portals not unlinked/closed
     std::string console;     ///< everything written to the console
+    /// Per rank, what it told the job monitor (TS_SYS_MPI_STATE_SEND), in order.
+    std::vector<std::vector<ts_mpi_state>> mpi_states;
 };
 
 /// Runs body(rank) on np threads, each with the identity of one MPI rank

@@ -157,9 +157,10 @@ struct Fabric {
     std::map<Addr, InPortal> portals;
     std::map<int, ClusterIkc> clusters;
     std::map<int, Object> objects;
-    std::map<Addr, unsigned long> events;  // per (cluster, core), for ikc_wait_any
-    std::vector<int> sleeps, yields;       // per rank: blocking waits, os::yield() calls
-    std::vector<int> ikc_calls;            // per rank: IKC calls made
+    std::map<Addr, unsigned long> events;               // per (cluster, core), for ikc_wait_any
+    std::vector<int> sleeps, yields;                    // per rank: blocking waits, os::yield() calls
+    std::vector<int> ikc_calls;                         // per rank: IKC calls made
+    std::vector<std::vector<ts_mpi_state>> mpi_states;  // per rank: what it told the job monitor
     int next_id = 3;
     unsigned long next_seq = 0;
     std::map<std::string, Addr> names;
@@ -510,6 +511,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     f.sleeps.assign(config.np, 0);
     f.yields.assign(config.np, 0);
     f.ikc_calls.assign(config.np, 0);
+    f.mpi_states.assign(static_cast<size_t>(config.np), {});
     std::vector<std::thread> threads;
     for (int rank = 0; rank < config.np; ++rank) {
         threads.emplace_back([&, rank] {
@@ -574,6 +576,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
     result.leaked_names = static_cast<int>(f.names.size());
     result.leaked_objects = static_cast<int>(f.objects.size() + f.windows.size());
     result.console = f.console;
+    result.mpi_states = f.mpi_states;
     return result;
 }
 
@@ -694,6 +697,13 @@ void console_write(const char *s, size_t n) {
 }
 
 bool console_flush() { return flush_output(); }
+
+int mpi_state_send(const ts_mpi_state &st) {
+    std::lock_guard<std::mutex> lock(fab().m);
+    if (t_me.rank < 0) return -TS_EPERM;
+    fab().mpi_states[static_cast<size_t>(t_me.rank)].push_back(st);
+    return 0;
+}
 
 void abort_job(int code) {
     flush_output();  // as ts_job_abort: the caller's last words

@@ -7,6 +7,14 @@
  *                 the others wait for it in MPI_Recv
  *   early S       rank 0 returns S before MPI_Init (its rank from the
  *                 runtime), while the others wait for it in MPI_Recv
+ *   giveup S      rank 0 calls MPI_Finalize, then exit(S), while the
+ *                 others wait for it in MPI_Recv (MPI_Finalize is
+ *                 collective: a deadlock LWMPI can see)
+ *   late S        every rank calls MPI_Finalize; then rank 0 calls
+ *                 exit(S) while the others sleep for 10 minutes
+ *   deadlock      every rank r waits in MPI_Recv (tag 7) for rank r + 1
+ *                 (mod size), after rank 0 sent rank 1 a message with
+ *                 tag 5 that nobody receives: a deadlock LWMPI can see
  *   truncate      rank 1 leaves a partial line in its stdout buffer, then
  *                 receives 1 of the 4 ints rank 0 sends
  */
@@ -14,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tessera/runtime.h>
 
 int main(int argc, char **argv) {
@@ -32,6 +41,24 @@ int main(int argc, char **argv) {
             return argc > 2 ? atoi(argv[2]) : 0;
         }
         MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "giveup") == 0) {
+        if (rank == 0) {
+            printf("rank 0: giving up\n");
+            MPI_Finalize();
+            exit(argc > 2 ? atoi(argv[2]) : 1);
+        }
+        MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "late") == 0) {
+        MPI_Finalize();
+        if (rank == 0) {
+            printf("rank 0: failing after MPI_Finalize\n");
+            exit(argc > 2 ? atoi(argv[2]) : 1);
+        }
+        sleep(600);
+        return 0;
+    } else if (strcmp(mode, "deadlock") == 0) {
+        if (rank == 0 && size > 1) MPI_Send(v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        MPI_Recv(v, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (strcmp(mode, "truncate") == 0) {
         if (rank == 1) {
             printf("rank 1: partial line");

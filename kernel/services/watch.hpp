@@ -1,0 +1,24 @@
+// The job monitor's view of the ranks' waits (cluster 0): what LWMPI says
+// each rank is blocked in (TS_SYS_MPI_STATE_SEND), the deadlock check, and the
+// report of a job that hangs.
+#pragma once
+
+#include "kmsg.hpp"
+
+namespace kernel {
+
+/// Makes room for `np` ranks (at the job monitor's start); false when the
+/// frames are short (then no deadlock is ever seen).
+bool watch_init(int np);
+/// Keeps the state in r (KmsgKind::mpi_state; r.tag is the rank).
+void watch_note(const Kmsg &r);
+/// True when the ranks are deadlocked, as far as their states say: every
+/// rank that has not finalized is blocked, at one same moment, and every
+/// message sent has arrived (struct ts_mpi_state says why that is enough).
+bool watch_deadlocked();
+/// Writes, a line each, what every rank is blocked in (or that it
+/// finalized, or that nothing is known of it) and the messages sent to it
+/// and not yet received.
+void watch_report();
+
+}  // namespace kernel
