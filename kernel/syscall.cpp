@@ -142,7 +142,7 @@ constexpr CallEntry table[] = {
 };
 
 /// Call numbers are below this (the fuzzer draws from 0..numbers-1).
-constexpr uint64_t numbers = 64;
+constexpr uint64_t numbers = TS_KCALL_NUMBERS;
 
 /// The entry of each number in table[], or -1: a call finds its entry in
 /// one step.

@@ -35,7 +35,7 @@ struct Slot {
 
 /// A call cut short because its process was killed.
 constexpr long call_killed = LONG_MIN + 1;
-constexpr uint64_t max_number = 64;
+constexpr uint64_t max_number = TS_KCALL_NUMBERS;
 
 Slot slots[TS_MAX_CORES];
 /// The address space active on the master. Every space maps the kernel, so

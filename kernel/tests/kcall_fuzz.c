@@ -1,5 +1,5 @@
 /* On-target test: random kernel calls. Makes CALLS kernel calls (default
- * 5000) with random numbers 0..63 (unknown ones included, plus a few
+ * 5000) with random numbers below TS_KCALL_NUMBERS (unknown ones included, plus a few
  * numbers with high bits set) and random arguments: small ints, huge
  * values, kernel and other clusters' memory, devices, NULL and low pages,
  * valid buffers, read-only memory (in processes mode also through the
@@ -46,8 +46,8 @@
 
 #define DEFAULT_CALLS 5000
 #define DEFAULT_SEED  0x7e55e7a0c0ffee01ul
-#define NUMBERS       64 /* call numbers drawn: 0..NUMBERS-1 */
-#define MAX_REPORTS   20 /* unexpected results printed in full */
+#define NUMBERS       TS_KCALL_NUMBERS /* call numbers drawn: 0..NUMBERS-1 */
+#define MAX_REPORTS   20               /* unexpected results printed in full */
 #define PAGE          4096ul
 #define HEAP_SLACK    (64ul << 10) /* random brk may move the break this far */
 #define SLEEP_MAX_NS  100000ul     /* longest random sleep or futex timeout */
@@ -494,7 +494,7 @@ static void print_table(void) {
 
 /* ---- the random calls -------------------------------------------------------- */
 
-/* Mostly 0..63; sometimes a number with high bits set, which must not be
+/* Mostly below NUMBERS; sometimes a number with high bits set, which must not be
  * taken for its low bits (THREAD_EXIT | 1 << 32 is unknown, not an exit). */
 static unsigned long random_number(void) {
     for (;;) {

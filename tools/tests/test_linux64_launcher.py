@@ -332,16 +332,23 @@ class FakeClusterTest(LauncherCases, unittest.TestCase):
 
 # A program that never ends and waits without spinning: ranks 0 and 1 each
 # wait for a message from the other.
-DEADLOCK_C = r"""
+# A job that never ends and that the runtime cannot tell is stuck: rank 0
+# waits in MPI_Recv for rank 1, which sleeps outside MPI (a deadlock of
+# ranks all blocked in MPI would end the job, with status 125).
+HANG_C = r"""
 #include <mpi.h>
 #include <stdio.h>
+#include <unistd.h>
 int main(int argc, char **argv) {
     int rank, x;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     printf("waiting %d\n", rank);
     fflush(stdout);
-    MPI_Recv(&x, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 1)
+        for (;;)
+            sleep(1);
+    MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;
 }
@@ -354,7 +361,7 @@ class RealClusterTest(LauncherCases, unittest.TestCase):
     POWEROFF_ARGS = ("-np", "2", "--map-by", "scatter", "abort_test", "5")
     POWEROFF_STATUS = 5
     POWEROFF_OUTPUT = ""
-    HANG_ARGS = ()              # set in setUpClass: the compiled DEADLOCK_C
+    HANG_ARGS = ()              # set in setUpClass: the compiled HANG_C
 
     @classmethod
     def setUpClass(cls):
@@ -367,7 +374,7 @@ class RealClusterTest(LauncherCases, unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="tessera-launcher-")
         src = os.path.join(cls.dir, "deadlock.c")
         with open(src, "w") as f:
-            f.write(DEADLOCK_C)
+            f.write(HANG_C)
         app = os.path.join(cls.dir, "deadlock.elf")
         p = subprocess.run([os.path.join(TOOLS, "mpicc"), "-o", app, src], env=cls.env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
