@@ -7,8 +7,11 @@
 // timer), there was a moment when all of them were blocked at once with
 // these counts; if then every message sent had arrived, nothing was left
 // that could wake any of them. A rank that finalized sends and receives
-// no more; its counts are final. A rank that sent nothing yet (running,
-// or blocked for less than LWMPI's threshold) rules a deadlock out.
+// no more from the `now` of its last state on: its counts are final from
+// then, so that moment must come after it too (else a rank seen blocked
+// may have been woken before the others finalized). A rank that sent
+// nothing yet (running, or blocked for less than LWMPI's threshold) rules
+// a deadlock out.
 #include "watch.hpp"
 
 #include <string.h>
@@ -83,7 +86,10 @@ bool watch_deadlocked() {
         if (!s.known) return false;
         sent += s.st.sent;
         arrived += s.st.arrived;
-        if (s.st.state != TS_MPI_STATE_BLOCKED) continue;
+        if (s.st.state != TS_MPI_STATE_BLOCKED) {  // finalized: in that state from its `now` on
+            if (s.st.now > latest_since) latest_since = s.st.now;
+            continue;
+        }
         ++blocked;
         if (s.since > latest_since) latest_since = s.since;
         if (s.st.now < earliest_now) earliest_now = s.st.now;
