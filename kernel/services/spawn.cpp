@@ -132,15 +132,6 @@ int start_ring(unsigned ring, Process **out) {
     return n;
 }
 
-// The process whose status the cluster reports: the first to fail, or
-// (none failed) the first.
-const Process *first_failure(Process *const *ps, int n) {
-    const Process *first = ps[0];
-    for (int i = 0; i < n; ++i)
-        if (ps[i]->status_seq && (!first->status_seq || ps[i]->status_seq < first->status_seq)) first = ps[i];
-    return first;
-}
-
 bool all_done(Process *const *ps, int n) {
     for (int i = 0; i < n; ++i)
         if (!process_done(ps[i])) return false;
@@ -154,6 +145,13 @@ const Process *failed(Process *const *ps, int n) {
         if (process_done(ps[i]) && ps[i]->status_seq && (!first || ps[i]->status_seq < first->status_seq))
             first = ps[i];
     return first;
+}
+
+// Sends cluster 0 the cluster's exit report, which p's status makes.
+[[noreturn]] void report_and_serve(const Process *p) {
+    send_report(
+        report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
+    serve_forever();
 }
 
 // Before the job ends: writes out the console output that has already
@@ -233,13 +231,8 @@ void say_why_job_ends(const Kmsg &r) {
     // once. (A thread that fails while its process goes on, as a
     // program's helper thread may, is the process's business until then.)
     block_until([&] { return all_done(started, n) || failed(started, n); });
-    const Process *p = first_failure(started, n);
-    if (!all_done(started, n)) {
-        p = failed(started, n);
-        send_report(
-            report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
-        serve_forever();
-    }
+    const Process *p = failed(started, n);
+    if (!all_done(started, n)) report_and_serve(p);
     // The program's memory (frames of its pages, page tables and kernel
     // objects), for mpirun --verbose and the benchmarks.
     kprintf(
@@ -247,9 +240,7 @@ void say_why_job_ends(const Kmsg &r) {
         "most %lu of %lu bytes\n",
         hal::cluster_id(), (frames_peak_count() - in_use) * hal::page_size / 1024, n, n == 1 ? "" : "es",
         kstack_deepest(), hal::kernel_stack(0).size);
-    send_report(
-        report(p->killed ? KmsgKind::killed : KmsgKind::exit, p->status, p->status_core, p->status_tag));
-    serve_forever();
+    report_and_serve(p ? p : started[0]);  // none failed: the first one's 0
 }
 
 }  // namespace

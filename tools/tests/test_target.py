@@ -114,21 +114,28 @@ class Abort(unittest.TestCase):
         self.assertEqual(rc, 3, f"stdout:\n{out}\nstderr:\n{err}")
 
 
-class Bindings(unittest.TestCase):
-    """Each rank of probe.c prints where it runs and its job info; mpirun's
-    --report-bindings must have said the same, and --local-path,
-    --eager-threshold, --wait-policy and --ranks must reach the job info."""
+class ProbeCase(unittest.TestCase):
+    """Tests of a probe program of tests/ (SOURCE), built once with mpicc
+    into cls.probe."""
+    SOURCE = ""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="tessera-probe-")
         cls.probe = os.path.join(cls.tmp, "probe.elf")
         subprocess.run([os.path.join(TOOLS, "mpicc"), "-o", cls.probe,
-                        os.path.join(TESTS, "probe.c")], check=True)
+                        os.path.join(TESTS, cls.SOURCE)], check=True)
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
+
+
+class Bindings(ProbeCase):
+    """Each rank of probe.c prints where it runs and its job info; mpirun's
+    --report-bindings must have said the same, and --local-path,
+    --eager-threshold, --wait-policy and --ranks must reach the job info."""
+    SOURCE = "probe.c"
 
     def check(self, np, map_by, options, mpi_flags, eager_max, wait_policy, ranks):
         """Runs probe.c; returns where the ranks ran: sorted (rank, cluster,
@@ -172,22 +179,12 @@ class Bindings(unittest.TestCase):
         self.assertEqual(seen, [(r, LAYOUT.nio + r // 2, 1 + r % 2, r % 2) for r in range(6)])
 
 
-class Env(unittest.TestCase):
+class Env(ProbeCase):
     """mpirun -x: every rank's getenv and environ see the variables, in the
     order given, under both --ranks modes, a block of exactly the
     manifest's size included; without -x the environment is empty; and
     mpiexec -n N runs the job as mpirun -np N does (env_probe.c)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="tessera-env-")
-        cls.probe = os.path.join(cls.tmp, "env_probe.elf")
-        subprocess.run([os.path.join(TOOLS, "mpicc"), "-o", cls.probe,
-                        os.path.join(TESTS, "env_probe.c")], check=True)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
+    SOURCE = "env_probe.c"
 
     def check(self, np, ranks, variables, names, command=None, count="-np"):
         """Runs env_probe with -x NAME=VALUE of each of `variables`
