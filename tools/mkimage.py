@@ -415,9 +415,6 @@ def check_fit(layout, images, mpi, services, np, policy, flags, report=None):
                   f"({tessera_fit.describe(need, mpi.name)})", file=report)
 
 
-PT_INTERP = 3
-
-
 def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
     """Refuse a file that is not a 64-bit ELF for the platform's processor,
     or that is a program for Linux (it asks for a dynamic loader, as one
@@ -438,7 +435,7 @@ def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
     except ValueError:
         headers = []  # the kernel refuses what it cannot load, and says so
     for kind, _, offset, _, filesz, _ in headers:
-        if kind == PT_INTERP:
+        if kind == tessera_fit.PT_INTERP:
             loader = data[offset:offset + filesz].split(b"\0")[0].decode(errors="replace")
             raise ImageError(f"{what} {path} is a dynamically linked Linux program (it asks for "
                              f"{loader or 'a dynamic loader'}), not a Tessera one: {build}")

@@ -85,7 +85,7 @@ THREAD_TLS_EXTRA = 128
 # library's stdio may).
 SERVICE_HEAP = 16 * KIB
 
-PT_LOAD, PT_TLS = 1, 7
+PT_LOAD, PT_INTERP, PT_TLS = 1, 3, 7
 PF_W = 2
 
 
