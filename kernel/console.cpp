@@ -13,8 +13,10 @@
 //     --tag-output), each line starts with "[rank R] ", R being the tag the
 //     thread had when it began the line, or "[cluster C] " for a thread
 //     without a tag (the runtime tags a rank's thread when it starts it).
-// Kernel diagnostics (fault reports, panics) still go straight to the UART
-// from every cluster, so that a panic gets out even when the NoC does not.
+// The report of a fault that kills a user thread takes that thread's path
+// (console_write_kernel), so it comes after the thread's earlier output.
+// Other kernel diagnostics (panics) go straight to the UART from every
+// cluster, so that a panic gets out even when the NoC does not.
 #include <string.h>
 
 #include "kernel.hpp"
@@ -99,12 +101,13 @@ void console_flush_all() {
     }
 }
 
-// (const void *buf, unsigned long len): p.done counts the bytes sent on.
-long sys_write(Call &c) {
-    const uint64_t len = c.a[1];
-    if (len > max_write) return -TS_EINVAL;
-    if (long err = check_user(c.a[0], len, false)) return err;
-    const char *buf = reinterpret_cast<const char *>(c.a[0]);
+namespace {
+
+// Sends the len bytes at buf as the console output of the caller's thread:
+// to cluster 0 in messages that name it, or into its line on cluster 0.
+// c.p.done counts the bytes sent on; returns len, or pending while cluster
+// 0's mailbox has no room.
+long console_send(Call &c, const char *buf, uint64_t len) {
     const int core = caller_core();
     if (hal::cluster_id() == 0) {
         console_put(0, core, threads[core].tag, buf, len);
@@ -125,6 +128,26 @@ long sys_write(Call &c) {
         c.p.done += n;
     }
     return static_cast<long>(len);
+}
+
+// (text, n), both the kernel's: console_write_kernel's call on the master.
+long write_kernel_text(Call &c) { return console_send(c, reinterpret_cast<const char *>(c.a[0]), c.a[1]); }
+
+}  // namespace
+
+// (const void *buf, unsigned long len): p.done counts the bytes sent on.
+long sys_write(Call &c) {
+    const uint64_t len = c.a[1];
+    if (len > max_write) return -TS_EINVAL;
+    if (long err = check_user(c.a[0], len, false)) return err;
+    return console_send(c, reinterpret_cast<const char *>(c.a[0]), len);
+}
+
+void console_write_kernel(const char *text, size_t n) {
+    Call c{};
+    c.a[0] = reinterpret_cast<uint64_t>(text);
+    c.a[1] = n;
+    call_on_master(write_kernel_text, c);
 }
 
 }  // namespace kernel

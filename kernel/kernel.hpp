@@ -21,6 +21,16 @@ void services_init();
 /// serve_calls, and after anything a call did that it might need.
 void services_poll();
 
+// ---- the console (console.cpp) and fault reports (fault_report.cpp) -----------
+
+/// Writes n bytes of kernel text as console output of the calling core's
+/// user thread (its line buffer, its tag), so that it comes out after
+/// everything the thread wrote before; waits until it is sent.
+void console_write_kernel(const char *text, size_t n);
+/// Writes the report of `info`, a fault that kills p's thread on this core,
+/// with a backtrace of the thread's frame records, as that thread's output.
+void report_fault(const Process *p, const hal::TrapFrame &tf, hal::TrapInfo info);
+
 // Handlers of this layer's calls (registered in syscall.cpp).
 long sys_write(Call &c);
 long sys_futex_wait(Call &c);

@@ -18,8 +18,6 @@ Process processes[max_processes];
 int groups;         // master only: the last group number given
 uint64_t statuses;  // master only: status_seq of the last status noted
 
-uintptr_t stack_top(int core) { return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span; }
-
 // Unmaps [from, to) of p's space and frees the frames.
 void unmap_range(Process *p, uintptr_t from, uintptr_t to) {
     for (uintptr_t va = from; va < to; va += hal::page_size) {

@@ -105,6 +105,7 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
     c.in_user = 0;
     c.tf->pc = pc;
     c.tf->sp = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RSP]);
+    c.tf->rbp = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RBP]);  // for the fault's backtrace
     FaultTrap t{c.tf, {TrapKind::fault, cause_of(sig, uc), addr}};
     // Copied onto the kernel stack's side by deliver_fault before anything
     // else runs there; this signal frame is abandoned (SA_NODEFER keeps the

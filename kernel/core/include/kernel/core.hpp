@@ -77,6 +77,10 @@ constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, the
 /// 64 KiB guard at the bottom of its span maps the pages in between
 /// (grow_stack), as a program with large local arrays expects.
 constexpr size_t user_stack_max = user_stack_span - 64 * 1024;
+/// The top of core `core`'s user stack (exclusive).
+constexpr uintptr_t stack_top(int core) {
+    return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span;
+}
 /// A process's private memory is [user_base, user_base + hal::alias_area_size).
 /// In processes mode the private area of the rank with local index l is
 /// also mapped at rank_alias_base + l * hal::alias_area_size in every rank

@@ -39,6 +39,19 @@ inline uint64_t call_arg(const TrapFrame &tf, int i) {
 inline void set_call_result(TrapFrame &tf, uint64_t v) { tf.rax = v; }
 /// Where the thread was when it entered the kernel.
 inline uint64_t trap_pc(const TrapFrame &tf) { return tf.pc; }
+/// The thread's frame pointer (rbp; after a fault, its value there), the
+/// head of its chain of frame records.
+inline uint64_t frame_pointer(const TrapFrame &tf) { return tf.rbp; }
+/// The thread's return-address register: x86-64 has none (a call pushes
+/// the return address), so 0.
+inline uint64_t link_register(const TrapFrame &) { return 0; }
+/// Where a leaf that pushed nothing (saved no frame record) finds its
+/// return address: the top of the stack.
+inline uint64_t leaf_return_slot(const TrapFrame &tf) { return tf.sp; }
+/// Where a function compiled with -fno-omit-frame-pointer keeps its frame
+/// record {the caller's frame pointer, its return address}, from its frame
+/// pointer: at it (the System V x86-64 frame: push rbp after the call).
+constexpr int64_t frame_record_offset = 0;
 /// A new thread's frame: it starts at pc on the stack top sp (16-byte
 /// aligned, nothing pushed) with rdi = arg and rsi = the gate's address.
 inline void new_thread_frame(TrapFrame &tf, uint64_t pc, uint64_t sp, uint64_t arg) {

@@ -27,6 +27,18 @@ inline uint64_t call_arg(const TrapFrame &tf, int i) { return tf.x[10 + i]; }
 inline void set_call_result(TrapFrame &tf, uint64_t v) { tf.x[10] = v; }
 /// Where the thread was when it trapped.
 inline uint64_t trap_pc(const TrapFrame &tf) { return tf.pc; }
+/// The thread's frame pointer (s0), the head of its chain of frame records.
+inline uint64_t frame_pointer(const TrapFrame &tf) { return tf.x[8]; }
+/// The thread's return-address register (ra): in a function that saved
+/// no frame record (a leaf), the only trace of its caller. 0: none.
+inline uint64_t link_register(const TrapFrame &tf) { return tf.x[1]; }
+/// Where a leaf's return address is in memory: RISC-V keeps it in ra, so
+/// nowhere (0).
+inline uint64_t leaf_return_slot(const TrapFrame &) { return 0; }
+/// Where a function compiled with -fno-omit-frame-pointer keeps its frame
+/// record {the caller's frame pointer, its return address}, from its frame
+/// pointer: right below it (GCC's RISC-V frame layout).
+constexpr int64_t frame_record_offset = -16;
 /// A new thread's frame: it starts at pc on the stack top sp with a0 = arg.
 inline void new_thread_frame(TrapFrame &tf, uint64_t pc, uint64_t sp, uint64_t arg) {
     tf = {};
