@@ -51,9 +51,10 @@ class SerialFilter:
     --verbose shows everything.
     """
 
-    def __init__(self, verbose=False, banner=True):
+    def __init__(self, verbose=False, banner=True, rewrite=None):
         self.verbose = verbose
         self.banner = banner
+        self.rewrite = rewrite
         self.kernel_seen = False
 
     def keep(self, line):
@@ -62,6 +63,14 @@ class SerialFilter:
             self.kernel_seen = True
             return self.verbose
         return self.verbose or self.kernel_seen or not self.banner
+
+    def show(self, line):
+        """The lines to print for `line`: none when it is not kept, else
+        what `rewrite` (line -> lines, e.g. the fault reports'
+        tessera_symbols.FaultReports.rewrite) makes of it."""
+        if not self.keep(line):
+            return []
+        return self.rewrite(line) if self.rewrite else [line]
 
 
 class _Lines:
@@ -84,8 +93,8 @@ class _Lines:
     def _write(self, lines):
         for raw in lines:
             line = raw.decode("utf-8", errors="replace").rstrip("\r")
-            if self.shown.keep(line):
-                self.out.write(line + "\n")
+            for shown in self.shown.show(line):
+                self.out.write(shown + "\n")
         if lines:
             self.out.flush()
 
@@ -100,10 +109,10 @@ def die_with_parent(launcher=None):
         os._exit(1)
 
 
-def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
+def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
     """qemu-riscv64: run QEMU, stream its serial output through SerialFilter
-    to `out` (default stdout). cwd: QEMU's working folder, where the I/O
-    cluster's files are (the job folder; default: ours).
+    (with `rewrite`) to `out` (default stdout). cwd: QEMU's working folder,
+    where the I/O cluster's files are (the job folder; default: ours).
 
     Returns (exit status, timed_out). QEMU runs in its own process group so a
     timeout kills it and anything it started.
@@ -126,13 +135,13 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
     timer = threading.Timer(timeout, kill)
     timer.daemon = True
     timer.start()
-    shown = SerialFilter(verbose)
+    shown = SerialFilter(verbose, rewrite=rewrite)
     try:
         for raw in proc.stdout:
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if shown.keep(line):
-                out.write(line + "\n")
-                out.flush()
+            for kept in shown.show(line):
+                out.write(kept + "\n")
+            out.flush()
         status = proc.wait()
     except BaseException:               # ^C, SIGTERM (SystemExit), a broken stdout
         kill()
@@ -194,12 +203,13 @@ def _kill_and_reap(procs):
 
 
 def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None,
-                 cwd=None):
+                 cwd=None, rewrite=None):
     """linux64: run one `exe` (tessera_cluster) process per payload file
     (cluster i gets payloads[i], and cpus[i] as its CPUS argument, the host
     CPU of each core, unless it is None) over one zero-filled memfd fabric of
     fabric_size bytes, in the working folder cwd (where the I/O cluster's
-    files are: the job folder; default: ours), stream their console through SerialFilter to `out`
+    files are: the job folder; default: ours), stream their console through SerialFilter
+    (with `rewrite`) to `out`
     (default stdout), and end the job when the first cluster exits.
 
     Returns (exit status, timed_out): the poweroff status, or after a
@@ -251,7 +261,7 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
                         preexec_fn=child_setup))
                 except OSError as e:
                     raise ToolError(f"cannot start {exe}: {e.strerror}") from None
-        return _supervise(procs, out_r, status_r, timeout, SerialFilter(verbose, banner=False),
+        return _supervise(procs, out_r, status_r, timeout, SerialFilter(verbose, banner=False, rewrite=rewrite),
                           out, err)
 
 

@@ -12,7 +12,9 @@
  * and tell rank 0, which then faults; they end normally, or with "wait"
  * block in a receive from rank 0 that can never complete. With
  * "thread", rank 0 starts a spinning thread just before it faults: the
- * kill must end that thread too. */
+ * kill must end that thread too. "chain" is a load fault three calls deep
+ * (chain_a, chain_b, chain_c) after a line of output, for the report's
+ * backtrace and its order after the rank's output. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +59,22 @@ static int neighbour(void) {
     return job->cluster_id + 1 < job->nclusters ? job->cluster_id + 1 : job->cluster_id - 1;
 }
 
+/* Calls that stay calls: noinline, and code after each call so that it is
+ * no tail call. */
+__attribute__((noinline)) static int chain_c(volatile int *p) {
+    return *p; /* the faulting line (test_kernel.py finds this comment) */
+}
+__attribute__((noinline)) static int chain_b(volatile int *p) {
+    int v = chain_c(p);
+    __asm__ volatile("" ::: "memory");
+    return v + 1;
+}
+__attribute__((noinline)) static int chain_a(volatile int *p) {
+    int v = chain_b(p);
+    __asm__ volatile("" ::: "memory");
+    return v + 1;
+}
+
 static void fault(const char *kind) {
     if (!strcmp(kind, "load")) {
         printf("value %d\n", *(volatile int *)0x10);
@@ -85,6 +103,9 @@ static void fault(const char *kind) {
     } else if (!strcmp(kind, "kforeign")) {
         printf("the kernel read cluster %d's memory: 0x%lx\n", neighbour(),
                ts_isolation_probe(neighbour(), TS_PROBE_KERNEL_READ));
+    } else if (!strcmp(kind, "chain")) {
+        printf("rank 0 calls chain_a\n");
+        printf("value %d\n", chain_a((volatile int *)0x10));
     } else if (!strcmp(kind, "range")) {
         /* Bit 38 set, bits 63..39 clear: not a valid Sv39 address. */
         printf("value %d\n", *(volatile int *)0x4000000000ul);

@@ -68,6 +68,27 @@ class FaultTest(unittest.TestCase):
                 self.assertNotIn(absent, out)
                 self.assertEqual(rc, STATUS_FAULT, out)
 
+    def test_report_names_the_calls_after_the_output(self):
+        # The backtrace, from the frame pointers, with mpirun's places from
+        # the program's debug information; after the rank's own last line.
+        rc, out = self.run_fault("chain")
+        self.assertEqual(rc, STATUS_FAULT, out)
+        lines = out.splitlines()
+        said = lines.index("rank 0 calls chain_a")
+        report = next(i for i, line in enumerate(lines) if "process fault_test killed" in line)
+        self.assertLess(said, report, out)
+        self.assertRegex(lines[report + 1], r"^tessera: rank 0 \(cluster 1 thread \d+\): backtrace:$")
+        frames = [re.match(r"^    #(\d) 0x[0-9a-f]+ in (\w+)(?: at (\S+):(\d+))?", line)
+                  for line in lines[report + 2:report + 6]]
+        self.assertTrue(all(frames), out)
+        self.assertEqual([f.group(2) for f in frames], ["chain_c", "chain_b", "chain_a", "main"], out)
+        source = os.path.join(os.path.dirname(os.path.realpath(__file__)), "fault_test.c")
+        with open(source) as f:
+            text = f.read().splitlines()
+        file, line = frames[0].group(3), frames[0].group(4)
+        self.assertTrue(file and file.endswith("fault_test.c"), out)
+        self.assertIn("the faulting line", text[int(line) - 1], out)
+
     def test_stack_grows_on_demand(self):
         rc, out = self.run_fault("grow")
         self.assertNotIn("killed", out)
