@@ -31,6 +31,10 @@ from contextlib import ExitStack
 from tessera_profile import ToolError
 
 TIMEOUT_STATUS = 124
+# Console input bytes that ask cluster 0's kernel to stop the job with a
+# report, and how long it has to do so.
+STOP_TIMEOUT, STOP_INTERRUPT = b"t", b"i"
+STOP_GRACE = 5.0
 PR_SET_PDEATHSIG = 1                    # prctl(2)
 KERNEL_TAG = "[kernel]"
 POWEROFF = re.compile(rb"^poweroff (-?\d+)$")
@@ -114,42 +118,67 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
     (with `rewrite`) to `out` (default stdout). cwd: QEMU's working folder,
     where the I/O cluster's files are (the job folder; default: ours).
 
-    Returns (exit status, timed_out). QEMU runs in its own process group so a
-    timeout kills it and anything it started.
+    On the timeout, and on ^C, the job is stopped with a report first
+    (request_stop). Returns (exit status, timed_out). QEMU runs in its own
+    process group so a timeout kills it and anything it started.
     """
     out = out or sys.stdout
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=cwd,
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd,
                                 start_new_session=True, preexec_fn=die_with_parent)
     except FileNotFoundError:
         raise ToolError(f"{cmd[0]} not found; run make first (it installs QEMU)") from None
     timed_out = threading.Event()
 
     def kill():
-        timed_out.set()
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-    timer = threading.Timer(timeout, kill)
+    def stop(request):
+        request_stop(proc.stdin, request)
+        grace = threading.Timer(STOP_GRACE, kill)
+        grace.daemon = True
+        grace.start()
+        return grace
+
+    def on_timeout():
+        timed_out.set()
+        stop(STOP_TIMEOUT)
+
+    timer = threading.Timer(timeout, on_timeout)
     timer.daemon = True
     timer.start()
     shown = SerialFilter(verbose, rewrite=rewrite)
-    try:
+
+    def stream():
         for raw in proc.stdout:
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             for kept in shown.show(line):
                 out.write(kept + "\n")
             out.flush()
-        status = proc.wait()
-    except BaseException:               # ^C, SIGTERM (SystemExit), a broken stdout
+        return proc.wait()
+
+    grace = None
+    try:
+        try:
+            status = stream()
+        except KeyboardInterrupt:       # the report, then ^C as before
+            timer.cancel()
+            grace = stop(STOP_INTERRUPT)
+            stream()
+            raise
+    except BaseException:               # a second ^C, SIGTERM (SystemExit), a broken stdout
         kill()
         proc.wait()
         raise
     finally:
         timer.cancel()
+        if grace:
+            grace.cancel()
         proc.stdout.close()
+        _close_quietly(proc.stdin)
     if timed_out.is_set():
         return TIMEOUT_STATUS, True
     if status < 0:                       # killed by a signal, as a shell reports it
@@ -158,6 +187,25 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
         print(f"mpirun: the machine stopped (status {status}) before the kernel started; "
               f"rerun with --verbose", file=sys.stderr)
     return status, False
+
+
+def request_stop(pipe, request):
+    """Asks cluster 0's kernel, through the console input `pipe`, to end
+    the job with its report of what each MPI process is doing (request:
+    STOP_TIMEOUT or STOP_INTERRUPT; kernel/services/spawn.cpp). A job whose
+    kernel no longer reads is killed STOP_GRACE seconds later anyway."""
+    try:
+        pipe.write(request)
+        pipe.flush()
+    except (OSError, ValueError):       # the machine is gone already
+        pass
+
+
+def _close_quietly(pipe):
+    try:
+        pipe.close()
+    except OSError:
+        pass
 
 
 def job_status(status):
@@ -255,8 +303,10 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
                 if verbose:
                     print(f"mpirun: cluster {i}: {' '.join(cmd)}", file=err)
                 try:
+                    # Cluster 0's console input: mpirun's stop requests.
                     procs.append(subprocess.Popen(
-                        cmd, stdin=subprocess.DEVNULL, stdout=out_w, cwd=cwd,
+                        cmd, stdin=subprocess.PIPE if i == 0 else subprocess.DEVNULL,
+                        stdout=out_w, cwd=cwd,
                         pass_fds=(fabric, status_w), start_new_session=True,
                         preexec_fn=child_setup))
                 except OSError as e:
@@ -266,11 +316,14 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
 
 
 def _supervise(procs, out_r, status_r, timeout, shown, out, err):
-    """run_clusters' loop: console out until the first cluster exits or the
-    time is up; then kill the rest, drain the console and decide the status."""
+    """run_clusters' loop: console out until the first cluster exits; on
+    the timeout or ^C, ask cluster 0 for its report first (request_stop)
+    and wait STOP_GRACE seconds more. Then kill the rest, drain the console
+    and decide the status."""
     lines = _Lines(shown, out)
     sel = selectors.DefaultSelector()
     pidfds = []
+    stop = None             # the request sent, if any
     try:
         sel.register(out_r, selectors.EVENT_READ)
         for i, p in enumerate(procs):
@@ -281,11 +334,25 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
         first = None
         while first is None:
             left = deadline - time.monotonic()
+            if left <= 0 and stop is None:
+                stop = STOP_TIMEOUT
+                request_stop(procs[0].stdin, stop)
+                deadline = time.monotonic() + STOP_GRACE
+                continue
             if left <= 0:
                 _kill_and_reap(procs)
                 _drain(out_r, lines)
-                return TIMEOUT_STATUS, True
-            for key, _ in sel.select(left):
+                return _stopped(stop)
+            try:
+                ready = sel.select(left)
+            except KeyboardInterrupt:
+                if stop is not None:
+                    raise                               # a second ^C: at once
+                stop = STOP_INTERRUPT
+                request_stop(procs[0].stdin, stop)
+                deadline = time.monotonic() + STOP_GRACE
+                continue
+            for key, _ in ready:
                 if key.data is not None:                # a cluster process ended
                     first = key.data if first is None else min(first, key.data)
                 else:
@@ -305,6 +372,9 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
         sel.close()
         for pidfd in pidfds:
             os.close(pidfd)
+        _close_quietly(procs[0].stdin)
+    if stop is not None:
+        return _stopped(stop)
     status = poweroff_status(said)
     if status is not None:
         return job_status(status), False
@@ -312,6 +382,13 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
     print(f"mpirun: cluster {first} (pid {procs[first].pid}) died: {what}; ending the job",
           file=err)
     return status, False
+
+
+def _stopped(request):
+    """How a job that mpirun stopped ends: its timeout, or ^C again."""
+    if request == STOP_INTERRUPT:
+        raise KeyboardInterrupt
+    return TIMEOUT_STATUS, True
 
 
 def _drain(out_r, lines):

@@ -44,6 +44,8 @@ const hal::AddressSpace *active_space;  // master only
 uint64_t next_seq;                      // master only
 bool again;                             // master only: serve another pass
 bool timer_armed;                       // master only
+uint64_t calls_deadline;                // master only: the earliest deadline of a waiting call (0: none)
+uint64_t own_deadline;                  // master only: master_wake_at's (0: none)
 /// The master waits for master_lock: shared calls are posted meanwhile, so
 /// that a cluster of polling ranks cannot keep it from its work.
 bool master_waiting;
@@ -165,6 +167,25 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
     return post_and_wait(e->handler, number, e->cancel, false, c);
 }
 
+namespace {
+
+// The master: the timer set for the earliest of the waiting calls'
+// deadline and master_wake_at's (a past one of those is done with).
+void arm_timer() {
+    if (own_deadline && own_deadline <= hal::time()) own_deadline = 0;
+    uint64_t earliest = calls_deadline;
+    if (own_deadline && (!earliest || own_deadline < earliest)) earliest = own_deadline;
+    if (earliest) {
+        hal::set_timer(earliest);
+        timer_armed = true;
+    } else if (timer_armed) {
+        hal::set_timer(0);
+        timer_armed = false;
+    }
+}
+
+}  // namespace
+
 long call_on_master(Handler handler, Call c) { return post_and_wait(handler, 0, nullptr, true, c); }
 
 void serve_calls() {
@@ -183,13 +204,13 @@ void serve_calls() {
         }
         if (upper_poll(!again)) again = true;  // e.g. an asynchronous transfer finished: a WAIT may go on
     } while (again);
-    if (earliest) {
-        hal::set_timer(earliest);
-        timer_armed = true;
-    } else if (timer_armed) {
-        hal::set_timer(0);
-        timer_armed = false;
-    }
+    calls_deadline = earliest;
+    arm_timer();
+}
+
+void master_wake_at(uint64_t when) {
+    own_deadline = when;
+    arm_timer();
 }
 
 // Never spins: a core that holds the lock may not be running at all (QEMU

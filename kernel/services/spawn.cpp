@@ -175,6 +175,38 @@ void say_why_job_ends(const Kmsg &r) {
     kprintf("tessera: job ended: %s %s %d\n", who, how, r.value);
 }
 
+// A request of mpirun, written on the console input: stop the job now, with
+// the report of what each rank was doing (its timeout, a ^C).
+struct StopRequest {
+    int byte;
+    const char *why;
+    int status;  ///< the job's status: mpirun's own for that case
+};
+constexpr StopRequest stop_requests[] = {{'t', "mpirun's timeout", 124},
+                                         {'i', "mpirun was interrupted", 130}};
+/// How often the job monitor looks for a stop request.
+constexpr uint64_t input_polls_per_second = 10;
+
+// The stop request that came on the console input, or nullptr (other bytes
+// are dropped).
+const StopRequest *stop_request() {
+    for (int c; (c = hal::console_read()) >= 0;)
+        for (const StopRequest &s : stop_requests)
+            if (c == s.byte) return &s;
+    return nullptr;
+}
+
+// Ends the job with the ranks' report: every line of output that reached
+// cluster 0 first, then `headline`, what each rank is blocked in (watch.cpp),
+// and the last line.
+[[noreturn]] void report_and_end(int in, const char *headline, const char *why, int status) {
+    drain_console(in);
+    kprintf("tessera: %s\n", headline);
+    watch_report();
+    kprintf("tessera: job ended: %s, status %d\n", why, status);
+    end_job(status);
+}
+
 [[noreturn, gnu::noinline]] void job_monitor() {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
@@ -185,7 +217,15 @@ void say_why_job_ends(const Kmsg &r) {
     if (!watch_init(shape.np)) kprintf("tessera: cluster 0: no memory to watch for deadlocks\n");
     for (int reported = 0; reported < expected;) {
         Kmsg r{};
-        wait_for([&] { return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r)); });
+        const StopRequest *stop = nullptr;
+        wait_for([&] {
+            if ((stop = stop_request())) return 0L;
+            master_wake_at(hal::time() + hal::timebase() / input_polls_per_second);
+            return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r));
+        });
+        if (stop)
+            report_and_end(static_cast<int>(in), "the job is stopped: what each MPI process was doing",
+                           stop->why, stop->status);
         if (r.kind == KmsgKind::console) {
             console_deliver(r);
             continue;
@@ -193,13 +233,10 @@ void say_why_job_ends(const Kmsg &r) {
         if (r.kind == KmsgKind::mpi_state) {
             watch_note(r);
             if (!watch_deadlocked()) continue;
-            drain_console(static_cast<int>(in));
-            kprintf(
-                "tessera: deadlock: every MPI process is blocked in MPI or finalized, and no message is "
-                "in flight\n");
-            watch_report();
-            kprintf("tessera: job ended: deadlock, status %d\n", deadlock_status);
-            end_job(deadlock_status);
+            report_and_end(
+                static_cast<int>(in),
+                "deadlock: every MPI process is blocked in MPI or finalized, and no message is in flight",
+                "deadlock", deadlock_status);
         }
         const bool ends_job = r.kind == KmsgKind::abort || r.value != 0;
         if (ends_job || reported + 1 == expected) drain_console(static_cast<int>(in));

@@ -97,6 +97,21 @@ bool watch_deadlocked() {
     return blocked > 0 && latest_since <= earliest_now && sent == arrived;
 }
 
+namespace {
+
+/// A blocked rank says so again every 500 ms while it stays blocked
+/// (libmpi/mpiutil/watch.cpp): silent for this long, it has left that wait.
+constexpr unsigned long silent_after_ms = 1500;
+
+// How long since rank state st was sent, in ms of the platform timer (one
+// clock for every cluster).
+unsigned long ms_since(const ts_mpi_state &st) {
+    const unsigned long now = hal::time();
+    return now > st.now ? (now - st.now) * 1000 / hal::timebase() : 0;
+}
+
+}  // namespace
+
 void watch_report() {
     for (int i = 0; i < nranks; ++i) {
         const Seen &s = *seen(i);
@@ -106,16 +121,20 @@ void watch_report() {
             kprintf("tessera: rank %d: running, or blocked for less than a second\n", i);
             continue;
         }
+        char call[sizeof s.st.call + 1] = {};
+        memcpy(call, s.st.call, sizeof s.st.call);
+        const unsigned long silent = ms_since(s.st);
         if (s.st.state == TS_MPI_STATE_FINALIZED) {
             kprintf("tessera: %s: finalized\n", who);
+        } else if (silent > silent_after_ms) {
+            kprintf("tessera: %s: running, not blocked in MPI for %lu ms (it was blocked in MPI_%s before)\n",
+                    who, silent, call);
         } else {
-            char call[sizeof s.st.call + 1] = {};
-            memcpy(call, s.st.call, sizeof s.st.call);
             char peer[24], comm[48];
             put_peer(peer, sizeof peer, s.st.peer);
             put_comm(comm, sizeof comm, s.st.context);
-            kprintf("tessera: %s: blocked in MPI_%s for %u ms, waiting for %s, tag %d, %s\n", who, call,
-                    s.st.age_ms, peer, s.st.tag, comm);
+            kprintf("tessera: %s: blocked in MPI_%s for %lu ms, waiting for %s, tag %d, %s\n", who, call,
+                    s.st.age_ms + silent, peer, s.st.tag, comm);
         }
         if (s.st.unexpected) {
             char comm[48];

@@ -7,18 +7,24 @@ tests only (tools/tests/test_linux64_launcher.py): it obeys the cluster CLI
 and checks what the launcher must give it: a payload holding this cluster's
 manifest, a fabric of the manifest's size shared by every cluster (each
 cluster marks its slot; cluster 0 waits for all of them), a status pipe, a
-stdin that is /dev/null. What it then does is the MPI program's argv[1] in
-the manifest:
+stdin that is a pipe on cluster 0 (mpirun's stop requests) and /dev/null
+elsewhere. What it then does is the MPI program's argv[1] in the manifest:
     poweroff S      cluster 0 prints a line and writes `poweroff S`, exits S & 0xff
     crash C SIG     cluster C kills itself with signal SIG after all are up
     exit C S        cluster C exits with status S (no poweroff)
-    hang            nobody ends the job (the launcher's timeout must)
+    hang            nobody ends the job, but cluster 0 answers a stop
+                    request as the kernel does: a line, then poweroff with
+                    124 ('t') or 130 ('i')
+    deaf            as hang, but stop requests go unanswered (mpirun's
+                    grace period must end the job)
     chatter         as hang, but cluster 0 prints a line every 10 ms
 Every cluster writes its pid to $FAKE_CLUSTER_PIDS/N, then sleeps until
 killed (unless it is the one that ends the job).
 """
 import mmap
 import os
+import select
+import stat
 import struct
 import sys
 import time
@@ -62,7 +68,9 @@ def main():
     cid, nclusters, _, fabric_size, argv = manifest(payload)
     if os.fstat(fabric_fd).st_size != fabric_size:
         fail(f"fabric of {os.fstat(fabric_fd).st_size} bytes, manifest says {fabric_size}")
-    if os.read(0, 1) != b"":
+    if stat.S_ISFIFO(os.fstat(0).st_mode) != (cid == 0):
+        fail("stdin is not a pipe on cluster 0 only")
+    if cid != 0 and os.read(0, 1) != b"":
         fail("stdin is not empty")
     pids = os.environ.get("FAKE_CLUSTER_PIDS")
     if pids:
@@ -85,11 +93,28 @@ def main():
     if what[0] == "exit" and cid == int(what[1]):
         sys.exit(int(what[2]))
     while True:
+        if cid == 0:
+            answer_stop(what[0], status_fd)
         if what[0] == "chatter" and cid == 0:
             say("chatter")
             time.sleep(0.01)
-        else:
+        elif cid != 0:
             time.sleep(60)
+
+
+STOPS = {b"t": 124, b"i": 130}
+
+
+def answer_stop(what, status_fd):
+    """Cluster 0: a stop request on stdin ends the job as the kernel's job
+    monitor does (unless `what` is deaf); waits up to 10 ms for one."""
+    if not select.select([0], [], [], 0.01)[0]:
+        return
+    request = os.read(0, 1)
+    if request in STOPS and what != "deaf":
+        say(f"fake: stopped ({request.decode()})")
+        os.write(status_fd, f"poweroff {STOPS[request]}\n".encode())
+        sys.exit(STOPS[request])
 
 
 if __name__ == "__main__":

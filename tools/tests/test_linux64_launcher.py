@@ -29,6 +29,7 @@ import unittest
 from toolsupport import MPIRUN, REPO, TESTS, TOOLS
 import mkimage
 import tessera_launch
+from tessera_launch import STOP_GRACE
 from tessera_profile import compute_layout, load_profile
 
 FAKE = os.path.join(TESTS, "fake_cluster.py")
@@ -234,6 +235,23 @@ class FakeClusterTest(LauncherCases, unittest.TestCase):
     POWEROFF_STATUS = 3
     POWEROFF_OUTPUT = "fabric: 5 clusters up\njob done on fake\n"
     HANG_ARGS = ("fake", "hang")
+
+    def test_timeout_when_the_kernel_does_not_answer(self):
+        # The stop request goes unanswered: the grace period ends the job.
+        start = time.monotonic()
+        job = self.start("--timeout", "2", "fake", "deaf")
+        pids = job.clusters(self.NCLUSTERS)
+        rc, out, err = job.finish(60)
+        self.assertEqual(rc, 124, err)
+        self.assertGreaterEqual(time.monotonic() - start, 2 + STOP_GRACE - 0.5)
+        self.assertNotIn("fake: stopped", out)
+        self.assertEqual(wait_gone(pids.values(), 1), [])
+
+    def test_the_kernel_answers_a_stop(self):
+        job = self.start("--timeout", "2", *self.HANG_ARGS)
+        rc, out, err = job.finish(60)
+        self.assertEqual(rc, 124, err)
+        self.assertIn("fake: stopped (t)", out)
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="tessera-launcher-")

@@ -6,6 +6,7 @@
 // The fabric is one memfd shared by every cluster process, so these are
 // shared (not process-private) futexes.
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <time.h>
 
@@ -117,6 +118,15 @@ void console_write(const char *s, size_t n) {
     auto *lock = reinterpret_cast<Spinlock *>(manifest().fabric_base);
     Guard g(*lock);
     host::write_all(1, s, n);
+}
+
+// stdin: a pipe from the launcher on cluster 0, /dev/null elsewhere. poll
+// first, so that the read never waits.
+int console_read() {
+    pollfd in{0, POLLIN, 0};
+    if (sys(SYS_poll, reinterpret_cast<long>(&in), 1, 0) != 1 || !(in.revents & POLLIN)) return -1;
+    unsigned char c = 0;
+    return sys(SYS_read, 0, reinterpret_cast<long>(&c), 1) == 1 ? c : -1;
 }
 
 // The launcher learns the machine's status from the status pipe, then

@@ -15,7 +15,7 @@ namespace {
 // QEMU virt devices (hw/riscv/virt.c).
 volatile uint8_t *const uart = reinterpret_cast<volatile uint8_t *>(virt::uart_base);
 volatile uint32_t *const test_finisher = reinterpret_cast<volatile uint32_t *>(virt::finisher_base);
-constexpr int uart_lsr = 5, uart_lsr_thre = 0x20;
+constexpr int uart_lsr = 5, uart_lsr_thre = 0x20, uart_lsr_dr = 0x01;
 
 // Sstc (RISC-V Sstc 1.0): S-mode programs its own timer in stimecmp, with
 // no trip through the firmware; without it, SBI set_timer. Every core finds
@@ -89,6 +89,8 @@ void console_write(const char *s, size_t n) {
         uart[0] = static_cast<uint8_t>(s[i]);
     }
 }
+
+int console_read() { return (uart[uart_lsr] & uart_lsr_dr) ? uart[0] : -1; }
 
 // The virt test finisher (hw/misc/sifive_test.c): 0x5555 exits QEMU with 0,
 // 0x3333 | code << 16 exits with `code`.

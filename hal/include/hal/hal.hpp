@@ -75,6 +75,10 @@ private:
 /// Writes bytes to the platform console as one piece, under a lock shared by
 /// all clusters (so concurrent writes never interleave).
 void console_write(const char *s, size_t n);
+/// A byte of console input (0..255), or -1 when none has come; never
+/// waits. Only cluster 0's kernel reads it: mpirun writes there to stop a
+/// job with a report (qemu-riscv64: the UART; linux64: cluster 0's stdin).
+int console_read();
 
 /// Ends the whole machine with `status` as its exit status (QEMU's, or the
 /// linux64 launcher's).

@@ -17,6 +17,11 @@
  *                 tag 5 that nobody receives: a deadlock LWMPI can see
  *   truncate      rank 1 leaves a partial line in its stdout buffer, then
  *                 receives 1 of the 4 ints rank 0 sends
+ *   spin          a job that hangs where LWMPI cannot see it (3 ranks or
+ *                 more): rank 0 computes forever; rank 1 waits in MPI_Recv
+ *                 (tag 4) until rank 2 sends, 2 s after its start, then
+ *                 computes forever; rank 2 then waits in MPI_Recv (tag 3)
+ *                 for rank 0, the others in MPI_Barrier
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -65,6 +70,18 @@ int main(int argc, char **argv) {
             MPI_Recv(v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 0) {
             MPI_Send(v, 4, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        }
+    } else if (strcmp(mode, "spin") == 0) {
+        if (rank == 1) MPI_Recv(v, 1, MPI_INT, 2, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 2) {
+            sleep(2);
+            MPI_Send(v, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+            MPI_Recv(v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        if (rank < 2) {
+            printf("rank %d: computing\n", rank);
+            fflush(stdout);
+            for (volatile unsigned long i = 0;; ++i) {}
         }
     } else if (rank == size - 1) {
         MPI_Send(v, 1, MPI_INT, size, 0, MPI_COMM_WORLD);

@@ -234,8 +234,13 @@ long kernel_call(uint64_t number, const uint64_t args[4]);
 /// result (for the kernel's own use, e.g. thread exit).
 long call_on_master(Handler handler, Call c);
 /// The master: serves every posted call once, and again while one makes
-/// progress. Arms the timer for the earliest deadline of a waiting call.
+/// progress. Arms the timer for the earliest deadline of a waiting call
+/// (or of master_wake_at).
 void serve_calls();
+/// The master: wake by `when` (hal::time() ticks) even if nothing arrives,
+/// for kernel code of its own that polls (the job monitor's console
+/// input). Once: a later call replaces it.
+void master_wake_at(uint64_t when);
 /// The master takes master_lock (at start-up, and back after a sleep),
 /// ahead of the cores that would take it for a shared call: while it
 /// waits, they post theirs.
