@@ -48,16 +48,20 @@ class SerialFilter:
     Kernel lines are for debugging; on QEMU everything before the first
     "[kernel]" line is the firmware's banner (OpenSBI's; ours writes only
     "[kernel]" lines) (banner=False: there is none, as on linux64).
-    --verbose shows everything.
+    --verbose shows everything. watch: called with every line first
+    (mpirun --gdb looks for the rank the kernel holds).
     """
 
-    def __init__(self, verbose=False, banner=True):
+    def __init__(self, verbose=False, banner=True, watch=None):
         self.verbose = verbose
         self.banner = banner
+        self.watch = watch
         self.kernel_seen = False
 
     def keep(self, line):
         """True when `line` (without its newline) should be printed."""
+        if self.watch:
+            self.watch(line)
         if line.startswith(KERNEL_TAG):
             self.kernel_seen = True
             return self.verbose
@@ -100,10 +104,11 @@ def die_with_parent(launcher=None):
         os._exit(1)
 
 
-def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
+def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, watch=None):
     """qemu-riscv64: run QEMU, stream its serial output through SerialFilter
     to `out` (default stdout). cwd: QEMU's working folder, where the I/O
-    cluster's files are (the job folder; default: ours).
+    cluster's files are (the job folder; default: ours). timeout: seconds,
+    or None for no limit. watch: SerialFilter's.
 
     Returns (exit status, timed_out). QEMU runs in its own process group so a
     timeout kills it and anything it started.
@@ -123,10 +128,11 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
         except ProcessLookupError:
             pass
 
-    timer = threading.Timer(timeout, kill)
-    timer.daemon = True
-    timer.start()
-    shown = SerialFilter(verbose)
+    timer = threading.Timer(timeout, kill) if timeout is not None else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    shown = SerialFilter(verbose, watch=watch)
     try:
         for raw in proc.stdout:
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
@@ -139,7 +145,8 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None):
         proc.wait()
         raise
     finally:
-        timer.cancel()
+        if timer:
+            timer.cancel()
         proc.stdout.close()
     if timed_out.is_set():
         return TIMEOUT_STATUS, True
@@ -194,7 +201,7 @@ def _kill_and_reap(procs):
 
 
 def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None,
-                 cwd=None):
+                 cwd=None, watch=None):
     """linux64: run one `exe` (tessera_cluster) process per payload file
     (cluster i gets payloads[i], and cpus[i] as its CPUS argument, the host
     CPU of each core, unless it is None) over one zero-filled memfd fabric of
@@ -205,7 +212,7 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
     Returns (exit status, timed_out): the poweroff status, or after a
     message on `err` (default stderr) 128 + signal / the exit status / 1 for
     a cluster that died without powering off; 124 on a timeout (after
-    `timeout` seconds). Every cluster process is killed and reaped before it
+    `timeout` seconds; None: no limit). watch: SerialFilter's. Every cluster process is killed and reaped before it
     returns or raises (^C, SIGTERM as SystemExit, BrokenPipeError).
     """
     out = out or sys.stdout
@@ -251,8 +258,8 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
                         preexec_fn=child_setup))
                 except OSError as e:
                     raise ToolError(f"cannot start {exe}: {e.strerror}") from None
-        return _supervise(procs, out_r, status_r, timeout, SerialFilter(verbose, banner=False),
-                          out, err)
+        return _supervise(procs, out_r, status_r, timeout,
+                          SerialFilter(verbose, banner=False, watch=watch), out, err)
 
 
 def _supervise(procs, out_r, status_r, timeout, shown, out, err):
@@ -267,11 +274,11 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
             pidfd = os.pidfd_open(p.pid)
             pidfds.append(pidfd)
             sel.register(pidfd, selectors.EVENT_READ, i)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout if timeout is not None else None
         first = None
         while first is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            left = deadline - time.monotonic() if deadline is not None else None
+            if left is not None and left <= 0:
                 _kill_and_reap(procs)
                 _drain(out_r, lines)
                 return TIMEOUT_STATUS, True
