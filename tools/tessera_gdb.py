@@ -210,12 +210,15 @@ class Debugger:
             self.sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         print(f"mpirun: rank {self.rank} is held before its main ({where}): {shlex.join(cmd)}",
               file=self.out, flush=True)
-        self.proc = subprocess.Popen(cmd, stdin=stdin)
+        # A batch gdb is a process group of its own, so that killing it
+        # takes what it started (shell commands) too.
+        self.proc = subprocess.Popen(cmd, stdin=stdin, start_new_session=self.mode == "batch")
 
-    def finish(self):
+    def finish(self, timed_out=False):
         """After the job has ended: waits for gdb (interactive: until the
-        user quits it; batch: BATCH_GRACE seconds, then kills it). Returns
-        gdb's exit status, or None when no gdb ran."""
+        user quits it; batch: BATCH_GRACE seconds, then kills it; at once
+        when the job timed out). Returns gdb's exit status, or None when no
+        gdb ran."""
         if self.proc is None:
             if not self.held:
                 print(f"mpirun: rank {self.rank} was never held (the job ended before it "
@@ -226,11 +229,11 @@ class Debugger:
                 print("mpirun: the job has ended; quit gdb to return", file=self.out, flush=True)
                 return self.proc.wait()
             try:
-                return self.proc.wait(BATCH_GRACE)
+                return self.proc.wait(0 if timed_out else BATCH_GRACE)
             except subprocess.TimeoutExpired:
                 print("mpirun: gdb did not end with the job; killed", file=self.out)
-                self.proc.kill()
-                return self.proc.wait()
+                self.kill()
+                return self.proc.returncode
         finally:
             if self.sigint is not None:
                 signal.signal(signal.SIGINT, self.sigint)
@@ -238,5 +241,11 @@ class Debugger:
     def kill(self):
         """On a way out that is no end of the job (^C, an error): gdb goes too."""
         if self.proc and self.proc.poll() is None:
-            self.proc.kill()
+            try:
+                if self.mode == "batch":
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:
+                    self.proc.kill()
+            except ProcessLookupError:
+                pass
             self.proc.wait()

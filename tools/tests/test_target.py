@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
@@ -305,6 +306,23 @@ class Gdb(unittest.TestCase):
 
     def test_np5_rank0_scatter(self):
         self.check(5, "scatter", 0)
+
+    def test_timeout_ends_gdb(self):
+        """A batch session that never lets the rank go: --timeout ends the
+        job (124) and gdb with it, at once."""
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = os.path.join(tmp, "stuck.gdb")
+            with open(commands, "w") as f:
+                f.write("shell sleep 300\ncontinue\n")
+            start = time.monotonic()
+            rc, out, err = run_mpirun("-np", "2", "--timeout", "5", "--gdb", "1",
+                                      "--gdb-batch", commands, "hello", timeout=120)
+            took = time.monotonic() - start
+        said = f"stdout:\n{out}\nstderr:\n{err}"
+        self.assertEqual(rc, 124, said)
+        self.assertIn("mpirun: timeout after 5 s", err)
+        self.assertIn("mpirun: gdb did not end with the job; killed", err)
+        self.assertLess(took, 60, said)
 
 
 class Capacity(unittest.TestCase):
