@@ -21,7 +21,7 @@ PLATFORM_LABELS_OUT := $(if $(PLATFORM),$(or \
 # make bench QUICK=1: small sizes, a few minutes.
 QUICK    ?=
 
-.PHONY: all setup build run test bench crosscheck format tidy clean
+.PHONY: all setup build quiet-build run debug test bench crosscheck format tidy clean
 
 all: build
 
@@ -36,17 +36,26 @@ build: setup
 	@$(CMAKE) -S . -B $(OUT)/host >/dev/null
 	@$(CMAKE) --build $(OUT)/host -j $(JOBS)
 
-# The default demo: an MPI program on all 4 compute clusters. The build (and
-# the install of what is missing) writes into $(BUILD_LOG), and one line
-# says how it went; when it fails, its messages (the log without the
-# progress lines, the last 60 of them) and the log's path, and make fails.
-run:
+# The build (and the install of what is missing) into $(BUILD_LOG), and
+# one line that says how it went; when it fails, its messages (the log
+# without the progress lines, the last 60 of them) and the log's path, and
+# make fails.
+quiet-build:
 	@mkdir -p $(OUT)
 	@printf 'building (log: %s)... ' $(BUILD_LOG)
 	@if $(MAKE) build >$(BUILD_LOG) 2>&1; then echo done; else \
 	    echo failed; grep -Ev '^\[ *[0-9]+%\] |^-- ' $(BUILD_LOG) | tail -n 60; \
 	    echo "the whole build log: $(BUILD_LOG)"; exit 1; fi
+
+# The default demo: an MPI program on all 4 compute clusters.
+run: quiet-build
 	@tools/mpirun -np $(NP) --map-by scatter $(DEMO)
+
+# The default demo with rank 0 held before its main in gdb (README
+# "Debugging a rank"; make debug GDB_RANK=5 for another rank).
+GDB_RANK ?= 0
+debug: quiet-build
+	@tools/mpirun -np $(NP) --map-by scatter --gdb $(GDB_RANK) $(DEMO)
 
 test: build
 	cd $(OUT)/host && ctest --output-on-failure -j $(JOBS) $(if $(T),-L '$(T)') $(PLATFORM_LABELS_OUT)

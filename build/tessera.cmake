@@ -171,13 +171,15 @@ foreach(f ${_ts_libc_marker} ${_ts_libc_lib}/libc.a ${_ts_gcc_include}/stddef.h 
 endforeach()
 
 # -isystem<dir> is written joined so CMake's de-duplication of options keeps
-# every pair intact. -O2 comes after the build type's -O3 and wins. Frame
-# pointers give a fault's report its backtrace (kernel/fault_report.cpp), and
-# debug information its function, file and line (tools/tessera_symbols.py);
-# the payload carries programs stripped of it.
-set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector -g
+# every pair intact. -O2 comes after the build type's -O3 and wins. -g in
+# every build type and frame pointers: programs (and tools/mpicc's, through
+# mpicc.cfg) carry their debug information for gdb (mpirun --gdb) and for
+# fault reports (a backtrace from the frame records, kernel/fault_report.cpp,
+# placed by tools/tessera_symbols.py); the kernel loads a stripped copy
+# (tools/mkimage.py).
+set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
     -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
-    -ftls-model=local-exec -O2 -nostdinc)
+    -ftls-model=local-exec -O2 -g -nostdinc)
 # The runtime completes the C library's headers (<time.h>'s POSIX clocks;
 # newlib's <math.h> for <cmath>) in userland/runtime/libc/include and
 # .../libc/<libc>/include, which come right before the C library's folder:

@@ -66,6 +66,8 @@ TS_MANIFEST_RANK_PROCESSES = IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES")
 # The platform's own tests (kernel/tests/test_isolation.py): the SBI self-check, the
 # isolation probe. mpirun never sets it.
 TS_MANIFEST_PLATFORM_TESTS = IMAGE_H.constant("TS_MANIFEST_PLATFORM_TESTS")
+# The kernel holds the manifest's hold_rank before its main, for a debugger (mpirun --gdb).
+TS_MANIFEST_HOLD_RANK = IMAGE_H.constant("TS_MANIFEST_HOLD_RANK")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),
@@ -194,13 +196,15 @@ def encode_env(env):
 
 
 def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0,
-                  env=()):
+                  env=(), hold_rank=0):
     """struct ts_manifest for one cluster, as bytes.
 
     programs: list of (Program, offset of its ELF from the manifest's start).
     args: argv of the MPI program (argv[0] first). flags: TS_MANIFEST_*.
     mpi_eager_max: LWMPI's largest eager message in bytes (0: its default).
     env: the environment of every program of the job, "NAME=VALUE" strings.
+    hold_rank: the rank the kernel holds for a debugger when flags has
+    TS_MANIFEST_HOLD_RANK (mpirun --gdb).
     """
     if len(programs) > TS_MAX_PROGRAMS:
         raise ImageError(f"cluster {cluster_id}: {len(programs)} programs, "
@@ -225,14 +229,14 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         map_policy=MAP_POLICIES[policy], slots_per_cluster=layout.slots_per_cluster,
         nprograms=len(programs), argc=argc, ikc_buffers=p.ikc_buffers,
         virtual_per_hw=p.virtual_per_hw, timebase_hz=layout.timebase_hz, flags=flags,
-        mpi_eager_max=mpi_eager_max, user_stack_size=p.user_stack_kb * 1024, reserved=0,
+        mpi_eager_max=mpi_eager_max, user_stack_size=p.user_stack_kb * 1024, hold_rank=hold_rank,
         clusters=clusters, programs=descs, args=blob, env_size=len(env_blob), env=env_blob)
     assert len(out) == MANIFEST_SIZE
     return out
 
 
 def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_eager_max=0,
-                  env=()):
+                  env=(), hold_rank=0):
     """The .payload contents of one cluster: manifest, then each ELF 8-byte aligned."""
     placed = []
     offset = MANIFEST_SIZE
@@ -241,7 +245,7 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
         placed.append((prog, offset))
         offset += len(prog.data)
     out = bytearray(pack_manifest(layout, cluster_id, np, policy, placed, args, flags,
-                                  mpi_eager_max, env))
+                                  mpi_eager_max, env, hold_rank))
     for prog, at in placed:
         out += bytes(at - len(out)) + prog.data
     return bytes(out)
@@ -683,14 +687,14 @@ def _need(path, what):
 
 
 def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager_max=0,
-                 need=(), env=()):
+                 need=(), env=(), hold_rank=0):
     """Every cluster's payload (bytes, in cluster order) for a job, after the
     checks both platforms share: capacity, argument size, and that program,
     services and the files in need ([(path, what)]) exist and are ELFs for
     layout.platform. program: path of the MPI program's ELF; args: its
     arguments (argv[1:]); services: the ELF, or list of ELFs, cluster 0
-    starts (each named after its file); flags, mpi_eager_max, env: as
-    pack_manifest. Each ELF goes in stripped (tessera_fit.strip_elf): the
+    starts (each named after its file); flags, mpi_eager_max, env,
+    hold_rank: as pack_manifest. Each ELF goes in stripped (tessera_fit.strip_elf): the
     user's file keeps its symbols and debug information for gdb. Returns
     (payloads, the MPI Program, the service Programs)."""
     check_capacity(layout, np)
@@ -715,20 +719,21 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
                                    data=tessera_fit.strip_elf(f.read())))
     payloads = [build_payload(layout, c.id, np, policy,
                               cluster_programs(layout, c.id, mpi, started), argv, flags,
-                              mpi_eager_max, env) for c in layout.clusters]
+                              mpi_eager_max, env, hold_rank) for c in layout.clusters]
     return payloads, mpi, started
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
                  kernel_lib=None, kernel_ld=None, flags=0, mpi_eager_max=0, firmware=None,
-                 report=None, env=(), tcg_threads="single"):
+                 report=None, env=(), tcg_threads="single", hold_rank=0, gdb_port=0):
     """qemu-riscv64: build and check every cluster's image in outdir, and
     that each window holds its image and what the cluster runs
     (check_fit; report: as its); returns the QEMU command.
 
     program: path of the MPI program's ELF; args: its arguments (argv[1:]).
-    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max, env:
-    as pack_manifest.
+    flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max, env,
+    hold_rank: as pack_manifest. gdb_port: QEMU's gdb stub listens on this
+    TCP port of 127.0.0.1 (mpirun --gdb); 0: no stub.
     services, kernel_lib, kernel_ld, firmware (Tessera's firmware's ELF,
     when layout.firmware is "tessera") default to the build folder's
     (default_paths).
@@ -748,7 +753,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
         firmware = None
     payloads, mpi, started = job_payloads(layout, program, args, np, policy,
                                           services or paths["services"], flags, mpi_eager_max,
-                                          need=need, env=env)
+                                          need=need, env=env, hold_rank=hold_rank)
     os.makedirs(outdir, exist_ok=True)
     if firmware:
         table = os.path.abspath(os.path.join(outdir, "firmware.table"))
@@ -761,11 +766,12 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     ends = verify_images(layout, images, firmware)
     check_fit(layout, [end - c.window_base for c, end in zip(layout.clusters, ends)], mpi,
               started, np, policy, flags, report)
-    return qemu_command(layout, images, firmware, table, tcg_threads)
+    cmd = qemu_command(layout, images, firmware, table, tcg_threads)
+    return cmd + ["-gdb", f"tcp:127.0.0.1:{gdb_port}"] if gdb_port else cmd
 
 
 def build_payloads(layout, program, args, np, policy, outdir, services=None, flags=0,
-                   mpi_eager_max=0, report=None, env=()):
+                   mpi_eager_max=0, report=None, env=(), hold_rank=0):
     """linux64: write every cluster's payload to outdir/clusterN.payload
     (build_payload's bytes; each window must hold its payload and what the
     cluster runs, check_fit: the kernel lives outside the window); returns
@@ -775,7 +781,7 @@ def build_payloads(layout, program, args, np, policy, outdir, services=None, fla
                          f"build_images")
     services = services or default_paths(platform=layout.platform)["services"]
     payloads, mpi, started = job_payloads(layout, program, args, np, policy, services, flags,
-                                          mpi_eager_max, env=env)
+                                          mpi_eager_max, env=env, hold_rank=hold_rank)
     check_fit(layout, [len(p) for p in payloads], mpi, started, np, policy, flags, report)
     os.makedirs(outdir, exist_ok=True)
     paths = []

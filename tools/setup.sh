@@ -9,7 +9,7 @@ set -e
 PACKAGES="qemu-system-misc g++-riscv64-linux-gnu gcc-riscv64-linux-gnu
 binutils-riscv64-linux-gnu cmake make g++ catch2 picolibc-riscv64-unknown-elf
 newlib-source python3 python3-pyelftools openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib
-clang-format clang-tidy"
+clang-format clang-tidy gdb gdb-multiarch"
 
 missing=""
 for p in $PACKAGES; do

@@ -148,7 +148,10 @@ def strip_elf(data):
     program headers and what the segments hold, without section headers,
     symbols or debug information (which follow them in a linked file).
     The kernel reads only those (kernel/core/elf.cpp); the user's file
-    stays whole for gdb. Anything that is no such file comes back as is."""
+    stays whole for gdb. Only what PT_LOAD and PT_TLS segments hold counts:
+    the bytes of another header (PT_RISCV_ATTRIBUTES, which the linker puts
+    after the debug information) go too, as the kernel reads none of them.
+    Anything that is no such file comes back as is."""
     try:
         headers = program_headers(data)
     except ValueError:
@@ -157,7 +160,8 @@ def strip_elf(data):
         return data
     phoff, = struct.unpack_from("<Q", data, 32)
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
-    end = max([64, phoff + phentsize * phnum] + [off + filesz for _, _, off, _, filesz, _ in headers])
+    end = max([64, phoff + phentsize * phnum] + [off + filesz for kind, _, off, _, filesz, _ in headers
+                                                  if kind in (PT_LOAD, PT_TLS)])
     if end > len(data):
         return data
     out = bytearray(data[:end])

@@ -52,17 +52,21 @@ class SerialFilter:
     Kernel lines are for debugging; on QEMU everything before the first
     "[kernel]" line is the firmware's banner (OpenSBI's; ours writes only
     "[kernel]" lines) (banner=False: there is none, as on linux64).
-    --verbose shows everything.
+    --verbose shows everything. watch: called with every line first
+    (mpirun --gdb looks for the rank the kernel holds).
     """
 
-    def __init__(self, verbose=False, banner=True, rewrite=None):
+    def __init__(self, verbose=False, banner=True, rewrite=None, watch=None):
         self.verbose = verbose
         self.banner = banner
         self.rewrite = rewrite
+        self.watch = watch
         self.kernel_seen = False
 
     def keep(self, line):
         """True when `line` (without its newline) should be printed."""
+        if self.watch:
+            self.watch(line)
         if line.startswith(KERNEL_TAG):
             self.kernel_seen = True
             return self.verbose
@@ -113,10 +117,11 @@ def die_with_parent(launcher=None):
         os._exit(1)
 
 
-def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
+def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None, watch=None):
     """qemu-riscv64: run QEMU, stream its serial output through SerialFilter
-    (with `rewrite`) to `out` (default stdout). cwd: QEMU's working folder,
-    where the I/O cluster's files are (the job folder; default: ours).
+    (with `rewrite` and `watch`) to `out` (default stdout). cwd: QEMU's
+    working folder, where the I/O cluster's files are (the job folder;
+    default: ours). timeout: seconds, or None for no limit.
 
     On the timeout, and on ^C, the job is stopped with a report first
     (request_stop). Returns (exit status, timed_out). QEMU runs in its own
@@ -147,10 +152,11 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
         timed_out.set()
         stop(STOP_TIMEOUT)
 
-    timer = threading.Timer(timeout, on_timeout)
-    timer.daemon = True
-    timer.start()
-    shown = SerialFilter(verbose, rewrite=rewrite)
+    timer = threading.Timer(timeout, on_timeout) if timeout is not None else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    shown = SerialFilter(verbose, rewrite=rewrite, watch=watch)
 
     def stream():
         for raw in proc.stdout:
@@ -165,7 +171,8 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
         try:
             status = stream()
         except KeyboardInterrupt:       # the report, then ^C as before
-            timer.cancel()
+            if timer:
+                timer.cancel()
             grace = stop(STOP_INTERRUPT)
             stream()
             raise
@@ -174,7 +181,8 @@ def run_machine(cmd, timeout, verbose=False, out=None, cwd=None, rewrite=None):
         proc.wait()
         raise
     finally:
-        timer.cancel()
+        if timer:
+            timer.cancel()
         if grace:
             grace.cancel()
         proc.stdout.close()
@@ -251,7 +259,7 @@ def _kill_and_reap(procs):
 
 
 def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, err=None, cpus=None,
-                 cwd=None, rewrite=None):
+                 cwd=None, rewrite=None, watch=None):
     """linux64: run one `exe` (tessera_cluster) process per payload file
     (cluster i gets payloads[i], and cpus[i] as its CPUS argument, the host
     CPU of each core, unless it is None) over one zero-filled memfd fabric of
@@ -263,7 +271,7 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
     Returns (exit status, timed_out): the poweroff status, or after a
     message on `err` (default stderr) 128 + signal / the exit status / 1 for
     a cluster that died without powering off; 124 on a timeout (after
-    `timeout` seconds). Every cluster process is killed and reaped before it
+    `timeout` seconds; None: no limit). watch: SerialFilter's. Every cluster process is killed and reaped before it
     returns or raises (^C, SIGTERM as SystemExit, BrokenPipeError).
     """
     out = out or sys.stdout
@@ -311,8 +319,8 @@ def run_clusters(exe, payloads, fabric_size, timeout, verbose=False, out=None, e
                         preexec_fn=child_setup))
                 except OSError as e:
                     raise ToolError(f"cannot start {exe}: {e.strerror}") from None
-        return _supervise(procs, out_r, status_r, timeout, SerialFilter(verbose, banner=False, rewrite=rewrite),
-                          out, err)
+        return _supervise(procs, out_r, status_r, timeout,
+                          SerialFilter(verbose, banner=False, rewrite=rewrite, watch=watch), out, err)
 
 
 def _supervise(procs, out_r, status_r, timeout, shown, out, err):
@@ -330,16 +338,16 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
             pidfd = os.pidfd_open(p.pid)
             pidfds.append(pidfd)
             sel.register(pidfd, selectors.EVENT_READ, i)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout if timeout is not None else None
         first = None
         while first is None:
-            left = deadline - time.monotonic()
-            if left <= 0 and stop is None:
+            left = deadline - time.monotonic() if deadline is not None else None
+            if left is not None and left <= 0 and stop is None:
                 stop = STOP_TIMEOUT
                 request_stop(procs[0].stdin, stop)
                 deadline = time.monotonic() + STOP_GRACE
                 continue
-            if left <= 0:
+            if left is not None and left <= 0:
                 _kill_and_reap(procs)
                 _drain(out_r, lines)
                 return _stopped(stop)

@@ -49,6 +49,10 @@
  * firmware's SBI calls at boot (qemu-riscv64) and TS_SYS_ISOLATION_PROBE
  * works (kernel/tests/test_isolation.py sets it). */
 #define TS_MANIFEST_PLATFORM_TESTS 64u
+/* mpirun --gdb: the kernel of the cluster that hosts rank hold_rank holds
+ * that rank before it first enters user mode, until a debugger releases
+ * it (kernel/core/debug_hold.cpp). */
+#define TS_MANIFEST_HOLD_RANK 128u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
@@ -108,7 +112,7 @@ struct ts_manifest {
     uint32_t flags;           /* TS_MANIFEST_* */
     uint32_t mpi_eager_max;   /* LWMPI's largest eager message, bytes; 0: its default */
     uint32_t user_stack_size; /* bytes of stack mapped when a thread starts */
-    uint32_t reserved;        /* 0 */
+    uint32_t hold_rank;       /* with TS_MANIFEST_HOLD_RANK: the rank held for a debugger */
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
     char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */

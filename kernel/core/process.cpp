@@ -242,6 +242,7 @@ void core_loop(int core) {
                 run = true;
             }
         }
+        if (run) debug_hold(core);
         // A kill IPI may be the one just cleared: enter the kernel at once.
         if (run && t.proc->killed) thread_exit(0);
         if (run) hal::enter_user(&t.tf, t.proc->space.token());

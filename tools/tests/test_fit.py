@@ -81,6 +81,15 @@ class ProgramTest(unittest.TestCase):
         self.assertEqual(fit.strip_elf(b"not an ELF"), b"not an ELF")
         self.assertEqual(fit.strip_elf(elf([])), elf([]))     # no program headers: as is
 
+    def test_strip_drops_what_no_loaded_segment_holds(self):
+        """A RISC-V attributes header's bytes (in a linked file, after the
+        debug information) do not keep the debug information in."""
+        attributes = (0x70000003, 4, 0, 0x57, 0)       # PT_RISCV_ATTRIBUTES
+        full = elf(FN + [attributes], tail=b"debug info" * 100)
+        stripped = fit.strip_elf(full)
+        self.assertEqual(len(stripped), 64 + 56 * 5 + 0x11F1A + 0x3F70 + 0x78 + 0x20)
+        self.assertEqual(fit.program_pages(stripped), fit.program_pages(full))
+
 
 class NeedTest(unittest.TestCase):
     program = fit.program_pages(elf(FN))

@@ -848,6 +848,91 @@ class BrokenPipeTest(unittest.TestCase):
             os.kill(qemu, 0)
 
 
+class GdbOptionsTest(unittest.TestCase):
+    """--gdb R, --gdb-server and --gdb-batch FILE: what goes together, the
+    rank's range, what reaches the manifest, and the timeout each gets."""
+
+    def test_modes(self):
+        o = mpirun.parse_args(["-np", "3", "--gdb", "2", "hello"])
+        self.assertEqual((o.gdb_rank, mpirun.gdb_mode(o)), (2, "interactive"))
+        o = mpirun.parse_args(["-np", "3", "--gdb=0", "--gdb-server", "hello"])
+        self.assertEqual((o.gdb_rank, mpirun.gdb_mode(o)), (0, "server"))
+        o = mpirun.parse_args(["-np", "2", "--gdb", "1", "--gdb-batch", __file__, "hello"])
+        self.assertEqual((o.gdb_batch, mpirun.gdb_mode(o)), (__file__, "batch"))
+        self.assertIsNone(mpirun.gdb_mode(mpirun.parse_args(["hello"])))
+
+    def test_bad_uses_are_usage_errors(self):
+        for args, said in (
+                (["-np", "3", "--gdb", "3"], "--gdb 3: no such rank (the job's ranks are 0 to 2)"),
+                (["--gdb", "-1"], "--gdb needs a rank (0, 1, ...), got '-1'"),
+                (["--gdb", "x"], "--gdb needs a rank (0, 1, ...), got 'x'"),
+                (["--gdb-server"], "--gdb-server needs --gdb RANK"),
+                (["--gdb-batch", __file__], "--gdb-batch needs --gdb RANK"),
+                (["--gdb", "0", "--gdb-server", "--gdb-batch", __file__],
+                 "--gdb-server and --gdb-batch do not go together"),
+                (["--gdb", "0", "--gdb-batch", "/no/such.gdb"],
+                 "--gdb-batch: no such file: /no/such.gdb")):
+            with self.subTest(args=args):
+                rc, out, err = run_mpirun(*args, "hello")
+                self.assertEqual((rc, out), (2, ""))
+                self.assertIn(f"mpirun: {said}", err)
+                self.assertIn("usage: mpirun", err)
+
+    def run_main(self, *options):
+        """(the image builder's keyword arguments, the timeout the job got,
+        the watch it got) for mpirun's options; nothing boots, no gdb."""
+        build = mock.Mock(return_value=["qemu"])
+        run = mock.Mock(return_value=(0, False))
+        with mock.patch.object(mpirun.mkimage, "plan_job"), \
+                mock.patch.object(mpirun.mkimage, "resolve_program"), \
+                mock.patch.object(mpirun.mkimage, "build_images", build), \
+                mock.patch.object(mpirun, "run_machine", run), \
+                mock.patch.object(mpirun, "globals_warning", return_value=None), \
+                mock.patch.object(mpirun.tessera_gdb, "check_gdb", return_value="gdb"):
+            self.assertEqual(mpirun.main([*options, "hello"]), 0)
+        return build.call_args.kwargs, run.call_args.args[1], run.call_args.kwargs["watch"]
+
+    def test_manifest_and_timeout(self):
+        hold = mpirun.mkimage.TS_MANIFEST_HOLD_RANK
+        kwargs, timeout, watch = self.run_main("-np", "4", "--timeout", "9")
+        self.assertEqual((kwargs["flags"] & hold, kwargs["hold_rank"], kwargs["gdb_port"]),
+                         (0, 0, 0))
+        self.assertEqual((timeout, watch), (9.0, None))
+        kwargs, timeout, watch = self.run_main("-np", "4", "--timeout", "9", "--gdb", "3")
+        self.assertEqual((kwargs["flags"] & hold, kwargs["hold_rank"]), (hold, 3))
+        self.assertGreater(kwargs["gdb_port"], 0)
+        self.assertIsNone(timeout)                      # the interactive session is the user's
+        self.assertIsNotNone(watch)
+        _, timeout, _ = self.run_main("-np", "4", "--timeout", "9", "--gdb", "3", "--gdb-server")
+        self.assertIsNone(timeout)
+        _, timeout, _ = self.run_main("-np", "4", "--timeout", "9", "--gdb", "3",
+                                      "--gdb-batch", __file__)
+        self.assertEqual(timeout, 9.0)                  # batch: the job's timeout holds
+
+    def test_script(self):
+        """The gdb commands: symbols of the kernel and of the program, the
+        target, then release the held rank and stop in its main, in its
+        thread only."""
+        qemu = mpirun.tessera_gdb.script("qemu-riscv64", "/p/hello.elf", "127.0.0.1:1234",
+                                         "/w/cluster2.elf").splitlines()
+        self.assertEqual(qemu[qemu.index("file /w/cluster2.elf") + 1:],
+                         ["target remote 127.0.0.1:1234", "add-symbol-file /p/hello.elf",
+                          "tbreak tessera_debug_held", "continue",
+                          'printf "rank %d is held in its kernel (tessera_debug_held); '
+                          'releasing it to its main\\n", tessera_debug_held_rank',
+                          "set variable tessera_debug_release = 1",
+                          'eval "tbreak main thread %d", $_thread', "continue"])
+
+    def test_held_line(self):
+        """The console line mpirun waits for is the one the kernel writes."""
+        with open(os.path.join(REPO, "kernel", "core", "debug_hold.cpp")) as f:
+            source = f.read()
+        fmt = re.search(r'kprintf\("(\[kernel\] cluster %d core %d: rank %d held[^"]*)\\n"',
+                        source)[1]
+        m = mpirun.tessera_gdb.HELD.search(fmt.replace("%d", "{}").format(2, 3, 17))
+        self.assertEqual(m.groups(), ("2", "3", "17"))
+
+
 class SerialFilterTest(unittest.TestCase):
     LINES = ["", "OpenSBI v1.1", "Boot HART ID : 0", "[kernel] cluster 0 up",
              "hello from rank 0 of 1 on cluster 1", "[kernel] job done: 0", "bye"]

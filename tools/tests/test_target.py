@@ -3,7 +3,8 @@
 exact output and exit status of hello, fn and abort_test, and that
 --report-bindings, --local-path, --eager-threshold, --wait-policy and --ranks tell the truth
 (probe.c), also under --map-by ppr:N:cluster; that -x reaches every rank's
-environment and mpiexec runs a job (env_probe.c).
+environment and mpiexec runs a job (env_probe.c); that --gdb R stops rank R,
+and only it, in its main under a batch gdb, and the job then ends cleanly.
 
 Each test is registered with CTest on its own (tools/CMakeLists.txt), e.g.
     /usr/bin/python3 tools/tests/test_target.py Hello.test_np8_scatter
@@ -17,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
@@ -240,6 +242,87 @@ class Env(ProbeCase):
                          sorted([f"rank {r} {k} TESSERA_ENV_FROM=from mpirun's env"
                                  for r in range(2) for k in ("env", "getenv")] +
                                 ["rank 0 env checks: 0 failed"]))
+
+
+# What Gdb's batch session does once the held rank stops in its main: a
+# backtrace, the threads, then on to the rank's printf (a breakpoint for
+# its thread only), its `rank`, and the job's end.
+GDB_COMMANDS = """\
+bt
+info threads
+advance printf
+up
+print rank
+continue
+"""
+
+
+class Gdb(unittest.TestCase):
+    """mpirun --gdb R --gdb-batch FILE: only rank R stops in its main,
+    gdb sees the program's code and the kernel's, and the job then ends
+    as it would without gdb."""
+
+    def check(self, np, policy, rank):
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = os.path.join(tmp, "session.gdb")
+            with open(commands, "w") as f:
+                f.write(GDB_COMMANDS)
+            rc, out, err = run_mpirun("-np", str(np), "--map-by", policy, "--timeout", "120",
+                                      "--gdb", str(rank), "--gdb-batch", commands, "hello",
+                                      timeout=200)
+        said = f"stdout:\n{out}\nstderr:\n{err}"
+        self.assertEqual(rc, 0, said)
+        cluster = cluster_of(rank, policy)
+        core = placement(LAYOUT, policy, rank)[1] + 1
+        self.assertIn(f"mpirun: rank {rank} is held before its main (cluster {cluster} core "
+                      f"{core}", err)
+        self.assertIn(f"rank {rank} is held in its kernel (tessera_debug_held)", out, said)
+        # One stop in main (the thread-specific breakpoint), in hello.c.
+        stops = re.findall(r"(?m)^(?:Thread \S+ hit )?Temporary breakpoint \d+, main \(.*\) at "
+                           r"\S*hello\.c:\d+", out)
+        self.assertEqual(len(stops), 1, said)
+        self.assertRegex(out, r"(?m)^#0  main \(.*\) at \S*hello\.c:\d+$", said)
+        # info threads: the current thread (*) is the held core's: on QEMU
+        # gdb thread hart + 1; on linux64 the core's process, its only thread.
+        current = re.findall(r"(?m)^\* (\d+) +(.*)$", out)
+        self.assertTrue(current, said)
+        if LINUX64:
+            self.assertRegex(current[0][1], r"process \d+", said)
+        else:
+            hart = LAYOUT.clusters[cluster].first_hart + core
+            self.assertEqual(int(current[0][0]), hart + 1, said)
+            self.assertIn(f"Thread 1.{hart + 1}", current[0][1], said)
+        self.assertRegex(out, r"(?m)^#1  .*main \(.*\) at \S*hello\.c:\d+$", said)   # up from printf
+        self.assertRegex(out, r"(?m)^\$1 = %d$" % rank, said)          # it is rank `rank`
+        # The job ran to its end: every rank's line, once.
+        want = [f"hello from rank {r} of {np} on cluster {cluster_of(r, policy)}"
+                for r in range(np)]
+        got = [line for line in out.splitlines() if line.startswith("hello from")]
+        self.assertEqual(sorted(got), sorted(want), said)
+
+    def test_np3_rank1_compact(self):
+        # Three ranks on one cluster, sharing the program's text: only rank 1 stops.
+        self.check(3, "compact", 1)
+
+    def test_np5_rank0_scatter(self):
+        self.check(5, "scatter", 0)
+
+    def test_timeout_ends_gdb(self):
+        """A batch session that never lets the rank go: --timeout ends the
+        job (124) and gdb with it, at once."""
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = os.path.join(tmp, "stuck.gdb")
+            with open(commands, "w") as f:
+                f.write("shell sleep 300\ncontinue\n")
+            start = time.monotonic()
+            rc, out, err = run_mpirun("-np", "2", "--timeout", "5", "--gdb", "1",
+                                      "--gdb-batch", commands, "hello", timeout=120)
+            took = time.monotonic() - start
+        said = f"stdout:\n{out}\nstderr:\n{err}"
+        self.assertEqual(rc, 124, said)
+        self.assertIn("mpirun: timeout after 5 s", err)
+        self.assertIn("mpirun: gdb did not end with the job; killed", err)
+        self.assertLess(took, 60, said)
 
 
 class Capacity(unittest.TestCase):

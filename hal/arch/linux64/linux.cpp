@@ -4,6 +4,7 @@
 #include "linux.hpp"
 
 #include <asm/prctl.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -53,6 +54,23 @@ void use_signal_stack(CoreState &c, int which) {
     c.signal_stack = which;
 }
 
+// Names the calling process "tessera-cC-kK" (cluster C, core K: at most
+// 15 characters, as Linux keeps), as ps and /proc/PID/comm show it:
+// mpirun --gdb finds the process of the core that holds a rank by it.
+void name_process(int core) {
+    char name[16] = "tessera-c";
+    char digits[24];
+    size_t n = 9;
+    for (const char *d = decimal(digits + 20, static_cast<unsigned long>(cluster_id())); *d;)
+        name[n++] = *d++;
+    name[n++] = '-';
+    name[n++] = 'k';
+    for (const char *d = decimal(digits + 20, static_cast<unsigned long>(core)); *d;)
+        name[n++] = *d++;
+    name[n] = 0;
+    sys(SYS_prctl, PR_SET_NAME, reinterpret_cast<long>(name));
+}
+
 }  // namespace
 
 void become_core(int core) {
@@ -62,6 +80,7 @@ void become_core(int core) {
     if (core == 0) the_master_pid = static_cast<int>(sys(SYS_getpid));
     c.pid = static_cast<int>(sys(SYS_getpid));
     __atomic_store_n(&c.tid, static_cast<int>(sys(SYS_gettid)), __ATOMIC_RELEASE);
+    name_process(core);
     if (c.host_cpu >= 0) {
         // Best effort: a CPU the launcher may not use leaves the core unbound.
         uint64_t mask[max_host_cpus / 64] = {};

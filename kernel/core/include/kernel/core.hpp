@@ -170,6 +170,10 @@ int caller_core();
 
 /// The idle loop of a non-master core: runs the threads given to it.
 [[noreturn]] void core_loop(int core);
+/// Before the first thread of `core` enters user mode: when the boot
+/// manifest asks to hold the rank that runs there (mpirun --gdb), parks
+/// the core until a debugger releases it (debug_hold.cpp).
+void debug_hold(int core);
 
 // ---- user memory -------------------------------------------------------------
 
