@@ -49,6 +49,9 @@
  * firmware's SBI calls at boot (qemu-riscv64) and TS_SYS_ISOLATION_PROBE
  * works (kernel/tests/test_isolation.py sets it). */
 #define TS_MANIFEST_PLATFORM_TESTS 64u
+/* Trace the job (mpirun --trace): every core records its kernel calls,
+ * IKC transfers and MPI calls in rings (<tessera/trace.h>). */
+#define TS_MANIFEST_TRACE 128u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1
