@@ -66,6 +66,7 @@ TS_MANIFEST_RANK_PROCESSES = IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES")
 # The platform's own tests (kernel/tests/test_isolation.py): the SBI self-check, the
 # isolation probe. mpirun never sets it.
 TS_MANIFEST_PLATFORM_TESTS = IMAGE_H.constant("TS_MANIFEST_PLATFORM_TESTS")
+TS_MANIFEST_TRACE = IMAGE_H.constant("TS_MANIFEST_TRACE")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),
