@@ -183,13 +183,14 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
     r.size = bytes;
     // A synchronous send completes only once matched: never eager.
     if (mode == SendMode::synchronous && protocol == Protocol::eager) r.protocol = Protocol::rendezvous;
+    // Recorded before it starts: its receiver may match it at once.
+    if (tracing()) trace_send(dst, tag, context, bytes);
     const int e = r.protocol == Protocol::local ? local_send(r) : ikc_send(r);
     if (e) {
         r.state = ReqState::free;
         return e;
     }
     ++s.watch.sent;
-    if (tracing()) trace_send(dst, tag, context, bytes);
     return MPI_SUCCESS;
 }
 
