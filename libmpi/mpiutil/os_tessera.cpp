@@ -50,6 +50,8 @@ struct Layout {
     }
 };
 const Layout g_layout = Layout::of(*ts_job());
+// Asked on every MPI call: the job's flag, read with the layout.
+const bool g_tracing = ts_job()->mpi_flags & TS_JOB_MPI_TRACE;
 
 }  // namespace
 
@@ -82,7 +84,7 @@ bool console_flush() { return ts_console_flush() != 0; }
 int mpi_state_send(const ts_mpi_state &st) { return ts_mpi_state_send(&st); }
 void abort_job(int code) { ts_job_abort(code); }
 
-bool tracing() { return ts_job()->mpi_flags & TS_JOB_MPI_TRACE; }
+bool tracing() { return g_tracing; }
 
 void trace_record(unsigned kind, int rank, int a, long b, unsigned long c, unsigned long d) {
     const unsigned long word = kind | (static_cast<unsigned long>(rank) & 0xffff) << 16 |
