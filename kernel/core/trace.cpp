@@ -1,34 +1,24 @@
 // The job's trace (mpirun --trace; <tessera/trace.h>): per core, a ring of
-// MPI events and a ring of kernel events.
-//
-// A ring is an array filled from its start by its own core only, with the
-// count published (release) after the event: another core that reads the
-// count (acquire) may copy every event below it, which never changes again
-// because the ring never wraps. An event that finds the ring full is only
-// counted. Kernel code is never interrupted (traps come from user mode
-// only), so a core never records two events at once.
+// MPI events and a ring of kernel events (kernel/trace_ring.hpp), each
+// written by its core only. Kernel code is never interrupted (traps come
+// from user mode only), so a core never records two events at once.
 #include <string.h>
 
 #include "kernel/core.hpp"
+#include "kernel/trace_ring.hpp"
 
 namespace kernel {
 namespace {
-
-struct Ring {
-    ts_trace_event *events = nullptr;
-    uint32_t capacity = 0;
-    uint32_t count = 0;  ///< written with release by the ring's core
-    uint64_t lost = 0;
-};
 
 /// The most events of one ring: at 48 bytes, 192 KiB.
 constexpr uint32_t max_events = 4096;
 /// The rings take at most this fraction of the frames free at boot.
 constexpr size_t share_of_free = 4;
 
-Ring rings[TS_MAX_CORES][TS_TRACE_RINGS];
+TraceRing rings[TS_MAX_CORES][TS_TRACE_RINGS];
 
-Ring &ring_of(int ring) { return rings[hal::core_id()][ring]; }
+// Records e in ring `ring` of the calling core.
+void trace_put(int ring, const ts_trace_event &e) { rings[hal::core_id()][ring].put(e); }
 
 }  // namespace
 
@@ -46,22 +36,11 @@ void trace_init() {
     if (!events) per_ring = 0;  // every event is counted as lost
     for (int core = 0; core < hal::ncores(); ++core)
         for (int r = 0; r < TS_TRACE_RINGS; ++r) {
-            Ring &ring = rings[core][r];
+            TraceRing &ring = rings[core][r];
             ring.capacity = static_cast<uint32_t>(per_ring);
             ring.events = events ? events + (core * TS_TRACE_RINGS + r) * per_ring : nullptr;
         }
     tracing = true;
-}
-
-void trace_put(int ring, const ts_trace_event &e) {
-    Ring &r = ring_of(ring);
-    const uint32_t i = r.count;
-    if (i >= r.capacity) {
-        __atomic_store_n(&r.lost, r.lost + 1, __ATOMIC_RELAXED);  // read by trace_read
-        return;
-    }
-    r.events[i] = e;
-    __atomic_store_n(&r.count, i + 1, __ATOMIC_RELEASE);
 }
 
 void trace_kernel(uint16_t kind, int32_t a, int64_t b, uint64_t c, uint64_t d) {
@@ -95,10 +74,8 @@ long sys_trace_read(Call &c) {
     if (core >= static_cast<uint64_t>(hal::ncores()) || which >= TS_TRACE_RINGS ||
         size < sizeof(ts_trace_header))
         return -TS_EINVAL;
-    const Ring &r = rings[core][which];
-    uint32_t count = __atomic_load_n(&r.count, __ATOMIC_ACQUIRE);
-    const uint64_t fit = (size - sizeof(ts_trace_header)) / sizeof(ts_trace_event);
-    if (count > fit) count = static_cast<uint32_t>(fit);
+    const TraceRing &r = rings[core][which];
+    const uint32_t count = r.readable((size - sizeof(ts_trace_header)) / sizeof(ts_trace_event));
     ts_trace_header h{};
     h.magic = TS_TRACE_MAGIC;
     h.version = TS_TRACE_VERSION;
@@ -108,7 +85,7 @@ long sys_trace_read(Call &c) {
     h.ring = static_cast<uint16_t>(which);
     h.count = count;
     h.capacity = r.capacity;
-    h.lost = __atomic_load_n(&r.lost, __ATOMIC_RELAXED);
+    h.lost = r.lost_now();
     h.timebase_hz = hal::timebase();
     h.read_at = hal::time();
     const size_t events = count * sizeof(ts_trace_event);
