@@ -107,8 +107,8 @@ def to_json(rings, names=None):
     starts = [e["time"] for _, evs in rings for e in evs]
     t0 = min(starts) if starts else 0
 
-    def us(t):
-        return (t - t0) * 1e6 / hz
+    def us(t):      # rounded to the ns: no float noise in the file
+        return round((t - t0) * 1e6 / hz, 3)
 
     out = []
     threads = {}    # (cluster, core) -> rank or None
@@ -135,7 +135,7 @@ def to_json(rings, names=None):
                     stack.pop()["args"]["unfinished"] = True
                 if stack:
                     x = stack.pop()
-                    x["dur"] = ts - x["ts"]
+                    x["dur"] = round(ts - x["ts"], 3)
             elif kind in (C("TS_TRACE_MPI_SEND"), C("TS_TRACE_MPI_RECV")):
                 send = kind == C("TS_TRACE_MPI_SEND")
                 src, dst = (e["rank"], e["a"]) if send else (e["a"], e["rank"])
@@ -145,7 +145,7 @@ def to_json(rings, names=None):
                 (sends if send else recvs).append(((src, dst, e["b"], e["c"]), x))
             elif kind == C("TS_TRACE_KCALL"):
                 name = names.get(e["a"], f"kcall {e['a']}")
-                out.append(dict(base, ph="X", dur=us(e["end"]) - ts, name=name, cat="kcall",
+                out.append(dict(base, ph="X", dur=round(us(e["end"]) - ts, 3), name=name, cat="kcall",
                                 args={"number": e["a"], "result": e["b"]}))
             elif kind in IKC_NAMES:
                 what = IKC_NAMES[kind]
@@ -156,7 +156,7 @@ def to_json(rings, names=None):
             else:
                 raise TraceError(f"cluster {pid} core {tid}: unknown event kind {kind}")
         for x in stack:     # entered, not left before the dump (MPI_Finalize)
-            x["dur"] = us(h["read_at"]) - x["ts"]
+            x["dur"] = round(us(h["read_at"]) - x["ts"], 3)
             x["args"]["unfinished"] = True
     paired, unpaired = _pair(sends, recvs)
     meta = []

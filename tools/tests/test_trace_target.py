@@ -3,7 +3,7 @@
 two ranks, on two clusters (scatter) and in one (compact), traced; the
 JSON must pair every send with a receive of the same envelope (the same
 flow id), its timestamps must grow on each core, and it must say how many
-events were lost. Needs the build of $TESSERA_PLATFORM (make build)."""
+events were lost; a longer one fills rings and counts what is lost. Needs the build of $TESSERA_PLATFORM (make build)."""
 import json
 import os
 import tempfile
@@ -17,16 +17,17 @@ REPS, MAX_BYTES = "3", "8192"   # up to 8 KiB: eager and rendezvous messages
 
 
 class PingPong(unittest.TestCase):
-    def traced(self, policy):
+    def traced(self, policy, reps=REPS, max_bytes=MAX_BYTES):
         with tempfile.TemporaryDirectory(prefix="trace-") as d:
             path = os.path.join(d, "pp.json")
             rc, out, err = run_mpirun("-np", "2", "--map-by", policy, "--timeout", "240",
-                                      "--trace", path, "pingpong_bench", REPS, MAX_BYTES)
+                                      "--trace", path, "pingpong_bench", reps, max_bytes)
             self.assertEqual(rc, 0, out + err)
             self.assertIn(f"mpirun: trace written to {path}", err)
             self.assertEqual(sorted(f for f in os.listdir(d)), ["pp.json"])
             with open(path, encoding="utf-8") as f:
                 trace = json.load(f)
+            self.assertIn(f"{trace['otherData']['lost_total']} events lost", err)
             self.assertFalse([f for f in os.listdir(".") if f.startswith("tessera-trace-")],
                              "dumps copied back to the current folder")
         return trace
@@ -79,6 +80,17 @@ class PingPong(unittest.TestCase):
 
     def test_compact(self):
         self.check(self.traced("compact"), False)
+
+    def test_full_rings_count_lost_events(self):
+        """A long ping-pong fills the kernel rings: what does not fit is
+        counted, per ring, and the rings hold no more than their capacity."""
+        other = self.traced("scatter", "51", "65536")["otherData"]
+        self.assertGreater(other["lost_total"], 0)
+        self.assertEqual(other["lost_total"], sum(r["lost"] for r in other["rings"]))
+        for r in other["rings"]:
+            self.assertLessEqual(r["recorded"], r["capacity"], r)
+            if r["lost"]:
+                self.assertEqual(r["recorded"], r["capacity"], r)
 
 
 if __name__ == "__main__":
