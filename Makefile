@@ -18,8 +18,10 @@ PLATFORM_LABELS_OUT := $(if $(PLATFORM),$(or \
   $(if $(filter linux64,$(PLATFORM)),-LE '^qemu$$'),\
   $(if $(filter qemu-riscv64,$(PLATFORM)),-LE '^linux64$$'),\
   $(error PLATFORM must be qemu-riscv64 or linux64, not '$(PLATFORM)')))
-# make bench QUICK=1: small sizes, a few minutes.
+# make bench QUICK=1: small sizes, a few minutes. TRACE=1: also one traced
+# run of each app (out/bench/trace-*.json, README "Tracing").
 QUICK    ?=
+TRACE    ?=
 
 .PHONY: all setup build quiet-build run debug test bench crosscheck format tidy clean
 
@@ -62,7 +64,7 @@ test: build
 
 # The LWMPI study's experiments: tables and plots in out/bench (bench/README.md).
 bench: build
-	/usr/bin/python3 bench/run_bench.py $(if $(QUICK),--quick) --out $(OUT)/bench
+	/usr/bin/python3 bench/run_bench.py $(if $(QUICK),--quick) $(if $(TRACE),--trace) --out $(OUT)/bench
 
 # The CAP Bench applications on Linux with the system's Open MPI: same results?
 crosscheck: build

@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma ...]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma ...] [--trace]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
 Markdown tables (median and spread of the repetitions, and the ratios that
 matter) and PNG plots of them. --quick: smaller sizes and fewer
-repetitions (a few minutes). Exits with 1 when a run fails or does not
-verify.
+repetitions (a few minutes). --trace (make bench TRACE=1): also one run
+of each application with mpirun --trace, its trace in DIR/trace-APP.json
+and its tools/trace_summary.py in the report. Exits with 1 when a run
+fails or does not verify.
 """
 import argparse
 import datetime
@@ -758,6 +760,33 @@ def rma(cfg, out):
     return sections
 
 
+def traced_runs(cfg):
+    """--trace: (app, np, policy, args) of the one traced run of each app."""
+    return [("a2a", 12, "compact", cfg.a2a_args)] + \
+        [(app, SLOTS, "compact", args_of(1)) for app, args_of in cfg.weak.items()] + \
+        [("pingpong_bench", 2, "scatter", ("5", "65536"))]
+
+
+def traces(cfg, out):
+    """One traced run of each app (QEMU): the JSON files and their summaries."""
+    summaries = []
+    for app, np, policy, args in traced_runs(cfg):
+        path = os.path.abspath(out_path(out, f"trace-{app}.json"))
+        rc, text = mpirun("-np", str(np), "--map-by", policy, "--trace", path, app, *args)
+        if rc != 0 or not os.path.isfile(path):
+            raise Failure(f"traced {app}: status {rc}\n{text}")
+        p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "trace_summary.py"), path],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise Failure(f"trace_summary.py {path}: {p.stderr}")
+        print(f"  traced {app}: {path}", flush=True)
+        summaries += [f"`{app} {' '.join(args)}`, {np} processes, {policy}: "
+                      f"[trace-{app}.json](trace-{app}.json)", "", "```", p.stdout.rstrip(), "```", ""]
+    intro = ("One run of each application with `mpirun --trace` (open the JSON files in "
+             "https://ui.perfetto.dev), summed up by `tools/trace_summary.py`.")
+    return ("Traces", intro, "\n".join(summaries), None)
+
+
 EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma}
 
 SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
@@ -817,6 +846,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "bench"), help="output folder")
     parser.add_argument("--only", action="append", choices=sorted(EXPERIMENTS),
                         help="run only this experiment (repeatable)")
+    parser.add_argument("--trace", action="store_true",
+                        help="also one traced run of each app (mpirun --trace)")
     opts = parser.parse_args()
     cfg = Config(opts.quick)
     t0 = time.monotonic()
@@ -826,6 +857,9 @@ def main():
             print(f"bench: {name}", flush=True)
             got = EXPERIMENTS[name](cfg, opts.out)
             sections += got if isinstance(got, list) else [got]
+        if opts.trace:
+            print("bench: traces", flush=True)
+            sections.append(traces(cfg, opts.out))
     except Failure as e:
         print(f"bench: FAILED: {e}", file=sys.stderr)
         return 1

@@ -41,6 +41,11 @@ constinit BuffersTable<Message> buffers;
 /// it (mailbox_wait_fast).
 uint32_t parked_for[TS_PORTS];
 
+// Records a message's arrival or read in the trace.
+void trace_mailbox(uint16_t kind, const Message &m) {
+    trace_kernel(kind, m.h.src_cluster, m.h.dst_port, TS_TRACE_MAILBOX, m.h.length);
+}
+
 bool take_parked(int port, Message &out) {
     const bool was_full = buffers.full();
     if (!buffers.take(port, out)) return false;
@@ -65,6 +70,7 @@ bool poll_hardware(int hw, int port, Message &out) {
         const bool ours = !got && m.h.dst_port == port;
         if (!ours && buffers.full()) continue;
         hal::noc::mailbox_release(hw, src);
+        if (tracing) trace_mailbox(TS_TRACE_IKC_ARRIVE, m);
         if (ours) {
             out = m;
             got = true;
@@ -129,6 +135,7 @@ long fill_ring(Endpoint &e) {
         auto *slot = reinterpret_cast<ts_ring_slot *>(slots + (r.head & (r.slots - 1)) * slot_bytes());
         *slot = ts_ring_slot{static_cast<unsigned short>(length), m.h.src_cluster, m.h.src_port, 0};
         memcpy(slot + 1, m.data, length);
+        if (tracing) trace_mailbox(TS_TRACE_IKC_READ, m);
         __atomic_store_n(&ring->head, ++r.head, __ATOMIC_RELEASE);  // the slot before the index
         count_transfer(e.stats, Progress{}, length, false);
         ++moved;
@@ -203,6 +210,7 @@ long mailbox_read(int id, void *buf, size_t size, Progress *p) {
     const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
     const size_t copied = length < size ? length : size;
     memcpy(buf, m.data, copied);
+    if (tracing) trace_mailbox(TS_TRACE_IKC_READ, m);
     count_transfer(e->stats, p ? *p : Progress{}, copied, false);
     return static_cast<long>(length);
 }
@@ -223,7 +231,9 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
                  0};
     memcpy(m.data, buf, size);
     const int hw = port % hal::noc::mailboxes(cluster);
-    return hal::noc::mailbox_send(cluster, hw, port, &m) ? static_cast<long>(size) : pending;
+    if (!hal::noc::mailbox_send(cluster, hw, port, &m)) return pending;
+    if (tracing) trace_kernel(TS_TRACE_IKC_POST, cluster, port, TS_TRACE_MAILBOX, size);
+    return static_cast<long>(size);
 }
 
 bool update_doorbells() {

@@ -14,6 +14,11 @@ namespace {
 int input_hw(const Endpoint &e) { return e.local_port % hal::noc::portals(hal::cluster_id()); }
 int lock_owner(int id) { return id + 1; }
 
+// Records a transfer's arrival or read at input portal e in the trace.
+void trace_portal(uint16_t kind, const Endpoint &e, size_t transfer) {
+    trace_kernel(kind, e.allow_cluster, e.local_port, TS_TRACE_PORTAL, transfer);
+}
+
 // The user buffer is checked chunk by chunk as the data moves (the
 // transfer's attempts would otherwise check all of it again each time,
 // which grows with the square of its size); a buffer unmapped halfway
@@ -97,8 +102,10 @@ long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, b
         const size_t n =
             hal::noc::portal_read_chunk(input_hw(*e), room ? dst + p.done : nullptr, transfer - p.done, room);
         if (n == 0) return pending;
+        if (tracing && p.done == 0) trace_portal(TS_TRACE_IKC_ARRIVE, *e, transfer);
         p.done += n;
     }
+    if (tracing) trace_portal(TS_TRACE_IKC_READ, *e, transfer);
     // Another reader may wait for the hardware portal.
     if (active_table().unlock(e->active, lock_owner(id))) serve_again();
     count_transfer(e->stats, p, size, false);
@@ -126,6 +133,7 @@ long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &
         if (!hal::noc::portal_write_chunk(e->remote_cluster, hw, hw_tag, src + p.done, n)) return pending;
         p.done += n;
     }
+    if (tracing) trace_kernel(TS_TRACE_IKC_POST, e->remote_cluster, e->remote_port, TS_TRACE_PORTAL, size);
     count_transfer(e->stats, p, size, true);
     return static_cast<long>(size);
 }

@@ -27,6 +27,7 @@ extern "C" void kernel_main(int) {
     kstack_paint(0);
     master_relock();  // for as long as the master is awake (block_until)
     frames_init();
+    trace_init();
     if (!kernel_space.init(frame_alloc, nullptr)) panic("cannot build the kernel address space");
     kernel_space.activate();
     ikc::init();

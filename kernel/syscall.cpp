@@ -77,7 +77,8 @@ long sys_job_info(Call &c) {
     info.virtual_per_hw = m.virtual_per_hw;
     info.ikc_buffers = m.ikc_buffers;
     info.mpi_flags = (m.flags & TS_MANIFEST_MPI_LOCAL_IKC ? TS_JOB_MPI_LOCAL_IKC : 0) |
-                     (m.flags & TS_MANIFEST_MPI_EAGER_ONE_MESSAGE ? TS_JOB_MPI_EAGER_ONE_MESSAGE : 0);
+                     (m.flags & TS_MANIFEST_MPI_EAGER_ONE_MESSAGE ? TS_JOB_MPI_EAGER_ONE_MESSAGE : 0) |
+                     (m.flags & TS_MANIFEST_TRACE ? TS_JOB_MPI_TRACE : 0);
     info.mpi_wait_policy =
         static_cast<int>((m.flags & TS_MANIFEST_MPI_WAIT_MASK) >> TS_MANIFEST_MPI_WAIT_SHIFT);
     info.mpi_eager_max = static_cast<int>(m.mpi_eager_max);

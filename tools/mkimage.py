@@ -68,6 +68,8 @@ TS_MANIFEST_RANK_PROCESSES = IMAGE_H.constant("TS_MANIFEST_RANK_PROCESSES")
 TS_MANIFEST_PLATFORM_TESTS = IMAGE_H.constant("TS_MANIFEST_PLATFORM_TESTS")
 # The kernel holds the manifest's hold_rank before its main, for a debugger (mpirun --gdb).
 TS_MANIFEST_HOLD_RANK = IMAGE_H.constant("TS_MANIFEST_HOLD_RANK")
+# Every core records its kernel calls, IKC transfers and MPI calls (mpirun --trace).
+TS_MANIFEST_TRACE = IMAGE_H.constant("TS_MANIFEST_TRACE")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),

@@ -53,6 +53,9 @@
  * that rank before it first enters user mode, until a debugger releases
  * it (kernel/core/debug_hold.cpp). */
 #define TS_MANIFEST_HOLD_RANK 128u
+/* Trace the job (mpirun --trace): every core records its kernel calls,
+ * IKC transfers and MPI calls in rings (<tessera/trace.h>). */
+#define TS_MANIFEST_TRACE 256u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

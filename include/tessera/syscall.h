@@ -271,6 +271,10 @@ struct ts_mpi_state {
  * of an eager send waits for the receiver's cluster to take the one
  * before (QEMU), a rendezvous is as fast from the second message on. */
 #define TS_JOB_MPI_EAGER_ONE_MESSAGE 2u
+/* The job is traced (mpirun --trace): LWMPI records its calls and
+ * messages (TS_SYS_TRACE_RECORD) and writes the rings out at MPI_Finalize
+ * (<tessera/trace.h>). */
+#define TS_JOB_MPI_TRACE 4u
 
 /* ts_job_info.mpi_wait_policy: what a rank that waits for a message does
  * (DESIGN section 3, libmpi). */

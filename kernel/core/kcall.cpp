@@ -143,7 +143,10 @@ Process *current_process() { return hal::core_id() == 0 ? serving : threads[hal:
 
 int caller_core() { return hal::core_id() == 0 ? serving_core : hal::core_id(); }
 
-long kernel_call(uint64_t number, const uint64_t args[4]) {
+namespace {
+
+// Serves a call (kernel_call without the trace).
+long dispatch(uint64_t number, const uint64_t args[4]) {
     const int core = hal::core_id();
     if (number < max_number) ++counts[core][number];
     const CallEntry *e = call_lookup(number);
@@ -165,6 +168,20 @@ long kernel_call(uint64_t number, const uint64_t args[4]) {
         // this attempt left off (c.p).
     }
     return post_and_wait(e->handler, number, e->cancel, false, c);
+}
+
+}  // namespace
+
+// A traced job records each call, but for TRACE_RECORD, whose event is
+// the MPI event it records. A call that does not return (THREAD_EXIT) is
+// not recorded.
+long kernel_call(uint64_t number, const uint64_t args[4]) {
+    if (!tracing || number == TS_SYS_TRACE_RECORD) [[likely]]
+        return dispatch(number, args);
+    const uint64_t start = hal::time();
+    const long r = dispatch(number, args);
+    trace_kcall(start, number, r);
+    return r;
 }
 
 namespace {

@@ -31,6 +31,7 @@
 #include "op.hpp"
 #include "request.hpp"
 #include "state.hpp"
+#include "trace.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
 
@@ -216,6 +217,7 @@ int allreduce_max(const Comm &c, uint32_t *value) {
 using namespace lwmpi;
 
 int MPI_Barrier(MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Barrier");
     static constexpr char fn[] = "MPI_Barrier";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
@@ -223,6 +225,7 @@ int MPI_Barrier(MPI_Comm comm) {
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Bcast");
     static constexpr char fn[] = "MPI_Bcast";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
@@ -236,6 +239,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Reduce");
     static constexpr char fn[] = "MPI_Reduce";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
@@ -256,6 +260,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Allreduce");
     static constexpr char fn[] = "MPI_Allreduce";
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
@@ -324,24 +329,28 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Gather");
     return rooted("MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
                   root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Gatherv");
     return rooted("MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                   recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Scatter");
     return rooted("MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
                   root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Scatterv");
     return rooted("MPI_Scatterv", false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
                   sendtype, root, comm);
 }
@@ -408,18 +417,21 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Allgather");
     return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
                       comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Allgatherv");
     return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                       recvtype, comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Alltoall");
     return alltoallv("MPI_Alltoall", sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
                      recvtype, comm);
 }
@@ -427,6 +439,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Alltoallv");
     return alltoallv("MPI_Alltoallv", sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, comm);
 }
@@ -458,11 +471,13 @@ int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *rec
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Reduce_scatter");
     return reduce_scatter("MPI_Reduce_scatter", comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Reduce_scatter_block");
     return reduce_scatter("MPI_Reduce_scatter_block", comm, sendbuf, recvbuf, false, nullptr, recvcount,
                           datatype, op);
 }
@@ -494,6 +509,7 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
 }  // namespace
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Scan");
     static constexpr char fn[] = "MPI_Scan";
     Comm *c;
     if (int e = enter_intracomm(fn, comm, &c)) return e;
@@ -502,6 +518,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Exscan");
     static constexpr char fn[] = "MPI_Exscan";
     Comm *c;
     if (int e = enter_intracomm(fn, comm, &c)) return e;

@@ -13,6 +13,7 @@
 #include "info.hpp"
 #include "request.hpp"
 #include "state.hpp"
+#include "trace.hpp"
 #include "win.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/rank_local.hpp"
@@ -45,9 +46,13 @@ int thread_level() { return util::rank_is_process() ? MPI_THREAD_SERIALIZED : MP
 }  // namespace
 }  // namespace lwmpi
 
-int MPI_Init(int *argc, char ***argv) { return lwmpi::init("MPI_Init", argc, argv); }
+int MPI_Init(int *argc, char ***argv) {
+    lwmpi::TraceCall trace("MPI_Init");
+    return lwmpi::init("MPI_Init", argc, argv);
+}
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    lwmpi::TraceCall trace("MPI_Init_thread");
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Init_thread";
     (void)required;
@@ -77,6 +82,7 @@ int MPI_Is_thread_main(int *flag) {
 }
 
 int MPI_Finalize(void) {
+    lwmpi::TraceCall trace("MPI_Finalize");
     using namespace lwmpi;
     static constexpr char fn[] = "MPI_Finalize";
     if (int e = require_active(fn)) return e;

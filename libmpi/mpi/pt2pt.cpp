@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "request.hpp"
 #include "state.hpp"
+#include "trace.hpp"
 #include "../mpiutil/mpiutil.hpp"
 #include "../mpiutil/text.hpp"
 
@@ -207,16 +208,19 @@ int check_array(const char *fn, int count, const void *requests) {
 using namespace lwmpi;
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Send");
     return blocking("MPI_Send", send_op(Op2::send, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Ssend");
     return blocking("MPI_Ssend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm),
                     MPI_STATUS_IGNORE);
 }
 
 // A ready send is a standard one (section 3.4 allows it).
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Rsend");
     return blocking("MPI_Rsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm),
                     MPI_STATUS_IGNORE);
 }
@@ -224,6 +228,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 // Copies into the attached buffer and returns; the message leaves in the
 // background (section 3.6).
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    lwmpi::TraceCall trace("MPI_Bsend");
     static constexpr char fn[] = "MPI_Bsend";
     MPI_Request r;
     if (int e = nonblocking(fn, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, &r))
@@ -233,35 +238,41 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Recv");
     return blocking("MPI_Recv", recv_op(buf, count, datatype, source, tag, comm), status);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Isend");
     return nonblocking("MPI_Isend", send_op(Op2::send, buf, count, datatype, dest, tag, comm), false,
                        request);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Issend");
     return nonblocking("MPI_Issend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false,
                        request);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Ibsend");
     return nonblocking("MPI_Ibsend", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false,
                        request);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Irsend");
     return nonblocking("MPI_Irsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false,
                        request);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Irecv");
     return nonblocking("MPI_Irecv", recv_op(buf, count, datatype, source, tag, comm), false, request);
 }
 
@@ -295,6 +306,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 }
 
 int MPI_Start(MPI_Request *request) {
+    lwmpi::TraceCall trace("MPI_Start");
     static constexpr char fn[] = "MPI_Start";
     if (int e = require_active(fn)) return e;
     Request *r = request ? request_get(*request) : nullptr;
@@ -305,6 +317,7 @@ int MPI_Start(MPI_Request *request) {
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {
+    lwmpi::TraceCall trace("MPI_Startall");
     static constexpr char fn[] = "MPI_Startall";
     if (int e = require_active(fn)) return e;
     if (int e = check_array(fn, count, requests)) return e;
@@ -314,6 +327,7 @@ int MPI_Startall(int count, MPI_Request requests[]) {
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Wait");
     static constexpr char fn[] = "MPI_Wait";
     if (int e = require_active(fn)) return e;
     if (!request) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
@@ -330,6 +344,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Test");
     static constexpr char fn[] = "MPI_Test";
     if (int e = require_active(fn)) return e;
     if (!request || !flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -342,6 +357,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    lwmpi::TraceCall trace("MPI_Waitall");
     static constexpr char fn[] = "MPI_Waitall";
     if (int e = require_active(fn)) return e;
     if (int e = check_array(fn, count, requests)) return e;
@@ -354,6 +370,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    lwmpi::TraceCall trace("MPI_Testall");
     static constexpr char fn[] = "MPI_Testall";
     if (int e = require_active(fn)) return e;
     if (int e = check_array(fn, count, requests)) return e;
@@ -387,10 +404,12 @@ static int any(const char *fn, int count, MPI_Request requests[], int *index, in
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Waitany");
     return any("MPI_Waitany", count, requests, index, nullptr, status);
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Testany");
     if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
     return any("MPI_Testany", count, requests, index, flag, status);
 }
@@ -414,10 +433,12 @@ static int some(const char *fn, int incount, MPI_Request requests[], int *outcou
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+    lwmpi::TraceCall trace("MPI_Waitsome");
     return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+    lwmpi::TraceCall trace("MPI_Testsome");
     return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
 }
 
@@ -504,10 +525,12 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Probe");
     return probe("MPI_Probe", source, tag, comm, nullptr, status);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Iprobe");
     if (!flag) return raise_error(comm, "MPI_Iprobe", MPI_ERR_ARG);
     return probe("MPI_Iprobe", source, tag, comm, flag, status);
 }
@@ -548,12 +571,14 @@ int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *s
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                  MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Sendrecv");
     return sendrecv("MPI_Sendrecv", send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm),
                     recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), status);
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status *status) {
+    lwmpi::TraceCall trace("MPI_Sendrecv_replace");
     static constexpr char fn[] = "MPI_Sendrecv_replace";
     const P2POp recv = recv_op(buf, count, datatype, source, recvtag, comm);
     if (int e = check_op(fn, recv)) return e;

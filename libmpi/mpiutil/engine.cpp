@@ -132,7 +132,10 @@ int unpost(Accept accept) {
 int take_posted(const Envelope &env, uint64_t bytes) {
     ++self().watch.arrived;  // every arrival comes here first
     const int i = unpost([&](int k) { return accepts(request(k), env); });
-    if (i >= 0) set_status(request(i), env, bytes);
+    if (i >= 0) {
+        set_status(request(i), env, bytes);
+        if (tracing()) trace_match(env, bytes);
+    }
     return i;
 }
 
@@ -180,6 +183,8 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
     r.size = bytes;
     // A synchronous send completes only once matched: never eager.
     if (mode == SendMode::synchronous && protocol == Protocol::eager) r.protocol = Protocol::rendezvous;
+    // Recorded before it starts: its receiver may match it at once.
+    if (tracing()) trace_send(dst, tag, context, bytes);
     const int e = r.protocol == Protocol::local ? local_send(r) : ikc_send(r);
     if (e) {
         r.state = ReqState::free;
@@ -205,6 +210,7 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
         if (!accepts(r, u->env)) continue;
         *link = u->next;
         if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
+        if (tracing()) trace_match(u->env, u->bytes);
         if (int e = accept(r, u)) complete(r, e);
         return MPI_SUCCESS;
     }

@@ -28,6 +28,16 @@ int take_posted(const Envelope &env, uint64_t bytes);
 /// of new_unexpected()): the oldest posted receive that matches takes it,
 /// else it joins the unexpected messages. Returns the receive's index or -1.
 int arrive(Unexpected *u);
+
+// ---- trace.cpp (only when tracing(): mpirun --trace) ----
+
+/// Records that a send to `dst` with this envelope and size starts.
+void trace_send(int dst, int tag, uint32_t context, uint64_t bytes);
+/// Records that a receive of the caller matched a message.
+void trace_match(const Envelope &env, uint64_t bytes);
+/// Writes the caller's core's rings (and the master's, from the cluster's
+/// first rank) into the job folder; says so when it cannot.
+void trace_dump();
 /// Appends *u to the unexpected messages (no posted receive takes it).
 void add_unexpected(Unexpected *u);
 /// A zeroed node for an arriving message with room for `data` bytes: a

@@ -188,6 +188,14 @@ bool probe(int source, int tag, uint32_t context, Status *st);
 /// are reused, so steady traffic into posted receives takes none.
 uint64_t heap_allocations();
 
+/// True when the job is traced (mpirun --trace): LibMPI then records the
+/// calls it serves with trace_call().
+bool tracing();
+/// Records that MPI call `fn` (a static name, "MPI_Send") is entered, or
+/// left when `leave`, on the caller's core (<tessera/trace.h>). Only when
+/// tracing().
+void trace_call(const char *fn, bool leave);
+
 /// Seconds since an arbitrary origin, and the length of one tick.
 double wtime();
 double wtick();

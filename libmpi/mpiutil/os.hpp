@@ -103,6 +103,19 @@ int mpi_state_send(const ts_mpi_state &st);
 /// Ends the whole job with exit status `code`.
 [[noreturn]] void abort_job(int code);
 
+// The job's trace (mpirun --trace; <tessera/trace.h>).
+
+/// True when the job is traced (TS_JOB_MPI_TRACE).
+bool tracing();
+/// Records MPI event `kind` (TS_TRACE_MPI_*) of world rank `rank` on the
+/// caller's core, with the kernel's clock (TS_SYS_TRACE_RECORD).
+void trace_record(unsigned kind, int rank, int a, long b, unsigned long c, unsigned long d);
+/// Writes both rings of core `core` of the caller's cluster into the job
+/// folder, as the file "tessera-trace-c<cluster>-k<core>.bin" (the two
+/// TS_SYS_TRACE_READ dumps back to back), which mpirun --trace turns into
+/// its JSON file: 0, or -TS_E*.
+int trace_dump(int core);
+
 // IKC, as in <tessera/syscall.h>: ids >= 0, errors are -TS_E*.
 int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);

@@ -6,6 +6,12 @@
 #include <tessera/image.h>
 #include <tessera/runtime.h>
 #include <tessera/syscall.h>
+#include <tessera/trace.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <tessera/names.h>
 
@@ -44,6 +50,8 @@ struct Layout {
     }
 };
 const Layout g_layout = Layout::of(*ts_job());
+// Asked on every MPI call: the job's flag, read with the layout.
+const bool g_tracing = ts_job()->mpi_flags & TS_JOB_MPI_TRACE;
 
 }  // namespace
 
@@ -75,6 +83,38 @@ bool console_flush() { return ts_console_flush() != 0; }
 
 int mpi_state_send(const ts_mpi_state &st) { return ts_mpi_state_send(&st); }
 void abort_job(int code) { ts_job_abort(code); }
+
+bool tracing() { return g_tracing; }
+
+void trace_record(unsigned kind, int rank, int a, long b, unsigned long c, unsigned long d) {
+    const unsigned long word = kind | (static_cast<unsigned long>(rank) & 0xffff) << 16 |
+                               static_cast<unsigned long>(static_cast<uint32_t>(a)) << 32;
+    ts_trace_record(word, b, c, d);
+}
+
+int trace_dump(int core) {
+    char name[48];
+    snprintf(name, sizeof name, "tessera-trace-c%d-k%d.bin", job()->cluster_id, core);
+    // A header tells the ring's capacity: the buffer for all of it.
+    ts_trace_header h;
+    long r = ts_trace_read(core, TS_TRACE_RING_MPI, &h, sizeof h);
+    if (r < 0) return static_cast<int>(r);
+    const size_t size = sizeof h + static_cast<size_t>(h.capacity) * sizeof(ts_trace_event);
+    void *buf = malloc(size);
+    if (!buf) return -TS_ENOMEM;
+    const int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = fd < 0 ? -TS_EIO : 0;
+    for (int ring = 0; ring < TS_TRACE_RINGS && !err; ++ring) {
+        r = ts_trace_read(core, ring, buf, size);
+        if (r < 0)
+            err = static_cast<int>(r);
+        else if (write(fd, buf, static_cast<size_t>(r)) != r)
+            err = -TS_EIO;
+    }
+    if (fd >= 0 && close(fd) != 0 && !err) err = -TS_EIO;
+    free(buf);
+    return err;
+}
 
 int mailbox_create(int port) { return ts_mailbox_create(port); }
 int mailbox_open(int local_port, int cluster, int port) { return ts_mailbox_open(local_port, cluster, port); }

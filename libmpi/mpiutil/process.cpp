@@ -217,6 +217,7 @@ int finalize() {
     if (r1 < 0) return fail(MPI_ERR_OTHER, "cannot unregister the rank's name", r1);
     if (r2 < 0 || r3 < 0)
         return fail(MPI_ERR_OTHER, "cannot release the rank's mailbox or portal", r2 < 0 ? r2 : r3);
+    if (tracing()) trace_dump();
     return MPI_SUCCESS;
 }
 

@@ -705,6 +705,11 @@ int mpi_state_send(const ts_mpi_state &st) {
     return 0;
 }
 
+// The simulated fabric records no trace.
+bool tracing() { return false; }
+void trace_record(unsigned, int, int, long, unsigned long, unsigned long) {}
+int trace_dump(int) { return -TS_ENOSYS; }
+
 void abort_job(int code) {
     flush_output();  // as ts_job_abort: the caller's last words
     {

@@ -18,6 +18,7 @@
 
 #include "hal/hal.hpp"
 #include <tessera/syscall.h>
+#include <tessera/trace.h>
 
 namespace kernel {
 
@@ -332,5 +333,19 @@ long sys_thread_create(Call &c);
 long sys_thread_join(Call &c);
 long sys_brk(Call &c);
 long sys_mem_info(Call &c);
+
+// ---- the job's trace (trace.cpp, <tessera/trace.h>) ----------------------------
+
+/// The job is traced (TS_MANIFEST_TRACE): set once at boot, before any
+/// other core starts. Everything below is called only when it is set.
+extern bool tracing;
+/// Allocates the rings when the manifest asks for a trace (master, at boot).
+void trace_init();
+/// Records a kernel event (TS_TRACE_IKC_*) of the calling core, now.
+void trace_kernel(uint16_t kind, int32_t a, int64_t b, uint64_t c, uint64_t d);
+/// Records kernel call `number`, made at `start` ticks, which returned `result`.
+void trace_kcall(uint64_t start, uint64_t number, long result);
+long sys_trace_record(Call &c);
+long sys_trace_read(Call &c);
 
 }  // namespace kernel
