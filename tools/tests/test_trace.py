@@ -149,6 +149,31 @@ class Converter(unittest.TestCase):
         self.assertIn("1 -> 2: 2 messages, 16 bytes", out.getvalue())
         self.assertIn("3 events were lost", out.getvalue())
 
+    def test_timeline(self):
+        # 1000 us (rank 0's unfinished MPI_Finalize ends at read_at), 10 us
+        # a character. Rank 1: Init 0..10, computes, Recv 50..160 waiting
+        # 60..110, computes, Recv 250..270, computes, Finalize 300..310.
+        events, _ = ts.load(self.json)
+        out = io.StringIO()
+        ts.timeline(events, 100, out)
+        rows = {line.split("|")[0].strip(): line.split("|")[1] for line in out.getvalue().splitlines()[1:]}
+        self.assertEqual(rows["rank   1 (cluster 2)"],
+                         "=" + "." * 4 + "=" + "#" * 5 + "=" * 5 + "." * 9 + "==" + "..." + "=" + " " * 69)
+        self.assertEqual(rows["rank   0 (cluster 1)"][:11], "=" + "." * 9 + "=")
+        self.assertIn("1.000 ms, 0.010 ms a character", out.getvalue())
+
+    def test_timeline_command_line(self):
+        tool = os.path.join(TOOLS, "trace_summary.py")
+        p = subprocess.run(["/usr/bin/python3", tool, "--timeline", "40", self.json], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^rank   1 \(cluster 2\) \|[ .=#]{40}\|$")
+        self.assertIn("busiest links", p.stdout)
+        for bad in (["--timeline", "x", self.json], ["--timeline", "3", self.json], [], ["a", "b"]):
+            p = subprocess.run(["/usr/bin/python3", tool, *bad], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("usage:", p.stderr)
+
 
 class BadInput(unittest.TestCase):
     def test_bad_dumps(self):
