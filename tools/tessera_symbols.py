@@ -259,7 +259,7 @@ def _die_ranges(die, cu, ranges):
 
 # The kernel's report of a fault (kernel/fault_report.cpp), maybe after
 # mpirun --tag-output's "[rank R] ".
-_TAG = r"(?:\[(?:rank|cluster) \d+\] )?"
+_TAG = r"(\[(?:rank|cluster) \d+\] )?"
 _KILLED = re.compile("(" + _TAG + r"tessera: .+?: )process (\S+) killed: ")
 _BACKTRACE = re.compile("(" + _TAG + r"tessera: .+?: )backtrace:((?: 0x[0-9a-f]+)+)(?: \(ra (0x[0-9a-f]+)\))?$")
 
@@ -268,8 +268,9 @@ class FaultReports:
     """Adds places to the kernel's fault reports of one program's
     processes (mpirun's console filter): the backtrace line that follows
     the report becomes one line per frame, with its function, file and
-    line. Lines of other processes, and every line when the program cannot
-    be read, pass unchanged."""
+    line (with --tag-output's "[rank R] " when the report has it). Lines
+    of other processes, and every line when the program cannot be read,
+    pass unchanged."""
 
     def __init__(self, program):
         self.program = program
@@ -284,16 +285,17 @@ class FaultReports:
         """The lines to print for console line `line`."""
         killed = _KILLED.match(line)
         if killed:
-            (self._ours.add if killed.group(2) == self.name else self._ours.discard)(killed.group(1))
+            (self._ours.add if killed.group(3) == self.name else self._ours.discard)(killed.group(1))
             return [line]
         trace = _BACKTRACE.match(line)
         if not trace or trace.group(1) not in self._ours or not self._load():
             return [line]
-        pcs = [int(a, 16) for a in trace.group(2).split()]
-        if trace.group(3):
-            pcs = self._symbols.with_leaf_caller(pcs, int(trace.group(3), 16))
+        pcs = [int(a, 16) for a in trace.group(3).split()]
+        if trace.group(4):
+            pcs = self._symbols.with_leaf_caller(pcs, int(trace.group(4), 16))
+        tag = trace.group(2) or ""     # mpirun --tag-output's, on every line
         return [trace.group(1) + "backtrace:"] + [
-            f"    #{i} {pc:#x} in {self._symbols.place(pc, call=i > 0)}" for i, pc in enumerate(pcs)]
+            f"{tag}    #{i} {pc:#x} in {self._symbols.place(pc, call=i > 0)}" for i, pc in enumerate(pcs)]
 
     def _load(self):
         if self._symbols is None and not self._unreadable:

@@ -76,7 +76,9 @@ class FullClusterFuzzTest(unittest.TestCase):
         ends = {
             "exit:2": (END_STATUS, [rf"tessera: job ended: {who} aborted the job with status {END_STATUS}"]),
             "fault:2": (STATUS_FAULT, [
-                rf"tessera: {who}: process kcall_fuzz killed: load page fault at pc=0x[0-9a-f]+ addr=0x10",
+                # The report is the rank's own output: tagged with its rank.
+                rf"\[rank 2\] tessera: {who}: process kcall_fuzz killed: load page fault at pc=0x[0-9a-f]+ "
+                rf"addr=0x10",
                 rf"tessera: job ended: {who} was killed by a fault, status {STATUS_FAULT}"]),
         }
         for end, (status, lines) in ends.items():

@@ -106,6 +106,7 @@ class SymbolsTest(unittest.TestCase):
     def test_tagged_output_is_rewritten_too(self):
         lines = self.rewrite(self.report("prog", tag="[rank 1] "))
         self.assertEqual(lines[1], "[rank 1] tessera: rank 1 (cluster 1 thread 2): backtrace:")
+        self.assertRegex(lines[2], r"^\[rank 1\]     #0 0x[0-9a-f]+ in ")
         self.assertEqual(len(lines), 4)
 
     def test_another_programs_report_is_left_alone(self):
