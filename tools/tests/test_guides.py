@@ -374,6 +374,10 @@ class Parser(unittest.TestCase):
         with self.assertRaisesRegex(GuideError, "no run block before it"):
             run_text("<!-- output -->\n```text\nx\n```\n")
 
+    def test_links_in_prose_only(self):
+        text = "[a](x.md) `[b](y.md)`\n```cpp\nf([](int r) { return r; });\n```\n[c](z.md)\n"
+        self.assertEqual(LINK.findall(prose(text)), ["x.md", "z.md"])
+
     def test_longer_fences(self):
         blocks = parse("<!-- file: a.md -->\n````md\n```sh\nls\n```\n````\n")
         self.assertEqual(blocks[0].text, "```sh\nls\n```\n")
@@ -382,6 +386,22 @@ class Parser(unittest.TestCase):
 # ---- the guides themselves ---------------------------------------------------
 
 LINK = re.compile(r"\]\((?!https?:|#)([^)#\s]+)")
+
+
+def prose(text):
+    """text without its fenced blocks and inline code, where a "](" is
+    C++ (a lambda), not a link."""
+    out, fence = [], None
+    for line in text.splitlines():
+        m = FENCE.match(line) if fence is None else None
+        if m:
+            fence = m.group(1)
+        elif fence is not None:
+            if line == fence:
+                fence = None
+        else:
+            out.append(re.sub(r"`[^`]*`", "", line))
+    return "\n".join(out)
 
 
 class Excerpts(unittest.TestCase):
@@ -399,7 +419,7 @@ class Excerpts(unittest.TestCase):
 
     def test_links(self):
         for name, text in guides():
-            for target in LINK.findall(text):
+            for target in LINK.findall(prose(text)):
                 with self.subTest(guide=name, link=target):
                     self.assertTrue(os.path.exists(os.path.join(GUIDES, target)), target)
 
