@@ -19,12 +19,13 @@ rendered page) on the line just before a fenced block:
 run OPTIONS: status=N (the status expected), platform=NAME (only when the
 test runs for that platform, as a command that names it), timeout=S.
 output OPTIONS: any-order (the lines may come in any order, as the lines
-of different ranks do), numbers (any number stands for any other: times,
-addresses, counts).
+of different ranks do).
 
-In an output block a line "..." stands for any lines (none included), and
-"..." inside a line for any text; lines are otherwise matched whole, in
-order, against lines of the output (which may have others between them).
+In an output block a line "..." stands for any lines (none included),
+"..." inside a line for any text, and a number written with a tilde
+before it ("~120 ms", which reads "about 120 ms") for any number (a time,
+a count that varies); lines are otherwise matched whole, in order, against
+lines of the output (which may have others between them).
 In an excerpt a line "..." stands for lines left out: each piece between
 must appear verbatim, in order.
 
@@ -69,7 +70,7 @@ class Block:
 
 def parse_options(kind, text):
     """{name: value or True} of a run or output marker's words."""
-    allowed = {"run": {"status", "platform", "timeout"}, "output": {"any-order", "numbers"}}[kind]
+    allowed = {"run": {"status", "platform", "timeout"}, "output": {"any-order"}}[kind]
     options = {}
     for word in text.split():
         name, eq, value = word.partition("=")
@@ -132,35 +133,32 @@ def check_excerpt(excerpt, source):
     return None
 
 
-NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?")
+ABOUT = re.compile(r"~\d+(?:\.\d+)?")     # ~N: any number
 
 
-def line_pattern(expected, numbers):
+def line_pattern(expected):
     """A regex that matches an output line as expected describes it."""
     parts = []
     for i, piece in enumerate(expected.split("...")):
         if i:
             parts.append(".*")
-        if numbers:
-            at = 0
-            for m in NUMBER.finditer(piece):
-                parts.append(re.escape(piece[at:m.start()]))
-                parts.append(r"(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?)")
-                at = m.end()
-            parts.append(re.escape(piece[at:]))
-        else:
-            parts.append(re.escape(piece))
+        at = 0
+        for m in ABOUT.finditer(piece):
+            parts.append(re.escape(piece[at:m.start()]))
+            parts.append(r"-?\d+(?:\.\d+)?")
+            at = m.end()
+        parts.append(re.escape(piece[at:]))
     return re.compile("".join(parts) + r"\Z")
 
 
-def check_output(expected, output, any_order=False, numbers=False):
+def check_output(expected, output, any_order=False):
     """None when output shows the expected block, else the first expected
     line not found (see the module's comment for the rules)."""
     got = [line.rstrip() for line in output.splitlines()]
     want = [line.rstrip() for line in expected.splitlines() if line.strip() != "..."]
     used, at = set(), 0
     for w in want:
-        pat = line_pattern(w, numbers)
+        pat = line_pattern(w)
         if any_order:
             hit = next((k for k, g in enumerate(got) if k not in used and pat.match(g)), None)
             if hit is None:
@@ -223,8 +221,7 @@ class Runner:
                     if any(x.kind == "run" for x in blocks[:blocks.index(b)]):
                         continue    # its run block is for another platform
                     raise GuideError(f"{at}: an output block with no run block before it")
-                missing = check_output(b.text, last[1], b.options.get("any-order", False),
-                                       b.options.get("numbers", False))
+                missing = check_output(b.text, last[1], b.options.get("any-order", False))
                 if missing is not None:
                     raise GuideError(f"{at}: the output of the block at line {last[0].line} has no line "
                                      f"like\n  {missing}\n--- the output:\n{last[1]}")
@@ -269,10 +266,10 @@ bash hello.sh world
 echo "took 12.5 ms"
 ```
 
-<!-- output numbers -->
+<!-- output -->
 ```text
 hello from world
-took 3 ms
+took ~3 ms
 ```
 
 This one fails on purpose:
@@ -301,7 +298,7 @@ class Parser(unittest.TestCase):
         self.assertEqual([(b.kind, b.arg) for b in blocks],
                          [("file", "hello.sh"), ("run", ""), ("output", ""), ("run", "")])
         self.assertEqual(blocks[0].text, 'echo "hello from $1"\n')
-        self.assertEqual(blocks[2].options, {"numbers": True})
+        self.assertEqual(blocks[2].options, {})
         self.assertEqual(blocks[3].options, {"status": "3"})
         self.assertEqual(blocks[1].line, 11)
 
@@ -314,7 +311,9 @@ class Parser(unittest.TestCase):
 
     def test_numbers_only_where_marked(self):
         with self.assertRaisesRegex(GuideError, "took 3 ms"):
-            run_text(SAMPLE.replace("<!-- output numbers -->", "<!-- output -->"))
+            run_text(SAMPLE.replace("took ~3 ms", "took 3 ms"))
+        with self.assertRaisesRegex(GuideError, "hello from ~1"):
+            run_text(SAMPLE.replace("hello from world\ntook", "hello from ~1\ntook"))
 
     def test_status(self):
         with self.assertRaisesRegex(GuideError, "exit status 3, the guide expects 0"):
@@ -339,7 +338,9 @@ class Parser(unittest.TestCase):
         out = "a 1\nb\nc 0x10 d\ne\n"
         self.assertIsNone(check_output("a 1\n...\ne\n", out))
         self.assertIsNone(check_output("c ... d\n", out))
-        self.assertIsNone(check_output("c 0xff d\n", out, numbers=True))
+        self.assertIsNone(check_output("a ~7\n", out))
+        self.assertEqual(check_output("a 7\n", out), "a 7")
+        self.assertEqual(check_output("c ~1 d\n", out), "c ~1 d")     # 0x10 is no ~1
         self.assertEqual(check_output("e\nb\n", out), "b")                 # order
         self.assertIsNone(check_output("e\nb\n", out, any_order=True))
         self.assertEqual(check_output("b\nb\n", out, any_order=True), "b")  # each line once
