@@ -342,12 +342,10 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
         first = None
         while first is None:
             left = deadline - time.monotonic() if deadline is not None else None
-            if left is not None and left <= 0 and stop is None:
-                stop = STOP_TIMEOUT
-                request_stop(procs[0].stdin, stop)
-                deadline = time.monotonic() + STOP_GRACE
-                continue
             if left is not None and left <= 0:
+                if stop is None:
+                    stop, deadline = STOP_TIMEOUT, _ask_stop(procs[0], STOP_TIMEOUT)
+                    continue
                 _kill_and_reap(procs)
                 _drain(out_r, lines)
                 return _stopped(stop)
@@ -356,9 +354,7 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
             except KeyboardInterrupt:
                 if stop is not None:
                     raise                               # a second ^C: at once
-                stop = STOP_INTERRUPT
-                request_stop(procs[0].stdin, stop)
-                deadline = time.monotonic() + STOP_GRACE
+                stop, deadline = STOP_INTERRUPT, _ask_stop(procs[0], STOP_INTERRUPT)
                 continue
             for key, _ in ready:
                 if key.data is not None:                # a cluster process ended
@@ -390,6 +386,13 @@ def _supervise(procs, out_r, status_r, timeout, shown, out, err):
     print(f"mpirun: cluster {first} (pid {procs[first].pid}) died: {what}; ending the job",
           file=err)
     return status, False
+
+
+def _ask_stop(cluster0, request):
+    """Sends cluster 0's process the stop request; returns the time by
+    which the job must have ended."""
+    request_stop(cluster0.stdin, request)
+    return time.monotonic() + STOP_GRACE
 
 
 def _stopped(request):

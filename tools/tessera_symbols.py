@@ -28,7 +28,6 @@ class Symbols:
     OSError or ValueError only when the file cannot be read as ELF)."""
 
     def __init__(self, path):
-        self.path = path
         try:
             with open(path, "rb") as f:
                 elf = ELFFile(f)
@@ -174,11 +173,7 @@ def _cu_scopes(dwarf, cu, files):
     """The code ranges of a CU's subprograms and inlined scopes, each with
     its chain of functions."""
     out = []
-    ranges = None
-    try:
-        ranges = dwarf.range_lists()
-    except Exception:       # noqa: BLE001 -- pyelftools versions differ; no inlining then
-        ranges = None
+    ranges = dwarf.range_lists()    # None without .debug_ranges/.debug_rnglists
 
     def walk(die, chain):
         for child in die.iter_children():
@@ -187,12 +182,11 @@ def _cu_scopes(dwarf, cu, files):
                            "DW_TAG_lexical_block"):
                 continue
             here = chain
-            if tag != "DW_TAG_lexical_block":
-                call = None
-                if tag == "DW_TAG_inlined_subroutine":
-                    call = (files.get(_attr(child, "DW_AT_call_file"), "??"),
-                            _attr(child, "DW_AT_call_line"))
-                here = chain + [(_name(child), call)]
+            if tag == "DW_TAG_inlined_subroutine":
+                here = chain + [(_name(child), files.get(_attr(child, "DW_AT_call_file"), "??"),
+                                 _attr(child, "DW_AT_call_line"))]
+            elif tag == "DW_TAG_subprogram":
+                here = chain + [(_name(child), None, None)]
             for low, high in _die_ranges(child, cu, ranges):
                 if low:
                     out.append((low, high, here))
@@ -202,13 +196,7 @@ def _cu_scopes(dwarf, cu, files):
     # Innermost scopes win: sort by size so that the first match is the
     # smallest range holding the address.
     out.sort(key=lambda s: s[1] - s[0])
-    return [(low, high, _chain(here)) for low, high, here in out]
-
-
-def _chain(here):
-    """[(name, call file, call line)] outermost first, each entry's call
-    site being where it was inlined into the one before."""
-    return [(name, call[0] if call else None, call[1] if call else None) for name, call in here]
+    return out
 
 
 def _attr(die, name):

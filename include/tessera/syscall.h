@@ -242,7 +242,8 @@ struct ts_mpi_state {
     unsigned age_ms;     /* blocked: for how long the wait has made no progress, in ms,
                             rounded down (its start is now - age_ms, or later) */
     int state;           /* TS_MPI_STATE_* */
-    int peer;            /* blocked: the world rank it waits for (-1: any) */
+    int peer;            /* blocked: the world rank it waits for (-1: any; -2: no
+                            receive or send of its own is pending) */
     int tag;             /* and the tag (-1: any) */
     unsigned context;    /* and LWMPI's communicator context */
     unsigned sent;       /* messages the rank has sent (started) so far */

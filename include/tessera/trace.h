@@ -29,32 +29,31 @@
 #define TS_TRACE_RING_KERNEL 1
 #define TS_TRACE_RINGS       2
 
-/* ts_trace_event.kind. MPI events (recorded by LWMPI): */
-#define TS_TRACE_MPI_ENTER                                                 \
-    1                        /* an MPI call begins; b, c: its name without \
-                                "MPI_", up to 16 bytes, NUL-padded */
-#define TS_TRACE_MPI_LEAVE 2 /* it returns; b, c as for ENTER */
-#define TS_TRACE_MPI_SEND                           \
-    3 /* a send starts: a = destination world rank, \
-         b = tag, c = context id (communicator),    \
-         d = bytes */
-#define TS_TRACE_MPI_RECV                                                  \
-    4                       /* a receive matched a message: a = source     \
-                               world rank, b = tag, c = context, d = bytes \
-                               sent */
-#define TS_TRACE_MPI_LAST 4 /* kinds TS_SYS_TRACE_RECORD takes: 1..LAST */
-/* Kernel events (recorded by the kernel): */
-#define TS_TRACE_KCALL                              \
-    16 /* a kernel call: time..end, a = number, b = \
-          result */
-#define TS_TRACE_IKC_POST                           \
-    17 /* a transfer left: a = destination cluster, \
-          b = port, d = bytes, c = TS_TRACE_MAILBOX \
-          or TS_TRACE_PORTAL */
-#define TS_TRACE_IKC_ARRIVE                                           \
-    18                       /* it reached this cluster's kernel: a = \
-                                source cluster, b = port, c, d as POST */
-#define TS_TRACE_IKC_READ 19 /* its reader took it: a, b, c, d as ARRIVE */
+/* ts_trace_event.kind. MPI events (recorded by LWMPI):
+ *   MPI_ENTER  an MPI call begins; b, c: its name without "MPI_", up to
+ *              16 bytes, NUL-padded
+ *   MPI_LEAVE  it returns; b, c as for ENTER
+ *   MPI_SEND   a send starts: a = destination world rank, b = tag,
+ *              c = context id (communicator), d = bytes
+ *   MPI_RECV   a receive matched a message: a = source world rank,
+ *              b = tag, c = context, d = bytes sent
+ * TS_SYS_TRACE_RECORD takes kinds 1..TS_TRACE_MPI_LAST. */
+#define TS_TRACE_MPI_ENTER 1
+#define TS_TRACE_MPI_LEAVE 2
+#define TS_TRACE_MPI_SEND  3
+#define TS_TRACE_MPI_RECV  4
+#define TS_TRACE_MPI_LAST  4
+/* Kernel events (recorded by the kernel):
+ *   KCALL       a kernel call: time..end, a = number, b = result
+ *   IKC_POST    a transfer left: a = destination cluster, b = port,
+ *               c = TS_TRACE_MAILBOX or TS_TRACE_PORTAL, d = bytes
+ *   IKC_ARRIVE  it reached this cluster's kernel: a = source cluster,
+ *               b = port, c, d as for POST
+ *   IKC_READ    its reader took it: a, b, c, d as for ARRIVE */
+#define TS_TRACE_KCALL      16
+#define TS_TRACE_IKC_POST   17
+#define TS_TRACE_IKC_ARRIVE 18
+#define TS_TRACE_IKC_READ   19
 
 #define TS_TRACE_MAILBOX 0
 #define TS_TRACE_PORTAL  1

@@ -44,12 +44,31 @@ void put_comm(char *buf, size_t size, unsigned c) {
         ksnprintf(buf, size, "communicator of context %u", c);
 }
 
-// "rank 3" or "any source", "tag 7" or "any tag".
+// "rank 3" or "any source".
 void put_peer(char *buf, size_t size, int peer) {
     if (peer < 0)
         ksnprintf(buf, size, "any source");
     else
         ksnprintf(buf, size, "rank %d", peer);
+}
+
+// "tag 7" or "any tag".
+void put_tag(char *buf, size_t size, int tag) {
+    if (tag < 0)
+        ksnprintf(buf, size, "any tag");
+    else
+        ksnprintf(buf, size, "tag %d", tag);
+}
+
+/// A blocked rank says so again every 500 ms while it stays blocked
+/// (libmpi/mpiutil/watch.cpp): silent for this long, it has left that wait.
+constexpr unsigned long silent_after_ms = 1500;
+
+// How long since rank state st was sent, in ms of the platform timer (one
+// clock for every cluster).
+unsigned long ms_since(const ts_mpi_state &st) {
+    const unsigned long now = hal::time();
+    return now > st.now ? (now - st.now) * 1000 / hal::timebase() : 0;
 }
 
 }  // namespace
@@ -97,21 +116,6 @@ bool watch_deadlocked() {
     return blocked > 0 && latest_since <= earliest_now && sent == arrived;
 }
 
-namespace {
-
-/// A blocked rank says so again every 500 ms while it stays blocked
-/// (libmpi/mpiutil/watch.cpp): silent for this long, it has left that wait.
-constexpr unsigned long silent_after_ms = 1500;
-
-// How long since rank state st was sent, in ms of the platform timer (one
-// clock for every cluster).
-unsigned long ms_since(const ts_mpi_state &st) {
-    const unsigned long now = hal::time();
-    return now > st.now ? (now - st.now) * 1000 / hal::timebase() : 0;
-}
-
-}  // namespace
-
 void watch_report() {
     for (int i = 0; i < nranks; ++i) {
         const Seen &s = *seen(i);
@@ -129,12 +133,15 @@ void watch_report() {
         } else if (silent > silent_after_ms) {
             kprintf("tessera: %s: running, not blocked in MPI for %lu ms (it was blocked in MPI_%s before)\n",
                     who, silent, call);
+        } else if (s.st.peer < -1) {  // no receive or send of its own pending
+            kprintf("tessera: %s: blocked in MPI_%s for %lu ms\n", who, call, s.st.age_ms + silent);
         } else {
-            char peer[24], comm[48];
+            char peer[24], tag[24], comm[48];
             put_peer(peer, sizeof peer, s.st.peer);
+            put_tag(tag, sizeof tag, s.st.tag);
             put_comm(comm, sizeof comm, s.st.context);
-            kprintf("tessera: %s: blocked in MPI_%s for %lu ms, waiting for %s, tag %d, %s\n", who, call,
-                    s.st.age_ms + silent, peer, s.st.tag, comm);
+            kprintf("tessera: %s: blocked in MPI_%s for %lu ms, waiting for %s, %s, %s\n", who, call,
+                    s.st.age_ms + silent, peer, tag, comm);
         }
         if (s.st.unexpected) {
             char comm[48];
