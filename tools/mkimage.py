@@ -798,17 +798,24 @@ def build_payloads(layout, program, args, np, policy, outdir, services=None, fla
 def resolve_program(spec, bin_dir=None):
     """Path of an MPI program: a spec with a '/' or ending in .elf is a path;
     any other is a built-in program's name (BIN_DIR/NAME.elf, default the
-    build folder's bin/, e.g. out/target/bin), even when a file of that name
-    is in the current folder."""
+    build folder's bin/, e.g. out/target/bin) when the build has one of that
+    name, else the file of that name in the current folder (./NAME), as
+    Open MPI's mpirun finds a program given without a folder. Raises
+    ImageError naming both places when neither has it."""
     if "/" in spec or os.sep in spec or spec.endswith(".elf"):
         if not os.path.isfile(spec):
             raise ImageError(f"no such program: {spec}")
         return spec
     bin_dir = bin_dir or default_paths()["bin"]
     path = os.path.join(bin_dir, spec + ".elf")
-    if not os.path.isfile(path):
-        raise ImageError(f"program '{spec}' not found (no {path}); run make first")
-    return path
+    if os.path.isfile(path):
+        return path
+    here = os.path.join(os.curdir, spec)
+    if os.path.isfile(here):
+        return here
+    raise ImageError(f"program '{spec}' not found: the build has no {path} (run make first "
+                     f"to build the tree's programs) and the current folder ({os.getcwd()}) has "
+                     f"no file {spec}")
 
 
 def main(argv=None):
@@ -831,8 +838,9 @@ def main(argv=None):
     ap.add_argument("--kernel-lib", help="kernel library (default: the build folder's)")
     ap.add_argument("--kernel-ld", help="kernel linker script (default: build/kernel.ld)")
     ap.add_argument("-o", "--outdir", required=True, help="where the images go")
-    ap.add_argument("program", help="MPI program: a path (with a '/' or ending in .elf) "
-                                    "or a name in the build folder's bin/")
+    ap.add_argument("program", help="MPI program: a path (with a '/' or ending in .elf), "
+                                    "a name in the build folder's bin/, else a file in the "
+                                    "current folder")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
     try:

@@ -731,23 +731,36 @@ class InputsTest(unittest.TestCase):
 
     def test_paths_and_names_are_told_apart(self):
         """A '/' or .elf makes a path (from the current folder); any other
-        word is a built-in program, whatever files the current folder has."""
+        word is a built-in program when the build has one of that name (a
+        file of that name in the current folder notwithstanding), else the
+        current folder's file of that name."""
         builtin = self.file("app.elf", b"\x7fELF")
         cwd = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, cwd)
-        for name in ("app", "mine.elf"):
+        for name in ("app", "mine.elf", "fs64"):
             with open(os.path.join(cwd, name), "wb") as f:
                 f.write(b"\x7fELF")
+        os.mkdir(os.path.join(cwd, "folder"))
         old = os.getcwd()
         os.chdir(cwd)
         self.addCleanup(os.chdir, old)
         self.assertEqual(mkimage.resolve_program("app", self.dir), builtin)
         self.assertEqual(mkimage.resolve_program("./app", self.dir), "./app")
         self.assertEqual(mkimage.resolve_program("mine.elf", self.dir), "mine.elf")
+        self.assertEqual(mkimage.resolve_program("fs64", self.dir), os.path.join(".", "fs64"))
         with self.assertRaisesRegex(ImageError, "no such program: app.elf"):
             mkimage.resolve_program("app.elf", self.dir)    # not the built-in one
-        with self.assertRaisesRegex(ImageError, "program 'mine' not found"):
-            mkimage.resolve_program("mine", self.dir)
+        # Neither the build nor the current folder has it (a folder is no
+        # program): the error names both places.
+        for name in ("mine", "folder"):
+            with self.subTest(name=name):
+                with self.assertRaises(ImageError) as e:
+                    mkimage.resolve_program(name, self.dir)
+                self.assertEqual(str(e.exception),
+                                 f"program '{name}' not found: the build has no "
+                                 f"{os.path.join(self.dir, name + '.elf')} (run make first to "
+                                 f"build the tree's programs) and the current folder "
+                                 f"({os.getcwd()}) has no file {name}")
 
     def test_missing_kernel_library(self):
         prog = self.file("app.elf", b"\x7fELF")

@@ -16,7 +16,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from toolsupport import REPO, TESTS, load_mpirun, run_mpirun, too_many_processes
+from toolsupport import MPIRUN, REPO, TESTS, load_mpirun, run_mpirun, too_many_processes
 from tessera_profile import compute_layout, load_profile
 import fake_elf
 
@@ -404,6 +404,26 @@ class CommandLineTest(unittest.TestCase):
         rc, _, err = self.run_mpirun("/no/such/app.elf")
         self.assertEqual(rc, 1)
         self.assertIn("mpirun: no such program: /no/such/app.elf", err)
+
+    def test_program_of_the_current_folder(self):
+        """A name the build has no program of is the current folder's file:
+        `mpirun fs64` there gets as far as the (missing) kernel; with no
+        such file either, the error names both places looked at."""
+        app = self.riscv_elf_header()
+        here = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, here)
+        shutil.copy(app, os.path.join(here, "fs64"))
+        env = dict(os.environ, **self.env)
+        for name, error in (("fs64", "libtessera_kernel.a not found; run make first"),
+                            ("fs32", f"mpirun: program 'fs32' not found: the build has no "
+                                     f"{os.path.join(self.out, 'target', 'bin', 'fs32.elf')} (run "
+                                     f"make first to build the tree's programs) and the current "
+                                     f"folder ({os.path.realpath(here)}) has no file fs32\n")):
+            with self.subTest(name=name):
+                p = subprocess.run([MPIRUN, name], cwd=here, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn(error, p.stderr)
 
     def test_missing_kernel(self):
         app = self.riscv_elf_header()
