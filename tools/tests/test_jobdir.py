@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
 import tessera_jobdir  # noqa: E402
@@ -52,6 +53,39 @@ class JobDirTest(unittest.TestCase):
         with self.assertRaisesRegex(ToolError, "staged under the same name 'in.txt'"):
             tessera_jobdir.make([os.path.join(self.src, "in.txt"),
                                  os.path.join(self.tmp, "other", "in.txt")])
+
+    def test_symbolic_links_are_followed(self):
+        """Links to a folder and to a file, inside a staged folder: the
+        ranks see what they point to."""
+        os.symlink(os.path.join("data", "deep"), os.path.join(self.src, "deep_link"))
+        os.symlink(os.path.join(self.src, "in.txt"), os.path.join(self.src, "data", "in_link"))
+        folder = self.make(".")
+        staged = os.path.join(folder, os.path.basename(self.src))
+        self.assertEqual(read(os.path.join(staged, "deep_link", "b.txt")), "b")
+        self.assertFalse(os.path.islink(os.path.join(staged, "deep_link")))
+        self.assertEqual(read(os.path.join(staged, "data", "in_link")), "input")
+
+    def test_links_that_cannot_be_copied_are_named(self):
+        """A link to nothing, and a link to a folder that holds it: the
+        error names the link, and no job folder is left behind."""
+        nowhere = os.path.join(self.src, "data", "nowhere")
+        loop = os.path.join(self.src, "data", "deep", "up")
+        os.symlink("missing", nowhere)
+        jobs = os.path.join(self.tmp, "jobs")      # where job folders are made
+        os.mkdir(jobs)
+        with self.assertRaises(ToolError) as e, mock.patch("tempfile.tempdir", jobs):
+            tessera_jobdir.make([os.path.join(self.src, "data")])
+        self.assertEqual(str(e.exception),
+                         f"--stage: cannot copy {nowhere}: a symbolic link to nothing (missing)")
+        os.remove(nowhere)
+        os.symlink("..", loop)
+        with self.assertRaises(ToolError) as e:
+            tessera_jobdir.make([os.path.join(self.src, "data")])
+        self.assertEqual(str(e.exception),
+                         f"--stage: cannot copy {loop}: a symbolic link to a folder that holds it "
+                         f"({os.path.realpath(os.path.join(self.src, 'data'))}), which would be "
+                         f"copied without end")
+        self.assertEqual(os.listdir(jobs), [])
 
     def test_only_new_and_changed_files_come_back(self):
         folder = self.make("in.txt", "data")
