@@ -2,13 +2,10 @@
 """On-target IKC tests (label ikc): the kernel calls' behaviour and errors
 (ikc_api), windows (ikc_window), and mailboxes, portals and the buffers table under load between
 every pair of compute clusters (ikc_stress)."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 def oks(name, out):

@@ -1,12 +1,9 @@
 #!/usr/bin/python3
 """On-target tests of LWMPI: tests/target/*.c booted through tools/mpirun
 on the cross build ($TESSERA_TARGET_OUT, default out/target)."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 MPI_ERR_RANK = 6
 MPI_ERR_TRUNCATE = 15

@@ -19,14 +19,12 @@ The programs are portable MPI programs, checked against Open MPI on Linux
 SUITE: env, p2p, coll, comm, dtype, dtype2, req, err, intercomm, nbc, stress,
 topo, info, attr, rma, rma_halo, rma_counter, third_party.
 """
-import os
 import re
 import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 MAPS = ("compact", "scatter")
 PATHS = ("shm", "ikc")

@@ -4,13 +4,10 @@ sysconf, posix_memalign, aligned_alloc, clocks and sleeps, getpid,
 gethostname, getenv, atexit, strerror, rand_r), the same on both platforms,
 with ranks as processes and as threads, on one cluster and spread out, and
 on 16-core clusters (where sysconf(_SC_NPROCESSORS_ONLN) is 16)."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_profile import load_profile  # noqa: E402
-from tessera_run import mpirun  # noqa: E402
+from tessera.profile import load_profile
+from tessera.testing import mpirun
 
 
 class LibcTest(unittest.TestCase):

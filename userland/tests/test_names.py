@@ -1,13 +1,10 @@
 #!/usr/bin/python3
 """On-target test: the name client and server (names_test), with 4 clients
 as threads of one cluster (compact) and on 4 clusters (scatter)."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 class NamesTest(unittest.TestCase):

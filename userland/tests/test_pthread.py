@@ -5,13 +5,10 @@ platforms: a rank gets exactly the free cores of its cluster as threads
 detach, mutexes, condition variables, once and keys work, and a thread
 of a rank may call MPI. Ranks as processes (the default): the program's
 globals are its rank's."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 # The default profile: compute clusters of 4 cores for ranks and threads.
 CORES = 4

@@ -2,13 +2,10 @@
 """On-target test: threads, futexes, the runtime's mutexes, semaphores and
 condition variables, kernel call counters, the core a thread runs on and
 memory info (sync_test, one process alone on a compute cluster)."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 class SyncTest(unittest.TestCase):

@@ -2,13 +2,10 @@
 """On-target test: the local name daemons' API, their counters and their
 answers to malformed messages (name_daemon_api, one rank alone on each of
 two compute clusters)."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 class NameDaemonApiTest(unittest.TestCase):

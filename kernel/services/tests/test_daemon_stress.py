@@ -2,13 +2,10 @@
 """On-target stress test of the name service: 16 ranks on 4 compute
 clusters register names and resolve every rank's names through their daemons
 and the name server, all at once (name_daemon_stress)."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 class NameDaemonStressTest(unittest.TestCase):

@@ -1,12 +1,9 @@
 #!/usr/bin/python3
 """On-target tests of the job monitor: the machine's exit status is the
 job's, folded into QEMU's 8 bits without ever turning a failure into 0."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 
 class AbortStatusTest(unittest.TestCase):

@@ -4,13 +4,10 @@ while the other ranks wait for it (8 ranks, scatter: rank 0 shares cluster
 1 with rank 4, a thread of the same process). The job must end at once, not
 at mpirun's timeout, with a non-zero status and a last line that names the
 rank and its cluster."""
-import os
-import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 TIMEOUT = 120  # mpirun's: a job that hangs ends only then
 PROMPT = 60    # a job that ends by itself ends well before that

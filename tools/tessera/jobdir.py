@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 
-from tessera_profile import ToolError
+from tessera.profile import ToolError
 
 
 def make(stage=()):
