@@ -68,6 +68,23 @@ if(NOT TESSERA_TARGET)
         ENVIRONMENT "TESSERA_PLATFORM=${platform};TESSERA_TARGET_OUT=${out};PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${CMAKE_SOURCE_DIR}/tools")
     endforeach()
   endfunction()
+
+  # tessera_add_manifest_tests(MANIFEST): every on-target test of MANIFEST
+  # (tests/target_tests.toml) registered with tessera_add_target_test, as
+  # tests/run_target_test.py --cmake writes them; CMake reads the manifest
+  # again when it changes.
+  function(tessera_add_manifest_tests MANIFEST)
+    set(out ${CMAKE_BINARY_DIR}/target_tests.cmake)
+    execute_process(
+      COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_SOURCE_DIR}/tools PYTHONDONTWRITEBYTECODE=1
+              /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/run_target_test.py --manifest ${MANIFEST} --cmake
+      OUTPUT_FILE ${out} ERROR_VARIABLE err RESULT_VARIABLE status)
+    if(NOT status EQUAL 0)
+      message(FATAL_ERROR "tessera: ${MANIFEST}: ${err}")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MANIFEST})
+    include(${out})
+  endfunction()
   return()
 endif()
 
