@@ -72,7 +72,7 @@ if(NOT TESSERA_TARGET)
   # tessera_add_manifest_tests(MANIFEST): every on-target test of MANIFEST
   # (tests/target_tests.toml) registered with tessera_add_target_test, as
   # tests/run_target_test.py --cmake writes them; CMake reads the manifest
-  # again when it changes.
+  # again when it (or its reader) changes.
   function(tessera_add_manifest_tests MANIFEST)
     set(out ${CMAKE_BINARY_DIR}/target_tests.cmake)
     execute_process(
@@ -82,7 +82,8 @@ if(NOT TESSERA_TARGET)
     if(NOT status EQUAL 0)
       message(FATAL_ERROR "tessera: ${MANIFEST}: ${err}")
     endif()
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MANIFEST})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MANIFEST}
+                 ${CMAKE_SOURCE_DIR}/tools/tessera/target_tests.py)
     include(${out})
   endfunction()
   return()
