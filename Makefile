@@ -64,11 +64,11 @@ test: build
 
 # The LWMPI study's experiments: tables and plots in out/bench (bench/README.md).
 bench: build
-	/usr/bin/python3 bench/run_bench.py $(if $(QUICK),--quick) $(if $(TRACE),--trace) --out $(OUT)/bench
+	PYTHONPATH=tools /usr/bin/python3 bench/run_bench.py $(if $(QUICK),--quick) $(if $(TRACE),--trace) --out $(OUT)/bench
 
 # The CAP Bench applications on Linux with the system's Open MPI: same results?
 crosscheck: build
-	/usr/bin/python3 userland/apps/tests/crosscheck.py
+	PYTHONPATH=tools /usr/bin/python3 userland/apps/tests/crosscheck.py
 
 # The house style (.clang-format): formats every C and C++ source in place.
 format: setup

@@ -22,11 +22,9 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.realpath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-from capbench import ROOT, run_tessera  # noqa: E402
-from tessera_run import load_segments, mpirun, target_out  # noqa: E402
-from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,  # noqa: E402
+from tessera.capbench import ROOT, run_tessera
+from tessera.testing import load_segments, mpirun, target_out
+from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,
                     write_csv)
 
 SLOTS = 4  # MPI processes per compute cluster in the default profile
@@ -516,7 +514,7 @@ def linux_mpi(name, exe, np, args):
             cmd.append("--allow-run-as-root")
         if np > os.cpu_count():
             cmd.append("--oversubscribe")
-        env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"  # see tools/capbench.py
+        env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"  # see tools/tessera/capbench.py
 
     def run():
         p = subprocess.run(cmd + [exe, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -37,7 +37,8 @@ if(NOT TESSERA_TARGET)
   #   NAME          qemu-riscv64 on TESSERA_TARGET_OUT, labels `target`, `qemu`
   #   NAME_linux64  linux64 on TESSERA_LINUX64_OUT, label `linux64`
   # each with the LABELS given too. The driver learns its platform from
-  # $TESSERA_PLATFORM (and its build from $TESSERA_TARGET_OUT). PLATFORMS
+  # $TESSERA_PLATFORM (and its build from $TESSERA_TARGET_OUT), and imports
+  # the tools' package (tools/tessera/) through $PYTHONPATH. PLATFORMS
   # (qemu-riscv64, linux64; default both) limits it to those that make sense.
   function(tessera_add_target_test NAME SCRIPT)
     cmake_parse_arguments(PARSE_ARGV 2 ARG "" "TIMEOUT" "ARGS;LABELS;PLATFORMS")
@@ -64,8 +65,26 @@ if(NOT TESSERA_TARGET)
                WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
       set_tests_properties(${name} PROPERTIES
         LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
-        ENVIRONMENT "TESSERA_PLATFORM=${platform};TESSERA_TARGET_OUT=${out};PYTHONDONTWRITEBYTECODE=1")
+        ENVIRONMENT "TESSERA_PLATFORM=${platform};TESSERA_TARGET_OUT=${out};PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${CMAKE_SOURCE_DIR}/tools")
     endforeach()
+  endfunction()
+
+  # tessera_add_manifest_tests(MANIFEST): every on-target test of MANIFEST
+  # (tests/target_tests.toml) registered with tessera_add_target_test, as
+  # tests/run_target_test.py --cmake writes them; CMake reads the manifest
+  # again when it (or its reader) changes.
+  function(tessera_add_manifest_tests MANIFEST)
+    set(out ${CMAKE_BINARY_DIR}/target_tests.cmake)
+    execute_process(
+      COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_SOURCE_DIR}/tools PYTHONDONTWRITEBYTECODE=1
+              /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/run_target_test.py --manifest ${MANIFEST} --cmake
+      OUTPUT_FILE ${out} ERROR_VARIABLE err RESULT_VARIABLE status)
+    if(NOT status EQUAL 0)
+      message(FATAL_ERROR "tessera: ${MANIFEST}: ${err}")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MANIFEST}
+                 ${CMAKE_SOURCE_DIR}/tools/tessera/target_tests.py)
+    include(${out})
   endfunction()
   return()
 endif()
@@ -175,7 +194,7 @@ endforeach()
 # every build type and frame pointers: programs (and tools/mpicc's, through
 # mpicc.cfg) carry their debug information for gdb (mpirun --gdb) and for
 # fault reports (a backtrace from the frame records, kernel/fault_report.cpp,
-# placed by tools/tessera_symbols.py); the kernel loads a stripped copy
+# placed by tools/tessera/symbols.py); the kernel loads a stripped copy
 # (tools/mkimage.py).
 set(_ts_common ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
     -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections

@@ -15,7 +15,7 @@
 // function that is no leaf, something else, which mpirun leaves out when
 // it is not the address of another function. mpirun turns the addresses into
 // function, file and line from the program's symbols
-// (tools/tessera_symbols.py).
+// (tools/tessera/symbols.py).
 #include "kernel.hpp"
 
 namespace kernel {

@@ -29,7 +29,7 @@ struct Kmsg {
 
 /// Bytes of a Kmsg before its text.
 constexpr unsigned kmsg_header = offsetof(Kmsg, text);
-/// The smallest mailbox payload a profile allows (tools/tessera_profile.py:
+/// The smallest mailbox payload a profile allows (tools/tessera/profile.py:
 /// 96-byte messages, 8 bytes of them IKC's header).
 constexpr unsigned min_mailbox_payload = 96 - 8;
 static_assert(kmsg_header + 64 <= min_mailbox_payload,

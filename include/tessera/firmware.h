@@ -9,7 +9,7 @@
  * image against it, starts each cluster's master at its image's entry, and
  * sets every hart's PMP from it.
  *
- * Read by tools/tessera_abi.py like <tessera/image.h>: keep to #define
+ * Read by tools/tessera/abi.py like <tessera/image.h>: keep to #define
  * integer constants and structs of fixed-width integer fields.
  */
 #ifndef TESSERA_FIRMWARE_H

@@ -9,7 +9,7 @@
  * by the programs' ELF files at the offsets it gives.
  *
  * Shared by the HAL, the kernel and the tools: tools/mkimage.py packs the
- * manifest with the layouts tools/tessera_abi.py reads from this file, so
+ * manifest with the layouts tools/tessera/abi.py reads from this file, so
  * keep to what it reads (#define integer constants; struct definitions of
  * fixed-width integer fields, char arrays and earlier structs, one field per
  * declaration, no #if). Every field is little-endian and naturally aligned.

@@ -9,7 +9,7 @@
  * with the request's seq. Every message starts with its op, so one mailbox
  * can take both requests and replies (the daemon's does). Both fit one
  * mailbox message of the smallest size a profile may give: 96 bytes, 8 of
- * them the kernel's IKC header (tools/tessera_profile.py).
+ * them the kernel's IKC header (tools/tessera/profile.py).
  */
 #ifndef TESSERA_NAME_PROTOCOL_H
 #define TESSERA_NAME_PROTOCOL_H

@@ -131,7 +131,7 @@ struct ts_ring_slot {
  * TS_PORT_MPI_BASE+l, a mailbox on TS_PORT_NAME_REPLY_BASE+l+1, and once it
  * uses files a mailbox and a portal on a file-client port. A profile whose
  * hardware resources cannot carry them all (virtual_per_hw each) is refused
- * before boot (tools/tessera_profile.py). */
+ * before boot (tools/tessera/profile.py). */
 
 /* A request on an IKC window (TS_SYS_WINDOW_ACCESS) for the window `target`
  * of cluster `cluster`, at address `addr` of its owner's memory:

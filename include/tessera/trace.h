@@ -10,11 +10,11 @@
  * by its own core and never wraps: an event that finds it full is counted
  * as lost. TS_SYS_TRACE_READ copies a ring out (header, then its events);
  * LWMPI's MPI_Finalize writes them into the job folder, and
- * tools/tessera_trace.py makes the trace-event JSON of them.
+ * tools/tessera/trace.py makes the trace-event JSON of them.
  *
  * Times are ticks of the platform timer (ts_job_info.timebase_hz per
  * second), shared by every core and cluster of the machine.
- * tools/tessera_abi.py reads this header: only defines and structs.
+ * tools/tessera/abi.py reads this header: only defines and structs.
  */
 #ifndef TESSERA_TRACE_H
 #define TESSERA_TRACE_H

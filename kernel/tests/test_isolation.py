@@ -14,15 +14,11 @@ import io
 import os
 import re
 import struct
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "..", "..", "tools"))
-import mkimage  # noqa: E402
-import tessera_launch  # noqa: E402
-from tessera_run import PLATFORM, mpirun, run_job, target_out  # noqa: E402
+from tessera import launch, mkimage
+from tessera.testing import PLATFORM, mpirun, run_job, target_out
 
 STATUS_FAULT = 139
 STATUS_PANIC = 126
@@ -90,7 +86,7 @@ class SbiTest(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="tessera-sbi-") as tmp:
             cmd = mkimage.build_images(layout, hello, [], 1, "compact", tmp, flags=FLAGS)
             out = io.StringIO()
-            rc, _ = tessera_launch.run_machine(cmd + list(extra), 120, verbose=True, out=out)
+            rc, _ = launch.run_machine(cmd + list(extra), 120, verbose=True, out=out)
         self.assertEqual(rc, 0, out.getvalue())
         return out.getvalue()
 
@@ -144,7 +140,7 @@ class FirmwareBootTest(unittest.TestCase):
             cmd = mkimage.build_images(layout, hello, [], 1, "compact", tmp)
             spoil(tmp)
             out = io.StringIO()
-            rc, timed_out = tessera_launch.run_machine(cmd, 60, verbose=True, out=out)
+            rc, timed_out = launch.run_machine(cmd, 60, verbose=True, out=out)
         self.assertFalse(timed_out, out.getvalue())
         return rc, out.getvalue()
 

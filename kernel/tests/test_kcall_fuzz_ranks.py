@@ -6,13 +6,10 @@ end report and fault reports must name the rank the kernel keeps for the
 process, not a label the program chose (ts_thread_tag with random values:
 the fuzzer's random calls, and an explicit relabel before it ends).
 Both platforms; the fuzzer alone on a cluster runs in test_kernel.py."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 STATUS_FAULT = 139
 END_STATUS = 77  # kcall_fuzz's status for the rank END names (0 unexpected)

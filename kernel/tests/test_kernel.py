@@ -5,14 +5,11 @@ arguments get error codes, and random ones all return with known results."""
 import os
 import re
 import struct
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "..", "..", "tools"))
-import mkimage  # noqa: E402
-from tessera_run import PLATFORM, mpirun, run_job, target_out  # noqa: E402
+from tessera import mkimage
+from tessera.testing import PLATFORM, mpirun, run_job, target_out
 
 STATUS_FAULT = 139
 STATUS_PANIC = 126

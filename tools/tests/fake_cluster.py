@@ -29,8 +29,7 @@ import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
-import mkimage  # noqa: E402
+from tessera import mkimage
 
 MARK = 0x7E55
 

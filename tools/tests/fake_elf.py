@@ -1,5 +1,5 @@
 """Small little-endian ELF64 files and ar archives made in Python, for the
-tests of what tools/tessera_globals.py reads from programs (no toolchain).
+tests of what tools/tessera/program_globals.py reads from programs (no toolchain).
 
     elf(symbols, record=None)       bytes of an ELF file whose symbol table
                                     holds `symbols`: (name, section, size),
@@ -13,7 +13,7 @@ tests of what tools/tessera_globals.py reads from programs (no toolchain).
 """
 import struct
 
-import tessera_globals
+from tessera import program_globals
 
 SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHT_NOTE = 1, 2, 3, 8, 7
 W, A, X, TLS = 1, 2, 4, 0x400
@@ -46,8 +46,8 @@ def elf(symbols=(), record=None, symtab=True, local=()):
         sections.append((shstr.add(name), kind, flags, b"" if kind == SHT_NOBITS else bytes(64),
                          0, 0, 0))
     if record is not None:
-        sections.append((shstr.add(tessera_globals.RECORD_SECTION), SHT_NOTE, 0,
-                         tessera_globals.record_bytes(record), 0, 0, 0))
+        sections.append((shstr.add(program_globals.RECORD_SECTION), SHT_NOTE, 0,
+                         program_globals.record_bytes(record), 0, 0, 0))
     if symtab:
         syms = bytes(24)
         for sym in sorted(symbols, key=lambda s: s[0] not in local):   # locals first

@@ -1,14 +1,13 @@
 #!/usr/bin/python3
-"""Unit tests of tools/tessera_fit.py: what a cluster's window must hold
+"""Unit tests of tools/tessera/fit.py: what a cluster's window must hold
 (no toolchain: ELF files made here)."""
 import re
 import struct
 import unittest
 
-import toolsupport  # noqa: F401  (puts tools/ on sys.path)
-import tessera_fit as fit
-from tessera_fit import KIB, PAGE
-from tessera_profile import compute_layout, load_profile
+from tessera import fit as fit
+from tessera.fit import KIB, PAGE
+from tessera.profile import compute_layout, load_profile
 
 PF_X, PF_W, PF_R = 1, 2, 4
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of tools/tessera_globals.py: which writable global/static
+"""Unit tests of tools/tessera/program_globals.py: which writable global/static
 variables a program defines itself, from mpicc's record or, without one,
 by comparison with the runtime's files. ELF files and archives made by
 tests/fake_elf.py; no toolchain."""
@@ -8,9 +8,8 @@ import shutil
 import tempfile
 import unittest
 
-import toolsupport  # noqa: F401  (puts tools/ on the path)
 import fake_elf
-import tessera_globals as g
+from tessera import program_globals as g
 
 # What a linked program holds besides its own variables: the C library's and
 # the runtime's, global and static, and the linker's empty GOT symbol.

@@ -7,8 +7,8 @@ import os
 import tempfile
 import unittest
 
-from toolsupport import REPO  # also puts tools/ on sys.path
-from check_layers import Checker, main
+from toolsupport import REPO
+from tessera.check_layers import Checker, main
 
 
 def tree(files):

@@ -27,10 +27,9 @@ import time
 import unittest
 
 from toolsupport import MPIRUN, REPO, TESTS, TOOLS
-import mkimage
-import tessera_launch
-from tessera_launch import STOP_GRACE
-from tessera_profile import compute_layout, load_profile
+from tessera import launch, mkimage
+from tessera.launch import STOP_GRACE
+from tessera.profile import compute_layout, load_profile
 
 FAKE = os.path.join(TESTS, "fake_cluster.py")
 DIED = re.compile(r"^mpirun: cluster (\d+) \(pid (\d+)\) died: (.*); ending the job$", re.M)
@@ -320,7 +319,7 @@ class FakeClusterTest(LauncherCases, unittest.TestCase):
                                           services=os.path.join(self.dir, "bin", "nameserver.elf"))
         fds = sorted(os.listdir("/proc/self/fd"))
         with open(os.devnull, "w") as sink:
-            status = tessera_launch.run_clusters(FAKE, payloads, layout.fabric_size, 60,
+            status = launch.run_clusters(FAKE, payloads, layout.fabric_size, 60,
                                                  out=sink, err=sink)
         self.assertEqual(status, (7, False))
         self.assertEqual(sorted(os.listdir("/proc/self/fd")), fds)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Unit tests of tools/mkimage.py's pure logic: manifest packing, payload
 layout, image checks, the QEMU command and the linux64 payload files; and of
-tools/tessera_abi.py, which reads the layouts and constants from the ABI
+tools/tessera/abi.py, which reads the layouts and constants from the ABI
 headers: its reading must be what C compilers make of them. No cross
 toolchain, no QEMU (the riscv64 compiler is used when installed)."""
 import os
@@ -12,14 +12,12 @@ import subprocess
 import tempfile
 import unittest
 
-import toolsupport
-import mkimage
-import tessera_abi
-from mkimage import ImageError, Program, Segment
-from tessera_abi import AbiError
-from tessera_profile import MIB, TS_MAX_CLUSTERS, ToolError, compute_layout, load_profile
+from tessera import abi, mkimage
+from tessera.mkimage import ImageError, Program, Segment
+from tessera.abi import AbiError
+from tessera.profile import MIB, TS_MAX_CLUSTERS, ToolError, compute_layout, load_profile
 
-# Field offsets, from include/tessera/image.h as tools/tessera_abi.py reads
+# Field offsets, from include/tessera/image.h as tools/tessera/abi.py reads
 # it (AbiMatchesCTest checks that reading against C compilers).
 M = mkimage.MANIFEST.offsets
 CLUSTER = mkimage.CLUSTER_DESC.offsets
@@ -55,7 +53,7 @@ def j_insn(offset):
 
 def abi_checks(header):
     """(what, the tools' value, C expression) for everything the tools read
-    from a tessera_abi.Header: each constant; each struct's size and
+    from a abi.Header: each constant; each struct's size and
     alignment; each field's offset and size."""
     checks = [(name, value % (1 << 64), name) for name, value in header.constants.items()]
     for tag, s in header.structs.items():
@@ -69,7 +67,7 @@ def abi_checks(header):
     return checks
 
 
-def compiler_values(cc, name, exprs, include=tessera_abi.INCLUDE, flags=()):
+def compiler_values(cc, name, exprs, include=abi.INCLUDE, flags=()):
     """The values the C compiler cc gives the integer constant expressions
     exprs, in a file including <name> from include. It compiles an object
     holding them as 64-bit values and reads them back (pyelftools), so it
@@ -95,14 +93,14 @@ def compiler_values(cc, name, exprs, include=tessera_abi.INCLUDE, flags=()):
             return list(struct.unpack_from(f"{order}{len(exprs)}Q", data, sym["st_value"]))
 
 
-def abi_mismatches(cc, include=tessera_abi.INCLUDE, flags=(), headers=ABI_HEADERS):
+def abi_mismatches(cc, include=abi.INCLUDE, flags=(), headers=ABI_HEADERS):
     """Lines 'header: what: tools X, cc Y' for every value the tools read
     from the ABI headers that the C compiler cc sees otherwise (nothing when
     all agree). include: where cc finds the headers (the tools read
     tools/../include)."""
     out = []
     for name, layouts in headers:
-        checks = abi_checks(tessera_abi.load_header(name, layouts=layouts))
+        checks = abi_checks(abi.load_header(name, layouts=layouts))
         got = compiler_values(cc, name, [expr for _, _, expr in checks], include, flags)
         out += [f"<{name}>: {what}: tools {mine}, {os.path.basename(cc)} {theirs}"
                 for (what, mine, _), theirs in zip(checks, got) if mine != theirs]
@@ -110,7 +108,7 @@ def abi_mismatches(cc, include=tessera_abi.INCLUDE, flags=(), headers=ABI_HEADER
 
 
 class AbiMatchesCTest(unittest.TestCase):
-    """What tools/tessera_abi.py reads from the ABI headers (every struct's
+    """What tools/tessera/abi.py reads from the ABI headers (every struct's
     size and alignment, every field's offset and size, every constant) is
     what C compilers make of the same headers: the host's (linux64's layout)
     and the riscv64 cross compiler when installed (the kernel's)."""
@@ -142,7 +140,7 @@ class AbiMatchesCTest(unittest.TestCase):
         tag = next(iter(mkimage.IMAGE_H.structs))
         with tempfile.TemporaryDirectory() as d:
             include = os.path.join(d, "include")
-            shutil.copytree(tessera_abi.INCLUDE, include)
+            shutil.copytree(abi.INCLUDE, include)
             path = os.path.join(include, "tessera", "image.h")
             with open(path) as f:
                 text = f.read()
@@ -156,7 +154,7 @@ class AbiMatchesCTest(unittest.TestCase):
 
     def test_checks_cover_the_tools_layouts(self):
         """Every struct and constant mkimage uses is among those checked."""
-        image = tessera_abi.load_header("tessera/image.h")
+        image = abi.load_header("tessera/image.h")
         whats = {what for what, _, _ in abi_checks(image)}
         for s in (mkimage.MANIFEST, mkimage.CLUSTER_DESC, mkimage.PROGRAM_DESC,
                   mkimage.IMAGE_HEADER):
@@ -167,12 +165,12 @@ class AbiMatchesCTest(unittest.TestCase):
 
 
 def parse(text, layouts=True):
-    """tessera_abi's Header of a header's text (named t.h in errors)."""
-    return tessera_abi.parse_header(text, "t.h", layouts=layouts)
+    """abi's Header of a header's text (named t.h in errors)."""
+    return abi.parse_header(text, "t.h", layouts=layouts)
 
 
 class AbiParserTest(unittest.TestCase):
-    """tools/tessera_abi.py: C's layout rules, and strictness: whatever it
+    """tools/tessera/abi.py: C's layout rules, and strictness: whatever it
     does not read for sure is an error naming the header and the line."""
 
     def refused(self, text, words, layouts=True):
@@ -310,15 +308,15 @@ class AbiParserTest(unittest.TestCase):
                 f.write("#include <stdint.h>\n\nstruct s {\n    long x;\n};\n")
             with open(os.path.join(d, "tessera", "loop.h"), "w") as f:
                 f.write("#include <tessera/loop.h>\n")
-            self.assertEqual(tessera_abi.load_header("tessera/a.h", d).struct("a").size, 12)
+            self.assertEqual(abi.load_header("tessera/a.h", d).struct("a").size, 12)
             bad = os.path.join(d, "tessera", "bad.h")
             with self.assertRaisesRegex(AbiError, "^" + re.escape(bad) + r":4: struct s: "
                                                    r"'long x;' has type 'long'"):
-                tessera_abi.load_header("tessera/bad.h", d)
+                abi.load_header("tessera/bad.h", d)
             with self.assertRaisesRegex(AbiError, r"loop.h includes itself"):
-                tessera_abi.load_header("tessera/loop.h", d)
+                abi.load_header("tessera/loop.h", d)
             with self.assertRaisesRegex(AbiError, r"cannot read ABI header .*none.h"):
-                tessera_abi.load_header("tessera/none.h", d)
+                abi.load_header("tessera/none.h", d)
         with self.assertRaisesRegex(AbiError, r"^include/tessera/image.h defines no struct nope"):
             mkimage.IMAGE_H.struct("nope")
 
@@ -589,7 +587,7 @@ class SegmentTest(unittest.TestCase):
 
     def test_whole_window(self):
         # An image may fill its window: whether the rest holds what the
-        # cluster runs is check_fit's (tessera_fit).
+        # cluster runs is check_fit's (tessera.fit).
         self.assertEqual(mkimage.check_segments(self.c1, [Segment(0x80A00000, 16 * MIB)]),
                          0x81A00000)
 
@@ -731,23 +729,36 @@ class InputsTest(unittest.TestCase):
 
     def test_paths_and_names_are_told_apart(self):
         """A '/' or .elf makes a path (from the current folder); any other
-        word is a built-in program, whatever files the current folder has."""
+        word is a built-in program when the build has one of that name (a
+        file of that name in the current folder notwithstanding), else the
+        current folder's file of that name."""
         builtin = self.file("app.elf", b"\x7fELF")
         cwd = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, cwd)
-        for name in ("app", "mine.elf"):
+        for name in ("app", "mine.elf", "fs64"):
             with open(os.path.join(cwd, name), "wb") as f:
                 f.write(b"\x7fELF")
+        os.mkdir(os.path.join(cwd, "folder"))
         old = os.getcwd()
         os.chdir(cwd)
         self.addCleanup(os.chdir, old)
         self.assertEqual(mkimage.resolve_program("app", self.dir), builtin)
         self.assertEqual(mkimage.resolve_program("./app", self.dir), "./app")
         self.assertEqual(mkimage.resolve_program("mine.elf", self.dir), "mine.elf")
+        self.assertEqual(mkimage.resolve_program("fs64", self.dir), os.path.join(".", "fs64"))
         with self.assertRaisesRegex(ImageError, "no such program: app.elf"):
             mkimage.resolve_program("app.elf", self.dir)    # not the built-in one
-        with self.assertRaisesRegex(ImageError, "program 'mine' not found"):
-            mkimage.resolve_program("mine", self.dir)
+        # Neither the build nor the current folder has it (a folder is no
+        # program): the error names both places.
+        for name in ("mine", "folder"):
+            with self.subTest(name=name):
+                with self.assertRaises(ImageError) as e:
+                    mkimage.resolve_program(name, self.dir)
+                self.assertEqual(str(e.exception),
+                                 f"program '{name}' not found: the build has no "
+                                 f"{os.path.join(self.dir, name + '.elf')} (run make first to "
+                                 f"build the tree's programs) and the current folder "
+                                 f"({os.getcwd()}) has no file {name}")
 
     def test_missing_kernel_library(self):
         prog = self.file("app.elf", b"\x7fELF")
@@ -850,7 +861,7 @@ class Linux64Test(unittest.TestCase):
             mkimage.build_payloads(LAYOUT, self.prog, [], 4, "compact", self.dir)
 
     def test_user_area_stays_clear(self):
-        from tessera_profile import check_platform, parse_profile
+        from tessera.profile import check_platform, parse_profile
         with open(os.path.join(mkimage.REPO, "build", "profiles", "default.json")) as f:
             import json
             data = json.load(f)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Tests of tools/mpicc and tools/mpicxx (one implementation,
-tools/tessera_mpicc.py): their command line (-c, -S, -E, -o, several files,
+tools/tessera/mpicc.py): their command line (-c, -S, -E, -o, several files,
 -l/-L, --show/--showme, --help, the options passed through to the compiler
 and linker), C++ (C++17, no exceptions or RTTI),
 the record of the program's writable global variables it links in (and
@@ -16,10 +16,11 @@ import subprocess
 import tempfile
 import unittest
 
-from toolsupport import TOOLS, load_mpirun
-from mkimage import CROSS, default_paths, default_platform, target_out
-from tessera_profile import compute_layout, load_profile
-import tessera_globals
+from tessera import mpirun
+from toolsupport import TOOLS
+from tessera.mkimage import CROSS, default_paths, default_platform, target_out
+from tessera.profile import compute_layout, load_profile
+from tessera import program_globals
 
 PLATFORM = default_platform()
 # What the platform's programs are, and the archiver for its objects.
@@ -339,7 +340,7 @@ class PassThrough(Sources):
                          [shlex.split(line) for line in
                           run_tool("mpicc", "--showme", "-c", "main.c", "globals.c",
                                    cwd=self.dir)[1].splitlines()])
-        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        cfg = program_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
         compile_flags = shlex.split(run_tool("mpicc", "--showme:compile")[1])
         link_flags = shlex.split(run_tool("mpicc", "-showme:link")[1])
         self.assertEqual(compile_flags, cfg["cflags"] + ["-I" + d for d in cfg["includes"]])
@@ -365,9 +366,9 @@ class Cxx(Sources):
         self.assertEqual((e_type, machine), ("ET_EXEC", MACHINE))
         self.assertIn("main", names)
         # The shared implementation records the program's globals too.
-        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
-        self.assertEqual(tessera_globals.own_variables(self.path("app.elf"),
-                                                       tessera_globals.runtime_files(cfg)),
+        cfg = program_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        self.assertEqual(program_globals.own_variables(self.path("app.elf"),
+                                                       program_globals.runtime_files(cfg)),
                          (["counter"], "record"))
 
     def test_cxx17_by_default_and_the_user_standard_wins(self):
@@ -398,13 +399,13 @@ class Cxx(Sources):
 
 class GlobalsRecord(Sources):
     """The program's own writable variables, as mpirun finds them at launch
-    (tools/tessera_globals.py): from mpicc's record, else compared with the
+    (tools/tessera/program_globals.py): from mpicc's record, else compared with the
     build's runtime. Needs the platform's build."""
 
     def own(self, name):
         """(names, how) for the program `name` (in the folder, or a path)."""
-        cfg = tessera_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
-        return tessera_globals.own_variables(self.path(name), tessera_globals.runtime_files(cfg))
+        cfg = program_globals.read_config(os.path.join(target_out(), "mpicc.cfg"))
+        return program_globals.own_variables(self.path(name), program_globals.runtime_files(cfg))
 
     def test_record_lists_the_program_variables(self):
         self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c", "clean.c")
@@ -442,7 +443,7 @@ class GlobalsRecord(Sources):
         self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c")
         with open(self.path("app.elf"), "rb") as f:
             elf = ELFFile(f)
-            note = elf.get_section_by_name(tessera_globals.RECORD_SECTION)
+            note = elf.get_section_by_name(program_globals.RECORD_SECTION)
             self.assertEqual((note["sh_type"], note["sh_flags"]), ("SHT_NOTE", 0))
             self.assertFalse(any(seg.section_in_segment(note) for seg in elf.iter_segments()))
 
@@ -455,7 +456,7 @@ class GlobalsRecord(Sources):
         self.assertEqual(rc, 0, err)
         subprocess.run(shlex.split(out.splitlines()[-1]), cwd=self.dir, check=True)
         with open(self.path("app.elf"), "rb") as f:
-            self.assertIsNone(tessera_globals.read_record(tessera_globals.ElfFile(f.read())))
+            self.assertIsNone(program_globals.read_record(program_globals.ElfFile(f.read())))
         self.assertEqual(self.own("app.elf"), (PROGRAM_GLOBALS, "runtime"))
 
     def test_programs_of_the_build(self):
@@ -468,7 +469,6 @@ class GlobalsRecord(Sources):
 
     def test_mpirun_warns_in_threads_mode(self):
         self.ok("-o", "app.elf", "main.c", "globals.c", "sub/helper.c")
-        mpirun = load_mpirun()
         layout = compute_layout(load_profile("default"), PLATFORM)
 
         def warning(*argv):

@@ -16,11 +16,11 @@ import tempfile
 import unittest
 from unittest import mock
 
-from toolsupport import REPO, TESTS, load_mpirun, run_mpirun, too_many_processes
-from tessera_profile import compute_layout, load_profile
+from tessera import mpirun
+from toolsupport import MPIRUN, REPO, run_mpirun, too_many_processes
+from tessera.profile import compute_layout, load_profile
 import fake_elf
 
-mpirun = load_mpirun()
 
 
 class ParseTest(unittest.TestCase):
@@ -242,7 +242,7 @@ class CommandLineTest(unittest.TestCase):
         """tools/mpiexec, the MPI standard's name (MPI 3.1 section 8.8),
         is mpirun itself and takes the standard's -n."""
         mpiexec = os.path.join(REPO, "tools", "mpiexec")
-        self.assertEqual(os.path.realpath(mpiexec), os.path.realpath(mpirun.__file__))
+        self.assertEqual(os.path.realpath(mpiexec), os.path.realpath(MPIRUN))
         help_run = subprocess.run([mpiexec, "--help"], capture_output=True, text=True, timeout=60)
         self.assertEqual((help_run.returncode, help_run.stdout), (0, self.run_mpirun("--help")[1]))
         bad = subprocess.run([mpiexec, "-n", "0", "hello"], capture_output=True, text=True,
@@ -405,6 +405,26 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("mpirun: no such program: /no/such/app.elf", err)
 
+    def test_program_of_the_current_folder(self):
+        """A name the build has no program of is the current folder's file:
+        `mpirun fs64` there gets as far as the (missing) kernel; with no
+        such file either, the error names both places looked at."""
+        app = self.riscv_elf_header()
+        here = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, here)
+        shutil.copy(app, os.path.join(here, "fs64"))
+        env = dict(os.environ, **self.env)
+        for name, error in (("fs64", "libtessera_kernel.a not found; run make first"),
+                            ("fs32", f"mpirun: program 'fs32' not found: the build has no "
+                                     f"{os.path.join(self.out, 'target', 'bin', 'fs32.elf')} (run "
+                                     f"make first to build the tree's programs) and the current "
+                                     f"folder ({os.path.realpath(here)}) has no file fs32\n")):
+            with self.subTest(name=name):
+                p = subprocess.run([MPIRUN, name], cwd=here, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=60)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn(error, p.stderr)
+
     def test_missing_kernel(self):
         app = self.riscv_elf_header()
         rc, _, err = self.run_mpirun(app)
@@ -425,10 +445,8 @@ while True:
 # mpirun's main() with the image builder stubbed out to run FAKE_QEMU.
 DRIVER = """
 import sys
-sys.path.insert(0, sys.argv[1])
-from toolsupport import load_mpirun
-mpirun = load_mpirun()
-qemu = [sys.executable, "-c", sys.argv[2], sys.argv[3]]
+from tessera import mpirun
+qemu = [sys.executable, "-c", sys.argv[1], sys.argv[2]]
 mpirun.mkimage.plan_job = lambda *args: None
 mpirun.mkimage.resolve_program = lambda spec, *args: spec
 mpirun.mkimage.build_images = lambda *args, **kwargs: qemu
@@ -830,11 +848,30 @@ class GlobalsWarningTest(unittest.TestCase):
 
 
 class BrokenPipeTest(unittest.TestCase):
+    def test_every_command_ends_quietly(self):
+        """`tools/mpicc --help | head -1`: every command of tools/ whose
+        reader has gone exits 141, as a shell reports SIGPIPE, without a
+        traceback. The pipe's read end is closed before the command
+        starts, so its first write fails."""
+        commands = [["mpirun", "--help"], ["mpiexec", "--help"], ["mpicc", "--help"],
+                    ["mpicxx", "--help"], ["mkimage.py", "--help"], ["trace_summary.py", "--help"],
+                    ["check_layers.py", "--graph"]]
+        for name, *args in commands:
+            with self.subTest(command=name):
+                read, write = os.pipe()
+                os.close(read)
+                try:
+                    p = subprocess.run([os.path.join(REPO, "tools", name), *args], stdout=write,
+                                       stderr=subprocess.PIPE, text=True, timeout=60)
+                finally:
+                    os.close(write)
+                self.assertEqual((p.returncode, p.stderr), (141, ""))
+
     def test_reader_gone(self):
         """`mpirun ... | head -1`: QEMU stopped, exit 141, no traceback."""
         with tempfile.TemporaryDirectory() as tmp:
             pidfile = os.path.join(tmp, "qemu.pid")
-            p = subprocess.Popen([sys.executable, "-c", DRIVER, TESTS, FAKE_QEMU, pidfile],
+            p = subprocess.Popen([sys.executable, "-c", DRIVER, FAKE_QEMU, pidfile],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.assertEqual(p.stdout.readline(), "hello from rank 0 of 1 on cluster 1\n")
             p.stdout.close()                 # as head does after its line
@@ -888,7 +925,7 @@ class GdbOptionsTest(unittest.TestCase):
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
                 mock.patch.object(mpirun, "run_machine", run), \
                 mock.patch.object(mpirun, "globals_warning", return_value=None), \
-                mock.patch.object(mpirun.tessera_gdb, "check_gdb", return_value="gdb"):
+                mock.patch.object(mpirun.gdb, "check_gdb", return_value="gdb"):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
         return build.call_args.kwargs, run.call_args.args[1], run.call_args.kwargs["watch"]
 
@@ -913,7 +950,7 @@ class GdbOptionsTest(unittest.TestCase):
         """The gdb commands: symbols of the kernel and of the program, the
         target, then release the held rank and stop in its main, in its
         thread only."""
-        qemu = mpirun.tessera_gdb.script("qemu-riscv64", "/p/hello.elf", "127.0.0.1:1234",
+        qemu = mpirun.gdb.script("qemu-riscv64", "/p/hello.elf", "127.0.0.1:1234",
                                          "/w/cluster2.elf").splitlines()
         self.assertEqual(qemu[qemu.index("file /w/cluster2.elf") + 1:],
                          ["target remote 127.0.0.1:1234", "add-symbol-file /p/hello.elf",
@@ -929,7 +966,7 @@ class GdbOptionsTest(unittest.TestCase):
             source = f.read()
         fmt = re.search(r'kprintf\("(\[kernel\] cluster %d core %d: rank %d held[^"]*)\\n"',
                         source)[1]
-        m = mpirun.tessera_gdb.HELD.search(fmt.replace("%d", "{}").format(2, 3, 17))
+        m = mpirun.gdb.HELD.search(fmt.replace("%d", "{}").format(2, 3, 17))
         self.assertEqual(m.groups(), ("2", "3", "17"))
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of tools/tessera_profile.py: parsing, layout, platform limits,
+"""Unit tests of tools/tessera/profile.py: parsing, layout, platform limits,
 --map-by ppr:N:cluster's slots per cluster."""
 import json
 import os
@@ -7,8 +7,8 @@ from dataclasses import replace
 import tempfile
 import unittest
 
-from toolsupport import too_many_processes  # also puts tools/ on sys.path
-from tessera_profile import (MIB, PROFILE_DIR, OptionError, ProfileError, ToolError,
+from toolsupport import too_many_processes
+from tessera.profile import (MIB, PROFILE_DIR, OptionError, ProfileError, ToolError,
                              check_capacity, check_platform, compute_layout, load_profile,
                              parse_profile, per_cluster_layout)
 

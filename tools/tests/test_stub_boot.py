@@ -15,13 +15,12 @@ import tempfile
 import unittest
 
 import toolsupport
-import mkimage
-from tessera_profile import compute_layout, load_profile
+from tessera import mkimage, mpirun
+from tessera.profile import compute_layout, load_profile
 
 STUB = os.path.join(toolsupport.TESTS, "stub")
 TOOLS_PRESENT = all(shutil.which(t) for t in ("riscv64-linux-gnu-gcc", "riscv64-linux-gnu-ld",
                                                "riscv64-linux-gnu-ar", "qemu-system-riscv64"))
-mpirun = toolsupport.load_mpirun()
 
 
 @unittest.skipUnless(TOOLS_PRESENT, "needs the riscv64 cross toolchain and QEMU (make setup)")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of tools/tessera_symbols.py: addresses to function, file and
+"""Unit tests of tools/tessera/symbols.py: addresses to function, file and
 line, and mpirun's rewriting of the kernel's fault reports. The programs
 are built here with the host's gcc (-g), as mpicc builds with -g."""
 import os
@@ -7,8 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-import toolsupport  # noqa: F401  (puts tools/ on sys.path)
-from tessera_symbols import FaultReports, Symbols
+from tessera.symbols import FaultReports, Symbols
 
 SOURCE = """\
 static inline __attribute__((always_inline)) int inner(volatile int *p) {

@@ -22,9 +22,9 @@ import time
 import unittest
 
 from toolsupport import TESTS, TOOLS, run_mpirun, too_many_processes
-import tessera_run
-from mkimage import MAP_POLICIES, SYSCALL_H, TS_MANIFEST_ENV, parse_map_by, placement
-from tessera_profile import compute_layout, load_profile
+from tessera import testing
+from tessera.mkimage import MAP_POLICIES, SYSCALL_H, TS_MANIFEST_ENV, parse_map_by, placement
+from tessera.profile import compute_layout, load_profile
 
 TIMEOUT = "240"      # mpirun's, below CTest's 300 s so that mpirun reports it
 LAYOUT = compute_layout(load_profile("default"))
@@ -193,7 +193,7 @@ class Env(ProbeCase):
         ({NAME: VALUE}) and getenv of `names`; every rank must see exactly
         `variables` in environ, and getenv agree."""
         options = [a for name, value in variables.items() for a in ("-x", f"{name}={value}")]
-        p = tessera_run.run(command or os.path.join(TOOLS, "mpirun"), count, str(np),
+        p = testing.run(command or os.path.join(TOOLS, "mpirun"), count, str(np),
                             "--ranks", ranks, *options, "--timeout", TIMEOUT, self.probe, *names,
                             merge=False, timeout=300)
         self.assertEqual(p.returncode, 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
@@ -234,7 +234,7 @@ class Env(ProbeCase):
 
     def test_from_mpiruns_environment(self):
         """-x NAME passes the value mpirun has."""
-        p = tessera_run.run(os.path.join(TOOLS, "mpirun"), "-np", "2", "-x", "TESSERA_ENV_FROM",
+        p = testing.run(os.path.join(TOOLS, "mpirun"), "-np", "2", "-x", "TESSERA_ENV_FROM",
                             "--timeout", TIMEOUT, self.probe, "TESSERA_ENV_FROM", merge=False,
                             timeout=300, env={"TESSERA_ENV_FROM": "from mpirun's env"})
         self.assertEqual(p.returncode, 0, p.stderr)

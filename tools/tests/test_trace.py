@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of mpirun --trace's converter (tools/tessera_trace.py) and of
+"""Unit tests of mpirun --trace's converter (tools/tessera/trace.py) and of
 tools/trace_summary.py, on a small dump made here with the layouts of
 <tessera/trace.h>: two ranks on two clusters exchange messages, one ring
 lost events, MPI_Finalize is left unfinished. No build needed."""
@@ -12,8 +12,8 @@ import tempfile
 import unittest
 
 from toolsupport import TOOLS
-import tessera_trace as tt
-import trace_summary as ts
+from tessera import trace as tt
+from tessera import trace_summary as ts
 
 C = tt.C
 HZ = 10_000_000     # ticks per second: 0.1 us each

@@ -11,7 +11,7 @@ import unittest
 from collections import defaultdict
 
 from toolsupport import run_mpirun
-import trace_summary
+from tessera import trace_summary
 
 REPS, MAX_BYTES = "3", "8192"   # up to 8 KiB: eager and rendezvous messages
 

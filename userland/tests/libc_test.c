@@ -3,7 +3,8 @@
  * posix_memalign,
  * aligned_alloc, getpagesize, clock_gettime, gettimeofday, nanosleep, usleep,
  * sleep, getpid, gethostname, getenv, atexit, strerror and rand_r, with
- * POSIX's errors. Run by test_libc.py as `libc_test MODE NPROCS`: MODE is
+ * POSIX's errors. Run by tests/target_tests.toml (userland_libc) as
+ * `libc_test MODE NPROCS`: MODE is
  * mpirun's --ranks (processes or threads), NPROCS the cores a cluster
  * gives a program's threads. Every rank checks; rank 0 prints
  * "libc_test: OK (np=N)" when all passed, and "libc_test: atexit handler

@@ -1,4 +1,5 @@
-/* On-target test of <pthread.h> in MPI ranks (run by test_pthread.py).
+/* On-target test of <pthread.h> in MPI ranks (tests/target_tests.toml:
+ * userland_pthread).
  *
  * Each rank asks for MPI_THREAD_SERIALIZED, then, one rank at a time:
  *   cores:   starts threads that wait on a condition variable until

@@ -6,13 +6,10 @@ in its rank's order; with --tag-output, prefixed with the rank that wrote
 it ("[rank R] "), from the start (the kernel names a rank's process, or
 in threads mode the runtime tags a rank's thread)."""
 import collections
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 NP = 8
 LINES = 100     # console_test's short lines per rank

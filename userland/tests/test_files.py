@@ -8,12 +8,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import MPIRUN  # noqa: E402
+from tessera.testing import MPIRUN
 
 VALUES = [3, -7, 12, 40, 1000, 5, 6]
 BIG = 1 << 20

@@ -3,13 +3,10 @@
 private to each MPI rank with mpirun --ranks processes (globals_test), on
 full clusters and spread out, and shared, as the test must detect, with
 --ranks threads when ranks share a cluster. Both platforms."""
-import os
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import mpirun  # noqa: E402
+from tessera.testing import mpirun
 
 CHECKS = ("data", "bss", "static", "global", "neighbour", "heap", "alias")
 # What sharing breaks: every check but alias, which needs processes.

@@ -5,12 +5,10 @@ has the memory layout the kernel loads: PT_LOAD segments from 0x40000000
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import MPICC, ROOT, load_segments, mpirun, target_out  # noqa: E402
+from tessera.testing import MPICC, ROOT, load_segments, mpirun, target_out
 
 R, W, X = 4, 2, 1
 

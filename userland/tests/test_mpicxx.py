@@ -5,12 +5,10 @@ printf) runs on both platforms: as the build makes it (tessera_add_program)
 and as tools/mpicxx makes it, ranks as processes and as threads."""
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "tools"))
-from tessera_run import ROOT, mpirun  # noqa: E402
+from tessera.testing import ROOT, mpirun
 
 MPICXX = os.path.join(ROOT, "tools", "mpicxx")
 

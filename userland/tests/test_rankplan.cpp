@@ -1,5 +1,4 @@
 // Host tests of crt0's view of rank placement (rankplan.cpp).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <vector>

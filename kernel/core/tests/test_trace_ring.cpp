@@ -1,7 +1,6 @@
 // Host tests of a trace ring (kernel/trace_ring.hpp): it keeps events in
 // order up to its capacity, counts the rest as lost, and a reader on
 // another thread never sees an event before it is complete.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <thread>

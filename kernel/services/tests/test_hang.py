@@ -15,16 +15,13 @@ they must end within seconds, not at mpirun's timeout, with a report.
 
 Both mappings: compact puts the ranks on one cluster (the local path, and
 one spawn server that sees both processes), scatter on different ones."""
-import os
 import signal
 import subprocess
-import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from tessera_launch import STOP_GRACE  # noqa: E402
-from tessera_run import MPIRUN, mpirun  # noqa: E402
+from tessera.launch import STOP_GRACE
+from tessera.testing import MPIRUN, mpirun
 
 TIMEOUT = 120  # mpirun's: a job that hangs ends only then
 PROMPT = 60    # a job that ends by itself ends well before that (generous: QEMU on a busy host)

@@ -3,7 +3,6 @@
 // 1..3) whose NoC has, like the hardware, one message slot per (receiver,
 // sender) pair, so that a daemon's sends find the slot full and must be
 // tried again.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <string.h>

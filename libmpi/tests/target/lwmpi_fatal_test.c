@@ -1,6 +1,6 @@
 /*
  * lwmpi_fatal_test: the ways an MPI job ends early, chosen by argv[1]
- * (test_lwmpi_target.py checks the report and the exit status):
+ * (tests/target_tests.toml checks the report and the exit status):
  *   (none)        the last rank sends to a rank that does not exist:
  *                 the default error handler ends the job with MPI_ERR_RANK
  *   exit S        rank 0 returns S from main without MPI_Finalize while

@@ -1,6 +1,5 @@
 // Host tests of the file server's table and request handling, against a
 // host of files in memory.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <string.h>

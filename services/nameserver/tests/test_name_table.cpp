@@ -1,5 +1,4 @@
 // Host tests of the name server's table and request handling.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <string.h>

@@ -13,9 +13,8 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "tools"))
-from capbench import APPS, ROOT, build_linux, linux_mpirun, run_linux, run_tessera  # noqa: E402
-from mkimage import default_platform  # noqa: E402
+from tessera.capbench import APPS, ROOT, build_linux, linux_mpirun, run_linux, run_tessera
+from tessera.mkimage import default_platform
 
 # Arguments of each application: (small, default).
 SIZES = {

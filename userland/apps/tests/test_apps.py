@@ -29,9 +29,8 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-from capbench import BASELINES, linux_mpirun, run_tessera  # noqa: E402
-from crosscheck import SIZES  # noqa: E402
+from tessera.capbench import BASELINES, linux_mpirun, run_tessera
+from crosscheck import SIZES
 
 BAD_ARGS = {"fn": ("5", "1"), "gf": ("2", "64", "4"), "km": ("10", "3", "20"), "a2a": ("0",)}
 RUNS = [(8, "compact", None), (8, "scatter", None), (5, "compact", None), (5, "scatter", None),
@@ -130,7 +129,7 @@ class Mppa256Window(unittest.TestCase):
     12 on each of the 16 compute clusters, verified. Each cluster's window
     as the kernel used it (what the image and the kernel's boot frames
     took, from its boot line, plus the program's peak) stays within
-    mpirun's estimate (tools/tessera_fit.py), which must fit the window."""
+    mpirun's estimate (tools/tessera/fit.py), which must fit the window."""
 
     def test_fn_12_ranks_per_cluster(self):
         run = run_tessera("fn", 192, "ppr:12:cluster", ["--verify", "1", "2000"], timeout=300,

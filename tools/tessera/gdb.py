@@ -40,8 +40,8 @@ import subprocess
 import sys
 import time
 
-from tessera_fit import PT_LOAD, program_headers
-from tessera_profile import ToolError
+from tessera.fit import PT_LOAD, program_headers
+from tessera.profile import ToolError
 
 GDB = {"qemu-riscv64": "gdb-multiarch", "linux64": "gdb"}
 HELD = re.compile(r"\[kernel\] cluster (\d+) core (\d+): rank (\d+) held before its main")

@@ -28,7 +28,7 @@ import threading
 import time
 from contextlib import ExitStack
 
-from tessera_profile import ToolError
+from tessera.profile import ToolError
 
 TIMEOUT_STATUS = 124
 # Console input bytes that ask cluster 0's kernel to stop the job with a
@@ -75,7 +75,7 @@ class SerialFilter:
     def show(self, line):
         """The lines to print for `line`: none when it is not kept, else
         what `rewrite` (line -> lines, e.g. the fault reports'
-        tessera_symbols.FaultReports.rewrite) makes of it."""
+        symbols.FaultReports.rewrite) makes of it."""
         if not self.keep(line):
             return []
         return self.rewrite(line) if self.rewrite else [line]

@@ -14,13 +14,16 @@ import os
 import shutil
 import tempfile
 
-from tessera_profile import ToolError
+from tessera.profile import ToolError
 
 
 def make(stage=()):
     """A fresh job folder with every path of `stage` (files or folders)
-    copied in under its base name; returns its path. Raises ToolError for a
-    path that does not exist or two staged paths with one base name."""
+    copied in under its base name; returns its path. Symbolic links are
+    followed: the ranks see what they point to. Raises ToolError for a
+    path that does not exist, two staged paths with one base name, or what
+    cannot be copied (naming it: a link to nothing, a link to a folder that
+    holds it, an unreadable file)."""
     names = {}
     for path in stage:
         name = os.path.basename(os.path.normpath(path))
@@ -32,14 +35,37 @@ def make(stage=()):
     folder = tempfile.mkdtemp(prefix="tessera-files-")
     try:
         for name, path in names.items():
-            if os.path.isdir(path):
-                shutil.copytree(path, os.path.join(folder, name))
-            else:
-                shutil.copy2(path, os.path.join(folder, name))
-    except OSError as e:
+            _copy(path, os.path.join(folder, name), frozenset())
+    except ToolError:
         shutil.rmtree(folder, ignore_errors=True)
-        raise ToolError(f"--stage: cannot copy {e.filename}: {e.strerror}") from None
+        raise
     return folder
+
+
+def _copy(src, dst, holders):
+    """Copies the file or folder src to dst, following symbolic links.
+    holders: the real paths of the folders being copied that hold src (a
+    link back to one of them would be copied without end)."""
+    if os.path.islink(src) and not os.path.exists(src):
+        raise ToolError(f"--stage: cannot copy {src}: a symbolic link to nothing "
+                        f"({os.readlink(src)})")
+    if not os.path.isdir(src):
+        try:
+            shutil.copy2(src, dst)
+        except OSError as e:
+            raise ToolError(f"--stage: cannot copy {src}: {e.strerror or e}") from None
+        return
+    real = os.path.realpath(src)
+    if real in holders:
+        raise ToolError(f"--stage: cannot copy {src}: a symbolic link to a folder that holds it "
+                        f"({real}), which would be copied without end")
+    try:
+        os.mkdir(dst)
+        entries = sorted(os.listdir(src))
+    except OSError as e:
+        raise ToolError(f"--stage: cannot copy {src}: {e.strerror or e}") from None
+    for entry in entries:
+        _copy(os.path.join(src, entry), os.path.join(dst, entry), holders | {real})
 
 
 def snapshot(folder):

@@ -25,20 +25,20 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-import tessera_abi
+from tessera import REPO, abi
 
 MIB = 1 << 20
 WINDOW_ALIGN = 2 * MIB          # Sv39 megapages: windows map with 2 MiB pages
 RAM_BASE = 0x80000000           # QEMU virt: start of DRAM
 DTB_RESERVE = 4 * MIB           # QEMU puts the DTB in the last 2 MiB of RAM
 
-# From include/tessera/image.h (tools/tessera_abi.py reads it).
-_IMAGE_H = tessera_abi.load_header("tessera/image.h")
+# From include/tessera/image.h (tools/tessera/abi.py reads it).
+_IMAGE_H = abi.load_header("tessera/image.h")
 TS_MAX_CLUSTERS = _IMAGE_H.constant("TS_MAX_CLUSTERS")
 TS_MAX_CORES = _IMAGE_H.constant("TS_MAX_CORES")
 TS_CLUSTER_IO = _IMAGE_H.constant("TS_CLUSTER_IO")
 TS_CLUSTER_COMPUTE = _IMAGE_H.constant("TS_CLUSTER_COMPUTE")
-_SYSCALL_H = tessera_abi.load_header("tessera/syscall.h", layouts=False)
+_SYSCALL_H = abi.load_header("tessera/syscall.h", layouts=False)
 
 PLATFORMS = ("qemu-riscv64", "linux64")
 DEFAULT_PLATFORM = "qemu-riscv64"
@@ -55,7 +55,6 @@ QEMU_MIN_BASE = 0x80200000      # the firmware owns everything below
 USER_AREA = (0x40000000, 0x70000000)
 LINUX64_ADDRESS_END = 1 << 46   # well inside x86-64's 47-bit user half
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILE_DIR = os.path.join(REPO, "build", "profiles")
 
 
@@ -170,7 +169,7 @@ _INT_KEYS = {
     "io_clusters": (1, None, 1, "I/O clusters"),
     "io_cores": (1, TS_MAX_CORES, 1, "cores per I/O cluster"),
     # A window as small as MPPA-256's 2 MB SRAM; whether a job's programs
-    # fit is the image builder's check (tools/tessera_fit.py).
+    # fit is the image builder's check (tools/tessera/fit.py).
     "io_memory_mb": (2, None, 2, "MiB per I/O cluster window"),
     "compute_clusters": (1, None, 1, "compute clusters"),
     # A compute cluster needs a master plus at least one core for ranks.

@@ -8,15 +8,13 @@ import struct
 import subprocess
 import tempfile
 
-import mkimage
-import tessera_launch
-from mkimage import target_out  # noqa: F401  (the build folder: one rule for all tools)
+from tessera import REPO as ROOT, TOOLS, launch, mkimage
+from tessera.mkimage import target_out  # noqa: F401  (the build folder: one rule for all tools)
 
 PLATFORM = mkimage.default_platform()
 
-ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-MPIRUN = os.path.join(ROOT, "tools", "mpirun")
-MPICC = os.path.join(ROOT, "tools", "mpicc")
+MPIRUN = os.path.join(TOOLS, "mpirun")
+MPICC = os.path.join(TOOLS, "mpicc")
 
 
 def run(*cmd, env=None, timeout=300, merge=True):
@@ -42,12 +40,12 @@ def run_job(layout, program, args, np, policy, timeout=120, flags=0):
     with tempfile.TemporaryDirectory(prefix="tessera-job-") as tmp:
         if layout.platform == "linux64":
             payloads = mkimage.build_payloads(layout, program, args, np, policy, tmp, flags=flags)
-            status, _ = tessera_launch.run_clusters(
+            status, _ = launch.run_clusters(
                 mkimage.default_paths(platform=layout.platform)["cluster"], payloads,
                 layout.fabric_size, timeout, verbose=True, out=out, err=out)
         else:
             cmd = mkimage.build_images(layout, program, args, np, policy, tmp, flags=flags)
-            status, _ = tessera_launch.run_machine(cmd, timeout, verbose=True, out=out)
+            status, _ = launch.run_machine(cmd, timeout, verbose=True, out=out)
     return status, out.getvalue()
 
 

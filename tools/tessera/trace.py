@@ -24,9 +24,9 @@ import os
 import re
 import struct
 
-import tessera_abi
+from tessera import abi
 
-TRACE_H = tessera_abi.load_header("tessera/trace.h")
+TRACE_H = abi.load_header("tessera/trace.h")
 HEADER = TRACE_H.struct("ts_trace_header")
 EVENT = TRACE_H.struct("ts_trace_event")
 C = TRACE_H.constant
@@ -44,7 +44,7 @@ class TraceError(Exception):
 
 def kcall_names(path=None):
     """{number: name} of every kernel call, from include/tessera/kcalls.def."""
-    path = path or os.path.join(tessera_abi.INCLUDE, "tessera", "kcalls.def")
+    path = path or os.path.join(abi.INCLUDE, "tessera", "kcalls.def")
     with open(path, encoding="utf-8") as f:
         text = f.read()
     return {int(m.group(2)): m.group(1)

@@ -13,7 +13,7 @@ here is built exactly like the in-tree ones.
 
 Each source is compiled on its own, then the objects are linked in a second
 command: the wrapper looks at the objects in between, for the record of the
-program's writable global variables (tools/tessera_globals.py;
+program's writable global variables (tools/tessera/program_globals.py;
 docs/programs.md, "Global variables in MPI programs")."""
 import os
 import shlex
@@ -22,9 +22,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from mkimage import default_platform, target_out  # one rule for the build folder
-from tessera_profile import PLATFORMS, ToolError
-import tessera_globals
+from tessera.mkimage import default_platform, target_out  # one rule for the build folder
+from tessera.profile import PLATFORMS, ToolError
+from tessera import program_globals
 
 ASM_SUFFIXES = (".s", ".S", ".sx")
 C_SUFFIXES = (".c",)
@@ -312,7 +312,7 @@ def load_config(lang, out_dir, linking):
     path = os.path.join(out_dir, "mpicc.cfg")
     if not os.path.isfile(path):
         die(lang, f"no Tessera build in {out_dir} ({path} is missing): run make first", 1)
-    cfg = tessera_globals.read_config(path)
+    cfg = program_globals.read_config(path)
     for key in ("cc", "cflags", lang.compiler, lang.flags, "includes", "ldflags", "startfiles",
                 "libs", "syslibs") + lang.libs:
         if key not in cfg:
@@ -349,9 +349,9 @@ def link_flags(lang, cfg, cmd, inputs):
 
 def warn_shared_variables(lang, source, obj):
     """-Wmpi-globals' warning for one compiled source: the writable
-    variables its object defines (tools/tessera_globals.py)."""
+    variables its object defines (tools/tessera/program_globals.py)."""
     try:
-        names = tessera_globals.display_names(tessera_globals.file_variables(obj))
+        names = program_globals.display_names(program_globals.file_variables(obj))
     except (OSError, ValueError) as e:
         warn(lang, f"{source}: cannot look for global variables: {e}")
         return
@@ -377,7 +377,7 @@ def compile_sources(lang, cfg, cmd, outputs, stop):
 
 def globals_record(cfg, cmd, inputs, tmp):
     """The object that records the writable variables the user's inputs
-    (objects and libraries) define, for mpirun (tools/tessera_globals.py),
+    (objects and libraries) define, for mpirun (tools/tessera/program_globals.py),
     assembled in tmp: (exit status, its path). Its path is None when there
     is no record: with --show (the objects are not made), or when an input
     cannot be read (then the linker says why, or mpirun compares with the
@@ -388,12 +388,12 @@ def globals_record(cfg, cmd, inputs, tmp):
     if cmd.globals != "off":
         try:
             for path in inputs:
-                names |= tessera_globals.file_variables(path)
+                names |= program_globals.file_variables(path)
         except (OSError, ValueError):
             return 0, None
     source, obj = os.path.join(tmp, "mpi-globals.s"), os.path.join(tmp, "mpi-globals.o")
     with open(source, "w") as f:
-        f.write(tessera_globals.record_asm(names))
+        f.write(program_globals.record_asm(names))
     status = run(cfg["cc"] + cfg["cflags"] + ["-c", source, "-o", obj], False)
     return status, obj if status == 0 else None
 

@@ -43,7 +43,8 @@ import struct
 from collections import namedtuple
 from dataclasses import dataclass
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tessera import REPO
+
 INCLUDE = os.path.join(REPO, "include")
 
 # Fixed-width integer types: C type -> (bytes, struct format code). Their

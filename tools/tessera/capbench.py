@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import time
 
-from tessera_run import ROOT, mpirun
+from tessera.testing import ROOT, mpirun
 
 APPS = ("fn", "gf", "km", "a2a")
 BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
