@@ -19,7 +19,7 @@ PLATFORM_LABELS_OUT := $(if $(PLATFORM),$(or \
   $(if $(filter qemu-riscv64,$(PLATFORM)),-LE '^linux64$$'),\
   $(error PLATFORM must be qemu-riscv64 or linux64, not '$(PLATFORM)')))
 # make bench QUICK=1: small sizes, a few minutes. TRACE=1: also one traced
-# run of each app (out/bench/trace-*.json, README "Tracing").
+# run of each app (out/bench/trace-*.json, docs/debugging.md, "Tracing").
 QUICK    ?=
 TRACE    ?=
 
@@ -53,7 +53,7 @@ quiet-build:
 run: quiet-build
 	@tools/mpirun -np $(NP) --map-by scatter $(DEMO)
 
-# The default demo with rank 0 held before its main in gdb (README
+# The default demo with rank 0 held before its main in gdb (docs/debugging.md,
 # "Debugging a rank"; make debug GDB_RANK=5 for another rank).
 GDB_RANK ?= 0
 debug: quiet-build

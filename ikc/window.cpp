@@ -1,6 +1,6 @@
 // IKC windows: regions of a process's memory that other processes, on any
 // cluster, write, read and update at an address of its address space, with
-// no action by the owner (DESIGN section 3, "One-sided").
+// no action by the owner (docs/ARCHITECTURE.md, "IKC windows").
 //
 // Each cluster's kernel runs a window agent on its master, over two
 // kernel mailboxes: requests for the cluster's windows arrive on

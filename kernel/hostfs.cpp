@@ -1,5 +1,5 @@
 // The kernel calls that reach the host's files (TS_SYS_HOSTFS_*), for the
-// file server on an I/O cluster (DESIGN section 3, services). The HAL does
+// file server on an I/O cluster (docs/services.md, "Files"). The HAL does
 // the platform's part (hal::hostfs); here every call is checked: only a
 // process of an I/O cluster may make it, a path must stay inside the job's
 // folder (ts_path_check), and a handle is an index into this cluster's

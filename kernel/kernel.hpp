@@ -1,6 +1,6 @@
 // The kernel of one cluster above its core and ikc: the kernel-call table,
 // the console, and the services that run inside the kernel (services/).
-// Private to kernel/ (DESIGN section 3).
+// Private to kernel/ (docs/ARCHITECTURE.md, "The layers").
 #pragma once
 
 #include "ikc/ikc.hpp"

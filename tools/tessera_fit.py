@@ -1,7 +1,8 @@
 """Does a job fit its clusters' memory windows? The estimate mpirun makes
 before anything boots, on both platforms, and the refusal it prints.
 
-A compute cluster's window holds, from its base (DESIGN section 1):
+A compute cluster's window holds, from its base (docs/ARCHITECTURE.md,
+"A compute cluster's memory"):
 
   - on qemu-riscv64, the linked image: the kernel (text, data, bss and a
     stack per core) and the payload (the manifest and the program's
@@ -28,7 +29,8 @@ need = image + boot tables + read-only pages + HEAP_RESERVE + shared
 The heap a program takes beyond LWMPI's own state is the program's: the
 estimate cannot know it, and the kernel's spawn or a failed malloc is the
 backstop. Calibrated against the kernel's measured peak (mpirun --verbose:
-"the MPI program used at most K KiB"): README "Memory of a compute cluster".
+"the MPI program used at most K KiB"): docs/ARCHITECTURE.md, "A compute
+cluster's memory".
 
 Standard library only: the unit tests need no toolchain.
 """
@@ -61,7 +63,7 @@ QEMU_DEVICE_LEAF_TABLES = 3
 # Peer of PEER_BYTES per rank of the job (process.cpp), and the rest that
 # MPI_Init and the C library take (communicators, groups, stdio, the
 # allocator's own headers), LWMPI_INIT_BYTES, measured with fn, hello,
-# mpi_rma and km (README "Memory of a compute cluster").
+# mpi_rma and km (docs/ARCHITECTURE.md, "A compute cluster's memory").
 RING_SLOTS = 32
 RING_HEAD_BYTES = 16
 RING_SLOT_HEADER_BYTES = 8

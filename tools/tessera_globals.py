@@ -4,7 +4,8 @@ the runtime and LWMPI that every program links.
 
 They matter under `mpirun --ranks threads`, where the MPI processes of a
 compute cluster are threads of one process and so share one copy of each
-(README, "Global variables in MPI programs"). A writable variable is an
+(docs/programs.md, "Global variables in MPI programs"). A writable
+variable is an
 STT_OBJECT symbol defined in an allocated, writable section (.data, .bss,
 .sdata, .sbss, with or without -fdata-sections' suffixes) or a COMMON one;
 thread-local variables have STT_TLS symbols and are not listed. GCC names

@@ -3,8 +3,8 @@ implementation, a language switch (LANGUAGES). Like Open MPI's and MPICH's
 wrappers, they run the platform's compiler with what a Tessera MPI program
 needs (LWMPI, the runtime, the C library) and pass every option they do not
 interpret through to the compiler and linker unchanged. help() says what
-each option does; README "Writing and running MPI programs" and "C++
-programs" say more.
+each option does; docs/tools.md, "mpicc and mpicxx", and docs/programs.md,
+"C++ programs", say more.
 
 The compile and link recipe is the build's own: build/tessera.cmake writes
 it to mpicc.cfg in the platform's build folder (TESSERA_TARGET_OUT, default
@@ -13,8 +13,8 @@ here is built exactly like the in-tree ones.
 
 Each source is compiled on its own, then the objects are linked in a second
 command: the wrapper looks at the objects in between, for the record of the
-program's writable global variables (tools/tessera_globals.py, README
-"Global variables in MPI programs")."""
+program's writable global variables (tools/tessera_globals.py;
+docs/programs.md, "Global variables in MPI programs")."""
 import os
 import shlex
 import subprocess
@@ -66,7 +66,7 @@ LANGUAGES = {
 GLOBALS_WARNING = "-Wmpi-globals"
 NO_GLOBALS_WARNING = "-Wno-mpi-globals"
 GLOBALS_ADVICE = ('(declare them _Thread_local, or const, or run with --ranks processes, the '
-                  'default; see README "Global variables in MPI programs")')
+                  'default; see docs/programs.md, "Global variables in MPI programs")')
 
 # The compiler's options whose value is the next word (when not joined), by
 # where they go: to compiling only, to linking only, or to both.
@@ -136,7 +136,8 @@ Options {lang.tool} interprets:
   -L DIR             a folder for -l
   -Wmpi-globals      list, after compiling each source, the writable global and static
                      variables it defines: under mpirun --ranks threads the MPI processes
-                     of a cluster share them (README "Global variables in MPI programs")
+                     of a cluster share them (docs/programs.md, "Global variables in MPI
+                     programs")
   -Wno-mpi-globals   do not (the default); given when linking, the program records no
                      such variables either, so mpirun does not warn about them (the last
                      of the two options wins)

@@ -4,7 +4,7 @@ A profile (build/profiles/NAME.json) describes a topology as data. From it we
 derive where each cluster's memory window sits, which harts it owns, where the
 emulated NoC fabric lives and how much RAM QEMU must give the machine.
 
-Layout on qemu-riscv64 (DESIGN sections 2 and 4):
+Layout on qemu-riscv64 (docs/targets.md, "Booting on QEMU"):
 
     0x80000000     the M-mode firmware (Tessera's, or OpenSBI), below
                    memory_base; Tessera's keeps its table in its last page

@@ -1,5 +1,5 @@
 /*
- * Files (DESIGN section 3, services: the file server). The ABI between the
+ * Files (docs/services.md, "Files"). The ABI between the
  * file client (userland/runtime/files.c), the file server (a user program on
  * I/O cluster 0, services/fileserver/) and the kernel calls that reach the
  * host's files from an I/O cluster (TS_SYS_HOSTFS_*, <tessera/kcalls.def>).

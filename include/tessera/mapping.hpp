@@ -1,4 +1,4 @@
-// Mapping policies of the process manager (DESIGN section 3, services).
+// Mapping policies of the process manager (docs/services.md, "Placing the ranks").
 //
 // An MPI job of np processes is placed on the platform's compute clusters,
 // each of which hosts at most `slots` processes:

@@ -174,7 +174,7 @@ struct ts_window_op {
 #define TS_PROBE_USER_MAP    1            /* map its first page for the caller */
 #define TS_PROBE_USER_VA     0x60000000ul /* where: above the heap's limit */
 
-/* Mapping policies (DESIGN section 3, process manager). */
+/* Mapping policies (docs/services.md, "Placing the ranks"). */
 #define TS_MAP_COMPACT 0
 #define TS_MAP_SCATTER 1
 
@@ -224,7 +224,8 @@ struct ts_job_info {
      * [private_base, private_base + private_size), is also mapped at
      * alias_base + l * private_size in every rank of the cluster (its own
      * included), so that the ranks of a cluster reach each other's buffers
-     * (DESIGN section 3, "Ranks of one cluster"). alias_base 0: no aliases. */
+     * (docs/ARCHITECTURE.md, "The ranks of one cluster"). alias_base 0: no
+     * aliases. */
     unsigned long private_base;
     unsigned long private_size;
     unsigned long alias_base;
@@ -280,7 +281,7 @@ struct ts_mpi_state {
 #define TS_JOB_MPI_TRACE 4u
 
 /* ts_job_info.mpi_wait_policy: what a rank that waits for a message does
- * (DESIGN section 3, libmpi). */
+ * (docs/lwmpi.md, "Progress and waiting"). */
 #define TS_MPI_WAIT_DEFAULT  0 /* LWMPI's default: block */
 #define TS_MPI_WAIT_SPIN     1 /* poll, letting the host's CPU go between polls */
 #define TS_MPI_WAIT_BLOCK    2 /* poll once, then sleep in the kernel */

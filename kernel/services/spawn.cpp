@@ -30,8 +30,8 @@ namespace kernel {
 namespace {
 
 constexpr int ring_sync_port = 0;
-/// The job's status when the job monitor sees a deadlock (README: mpirun's
-/// statuses).
+/// The job's status when the job monitor sees a deadlock (docs/tools.md,
+/// "Exit status").
 constexpr int deadlock_status = 125;
 
 tessera::pm::JobShape job_shape() {

@@ -1007,7 +1007,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
  * A window is memory that each rank of a communicator exposes to the
  * others' MPI_Put, MPI_Get and accumulates. Every rank reaches every
  * other's memory through its own IKC window, served by the target's
- * kernel without any call by the target (DESIGN section 3, "One-sided");
+ * kernel without any call by the target (docs/lwmpi.md, "One-sided
+ * communication");
  * ranks of one cluster that share memory copy directly. There is one copy
  * of the memory: the memory model is MPI_WIN_UNIFIED (section 11.4).
  *

@@ -1,4 +1,4 @@
-// LibMPI's choice of protocol for a message (DESIGN section 3, libmpi).
+// LibMPI's choice of protocol for a message (docs/lwmpi.md, "Protocols").
 #pragma once
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
-// MPIUtil: the tier of LWMPI that touches the OS (DESIGN section 3,
-// libmpi). LibMPI (libmpi/mpi) calls only these functions.
+// MPIUtil: the tier of LWMPI that touches the OS (docs/lwmpi.md, "LibMPI
+// and MPIUtil"). LibMPI (libmpi/mpi) calls only these functions.
 //
 // Ranks are MPI_COMM_WORLD ranks; messages are told apart by a context id
 // chosen by LibMPI per communicator. Communication is non-blocking: isend()
@@ -60,7 +60,7 @@ inline constexpr uint64_t kLocalBlockData = kDefaultEagerMax;
 inline constexpr int kAnySource = -1;
 inline constexpr int kAnyTag = -1;
 
-/// How a message travels (DESIGN section 3, libmpi). LibMPI chooses.
+/// How a message travels (docs/lwmpi.md, "Protocols"). LibMPI chooses.
 enum class Protocol : uint8_t {
     eager,       ///< inside mailbox messages; the send completes at once
     rendezvous,  ///< RTS -> CTS + portal allow -> portal data
@@ -74,7 +74,7 @@ enum class SendMode : uint8_t {
 };
 
 /// What a rank waiting for a message does between two progress passes
-/// (mpirun --wait-policy; DESIGN section 3, libmpi).
+/// (mpirun --wait-policy; docs/lwmpi.md, "Progress and waiting").
 enum class WaitPolicy : uint8_t {
     spin,      ///< polls again at once, giving the host's CPU away in between
     block,     ///< sleeps in the kernel until something may have happened

@@ -33,8 +33,8 @@ void *cluster_shared(size_t size);
 /// (a small cluster's memory counts it once per rank), so it is small.
 inline constexpr size_t kClusterSharedBytes = 1024;
 
-/// How the other MPI processes of its cluster see a rank's memory (DESIGN
-/// section 3, "Ranks of one cluster"). When each rank is a process
+/// How the other MPI processes of its cluster see a rank's memory
+/// (docs/ARCHITECTURE.md, "The ranks of one cluster"). When each rank is a process
 /// (TS_RANKS_PROCESSES), its private area [base, base + size) is also
 /// mapped at base + shift in every rank of the cluster, itself included:
 /// the *global form* of a pointer p into the area is p + shift, the same

@@ -1,4 +1,4 @@
-// MPIUtil's one-sided transport (DESIGN section 3, "One-sided"): how
+// MPIUtil's one-sided transport (docs/lwmpi.md, "One-sided communication"): how
 // LibMPI's RMA windows reach another rank's memory. Each rank has one IKC
 // window (os::window_*), made at its first rma_self(), through which it
 // exposes the memory of all its MPI windows; another rank writes, reads

@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
 }
 """
 ADVICE = ('(declare them _Thread_local, or const, or run with --ranks processes, the default; '
-          'see README "Global variables in MPI programs")')
+          'see docs/programs.md, "Global variables in MPI programs")')
 
 # Every kind of file-scope and static variable, each used so that -O2 keeps it.
 GLOBALS_C = """\

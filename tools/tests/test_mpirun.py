@@ -692,7 +692,7 @@ class GlobalsWarningTest(unittest.TestCase):
     # The C library's and the runtime's variables, in every program.
     RUNTIME = [("__malloc_free_list", ".sbss.total", 8), ("none.0", ".data", 4)]
     ADVICE = ('(run with --ranks processes, the default, or declare them _Thread_local; see '
-              'README "Global variables in MPI programs")')
+              'docs/programs.md, "Global variables in MPI programs")')
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="mpirun-globals-")

@@ -1,7 +1,7 @@
 /*
  * globals_test: on-target test that ordinary C globals, static locals and
- * the heap are private to each MPI rank (DESIGN section 3, "Ranks of one
- * cluster": mpirun --ranks processes, the default on QEMU). No
+ * the heap are private to each MPI rank (docs/ARCHITECTURE.md, "The ranks
+ * of one cluster": mpirun --ranks processes, the default on QEMU). No
  * _Thread_local anywhere: the point is that unmodified programs work.
  *
  *   mpirun -np N [--map-by compact|scatter] globals_test

@@ -1,5 +1,6 @@
 /* libc_test: the C library surface an unmodified MPI program expects, the
- * same on both platforms (README, "The C library"): sysconf, posix_memalign,
+ * same on both platforms (docs/programs.md, "The C library"): sysconf,
+ * posix_memalign,
  * aligned_alloc, getpagesize, clock_gettime, gettimeofday, nanosleep, usleep,
  * sleep, getpid, gethostname, getenv, atexit, strerror and rand_r, with
  * POSIX's errors. Run by test_libc.py as `libc_test MODE NPROCS`: MODE is

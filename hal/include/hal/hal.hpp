@@ -45,7 +45,7 @@ void spin_hint();
 /// the NoC's interrupt reaches the master at once (qemu-riscv64), which
 /// then copies it into the process's ring; false when the master is a host
 /// process that may be asleep (linux64), so the polling core takes its own
-/// arrivals (DESIGN section 3, "Arrivals").
+/// arrivals (docs/ARCHITECTURE.md, "A ring of arrivals").
 bool master_takes_arrivals();
 
 /// A spinlock (acquire/release ordering).
@@ -191,7 +191,7 @@ bool page_fault_is_stale(const AddressSpace &space, uint64_t cause, uint64_t add
 // ---- the host's files (an I/O cluster's) ------------------------------------------
 //
 // The files of the job's folder on the host, which the I/O clusters own
-// (DESIGN section 3, the file server): qemu-riscv64 reaches them by
+// (docs/services.md, "Files"): qemu-riscv64 reaches them by
 // semihosting (QEMU runs in the job's folder), linux64 with the cluster
 // process's own system calls, relative to its working folder (the job's
 // folder). Paths are NUL-terminated kernel strings the kernel has checked

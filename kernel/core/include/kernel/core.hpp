@@ -1,4 +1,4 @@
-// The kernel's core services (DESIGN section 3, kernel/core): log and
+// The kernel's core services (docs/ARCHITECTURE.md, "The layers"): log and
 // panics, page frames, processes and threads, user-memory access, the
 // kernel-call machinery (posting to the master, waiting). Used by ikc and by
 // the rest of the kernel (kernel/kernel.hpp).
@@ -85,7 +85,7 @@ constexpr uintptr_t stack_top(int core) {
 /// A process's private memory is [user_base, user_base + hal::alias_area_size).
 /// In processes mode the private area of the rank with local index l is
 /// also mapped at rank_alias_base + l * hal::alias_area_size in every rank
-/// of its cluster (DESIGN section 3, "Ranks of one cluster").
+/// of its cluster (docs/ARCHITECTURE.md, "The ranks of one cluster").
 constexpr uintptr_t rank_alias_base = 0x1000000000;
 static_assert(user_stack_area <= user_base + hal::alias_area_size);
 constexpr int status_fault = 139;  ///< exit status of a process killed by a fault

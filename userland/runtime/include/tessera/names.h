@@ -1,5 +1,5 @@
 /*
- * The name service (DESIGN section 3, services).
+ * The name service (docs/services.md, "Names").
  *
  * - The name server on cluster 0 links names to clusters: ts_name_link,
  *   ts_name_lookup, ts_name_unlink.
