@@ -153,20 +153,20 @@ constexpr CallTable make_table() {
 constexpr CallTable table = make_table();
 static_assert(table.ok, "every kernel call of kcalls.def has its own number, below TS_KCALL_NUMBERS");
 
-bool poll_upper(bool idle) {
+bool upper_poll(bool idle) {
     if (ikc::poll()) return true;
     if (idle && ikc::window_poll()) return true;  // a request answered may let a call go on
     if (idle) services_poll();                    // it asks for another pass itself when it moved anything
     return false;
 }
 
-void release_upper(Process *p) {
+void upper_release(Process *p) {
     ikc::release_process(p);
     hostfs_release(p);
 }
 
 }  // namespace
 
-void register_calls() { register_upper(Upper{table.of, poll_upper, release_upper, ikc::update_doorbells}); }
+void register_calls() { register_upper(Upper{table.of, upper_poll, upper_release, ikc::update_doorbells}); }
 
 }  // namespace kernel
