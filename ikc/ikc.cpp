@@ -117,10 +117,16 @@ long VirtualTable::get(int id, Dir dir, Endpoint *&out) {
     out = nullptr;
     if (id < 0 || id >= max_virtual) return -TS_EBADF;
     Endpoint &e = entries[id];
-    if (!e.used || (dir == Dir::input && !e.input) || (dir == Dir::output && e.input)) return -TS_EBADF;
-    if (e.owner != current_process()) return -TS_EPERM;
+    auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_RELAXED); };
+    const bool input = now(e.input);
+    if (!now(e.used) || (dir == Dir::input && !input) || (dir == Dir::output && input)) return -TS_EBADF;
+    if (now(e.owner) != current_process()) return -TS_EPERM;
     out = &e;
     return 0;
+}
+
+long decode_endpoint(kcall::Object object, Dir dir, int id, Endpoint *&out) {
+    return (object == kcall::Object::mailbox ? mailboxes : portals).get(id, dir, out);
 }
 
 void VirtualTable::free(Endpoint &e) {
@@ -136,15 +142,19 @@ void VirtualTable::free(Endpoint &e) {
 long VirtualTable::release(int id, bool input) {
     Endpoint *e;
     if (long err = get(id, input ? Dir::input : Dir::output, e)) return err;
-    if (e->async.started && !e->async.finished) return -TS_EBUSY;
-    free(*e);
+    return release(*e);
+}
+
+long VirtualTable::release(Endpoint &e) {
+    if (e.async.started && !e.async.finished) return -TS_EBUSY;
+    free(e);
     return 0;
 }
 
 void VirtualTable::release_process(Process *p) {
     for (Endpoint &e : entries) {
         if (!e.used || e.owner != p) continue;
-        if (e.async.started && !e.async.finished && e.async.cancel) e.async.cancel(e.async.call);
+        if (e.async.started && !e.async.finished && e.async.cancel) e.async.cancel(e.async.call);  // as p
         free(e);
     }
 }
@@ -189,10 +199,17 @@ namespace {
 long event_count(int core) { return static_cast<long>(events[core] & LONG_MAX); }
 
 // WAIT_ANY's answer for the thread on `core`: its count of events once it
-// differs from the one it has seen (a0).
-long wait_any_result(int core, const Call &c) {
+// differs from `seen`, the one it has seen.
+long wait_any_result(int core, uint64_t seen) {
     const long count = event_count(core);
-    return static_cast<uint64_t>(count) != c.a[0] ? count : pending;
+    return static_cast<uint64_t>(count) != seen ? count : pending;
+}
+
+// finish_posted's form of it, for a WAIT_ANY that sleeps on the master.
+long posted_wait_any_result(int core, const Call &c) {
+    ikc_wait_any_args a{};
+    if (a.decode(c)) return pending;  // its arguments are plain integers: cannot fail
+    return wait_any_result(core, a.seen);
 }
 
 }  // namespace
@@ -202,7 +219,7 @@ void add_event(int core) {
     if (core == hal::core_id()) return;  // awake: its next wait sees the count
     // Off the master, end the thread's wait here: the master would need a
     // wake-up and a pass for it.
-    if (hal::core_id() != 0 && finish_posted(core, TS_SYS_IKC_WAIT_ANY, wait_any_result)) return;
+    if (hal::core_id() != 0 && finish_posted(core, TS_SYS_IKC_WAIT_ANY, posted_wait_any_result)) return;
     serve_again();  // its wait ends on the master's next pass
 }
 
@@ -220,63 +237,46 @@ void count_transfer(ts_ikc_stats &s, const Progress &p, size_t bytes, bool write
     s.transfer_ns += elapsed_ns(p);
 }
 
-long endpoint_ioctl(VirtualTable &t, Call &c) {
-    Endpoint *e;
-    if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
-    if (c.a[1] != TS_IKC_IOCTL_STATS) return -TS_EINVAL;
-    return copy_to_user(c.a[2], &e->stats, sizeof(e->stats));
-}
-
 // ---- asynchronous operations -------------------------------------------------------
 
-long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*cancel)(Call &)) {
-    Endpoint *e;
-    if (long err = t.get(static_cast<int>(c.a[0]), dir, e)) return err;
-    if (e->async.started) return -TS_EBUSY;  // WAIT for the last one first
-    if (long err = check_user(c.a[1], c.a[2], dir == Dir::input)) return err;
-    ++(dir == Dir::input ? e->stats.areads : e->stats.awrites);
-    e->async =
-        Async{true, false, attempt, cancel, Call{{c.a[0], c.a[1], c.a[2], c.a[3]}, {}, 0}, 0, caller_core()};
+long async_start(VirtualTable &t, Endpoint &e, const Call &c, Handler attempt, Handler cancel) {
+    if (e.async.started) return -TS_EBUSY;  // WAIT for the last one first
+    ++(e.input ? e.stats.areads : e.stats.awrites);
+    Call kept = c;  // its registers, which each attempt decodes; a progress of its own
+    kept.p = Progress{};
+    kept.deadline = 0;
+    e.async = Async{true, false, attempt, cancel, kept, 0, caller_core()};
     ++t.running;
     // Not finished: the caller tests it on its own core, or waits through
     // a call that the master serves, and whose passes attempt it.
-    attempt_here(t, *e);
+    attempt_here(t, e);
     return 0;
 }
 
-long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt) {
-    if (!c.p.start) {
-        Endpoint *e;
-        if (long err = t.get(static_cast<int>(c.a[0]), dir, e)) return err;
-        if (e->async.started) return -TS_EBUSY;
-    }
-    return attempt(c);
+long refuse_while_async(const Endpoint &e, const Progress &p) {
+    return !p.start && e.async.started ? -TS_EBUSY : 0;
 }
 
-long sys_ikc_wait_any(Call &c) {
-    const long count = wait_any_result(caller_core(), c);
+long sys_ikc_wait_any(const ikc_wait_any_args &a, Call &c) {
+    const long count = wait_any_result(caller_core(), a.seen);
     if (count != pending) return count;
     if (c.p.step == 0) {  // the first attempt
         c.p.step = 1;
-        if (c.a[1]) c.deadline = deadline_in(c.a[1]);
+        if (a.timeout_ns) c.deadline = deadline_in(a.timeout_ns);
     }
     return c.deadline && hal::time() >= c.deadline ? event_count(caller_core()) : pending;
 }
 
-long sys_ikc_wake(Call &c) {
-    const uint64_t core = c.a[0];
-    if (core == 0 || core >= static_cast<uint64_t>(hal::ncores()) ||
-        !same_group(threads[core].proc, current_process()))
-        return -TS_EINVAL;
-    add_event(static_cast<int>(core));
+long sys_ikc_wake(const ikc_wake_args &a, Call &) {
+    if (a.core >= hal::ncores() || !same_group(threads[a.core].proc, current_process())) return -TS_EINVAL;
+    add_event(a.core);
     return 0;
 }
 
-long async_wait(VirtualTable &t, Call &c) {
-    Endpoint *e;
-    if (long err = t.get(static_cast<int>(c.a[0]), Dir::any, e)) return err;
+long async_wait(VirtualTable &t, Endpoint &endpoint, int flags) {
+    Endpoint *e = &endpoint;
     Async &a = e->async;
-    const bool cancel = c.a[1] & TS_IKC_CANCEL;
+    const bool cancel = flags & TS_IKC_CANCEL;
     if (!a.started || (cancel && e->input)) return -TS_EINVAL;  // nothing to wait for, or to cancel
     attempt_here(t, *e);
     if (!a.finished && cancel && a.call.p.done == 0) {
@@ -287,7 +287,7 @@ long async_wait(VirtualTable &t, Call &c) {
         return -TS_ECANCELED;
     }
     if (!a.finished)  // poll() moves it on
-        return c.a[1] & (TS_IKC_NOWAIT | TS_IKC_CANCEL) ? -TS_EAGAIN : pending;
+        return flags & (TS_IKC_NOWAIT | TS_IKC_CANCEL) ? -TS_EAGAIN : pending;
     a.started = false;
     ++e->stats.waits;
     return a.result;

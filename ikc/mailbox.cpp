@@ -97,15 +97,13 @@ bool may_have(int port) {
     return __atomic_load_n(&parked_for[port], __ATOMIC_ACQUIRE) > 0 || hal::noc::mailbox_any(hw_of(port));
 }
 
-/// For a call's lock-free first try: the port of input mailbox `id`, when
+/// For a call's lock-free first try: the port of input mailbox e, when
 /// it is the caller process's, read by the calling core, and `ready(e)`;
 /// else -1 (the locked call decides). Racy reads of a table that never
 /// moves: what they miss is what the locked call misses when it runs just
 /// before the change.
 template <class Ready>
-int polled_port(uint64_t id, Ready ready) {
-    if (id >= static_cast<uint64_t>(max_virtual)) return -1;
-    const Endpoint &e = mailbox_table().entries[id];
+int polled_port(const Endpoint &e, Ready ready) {
     auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
     if (!now(e.used) || !now(e.input) || now(e.owner) != current_process() || now(e.core) != caller_core() ||
         !ready(e, now))
@@ -149,25 +147,42 @@ long fill_ring(Endpoint &e) {
     return moved;
 }
 
-long fill_ring_call(Call &c) { return fill_ring(mailbox_table().entries[c.a[0]]); }
+/// fill_ring as the kernel's own work, in the ring owner's address space.
+struct Fill {
+    Endpoint &e;
+};
+long fill_ring_work(const Fill &f, Call &) { return fill_ring(f.e); }
 
-long read_call(Call &c) {
-    if (long err = check_user(c.a[1], c.a[2], true)) return err;
-    return mailbox_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], &c.p);
+/// mailbox_read of an input mailbox found already.
+long read_from(Endpoint &e, void *buf, size_t size, Progress *p) {
+    if (e.ring.va) return -TS_EBUSY;  // its arrivals go into the ring
+    Message m;
+    if (!take_parked(e.local_port, m) && !poll_hardware(hw_of(e.local_port), e.local_port, m)) {
+        if (p) mark_start(*p);  // the read waits from now on
+        return pending;
+    }
+    const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
+    const size_t copied = length < size ? length : size;
+    memcpy(buf, m.data, copied);
+    if (tracing) trace_mailbox(TS_TRACE_IKC_READ, m);
+    count_transfer(e.stats, p ? *p : Progress{}, copied, false);
+    return static_cast<long>(length);
 }
 
-// A write from the caller's buffer; `p` marks when it started waiting.
-long write_from_user(Call &c, Progress *p) {
-    if (long err = check_user(c.a[1], c.a[2], false)) return err;
-    return mailbox_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2], p);
+/// mailbox_write of an output mailbox found already.
+long write_to(Endpoint &e, const void *buf, size_t size, Progress *p) {
+    const long r = mailbox_send(e.local_port, e.remote_cluster, e.remote_port, buf, size);
+    if (r == pending && p) mark_start(*p);  // the write waits from now on
+    if (r >= 0) count_transfer(e.stats, p ? *p : Progress{}, size, true);
+    return r;
 }
 
-long write_call(Call &c) { return write_from_user(c, &c.p); }
-
-// TRYWRITE never waits, so it marks no start (a clock read).
-long trywrite_call(Call &c) {
-    const long r = write_from_user(c, nullptr);
-    return r == pending ? -TS_EAGAIN : r;
+// The attempts of AREAD and AWRITE, run through their decoders.
+long aread_attempt(const mailbox_aread_args &a, Call &c) {
+    return read_from(*a.id, a.buf.data, a.buf.size, &c.p);
+}
+long awrite_attempt(const mailbox_awrite_args &a, Call &c) {
+    return write_to(*a.id, a.buf.data, a.buf.size, &c.p);
 }
 
 }  // namespace
@@ -201,27 +216,13 @@ long mailbox_unlink(int id) { return mailbox_table().release(id, true); }
 long mailbox_read(int id, void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::input, e)) return err;
-    if (e->ring.va) return -TS_EBUSY;  // its arrivals go into the ring
-    Message m;
-    if (!take_parked(e->local_port, m) && !poll_hardware(hw_of(e->local_port), e->local_port, m)) {
-        if (p) mark_start(*p);  // the read waits from now on
-        return pending;
-    }
-    const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
-    const size_t copied = length < size ? length : size;
-    memcpy(buf, m.data, copied);
-    if (tracing) trace_mailbox(TS_TRACE_IKC_READ, m);
-    count_transfer(e->stats, p ? *p : Progress{}, copied, false);
-    return static_cast<long>(length);
+    return read_from(*e, buf, size, p);
 }
 
 long mailbox_write(int id, const void *buf, size_t size, Progress *p) {
     Endpoint *e;
     if (long err = mailbox_table().get(id, Dir::output, e)) return err;
-    const long r = mailbox_send(e->local_port, e->remote_cluster, e->remote_port, buf, size);
-    if (r == pending && p) mark_start(*p);  // the write waits from now on
-    if (r >= 0) count_transfer(e->stats, p ? *p : Progress{}, size, true);
-    return r;
+    return write_to(*e, buf, size, p);
 }
 
 long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t size) {
@@ -254,93 +255,103 @@ bool update_doorbells() {
     return started;
 }
 
-// The core that reads or waits on input mailbox c.a[0] from now on: its
-// doorbell follows that core (update_doorbells), whichever thread of the
-// process created it.
-void note_reader(const Call &c) {
-    Endpoint *e;
-    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0) e->core = caller_core();
+long sys_mailbox_create(const mailbox_create_args &a, Call &) { return mailbox_create(a.port); }
+long sys_mailbox_open(const mailbox_open_args &a, Call &) {
+    return mailbox_open(a.local_port, a.cluster, a.port);
 }
+long sys_mailbox_close(const mailbox_close_args &a, Call &) { return mailbox_table().release(*a.id); }
+long sys_mailbox_unlink(const mailbox_unlink_args &a, Call &) { return mailbox_table().release(*a.id); }
 
-long sys_mailbox_read(Call &c) {
-    note_reader(c);
-    return sync_call(mailbox_table(), c, Dir::input, read_call);
+// A read or wait on an input mailbox names the core that reads it from
+// now on: its doorbell follows that core (update_doorbells), whichever
+// thread of the process created it.
+long sys_mailbox_read(const mailbox_read_args &a, Call &c) {
+    a.id->core = caller_core();
+    if (long err = refuse_while_async(*a.id, c.p)) return err;
+    return read_from(*a.id, a.buf.data, a.buf.size, &c.p);
 }
-long sys_mailbox_write(Call &c) { return sync_call(mailbox_table(), c, Dir::output, write_call); }
-long sys_mailbox_aread(Call &c) {
-    note_reader(c);
-    Endpoint *e;
-    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0 && e->ring.va) return -TS_EBUSY;
-    return async_start(mailbox_table(), c, Dir::input, read_call, nullptr);
+long sys_mailbox_write(const mailbox_write_args &a, Call &c) {
+    if (long err = refuse_while_async(*a.id, c.p)) return err;
+    return write_to(*a.id, a.buf.data, a.buf.size, &c.p);
 }
-long sys_mailbox_awrite(Call &c) {
-    const long r = async_start(mailbox_table(), c, Dir::output, write_call, nullptr);
+long sys_mailbox_aread(const mailbox_aread_args &a, Call &c) {
+    a.id->core = caller_core();
+    if (a.id->ring.va) return -TS_EBUSY;
+    return async_start(mailbox_table(), *a.id, c, kcall::decoded<mailbox_aread_args, aread_attempt>, nullptr);
+}
+long sys_mailbox_awrite(const mailbox_awrite_args &a, Call &c) {
+    const long r =
+        async_start(mailbox_table(), *a.id, c, kcall::decoded<mailbox_awrite_args, awrite_attempt>, nullptr);
     // Not written at once (the receiver's slot is full): the master's
     // passes write it, and ask the NoC to tell them when the slot frees,
     // even while the caller computes and makes no call.
-    if (r == 0 && !mailbox_table().entries[c.a[0]].async.finished) serve_again();
+    if (r == 0 && !a.id->async.finished) serve_again();
     return r;
 }
-long sys_mailbox_wait(Call &c) {
-    note_reader(c);
-    return async_wait(mailbox_table(), c);
+long sys_mailbox_wait(const mailbox_wait_args &a, Call &) {
+    if (a.id->input) a.id->core = caller_core();
+    return async_wait(mailbox_table(), *a.id, a.flags);
 }
-long mailbox_wait_fast(Call &c) {
-    if (!(c.a[1] & TS_IKC_NOWAIT)) return pending;
+long sys_mailbox_wait_fast(const mailbox_wait_args &a, Call &) {
+    if (!(a.flags & TS_IKC_NOWAIT)) return pending;
     const int port = polled_port(
-        c.a[0], [](const Endpoint &e, auto now) { return now(e.async.started) && !now(e.async.finished); });
+        *a.id, [](const Endpoint &e, auto now) { return now(e.async.started) && !now(e.async.finished); });
     return port < 0 || may_have(port) ? pending : -TS_EAGAIN;
 }
 
-long sys_mailbox_trywrite(Call &c) { return sync_call(mailbox_table(), c, Dir::output, trywrite_call); }
+// TRYWRITE never waits, so it marks no start (a clock read).
+long sys_mailbox_trywrite(const mailbox_trywrite_args &a, Call &c) {
+    if (long err = refuse_while_async(*a.id, c.p)) return err;
+    const long r = write_to(*a.id, a.buf.data, a.buf.size, nullptr);
+    return r == pending ? -TS_EAGAIN : r;
+}
 
 // The same checks as the locked call, in racy reads of tables that never
 // move (as polled_port): -TS_EAGAIN only where the locked call, run at
-// some moment of this one, would answer it too.
-long mailbox_trywrite_fast(Call &c) {
-    if (c.a[0] >= static_cast<uint64_t>(max_virtual) || c.a[2] > mailbox_payload()) return pending;
-    const Endpoint &e = mailbox_table().entries[c.a[0]];
+// some moment of this one, would answer it too. The buffer was checked by
+// the decoding.
+long sys_mailbox_trywrite_fast(const mailbox_trywrite_args &a, Call &) {
+    if (a.buf.size > mailbox_payload()) return pending;
+    const Endpoint &e = *a.id;
     auto now = [](const auto &field) { return __atomic_load_n(&field, __ATOMIC_ACQUIRE); };
     if (!now(e.used) || now(e.input) || now(e.owner) != current_process() || now(e.async.started))
         return pending;
     const int cluster = now(e.remote_cluster);
     if (!valid_cluster(cluster)) return pending;
-    if (!hal::noc::mailbox_slot_full(cluster, now(e.remote_port) % hal::noc::mailboxes(cluster)))
-        return pending;
-    return check_user(c.a[1], c.a[2], false) ? pending : -TS_EAGAIN;
+    return hal::noc::mailbox_slot_full(cluster, now(e.remote_port) % hal::noc::mailboxes(cluster))
+               ? -TS_EAGAIN
+               : pending;
 }
 
-long sys_mailbox_ring(Call &c) {
-    Endpoint *e;
-    if (long err = mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e)) return err;
-    if (e->async.started) return -TS_EBUSY;
-    const uintptr_t va = c.a[1];
-    const uint64_t slots = c.a[2];
+long sys_mailbox_ring(const mailbox_ring_args &a, Call &) {
+    Endpoint &e = *a.id;
+    if (e.async.started) return -TS_EBUSY;
+    const uintptr_t va = a.ring;
+    const uint64_t slots = a.nslots;
     if (va == 0) {
-        forget_ring(*e);
+        forget_ring(e);
         return 0;
     }
     if (va % 8 || slots == 0 || slots > TS_RING_MAX_SLOTS || (slots & (slots - 1))) return -TS_EINVAL;
     if (long err = check_user(va, TS_RING_BYTES(slots, mailbox_payload()), true)) return err;
     const ts_ring empty{0, 0, 0, 0, static_cast<unsigned>(slots), 0};
     memcpy(reinterpret_cast<void *>(va), &empty, sizeof empty);
-    if (!e->ring.va) ++ringed;
-    e->ring = Ring{va, static_cast<uint32_t>(slots), 0};
-    e->core = caller_core();
+    if (!e.ring.va) ++ringed;
+    e.ring = Ring{va, static_cast<uint32_t>(slots), 0};
+    e.core = caller_core();
     serve_again();  // what has already arrived goes into the ring
     return hal::master_takes_arrivals() ? 0 : TS_RING_PULL;
 }
 
-long sys_mailbox_drain(Call &c) {
-    Endpoint *e;
-    if (long err = mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e)) return err;
-    if (!e->ring.va) return -TS_EINVAL;
-    e->core = caller_core();
-    return fill_ring(*e);
+long sys_mailbox_drain(const mailbox_drain_args &a, Call &) {
+    Endpoint &e = *a.id;
+    if (!e.ring.va) return -TS_EINVAL;
+    e.core = caller_core();
+    return fill_ring(e);
 }
 
-long mailbox_drain_fast(Call &c) {
-    const int port = polled_port(c.a[0], [](const Endpoint &e, auto now) { return now(e.ring.va) != 0; });
+long sys_mailbox_drain_fast(const mailbox_drain_args &a, Call &) {
+    const int port = polled_port(*a.id, [](const Endpoint &e, auto now) { return now(e.ring.va) != 0; });
     return port < 0 || may_have(port) ? pending : 0;
 }
 
@@ -349,18 +360,16 @@ bool rings_poll() {
     bool moved = false;
     for (Endpoint &e : mailbox_table().entries) {
         if (!e.used || !e.ring.va || !e.owner || e.owner->killed || !may_have(e.local_port)) continue;
-        Call c{};
-        c.a[0] = static_cast<uint64_t>(&e - mailbox_table().entries);
-        if (run_as(e.owner, fill_ring_call, c) > 0) moved = true;
+        if (run_as<Fill, fill_ring_work>(e.owner, Fill{e}) > 0) moved = true;
     }
     return moved;
 }
 
-long sys_mailbox_ioctl(Call &c) {
-    Endpoint *e;
-    if (mailbox_table().get(static_cast<int>(c.a[0]), Dir::input, e) == 0)
-        e->stats.parked = static_cast<unsigned long>(buffers.count(e->local_port));
-    return endpoint_ioctl(mailbox_table(), c);
+long sys_mailbox_ioctl(const mailbox_ioctl_args &a, Call &) {
+    Endpoint &e = *a.id;
+    if (e.input) e.stats.parked = static_cast<unsigned long>(buffers.count(e.local_port));
+    *a.arg = e.stats;
+    return 0;
 }
 
 }  // namespace kernel::ikc

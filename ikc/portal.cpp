@@ -19,19 +19,6 @@ void trace_portal(uint16_t kind, const Endpoint &e, size_t transfer) {
     trace_kernel(kind, e.allow_cluster, e.local_port, TS_TRACE_PORTAL, transfer);
 }
 
-// The user buffer is checked chunk by chunk as the data moves (the
-// transfer's attempts would otherwise check all of it again each time,
-// which grows with the square of its size); a buffer unmapped halfway
-// through ends the transfer with -TS_EFAULT.
-long read_call(Call &c) {
-    return portal_read(static_cast<int>(c.a[0]), reinterpret_cast<void *>(c.a[1]), c.a[2], c.a[3], c.p, true);
-}
-
-long write_call(Call &c) {
-    return portal_write(static_cast<int>(c.a[0]), reinterpret_cast<const void *>(c.a[1]), c.a[2],
-                        static_cast<uint32_t>(c.a[3]), c.p, true);
-}
-
 // A read that ends before its last chunk: the hardware portal stops
 // taking the sender's chunks and goes to the next reader.
 void abandon(Endpoint &e, int id) {
@@ -57,9 +44,9 @@ long portal_open(int local_port, int cluster, int port) {
 long portal_close(int id) { return portal_table().release(id, false); }
 long portal_unlink(int id) { return portal_table().release(id, true); }
 
-long portal_allow(int id, int cluster, int port, uint32_t tag) {
-    Endpoint *e;
-    if (long err = portal_table().get(id, Dir::input, e)) return err;
+namespace {
+
+long allow(Endpoint *e, int cluster, int port, uint32_t tag) {
     if (!valid_cluster(cluster) || !valid_port(port)) return -TS_EINVAL;
     e->allowed = true;
     e->allow_cluster = static_cast<int16_t>(cluster);
@@ -71,9 +58,12 @@ long portal_allow(int id, int cluster, int port, uint32_t tag) {
 
 // Steps: 0 check and take the hardware portal's lock, 1 move chunks:
 // p.done counts the transfer's bytes, the first `size` of which land in buf.
-long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, bool user) {
-    Endpoint *e;
-    if (long err = portal_table().get(id, Dir::input, e)) return err;
+// A user buffer is checked chunk by chunk as the data moves (the
+// transfer's attempts would otherwise check all of it again each time,
+// which grows with the square of its size); a buffer unmapped halfway
+// through ends the transfer with -TS_EFAULT.
+long read_from(Endpoint *e, void *buf, size_t size, size_t transfer, Progress &p, bool user) {
+    const int id = portal_table().id_of(*e);
     mark_start(p);
     if (transfer == 0) transfer = size;
     if (p.step == 0) {
@@ -112,16 +102,13 @@ long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, b
     return static_cast<long>(size);
 }
 
-void portal_read_cancel(Call &c) {
-    const int id = static_cast<int>(c.a[0]);
-    if (c.p.step != 1 || id < 0 || id >= max_virtual) return;
-    Endpoint &e = portal_table().entries[id];
-    if (e.used) abandon(e, id);
+// An unfinished read of e, at progress p, whose process ends: it gives
+// the hardware portal back if it held it.
+void cancel_read(Endpoint &e, const Progress &p) {
+    if (p.step == 1) abandon(e, portal_table().id_of(e));
 }
 
-long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &p, bool user) {
-    Endpoint *e;
-    if (long err = portal_table().get(id, Dir::output, e)) return err;
+long write_to(Endpoint *e, const void *buf, size_t size, uint32_t tag, Progress &p, bool user) {
     mark_start(p);
     const int hw = e->remote_port % hal::noc::portals(e->remote_cluster);
     const uint64_t hw_tag = portal_tag(e->local_port, e->remote_port, tag);
@@ -138,17 +125,69 @@ long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &
     return static_cast<long>(size);
 }
 
-long sys_portal_allow(Call &c) {
-    return portal_allow(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2]),
-                        static_cast<uint32_t>(c.a[3]));
+// The attempts of AREAD and AWRITE, and the cancel of AREAD, through
+// their decoders.
+long aread_attempt(const portal_aread_args &a, Call &c) {
+    return read_from(a.id, a.buf.data(), a.buf.size, a.transfer, c.p, true);
 }
-long sys_portal_read(Call &c) { return sync_call(portal_table(), c, Dir::input, read_call); }
-long sys_portal_write(Call &c) { return sync_call(portal_table(), c, Dir::output, write_call); }
-long sys_portal_aread(Call &c) {
-    return async_start(portal_table(), c, Dir::input, read_call, portal_read_cancel);
+long aread_cancel(const portal_aread_args &a, Call &c) {
+    cancel_read(*a.id, c.p);
+    return 0;
 }
-long sys_portal_awrite(Call &c) { return async_start(portal_table(), c, Dir::output, write_call, nullptr); }
-long sys_portal_wait(Call &c) { return async_wait(portal_table(), c); }
-long sys_portal_ioctl(Call &c) { return endpoint_ioctl(portal_table(), c); }
+long awrite_attempt(const portal_awrite_args &a, Call &c) {
+    return write_to(a.id, a.buf.data(), a.buf.size, a.tag, c.p, true);
+}
+
+}  // namespace
+
+long portal_allow(int id, int cluster, int port, uint32_t tag) {
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::input, e)) return err;
+    return allow(e, cluster, port, tag);
+}
+
+long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, bool user) {
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::input, e)) return err;
+    return read_from(e, buf, size, transfer, p, user);
+}
+
+long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &p, bool user) {
+    Endpoint *e;
+    if (long err = portal_table().get(id, Dir::output, e)) return err;
+    return write_to(e, buf, size, tag, p, user);
+}
+
+long sys_portal_create(const portal_create_args &a, Call &) { return portal_create(a.port); }
+long sys_portal_open(const portal_open_args &a, Call &) {
+    return portal_open(a.local_port, a.cluster, a.port);
+}
+long sys_portal_close(const portal_close_args &a, Call &) { return portal_table().release(*a.id); }
+long sys_portal_unlink(const portal_unlink_args &a, Call &) { return portal_table().release(*a.id); }
+long sys_portal_allow(const portal_allow_args &a, Call &) { return allow(a.id, a.cluster, a.port, a.tag); }
+long sys_portal_read(const portal_read_args &a, Call &c) {
+    if (long err = refuse_while_async(*a.id, c.p)) return err;
+    return read_from(a.id, a.buf.data(), a.buf.size, a.transfer, c.p, true);
+}
+long sys_portal_read_cancel(const portal_read_args &a, Call &c) {
+    cancel_read(*a.id, c.p);
+    return 0;
+}
+long sys_portal_write(const portal_write_args &a, Call &c) {
+    if (long err = refuse_while_async(*a.id, c.p)) return err;
+    return write_to(a.id, a.buf.data(), a.buf.size, a.tag, c.p, true);
+}
+long sys_portal_aread(const portal_aread_args &a, Call &c) {
+    return async_start(portal_table(), *a.id, c, kcall::decoded<portal_aread_args, aread_attempt>,
+                       kcall::decoded<portal_aread_args, aread_cancel>);
+}
+long sys_portal_awrite(const portal_awrite_args &a, Call &c) {
+    return async_start(portal_table(), *a.id, c, kcall::decoded<portal_awrite_args, awrite_attempt>, nullptr);
+}
+long sys_portal_wait(const portal_wait_args &a, Call &) { return async_wait(portal_table(), *a.id, a.flags); }
+long sys_portal_ioctl(const portal_ioctl_args &a, Call &) {
+    *a.arg = a.id->stats;
+    return 0;
+}
 
 }  // namespace kernel::ikc

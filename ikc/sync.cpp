@@ -10,9 +10,6 @@
 #include "virtual.hpp"
 
 namespace kernel::ikc {
-namespace {
-
-constexpr int max_syncs = 32;
 
 struct Sync {
     bool used = false;
@@ -24,6 +21,10 @@ struct Sync {
     int clusters[TS_MAX_CLUSTERS] = {};
     ts_ikc_stats stats{};
 };
+
+namespace {
+
+constexpr int max_syncs = 32;
 
 Sync syncs[max_syncs];
 
@@ -77,10 +78,12 @@ long sync_open(const int *clusters, int n, int type, int port) {
     return make(clusters, n, type, port, false);
 }
 
+long decode_sync(Dir dir, int id, Sync *&out) { return get(id, dir, out); }
+
+namespace {
+
 // p.done counts the signals consumed so far, in list order.
-long sync_wait(int id, Progress &p) {
-    Sync *s;
-    if (long err = get(id, Dir::input, s)) return err;
+long wait_on(Sync *s, Progress &p) {
     mark_start(p);
     const int first = s->type == TS_SYNC_ALL_TO_ONE ? 1 : 0;
     const int last = s->type == TS_SYNC_ALL_TO_ONE ? s->n : 1;
@@ -93,10 +96,7 @@ long sync_wait(int id, Progress &p) {
     return 0;
 }
 
-long sync_signal(int id) {
-    Sync *e;
-    if (long err = get(id, Dir::output, e)) return err;
-    Sync &s = *e;
+long signal(Sync &s) {
     ++s.stats.signals;
     if (s.type == TS_SYNC_ALL_TO_ONE) {
         hal::noc::sync_signal(s.clusters[0], s.port);
@@ -107,13 +107,15 @@ long sync_signal(int id) {
     return 0;
 }
 
-namespace {
+long forget(Sync &s) {
+    s.used = false;
+    return 0;
+}
 
 long release(int id, Dir dir) {
-    Sync *e;
-    if (long err = get(id, dir, e)) return err;
-    e->used = false;
-    return 0;
+    Sync *s;
+    if (long err = get(id, dir, s)) return err;
+    return forget(*s);
 }
 
 }  // namespace
@@ -123,14 +125,32 @@ void sync_release_process(Process *p) {
         if (s.used && s.owner == p) s.used = false;
 }
 
-long sys_sync_ioctl(Call &c) {
+long sync_wait(int id, Progress &p) {
     Sync *s;
-    if (long err = get(static_cast<int>(c.a[0]), Dir::any, s)) return err;
-    if (c.a[1] != TS_IKC_IOCTL_STATS) return -TS_EINVAL;
-    return copy_to_user(c.a[2], &s->stats, sizeof(s->stats));
+    if (long err = get(id, Dir::input, s)) return err;
+    return wait_on(s, p);
+}
+
+long sync_signal(int id) {
+    Sync *s;
+    if (long err = get(id, Dir::output, s)) return err;
+    return signal(*s);
 }
 
 long sync_close(int id) { return release(id, Dir::output); }
 long sync_unlink(int id) { return release(id, Dir::input); }
+
+long sys_sync_create(const sync_create_args &a, Call &) {
+    return sync_create(a.clusters, a.n, a.type, a.port);
+}
+long sys_sync_open(const sync_open_args &a, Call &) { return sync_open(a.clusters, a.n, a.type, a.port); }
+long sys_sync_wait(const sync_wait_args &a, Call &c) { return wait_on(a.id, c.p); }
+long sys_sync_signal(const sync_signal_args &a, Call &) { return signal(*a.id); }
+long sys_sync_close(const sync_close_args &a, Call &) { return forget(*a.id); }
+long sys_sync_unlink(const sync_unlink_args &a, Call &) { return forget(*a.id); }
+long sys_sync_ioctl(const sync_ioctl_args &a, Call &) {
+    *a.arg = a.id->stats;
+    return 0;
+}
 
 }  // namespace kernel::ikc

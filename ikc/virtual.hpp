@@ -9,17 +9,16 @@
 namespace kernel::ikc {
 
 enum class Kind { mailbox, portal };
-/// Which endpoints an operation accepts.
-enum class Dir { input, output, any };
 
-/// An asynchronous read or write (AREAD/AWRITE): the kernel-call handler
-/// of the synchronous form, attempted by the master on every pass (poll())
-/// in the owner's address space until it finishes; WAIT collects `result`.
+/// An asynchronous read or write (AREAD/AWRITE): the synchronous form's
+/// attempt, decoding the call's arguments afresh each time, attempted by
+/// the master on every pass (poll()) in the owner's address space until it
+/// finishes; WAIT collects `result`.
 struct Async {
     bool started = false;
     bool finished = false;
     Handler attempt = nullptr;
-    void (*cancel)(Call &) = nullptr;
+    Handler cancel = nullptr;
     Call call{};
     long result = 0;
     int core = 0;  ///< the core whose thread started it (an event for its WAIT_ANY)
@@ -37,6 +36,8 @@ struct Ring {
 /// A virtual mailbox or portal: an input bound to a local port, or an
 /// output from a local port to a remote (cluster, port).
 struct Endpoint {
+    // Read without the lock by a call's fast try (decode_endpoint): word
+    // loads of a table that never moves.
     bool used = false;
     bool input = false;
     Process *owner = nullptr;  ///< nullptr: the kernel's own
@@ -77,6 +78,10 @@ public:
     /// Closes (output) or unlinks (input) the caller's endpoint: 0,
     /// -TS_EBADF, -TS_EPERM, -TS_EBUSY (an asynchronous operation is running).
     long release(int id, bool input);
+    /// The same for an endpoint already found: 0 or -TS_EBUSY.
+    long release(Endpoint &e);
+    /// The id of entry e.
+    int id_of(const Endpoint &e) const { return static_cast<int>(&e - entries); }
     /// Frees every endpoint of p (p has ended), cancelling their operations.
     void release_process(Process *p);
     /// Attempts every running asynchronous operation once; true when one finished.
@@ -115,20 +120,19 @@ inline void mark_start(Progress &p) {
 
 // ---- asynchronous operations and ioctl, shared by mailboxes and portals ----------
 
-/// AREAD/AWRITE (a0 id, a1 buffer, a2 size): checks the endpoint and the
-/// buffer, then starts `attempt` (the synchronous call's handler) in the
-/// background: 0, or the synchronous call's argument errors, -TS_EBUSY.
-long async_start(VirtualTable &t, Call &c, Dir dir, Handler attempt, void (*cancel)(Call &));
-/// A synchronous READ or WRITE (a0 id): `attempt`, refused with -TS_EBUSY
-/// at its start while an asynchronous operation runs on the endpoint.
-long sync_call(VirtualTable &t, Call &c, Dir dir, Handler attempt);
-/// WAIT (a0 id, a1 flags): the finished operation's result, or pending
-/// (-TS_EAGAIN with TS_IKC_NOWAIT or TS_IKC_CANCEL). TS_IKC_CANCEL ends
-/// an AWRITE that has moved no byte (-TS_ECANCELED); -TS_EINVAL on an
-/// input.
-long async_wait(VirtualTable &t, Call &c);
-/// IOCTL (a0 id, a1 request, a2 user pointer): 0, -TS_EBADF, -TS_EPERM,
-/// -TS_EINVAL (unknown request), -TS_EFAULT.
-long endpoint_ioctl(VirtualTable &t, Call &c);
+/// AREAD/AWRITE c on endpoint e of t, whose arguments were decoded: starts
+/// `attempt` (the synchronous call's, run through c's decoder) in the
+/// background: 0, or -TS_EBUSY while another one runs. `cancel` releases
+/// what an unfinished attempt holds when the owner ends.
+long async_start(VirtualTable &t, Endpoint &e, const Call &c, Handler attempt, Handler cancel);
+/// A synchronous READ or WRITE is refused (-TS_EBUSY) at its start (p,
+/// its progress, untouched yet) while an asynchronous operation runs on
+/// e; 0 otherwise.
+long refuse_while_async(const Endpoint &e, const Progress &p);
+/// WAIT on e: the finished operation's result, or pending (-TS_EAGAIN
+/// with TS_IKC_NOWAIT or TS_IKC_CANCEL in `flags`). TS_IKC_CANCEL ends an
+/// AWRITE that has moved no byte (-TS_ECANCELED); -TS_EINVAL on an input,
+/// or when nothing was started.
+long async_wait(VirtualTable &t, Endpoint &e, int flags);
 
 }  // namespace kernel::ikc

@@ -84,6 +84,8 @@ struct Request {
     long fault = 0;     ///< a bulk WRITE whose buffer failed midway: the rest goes as zeros
 };
 
+}  // namespace
+
 struct Window {
     bool used = false;
     uint16_t generation = 0;  ///< tells a window from an earlier one in its entry
@@ -92,6 +94,8 @@ struct Window {
     Request request;
     long write_error = 0;  ///< the first failure of a write since the last FLUSH
 };
+
+namespace {
 
 /// The agent's answer that waits for room at its receiver.
 struct Outgoing {
@@ -215,16 +219,24 @@ bool receive(int mailbox, Message &m) {
 
 // ---- the agent: serving requests in the owner's address space --------------------
 
-// run_as handlers: a0 the owner's address, a1 a kernel buffer, a2 bytes.
-long store_call(Call &c) { return copy_to_user(c.a[0], reinterpret_cast<const void *>(c.a[1]), c.a[2]); }
-long load_call(Call &c) { return copy_from_user(reinterpret_cast<void *>(c.a[1]), c.a[0], c.a[2]); }
+/// One access of the agent to a window owner's memory, run as the owner
+/// (run_as): `addr` the owner's address, `kernel` a kernel buffer of
+/// `size` bytes.
+struct OwnerAccess {
+    uint64_t addr;
+    void *kernel;
+    uint64_t size;
+};
 
-// a0 the word's address, a1 the request's header (kind, operands; b gets
-// the old value).
-long atomic_call(Call &c) {
-    if (long err = check_user(c.a[0], sizeof(uint64_t), true)) return err;
-    auto *word = reinterpret_cast<uint64_t *>(c.a[0]);
-    Header &h = *reinterpret_cast<Header *>(c.a[1]);
+long store_work(const OwnerAccess &x, Call &) { return copy_to_user(x.addr, x.kernel, x.size); }
+long load_work(const OwnerAccess &x, Call &) { return copy_from_user(x.kernel, x.addr, x.size); }
+
+// addr the word's address, kernel the request's header (kind, operands; b
+// gets the old value).
+long atomic_work(const OwnerAccess &x, Call &) {
+    if (long err = check_user(x.addr, sizeof(uint64_t), true)) return err;
+    auto *word = reinterpret_cast<uint64_t *>(x.addr);
+    Header &h = *static_cast<Header *>(x.kernel);
     switch (h.kind) {
     case TS_WINDOW_CAS: {
         uint64_t expected = h.b;
@@ -237,12 +249,9 @@ long atomic_call(Call &c) {
     }
 }
 
-long in_owner(Window &w, Handler h, uint64_t a0, const void *a1, uint64_t a2) {
-    Call c{};
-    c.a[0] = a0;
-    c.a[1] = reinterpret_cast<uint64_t>(a1);
-    c.a[2] = a2;
-    return run_as(w.owner, h, c);
+template <long (*F)(const OwnerAccess &, Call &)>
+long in_owner(Window &w, uint64_t addr, const void *kernel, uint64_t size) {
+    return run_as<OwnerAccess, F>(w.owner, OwnerAccess{addr, const_cast<void *>(kernel), size});
 }
 
 /// The target of a request for `size` bytes at its address: 0, -TS_ENOENT
@@ -306,7 +315,7 @@ long store_written(const Inbound &in, size_t n) {
     h.addr += in.done;
     Window *w;
     if (long err = target_of(h, n, w)) return err;
-    return in_owner(*w, store_call, h.addr, in.piece, n);
+    return in_owner<store_work>(*w, h.addr, in.piece, n);
 }
 
 // A piece of a bulk READ's data, into the buffer of the window that asked
@@ -316,7 +325,7 @@ long store_read(const Inbound &in, size_t n) {
     if (!w || !w->request.active || w->request.op.kind != TS_WINDOW_READ) return 0;
     const Request &r = w->request;
     if (in.done + n > r.op.size) return -TS_EINVAL;
-    return in_owner(*w, store_call, reinterpret_cast<uintptr_t>(r.op.buf) + in.done, in.piece, n);
+    return in_owner<store_work>(*w, reinterpret_cast<uintptr_t>(r.op.buf) + in.done, in.piece, n);
 }
 
 /// Sends the READ being answered through the requester's portal, then its
@@ -332,7 +341,7 @@ bool answer_pieces() {
             h.addr += o.done;
             Window *w;
             long status = target_of(h, n, w);
-            if (status == 0) status = in_owner(*w, load_call, h.addr, o.piece, n);
+            if (status == 0) status = in_owner<load_work>(*w, h.addr, o.piece, n);
             if (status != 0) {
                 memset(o.piece, 0, n);
                 if (o.status == 0) o.status = status;
@@ -365,7 +374,7 @@ bool continue_read() {
             const uint64_t left = j.request.a - j.sent;
             m.h.length = static_cast<uint16_t>(left < data_room() ? left : data_room());
             m.h.addr = j.sent;
-            status = in_owner(*w, load_call, j.request.addr + j.sent, m.data, m.h.length);
+            status = in_owner<load_work>(*w, j.request.addr + j.sent, m.data, m.h.length);
             if (status == 0) {
                 j.sent += m.h.length;
                 if (!reply(m)) return false;
@@ -423,7 +432,7 @@ bool serve(Message &m) {
     switch (h.kind) {
     case TS_WINDOW_WRITE: {
         long status = target_of(h, h.length, w);
-        if (status == 0) status = in_owner(*w, store_call, h.addr, m.data, h.length);
+        if (status == 0) status = in_owner<store_work>(*w, h.addr, m.data, h.length);
         return status == 0 || reply(answer(h, msg_failed, status, 0));
     }
     case msg_bulk_write: start(bulk_write, h, request_piece); return continue_request();
@@ -433,7 +442,7 @@ bool serve(Message &m) {
     case TS_WINDOW_FADD:
     case TS_WINDOW_SWAP: {
         long status = target_of(h, sizeof(uint64_t), w);
-        if (status == 0) status = in_owner(*w, atomic_call, h.addr, &m.h, 0);
+        if (status == 0) status = in_owner<atomic_work>(*w, h.addr, &m.h, 0);
         return reply(answer(h, msg_reply, status, status == 0 ? m.h.b : 0));
     }
     default: return true;  // not a request: dropped
@@ -457,8 +466,8 @@ void take_reply(const Message &m) {
     if (!r.active || r.replied) return;
     if (m.h.kind == msg_data) {
         if (r.status == 0 && m.h.addr + m.h.length <= r.op.size)
-            r.status = in_owner(*w, store_call, reinterpret_cast<uintptr_t>(r.op.buf) + m.h.addr, m.data,
-                                m.h.length);
+            r.status = in_owner<store_work>(*w, reinterpret_cast<uintptr_t>(r.op.buf) + m.h.addr, m.data,
+                                            m.h.length);
         return;
     }
     if (r.status == 0) r.status = static_cast<long>(m.h.a);
@@ -549,14 +558,12 @@ bool send_pieces(Request &r, uint32_t tag, Progress &p) {
 
 // Steps: 0 check and start, 1 send the request (a WRITE in messages: its
 // data, and it is done), 2 a bulk WRITE's pieces, 3 wait for the reply.
-long access(Call &c) {
-    Window *w;
-    if (long err = own(c.a[0], w)) return err;
+long access(Window *w, const kcall::UserRef<ts_window_op> &user_op, Call &c) {
     Request &r = w->request;
     if (c.p.step == 0) {
         if (r.active) return -TS_EBUSY;  // another thread of the process has a request out
         ts_window_op op;
-        if (long err = copy_from_user(&op, c.a[1], sizeof op)) return err;
+        if (long err = user_op.load(op)) return err;
         if (long err = check_op(op)) return err;
         r = Request{};
         r.active = true;
@@ -594,7 +601,7 @@ long access(Call &c) {
         w->write_error = 0;
     }
     if (status == 0 && is_atomic(r.op.kind))
-        status = copy_to_user(c.a[1] + offsetof(ts_window_op, result), &r.result, sizeof r.result);
+        status = user_op.store(offsetof(ts_window_op, result), &r.result, sizeof r.result);
     return status;
 }
 
@@ -644,7 +651,9 @@ void window_release_process(Process *p) {
         if (w.used && w.owner == p) reset(w, nullptr);
 }
 
-long sys_window_create(Call &) {
+long decode_window(int key, Window *&out) { return own(static_cast<uint64_t>(key), out); }
+
+long sys_window_create(const window_create_args &, Call &) {
     for (int i = 0; i < max_windows; ++i) {
         Window &w = windows[i];
         if (w.used) continue;
@@ -656,28 +665,25 @@ long sys_window_create(Call &) {
     return -TS_ENFILE;
 }
 
-long sys_window_expose(Call &c) {
-    Window *w;
-    if (long err = own(c.a[0], w)) return err;
-    const uintptr_t base = c.a[1];
-    const uintptr_t size = c.a[2];
-    if (size == 0 || base + size < base) return -TS_EINVAL;
+// The region was checked writable by this attempt's decoding.
+long sys_window_expose(const window_expose_args &a, Call &) {
+    Window *w = a.key;
+    const uintptr_t base = reinterpret_cast<uintptr_t>(a.base.data);
+    const uintptr_t size = a.base.size;
+    if (size == 0) return -TS_EINVAL;
     Region *free = nullptr;
     for (Region &r : w->regions) {
         if (r.size && base < r.base + r.size && r.base < base + size) return -TS_EINVAL;
         if (!r.size && !free) free = &r;
     }
     if (!free) return -TS_EINVAL;
-    if (long err = check_user(base, size, true)) return err;
     *free = Region{base, size};
     return 0;
 }
 
-long sys_window_withdraw(Call &c) {
-    Window *w;
-    if (long err = own(c.a[0], w)) return err;
-    for (Region &r : w->regions) {
-        if (r.size && r.base == c.a[1]) {
+long sys_window_withdraw(const window_withdraw_args &a, Call &) {
+    for (Region &r : a.key->regions) {
+        if (r.size && r.base == a.base) {
             r = Region{};
             return 0;
         }
@@ -685,18 +691,17 @@ long sys_window_withdraw(Call &c) {
     return -TS_ENOENT;
 }
 
-long sys_window_free(Call &c) {
-    Window *w;
-    if (long err = own(c.a[0], w)) return err;
+long sys_window_free(const window_free_args &a, Call &) {
+    Window *w = a.key;
     if (w->request.active) return -TS_EBUSY;
     reset(*w, nullptr);
     return 0;
 }
 
-long sys_window_access(Call &c) {
-    const long r = access(c);
-    Window *w = find(c.a[0]);
-    if (r == pending || !w || w->owner != current_process() || c.p.step == 0) return r;
+long sys_window_access(const window_access_args &a, Call &c) {
+    Window *w = a.key;
+    const long r = access(w, a.op, c);
+    if (r == pending || c.p.step == 0) return r;
     // The request is over, however it ended.
     Request &req = w->request;
     if (req.bulk) portal_close(req.portal);

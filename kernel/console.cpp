@@ -25,7 +25,6 @@
 namespace kernel {
 namespace {
 
-constexpr size_t max_write = 64 * 1024;
 constexpr size_t line_max = 232;   ///< bytes of a line before it is cut (so a cluster's lines fill a page)
 constexpr size_t prefix_max = 24;  ///< "[rank 2147483647] ", "[cluster 31] " and their NUL
 
@@ -103,11 +102,19 @@ void console_flush_all() {
 
 namespace {
 
-// Sends the len bytes at buf as the console output of the caller's thread:
-// to cluster 0 in messages that name it, or into its line on cluster 0.
-// c.p.done counts the bytes sent on; returns len, or pending while cluster
+/// Text to write as the caller thread's console output.
+struct Text {
+    const char *buf;
+    size_t len;
+};
+
+// Sends the text as the console output of the caller's thread: to cluster
+// 0 in messages that name it, or into its line on cluster 0. c.p.done
+// counts the bytes sent on; returns its length, or pending while cluster
 // 0's mailbox has no room.
-long console_send(Call &c, const char *buf, uint64_t len) {
+long console_send(const Text &text, Call &c) {
+    const char *buf = text.buf;
+    const size_t len = text.len;
     const int core = caller_core();
     if (hal::cluster_id() == 0) {
         console_put(0, core, threads[core].tag, buf, len);
@@ -130,24 +137,14 @@ long console_send(Call &c, const char *buf, uint64_t len) {
     return static_cast<long>(len);
 }
 
-// (text, n), both the kernel's: console_write_kernel's call on the master.
-long write_kernel_text(Call &c) { return console_send(c, reinterpret_cast<const char *>(c.a[0]), c.a[1]); }
-
 }  // namespace
 
-// (const void *buf, unsigned long len): p.done counts the bytes sent on.
-long sys_write(Call &c) {
-    const uint64_t len = c.a[1];
-    if (len > max_write) return -TS_EINVAL;
-    if (long err = check_user(c.a[0], len, false)) return err;
-    return console_send(c, reinterpret_cast<const char *>(c.a[0]), len);
+// p.done counts the bytes sent on; the buffer is checked again at each
+// attempt (decoding), as another thread may unmap it meanwhile.
+long sys_write(const write_args &a, Call &c) {
+    return console_send(Text{static_cast<const char *>(a.buf.data), a.buf.size}, c);
 }
 
-void console_write_kernel(const char *text, size_t n) {
-    Call c{};
-    c.a[0] = reinterpret_cast<uint64_t>(text);
-    c.a[1] = n;
-    call_on_master(write_kernel_text, c);
-}
+void console_write_kernel(const char *text, size_t n) { call_on_master<Text, console_send>(Text{text, n}); }
 
 }  // namespace kernel

@@ -10,22 +10,16 @@ namespace {
 
 enum Step : uint64_t { first = 0, waiting = 1, woken = 2 };
 
-long check_word(uint64_t addr) {
-    if (addr & 3) return -TS_EINVAL;
-    return check_user(addr, sizeof(uint32_t), false);
-}
-
 }  // namespace
 
-long sys_futex_wait(Call &c) {
-    const uint64_t addr = c.a[0];
+// A waiting call keeps its word's address in p.done, where a wake finds it.
+long sys_futex_wait(const futex_wait_args &a, Call &c) {
     switch (c.p.step) {
     case first: {
-        if (long err = check_word(addr)) return err;
-        if (*reinterpret_cast<const volatile uint32_t *>(addr) != static_cast<uint32_t>(c.a[1]))
-            return -TS_EAGAIN;
-        if (c.a[2]) c.deadline = deadline_in(c.a[2]);
+        if (*static_cast<const volatile unsigned *>(a.addr) != a.expected) return -TS_EAGAIN;
+        if (a.timeout_ns) c.deadline = deadline_in(a.timeout_ns);
         c.p.step = waiting;
+        c.p.done = reinterpret_cast<uintptr_t>(a.addr);
         return pending;
     }
     case waiting: return c.deadline && hal::time() >= c.deadline ? -TS_ETIMEDOUT : pending;
@@ -33,16 +27,14 @@ long sys_futex_wait(Call &c) {
     }
 }
 
-long sys_futex_wake(Call &c) {
-    const uint64_t addr = c.a[0];
-    const long n = static_cast<long>(c.a[1]);
-    if (long err = check_word(addr)) return err;
-    if (n < 1) return -TS_EINVAL;
+long sys_futex_wake(const futex_wake_args &a, Call &) {
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(a.addr);
+    const long n = a.n;
     Call *waiters[TS_MAX_CORES];
     const int count = waiting_calls(TS_SYS_FUTEX_WAIT, waiters, TS_MAX_CORES);
     long done = 0;
     for (int i = 0; i < count && done < n; ++i) {
-        if (waiters[i]->a[0] != addr || waiters[i]->p.step != waiting) continue;
+        if (waiters[i]->p.step != waiting || waiters[i]->p.done != addr) continue;
         waiters[i]->p.step = woken;
         ++done;
     }

@@ -6,18 +6,21 @@
 // table, usable only by the process that opened it, so no process reaches
 // another's host files, or the kernel's own (on linux64, its fds). Served
 // by the master, one at a time: the table and the bounce buffer are its.
+#include <string.h>
+
 #include "kernel.hpp"
 #include <tessera/file_protocol.h>
 
 namespace kernel {
-namespace {
-
-constexpr int max_handles = 256;  // a file per rank of a full mppa256 job, and more
 
 struct HostFile {
     Process *owner = nullptr;  ///< nullptr: free
     long host = -1;            ///< the HAL's handle
 };
+
+namespace {
+
+constexpr int max_handles = 256;  // a file per rank of a full mppa256 job, and more
 
 /// Data goes through the kernel in pieces of this size, so the HAL sees
 /// kernel memory only (linux64 mirrors a user page on first touch; QEMU's
@@ -34,33 +37,37 @@ HostFs *fs;
 
 bool on_io_cluster() { return hal::cluster_id() < static_cast<int>(hal::manifest().nio_clusters); }
 
-/// Copies a user path of len bytes into path (NUL-terminated) and checks
-/// it: 0 or -TS_E*.
-long take_path(uint64_t user, uint64_t len, char (&path)[TS_PATH_MAX + 1]) {
-    if (len > TS_PATH_MAX) return -TS_ENAMETOOLONG;
-    if (long err = copy_from_user(path, user, len)) return err;
-    path[len] = 0;
-    return ts_path_check(path, len);
-}
-
-/// The caller's open handle `h`, or nullptr.
-HostFile *lookup(uint64_t h) {
-    if (h >= max_handles || fs->files[h].owner != current_process() || !fs->files[h].owner) return nullptr;
-    return &fs->files[h];
+/// Copies a checked user path into path (NUL-terminated) and checks it:
+/// 0 or -TS_E*.
+long take_path(kcall::UserIn user, char (&path)[TS_PATH_MAX + 1]) {
+    if (user.size > TS_PATH_MAX) return -TS_ENAMETOOLONG;
+    memcpy(path, user.data, user.size);
+    path[user.size] = 0;
+    return ts_path_check(path, user.size);
 }
 
 }  // namespace
 
-long sys_hostfs_open(Call &c) {
+long decode_file(int handle, HostFile *&out) {
+    out = nullptr;
+    if (!on_io_cluster()) return -TS_EPERM;
+    if (handle < 0 || handle >= max_handles || !fs->files[handle].owner ||
+        fs->files[handle].owner != current_process())
+        return -TS_EBADF;
+    out = &fs->files[handle];
+    return 0;
+}
+
+long sys_hostfs_open(const hostfs_open_args &a, Call &) {
     if (!on_io_cluster()) return -TS_EPERM;
     char path[TS_PATH_MAX + 1];
-    if (long err = take_path(c.a[0], c.a[1], path)) return err;
-    if (c.a[2] & ~static_cast<uint64_t>(TS_O_ACCMODE | TS_O_CREAT | TS_O_EXCL | TS_O_TRUNC | TS_O_APPEND) ||
-        (c.a[2] & TS_O_ACCMODE) == TS_O_ACCMODE)
+    if (long err = take_path(a.path, path)) return err;
+    if (a.flags & ~static_cast<unsigned>(TS_O_ACCMODE | TS_O_CREAT | TS_O_EXCL | TS_O_TRUNC | TS_O_APPEND) ||
+        (a.flags & TS_O_ACCMODE) == TS_O_ACCMODE)
         return -TS_EINVAL;
     for (int h = 0; h < max_handles; ++h) {
         if (fs->files[h].owner) continue;
-        const long host = hal::hostfs::open(path, static_cast<unsigned>(c.a[2]));
+        const long host = hal::hostfs::open(path, a.flags);
         if (host < 0) return host;
         fs->files[h] = {current_process(), host};
         return h;
@@ -68,70 +75,59 @@ long sys_hostfs_open(Call &c) {
     return -TS_ENFILE;
 }
 
-long sys_hostfs_close(Call &c) {
-    if (!on_io_cluster()) return -TS_EPERM;
-    HostFile *f = lookup(c.a[0]);
-    if (!f) return -TS_EBADF;
-    const long r = hal::hostfs::close(f->host);
-    *f = {};
+long sys_hostfs_close(const hostfs_close_args &a, Call &) {
+    const long r = hal::hostfs::close(a.handle->host);
+    *a.handle = {};
     return r;
 }
 
 // Through the bounce buffer, piece by piece, until a short read (the end).
-long sys_hostfs_read(Call &c) {
-    if (!on_io_cluster()) return -TS_EPERM;
-    HostFile *f = lookup(c.a[0]);
-    if (!f) return -TS_EBADF;
-    const uint64_t buf = c.a[1], len = c.a[2], offset = c.a[3];
-    if (long err = check_user(buf, len, true)) return err;
-    uint64_t done = 0;
+// The master serves one call at a time, so the buffer checked by this
+// attempt's decoding stays mapped while it runs.
+long sys_hostfs_read(const hostfs_read_args &a, Call &) {
+    const size_t len = a.buf.size;
+    char *buf = static_cast<char *>(a.buf.data);
+    size_t done = 0;
     while (done < len) {
         const size_t want = len - done < bounce_size ? len - done : bounce_size;
-        const long n = hal::hostfs::read(f->host, fs->bounce, want, offset + done);
+        const long n = hal::hostfs::read(a.handle->host, fs->bounce, want, a.offset + done);
         if (n < 0) return done ? static_cast<long>(done) : n;
-        if (long err = copy_to_user(buf + done, fs->bounce, static_cast<size_t>(n))) return err;
-        done += static_cast<uint64_t>(n);
+        memcpy(buf + done, fs->bounce, static_cast<size_t>(n));
+        done += static_cast<size_t>(n);
         if (static_cast<size_t>(n) < want) break;
     }
     return static_cast<long>(done);
 }
 
-long sys_hostfs_write(Call &c) {
-    if (!on_io_cluster()) return -TS_EPERM;
-    HostFile *f = lookup(c.a[0]);
-    if (!f) return -TS_EBADF;
-    const uint64_t buf = c.a[1], len = c.a[2], offset = c.a[3];
-    if (long err = check_user(buf, len, false)) return err;
-    uint64_t done = 0;
+long sys_hostfs_write(const hostfs_write_args &a, Call &) {
+    const size_t len = a.buf.size;
+    const char *buf = static_cast<const char *>(a.buf.data);
+    size_t done = 0;
     while (done < len) {
         const size_t piece = len - done < bounce_size ? len - done : bounce_size;
-        if (long err = copy_from_user(fs->bounce, buf + done, piece)) return err;
-        const long n = hal::hostfs::write(f->host, fs->bounce, piece, offset + done);
+        memcpy(fs->bounce, buf + done, piece);
+        const long n = hal::hostfs::write(a.handle->host, fs->bounce, piece, a.offset + done);
         if (n < 0) return done ? static_cast<long>(done) : n;
-        done += static_cast<uint64_t>(n);
+        done += static_cast<size_t>(n);
         if (static_cast<size_t>(n) < piece) break;
     }
     return static_cast<long>(done);
 }
 
-long sys_hostfs_size(Call &c) {
-    if (!on_io_cluster()) return -TS_EPERM;
-    HostFile *f = lookup(c.a[0]);
-    return f ? hal::hostfs::size(f->host) : -TS_EBADF;
-}
+long sys_hostfs_size(const hostfs_size_args &a, Call &) { return hal::hostfs::size(a.handle->host); }
 
-long sys_hostfs_unlink(Call &c) {
+long sys_hostfs_unlink(const hostfs_unlink_args &a, Call &) {
     if (!on_io_cluster()) return -TS_EPERM;
     char path[TS_PATH_MAX + 1];
-    if (long err = take_path(c.a[0], c.a[1], path)) return err;
+    if (long err = take_path(a.path, path)) return err;
     return hal::hostfs::remove(path);
 }
 
-long sys_hostfs_rename(Call &c) {
+long sys_hostfs_rename(const hostfs_rename_args &a, Call &) {
     if (!on_io_cluster()) return -TS_EPERM;
     char from[TS_PATH_MAX + 1], to[TS_PATH_MAX + 1];
-    if (long err = take_path(c.a[0], c.a[1], from)) return err;
-    if (long err = take_path(c.a[2], c.a[3], to)) return err;
+    if (long err = take_path(a.from, from)) return err;
+    if (long err = take_path(a.to, to)) return err;
     return hal::hostfs::rename(from, to);
 }
 

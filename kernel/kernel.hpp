@@ -4,9 +4,13 @@
 #pragma once
 
 #include "ikc/ikc.hpp"
-#include "kernel/core.hpp"
+#include "kernel/kcall_args.hpp"
 
 namespace kernel {
+
+/// Gives the core the call table and what it must do around a sleep
+/// (syscall.cpp). Master only, first thing at boot.
+void register_calls();
 
 // ---- kernel-resident services -------------------------------------------------
 
@@ -31,13 +35,6 @@ void console_write_kernel(const char *text, size_t n);
 /// with a backtrace of the thread's frame records, as that thread's output.
 void report_fault(const Process *p, const hal::TrapFrame &tf, hal::TrapInfo info);
 
-// Handlers of this layer's calls (registered in syscall.cpp).
-long sys_write(Call &c);
-long sys_futex_wait(Call &c);
-long sys_futex_wake(Call &c);
-long sys_job_abort(Call &c);
-long sys_mpi_state_send(Call &c);
-
 // ---- kernel stacks (kstack.cpp) ------------------------------------------------
 
 /// Paints the unused part of `core`'s kernel stack; the core calls it
@@ -50,17 +47,34 @@ size_t kstack_deepest();
 
 // ---- the host's files (hostfs.cpp) ----------------------------------------------
 
-long sys_hostfs_open(Call &c);
-long sys_hostfs_close(Call &c);
-long sys_hostfs_read(Call &c);
-long sys_hostfs_write(Call &c);
-long sys_hostfs_size(Call &c);
-long sys_hostfs_unlink(Call &c);
-long sys_hostfs_rename(Call &c);
+/// An open host file (TS_SYS_HOSTFS_*), the id ARG_ID(file, any) names.
+struct HostFile;
+/// Decodes a handle of the caller's into its file: 0, -TS_EPERM (not an
+/// I/O cluster), -TS_EBADF.
+long decode_file(int handle, HostFile *&out);
 /// Takes the host files' table and bounce buffer, on an I/O cluster.
 /// Master only, at boot.
 void hostfs_init();
 /// Closes the host files p left open (p has ended).
 void hostfs_release(Process *p);
 
+}  // namespace kernel
+
+namespace kernel::kcall {
+
+template <Dir D>
+struct Id<Object::file, D> {
+    using type = HostFile *;
+    static constexpr Pass pass = Pass::id;
+    static long decode(const Call &c, int i, HostFile *&out) { return decode_file(id_of(c, i), out); }
+};
+
+}  // namespace kernel::kcall
+
+// The arguments and handlers of this layer's calls (kcall_args.hpp), from
+// <tessera/kcalls.def>; kernel/syscall.cpp puts every layer's in the table.
+namespace kernel {
+#define TS_KCALL(...) KC_LAYER_CALLS(kernel, __VA_ARGS__)
+#include <tessera/kcalls.def>
+#undef TS_KCALL
 }  // namespace kernel

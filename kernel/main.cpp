@@ -25,6 +25,7 @@ using namespace kernel;
 // the spawn server.
 extern "C" void kernel_main(int) {
     kstack_paint(0);
+    register_calls();
     master_relock();  // for as long as the master is awake (block_until)
     frames_init();
     trace_init();

@@ -5,46 +5,45 @@
 #include "services/spawn.hpp"
 
 namespace kernel {
-namespace {
 
 // ---- served on the calling core ----------------------------------------------
 
-long sys_thread_exit(Call &c) { thread_exit(static_cast<int>(c.a[0])); }
+long sys_thread_exit(const thread_exit_args &a, Call &) { thread_exit(a.status); }
 
-long sys_thread_self(Call &) { return hal::core_id(); }  // tids are core numbers, for now
+long sys_thread_self(const thread_self_args &, Call &) {
+    return hal::core_id();
+}  // tids are core numbers, for now
 
-long sys_thread_core(Call &) { return hal::core_id(); }
+long sys_thread_core(const thread_core_args &, Call &) { return hal::core_id(); }
 
 // A thread that polls lets the other cores of its host run a moment; the
 // trap path then lets a pending kill land.
-long sys_thread_yield(Call &) {
+long sys_thread_yield(const thread_yield_args &, Call &) {
     hal::relax();
     return 0;
 }
 
-// (int tag): the C caller's int arrives sign-extended (RISC-V LP64 ABI), so
-// anything outside -1..INT_MAX is a bad value, not a tag to truncate. The
-// threads of a rank's own process carry its rank, which the kernel keeps.
-long sys_thread_tag(Call &c) {
-    const int64_t tag = static_cast<int64_t>(c.a[0]);
-    if (tag < -1 || tag > INT_MAX) return -TS_EINVAL;
+// The threads of a rank's own process carry its rank, which the kernel keeps.
+long sys_thread_tag(const thread_tag_args &a, Call &) {
     if (current_process()->rank >= 0) return -TS_EPERM;
-    threads[hal::core_id()].tag = static_cast<int>(tag);
+    threads[hal::core_id()].tag = a.tag;
     return 0;
 }
 
-long sys_kcall_count(Call &c) { return kcall_count(c.a[0], c.a[1]); }
+long sys_kcall_count(const kcall_count_args &a, Call &) {
+    return kcall_count(static_cast<uint64_t>(a.number), static_cast<uint64_t>(a.core));
+}
 
 // Tries to reach another cluster's window (kcalls.def): only for the
 // platform's isolation test, which boots with TS_MANIFEST_PLATFORM_TESTS.
 // The page stays mapped: its frame is another cluster's, never ours to
 // free, and nothing above the heap's limit is ever unmapped.
-long sys_isolation_probe(Call &c) {
+long sys_isolation_probe(const isolation_probe_args &a, Call &) {
     const ts_manifest &m = hal::manifest();
     if (!(m.flags & TS_MANIFEST_PLATFORM_TESTS)) return -TS_EPERM;
-    const uint64_t cluster = c.a[0], how = c.a[1];
-    if (cluster >= m.nclusters || cluster == static_cast<uint64_t>(hal::cluster_id())) return -TS_EINVAL;
-    const uintptr_t page = m.clusters[cluster].window_base;
+    if (a.cluster == hal::cluster_id()) return -TS_EINVAL;
+    const uintptr_t page = m.clusters[a.cluster].window_base;
+    const int how = a.how;
     if (how == TS_PROBE_KERNEL_READ) {
         if (!kernel_space.map(page, page, hal::perm_r)) return -TS_ENOMEM;
         return reinterpret_cast<const volatile ts_image_header *>(page)->magic;
@@ -56,9 +55,10 @@ long sys_isolation_probe(Call &c) {
     return static_cast<long>(TS_PROBE_USER_VA);
 }
 
-long sys_job_info(Call &c) {
+long sys_job_info(const job_info_args &a, Call &) {
     const ts_manifest &m = hal::manifest();
-    ts_job_info info{};
+    ts_job_info &info = *a.info;
+    info = ts_job_info{};
     info.cluster_id = hal::cluster_id();
     info.nclusters = static_cast<int>(m.nclusters);
     info.nio_clusters = static_cast<int>(m.nio_clusters);
@@ -89,88 +89,69 @@ long sys_job_info(Call &c) {
     info.private_base = user_base;
     info.private_size = hal::alias_area_size;
     info.alias_base = p->aliased ? rank_alias_base : 0;
-    return copy_to_user(c.a[0], &info, sizeof(info));
+    return 0;
 }
 
 // Copied straight from the manifest: no copy on the (small) kernel stack.
 // The size mkimage wrote is not trusted beyond the manifest's field.
-long sys_job_env(Call &c) {
+long sys_job_env(const job_env_args &a, Call &) {
     const ts_manifest &m = hal::manifest();
     static_assert(sizeof(m.env) == TS_ENV_MAX);
     const size_t bytes = m.env_size < sizeof(m.env) ? m.env_size : sizeof(m.env);
-    const size_t copied = c.a[1] < bytes ? c.a[1] : bytes;
-    if (copied) {
-        const long err = copy_to_user(c.a[0], m.env, copied);
-        if (err < 0) return err;
-    }
+    memcpy(a.buf.data, m.env, a.buf.size < bytes ? a.buf.size : bytes);
     return static_cast<long>(bytes);
 }
 
 // On the core's own timer.
-long sys_sleep(Call &c) {
-    const uint64_t deadline = deadline_in(c.a[0]);
+long sys_sleep(const sleep_args &a, Call &) {
+    const uint64_t deadline = deadline_in(a.ns);
     hal::set_timer(deadline);
     block_until([&] { return hal::time() >= deadline; });
     hal::set_timer(0);
     return 0;
 }
 
-/// What an unfinished call holds that must be released when its process
-/// is killed (only a portal read: the receiver's allow).
-constexpr void (*cancel_of(uint64_t number))(Call &) {
-    return number == TS_SYS_PORTAL_READ ? ikc::portal_read_cancel : nullptr;
-}
+namespace {
 
-/// A shared call's lock-free first try (CallEntry::fast), if it has one.
-constexpr Handler fast_of(uint64_t number) {
-    switch (number) {
-    case TS_SYS_MAILBOX_WAIT: return ikc::mailbox_wait_fast;
-    case TS_SYS_MAILBOX_DRAIN: return ikc::mailbox_drain_fast;
-    case TS_SYS_MAILBOX_TRYWRITE: return ikc::mailbox_trywrite_fast;
-    default: return nullptr;
-    }
-}
-
-using namespace ikc;  // the IKC calls' handlers, named as the others: sys_<call>
-
-/// The call table, derived from <tessera/kcalls.def>: call `name` is
-/// served by sys_name, on the calling core or on the master.
-constexpr CallEntry table[] = {
-#define TS_KCALL(NAME, name, number, where, ...) \
-    {TS_SYS_##NAME, sys_##name, Where::where, cancel_of(TS_SYS_##NAME), fast_of(TS_SYS_##NAME)},
-#include <tessera/kcalls.def>
-#undef TS_KCALL
-};
+#define KC_NS_core   ::kernel
+#define KC_NS_ikc    ::kernel::ikc
+#define KC_NS_kernel ::kernel
+/// Call `name` of `layer`'s namespace: its handler, or its fast try or
+/// cancel when kcalls.def says it has one, run through its decoder.
+#define KC_RUN(layer, name, suffix) \
+    kcall::decoded<KC_NS_##layer::name##_args, KC_NS_##layer::sys_##name##suffix>
+#define KC_OPTIONAL_yes(layer, name, suffix) KC_RUN(layer, name, suffix)
+#define KC_OPTIONAL_no(layer, name, suffix)  nullptr
 
 /// Call numbers are below this (the fuzzer draws from 0..numbers-1).
 constexpr uint64_t numbers = TS_KCALL_NUMBERS;
 
-/// The entry of each number in table[], or -1: a call finds its entry in
-/// one step.
-struct CallIndex {
-    int8_t of[numbers];
-    bool ok;  ///< every number below `numbers` and used once
+/// The call table, indexed by number, from <tessera/kcalls.def>: call
+/// `name` is served by sys_name through its decoder, on the calling core
+/// or on the master; `ok` says every number was used once.
+struct CallTable {
+    CallEntry of[numbers];
+    bool ok;
 };
 
-constexpr CallIndex index_calls() {
-    CallIndex ix{};
-    for (int8_t &i : ix.of)
-        i = -1;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
-        if (table[i].number >= numbers || ix.of[table[i].number] >= 0) return ix;
-        ix.of[table[i].number] = static_cast<int8_t>(i);
+constexpr CallTable make_table() {
+    constexpr CallEntry entries[] = {
+#define TS_KCALL(NAME, name, number, layer, where, fast, cancel, ...)                                \
+    {TS_SYS_##NAME, KC_RUN(layer, name, ), Where::where, KC_OPTIONAL_##cancel(layer, name, _cancel), \
+     KC_OPTIONAL_##fast(layer, name, _fast)},
+#include <tessera/kcalls.def>
+#undef TS_KCALL
+    };
+    CallTable t{};
+    for (const CallEntry &e : entries) {
+        if (e.number >= numbers || t.of[e.number].handler) return t;
+        t.of[e.number] = e;
     }
-    ix.ok = true;
-    return ix;
+    t.ok = true;
+    return t;
 }
-constexpr CallIndex call_index = index_calls();
-static_assert(call_index.ok, "every kernel call of kcalls.def has its own number, below 64");
-
-}  // namespace
-
-const CallEntry *call_lookup(uint64_t number) {
-    return number < numbers && call_index.of[number] >= 0 ? &table[call_index.of[number]] : nullptr;
-}
+constexpr CallTable table = make_table();
+static_assert(table.ok, "every kernel call of kcalls.def has its own number, below TS_KCALL_NUMBERS");
 
 bool upper_poll(bool idle) {
     if (ikc::poll()) return true;
@@ -184,6 +165,8 @@ void upper_release(Process *p) {
     hostfs_release(p);
 }
 
-bool upper_before_sleep() { return ikc::update_doorbells(); }
+}  // namespace
+
+void register_calls() { register_upper(Upper{table.of, upper_poll, upper_release, ikc::update_doorbells}); }
 
 }  // namespace kernel

@@ -181,6 +181,8 @@ struct ts_window_op {
 #define TS_ARGS_MAX 512
 /* Bytes of the job's environment block at most (TS_SYS_JOB_ENV). */
 #define TS_ENV_MAX 1024
+/* The most bytes one TS_SYS_WRITE takes. */
+#define TS_WRITE_MAX (64ul * 1024)
 
 /* The page frames of a cluster (TS_SYS_MEM_INFO). */
 struct ts_mem_info {

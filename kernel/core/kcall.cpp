@@ -24,7 +24,7 @@ struct Slot {
     SlotState state = SlotState::idle;  ///< written with release, read with acquire
     Handler handler = nullptr;
     uint64_t number = 0;  ///< the kernel call number (0: the kernel's own)
-    void (*cancel)(Call &) = nullptr;
+    Handler cancel = nullptr;
     bool survives_kill = false;  ///< served even if the process was killed
     bool flush_tlb = false;      ///< the call unmapped pages of the caller
     Process *proc = nullptr;
@@ -65,8 +65,7 @@ SlotState load_state(const Slot &s) { return __atomic_load_n(&s.state, __ATOMIC_
 void store_state(Slot &s, SlotState v) { __atomic_store_n(&s.state, v, __ATOMIC_RELEASE); }
 
 // Posts a call in the calling core's slot and sleeps until it is served.
-long post_and_wait(Handler handler, uint64_t number, void (*cancel)(Call &), bool survives_kill,
-                   const Call &c) {
+long post_and_wait(Handler handler, uint64_t number, Handler cancel, bool survives_kill, const Call &c) {
     Slot &s = slots[hal::core_id()];
     s.handler = handler;
     s.number = number;
@@ -101,7 +100,7 @@ void finish(int core, Slot &s, long result) {
 // One attempt at the call in slot `core`. True when it finished.
 bool serve_one(int core, Slot &s) {
     if (s.proc->killed && !s.survives_kill) {
-        if (s.cancel) s.cancel(s.call);
+        if (s.cancel) run_as(s.proc, s.cancel, s.call);
         finish(core, s, call_killed);
         return true;
     }
@@ -143,17 +142,22 @@ Process *current_process() { return hal::core_id() == 0 ? serving : threads[hal:
 
 int caller_core() { return hal::core_id() == 0 ? serving_core : hal::core_id(); }
 
+constinit Upper upper;
+
+void register_upper(const Upper &u) { upper = u; }
+
 namespace {
 
 // Serves a call (kernel_call without the trace).
 long dispatch(uint64_t number, const uint64_t args[4]) {
     const int core = hal::core_id();
-    if (number < max_number) ++counts[core][number];
-    const CallEntry *e = call_lookup(number);
-    if (!e) return -TS_ENOSYS;
+    if (number >= max_number) return -TS_ENOSYS;
+    ++counts[core][number];
+    const CallEntry *e = &upper.calls[number];
+    if (!e->handler) return -TS_ENOSYS;
     Call c;
     for (int i = 0; i < 4; ++i)
-        c.a[i] = args[i];
+        c.regs[i] = args[i];
     if (e->where == Where::local) return e->handler(c);
     if (e->fast)
         if (const long r = e->fast(c); r != pending) return r;
@@ -219,7 +223,7 @@ void serve_calls() {
                 earliest = s.call.deadline;
             }
         }
-        if (upper_poll(!again)) again = true;  // e.g. an asynchronous transfer finished: a WAIT may go on
+        if (upper.poll(!again)) again = true;  // e.g. an asynchronous transfer finished: a WAIT may go on
     } while (again);
     calls_deadline = earliest;
     arm_timer();

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "elf.hpp"
-#include "kernel/core.hpp"
+#include "kernel/kcall_args.hpp"
 
 namespace kernel {
 
@@ -194,13 +194,18 @@ int process_spawn_ranks(const char *name, const void *elf, size_t size, const in
 
 namespace {
 
-// The master's half of a thread's end: a0 = status, a1 = kill the process.
-long end_thread(Call &c) {
+struct ThreadEnd {
+    int status;
+    bool kill;  ///< kill the process too
+};
+
+// The master's half of a thread's end.
+long end_thread(const ThreadEnd &end, Call &) {
     Process *p = current_process();
-    const int status = static_cast<int>(c.a[0]);
-    if (c.a[1]) process_kill(p, status);
+    const int status = end.status;
+    if (end.kill) process_kill(p, status);
     note_status(p, status, caller_core());
-    if (--p->live_threads == 0) upper_release(p);  // its mailboxes, portals and syncs
+    if (--p->live_threads == 0) upper.release(p);  // its mailboxes, portals, syncs, windows, files
     hal::Guard g(lock);
     Thread &t = threads[caller_core()];
     p->ended[caller_core()] = true;
@@ -214,10 +219,7 @@ long end_thread(Call &c) {
 
 void thread_exit(int status, bool kill) {
     const int core = hal::core_id();
-    Call c{};
-    c.a[0] = static_cast<uint64_t>(status);
-    c.a[1] = kill;
-    call_on_master(end_thread, c);
+    call_on_master<ThreadEnd, end_thread>(ThreadEnd{status, kill});
     hal::set_timer(0);  // a sleep cut short by a kill leaves it armed
     kernel_space.activate();
     core_loop(core);
@@ -250,22 +252,20 @@ void core_loop(int core) {
     }
 }
 
-long sys_thread_create(Call &c) {
-    if (check_user(c.a[0], 4, false) < 0) return -TS_EFAULT;
-    return thread_start(current_process(), c.a[0], c.a[1]);
+long sys_thread_create(const thread_create_args &a, Call &) {
+    return thread_start(current_process(), a.entry, a.arg);
 }
 
-long sys_thread_join(Call &c) {
+// The status pointer was checked writable by this attempt's decoding.
+long sys_thread_join(const thread_join_args &a, Call &) {
     const Process *p = current_process();
-    const uint64_t tid = c.a[0];
-    if (tid == 0 || tid >= static_cast<uint64_t>(hal::ncores()) ||
-        tid == static_cast<uint64_t>(caller_core()))
-        return -TS_EINVAL;
+    const int tid = a.tid;
+    if (tid >= hal::ncores() || tid == caller_core()) return -TS_EINVAL;
     const Thread &t = threads[tid];
     if (t.proc != p && !p->ended[tid]) return -TS_EINVAL;
-    if (c.a[1] && check_user(c.a[1], sizeof(int), true) < 0) return -TS_EFAULT;
     if (t.proc == p) return pending;
-    return c.a[1] ? copy_to_user(c.a[1], &p->exit_status[tid], sizeof(int)) : 0;
+    if (a.status) *a.status = p->exit_status[tid];
+    return 0;
 }
 
 // brk: heap pages are mapped as the break grows. When it shrinks, the pages
@@ -274,9 +274,9 @@ long sys_thread_join(Call &c) {
 // translations, and the kernel has no TLB shoot-down yet. The caller's
 // core flushes its TLB when the call returns; the master's own entries go
 // as it unmaps.
-long sys_brk(Call &c) {
+long sys_brk(const brk_args &a, Call &) {
     Process *p = current_process();
-    const uint64_t new_end = c.a[0];
+    const uint64_t new_end = a.new_end;
     if (new_end == 0) return static_cast<long>(p->heap_end);
     if (new_end < p->heap_start) return -TS_EINVAL;
     if (new_end > user_heap_limit) return -TS_ENOMEM;
@@ -294,9 +294,9 @@ long sys_brk(Call &c) {
     return static_cast<long>(new_end);
 }
 
-long sys_mem_info(Call &c) {
-    const ts_mem_info info{hal::page_size, frames_total_count(), frames_free_count()};
-    return copy_to_user(c.a[0], &info, sizeof(info));
+long sys_mem_info(const mem_info_args &a, Call &) {
+    *a.info = ts_mem_info{hal::page_size, frames_total_count(), frames_free_count()};
+    return 0;
 }
 
 }  // namespace kernel

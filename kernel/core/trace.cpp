@@ -4,7 +4,7 @@
 // from user mode only), so a core never records two events at once.
 #include <string.h>
 
-#include "kernel/core.hpp"
+#include "kernel/kcall_args.hpp"
 #include "kernel/trace_ring.hpp"
 
 namespace kernel {
@@ -53,45 +53,43 @@ void trace_kcall(uint64_t start, uint64_t number, long result) {
                                                    static_cast<int32_t>(number), result, 0, 0});
 }
 
-long sys_trace_record(Call &c) {
+long sys_trace_record(const trace_record_args &a, Call &) {
     if (!tracing) return -TS_EPERM;
-    const uint64_t word = c.a[0];
+    const uint64_t word = a.word;
     const uint16_t kind = static_cast<uint16_t>(word);
     if (kind < 1 || kind > TS_TRACE_MPI_LAST) return -TS_EINVAL;
     const uint64_t now = hal::time();
     trace_put(TS_TRACE_RING_MPI,
               ts_trace_event{now, now, kind, static_cast<int16_t>(word >> 16),
-                             static_cast<int32_t>(word >> 32), static_cast<int64_t>(c.a[1]), c.a[2], c.a[3]});
+                             static_cast<int32_t>(word >> 32), static_cast<int64_t>(a.b), a.c, a.d});
     return 0;
 }
 
 // The header first, then the events that fit; events are copied from the
 // ring as they are (another core's ring may grow meanwhile: the count read
 // first bounds what is copied).
-long sys_trace_read(Call &c) {
+// The whole buffer was checked writable by this attempt's decoding.
+long sys_trace_read(const trace_read_args &a, Call &) {
     if (!tracing) return -TS_EPERM;
-    const uint64_t core = c.a[0], which = c.a[1], size = c.a[3];
-    if (core >= static_cast<uint64_t>(hal::ncores()) || which >= TS_TRACE_RINGS ||
-        size < sizeof(ts_trace_header))
-        return -TS_EINVAL;
-    const TraceRing &r = rings[core][which];
+    if (a.core >= hal::ncores()) return -TS_EINVAL;
+    const size_t size = a.size;
+    const TraceRing &r = rings[a.core][a.ring];
     const uint32_t count = r.readable((size - sizeof(ts_trace_header)) / sizeof(ts_trace_event));
     ts_trace_header h{};
     h.magic = TS_TRACE_MAGIC;
     h.version = TS_TRACE_VERSION;
     h.event_size = sizeof(ts_trace_event);
     h.cluster = static_cast<uint16_t>(hal::cluster_id());
-    h.core = static_cast<uint16_t>(core);
-    h.ring = static_cast<uint16_t>(which);
+    h.core = static_cast<uint16_t>(a.core);
+    h.ring = static_cast<uint16_t>(a.ring);
     h.count = count;
     h.capacity = r.capacity;
     h.lost = r.lost_now();
     h.timebase_hz = hal::timebase();
     h.read_at = hal::time();
     const size_t events = count * sizeof(ts_trace_event);
-    if (long err = check_user(c.a[2], sizeof h + events, true)) return err;
-    memcpy(reinterpret_cast<void *>(c.a[2]), &h, sizeof h);  // checked above, all of it
-    memcpy(reinterpret_cast<char *>(c.a[2]) + sizeof h, r.events, events);
+    memcpy(a.buf.data, &h, sizeof h);
+    memcpy(static_cast<char *>(a.buf.data) + sizeof h, r.events, events);
     return static_cast<long>(sizeof h + events);
 }
 

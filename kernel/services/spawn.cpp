@@ -284,11 +284,10 @@ const StopRequest *stop_request() {
 
 // A rank's MPI state, for cluster 0's deadlock check: sent as the caller
 // waits (a master call: the caller is blocked anyway).
-long sys_mpi_state_send(Call &c) {
+long sys_mpi_state_send(const mpi_state_send_args &a, Call &) {
     const int core = caller_core();
     if (threads[core].tag < 0) return -TS_EPERM;
-    ts_mpi_state st;
-    if (copy_from_user(&st, c.a[0], sizeof st) < 0) return -TS_EFAULT;
+    const ts_mpi_state st = *a.st;
     if (st.state != TS_MPI_STATE_BLOCKED && st.state != TS_MPI_STATE_FINALIZED) return -TS_EINVAL;
     Kmsg r = report(KmsgKind::mpi_state, st.state, core, threads[core].tag);
     memcpy(r.text, &st, sizeof st);
@@ -299,8 +298,8 @@ long sys_mpi_state_send(Call &c) {
 
 // MPI_Abort: step 0 sends the abort report, then the process is killed
 // (its threads end as they enter the kernel).
-long sys_job_abort(Call &c) {
-    const int code = static_cast<int>(c.a[0]);
+long sys_job_abort(const job_abort_args &a, Call &c) {
+    const int code = a.code;
     if (hal::cluster_id() == 0) end_job(code);
     if (c.p.step == 0) {
         const int core = caller_core();

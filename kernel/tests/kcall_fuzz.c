@@ -36,6 +36,7 @@
  * random create/open makes is released at once, so no mailbox, portal or
  * sync of ours is ever open when a random read, write or wait comes, and
  * no thread of ours runs when a random join comes: those fail at once. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@
 
 #include <tessera/arch.h>
 #include <tessera/runtime.h>
+#include <tessera/image.h>
+#include <tessera/trace.h>
 
 #define DEFAULT_CALLS 5000
 #define DEFAULT_SEED  0x7e55e7a0c0ffee01ul
@@ -360,32 +363,113 @@ static int error_index(long r) {
 
 /* ---- making the calls safe --------------------------------------------------- */
 
-/* Half of the time, the calls that take structured arguments get ones of
- * the right shape (ports, clusters, a cluster list, its length, a type),
- * so that they get past the first checks: the deeper checks and the
- * successes (then undone) are exercised too. */
-static void shape(struct call *c) {
-    struct arg *a = c->a;
-    if (below(2)) return;
-    switch (c->nr) {
-    case TS_SYS_MAILBOX_OPEN:
-    case TS_SYS_PORTAL_OPEN:
-        a[0].v = any_port();
-        a[1].v = any_cluster();
-        a[2].v = any_port();
+/* What kcalls.def says of each argument of each call (its shapes), from
+ * which half of the random calls draw arguments of the right shape, so
+ * that they get past the first checks: the deeper checks and the
+ * successes (then undone) are exercised too. A new call is fuzzed this
+ * way as soon as kcalls.def has it. */
+enum shape_kind {
+    SHAPE_NONE, /* no such argument */
+    SHAPE_INT,  /* an integer in [lo, hi] */
+    SHAPE_PORT,
+    SHAPE_CLUSTER,
+    SHAPE_ID,     /* an object id: none of ours is ever open when a random call comes */
+    SHAPE_BUFFER, /* bytes: argument `count` long */
+    SHAPE_STREAM, /* the same, moved in pieces */
+    SHAPE_OBJECT, /* one object of `size` bytes */
+    SHAPE_ATOMIC, /* one aligned object of `size` bytes */
+    SHAPE_ARRAY,  /* argument `count` ints: a list of clusters */
+    SHAPE_CODE,
+    SHAPE_ADDR,
+    SHAPE_WORD,
+};
+
+struct shape {
+    enum shape_kind kind;
+    unsigned long lo, hi; /* SHAPE_INT, as the register holds them */
+    int count;            /* SHAPE_BUFFER, SHAPE_STREAM, SHAPE_ARRAY: the length's argument */
+    unsigned long size;   /* SHAPE_OBJECT, SHAPE_ATOMIC */
+};
+
+#define ARG_INT(T, lo, hi) \
+    { SHAPE_INT, (unsigned long)(long)(T)(lo), (unsigned long)(long)(T)(hi), 0, 0 }
+#define ARG_PORT \
+    { SHAPE_PORT, 0, 0, 0, 0 }
+#define ARG_CLUSTER \
+    { SHAPE_CLUSTER, 0, 0, 0, 0 }
+#define ARG_ID(table, dir) \
+    { SHAPE_ID, 0, 0, 0, 0 }
+#define ARG_IN(n) \
+    { SHAPE_BUFFER, 0, 0, n, 0 }
+#define ARG_OUT(n) \
+    { SHAPE_BUFFER, 0, 0, n, 0 }
+#define ARG_STREAM_IN(n) \
+    { SHAPE_STREAM, 0, 0, n, 0 }
+#define ARG_STREAM_OUT(n) \
+    { SHAPE_STREAM, 0, 0, n, 0 }
+#define ARG_OBJ_IN(T) \
+    { SHAPE_OBJECT, 0, 0, 0, sizeof(T) }
+#define ARG_OBJ_OUT(T) \
+    { SHAPE_OBJECT, 0, 0, 0, sizeof(T) }
+#define ARG_OBJ_INOUT(T) \
+    { SHAPE_OBJECT, 0, 0, 0, sizeof(T) }
+#define ARG_OPT_OBJ_OUT(T) \
+    { SHAPE_OBJECT, 0, 0, 0, sizeof(T) }
+#define ARG_ATOMIC_IN(T) \
+    { SHAPE_ATOMIC, 0, 0, 0, sizeof(T) }
+#define ARG_ARRAY_IN(T, n) \
+    { SHAPE_ARRAY, 0, 0, n, sizeof(T) }
+#define ARG_CODE \
+    { SHAPE_CODE, 0, 0, 0, 0 }
+#define ARG_ADDR \
+    { SHAPE_ADDR, 0, 0, 0, 0 }
+#define ARG_WORD \
+    { SHAPE_WORD, 0, 0, 0, 0 }
+#define SHAPES_OF(...) \
+    { __VA_ARGS__ }
+
+static const struct shape shapes[NUMBERS][4] = {
+#define TS_KCALL(NAME, name, number, layer, where, fast, cancel, wrapper, ret, params, shapes, ...) \
+    [TS_SYS_##NAME] = SHAPES_OF shapes,
+#include <tessera/kcalls.def>
+#undef TS_KCALL
+};
+
+/* Integer ranges this small are drawn from; wider ones keep their random value. */
+#define SMALL_RANGE 255
+
+/* One argument of the right shape in a[i] (and its length in a[count]). */
+static void shape_arg(struct arg *a, int i, const struct shape *s) {
+    switch (s->kind) {
+    case SHAPE_INT:
+        if (s->hi - s->lo <= SMALL_RANGE) a[i].v = s->lo + below(s->hi - s->lo + 1);
         break;
-    case TS_SYS_PORTAL_ALLOW:
-        a[1].v = any_cluster();
-        a[2].v = any_port();
+    case SHAPE_PORT: a[i].v = any_port(); break;
+    case SHAPE_CLUSTER: a[i].v = any_cluster(); break;
+    case SHAPE_BUFFER:
+    case SHAPE_STREAM:
+        a[i] = static_buffer();
+        a[s->count].v = below(WRITE_ROOM + 1);
         break;
-    case TS_SYS_SYNC_CREATE:
-    case TS_SYS_SYNC_OPEN:
-        a[0] = cluster_list();
-        a[1].v = 2 + below((unsigned long)ts_job()->nclusters - 1);
-        a[2].v = below(2);
-        a[3].v = any_port();
+    case SHAPE_OBJECT:
+    case SHAPE_ATOMIC:
+        if (s->size <= WRITE_ROOM) a[i] = static_buffer();
+        if (s->kind == SHAPE_ATOMIC) a[i].v &= ~(s->size - 1);
         break;
+    case SHAPE_ARRAY:
+        a[i] = cluster_list();
+        a[s->count].v = 2 + below((unsigned long)ts_job()->nclusters - 1);
+        break;
+    default: break; /* ids, code, addresses and words stay random */
     }
+}
+
+static void shape(struct call *c) {
+    if (below(2) || !known(c->nr)) return;
+    for (int i = 0; i < 4; ++i) /* lengths after the integers: an array or buffer sets its own */
+        if (shapes[c->nr][i].kind == SHAPE_INT) shape_arg(c->a, i, &shapes[c->nr][i]);
+    for (int i = 0; i < 4; ++i)
+        if (shapes[c->nr][i].kind != SHAPE_INT) shape_arg(c->a, i, &shapes[c->nr][i]);
 }
 
 /* When copies share the cluster: a port (as the kernel reads it, an int)

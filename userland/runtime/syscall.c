@@ -7,7 +7,7 @@
 #define TS_KCALL_WRAPPER_plain(NAME, ret, name, params, ...) \
     ret ts_##name params { return (ret)TS__SC(TS_SYS_##NAME, ##__VA_ARGS__); }
 #define TS_KCALL_WRAPPER_own(NAME, ret, name, params, ...)
-#define TS_KCALL(NAME, name, number, where, wrapper, ret, params, ...) \
+#define TS_KCALL(NAME, name, number, layer, where, fast, cancel, wrapper, ret, params, shapes, ...) \
     TS_KCALL_WRAPPER_##wrapper(NAME, ret, name, params, ##__VA_ARGS__)
 #include <tessera/kcalls.def>
 #undef TS_KCALL

@@ -18,9 +18,11 @@
 // just checked.
 #pragma once
 
-#include "kernel/core.hpp"
+#include "kernel/kcall_args.hpp"
 
 namespace kernel::ikc {
+
+using Dir = kcall::Dir;
 
 /// Checks the profile's NoC parameters against the kernel's tables; panics
 /// when they do not fit (the image builder refuses such profiles first).
@@ -67,8 +69,6 @@ long portal_open(int local_port, int cluster, int port);
 /// or when 0 < transfer < size. `user`: buf is a user address, checked
 /// chunk by chunk (-TS_EFAULT).
 long portal_read(int id, void *buf, size_t size, size_t transfer, Progress &p, bool user);
-/// Gives the hardware portal back when a read is cut short.
-void portal_read_cancel(Call &c);
 /// Sends `size` bytes once the receiver allows us with `tag`: size, or pending.
 long portal_write(int id, const void *buf, size_t size, uint32_t tag, Progress &p, bool user);
 long portal_close(int id);
@@ -90,91 +90,27 @@ void window_init();
 /// answers find room, never waits. True when it moved anything (a WINDOW_ACCESS may go on).
 bool window_poll();
 
-// ---- kernel-call handlers ----------------------------------------------------
-// They turn a kernel call's registers into the arguments of the functions
-// above, checking user buffers on every attempt (a buffer may be unmapped by
-// another thread between two attempts). Each is named sys_<call> after its
-// entry in <tessera/kcalls.def>, from which kernel/syscall.cpp builds the
-// call table.
+// ---- kernel calls ---------------------------------------------------------------
+// The handlers (sys_<call>, declared below from <tessera/kcalls.def>) get
+// their ids decoded into these objects by the decoders that follow, once
+// per attempt (kernel/kcall_args.hpp), and call the functions above or
+// their forms that take the object.
 
-template <long (*F)(int)>
-long sys_id(Call &c) {
-    return F(static_cast<int>(c.a[0]));
-}
+/// A virtual mailbox or portal (virtual.hpp).
+struct Endpoint;
+/// A virtual sync (sync.cpp).
+struct Sync;
+/// A window (window.cpp).
+struct Window;
 
-template <long (*F)(int, int, int)>
-long sys_three(Call &c) {
-    return F(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2]));
-}
-
-constexpr Handler sys_mailbox_create = sys_id<mailbox_create>;
-constexpr Handler sys_mailbox_open = sys_three<mailbox_open>;
-constexpr Handler sys_mailbox_close = sys_id<mailbox_close>;
-constexpr Handler sys_mailbox_unlink = sys_id<mailbox_unlink>;
-long sys_mailbox_read(Call &c);
-long sys_mailbox_write(Call &c);
-long sys_mailbox_aread(Call &c);
-long sys_mailbox_awrite(Call &c);
-long sys_mailbox_wait(Call &c);
-/// WAIT with TS_IKC_NOWAIT, tried without master_lock: -TS_EAGAIN when
-/// nothing can have come for the caller's running AREAD (nothing parked
-/// for its port, no full slot in its hardware mailbox); else pending, and
-/// the call is served as usual. It reads shared state only.
-long mailbox_wait_fast(Call &c);
-long sys_mailbox_trywrite(Call &c);
-long sys_mailbox_ring(Call &c);
-long sys_mailbox_drain(Call &c);
-/// DRAIN tried without master_lock: 0 when nothing can have come for the
-/// caller's ringed mailbox (as mailbox_wait_fast); else pending.
-long mailbox_drain_fast(Call &c);
-/// TRYWRITE tried without master_lock: -TS_EAGAIN when the caller's output
-/// mailbox is valid, the size and buffer are, and the receiver's slot for
-/// this cluster is still full; else pending (the locked call decides).
-long mailbox_trywrite_fast(Call &c);
-/// WAIT_ANY (a0 seen, a1 timeout_ns): the calling core's count of events
-/// (its asynchronous operations that finished, WAKEs for it) once it
-/// differs from `seen` or the timeout passed; pending until then.
-long sys_ikc_wait_any(Call &c);
-/// WAKE (a0 core): an event for the thread of the caller's process on that
-/// core: 0, or -TS_EINVAL.
-long sys_ikc_wake(Call &c);
-long sys_mailbox_ioctl(Call &c);
-
-long sys_window_create(Call &c);
-long sys_window_expose(Call &c);
-long sys_window_withdraw(Call &c);
-long sys_window_free(Call &c);
-long sys_window_access(Call &c);
-
-constexpr Handler sys_portal_create = sys_id<portal_create>;
-long sys_portal_allow(Call &c);
-constexpr Handler sys_portal_open = sys_three<portal_open>;
-constexpr Handler sys_portal_close = sys_id<portal_close>;
-constexpr Handler sys_portal_unlink = sys_id<portal_unlink>;
-long sys_portal_read(Call &c);
-long sys_portal_write(Call &c);
-long sys_portal_aread(Call &c);
-long sys_portal_awrite(Call &c);
-long sys_portal_wait(Call &c);
-long sys_portal_ioctl(Call &c);
-
-/// For sync create/open: copies the user's cluster list first.
-template <long (*F)(const int *, int, int, int)>
-long sys_sync_make(Call &c) {
-    const uint64_t n = c.a[1];
-    if (n < 2 || n > TS_MAX_CLUSTERS) return -TS_EINVAL;
-    int clusters[TS_MAX_CLUSTERS];
-    if (long err = copy_from_user(clusters, c.a[0], n * sizeof(int))) return err;
-    return F(clusters, static_cast<int>(n), static_cast<int>(c.a[2]), static_cast<int>(c.a[3]));
-}
-
-constexpr Handler sys_sync_create = sys_sync_make<sync_create>;
-constexpr Handler sys_sync_open = sys_sync_make<sync_open>;
-constexpr Handler sys_sync_signal = sys_id<sync_signal>;
-constexpr Handler sys_sync_close = sys_id<sync_close>;
-constexpr Handler sys_sync_unlink = sys_id<sync_unlink>;
-inline long sys_sync_wait(Call &c) { return sync_wait(static_cast<int>(c.a[0]), c.p); }
-long sys_sync_ioctl(Call &c);
+/// The caller's endpoint `id` of table `object` (mailbox, portal) and
+/// direction `dir`: 0, -TS_EBADF (no such endpoint), -TS_EPERM (another
+/// process's).
+long decode_endpoint(kcall::Object object, kcall::Dir dir, int id, Endpoint *&out);
+/// The caller's sync `id` of side `dir`: 0, -TS_EBADF, -TS_EPERM.
+long decode_sync(kcall::Dir dir, int id, Sync *&out);
+/// The caller's window `key`: 0, -TS_EBADF.
+long decode_window(int key, Window *&out);
 
 /// The NoC's tag of a portal transfer between two ports that its writer
 /// tagged `tag` (carried by the allow; a chunk with another tag waits).
@@ -186,4 +122,42 @@ constexpr uint64_t portal_tag(int sender_port, int receiver_port, uint32_t tag) 
 bool valid_port(int port);
 bool valid_cluster(int cluster);
 
+}  // namespace kernel::ikc
+
+namespace kernel::kcall {
+
+template <Object O, Dir D>
+struct EndpointId {
+    using type = ikc::Endpoint *;
+    static constexpr Pass pass = Pass::id;
+    static long decode(const Call &c, int i, type &out) {
+        return ikc::decode_endpoint(O, D, id_of(c, i), out);
+    }
+};
+template <Dir D>
+struct Id<Object::mailbox, D> : EndpointId<Object::mailbox, D> {};
+template <Dir D>
+struct Id<Object::portal, D> : EndpointId<Object::portal, D> {};
+
+template <Dir D>
+struct Id<Object::sync, D> {
+    using type = ikc::Sync *;
+    static constexpr Pass pass = Pass::id;
+    static long decode(const Call &c, int i, type &out) { return ikc::decode_sync(D, id_of(c, i), out); }
+};
+
+template <Dir D>
+struct Id<Object::window, D> {
+    using type = ikc::Window *;
+    static constexpr Pass pass = Pass::id;
+    static long decode(const Call &c, int i, type &out) { return ikc::decode_window(id_of(c, i), out); }
+};
+
+}  // namespace kernel::kcall
+
+// The arguments and handlers of the IKC calls (kcall_args.hpp).
+namespace kernel::ikc {
+#define TS_KCALL(...) KC_LAYER_CALLS(ikc, __VA_ARGS__)
+#include <tessera/kcalls.def>
+#undef TS_KCALL
 }  // namespace kernel::ikc

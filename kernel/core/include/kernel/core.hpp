@@ -201,17 +201,36 @@ struct Progress {
 
 /// One kernel call being served: its arguments and its progress.
 struct Call {
-    uint64_t a[4];
+    /// The user's argument registers a0..a3: read only by the decoders of
+    /// kcall_args.hpp, which hand the handlers typed arguments.
+    uint64_t regs[4];
     Progress p;
     uint64_t deadline = 0;  ///< time() at which to try again (0: none)
+    /// A call the kernel makes itself (call_on_master, run_as): its
+    /// arguments, which kernel_work<> hands its function.
+    const void *own = nullptr;
 };
 
 using Handler = long (*)(Call &c);
+
+/// The kernel's own work as a handler: F on the arguments c.own points to
+/// (an Args of the caller's, alive until the call returns).
+template <class Args, long (*F)(const Args &, Call &)>
+long kernel_work(Call &c) {
+    return F(*static_cast<const Args *>(c.own), c);
+}
 
 /// The master: runs `handler` on c as if serving a call of process p (p's
 /// address space active, current_process() == p; nullptr: the kernel's
 /// own). Returns what the handler returns.
 long run_as(Process *p, Handler handler, Call &c);
+/// run_as for the kernel's own work F(args) (kernel_work).
+template <class Args, long (*F)(const Args &, Call &)>
+long run_as(Process *p, const Args &args) {
+    Call c{};
+    c.own = &args;
+    return run_as(p, kernel_work<Args, F>, c);
+}
 
 /// Where a kernel call is served (<tessera/kcalls.def>): `local` on the
 /// calling core (it touches only that core's state); `shared` on the
@@ -222,10 +241,11 @@ enum class Where { local, shared, master };
 /// An entry of the kernel call table (syscall.cpp).
 struct CallEntry {
     uint64_t number;
-    Handler handler;
+    Handler handler;  ///< nullptr: no call has this number
     Where where;
-    /// Releases what an unfinished call holds when its process is killed.
-    void (*cancel)(Call &c) = nullptr;
+    /// Releases what an unfinished call holds when its process is killed
+    /// (run as that process; its result is not used).
+    Handler cancel = nullptr;
     /// A shared call's first try without master_lock: it only reads, may
     /// answer when the answer is plain (a poll that finds nothing), and
     /// returns `pending` when the call needs the lock.
@@ -238,6 +258,13 @@ long kernel_call(uint64_t number, const uint64_t args[4]);
 /// Posts `handler` to the master for the calling core and waits for its
 /// result (for the kernel's own use, e.g. thread exit).
 long call_on_master(Handler handler, Call c);
+/// call_on_master for the kernel's own work F(args) (kernel_work).
+template <class Args, long (*F)(const Args &, Call &)>
+long call_on_master(const Args &args) {
+    Call c{};
+    c.own = &args;
+    return call_on_master(kernel_work<Args, F>, c);
+}
 /// The master: serves every posted call once, and again while one makes
 /// progress. Arms the timer for the earliest deadline of a waiting call
 /// (or of master_wake_at).
@@ -273,25 +300,33 @@ uint64_t deadline_in(uint64_t ns);
 /// How many times call `number` was made on `core`; -TS_EINVAL if out of range.
 long kcall_count(uint64_t number, uint64_t core);
 
-// ---- provided by the layers above the core ------------------------------------
+// ---- given by the layers above the core at boot -------------------------------
 // The core is built below ikc and the call layer and cannot include their
-// headers; it reaches them only through these four functions, each defined
-// once in kernel/ (kernel/syscall.cpp).
+// headers: kernel_main registers what it needs of them (kernel/syscall.cpp).
 
-/// The entry for kernel call `number`, or nullptr.
-const CallEntry *call_lookup(uint64_t number);
-/// The master, after each pass over the posted calls: moves what is not a
-/// call (asynchronous IKC transfers and, when `idle`, i.e. the pass finished
-/// no call, the kernel-resident services). True when something finished
-/// that a waiting call may need (a WAIT may go on).
-bool upper_poll(bool idle);
-/// The master, when p's last thread has ended: frees what the layers above
-/// hold for p (its mailboxes, portals and syncs).
-void upper_release(Process *p);
-/// The master, before it sleeps: says which arrivals must wake it. True
-/// when it must look at the IKC once more first (an arrival may have come
-/// unseen while it decided).
-bool upper_before_sleep();
+/// The layers above, as the core sees them.
+struct Upper {
+    /// The kernel calls, indexed by number (TS_KCALL_NUMBERS entries; an
+    /// entry without a handler: no such call).
+    const CallEntry *calls = nullptr;
+    /// The master, after each pass over the posted calls: moves what is
+    /// not a call (asynchronous IKC transfers and, when `idle`, i.e. the
+    /// pass finished no call, the kernel-resident services). True when
+    /// something finished that a waiting call may need (a WAIT may go on).
+    bool (*poll)(bool idle) = nullptr;
+    /// The master, when p's last thread has ended: frees what the layers
+    /// above hold for p (its mailboxes, portals, syncs, windows, files).
+    void (*release)(Process *p) = nullptr;
+    /// The master, before it sleeps: says which arrivals must wake it. True
+    /// when it must look at the IKC once more first (an arrival may have
+    /// come unseen while it decided).
+    bool (*before_sleep)() = nullptr;
+};
+/// Registers the layers above: kernel_main, before any other core starts
+/// and before the first call. The core keeps a copy.
+void register_upper(const Upper &u);
+/// What was registered.
+extern Upper upper;
 
 // ---- waiting ------------------------------------------------------------------
 
@@ -311,7 +346,7 @@ void block_until(F attempt) {
             hal::wait_event();
             continue;
         }
-        if (upper_before_sleep()) continue;
+        if (upper.before_sleep()) continue;
         master_unlock();
         hal::wait_event();
         master_relock();
@@ -327,13 +362,6 @@ long wait_for(F attempt) {
     return r;
 }
 
-// Handlers of the core's own calls (process.cpp), registered in the call
-// table of kernel/syscall.cpp.
-long sys_thread_create(Call &c);
-long sys_thread_join(Call &c);
-long sys_brk(Call &c);
-long sys_mem_info(Call &c);
-
 // ---- the job's trace (trace.cpp, <tessera/trace.h>) ----------------------------
 
 /// The job is traced (TS_MANIFEST_TRACE): set once at boot, before any
@@ -345,7 +373,5 @@ void trace_init();
 void trace_kernel(uint16_t kind, int32_t a, int64_t b, uint64_t c, uint64_t d);
 /// Records kernel call `number`, made at `start` ticks, which returned `result`.
 void trace_kcall(uint64_t start, uint64_t number, long result);
-long sys_trace_record(Call &c);
-long sys_trace_read(Call &c);
 
 }  // namespace kernel

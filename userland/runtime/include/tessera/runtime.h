@@ -21,7 +21,7 @@ extern "C" {
  * ts_sync_ioctl). kcalls.def says what each does. */
 #define TS_KCALL_WRAPPER_plain(ret, name, params) ret ts_##name params;
 #define TS_KCALL_WRAPPER_own(ret, name, params)
-#define TS_KCALL(NAME, name, number, where, wrapper, ret, params, ...) \
+#define TS_KCALL(NAME, name, number, layer, where, fast, cancel, wrapper, ret, params, shapes, ...) \
     TS_KCALL_WRAPPER_##wrapper(ret, name, params)
 #include <tessera/kcalls.def>
 #undef TS_KCALL
