@@ -3,7 +3,6 @@
 // ids that no int names are refused, and a call's arguments are decoded in
 // the order ids, integers, memory, whatever their places. Memory checks
 // need a process and run on target (kcall_fuzz, ikc_api, syscall_test).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "kernel/kcall_args.hpp"
