@@ -14,7 +14,7 @@
 
 #include <tessera/mapping.hpp>
 #include "match.hpp"
-#include "mpiutil.hpp"
+#include <mpiutil/mpiutil.hpp>
 #include "pool.hpp"
 
 struct ts_ring;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "os.hpp"
-#include "rank_local.hpp"
+#include <lwmpi/rank_local.hpp>
 #include "rank_state.hpp"
 
 namespace lwmpi::util {

@@ -7,12 +7,12 @@
 #include <cstring>
 #include <string>
 
-#include "../mpi/check.hpp"
-#include "../mpi/comm.hpp"
-#include "../mpi/datatype.hpp"
-#include "../mpi/errors.hpp"
-#include "../mpi/handles.hpp"
-#include "../mpiutil/text.hpp"
+#include "../mpi/pt2pt/check.hpp"
+#include "../mpi/comm/comm.hpp"
+#include "../mpi/datatype/datatype.hpp"
+#include "../mpi/env/errors.hpp"
+#include "../mpi/common/handles.hpp"
+#include <lwmpi/text.hpp>
 
 using namespace lwmpi;
 

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "fake_job.hpp"
-#include "../mpi/check.hpp"
-#include "../mpi/datatype.hpp"
-#include "../mpi/handles.hpp"
-#include "../mpiutil/text.hpp"
+#include "../mpi/pt2pt/check.hpp"
+#include "../mpi/datatype/datatype.hpp"
+#include "../mpi/common/handles.hpp"
+#include <lwmpi/text.hpp>
 
 using namespace lwmpi;
 

@@ -1,0 +1,180 @@
+// What the blocking and the non-blocking collectives share.
+#include "coll_common.hpp"
+
+#include <stdlib.h>
+
+#include "pt2pt/check.hpp"
+#include "env/errors.hpp"
+#include "datatype/op.hpp"
+#include <lwmpi/text.hpp>
+
+namespace lwmpi {
+
+char *Blocks::at(const void *buf, int r, MPI_Datatype type) const {
+    char *base = const_cast<char *>(static_cast<const char *>(buf));
+    if (types) return base + (displs ? displs[r] : 0);
+    return base + displ(r) * datatype_get(type)->extent;
+}
+
+MPI_Aint Blocks::span(int n) const {
+    MPI_Aint end = 0;
+    for (int r = 0; r < n; ++r)
+        end = displ(r) + count(r) > end ? displ(r) + count(r) : end;
+    return end;
+}
+
+int copy(const void *src, void *dst, int count, const Datatype &t) {
+    if (src == dst) return MPI_SUCCESS;
+    return copy_as(src, count, t, dst, count, t);
+}
+
+int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt) {
+    const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(st.size);
+    const uint64_t room = static_cast<uint64_t>(rcount) * static_cast<uint64_t>(rt.size);
+    if (bytes > room) return MPI_ERR_TRUNCATE;
+    if (bytes == 0) return MPI_SUCCESS;
+    void *packed = malloc(bytes);
+    if (!packed) return MPI_ERR_NO_MEM;
+    pack(src, scount, st, packed);
+    unpack(packed, bytes, dst, rcount, rt);
+    free(packed);
+    return MPI_SUCCESS;
+}
+
+void make_layout(const Comm &c, int root, Layout *l) {
+    const int n = c.group.size;
+    const auto cluster = [&](int r) { return util::cluster_of(c.group.world[r]); };
+    const int mine = cluster(c.rank);
+    l->nleaders = l->nlocals = 0;
+    l->my_leader_index = l->my_local_index = -1;
+    // Leaders: root, then the lowest rank of each other cluster.
+    l->leaders[l->nleaders++] = root;
+    for (int r = 0; r < n; ++r) {
+        bool seen = cluster(r) == cluster(root);
+        for (int i = 1; i < l->nleaders && !seen; ++i)
+            seen = cluster(l->leaders[i]) == cluster(r);
+        if (!seen) l->leaders[l->nleaders++] = r;
+    }
+    int leader = -1;
+    for (int i = 0; i < l->nleaders; ++i) {
+        if (cluster(l->leaders[i]) == mine) leader = l->leaders[i];
+        if (l->leaders[i] == c.rank) l->my_leader_index = i;
+    }
+    l->locals[l->nlocals++] = leader;
+    for (int r = 0; r < n; ++r)
+        if (r != leader && cluster(r) == mine) l->locals[l->nlocals++] = r;
+    for (int i = 0; i < l->nlocals; ++i)
+        if (l->locals[i] == c.rank) l->my_local_index = i;
+}
+
+int check(const char *fn, MPI_Comm comm, int e, const char *what, long long value) {
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
+    char why[64];
+    TextBuilder(why, sizeof why).put(what).put(' ').put_int(value);
+    return raise_error(comm, fn, e, why);
+}
+
+int check_root(const char *fn, const Comm &c, int root) {
+    const bool ok =
+        (root >= 0 && root < peers(c).size) || (c.inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
+    return check(fn, c.handle, ok ? MPI_SUCCESS : MPI_ERR_ROOT, "root", root);
+}
+
+int check_not_in_place(const char *fn, const Comm &c, const void *buf) {
+    if (!c.inter || buf != MPI_IN_PLACE) return MPI_SUCCESS;
+    return raise_error(c.handle, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
+}
+
+int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type) {
+    if (int e = check(fn, comm, check_count(count), "count", count)) return e;
+    if (int e = check_datatype(type)) return raise_error(comm, fn, e);
+    return check(fn, comm, check_buffer(buf, count, type), "NULL buffer for count", count);
+}
+
+int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op) {
+    if (int e = check_buf(fn, comm, buf, count, type)) return e;
+    if (int e = check_op(op, type))
+        return raise_error(comm, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
+    return MPI_SUCCESS;
+}
+
+int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type) {
+    if (!b.counts) return check_buf(fn, c.handle, buf, b.fixed, type);
+    if (!b.displs) return raise_error(c.handle, fn, MPI_ERR_ARG, "counts or displacements are NULL");
+    for (int r = 0; r < peers(c).size; ++r)
+        if (int e = check_buf(fn, c.handle, buf, b.counts[r], b.type(r, type))) return e;
+    return MPI_SUCCESS;
+}
+
+int fail(const char *fn, MPI_Comm comm, int e) {
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+int check_reduction(const char *fn, const Comm &c, const void *sendbuf, const void *recvbuf, int count,
+                    MPI_Datatype type, MPI_Op op, bool rooted, int root) {
+    if (rooted)
+        if (int e = check_root(fn, c, root)) return e;
+    if (c.inter) {  // one group sends, the other receives (section 5.2.2)
+        const bool sends = !rooted || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        if (sends) {
+            if (int e = check_not_in_place(fn, c, sendbuf)) return e;
+            if (int e = check_reduce(fn, c.handle, sendbuf, count, type, op)) return e;
+        }
+        return !rooted || root == MPI_ROOT ? check_buf(fn, c.handle, recvbuf, count, type) : MPI_SUCCESS;
+    }
+    const bool receives = !rooted || c.rank == root;
+    const bool in_place = receives && sendbuf == MPI_IN_PLACE;
+    if (int e = check_reduce(fn, c.handle, in_place ? recvbuf : sendbuf, count, type, op)) return e;
+    return receives ? check_buf(fn, c.handle, recvbuf, count, type) : MPI_SUCCESS;
+}
+
+int check_rooted(const char *fn, const Comm &c, const void *one, int count, MPI_Datatype type,
+                 const void *many, const Blocks &blocks, MPI_Datatype blocks_type, int root) {
+    if (int e = check_root(fn, c, root)) return e;
+    if (c.inter) {  // the root has the blocks, the other group a buffer each
+        if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+        return root == MPI_ROOT ? check_blocks(fn, c, many, blocks, blocks_type)
+                                : check_buf(fn, c.handle, one, count, type);
+    }
+    if (!(c.rank == root && one == MPI_IN_PLACE))
+        if (int e = check_buf(fn, c.handle, one, count, type)) return e;
+    if (c.rank == root)
+        if (int e = check_blocks(fn, c, many, blocks, blocks_type)) return e;
+    return MPI_SUCCESS;
+}
+
+int check_all(const char *fn, const Comm &c, const void *sendbuf, int sendcount, const Blocks *sb,
+              MPI_Datatype sendtype, const void *recvbuf, const Blocks &rb, MPI_Datatype recvtype) {
+    if (int e = check_not_in_place(fn, c, sendbuf)) return e;
+    if (sendbuf != MPI_IN_PLACE) {
+        const int e = sb ? check_blocks(fn, c, sendbuf, *sb, sendtype)
+                         : check_buf(fn, c.handle, sendbuf, sendcount, sendtype);
+        if (e) return e;
+    }
+    return check_blocks(fn, c, recvbuf, rb, recvtype);
+}
+
+int check_reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, const void *recvbuf, bool v_form,
+                         const int *counts, int fixed, MPI_Datatype type, MPI_Op op, int *total,
+                         int *displs) {
+    const MPI_Comm comm = c.handle;
+    const int n = c.group.size;
+    if (v_form && !counts) return raise_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
+    if (counts) {
+        for (int r = 0; r < n; ++r)
+            if (int e = check(fn, comm, check_count(counts[r]), "count", counts[r])) return e;
+    } else if (int e = check(fn, comm, check_count(fixed), "count", fixed)) {
+        return e;
+    }
+    *total = 0;
+    for (int r = 0; r < n; ++r) {
+        if (counts) displs[r] = *total;
+        *total += counts ? counts[r] : fixed;
+    }
+    if (int e = check_not_in_place(fn, c, sendbuf)) return e;
+    if (int e = check_reduce(fn, comm, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, *total, type, op))
+        return e;
+    return check_buf(fn, comm, recvbuf, counts ? counts[c.rank] : fixed, type);
+}
+
+}  // namespace lwmpi

@@ -1,0 +1,320 @@
+// The non-blocking collectives of MPI 3.1 section 5.12 on
+// intracommunicators, and MPI_Alltoallw (5.8). Each call checks its
+// arguments as its blocking form does (coll_common.hpp), builds the
+// algorithm's schedule (coll_sched.hpp) and hands it to a request, which
+// completes when the schedule has run: every progress pass of LibMPI's
+// requests (a Wait, Test, Iprobe... on any request) moves it on.
+//
+// Collectives on a communicator are started in the same order on every
+// rank (5.12), blocking or not, so the n-th schedule on a communicator
+// has the same tag on every rank (next_schedule_tag): several may be
+// outstanding on one communicator without their messages crossing, and
+// the blocking collectives' tags are apart from theirs.
+#include <mpi.h>
+
+#include "coll_common.hpp"
+#include "coll_sched.hpp"
+#include "comm/comm.hpp"
+#include "env/errors.hpp"
+#include "intercoll.hpp"
+#include "pt2pt/request.hpp"
+#include "pt2pt/schedule.hpp"
+#include "env/state.hpp"
+
+namespace lwmpi {
+
+namespace {
+
+// Builds a schedule on `c` with `build(Schedule &)` and starts it as
+// *request (the arguments are checked).
+template <typename Build>
+int start(const char *fn, Comm &c, MPI_Request *request, Build build) {
+    Schedule *s = Schedule::create(c, next_schedule_tag(c));
+    if (!s) return raise_error(c.handle, fn, MPI_ERR_NO_MEM, "no memory for the schedule");
+    build(*s);
+    if (int e = request_new_schedule(c, s, request)) return raise_error(c.handle, fn, e, "too many requests");
+    if (int e = s->start()) {
+        request_drop(*request_get(*request));
+        *request = MPI_REQUEST_NULL;
+        return raise_error(c.handle, fn, e, "no memory for the schedule");
+    }
+    return MPI_SUCCESS;
+}
+
+int check_request(const char *fn, const Comm &c, MPI_Request *request) {
+    return request ? MPI_SUCCESS : raise_error(c.handle, fn, MPI_ERR_ARG, "request is NULL");
+}
+
+// The blocks of the w-form (Alltoallw): MPI_ERR_ARG when an array is NULL.
+int w_blocks(const char *fn, const Comm &c, const int *counts, const int *displs, const MPI_Datatype *types,
+             Blocks *out) {
+    if (!counts || !displs || !types)
+        return raise_error(c.handle, fn, MPI_ERR_ARG, "counts, displacements or types are NULL");
+    *out = Blocks{counts, displs, 0, types};
+    return MPI_SUCCESS;
+}
+
+// Igather(v) and Iscatter(v) (named `fn`): as coll.cpp's rooted().
+int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
+           const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm, MPI_Request *request) {
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_rooted(fn, *c, one, count, type, many, blocks, blocks_type, root)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    void *buf = const_cast<void *>(gather ? many : one);
+    return start(fn, *c, request, [&](Schedule &s) {
+        if (gather)
+            build_gatherv(s, *c, one, count, type, buf, blocks, blocks_type, root);
+        else
+            build_scatterv(s, *c, many, blocks, blocks_type, buf, count, type, root);
+    });
+}
+
+int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_all(fn, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request, [&](Schedule &s) {
+        build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
+    });
+}
+
+int alltoallw(const char *fn, Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
+              void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, MPI_Request *request) {
+    if (int e = check_all(fn, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
+    if (int e = check_request(fn, c, request)) return e;
+    return start(fn, c, request,
+                 [&](Schedule &s) { build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype); });
+}
+
+int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
+                   const int *counts, int fixed, MPI_Datatype type, MPI_Op op, MPI_Request *request) {
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    int total, displs[util::kMaxRanks];
+    if (int e =
+            check_reduce_scatter(fn, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
+        return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    const Blocks pieces{counts, counts ? displs : nullptr, fixed};
+    return start(fn, *c, request, [&](Schedule &s) {
+        build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
+    });
+}
+
+int scan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+         MPI_Comm comm, bool inclusive, MPI_Request *request) {
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request,
+                 [&](Schedule &s) { build_scan(s, *c, sendbuf, recvbuf, count, type, op, inclusive); });
+}
+
+}  // namespace
+
+}  // namespace lwmpi
+
+using namespace lwmpi;
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ibarrier";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ibcast";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_root(fn, *c, root)) return e;
+    if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request, [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
+}
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+    return rooted("MPI_Igather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+                  root, comm, request);
+}
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+    return rooted("MPI_Igatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+                  recvtype, root, comm, request);
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+    return rooted("MPI_Iscatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
+                  root, comm, request);
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+    return rooted("MPI_Iscatterv", false, recvbuf, recvcount, recvtype, sendbuf,
+                  Blocks{sendcounts, displs, 0}, sendtype, root, comm, request);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    return allgatherv("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+                      comm, request);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request) {
+    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+                      recvtype, comm, request);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ialltoall";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    return alltoallw(fn, *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
+                     request);
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ialltoallv";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    return alltoallw(fn, *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+                     Blocks{recvcounts, rdispls, 0}, recvtype, request);
+}
+
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ialltoallw";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    Blocks sb{}, rb{};
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = w_blocks(fn, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(fn, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    return alltoallw(fn, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL, request);
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    // The schedule of MPI_Ialltoallw, run to its end: one message per pair
+    // at once, as MPI_Alltoallv does.
+    static constexpr char fn[] = "MPI_Alltoallw";
+    Comm *c;
+    if (int e = enter_comm(fn, comm, &c)) return e;
+    Blocks sb{}, rb{};
+    if (sendbuf != MPI_IN_PLACE)
+        if (int e = w_blocks(fn, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(fn, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    if (int e = check_all(fn, *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
+        return e;
+    if (c->inter)
+        return fail(fn, comm,
+                    inter_exchange(*c, sendbuf, &sb, 0, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL));
+    Schedule *s = Schedule::create(*c, next_schedule_tag(*c));
+    if (!s) return raise_error(comm, fn, MPI_ERR_NO_MEM, "no memory for the schedule");
+    build_alltoallw(*s, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL);
+    const int e = s->run();
+    Schedule::destroy(s);
+    return fail(fn, comm, e);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Ireduce";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request,
+                 [&](Schedule &s) { build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root); });
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Iallreduce";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
+    if (int e = check_request(fn, *c, request)) return e;
+    return start(fn, *c, request,
+                 [&](Schedule &s) { build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op); });
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduce_scatter("MPI_Ireduce_scatter", comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op,
+                          request);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduce_scatter("MPI_Ireduce_scatter_block", comm, sendbuf, recvbuf, false, nullptr, recvcount,
+                          datatype, op, request);
+}
+
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request *request) {
+    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, true, request);
+}
+
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request) {
+    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, false, request);
+}
+
+namespace {
+
+// What MPI_Comm_idup's schedule carries to its end: the context the ranks
+// agree on (reduced in place) and where the new handle goes.
+struct Idup {
+    uint32_t context;
+    Comm *parent;  // held by the request until it completes
+    MPI_Comm *newcomm;
+};
+
+int finish_idup(void *arg) {
+    Idup &d = *static_cast<Idup *>(arg);
+    return comm_dup_on(*d.parent, d.context, d.newcomm);
+}
+
+}  // namespace
+
+// An Iallreduce of the lowest free context id, then the dup's own end as a
+// local step of the same schedule (section 6.4.2: the new communicator is
+// valid once the request completes). The id the rank offers is marked used
+// at once, so that an idup started before this one completes offers a
+// higher one and the two cannot agree on the same context.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+    static constexpr char fn[] = "MPI_Comm_idup";
+    Comm *c;
+    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
+    if (int e = check_request(fn, *c, request)) return e;
+    *newcomm = MPI_COMM_NULL;
+    return start(fn, *c, request, [&](Schedule &s) {
+        auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
+        if (!d) return;
+        *d = Idup{comm_next_context(), c, newcomm};
+        comm_reserve(d->context + 2);
+        build_allreduce(s, *c, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
+        s.round();
+        s.call(finish_idup, d);
+    });
+}

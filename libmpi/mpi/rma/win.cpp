@@ -1,0 +1,450 @@
+// Making, describing and freeing RMA windows (MPI 3.1 sections 11.2,
+// 6.7.3, 6.8, 8.3.2).
+//
+// Each rank reaches the others' windows through its one IKC window
+// (MPIUtil's rma_self), made at its first window: through it the rank
+// exposes the memory of each MPI window and one control area holding a
+// WinControl per window index (locks, PSCW counters). At creation the
+// ranks exchange, over the window's own dup of the communicator, how to
+// reach their parts (WinPeer).
+#include "win.hpp"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "env/attr.hpp"
+#include "coll/coll.hpp"
+#include "comm/comm.hpp"
+#include "env/errors.hpp"
+#include "comm/group.hpp"
+#include "common/handles.hpp"
+#include "env/info.hpp"
+#include "common/slot_table.hpp"
+#include "env/state.hpp"
+#include <lwmpi/rank_local.hpp>
+#include <lwmpi/text.hpp>
+
+namespace lwmpi {
+
+namespace {
+
+struct Wins {
+    SlotTable<Win, kMaxWins> table;
+    WinControl *controls;  ///< kMaxWins blocks, exposed; nullptr until the first window
+};
+thread_local util::RankLocal<Wins> t_wins;
+
+// The control area, made and exposed at the caller's first window.
+int controls_ready() {
+    Wins &s = t_wins.get();
+    if (s.controls) return MPI_SUCCESS;
+    const size_t bytes = sizeof(WinControl) * kMaxWins;
+    auto *area = static_cast<WinControl *>(aligned_alloc(64, bytes));
+    if (!area) return MPI_ERR_NO_MEM;
+    memset(area, 0, bytes);
+    util::RmaPeer self;
+    int e = util::rma_self(&self);
+    if (e == MPI_SUCCESS) e = util::rma_expose(area, bytes);
+    if (e) {
+        free(area);
+        return e;
+    }
+    s.controls = area;
+    return MPI_SUCCESS;
+}
+
+// Pointer p as the address the others name (the caller's own address:
+// the kernel serves it in the caller's address space, and MPIUtil turns
+// it into its global form for the ranks of the cluster).
+uint64_t addr_of(const void *p) { return reinterpret_cast<uintptr_t>(p); }
+
+// Frees what `w` holds on the caller (not the dup: the caller does).
+void release(Win &w) {
+    if (w.exposed) util::rma_withdraw(w.base, static_cast<size_t>(w.bytes));
+    for (int i = 0; i < w.nattached; ++i)
+        util::rma_withdraw(w.attached[i].base, static_cast<size_t>(w.attached[i].size));
+    if (w.owned) free(w.owned);
+    free(w.peers);
+    free(w.locks);
+    memset(w.ctrl, 0, sizeof *w.ctrl);
+    const MPI_Errhandler h = w.errhandler;
+    t_wins.get().table.remove(handle_index(w.handle));
+    release_errhandler(h);
+}
+
+// The first part of making a window over `c`: the record, the control
+// area, the dup. Errors are raised by the caller.
+int begin(Comm &c, int flavor, Win **out) {
+    if (int e = controls_ready()) return e;
+    Wins &s = t_wins.get();
+    int i;
+    if (int e = s.table.add(1, Win{}, &i)) return e;
+    Win &w = *s.table.at(i);
+    w.handle = make_handle(HandleKind::win, i);
+    w.flavor = flavor;
+    w.model = MPI_WIN_UNIFIED;
+    w.rank = c.rank;
+    w.size = c.group.size;
+    w.errhandler = 0;  // MPI_ERRORS_ARE_FATAL, not the communicator's (section 8.3.2)
+    w.ctrl = &s.controls[i];
+    memset(w.ctrl, 0, sizeof *w.ctrl);
+    w.peers = static_cast<WinPeer *>(calloc(static_cast<size_t>(w.size), sizeof(WinPeer)));
+    w.locks = static_cast<uint8_t *>(calloc(static_cast<size_t>(w.size), 1));
+    int e = w.peers && w.locks ? comm_make(c, &c.group, &w.comm) : MPI_ERR_NO_MEM;
+    if (e == MPI_SUCCESS) comm_get(w.comm)->errhandler = MPI_ERRORS_RETURN;  // raised on the window
+    if (e) {
+        release(w);
+        return e;
+    }
+    *out = &w;
+    return MPI_SUCCESS;
+}
+
+// The last part: exposes the caller's memory ([base, base + bytes),
+// unless `expose` is false) and exchanges the parts. On failure (of any
+// rank) frees the window and returns the error.
+int publish(Win &w, void *base, MPI_Aint bytes, int disp_unit, bool expose, MPI_Win *out) {
+    w.base = base;
+    w.bytes = bytes;
+    w.disp_unit = disp_unit;
+    WinPeer mine{};
+    int e = util::rma_self(&mine.at);
+    if (e == MPI_SUCCESS && expose) {
+        e = util::rma_expose(base, static_cast<size_t>(bytes));
+        w.exposed = e == MPI_SUCCESS && bytes > 0;
+    }
+    mine.base = addr_of(base);
+    mine.size = static_cast<uint64_t>(bytes);
+    mine.control = addr_of(w.ctrl);
+    mine.disp_unit = disp_unit;
+    mine.error = e;
+    const int n = static_cast<int>(sizeof mine);
+    int x = MPI_Allgather(&mine, n, MPI_BYTE, w.peers, n, MPI_BYTE, w.comm);
+    for (int r = 0; x == MPI_SUCCESS && r < w.size; ++r)
+        if (w.peers[r].error) x = r == w.rank ? e : MPI_ERR_OTHER;
+    if (x) {
+        MPI_Comm_free(&w.comm);
+        release(w);
+        return x;
+    }
+    *out = w.handle;
+    return MPI_SUCCESS;
+}
+
+// The checks every creation shares: comm an intracommunicator, the
+// window pointer, the info.
+int enter_create(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Win *win, Comm **c) {
+    if (int e = enter_intracomm(fn, comm, c)) return e;
+    if (!win) return raise_error(comm, fn, MPI_ERR_ARG, "win is NULL");
+    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
+    return MPI_SUCCESS;
+}
+
+int check_part(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit) {
+    if (size < 0) return raise_error(comm, fn, MPI_ERR_SIZE);
+    if (disp_unit <= 0) return raise_error(comm, fn, MPI_ERR_DISP, "disp_unit must be positive");
+    return MPI_SUCCESS;
+}
+
+// MPI_Win_create and MPI_Win_allocate (owned: memory the window frees).
+int create(const char *fn, MPI_Comm comm, Comm &c, int flavor, void *base, MPI_Aint size, int disp_unit,
+           void *owned, MPI_Win *win) {
+    Win *w;
+    int e = begin(c, flavor, &w);
+    if (e == MPI_SUCCESS) {
+        w->owned = owned;
+        e = publish(*w, base, size, disp_unit, true, win);
+    } else {
+        free(owned);
+    }
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+}  // namespace
+
+Win *win_get(MPI_Win h) {
+    const int i = table_index(h, HandleKind::win, 1, kMaxWins);
+    return i < 0 ? nullptr : t_wins.get().table.at(i);
+}
+
+int enter_win(const char *fn, MPI_Win win, Win **out) {
+    if (int e = require_active(fn)) return e;
+    *out = win_get(win);
+    if (!*out) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_WIN);
+    return MPI_SUCCESS;
+}
+
+bool win_errhandler(MPI_Win h, MPI_Errhandler *out) {
+    const Win *w = win_get(h);
+    if (w) *out = w->errhandler;
+    return w != nullptr;
+}
+
+bool win_uses_errhandler(MPI_Errhandler h) {
+    const auto &table = t_wins.get().table;
+    for (int i = 1; i < table.cap; ++i)
+        if (const Win *w = table.at(i); w && w->errhandler == h) return true;
+    return false;
+}
+
+bool win_attr(const Win &w, int keyval, void **value) {
+    switch (keyval) {
+    case MPI_WIN_BASE: *value = w.base; return true;
+    case MPI_WIN_SIZE: *value = const_cast<MPI_Aint *>(&w.bytes); return true;
+    case MPI_WIN_DISP_UNIT: *value = const_cast<int *>(&w.disp_unit); return true;
+    case MPI_WIN_CREATE_FLAVOR: *value = const_cast<int *>(&w.flavor); return true;
+    case MPI_WIN_MODEL: *value = const_cast<int *>(&w.model); return true;
+    default: return false;
+    }
+}
+
+void win_finalize() {
+    Wins &s = t_wins.get();
+    // Windows the program did not free: their records only (freeing is
+    // collective, and MPI_Finalize may not wait for it).
+    for (int i = 1; i < s.table.cap; ++i)
+        if (Win *w = s.table.at(i)) {
+            free(w->peers);
+            free(w->locks);
+        }
+    s.table.clear();
+    free(s.controls);
+    s.controls = nullptr;
+    util::rma_finalize();
+}
+
+}  // namespace lwmpi
+
+using namespace lwmpi;
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+    static constexpr char fn[] = "MPI_Win_create";
+    Comm *c;
+    if (int e = enter_create(fn, comm, info, win, &c)) return e;
+    if (int e = check_part(fn, comm, size, disp_unit)) return e;
+    if (size > 0 && !base) return raise_error(comm, fn, MPI_ERR_BASE);
+    return create(fn, comm, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win) {
+    static constexpr char fn[] = "MPI_Win_allocate";
+    Comm *c;
+    if (int e = enter_create(fn, comm, info, win, &c)) return e;
+    if (int e = check_part(fn, comm, size, disp_unit)) return e;
+    if (!baseptr) return raise_error(comm, fn, MPI_ERR_ARG, "baseptr is NULL");
+    // (Every rank takes part in the creation even when its memory fails,
+    // so that none waits for it: publish() tells them all.)
+    void *mem = aligned_alloc(16, static_cast<size_t>((size + 15) / 16 * 16 + 16));
+    if (mem) memset(mem, 0, static_cast<size_t>(size));
+    *static_cast<void **>(baseptr) = mem;
+    Win *w;
+    int e = begin(*c, MPI_WIN_FLAVOR_ALLOCATE, &w);
+    if (e == MPI_SUCCESS) {
+        w->owned = mem;
+        e = publish(*w, mem, mem ? size : 0, disp_unit, mem != nullptr, win);
+        if (e == MPI_SUCCESS && !mem) {
+            MPI_Win_free(win);
+            e = MPI_ERR_NO_MEM;
+        }
+    } else {
+        free(mem);
+    }
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+    static constexpr char fn[] = "MPI_Win_create_dynamic";
+    Comm *c;
+    if (int e = enter_create(fn, comm, info, win, &c)) return e;
+    return create(fn, comm, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
+}
+
+// One block for the whole window, allocated by rank 0 and reached by all
+// at its global form (the ranks of one cluster share memory), each
+// rank's part after the previous rank's (section 11.2.3). Only the
+// same-cluster path ever touches it: it is not exposed to the kernel.
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                            MPI_Win *win) {
+    static constexpr char fn[] = "MPI_Win_allocate_shared";
+    Comm *c;
+    if (int e = enter_create(fn, comm, info, win, &c)) return e;
+    if (int e = check_part(fn, comm, size, disp_unit)) return e;
+    if (!baseptr) return raise_error(comm, fn, MPI_ERR_ARG, "baseptr is NULL");
+    util::RmaPeer self;
+    if (int e = util::rma_self(&self)) return raise_error(comm, fn, e, util::error_detail());
+    // (A rank alone shares memory with itself.)
+    bool shared = self.shared || c->group.size == 1;
+    for (int r = 0; r < c->group.size && shared && c->group.size > 1; ++r)
+        if (util::same_cluster(c->group.world[r], &shared)) shared = false;
+    if (!shared) return raise_error(comm, fn, MPI_ERR_RMA_SHARED, "its ranks share no memory");
+    Win *w;
+    int e = begin(*c, MPI_WIN_FLAVOR_SHARED, &w);
+    if (e) return raise_error(comm, fn, e, util::error_detail());
+    // Every part's size, then rank 0's block (its global form) to all.
+    MPI_Aint sizes[util::kMaxRanks], total = 0, offset = 0;
+    uint64_t block = 0;
+    e = MPI_Allgather(&size, 1, MPI_AINT, sizes, 1, MPI_AINT, w->comm);
+    for (int r = 0; e == MPI_SUCCESS && r < w->size; ++r) {
+        offset += r < w->rank ? sizes[r] : 0;
+        total += sizes[r];
+    }
+    if (e == MPI_SUCCESS && w->rank == 0) {
+        w->owned = calloc(1, static_cast<size_t>(total) + 16);
+        block = addr_of(util::rma_global(w->owned));
+    }
+    if (e == MPI_SUCCESS) e = MPI_Bcast(&block, 1, MPI_UINT64_T, 0, w->comm);
+    if (e == MPI_SUCCESS && block == 0) e = MPI_ERR_NO_MEM;
+    if (e) {
+        MPI_Comm_free(&w->comm);
+        release(*w);
+        return raise_error(comm, fn, e, util::error_detail());
+    }
+    void *base = reinterpret_cast<char *>(static_cast<uintptr_t>(block)) + offset;
+    *static_cast<void **>(baseptr) = base;
+    e = publish(*w, base, size, disp_unit, false, win);
+    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
+    static constexpr char fn[] = "MPI_Win_shared_query";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)) return raise_error(win, fn, MPI_ERR_RANK);
+    if (!size || !disp_unit || !baseptr) return raise_error(win, fn, MPI_ERR_ARG);
+    int r = rank;
+    if (r == MPI_PROC_NULL)
+        for (r = 0; r < w->size - 1 && w->peers[r].size == 0;)
+            ++r;
+    const WinPeer &p = w->peers[r];
+    *size = static_cast<MPI_Aint>(p.size);
+    *disp_unit = p.disp_unit;
+    *static_cast<void **>(baseptr) = reinterpret_cast<void *>(static_cast<uintptr_t>(p.base));
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+    static constexpr char fn[] = "MPI_Win_attach";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
+    if (size < 0) return raise_error(win, fn, MPI_ERR_SIZE);
+    if (size > 0 && !base) return raise_error(win, fn, MPI_ERR_BASE);
+    if (w->nattached == kMaxAttached) return raise_error(win, fn, MPI_ERR_RMA_ATTACH, "too many regions");
+    if (int e = util::rma_expose(base, static_cast<size_t>(size)))
+        return raise_error(win, fn, e == MPI_ERR_NO_MEM ? e : MPI_ERR_RMA_ATTACH, util::error_detail());
+    w->attached[w->nattached].base = base;
+    w->attached[w->nattached].size = size;
+    ++w->nattached;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base) {
+    static constexpr char fn[] = "MPI_Win_detach";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
+    for (int i = 0; i < w->nattached; ++i)
+        if (w->attached[i].base == base) {
+            util::rma_withdraw(w->attached[i].base, static_cast<size_t>(w->attached[i].size));
+            w->attached[i] = w->attached[--w->nattached];
+            return MPI_SUCCESS;
+        }
+    return raise_error(win, fn, MPI_ERR_RMA_ATTACH, "no region attached at base");
+}
+
+// Collective: once every rank is past the barrier, none accesses the
+// window any more and its memory can go.
+int MPI_Win_free(MPI_Win *win) {
+    static constexpr char fn[] = "MPI_Win_free";
+    if (!win) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Win *w;
+    if (int e = enter_win(fn, *win, &w)) return e;
+    if (w->started || w->posted || w->nlocks || w->lock_all)
+        return raise_error(*win, fn, MPI_ERR_RMA_SYNC, "the window is in an epoch");
+    if (int e = attr_delete_all(HandleKind::win, *win))
+        return raise_error(*win, fn, e, "an attribute delete callback failed");
+    for (int t = 0; t < w->size; ++t)
+        if (w->dirty.has(t))
+            if (int e = win_flush_target(*w, t)) return raise_error(*win, fn, e, util::error_detail());
+    if (int e = barrier(*comm_get(w->comm))) return raise_error(*win, fn, e, util::error_detail());
+    MPI_Comm_free(&w->comm);
+    release(*w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group) {
+    static constexpr char fn[] = "MPI_Win_get_group";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!group) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = group_new(comm_get(w->comm)->group, group)) return raise_error(win, fn, e);
+    return MPI_SUCCESS;
+}
+
+// LWMPI acts on no hint of a window (section 11.2.7), so it keeps none.
+int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
+    static constexpr char fn[] = "MPI_Win_set_info";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(win, fn, MPI_ERR_INFO);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
+    static constexpr char fn[] = "MPI_Win_get_info";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!info_used) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = info_new(info_used)) return raise_error(win, fn, e, "too many info objects");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_name(MPI_Win win, const char *win_name) {
+    static constexpr char fn[] = "MPI_Win_set_name";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!win_name) return raise_error(win, fn, MPI_ERR_ARG);
+    TextBuilder(w->name, sizeof w->name).put(win_name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
+    static constexpr char fn[] = "MPI_Win_get_name";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!win_name || !resultlen) return raise_error(win, fn, MPI_ERR_ARG);
+    strcpy(win_name, w->name);
+    *resultlen = static_cast<int>(strlen(w->name));
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+    static constexpr char fn[] = "MPI_Win_set_errhandler";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!errhandler_valid(errhandler)) return raise_error(win, fn, MPI_ERR_ARG, "invalid error handler");
+    const MPI_Errhandler old = w->errhandler;
+    w->errhandler = errhandler;
+    if (old != errhandler) release_errhandler(old);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
+    static constexpr char fn[] = "MPI_Win_get_errhandler";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    if (!errhandler) return raise_error(win, fn, MPI_ERR_ARG);
+    *errhandler = w->errhandler ? w->errhandler : MPI_ERRORS_ARE_FATAL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+    static constexpr char fn[] = "MPI_Win_call_errhandler";
+    Win *w;
+    if (int e = enter_win(fn, win, &w)) return e;
+    raise_error(win, fn, errorcode, "raised by the program");
+    return MPI_SUCCESS;
+}
