@@ -15,7 +15,7 @@
 #include <tessera/mapping.hpp>
 #include "match.hpp"
 #include <mpiutil/mpiutil.hpp>
-#include "pool.hpp"
+#include <lwmpi/pool.hpp>
 
 struct ts_ring;
 

@@ -1,5 +1,5 @@
 // MPIUtil's one-sided transport over IKC windows (rma.hpp).
-#include "rma.hpp"
+#include <mpiutil/rma.hpp>
 
 #include <mpi.h>
 #include <string.h>

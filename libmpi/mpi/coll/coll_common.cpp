@@ -23,24 +23,6 @@ MPI_Aint Blocks::span(int n) const {
     return end;
 }
 
-int copy(const void *src, void *dst, int count, const Datatype &t) {
-    if (src == dst) return MPI_SUCCESS;
-    return copy_as(src, count, t, dst, count, t);
-}
-
-int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt) {
-    const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(st.size);
-    const uint64_t room = static_cast<uint64_t>(rcount) * static_cast<uint64_t>(rt.size);
-    if (bytes > room) return MPI_ERR_TRUNCATE;
-    if (bytes == 0) return MPI_SUCCESS;
-    void *packed = malloc(bytes);
-    if (!packed) return MPI_ERR_NO_MEM;
-    pack(src, scount, st, packed);
-    unpack(packed, bytes, dst, rcount, rt);
-    free(packed);
-    return MPI_SUCCESS;
-}
-
 void make_layout(const Comm &c, int root, Layout *l) {
     const int n = c.group.size;
     const auto cluster = [&](int r) { return util::cluster_of(c.group.world[r]); };

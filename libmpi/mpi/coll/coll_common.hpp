@@ -39,26 +39,6 @@ struct Blocks {
 
 inline constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, count}; }
 
-/// Element `index` of a buffer of `t` (its extent apart).
-inline char *at(void *buf, MPI_Aint index, const Datatype &t) {
-    return static_cast<char *>(buf) + index * t.extent;
-}
-inline const char *at(const void *buf, MPI_Aint index, const Datatype &t) {
-    return static_cast<const char *>(buf) + index * t.extent;
-}
-
-// ---- copies ----
-
-/// Copies `count` elements of `t` from `src` to `dst` (same layout;
-/// nothing when src == dst). MPI_ERR_NO_MEM when the packed copy does not
-/// fit.
-int copy(const void *src, void *dst, int count, const Datatype &t);
-
-/// Copies between two type signatures that match (a rank's own block in
-/// Gather, Scatter, Alltoall): MPI_ERR_TRUNCATE when the source holds more
-/// bytes than the destination.
-int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt);
-
 // ---- the two-level trees ----
 
 /// The ranks of a communicator arranged for a collective rooted at `root`:

@@ -25,26 +25,6 @@ namespace lwmpi {
 
 namespace {
 
-// Builds a schedule on `c` with `build(Schedule &)` and starts it as
-// *request (the arguments are checked).
-template <typename Build>
-int start(const char *fn, Comm &c, MPI_Request *request, Build build) {
-    Schedule *s = Schedule::create(c, next_schedule_tag(c));
-    if (!s) return raise_error(c.handle, fn, MPI_ERR_NO_MEM, "no memory for the schedule");
-    build(*s);
-    if (int e = request_new_schedule(c, s, request)) return raise_error(c.handle, fn, e, "too many requests");
-    if (int e = s->start()) {
-        request_drop(*request_get(*request));
-        *request = MPI_REQUEST_NULL;
-        return raise_error(c.handle, fn, e, "no memory for the schedule");
-    }
-    return MPI_SUCCESS;
-}
-
-int check_request(const char *fn, const Comm &c, MPI_Request *request) {
-    return request ? MPI_SUCCESS : raise_error(c.handle, fn, MPI_ERR_ARG, "request is NULL");
-}
-
 // The blocks of the w-form (Alltoallw): MPI_ERR_ARG when an array is NULL.
 int w_blocks(const char *fn, const Comm &c, const int *counts, const int *displs, const MPI_Datatype *types,
              Blocks *out) {
@@ -62,7 +42,7 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
     if (int e = check_rooted(fn, *c, one, count, type, many, blocks, blocks_type, root)) return e;
     if (int e = check_request(fn, *c, request)) return e;
     void *buf = const_cast<void *>(gather ? many : one);
-    return start(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(fn, *c, request, [&](Schedule &s) {
         if (gather)
             build_gatherv(s, *c, one, count, type, buf, blocks, blocks_type, root);
         else
@@ -76,7 +56,7 @@ int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype 
     if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (int e = check_all(fn, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(fn, *c, request, [&](Schedule &s) {
         build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
     });
 }
@@ -85,8 +65,9 @@ int alltoallw(const char *fn, Comm &c, const void *sendbuf, const Blocks &sb, MP
               void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, MPI_Request *request) {
     if (int e = check_all(fn, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
     if (int e = check_request(fn, c, request)) return e;
-    return start(fn, c, request,
-                 [&](Schedule &s) { build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype); });
+    return start_schedule(fn, c, request, [&](Schedule &s) {
+        build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
+    });
 }
 
 int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
@@ -99,7 +80,7 @@ int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *rec
         return e;
     if (int e = check_request(fn, *c, request)) return e;
     const Blocks pieces{counts, counts ? displs : nullptr, fixed};
-    return start(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(fn, *c, request, [&](Schedule &s) {
         build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
     });
 }
@@ -110,8 +91,9 @@ int scan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Data
     if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request,
-                 [&](Schedule &s) { build_scan(s, *c, sendbuf, recvbuf, count, type, op, inclusive); });
+    return start_schedule(fn, *c, request, [&](Schedule &s) {
+        build_scan(s, *c, sendbuf, recvbuf, count, type, op, inclusive);
+    });
 }
 
 }  // namespace
@@ -125,7 +107,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     Comm *c;
     if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
+    return start_schedule(fn, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -136,7 +118,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (int e = check_root(fn, *c, root)) return e;
     if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request, [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
+    return start_schedule(fn, *c, request,
+                          [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -242,8 +225,9 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request,
-                 [&](Schedule &s) { build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root); });
+    return start_schedule(fn, *c, request, [&](Schedule &s) {
+        build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
+    });
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -253,8 +237,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     if (int e = enter_intracomm(fn, comm, &c)) return e;
     if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
     if (int e = check_request(fn, *c, request)) return e;
-    return start(fn, *c, request,
-                 [&](Schedule &s) { build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op); });
+    return start_schedule(
+        fn, *c, request, [&](Schedule &s) { build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op); });
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
@@ -277,44 +261,4 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request) {
     return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, false, request);
-}
-
-namespace {
-
-// What MPI_Comm_idup's schedule carries to its end: the context the ranks
-// agree on (reduced in place) and where the new handle goes.
-struct Idup {
-    uint32_t context;
-    Comm *parent;  // held by the request until it completes
-    MPI_Comm *newcomm;
-};
-
-int finish_idup(void *arg) {
-    Idup &d = *static_cast<Idup *>(arg);
-    return comm_dup_on(*d.parent, d.context, d.newcomm);
-}
-
-}  // namespace
-
-// An Iallreduce of the lowest free context id, then the dup's own end as a
-// local step of the same schedule (section 6.4.2: the new communicator is
-// valid once the request completes). The id the rank offers is marked used
-// at once, so that an idup started before this one completes offers a
-// higher one and the two cannot agree on the same context.
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Comm_idup";
-    Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
-    if (int e = check_request(fn, *c, request)) return e;
-    *newcomm = MPI_COMM_NULL;
-    return start(fn, *c, request, [&](Schedule &s) {
-        auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
-        if (!d) return;
-        *d = Idup{comm_next_context(), c, newcomm};
-        comm_reserve(d->context + 2);
-        build_allreduce(s, *c, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
-        s.round();
-        s.call(finish_idup, d);
-    });
 }

@@ -12,6 +12,9 @@
 namespace lwmpi {
 
 inline constexpr int kMaxComms = 4096;  ///< per rank, WORLD and SELF included
+/// Handle index of the first communicator a program makes (0 is
+/// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF).
+inline constexpr int kFirstMadeComm = 3;
 
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they
@@ -64,14 +67,6 @@ void comm_finalize();
 /// Fills MPI_COMM_WORLD and MPI_COMM_SELF for the calling rank (MPI_Init).
 void comm_init_predefined(int world_rank, int world_size);
 
-/// Collective over `parent`: every rank of it calls this, and together
-/// they choose a context free on all of them. Ranks in `members` (the
-/// caller must be one) get a new communicator in *out; a caller passing
-/// members == nullptr takes part in the choice only and gets
-/// MPI_COMM_NULL. MPI_ERR_NO_MEM when the caller's table is full; other
-/// classes from the exchange.
-int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out);
-
 /// A new communicator on context `context` (and context + 1), which the
 /// caller has agreed with every member: `members` is its group (the
 /// caller one of them), `remote` the remote group of an intercommunicator
@@ -90,16 +85,17 @@ void select_color(const GroupData &g, const int *colors_keys, int color, GroupDa
 /// marks the ids below n used.
 uint32_t comm_next_context();
 void comm_reserve(uint32_t n);
-/// MPI_Comm_dup's work for `fn` (MPI_Comm_dup, MPI_Comm_dup_with_info),
-/// collective over comm (valid, its Comm is c): a new communicator with
-/// comm's members, topology and error handler, and its attributes as their
-/// copy callbacks say (section 6.7.2). Raises and returns fn's errors.
-int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm);
 
-/// The end of a dup of the intracommunicator `c` once its ranks agreed on
-/// `context` (free on all of them): the new record, c's topology, the
-/// attributes as their copy callbacks say. An error class (then
-/// *newcomm is MPI_COMM_NULL), not raised.
-int comm_dup_on(Comm &c, uint32_t context, MPI_Comm *newcomm);
+/// The end of `c`, a communicator no request uses any more: one the
+/// program made goes back to the heap, then its error handler may go too.
+void comm_drop(Comm &c);
+
+/// require_active(), then the communicator `comm` into *out; raises
+/// MPI_ERR_COMM (on MPI_COMM_WORLD) when comm is not valid.
+int enter_comm(const char *function, MPI_Comm comm, Comm **out);
+
+/// enter_comm() for calls defined on intracommunicators only: an
+/// intercommunicator raises MPI_ERR_COMM on itself.
+int enter_intracomm(const char *function, MPI_Comm comm, Comm **out);
 
 }  // namespace lwmpi

@@ -30,15 +30,3 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
     if (int e = info_new(info_used)) return raise_error(comm, fn, e, "too many info objects");
     return MPI_SUCCESS;
 }
-
-/// MPI_Comm_dup with the hints of info (MPI_INFO_NULL: none) instead of
-/// comm's (section 6.4.2).
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_dup_with_info";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
-    return comm_dup(fn, comm, *c, newcomm);
-}

@@ -4,6 +4,7 @@
 // collectives' neighbour lists.
 #pragma once
 
+#include <mpi.h>
 #include <stdint.h>
 
 namespace lwmpi {
@@ -152,5 +153,8 @@ void neighbor_lists(const Topology &t, int rank, int sources[], int destinations
 /// the lists is enough): tag 0 for all. Tags are below 2 * kMaxDims.
 int neighbor_send_tag(const Topology &t, int j);
 int neighbor_recv_tag(const Topology &t, int i);
+
+/// Raises MPI_ERR_DIMS on comm for `fn`, for an ndims out of 0..kMaxDims.
+int raise_ndims(MPI_Comm comm, const char *fn, int ndims);
 
 }  // namespace lwmpi

@@ -178,4 +178,28 @@ int64_t count_basic(const Datatype &t, uint64_t bytes);
 /// when `t` has no basic elements and n > 0.
 int64_t bytes_of_basic(const Datatype &t, int64_t n);
 
+// ---- copies between buffers ----
+
+/// Element `index` of a buffer of `t` (its extent apart).
+inline char *at(void *buf, MPI_Aint index, const Datatype &t) {
+    return static_cast<char *>(buf) + index * t.extent;
+}
+inline const char *at(const void *buf, MPI_Aint index, const Datatype &t) {
+    return static_cast<const char *>(buf) + index * t.extent;
+}
+
+/// Copies `count` elements of `t` from `src` to `dst` (same layout;
+/// nothing when src == dst). MPI_ERR_NO_MEM when the packed copy does not
+/// fit.
+int copy(const void *src, void *dst, int count, const Datatype &t);
+
+/// Copies between two type signatures that match (a rank's own block in
+/// Gather, Scatter, Alltoall): MPI_ERR_TRUNCATE when the source holds more
+/// bytes than the destination.
+int copy_as(const void *src, int scount, const Datatype &st, void *dst, int rcount, const Datatype &rt);
+
+/// A valid, committed datatype, else MPI_ERR_TYPE (only committed types
+/// may be used in communication, section 4.1.9).
+int check_datatype(MPI_Datatype datatype);
+
 }  // namespace lwmpi

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "env/attr.hpp"
-#include "pt2pt/check.hpp"
 #include "comm/comm.hpp"
 #include "datatype.hpp"
 #include "env/errors.hpp"

@@ -3,7 +3,6 @@
 
 #include "common/handles.hpp"
 #include "state.hpp"
-#include "rma/win.hpp"
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
@@ -101,9 +100,12 @@ namespace {
 // of the handle space are the null and the predefined handlers.
 constexpr int kFirstUser = 4;
 constexpr int kMaxErrhandlers = kFirstUser + 8;
+constexpr int kMaxHolders = 2;  // communicators, windows
 struct Errhandlers {
     MPI_Comm_errhandler_function *user[kMaxErrhandlers];
     bool freed[kMaxErrhandlers];  // freed by the program, still in use
+    ErrhandlerHolder holders[kMaxHolders];
+    int nholders;
 };
 thread_local util::RankLocal<Errhandlers> t_errhandlers;
 
@@ -122,12 +124,29 @@ MPI_Comm_errhandler_function *user_function(MPI_Errhandler h) {
 // may hold other references to it (MPI_Comm_get_errhandler gives one).
 bool errhandler_valid(MPI_Errhandler h) { return is_predefined(h) || user_function(h); }
 
-namespace {
-bool in_use(MPI_Errhandler h) {
-    for (int i = 1; i < kMaxComms; ++i)
-        if (const Comm *c = comm_at(i); c && c->in_use && c->errhandler == h) return true;
-    return win_uses_errhandler(h);
+void register_errhandler_holder(const ErrhandlerHolder &holder) {
+    Errhandlers &e = t_errhandlers.get();
+    if (e.nholders < kMaxHolders) e.holders[e.nholders++] = holder;
 }
+
+namespace {
+
+bool in_use(MPI_Errhandler h) {
+    const Errhandlers &e = t_errhandlers.get();
+    for (int i = 0; i < e.nholders; ++i)
+        if (e.holders[i].uses(h)) return true;
+    return false;
+}
+
+// The handler of the object `handle` (a communicator or a window) into
+// *out; false when it names no live object of a registered kind.
+bool handler_of(int handle, MPI_Errhandler *out) {
+    const Errhandlers &e = t_errhandlers.get();
+    for (int i = 0; i < e.nholders; ++i)
+        if (handle_is(handle, e.holders[i].kind)) return e.holders[i].handler_of(handle, out);
+    return false;
+}
+
 }  // namespace
 
 void release_errhandler(MPI_Errhandler h) {
@@ -139,17 +158,23 @@ void release_errhandler(MPI_Errhandler h) {
     }
 }
 
+int set_errhandler(MPI_Errhandler *slot, MPI_Errhandler errhandler) {
+    if (!errhandler_valid(errhandler)) return MPI_ERR_ARG;
+    const MPI_Errhandler old = *slot;
+    *slot = errhandler;
+    if (old != errhandler) release_errhandler(old);
+    return MPI_SUCCESS;
+}
+
 // A window handle (kind 'W') in place of `comm` names the window, whose
-// handler is called with it (section 8.3.2): both are ints.
+// handler is called with it (section 8.3.2): both are ints. A handle of
+// no live object raises on MPI_COMM_WORLD, whose handler is the default
+// until the rank's communicators exist.
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail) {
     MPI_Errhandler h = 0;
-    if (!handle_is(comm, HandleKind::win) || !win_errhandler(comm, &h)) {
-        const Comm *c = comm_get(comm);
-        if (!c) {
-            comm = MPI_COMM_WORLD;
-            c = comm_get(comm);
-        }
-        h = c->errhandler;
+    if (!handler_of(comm, &h)) {
+        comm = MPI_COMM_WORLD;
+        if (!handler_of(comm, &h)) h = 0;
     }
     if (!h) h = MPI_ERRORS_ARE_FATAL;
     if (h == MPI_ERRORS_RETURN) return code;
@@ -167,29 +192,18 @@ int raise_error(MPI_Comm comm, const char *function, int code, const char *detai
 
 }  // namespace lwmpi
 
-// Allowed before MPI_Init too, so that a program (or a test) can choose
-// MPI_ERRORS_RETURN for MPI_Init's own errors.
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_set_errhandler";
-    Comm *c = comm_get(comm);
-    if (!c) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
-    if (!errhandler_valid(errhandler)) return raise_error(comm, fn, MPI_ERR_ARG, "invalid error handler");
-    const MPI_Errhandler old = c->errhandler;
-    c->errhandler = errhandler;
-    if (old != errhandler) release_errhandler(old);
+namespace lwmpi {
+
+int require_active(const char *function) {
+    MpiState &st = state();
+    st.call = function;
+    if (!st.initialized)
+        return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is not initialized");
+    if (st.finalized) return raise_error(MPI_COMM_WORLD, function, MPI_ERR_OTHER, "MPI is finalized");
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_get_errhandler";
-    const Comm *c = comm_get(comm);
-    if (!c) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
-    if (!errhandler) return raise_error(comm, fn, MPI_ERR_ARG);
-    *errhandler = c->errhandler ? c->errhandler : MPI_ERRORS_ARE_FATAL;
-    return MPI_SUCCESS;
-}
+}  // namespace lwmpi
 
 namespace lwmpi {
 namespace {
@@ -240,13 +254,5 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
         e.freed[i] = false;
     }
     *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}
-
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_call_errhandler";
-    if (!comm_get(comm)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
-    raise_error(comm, fn, errorcode, "raised by the program");
     return MPI_SUCCESS;
 }

@@ -5,6 +5,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "common/handles.hpp"
+
 namespace lwmpi {
 
 /// Text of error code `code` (predefined or added), or nullptr when it
@@ -32,12 +34,36 @@ void error_codes_finalize();
 /// newline. Returns its length.
 size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code, const char *detail);
 
+/// A kind of object that carries an error handler (communicators and
+/// windows, MPI 3.1 sections 8.3.1 and 8.3.2), as the room that keeps
+/// such objects tells raise_error how to find them.
+struct ErrhandlerHolder {
+    HandleKind kind;
+    /// The handler of the live object `handle` into *out (0:
+    /// MPI_ERRORS_ARE_FATAL); false when no live object has that handle.
+    bool (*handler_of)(int handle, MPI_Errhandler *out);
+    /// True when a live object of this kind has handler `h`.
+    bool (*uses)(MPI_Errhandler h);
+};
+
+/// Called once per rank by the room that keeps objects of holder.kind,
+/// when the rank's table of them comes into being (so before any of them
+/// can have a handler). Until then raise_error takes the default handler
+/// for that kind (MPI_ERRORS_ARE_FATAL), as it would for an object that
+/// never had another.
+void register_errhandler_holder(const ErrhandlerHolder &holder);
+
 /// True for the predefined error handlers and the live user ones.
 bool errhandler_valid(MPI_Errhandler h);
 
 /// A communicator stops using handler `h` (freed, or given another): a
 /// user handler freed meanwhile is released once no communicator uses it.
 void release_errhandler(MPI_Errhandler h);
+
+/// An object gets handler `errhandler` in `fn` in place of *slot (MPI_Comm_
+/// and MPI_Win_set_errhandler): MPI_ERR_ARG (not raised) when it is no
+/// handler; the old one is released.
+int set_errhandler(MPI_Errhandler *slot, MPI_Errhandler errhandler);
 
 /// Raises error `code` in `function` on communicator `comm` (on
 /// MPI_COMM_WORLD when comm is not valid), with an optional detail. With
@@ -47,5 +73,9 @@ void release_errhandler(MPI_Errhandler h);
 /// (its rank once MPI_Init has succeeded) and ends the job with exit status `code` (the error
 /// class: 1..MPI_ERR_LASTCODE).
 int raise_error(MPI_Comm comm, const char *function, int code, const char *detail = nullptr);
+
+/// MPI_SUCCESS between MPI_Init and MPI_Finalize; otherwise raises
+/// MPI_ERR_OTHER on MPI_COMM_WORLD for `function` and returns it.
+int require_active(const char *function);
 
 }  // namespace lwmpi

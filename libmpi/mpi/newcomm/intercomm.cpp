@@ -221,32 +221,3 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
         return raise_error(intercomm, fn, e, "too many communicators");
     return MPI_SUCCESS;
 }
-
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
-    static constexpr char fn[] = "MPI_Comm_test_inter";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!flag) return raise_error(comm, fn, MPI_ERR_ARG);
-    *flag = c->inter;
-    return MPI_SUCCESS;
-}
-
-int MPI_Comm_remote_size(MPI_Comm comm, int *size) {
-    static constexpr char fn[] = "MPI_Comm_remote_size";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!c->inter) return raise_error(comm, fn, MPI_ERR_COMM, "not an intercommunicator");
-    if (!size) return raise_error(comm, fn, MPI_ERR_ARG);
-    *size = c->remote.size;
-    return MPI_SUCCESS;
-}
-
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
-    static constexpr char fn[] = "MPI_Comm_remote_group";
-    Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!c->inter) return raise_error(comm, fn, MPI_ERR_COMM, "not an intercommunicator");
-    if (!group) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = group_new(c->remote, group)) return raise_error(comm, fn, e, "too many groups");
-    return MPI_SUCCESS;
-}

@@ -5,10 +5,8 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "env/errors.hpp"
-#include "request.hpp"
-#include "env/state.hpp"
 #include <lwmpi/rank_local.hpp>
+#include <mpiutil/mpiutil.hpp>
 
 namespace lwmpi {
 
@@ -86,6 +84,21 @@ void bsend_finalize() {
     b = Attached{};
 }
 
+void *bsend_buffer(uint64_t *size) {
+    const Attached &b = t_buffer.get();
+    *size = b.size;
+    return b.base;
+}
+
+void bsend_attach(void *buffer, uint64_t size) {
+    Attached &b = t_buffer.get();
+    b.base = static_cast<char *>(buffer);
+    b.size = size;
+    b.nblocks = 0;
+}
+
+int bsend_pending() { return t_buffer.get().nblocks; }
+
 bool bsend_owns(const void *p) {
     const Attached &b = t_buffer.get();
     const char *c = static_cast<const char *>(p);
@@ -93,36 +106,3 @@ bool bsend_owns(const void *p) {
 }
 
 }  // namespace lwmpi
-
-int MPI_Buffer_attach(void *buffer, int size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Buffer_attach";
-    if (int e = require_active(fn)) return e;
-    Attached &b = t_buffer.get();
-    if (b.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is attached already");
-    if (size < 0 || (!buffer && size > 0))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "invalid buffer or size");
-    b.base = static_cast<char *>(buffer);
-    b.size = static_cast<uint64_t>(size);
-    b.nblocks = 0;
-    return MPI_SUCCESS;
-}
-
-// Waits until every buffered message has left (section 3.6.1).
-int MPI_Buffer_detach(void *buffer_addr, int *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Buffer_detach";
-    if (int e = require_active(fn)) return e;
-    if (!buffer_addr || !size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    Attached &b = t_buffer.get();
-    if (!b.base) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "no buffer is attached");
-    while (b.nblocks > 0) {
-        if (int e = progress_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-        if (b.nblocks > 0) util::idle();
-    }
-    *static_cast<void **>(buffer_addr) = b.base;
-    *size = static_cast<int>(b.size);
-    free(b.blocks);
-    b = Attached{};
-    return MPI_SUCCESS;
-}

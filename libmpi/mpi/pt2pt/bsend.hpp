@@ -15,6 +15,12 @@ void bsend_release(void *block);
 /// Detaches the buffer, if any, and frees the block table (MPI_Finalize:
 /// the buffered messages have left).
 void bsend_finalize();
+/// The attached buffer, nullptr when none, and its size into *size.
+void *bsend_buffer(uint64_t *size);
+/// Attaches `buffer` of `size` bytes (none is attached).
+void bsend_attach(void *buffer, uint64_t size);
+/// Buffered messages in the buffer that have not left yet.
+int bsend_pending();
 /// True when `p` is a block of the attached buffer.
 bool bsend_owns(const void *p);
 

@@ -1,6 +1,5 @@
 #include "check.hpp"
 
-#include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "common/handles.hpp"
 #include <lwmpi/text.hpp>
@@ -8,12 +7,6 @@
 namespace lwmpi {
 
 int check_count(int count) { return count >= 0 ? MPI_SUCCESS : MPI_ERR_COUNT; }
-
-int check_datatype(MPI_Datatype datatype) {
-    // Only committed types may be used in communication (section 4.1.9).
-    const Datatype *t = datatype_get(datatype);
-    return t && t->committed ? MPI_SUCCESS : MPI_ERR_TYPE;
-}
 
 int check_buffer(const void *buf, int count, MPI_Datatype datatype) {
     if (buf || count == 0) return MPI_SUCCESS;

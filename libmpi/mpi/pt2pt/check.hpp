@@ -6,14 +6,14 @@
 
 #include <mpi.h>
 
+#include "datatype/datatype.hpp"
+
 namespace lwmpi {
 
 class TextBuilder;
 
 /// count >= 0, else MPI_ERR_COUNT.
 int check_count(int count);
-/// A valid, committed datatype, else MPI_ERR_TYPE.
-int check_datatype(MPI_Datatype datatype);
 /// A non-null buffer unless count == 0 or `datatype` (valid) is derived,
 /// else MPI_ERR_BUFFER: a derived type may hold absolute addresses, used
 /// with MPI_BOTTOM (NULL; MPI 3.1 section 4.1.5).

@@ -8,8 +8,7 @@
 #include "datatype/datatype.hpp"
 #include "common/handles.hpp"
 #include "protocol.hpp"
-#include "schedule.hpp"
-#include "../../mpiutil/pool.hpp"
+#include <lwmpi/pool.hpp>
 #include <lwmpi/rank_local.hpp>
 
 namespace lwmpi {
@@ -20,6 +19,7 @@ struct Requests {
     util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> table;
     /// Requests freed while their operation runs (reap() looks for them).
     int freed_running;
+    Background *running;  ///< the rank's running background work, a list
 };
 thread_local util::RankLocal<Requests> t_requests;
 
@@ -95,7 +95,11 @@ int generalized_free(Request &r) {
 
 int progress_requests() {
     if (int e = util::progress()) return e;
-    schedule_progress();
+    for (Background *b = t_requests.get().running; b;) {
+        Background *next = b->next;  // (b may leave)
+        b->move_on(*b);
+        b = next;
+    }
     reap();
     return MPI_SUCCESS;
 }
@@ -143,16 +147,29 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     return MPI_SUCCESS;
 }
 
-int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out) {
+void background_join(Background &b) {
+    Background *&head = t_requests.get().running;
+    b.next = head;
+    head = &b;
+}
+
+void background_leave(Background &b) {
+    Background **p = &t_requests.get().running;
+    while (*p && *p != &b)
+        p = &(*p)->next;
+    if (*p) *p = b.next;
+}
+
+int request_new_background(Comm &c, Background &work, MPI_Request *out) {
     auto &table = t_requests.get().table;
     const int i = table.find_free(1, [](const Request &r) { return !r.in_use; });
     if (i < 0) {
-        Schedule::destroy(s);
+        work.release(work);
         return MPI_ERR_NO_MEM;
     }
     Request &r = table[i];
     r = Request{};
-    r.kind = RequestKind::schedule;
+    r.kind = RequestKind::background;
     r.in_use = true;
     r.active = true;
     r.args.comm = c.handle;
@@ -160,13 +177,13 @@ int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out) {
     r.comm = &c;
     comm_hold(c);
     r.util_req = -1;
-    r.schedule = s;
+    r.work = &work;
     *out = make_handle(HandleKind::request, i);
     return MPI_SUCCESS;
 }
 
 bool request_running(const Request &r) {
-    return r.active && !r.complete && (r.util_req >= 0 || r.kind == RequestKind::schedule);
+    return r.active && !r.complete && (r.util_req >= 0 || r.kind == RequestKind::background);
 }
 
 void request_free_later(Request &r) {
@@ -233,8 +250,8 @@ int request_cancel(Request &r) {
 void request_drop(Request &r) {
     if (r.freed) --t_requests.get().freed_running;
     r.freed = false;
-    if (r.kind == RequestKind::schedule) Schedule::destroy(r.schedule);
-    r.schedule = nullptr;
+    if (r.kind == RequestKind::background) r.work->release(*r.work);
+    r.work = nullptr;
     datatype_release(r.args.datatype);
     comm_release(*r.comm);
     r.in_use = false;
@@ -318,11 +335,11 @@ int drain_requests() {
 
 bool request_check(Request &r) {
     if (r.complete) return true;
-    if (r.kind == RequestKind::schedule) {
-        // Moving a schedule on starts its next messages, no progress pass.
-        if (!r.schedule->advance()) return false;
+    if (r.kind == RequestKind::background) {
+        // Moving the work on starts its next messages, no progress pass.
+        if (!r.work->move_on(*r.work)) return false;
         empty_status(&r.status);
-        r.error = r.schedule->error();
+        r.error = r.work->result(*r.work);
         r.complete = true;
         return true;
     }

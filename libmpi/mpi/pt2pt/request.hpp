@@ -16,7 +16,28 @@ namespace lwmpi {
 
 struct Comm;
 struct Datatype;
-class Schedule;
+
+/// Work LibMPI itself runs in the background, which a request of kind
+/// `background` stands for (the schedules of schedule.hpp: the
+/// non-blocking collectives). Requests and progress passes reach it only
+/// through these functions, so they depend on no kind of work: the work
+/// embeds this record (plain data) and fills it in.
+struct Background {
+    /// Moves the work on as far as its completed messages let it, without
+    /// a progress pass; true once it has ended.
+    bool (*move_on)(Background &self);
+    /// MPI_SUCCESS, or the work's first failure (final once it has ended).
+    int (*result)(const Background &self);
+    /// Frees the work (not started, or ended).
+    void (*release)(Background &self);
+    Background *next;  ///< in the rank's list of running work
+};
+
+/// `b` has started: every progress pass (progress_requests) moves it on
+/// until it leaves.
+void background_join(Background &b);
+/// `b` has ended, or is given up: progress passes leave it alone.
+void background_leave(Background &b);
 
 /// What a point-to-point call asks for.
 enum class Op2 : uint8_t { send, ssend, bsend, rsend, recv };
@@ -38,7 +59,7 @@ struct P2POp {
 /// alike, through request_check and request_finish.
 enum class RequestKind : uint8_t {
     p2p,          ///< a point-to-point operation (args) over an MPIUtil request
-    schedule,     ///< a collective run as a schedule (schedule.hpp; args.comm names its communicator)
+    background,   ///< LibMPI's own work (a schedule; args.comm names its communicator)
     generalized,  ///< MPI_Grequest_start's (section 12.2)
 };
 
@@ -63,9 +84,9 @@ struct Request {
     void *packed;          ///< temporary contiguous copy, or nullptr
     bool complete;         ///< done: status below is final
     MPI_Status status;
-    int error;           ///< MPI_SUCCESS or the class raised at completion
-    Schedule *schedule;  ///< kind schedule: the collective, owned by the request
-    Generalized greq;    ///< kind generalized: its callbacks
+    int error;         ///< MPI_SUCCESS or the class raised at completion
+    Background *work;  ///< kind background: the work, owned by the request
+    Generalized greq;  ///< kind generalized: its callbacks
 };
 
 /// The request named by `h`, or nullptr.
@@ -75,10 +96,10 @@ Request *request_get(MPI_Request h);
 /// full. `persistent` requests survive their completion.
 int request_new(const P2POp &op, bool persistent, MPI_Request *out);
 
-/// A new active request for schedule `s` on `c`, which it owns from then
-/// on (also when this fails: MPI_ERR_NO_MEM when the table is full).
-/// Completes when the schedule ends; start the schedule after this.
-int request_new_schedule(Comm &c, Schedule *s, MPI_Request *out);
+/// A new active request for background work `work` on `c`, which it owns
+/// from then on (also when this fails: MPI_ERR_NO_MEM when the table is
+/// full). Completes when the work ends; start the work after this.
+int request_new_background(Comm &c, Background &work, MPI_Request *out);
 
 /// A new request, active and already complete with an empty status (an
 /// RMA operation that was over when its call returned: MPI_Rput...),

@@ -3,23 +3,15 @@
 
 #include <stdlib.h>
 
-#include "coll/coll_common.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 #include "request.hpp"
 #include <mpiutil/mpiutil.hpp>
-#include <lwmpi/rank_local.hpp>
 
 namespace lwmpi {
 
 namespace {
-
-// The rank's running schedules, for progress passes.
-struct Running {
-    Schedule *head;
-};
-thread_local util::RankLocal<Running> t_running;
 
 // Makes room for `need` elements in *arr (capacity *cap); false when there
 // is no memory (*arr unchanged).
@@ -44,6 +36,9 @@ Schedule *Schedule::create(const Comm &c, int tag) {
     // Plain data, all zero to begin with (no pointer owned yet).
     auto *s = static_cast<Schedule *>(calloc(1, sizeof(Schedule)));
     if (!s) return nullptr;
+    s->move_on = [](Background &b) { return static_cast<Schedule &>(b).advance(); };
+    s->result = [](const Background &b) { return static_cast<const Schedule &>(b).error(); };
+    s->release = [](Background &b) { destroy(&static_cast<Schedule &>(b)); };
     s->comm_ = &c;
     s->tag_ = tag;
     s->error_ = MPI_SUCCESS;
@@ -160,9 +155,7 @@ int Schedule::start() {
     current_ = 0;
     nlive_ = 0;
     running_ = true;
-    Running &r = t_running.get();
-    next_ = r.head;
-    r.head = this;
+    background_join(*this);
     if (nrounds_ > 0) start_round();
     advance();
     return MPI_SUCCESS;
@@ -232,10 +225,7 @@ bool Schedule::advance() {
 }
 
 void Schedule::leave() {
-    Schedule **p = &t_running.get().head;
-    while (*p && *p != this)
-        p = &(*p)->next_;
-    if (*p) *p = next_;
+    background_leave(*this);
     running_ = false;
     ended_ = true;
 }
@@ -247,15 +237,6 @@ int Schedule::run() {
         if (!advance()) util::idle();
     }
     return error_;
-}
-
-int schedule_progress() {
-    for (Schedule *s = t_running.get().head; s;) {
-        Schedule *next = s->next_;
-        s->advance();
-        s = next;
-    }
-    return MPI_SUCCESS;
 }
 
 int next_schedule_tag(Comm &c) { return kFirstScheduleTag + static_cast<int>(c.schedules++ % kScheduleTags); }

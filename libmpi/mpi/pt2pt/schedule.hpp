@@ -8,14 +8,16 @@
 // reduce with an operation) run in the order they were added; then the
 // next round starts. A schedule is built whole before it starts, and its
 // buffers (the caller's, and temporary ones it owns) stay put until it
-// ends. Running schedules of a rank are moved on by every progress pass
-// of LibMPI's requests (progress_requests()), so a non-blocking
-// collective advances while its caller waits for, tests or probes
-// anything.
+// ends. A running schedule is background work of LibMPI's requests
+// (request.hpp): every progress pass (progress_requests()) moves it on, so
+// a non-blocking collective advances while its caller waits for, tests or
+// probes anything.
 #pragma once
 
 #include <mpi.h>
 #include <stdint.h>
+
+#include "request.hpp"
 
 namespace lwmpi {
 
@@ -42,7 +44,7 @@ struct Step {
 
 /// A collective operation as rounds of steps. Building records the first
 /// failure (no memory) and ignores what follows; start() reports it.
-class Schedule {
+class Schedule : public Background {
 public:
     /// A new empty schedule for a collective on `c` whose messages carry
     /// `tag` on c's collective context; nullptr when there is no memory.
@@ -109,14 +111,7 @@ private:
     MPI_Request *live_;  ///< its messages (MPI_REQUEST_NULL once over)
     int nlive_, cap_live_;
     bool running_, ended_;
-    Schedule *next_;  ///< in the rank's list of running schedules
-    friend int schedule_progress();
 };
-
-/// Moves every running schedule of the rank on (progress_requests()
-/// calls it after a progress pass). MPI_SUCCESS: a schedule's own failure
-/// is its error(), reported when its request completes.
-int schedule_progress();
 
 /// The tag of the next schedule on `c` (section 5.12: every rank starts
 /// the collectives of a communicator in the same order, so the n-th one

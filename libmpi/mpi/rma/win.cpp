@@ -15,6 +15,7 @@
 #include "env/attr.hpp"
 #include "coll/coll.hpp"
 #include "comm/comm.hpp"
+#include "newcomm/newcomm.hpp"
 #include "env/errors.hpp"
 #include "comm/group.hpp"
 #include "common/handles.hpp"
@@ -31,8 +32,22 @@ namespace {
 struct Wins {
     SlotTable<Win, kMaxWins> table;
     WinControl *controls;  ///< kMaxWins blocks, exposed; nullptr until the first window
+    bool registered;       ///< raise_error knows how to find a window's handler
 };
 thread_local util::RankLocal<Wins> t_wins;
+
+bool handler_of(int handle, MPI_Errhandler *out) {
+    const Win *w = win_get(handle);
+    if (w) *out = w->errhandler;
+    return w != nullptr;
+}
+
+bool uses_errhandler(MPI_Errhandler h) {
+    const auto &table = t_wins.get().table;
+    for (int i = 1; i < table.cap; ++i)
+        if (const Win *w = table.at(i); w && w->errhandler == h) return true;
+    return false;
+}
 
 // The control area, made and exposed at the caller's first window.
 int controls_ready() {
@@ -77,6 +92,10 @@ void release(Win &w) {
 int begin(Comm &c, int flavor, Win **out) {
     if (int e = controls_ready()) return e;
     Wins &s = t_wins.get();
+    if (!s.registered) {  // before its first window can have a handler (errors.hpp)
+        s.registered = true;
+        register_errhandler_holder(ErrhandlerHolder{HandleKind::win, handler_of, uses_errhandler});
+    }
     int i;
     if (int e = s.table.add(1, Win{}, &i)) return e;
     Win &w = *s.table.at(i);
@@ -172,19 +191,6 @@ int enter_win(const char *fn, MPI_Win win, Win **out) {
     *out = win_get(win);
     if (!*out) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_WIN);
     return MPI_SUCCESS;
-}
-
-bool win_errhandler(MPI_Win h, MPI_Errhandler *out) {
-    const Win *w = win_get(h);
-    if (w) *out = w->errhandler;
-    return w != nullptr;
-}
-
-bool win_uses_errhandler(MPI_Errhandler h) {
-    const auto &table = t_wins.get().table;
-    for (int i = 1; i < table.cap; ++i)
-        if (const Win *w = table.at(i); w && w->errhandler == h) return true;
-    return false;
 }
 
 bool win_attr(const Win &w, int keyval, void **value) {
@@ -425,10 +431,8 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     static constexpr char fn[] = "MPI_Win_set_errhandler";
     Win *w;
     if (int e = enter_win(fn, win, &w)) return e;
-    if (!errhandler_valid(errhandler)) return raise_error(win, fn, MPI_ERR_ARG, "invalid error handler");
-    const MPI_Errhandler old = w->errhandler;
-    w->errhandler = errhandler;
-    if (old != errhandler) release_errhandler(old);
+    if (set_errhandler(&w->errhandler, errhandler))
+        return raise_error(win, fn, MPI_ERR_ARG, "invalid error handler");
     return MPI_SUCCESS;
 }
 

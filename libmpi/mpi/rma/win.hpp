@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include <mpiutil/mpiutil.hpp>
-#include "../../mpiutil/rma.hpp"
+#include <mpiutil/rma.hpp>
 #include "pt2pt/request.hpp"
 
 namespace lwmpi {
@@ -100,12 +100,6 @@ Win *win_get(MPI_Win h);
 /// require_active(), then window `win` into *out; raises MPI_ERR_WIN (on
 /// MPI_COMM_WORLD) when it is not valid.
 int enter_win(const char *fn, MPI_Win win, Win **out);
-
-/// The error handler of window `h` into *out, or false when `h` is no
-/// window (raise_error's dispatch on windows).
-bool win_errhandler(MPI_Win h, MPI_Errhandler *out);
-/// True when a window of the rank uses error handler `h`.
-bool win_uses_errhandler(MPI_Errhandler h);
 
 /// The value of predefined attribute `keyval` of window `w` (section
 /// 11.2.6) into *value (MPI_WIN_BASE: the base itself; the others: a

@@ -23,7 +23,7 @@ inline constexpr int kMaxLocalRanks = 16;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
 /// persistent and buffered requests included. MPIUtil's and LibMPI's
 /// request tables are empty until the first request and grow by slabs of
-/// kRequestSlab entries (pool.hpp) as a program keeps more in flight;
+/// kRequestSlab entries (<lwmpi/pool.hpp>) as a program keeps more in flight;
 /// each entry costs about 120 bytes (MPIUtil) and 170 (LibMPI).
 inline constexpr int kMaxRequests = 0x10000;
 inline constexpr int kRequestSlab = 16;

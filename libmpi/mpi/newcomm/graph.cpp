@@ -4,12 +4,13 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "comm.hpp"
+#include "comm/comm.hpp"
+#include "newcomm.hpp"
 #include "env/errors.hpp"
 #include "env/info.hpp"
-#include "quiet.hpp"
+#include "comm/quiet.hpp"
 #include "env/state.hpp"
-#include "topo.hpp"
+#include "comm/topo.hpp"
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/text.hpp>
 
