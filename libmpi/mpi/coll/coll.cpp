@@ -15,6 +15,7 @@
 // A non-commutative user operation is combined in rank order instead
 // (MPI 3.1 section 5.9.1). Gather, Scatter and Alltoall move each rank's
 // own block, which must cross the NoC anyway, straight to its destination.
+#include "env/call.hpp"
 #include "coll.hpp"
 
 #include <stdlib.h>
@@ -34,6 +35,8 @@
 #include "common/trace.hpp"
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -214,58 +217,53 @@ int allreduce_max(const Comm &c, uint32_t *value) {
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Barrier(MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Barrier");
-    static constexpr char fn[] = "MPI_Barrier";
+    Call call("MPI_Barrier", Traced::yes);
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    return fail(fn, comm, c->inter ? inter_barrier(*c) : barrier(*c));
+    if (int e = enter(call, comm, &c)) return e;
+    return fail(call.name(), comm, c->inter ? inter_barrier(*c) : barrier(*c));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Bcast");
-    static constexpr char fn[] = "MPI_Bcast";
+    Call call("MPI_Bcast", Traced::yes);
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_root(fn, *c, root)) return e;
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_root(call.name(), *c, root)) return e;
     if (root != MPI_PROC_NULL)
-        if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
+        if (int e = check_buf(call.name(), comm, buffer, count, datatype)) return e;
     return fail(
-        fn, comm,
+        call.name(), comm,
         c->inter ? inter_bcast(*c, buffer, count, datatype, root) : bcast(*c, buffer, count, datatype, root));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Reduce");
-    static constexpr char fn[] = "MPI_Reduce";
+    Call call("MPI_Reduce", Traced::yes);
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (c->inter) return fail(fn, comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (c->inter)
+        return fail(call.name(), comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
     const Datatype &t = *datatype_get(datatype);
     if (c->rank == root) {
         const int e = in_place ? MPI_SUCCESS : copy(sendbuf, recvbuf, count, t);
-        return fail(fn, comm, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
+        return fail(call.name(), comm, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
     }
     TempBuf acc(count, t);
-    if (!acc.ok()) return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    if (!acc.ok()) return call.fail(MPI_ERR_NO_MEM);
     int e = copy(sendbuf, acc.get(), count, t);
     if (e == MPI_SUCCESS) e = reduce_into(*c, acc.get(), count, datatype, op, root);
-    return fail(fn, comm, e);
+    return fail(call.name(), comm, e);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Allreduce");
-    static constexpr char fn[] = "MPI_Allreduce";
+    Call call("MPI_Allreduce", Traced::yes);
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    return fail(fn, comm,
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
+    return fail(call.name(), comm,
                 c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
                          : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
@@ -329,29 +327,29 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Gather");
-    return rooted("MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+    Call call("MPI_Gather", Traced::yes);
+    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
                   root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Gatherv");
-    return rooted("MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+    Call call("MPI_Gatherv", Traced::yes);
+    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                   recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Scatter");
-    return rooted("MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
+    Call call("MPI_Scatter", Traced::yes);
+    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
                   root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Scatterv");
-    return rooted("MPI_Scatterv", false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
+    Call call("MPI_Scatterv", Traced::yes);
+    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
                   sendtype, root, comm);
 }
 
@@ -417,30 +415,29 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Allgather");
-    return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
-                      comm);
+    Call call("MPI_Allgather", Traced::yes);
+    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Allgatherv");
-    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+    Call call("MPI_Allgatherv", Traced::yes);
+    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                       recvtype, comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Alltoall");
-    return alltoallv("MPI_Alltoall", sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
+    Call call("MPI_Alltoall", Traced::yes);
+    return alltoallv(call.name(), sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
                      recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Alltoallv");
-    return alltoallv("MPI_Alltoallv", sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+    Call call("MPI_Alltoallv", Traced::yes);
+    return alltoallv(call.name(), sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, comm);
 }
 
@@ -471,15 +468,14 @@ int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *rec
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Reduce_scatter");
-    return reduce_scatter("MPI_Reduce_scatter", comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
+    Call call("MPI_Reduce_scatter", Traced::yes);
+    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Reduce_scatter_block");
-    return reduce_scatter("MPI_Reduce_scatter_block", comm, sendbuf, recvbuf, false, nullptr, recvcount,
-                          datatype, op);
+    Call call("MPI_Reduce_scatter_block", Traced::yes);
+    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op);
 }
 
 namespace {
@@ -509,18 +505,16 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
 }  // namespace
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Scan");
-    static constexpr char fn[] = "MPI_Scan";
+    Call call("MPI_Scan", Traced::yes);
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, true);
+    if (int e = enter_intra(call, comm, &c)) return e;
+    return scan(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Exscan");
-    static constexpr char fn[] = "MPI_Exscan";
+    Call call("MPI_Exscan", Traced::yes);
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    return scan(fn, *c, sendbuf, recvbuf, count, datatype, op, false);
+    if (int e = enter_intra(call, comm, &c)) return e;
+    return scan(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false);
 }

@@ -12,6 +12,7 @@
 // the blocking collectives' tags are apart from theirs.
 #include <mpi.h>
 
+#include "env/call.hpp"
 #include "coll_common.hpp"
 #include "coll_sched.hpp"
 #include "comm/comm.hpp"
@@ -20,6 +21,8 @@
 #include "pt2pt/request.hpp"
 #include "pt2pt/schedule.hpp"
 #include "env/state.hpp"
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -100,25 +103,23 @@ int scan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Data
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ibarrier";
+    Call call("MPI_Ibarrier");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(fn, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_request(call.name(), *c, request)) return e;
+    return start_schedule(call.name(), *c, request, [&](Schedule &s) { build_barrier(s, *c); });
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ibcast";
+    Call call("MPI_Ibcast");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_root(fn, *c, root)) return e;
-    if (int e = check_buf(fn, comm, buffer, count, datatype)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(fn, *c, request,
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_root(call.name(), *c, root)) return e;
+    if (int e = check_buf(call.name(), comm, buffer, count, datatype)) return e;
+    if (int e = check_request(call.name(), *c, request)) return e;
+    return start_schedule(call.name(), *c, request,
                           [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
 }
 
@@ -163,34 +164,35 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ialltoall";
+    Call call("MPI_Ialltoall");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    return alltoallw(fn, *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
-                     request);
+    if (int e = enter_intra(call, comm, &c)) return e;
+    return alltoallw(call.name(), *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
+                     recvtype, request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ialltoallv";
+    Call call("MPI_Ialltoallv");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    return alltoallw(fn, *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+    if (int e = enter_intra(call, comm, &c)) return e;
+    return alltoallw(call.name(), *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, request);
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ialltoallw";
+    Call call("MPI_Ialltoallw");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = enter_intra(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(fn, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(fn, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
-    return alltoallw(fn, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL, request);
+        if (int e = w_blocks(call.name(), *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call.name(), *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    return alltoallw(call.name(), *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL,
+                     request);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -198,47 +200,49 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
     // The schedule of MPI_Ialltoallw, run to its end: one message per pair
     // at once, as MPI_Alltoallv does.
-    static constexpr char fn[] = "MPI_Alltoallw";
+    Call call("MPI_Alltoallw");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(fn, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(fn, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
-    if (int e = check_all(fn, *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
+        if (int e = w_blocks(call.name(), *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call.name(), *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    if (int e =
+            check_all(call.name(), *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
         return e;
     if (c->inter)
-        return fail(fn, comm,
+        return fail(call.name(), comm,
                     inter_exchange(*c, sendbuf, &sb, 0, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL));
     Schedule *s = Schedule::create(*c, next_schedule_tag(*c));
-    if (!s) return raise_error(comm, fn, MPI_ERR_NO_MEM, "no memory for the schedule");
+    if (!s) return call.fail(MPI_ERR_NO_MEM, "no memory for the schedule");
     build_alltoallw(*s, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL);
     const int e = s->run();
     Schedule::destroy(s);
-    return fail(fn, comm, e);
+    return fail(call.name(), comm, e);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Ireduce";
+    Call call("MPI_Ireduce");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (int e = check_request(call.name(), *c, request)) return e;
+    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
         build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
     });
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Iallreduce";
+    Call call("MPI_Iallreduce");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(
-        fn, *c, request, [&](Schedule &s) { build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op); });
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
+    if (int e = check_request(call.name(), *c, request)) return e;
+    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
+        build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
+    });
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,

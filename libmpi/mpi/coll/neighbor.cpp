@@ -20,6 +20,8 @@
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/text.hpp>
 
+using namespace lwmpi;
+
 namespace lwmpi {
 
 namespace {
@@ -141,7 +143,6 @@ int neighbor_exchange(const char *fn, MPI_Comm comm, const Blocks &send, const B
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    using namespace lwmpi;
     return neighbor_exchange("MPI_Neighbor_allgather", comm,
                              fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
@@ -150,7 +151,6 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                             MPI_Comm comm) {
-    using namespace lwmpi;
     return neighbor_exchange("MPI_Neighbor_allgatherv", comm,
                              fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              vector_blocks(recvbuf, recvcounts, displs, recvtype));
@@ -158,7 +158,6 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    using namespace lwmpi;
     return neighbor_exchange("MPI_Neighbor_alltoall", comm,
                              fixed_blocks(Blocks::plain, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
@@ -167,7 +166,6 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                            MPI_Datatype recvtype, MPI_Comm comm) {
-    using namespace lwmpi;
     return neighbor_exchange("MPI_Neighbor_alltoallv", comm,
                              vector_blocks(sendbuf, sendcounts, sdispls, sendtype),
                              vector_blocks(recvbuf, recvcounts, rdispls, recvtype));
@@ -176,7 +174,6 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    using namespace lwmpi;
     return neighbor_exchange("MPI_Neighbor_alltoallw", comm,
                              w_blocks(sendbuf, sendcounts, sdispls, sendtypes),
                              w_blocks(recvbuf, recvcounts, rdispls, recvtypes));

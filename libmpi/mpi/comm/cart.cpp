@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/call.hpp"
 #include "comm.hpp"
 #include "env/errors.hpp"
 #include "quiet.hpp"
 #include "topo.hpp"
 #include <lwmpi/text.hpp>
 #include <mpiutil/mpiutil.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -41,11 +44,10 @@ int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
 }  // namespace lwmpi
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Dims_create";
-    if (int e = require_active(fn)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, fn, ndims);
-    if (!dims && ndims > 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Dims_create");
+    if (int e = call.active()) return e;
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, call.name(), ndims);
+    if (!dims && ndims > 0) return call.fail(MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
         TextBuilder t(why, sizeof why);
@@ -53,16 +55,15 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
             t.put("nnodes ").put_int(nnodes);
         else
             t.put("no grid of ").put_int(nnodes).put(" nodes has these dims");
-        return raise_error(MPI_COMM_WORLD, fn, e, why);
+        return call.fail(e, why);
     }
     return MPI_SUCCESS;
 }
 
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_coords";
+    Call call("MPI_Cart_coords");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
     if (rank < 0 || rank >= c->group.size) {
         char why[64];
         TextBuilder(why, sizeof why)
@@ -71,30 +72,28 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
             .put("; the communicator has ")
             .put_int(c->group.size)
             .put(c->group.size == 1 ? " rank" : " ranks");
-        return raise_error(comm, fn, MPI_ERR_RANK, why);
+        return raise_error(comm, call.name(), MPI_ERR_RANK, why);
     }
-    if (maxdims < c->topo.cart.ndims) return raise_maxdims(comm, fn, maxdims, c->topo.cart.ndims);
-    if (!coords && c->topo.cart.ndims > 0) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (maxdims < c->topo.cart.ndims) return raise_maxdims(comm, call.name(), maxdims, c->topo.cart.ndims);
+    if (!coords && c->topo.cart.ndims > 0) return raise_error(comm, call.name(), MPI_ERR_ARG);
     cart_coords(c->topo.cart, rank, coords);
     return MPI_SUCCESS;
 }
 
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_rank";
+    Call call("MPI_Cart_rank");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
-    if ((!coords && c->topo.cart.ndims > 0) || !rank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if ((!coords && c->topo.cart.ndims > 0) || !rank) return raise_error(comm, call.name(), MPI_ERR_ARG);
     if (int e = cart_rank(c->topo.cart, coords, rank))
-        return raise_error(comm, fn, e, "a coordinate is out of its non-periodic dimension");
+        return raise_error(comm, call.name(), e, "a coordinate is out of its non-periodic dimension");
     return MPI_SUCCESS;
 }
 
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_shift";
+    Call call("MPI_Cart_shift");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
     if (direction < 0 || direction >= c->topo.cart.ndims) {
         char why[64];
         TextBuilder(why, sizeof why)
@@ -103,21 +102,20 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
             .put("; the topology has ")
             .put_int(c->topo.cart.ndims)
             .put(" dimensions");
-        return raise_error(comm, fn, MPI_ERR_ARG, why);
+        return raise_error(comm, call.name(), MPI_ERR_ARG, why);
     }
-    if (!rank_source || !rank_dest) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (!rank_source || !rank_dest) return raise_error(comm, call.name(), MPI_ERR_ARG);
     cart_shift(c->topo.cart, c->rank, direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_get";
+    Call call("MPI_Cart_get");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
     const CartTopology &t = c->topo.cart;
-    if (maxdims < t.ndims) return raise_maxdims(comm, fn, maxdims, t.ndims);
-    if ((!dims || !periods || !coords) && t.ndims > 0) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (maxdims < t.ndims) return raise_maxdims(comm, call.name(), maxdims, t.ndims);
+    if ((!dims || !periods || !coords) && t.ndims > 0) return raise_error(comm, call.name(), MPI_ERR_ARG);
     for (int i = 0; i < t.ndims; ++i) {
         dims[i] = t.dims[i];
         periods[i] = t.periods[i];
@@ -127,21 +125,19 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 }
 
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cartdim_get";
+    Call call("MPI_Cartdim_get");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
-    if (!ndims) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if (!ndims) return raise_error(comm, call.name(), MPI_ERR_ARG);
     *ndims = c->topo.cart.ndims;
     return MPI_SUCCESS;
 }
 
 int MPI_Topo_test(MPI_Comm comm, int *status) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Topo_test";
+    Call call("MPI_Topo_test");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!status) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!status) return call.fail(MPI_ERR_ARG);
     static constexpr int kAnswer[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};
     *status = kAnswer[static_cast<int>(c->topo.kind)];
     return MPI_SUCCESS;
@@ -150,11 +146,11 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
 // MPI_Comm_split of the grid by the coordinates of the dropped dimensions,
 // each subgrid ordered by its own coordinates (section 7.5.7).
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_sub";
+    Call call("MPI_Cart_sub");
     Comm *c;
-    if (int e = enter_cart(fn, comm, &c)) return e;
-    if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm)
+        return raise_error(comm, call.name(), MPI_ERR_ARG);
     bool remain[kMaxDims];
     for (int i = 0; i < c->topo.cart.ndims; ++i)
         remain[i] = remain_dims[i] != 0;
@@ -166,7 +162,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
         QuietErrors quiet(*c);
         e = MPI_Comm_split(comm, color, key, newcomm);
     }
-    if (e) return raise_error(comm, fn, e, util::error_detail());
+    if (e) return raise_error(comm, call.name(), e, util::error_detail());
     comm_get(*newcomm)->topo = Topology{TopoKind::cart, sub, nullptr};
     return MPI_SUCCESS;
 }
@@ -186,29 +182,26 @@ int map_rank(const Comm &c, int nodes, int *newrank) {
 }  // namespace lwmpi
 
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_map";
+    Call call("MPI_Cart_map");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm, fn, ndims);
-    if ((ndims > 0 && (!dims || !periods)) || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm, call.name(), ndims);
+    if ((ndims > 0 && (!dims || !periods)) || !newrank) return call.fail(MPI_ERR_ARG);
     long long nodes = 1;
     for (int i = 0; i < ndims; ++i) {
-        if (dims[i] <= 0) return raise_error(comm, fn, MPI_ERR_DIMS, "a dimension is not positive");
+        if (dims[i] <= 0) return call.fail(MPI_ERR_DIMS, "a dimension is not positive");
         nodes = nodes * dims[i] > c->group.size ? c->group.size + 1 : nodes * dims[i];
     }
-    if (nodes > c->group.size)
-        return raise_error(comm, fn, MPI_ERR_ARG, "more nodes than the ranks of the communicator");
+    if (nodes > c->group.size) return call.fail(MPI_ERR_ARG, "more nodes than the ranks of the communicator");
     return map_rank(*c, static_cast<int>(nodes), newrank);
 }
 
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graph_map";
+    Call call("MPI_Graph_map");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if ((nnodes > 0 && (!index || !edges)) || !newrank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if ((nnodes > 0 && (!index || !edges)) || !newrank) return call.fail(MPI_ERR_ARG);
     if (int e = graph_check(c->group.size, nnodes, index, edges))
-        return raise_error(comm, fn, e, e == MPI_ERR_ARG ? "bad nnodes or index" : "an edge is no node");
+        return call.fail(e, e == MPI_ERR_ARG ? "bad nnodes or index" : "an edge is no node");
     return map_rank(*c, nnodes, newrank);
 }

@@ -8,11 +8,14 @@
 #include "common/handles.hpp"
 #include "common/slot_table.hpp"
 #include "env/attr.hpp"
+#include "env/call.hpp"
 #include "env/errors.hpp"
 #include "env/state.hpp"
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
 #include <mpiutil/mpiutil.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -195,47 +198,55 @@ int enter_intracomm(const char *function, MPI_Comm comm, Comm **out) {
     return MPI_SUCCESS;
 }
 
+int enter(Call &call, MPI_Comm comm, Comm **out) {
+    if (int e = enter_comm(call.name(), comm, out)) return e;
+    call.on(comm);
+    return MPI_SUCCESS;
+}
+
+int enter_intra(Call &call, MPI_Comm comm, Comm **out) {
+    if (int e = enter_intracomm(call.name(), comm, out)) return e;
+    call.on(comm);
+    return MPI_SUCCESS;
+}
+
 }  // namespace lwmpi
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_rank";
+    Call call("MPI_Comm_rank");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!rank) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!rank) return call.fail(MPI_ERR_ARG);
     *rank = c->rank;
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_size(MPI_Comm comm, int *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_size";
+    Call call("MPI_Comm_size");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!size) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!size) return call.fail(MPI_ERR_ARG);
     *size = c->group.size;
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_group";
+    Call call("MPI_Comm_group");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!group) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = group_new(c->group, group)) return raise_error(comm, fn, e, "too many groups");
+    if (int e = enter(call, comm, &c)) return e;
+    if (!group) return call.fail(MPI_ERR_ARG);
+    if (int e = group_new(c->group, group)) return call.fail(e, "too many groups");
     return MPI_SUCCESS;
 }
 
 // IDENT: the same handle; CONGRUENT: same members in the same order;
 // SIMILAR: same members; else UNEQUAL (section 6.4.1).
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_compare";
+    Call call("MPI_Comm_compare");
     Comm *a, *b;
-    if (int e = enter_comm(fn, comm1, &a)) return e;
-    if (int e = enter_comm(fn, comm2, &b)) return e;
-    if (!result) return raise_error(comm1, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm1, &a)) return e;
+    if (int e = enter(call, comm2, &b)) return e;
+    if (!result) return raise_error(comm1, call.name(), MPI_ERR_ARG);
     if (comm1 == comm2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
@@ -252,15 +263,14 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_free";
-    if (!comm) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Comm_free");
+    if (!comm) return call.fail(MPI_ERR_ARG);
     Comm *c;
-    if (int e = enter_comm(fn, *comm, &c)) return e;
+    if (int e = enter(call, *comm, &c)) return e;
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-        return raise_error(*comm, fn, MPI_ERR_COMM, "a predefined communicator cannot be freed");
+        return call.fail(MPI_ERR_COMM, "a predefined communicator cannot be freed");
     if (int e = attr_delete_all(HandleKind::comm, *comm))  // section 6.7.2
-        return raise_error(*comm, fn, e, "an attribute delete callback failed");
+        return call.fail(e, "an attribute delete callback failed");
     *comm = MPI_COMM_NULL;
     if (c->users > 0) {  // its pending operations complete first (6.4.3)
         c->freed = true;
@@ -271,21 +281,19 @@ int MPI_Comm_free(MPI_Comm *comm) {
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_set_name";
+    Call call("MPI_Comm_set_name");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!comm_name) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!comm_name) return call.fail(MPI_ERR_ARG);
     TextBuilder(c->name, sizeof c->name).put(comm_name);
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_get_name";
+    Call call("MPI_Comm_get_name");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!comm_name || !resultlen) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!comm_name || !resultlen) return call.fail(MPI_ERR_ARG);
     const char *name = c->name[0]               ? c->name
                        : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
                        : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF"
@@ -298,33 +306,30 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
 
 // Intercommunicators' accessors (section 6.6.1).
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_test_inter";
+    Call call("MPI_Comm_test_inter");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!flag) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!flag) return call.fail(MPI_ERR_ARG);
     *flag = c->inter;
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_remote_size(MPI_Comm comm, int *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_remote_size";
+    Call call("MPI_Comm_remote_size");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!c->inter) return raise_error(comm, fn, MPI_ERR_COMM, "not an intercommunicator");
-    if (!size) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!c->inter) return call.fail(MPI_ERR_COMM, "not an intercommunicator");
+    if (!size) return call.fail(MPI_ERR_ARG);
     *size = c->remote.size;
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_remote_group";
+    Call call("MPI_Comm_remote_group");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!c->inter) return raise_error(comm, fn, MPI_ERR_COMM, "not an intercommunicator");
-    if (!group) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (int e = group_new(c->remote, group)) return raise_error(comm, fn, e, "too many groups");
+    if (int e = enter(call, comm, &c)) return e;
+    if (!c->inter) return call.fail(MPI_ERR_COMM, "not an intercommunicator");
+    if (!group) return call.fail(MPI_ERR_ARG);
+    if (int e = group_new(c->remote, group)) return call.fail(e, "too many groups");
     return MPI_SUCCESS;
 }

@@ -11,6 +11,8 @@
 
 namespace lwmpi {
 
+class Call;
+
 inline constexpr int kMaxComms = 4096;  ///< per rank, WORLD and SELF included
 /// Handle index of the first communicator a program makes (0 is
 /// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF).
@@ -89,6 +91,14 @@ void comm_reserve(uint32_t n);
 /// The end of `c`, a communicator no request uses any more: one the
 /// program made goes back to the heap, then its error handler may go too.
 void comm_drop(Comm &c);
+
+/// The prologue of a call on communicator `comm` (env/call.hpp): MPI is
+/// active and comm valid (else the error is raised on MPI_COMM_WORLD),
+/// into *out; from then on the call's errors go to comm. enter_intra: for
+/// calls defined on intracommunicators only (an intercommunicator raises
+/// MPI_ERR_COMM on itself).
+int enter(Call &call, MPI_Comm comm, Comm **out);
+int enter_intra(Call &call, MPI_Comm comm, Comm **out);
 
 /// require_active(), then the communicator `comm` into *out; raises
 /// MPI_ERR_COMM (on MPI_COMM_WORLD) when comm is not valid.

@@ -1,5 +1,6 @@
 // Groups: the per-rank table and the MPI_Group_* calls (MPI 3.1 section
 // 6.3).
+#include "env/call.hpp"
 #include "group.hpp"
 
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include "env/state.hpp"
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -207,44 +210,40 @@ int subset(const char *fn, MPI_Group group, MPI_Group *newgroup, bool include, S
 }  // namespace lwmpi
 
 int MPI_Group_size(MPI_Group group, int *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_size";
-    if (int e = enter_groups(fn, group)) return e;
-    if (!size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Group_size");
+    if (int e = enter_groups(call.name(), group)) return e;
+    if (!size) return call.fail(MPI_ERR_ARG);
     *size = group_get(group)->size;
     return MPI_SUCCESS;
 }
 
 int MPI_Group_rank(MPI_Group group, int *rank) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_rank";
-    if (int e = enter_groups(fn, group)) return e;
-    if (!rank) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Group_rank");
+    if (int e = enter_groups(call.name(), group)) return e;
+    if (!rank) return call.fail(MPI_ERR_ARG);
     *rank = group_rank_of(*group_get(group), util::world_rank());
     return MPI_SUCCESS;
 }
 
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_translate_ranks";
-    if (int e = enter_groups(fn, group1, group2)) return e;
-    if (n < 0 || (n > 0 && (!ranks1 || !ranks2))) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Group_translate_ranks");
+    if (int e = enter_groups(call.name(), group1, group2)) return e;
+    if (n < 0 || (n > 0 && (!ranks1 || !ranks2))) return call.fail(MPI_ERR_ARG);
     const GroupData &g1 = *group_get(group1);
     const GroupData &g2 = *group_get(group2);
     // Checked first so that an error leaves ranks2 untouched.
     for (int k = 0; k < n; ++k)
         if (ranks1[k] != MPI_PROC_NULL && (ranks1[k] < 0 || ranks1[k] >= g1.size))
-            return raise_rank(fn, ranks1[k], g1.size);
+            return raise_rank(call.name(), ranks1[k], g1.size);
     for (int k = 0; k < n; ++k)
         ranks2[k] = ranks1[k] == MPI_PROC_NULL ? MPI_PROC_NULL : group_rank_of(g2, g1.world[ranks1[k]]);
     return MPI_SUCCESS;
 }
 
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_compare";
-    if (int e = enter_groups(fn, group1, group2)) return e;
-    if (!result) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Group_compare");
+    if (int e = enter_groups(call.name(), group1, group2)) return e;
+    if (!result) return call.fail(MPI_ERR_ARG);
     const GroupData &g1 = *group_get(group1);
     const GroupData &g2 = *group_get(group2);
     bool same_order = g1.size == g2.size;
@@ -258,52 +257,51 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
 }
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return lwmpi::set_operation("MPI_Group_union", group1, group2, newgroup, true, [](bool) { return true; });
+    return set_operation("MPI_Group_union", group1, group2, newgroup, true, [](bool) { return true; });
 }
 
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return lwmpi::set_operation("MPI_Group_intersection", group1, group2, newgroup, false,
-                                [](bool in_g2) { return in_g2; });
+    return set_operation("MPI_Group_intersection", group1, group2, newgroup, false,
+                         [](bool in_g2) { return in_g2; });
 }
 
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return lwmpi::set_operation("MPI_Group_difference", group1, group2, newgroup, false,
-                                [](bool in_g2) { return !in_g2; });
+    return set_operation("MPI_Group_difference", group1, group2, newgroup, false,
+                         [](bool in_g2) { return !in_g2; });
 }
 
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_incl";
-    return subset(fn, group, newgroup, true, [&](Selection &s) { return select_ranks(fn, s, n, ranks); });
+    Call call("MPI_Group_incl");
+    return subset(call.name(), group, newgroup, true,
+                  [&](Selection &s) { return select_ranks(call.name(), s, n, ranks); });
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_excl";
-    return subset(fn, group, newgroup, false, [&](Selection &s) { return select_ranks(fn, s, n, ranks); });
+    Call call("MPI_Group_excl");
+    return subset(call.name(), group, newgroup, false,
+                  [&](Selection &s) { return select_ranks(call.name(), s, n, ranks); });
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_range_incl";
-    return subset(fn, group, newgroup, true, [&](Selection &s) { return select_ranges(fn, s, n, ranges); });
+    Call call("MPI_Group_range_incl");
+    return subset(call.name(), group, newgroup, true,
+                  [&](Selection &s) { return select_ranges(call.name(), s, n, ranges); });
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_range_excl";
-    return subset(fn, group, newgroup, false, [&](Selection &s) { return select_ranges(fn, s, n, ranges); });
+    Call call("MPI_Group_range_excl");
+    return subset(call.name(), group, newgroup, false,
+                  [&](Selection &s) { return select_ranges(call.name(), s, n, ranges); });
 }
 
 int MPI_Group_free(MPI_Group *group) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Group_free";
-    if (int e = require_active(fn)) return e;
-    if (!group) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Group_free");
+    if (int e = call.active()) return e;
+    if (!group) return call.fail(MPI_ERR_ARG);
     // MPI_GROUP_EMPTY is what an empty result is, so programs free it like
     // any group they got (as MPICH and Open MPI allow); nothing to release.
     const int i = index_of(*group);
-    if (i < 0 && *group != MPI_GROUP_EMPTY) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
+    if (i < 0 && *group != MPI_GROUP_EMPTY) return call.fail(MPI_ERR_GROUP);
     if (i >= 0) t_groups.get().remove(i);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;

@@ -10,8 +10,9 @@ namespace lwmpi {
 /// An MPI call in progress, for the trace (MPIUtil's trace_call()).
 class TraceCall {
 public:
-    /// fn: the call's static name ("MPI_Send").
-    explicit TraceCall(const char *fn) : fn_(util::tracing() ? fn : nullptr) {
+    /// fn: the call's static name ("MPI_Send"); nullptr: a call the trace
+    /// leaves out.
+    explicit TraceCall(const char *fn) : fn_(fn && util::tracing() ? fn : nullptr) {
         if (fn_) util::trace_call(fn_, false);
     }
     ~TraceCall() {

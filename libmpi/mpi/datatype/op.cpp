@@ -3,6 +3,7 @@
 // Every (predefined operation, predefined type) kernel is a template
 // instance, gathered at compile time into one table; an empty entry means
 // section 5.9.2 does not define the operation on that type.
+#include "env/call.hpp"
 #include "op.hpp"
 
 #include <stddef.h>
@@ -17,6 +18,8 @@
 #include "common/handles.hpp"
 #include "env/state.hpp"
 #include <lwmpi/rank_local.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -396,10 +399,9 @@ bool op_commutative(MPI_Op op) {
 }  // namespace lwmpi
 
 int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Op_create";
-    if (int e = require_active(fn)) return e;
-    if (!function || !op) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Op_create");
+    if (int e = call.active()) return e;
+    if (!function || !op) return call.fail(MPI_ERR_ARG);
     UserOp *user = t_user.get();
     for (int i = kFirstUser; i < kOpTableSize; ++i)
         if (!user[i].function) {
@@ -407,17 +409,15 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
             *op = make_handle(HandleKind::op, i);
             return MPI_SUCCESS;
         }
-    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "too many user operations");
+    return call.fail(MPI_ERR_NO_MEM, "too many user operations");
 }
 
 int MPI_Op_free(MPI_Op *op) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Op_free";
-    if (int e = require_active(fn)) return e;
-    if (!op) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Op_free");
+    if (int e = call.active()) return e;
+    if (!op) return call.fail(MPI_ERR_ARG);
     if (!user_op(*op))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP,
-                           is_predefined(*op) ? "a predefined operation cannot be freed" : nullptr);
+        return call.fail(MPI_ERR_OP, is_predefined(*op) ? "a predefined operation cannot be freed" : nullptr);
     // Operations still pending keep it until they end (section 5.9.5).
     UserOp &u = t_user.get()[handle_index(*op)];
     if (u.holds > 0)
@@ -429,24 +429,21 @@ int MPI_Op_free(MPI_Op *op) {
 }
 
 int MPI_Op_commutative(MPI_Op op, int *commute) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Op_commutative";
-    if (int e = require_active(fn)) return e;
-    if (!op_valid(op)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_OP);
-    if (!commute) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Op_commutative");
+    if (int e = call.active()) return e;
+    if (!op_valid(op)) return call.fail(MPI_ERR_OP);
+    if (!commute) return call.fail(MPI_ERR_ARG);
     *commute = op_commutative(op);
     return MPI_SUCCESS;
 }
 
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Reduce_local";
-    if (int e = require_active(fn)) return e;
-    if (count < 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
-    if (int e = check_op(op, datatype))
-        return raise_error(MPI_COMM_WORLD, fn, e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
+    Call call("MPI_Reduce_local");
+    if (int e = call.active()) return e;
+    if (count < 0) return call.fail(MPI_ERR_COUNT);
+    if (int e = check_op(op, datatype)) return call.fail(e, e == MPI_ERR_OP ? explain_op_error(op) : nullptr);
     if (count > 0 && (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER);
-    if (int e = reduce_local(inbuf, inoutbuf, count, datatype, op)) return raise_error(MPI_COMM_WORLD, fn, e);
+        return call.fail(MPI_ERR_BUFFER);
+    if (int e = reduce_local(inbuf, inoutbuf, count, datatype, op)) return call.fail(e);
     return MPI_SUCCESS;
 }

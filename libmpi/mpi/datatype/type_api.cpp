@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/call.hpp"
 #include "env/attr.hpp"
 #include "comm/comm.hpp"
 #include "datatype.hpp"
@@ -12,6 +13,8 @@
 #include "env/state.hpp"
 #include "type_api.hpp"
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -122,29 +125,27 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
 
 }  // namespace lwmpi
 
-using lwmpi::Recipe;
-
 /// Bytes of data in one element (section 4.1.5); MPI_UNDEFINED when more
 /// than an int holds.
 int MPI_Type_size(MPI_Datatype datatype, int *size) {
-    const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_size", datatype, size != nullptr, &t)) return e;
-    *size = t->size <= lwmpi::kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
+    const Datatype *t;
+    if (int e = enter_query("MPI_Type_size", datatype, size != nullptr, &t)) return e;
+    *size = t->size <= kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
 /// MPI_Type_size with an MPI_Count result (section 4.1.5).
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
-    const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_size_x", datatype, size != nullptr, &t)) return e;
+    const Datatype *t;
+    if (int e = enter_query("MPI_Type_size_x", datatype, size != nullptr, &t)) return e;
     *size = t->size;
     return MPI_SUCCESS;
 }
 
 /// Lower bound and extent (section 4.1.7).
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
-    const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_get_extent", datatype, lb && extent, &t)) return e;
+    const Datatype *t;
+    if (int e = enter_query("MPI_Type_get_extent", datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -153,9 +154,8 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
 /// Lowest byte of data and the span of the data, whatever the bounds
 /// (section 4.1.8).
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
-    const lwmpi::Datatype *t;
-    if (int e = lwmpi::enter_query("MPI_Type_get_true_extent", datatype, true_lb && true_extent, &t))
-        return e;
+    const Datatype *t;
+    if (int e = enter_query("MPI_Type_get_true_extent", datatype, true_lb && true_extent, &t)) return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
     return MPI_SUCCESS;
@@ -163,89 +163,88 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 
 /// `count` copies of oldtype, one extent apart (section 4.1.2).
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_contiguous";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
-    const lwmpi::CallArgs call{MPI_COMBINER_CONTIGUOUS, {{&count, 1}}, 0, nullptr, 1, &oldtype};
-    return lwmpi::construct(fn, {.count = 1, .length = count, .type = oldtype}, call, newtype);
+    Call call("MPI_Type_contiguous");
+    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
+    const CallArgs args{MPI_COMBINER_CONTIGUOUS, {{&count, 1}}, 0, nullptr, 1, &oldtype};
+    return construct(call.name(), {.count = 1, .length = count, .type = oldtype}, args, newtype);
 }
 
 /// `count` blocks of `blocklength` elements, `stride` extents of oldtype
 /// apart (section 4.1.2).
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_vector";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
+    Call call("MPI_Type_vector");
+    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .stride = stride, .in_extents = true};
-    const lwmpi::CallArgs call{
+    const CallArgs args{
         MPI_COMBINER_VECTOR, {{&count, 1}, {&blocklength, 1}, {&stride, 1}}, 0, nullptr, 1, &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    return construct(call.name(), r, args, newtype);
 }
 
 /// MPI_Type_vector with the stride in bytes (section 4.1.2).
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_hvector";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, true)) return e;
+    Call call("MPI_Type_create_hvector");
+    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .stride = stride};
-    const lwmpi::CallArgs call{
-        MPI_COMBINER_HVECTOR, {{&count, 1}, {&blocklength, 1}}, 1, &stride, 1, &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    const CallArgs args{MPI_COMBINER_HVECTOR, {{&count, 1}, {&blocklength, 1}}, 1, &stride, 1, &oldtype};
+    return construct(call.name(), r, args, newtype);
 }
 
 /// Blocks of blocklengths[i] elements at displacements[i] extents of
 /// oldtype (section 4.1.2).
 int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_indexed";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
+    Call call("MPI_Type_indexed");
+    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements)) return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .type = oldtype, .disps = displacements, .in_extents = true};
-    const lwmpi::CallArgs call{MPI_COMBINER_INDEXED,
-                               {{&count, 1}, {blocklengths, count}, {displacements, count}},
-                               0,
-                               nullptr,
-                               1,
-                               &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    const CallArgs args{MPI_COMBINER_INDEXED,
+                        {{&count, 1}, {blocklengths, count}, {displacements, count}},
+                        0,
+                        nullptr,
+                        1,
+                        &oldtype};
+    return construct(call.name(), r, args, newtype);
 }
 
 /// MPI_Type_indexed with the displacements in bytes (section 4.1.2).
 int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_hindexed";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements)) return e;
+    Call call("MPI_Type_create_hindexed");
+    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements)) return e;
     const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype, .byte_disps = displacements};
-    const lwmpi::CallArgs call{
+    const CallArgs args{
         MPI_COMBINER_HINDEXED, {{&count, 1}, {blocklengths, count}}, count, displacements, 1, &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    return construct(call.name(), r, args, newtype);
 }
 
 /// MPI_Type_indexed with one block length for all (section 4.1.2).
 int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_indexed_block";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements)) return e;
+    Call call("MPI_Type_create_indexed_block");
+    if (int e = enter_constructor(call.name(), newtype, count, displacements)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .disps = displacements, .in_extents = true};
-    const lwmpi::CallArgs call{MPI_COMBINER_INDEXED_BLOCK,
-                               {{&count, 1}, {&blocklength, 1}, {displacements, count}},
-                               0,
-                               nullptr,
-                               1,
-                               &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    const CallArgs args{MPI_COMBINER_INDEXED_BLOCK,
+                        {{&count, 1}, {&blocklength, 1}, {displacements, count}},
+                        0,
+                        nullptr,
+                        1,
+                        &oldtype};
+    return construct(call.name(), r, args, newtype);
 }
 
 /// MPI_Type_create_indexed_block with the displacements in bytes (section
 /// 4.1.2).
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_hindexed_block";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, displacements)) return e;
+    Call call("MPI_Type_create_hindexed_block");
+    if (int e = enter_constructor(call.name(), newtype, count, displacements)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .byte_disps = displacements};
-    const lwmpi::CallArgs call{
+    const CallArgs args{
         MPI_COMBINER_HINDEXED_BLOCK, {{&count, 1}, {&blocklength, 1}}, count, displacements, 1, &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    return construct(call.name(), r, args, newtype);
 }
 
 /// Blocks of blocklengths[i] elements of types[i] at displacements[i]
@@ -253,39 +252,39 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint di
 /// element unless a member was resized (sections 4.1.2, 4.1.6).
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_struct";
-    if (int e = lwmpi::enter_constructor(fn, newtype, count, blocklengths && displacements && types))
+    Call call("MPI_Type_create_struct");
+    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements && types))
         return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .types = types, .byte_disps = displacements, .pad = true};
-    const lwmpi::CallArgs call{
+    const CallArgs args{
         MPI_COMBINER_STRUCT, {{&count, 1}, {blocklengths, count}}, count, displacements, count, types};
-    return lwmpi::construct(fn, r, call, newtype);
+    return construct(call.name(), r, args, newtype);
 }
 
 /// oldtype with lower bound `lb` and extent `extent`, which then hold in
 /// every type built from it (section 4.1.7).
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_resized";
-    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
+    Call call("MPI_Type_create_resized");
+    if (int e = enter_constructor(call.name(), newtype, 1, true)) return e;
     const Recipe r{.count = 1, .length = 1, .type = oldtype, .resize = true, .lb = lb, .extent = extent};
     const MPI_Aint bounds[] = {lb, extent};
-    const lwmpi::CallArgs call{MPI_COMBINER_RESIZED, {}, 2, bounds, 1, &oldtype};
-    return lwmpi::construct(fn, r, call, newtype);
+    const CallArgs args{MPI_COMBINER_RESIZED, {}, 2, bounds, 1, &oldtype};
+    return construct(call.name(), r, args, newtype);
 }
 
 /// A copy of oldtype, committed if it is (section 4.1.10).
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_dup";
-    if (int e = lwmpi::enter_constructor(fn, newtype, 1, true)) return e;
-    const lwmpi::CallArgs call{MPI_COMBINER_DUP, {}, 0, nullptr, 1, &oldtype};
-    if (int e = lwmpi::construct(fn, {.count = 1, .length = 1, .type = oldtype}, call, newtype)) return e;
-    if (lwmpi::datatype_get(oldtype)->committed) lwmpi::datatype_commit(*newtype);
+    Call call("MPI_Type_dup");
+    if (int e = enter_constructor(call.name(), newtype, 1, true)) return e;
+    const CallArgs args{MPI_COMBINER_DUP, {}, 0, nullptr, 1, &oldtype};
+    if (int e = construct(call.name(), {.count = 1, .length = 1, .type = oldtype}, args, newtype)) return e;
+    if (datatype_get(oldtype)->committed) datatype_commit(*newtype);
     // Attributes go along as their copy callbacks say (section 6.7.4).
-    if (int e = lwmpi::attr_copy_all(lwmpi::HandleKind::datatype, oldtype, *newtype)) {
-        lwmpi::datatype_free(*newtype);
+    if (int e = attr_copy_all(HandleKind::datatype, oldtype, *newtype)) {
+        datatype_free(*newtype);
         *newtype = MPI_DATATYPE_NULL;
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, e, "an attribute copy callback failed");
+        return call.fail(e, "an attribute copy callback failed");
     }
     return MPI_SUCCESS;
 }
@@ -293,27 +292,26 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
 /// Makes a type usable in communication; predefined ones already are
 /// (section 4.1.9).
 int MPI_Type_commit(MPI_Datatype *datatype) {
-    static constexpr char fn[] = "MPI_Type_commit";
-    if (int e = lwmpi::require_active(fn)) return e;
-    if (!datatype) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
-    if (int e = lwmpi::datatype_commit(*datatype)) return lwmpi::raise_error(MPI_COMM_WORLD, fn, e);
+    Call call("MPI_Type_commit");
+    if (int e = call.active()) return e;
+    if (!datatype) return call.fail(MPI_ERR_ARG, "datatype is NULL");
+    if (int e = datatype_commit(*datatype)) return call.fail(e);
     return MPI_SUCCESS;
 }
 
 /// Frees a derived type and sets *datatype to MPI_DATATYPE_NULL; types
 /// built from it and pending operations are not affected (section 4.1.9).
 int MPI_Type_free(MPI_Datatype *datatype) {
-    static constexpr char fn[] = "MPI_Type_free";
-    if (int e = lwmpi::require_active(fn)) return e;
-    if (!datatype) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
-    const lwmpi::Datatype *t = lwmpi::datatype_get(*datatype);
+    Call call("MPI_Type_free");
+    if (int e = call.active()) return e;
+    if (!datatype) return call.fail(MPI_ERR_ARG, "datatype is NULL");
+    const Datatype *t = datatype_get(*datatype);
     if (t && !t->predefined)  // its attributes go first (section 6.7.4)
-        if (int e = lwmpi::attr_delete_all(lwmpi::HandleKind::datatype, *datatype))
-            return lwmpi::raise_error(MPI_COMM_WORLD, fn, e, "an attribute delete callback failed");
-    if (int e = lwmpi::datatype_free(*datatype)) {
-        const bool predefined = lwmpi::datatype_get(*datatype);
-        return lwmpi::raise_error(MPI_COMM_WORLD, fn, e,
-                                  predefined ? "a predefined datatype cannot be freed" : nullptr);
+        if (int e = attr_delete_all(HandleKind::datatype, *datatype))
+            return call.fail(e, "an attribute delete callback failed");
+    if (int e = datatype_free(*datatype)) {
+        const bool predefined = datatype_get(*datatype);
+        return call.fail(e, predefined ? "a predefined datatype cannot be freed" : nullptr);
     }
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
@@ -322,9 +320,9 @@ int MPI_Type_free(MPI_Datatype *datatype) {
 /// The address of `location`, for displacements relative to MPI_BOTTOM
 /// (section 4.1.5).
 int MPI_Get_address(const void *location, MPI_Aint *address) {
-    static constexpr char fn[] = "MPI_Get_address";
-    if (int e = lwmpi::require_active(fn)) return e;
-    if (!address) return lwmpi::raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "address is NULL");
+    Call call("MPI_Get_address");
+    if (int e = call.active()) return e;
+    if (!address) return call.fail(MPI_ERR_ARG, "address is NULL");
     *address = reinterpret_cast<MPI_Aint>(location);
     return MPI_SUCCESS;
 }
@@ -341,12 +339,11 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
 /// (section 4.2).
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
              MPI_Comm comm) {
-    const lwmpi::Datatype *t;
+    const Datatype *t;
     int64_t bytes;
-    if (int e =
-            lwmpi::enter_packing("MPI_Pack", comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
+    if (int e = enter_packing("MPI_Pack", comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
         return e;
-    lwmpi::pack(inbuf, incount, *t, static_cast<char *>(outbuf) + *position);
+    pack(inbuf, incount, *t, static_cast<char *>(outbuf) + *position);
     *position += static_cast<int>(bytes);
     return MPI_SUCCESS;
 }
@@ -355,13 +352,11 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 /// MPI_ERR_TRUNCATE when inbuf ends first (section 4.2).
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
-    const lwmpi::Datatype *t;
+    const Datatype *t;
     int64_t bytes;
-    if (int e =
-            lwmpi::enter_packing("MPI_Unpack", comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
+    if (int e = enter_packing("MPI_Unpack", comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
         return e;
-    lwmpi::unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes), outbuf,
-                  outcount, *t);
+    unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes), outbuf, outcount, *t);
     *position += static_cast<int>(bytes);
     return MPI_SUCCESS;
 }
@@ -369,16 +364,15 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 /// An upper bound of the bytes MPI_Pack needs for incount elements: here
 /// exactly their size (section 4.2).
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Pack_size";
+    Call call("MPI_Pack_size");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (incount < 0) return raise_value(comm, fn, MPI_ERR_COUNT, "count", incount);
+    if (int e = enter(call, comm, &c)) return e;
+    if (incount < 0) return raise_value(comm, call.name(), MPI_ERR_COUNT, "count", incount);
     const Datatype *t = datatype_get(datatype);
-    if (!t) return raise_error(comm, fn, MPI_ERR_TYPE);
-    if (!size) return raise_error(comm, fn, MPI_ERR_ARG, "size is NULL");
+    if (!t) return call.fail(MPI_ERR_TYPE);
+    if (!size) return call.fail(MPI_ERR_ARG, "size is NULL");
     const int64_t bytes = packed_size(incount, *t);
-    if (bytes < 0) return raise_error(comm, fn, MPI_ERR_COUNT, "the packed size exceeds INT_MAX");
+    if (bytes < 0) return call.fail(MPI_ERR_COUNT, "the packed size exceeds INT_MAX");
     *size = static_cast<int>(bytes);
     return MPI_SUCCESS;
 }
@@ -431,14 +425,14 @@ void *native_block(int count, const Datatype &t) {
 /// advances it (section 4.2.3).
 int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
                       void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Pack_external";
+    Call call("MPI_Pack_external");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_external(fn, datarep, incount, datatype, outbuf, outsize, position, &t, &bytes))
+    if (int e =
+            enter_external(call.name(), datarep, incount, datatype, outbuf, outsize, position, &t, &bytes))
         return e;
     void *native = native_block(incount, *t);
-    if (!native) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    if (!native) return call.fail(MPI_ERR_NO_MEM);
     pack(inbuf, incount, *t, native);
     to_external32(*t, incount, native, static_cast<char *>(outbuf) + *position);
     free(native);
@@ -450,14 +444,13 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
 /// advances it; MPI_ERR_TRUNCATE when inbuf ends first (section 4.2.3).
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
                         void *outbuf, int outcount, MPI_Datatype datatype) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Unpack_external";
+    Call call("MPI_Unpack_external");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_external(fn, datarep, outcount, datatype, inbuf, insize, position, &t, &bytes))
+    if (int e = enter_external(call.name(), datarep, outcount, datatype, inbuf, insize, position, &t, &bytes))
         return e;
     void *native = native_block(outcount, *t);
-    if (!native) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    if (!native) return call.fail(MPI_ERR_NO_MEM);
     from_external32(*t, outcount, static_cast<const char *>(inbuf) + *position, native);
     unpack(native, static_cast<uint64_t>(outcount) * static_cast<uint64_t>(t->size), outbuf, outcount, *t);
     free(native);
@@ -468,15 +461,14 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
 /// Bytes MPI_Pack_external needs for incount elements: exactly their
 /// external32 size (section 4.2.3).
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Pack_external_size";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Pack_external_size");
+    if (int e = call.active()) return e;
     if (!datarep || strcmp(datarep, "external32") != 0)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
-    if (incount < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", incount);
+        return call.fail(MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
+    if (incount < 0) return raise_value(MPI_COMM_WORLD, call.name(), MPI_ERR_COUNT, "count", incount);
     const Datatype *t = datatype_get(datatype);
-    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
-    if (!size) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "size is NULL");
+    if (!t) return call.fail(MPI_ERR_TYPE);
+    if (!size) return call.fail(MPI_ERR_ARG, "size is NULL");
     *size = static_cast<MPI_Aint>(external32_bytes(*t, incount));
     return MPI_SUCCESS;
 }

@@ -4,11 +4,14 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "env/call.hpp"
 #include "array_layout.hpp"
 #include "datatype.hpp"
 #include "env/errors.hpp"
 #include "type_api.hpp"
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -82,28 +85,26 @@ int make_array_type(const char *fn, const ArrayDim *dims, int ndims, int order, 
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 /// The subsizes[i] elements from starts[i] on in each dimension i of an
 /// array of sizes[0..ndims) elements of oldtype, stored in `order`; lb 0
 /// and the extent of the whole array (section 4.1.3).
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_subarray";
+    Call call("MPI_Type_create_subarray");
     const bool arrays = array_of_sizes && array_of_subsizes && array_of_starts;
-    if (int e = enter_array(fn, newtype, ndims, arrays, order, oldtype)) return e;
+    if (int e = enter_array(call.name(), newtype, ndims, arrays, order, oldtype)) return e;
     Span spans[kMaxArrayDims];
     ArrayDim dims[kMaxArrayDims];
     for (int i = 0; i < ndims; ++i) {
         const int size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
-        if (size <= 0) return raise_arg(fn, "array_of_sizes", i, size);
-        if (sub <= 0 || sub > size) return raise_arg(fn, "array_of_subsizes", i, sub);
-        if (start < 0 || start > size - sub) return raise_arg(fn, "array_of_starts", i, start);
+        if (size <= 0) return raise_arg(call.name(), "array_of_sizes", i, size);
+        if (sub <= 0 || sub > size) return raise_arg(call.name(), "array_of_subsizes", i, sub);
+        if (start < 0 || start > size - sub) return raise_arg(call.name(), "array_of_starts", i, start);
         spans[i] = Span{start, sub};
         dims[i] = ArrayDim{size, &spans[i], 1};
     }
-    const CallArgs call{MPI_COMBINER_SUBARRAY,
+    const CallArgs args{MPI_COMBINER_SUBARRAY,
                         {{&ndims, 1},
                          {array_of_sizes, ndims},
                          {array_of_subsizes, ndims},
@@ -113,7 +114,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
                         nullptr,
                         1,
                         &oldtype};
-    return make_array_type(fn, dims, ndims, order, oldtype, call, newtype);
+    return make_array_type(call.name(), dims, ndims, order, oldtype, args, newtype);
 }
 
 /// The elements of an array of gsizes[0..ndims) elements of oldtype,
@@ -124,13 +125,13 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype *newtype) {
-    static constexpr char fn[] = "MPI_Type_create_darray";
+    Call call("MPI_Type_create_darray");
     const bool arrays = array_of_gsizes && array_of_distribs && array_of_dargs && array_of_psizes;
-    if (int e = enter_array(fn, newtype, ndims, arrays, order, oldtype)) return e;
+    if (int e = enter_array(call.name(), newtype, ndims, arrays, order, oldtype)) return e;
     if (size <= 0 || rank < 0 || rank >= size) {
         char why[64];
         TextBuilder(why, sizeof why).put("rank ").put_int(rank).put(" of ").put_int(size);
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
     Distribution d[kMaxArrayDims];
     int64_t processes = 1;
@@ -149,14 +150,12 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                 .put_int(d[i].darg)
                 .put(", psize ")
                 .put_int(d[i].psize);
-            return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+            return call.fail(MPI_ERR_ARG, why);
         }
         processes *= d[i].psize;
         if (processes > size) break;
     }
-    if (processes != size)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG,
-                           "the process grid does not have `size` processes");
+    if (processes != size) return call.fail(MPI_ERR_ARG, "the process grid does not have `size` processes");
     int coords[kMaxArrayDims];
     grid_coords(rank, ndims, array_of_psizes, coords);
     // Every dimension's spans in one array.
@@ -164,14 +163,14 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     for (int i = 0; i < ndims; ++i)
         nspans += distribution_spans(d[i], coords[i], nullptr);
     auto *spans = static_cast<Span *>(malloc(static_cast<size_t>(nspans > 0 ? nspans : 1) * sizeof(Span)));
-    if (!spans) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "no memory for the spans");
+    if (!spans) return call.fail(MPI_ERR_NO_MEM, "no memory for the spans");
     ArrayDim dims[kMaxArrayDims];
     for (int i = 0, at = 0; i < ndims; ++i) {
         const int64_t n = distribution_spans(d[i], coords[i], spans + at);
         dims[i] = ArrayDim{d[i].gsize, spans + at, n};
         at += static_cast<int>(n);
     }
-    const CallArgs call{MPI_COMBINER_DARRAY,
+    const CallArgs args{MPI_COMBINER_DARRAY,
                         {{&size, 1},
                          {&rank, 1},
                          {&ndims, 1},
@@ -184,7 +183,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                         nullptr,
                         1,
                         &oldtype};
-    const int e = make_array_type(fn, dims, ndims, order, oldtype, call, newtype);
+    const int e = make_array_type(call.name(), dims, ndims, order, oldtype, args, newtype);
     free(spans);
     return e;
 }

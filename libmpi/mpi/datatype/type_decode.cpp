@@ -3,6 +3,7 @@
 // MPI_Count (4.1.8), and the predefined type of a given size (17.1.9).
 #include <mpi.h>
 
+#include "env/call.hpp"
 #include "datatype.hpp"
 #include "env/errors.hpp"
 #include "env/state.hpp"
@@ -34,16 +35,16 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                           int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[]) {
-    static constexpr char fn[] = "MPI_Type_get_contents";
+    Call call("MPI_Type_get_contents");
     const Datatype *t;
-    if (int e = enter_query(fn, datatype, true, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, true, &t)) return e;
     const Contents *how = datatype_contents(datatype);
-    if (!how) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE, "a predefined datatype has no contents");
+    if (!how) return call.fail(MPI_ERR_TYPE, "a predefined datatype has no contents");
     if (max_integers < how->nints || max_addresses < how->naddrs || max_datatypes < how->ntypes)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "an array is shorter than the envelope says");
+        return call.fail(MPI_ERR_ARG, "an array is shorter than the envelope says");
     if ((how->nints && !array_of_integers) || (how->naddrs && !array_of_addresses) ||
         (how->ntypes && !array_of_datatypes))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL array");
+        return call.fail(MPI_ERR_ARG, "NULL array");
     for (int i = 0; i < how->nints; ++i)
         array_of_integers[i] = how->ints[i];
     for (int i = 0; i < how->naddrs; ++i)
@@ -57,19 +58,19 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 
 /// Names the type (section 6.8); a predefined type may be renamed too.
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
-    static constexpr char fn[] = "MPI_Type_set_name";
-    if (int e = require_active(fn)) return e;
-    if (!type_name) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "type_name is NULL");
-    if (int e = datatype_set_name(datatype, type_name)) return raise_error(MPI_COMM_WORLD, fn, e);
+    Call call("MPI_Type_set_name");
+    if (int e = call.active()) return e;
+    if (!type_name) return call.fail(MPI_ERR_ARG, "type_name is NULL");
+    if (int e = datatype_set_name(datatype, type_name)) return call.fail(e);
     return MPI_SUCCESS;
 }
 
 /// The type's name into type_name (MPI_MAX_OBJECT_NAME bytes) and its
 /// length (section 6.8).
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
-    static constexpr char fn[] = "MPI_Type_get_name";
+    Call call("MPI_Type_get_name");
     const Datatype *t;
-    if (int e = enter_query(fn, datatype, type_name && resultlen, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, type_name && resultlen, &t)) return e;
     TextBuilder(type_name, MPI_MAX_OBJECT_NAME).put(datatype_name(datatype));
     *resultlen = static_cast<int>(text_length(type_name));
     return MPI_SUCCESS;
@@ -96,9 +97,9 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 /// The predefined C type of class `typeclass` whose elements are `size`
 /// bytes (section 17.1.9); MPI_ERR_ARG when there is none.
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
-    static constexpr char fn[] = "MPI_Type_match_size";
-    if (int e = require_active(fn)) return e;
-    if (!datatype) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "datatype is NULL");
+    Call call("MPI_Type_match_size");
+    if (int e = call.active()) return e;
+    if (!datatype) return call.fail(MPI_ERR_ARG, "datatype is NULL");
     static constexpr MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
     static constexpr MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
     static constexpr MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
@@ -107,7 +108,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
                             : typeclass == MPI_TYPECLASS_REAL    ? kReals
                             : typeclass == MPI_TYPECLASS_COMPLEX ? kComplexes
                                                                  : nullptr;
-    if (!c) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "unknown type class");
+    if (!c) return call.fail(MPI_ERR_ARG, "unknown type class");
     const int n = typeclass == MPI_TYPECLASS_INTEGER ? 4 : 3;
     for (int i = 0; i < n; ++i)
         if (datatype_get(c[i])->size == size) {
@@ -116,5 +117,5 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
         }
     char why[48];
     TextBuilder(why, sizeof why).put("no type of that class has ").put_int(size).put(" bytes");
-    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+    return call.fail(MPI_ERR_ARG, why);
 }

@@ -2,10 +2,13 @@
 // values above MPI_ERR_LASTCODE, each with its class and its text.
 #include <stdlib.h>
 
+#include "call.hpp"
 #include "errors.hpp"
 #include "state.hpp"
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -82,37 +85,32 @@ void error_codes_finalize() {
 /// A new error class, above every code in use; MPI_LASTUSEDCODE follows
 /// (section 8.5).
 int MPI_Add_error_class(int *errorclass) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Add_error_class";
-    if (int e = require_active(fn)) return e;
-    if (!errorclass) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "errorclass is NULL");
-    if (int e = add(-1, errorclass)) return raise_error(MPI_COMM_WORLD, fn, e, "too many added error codes");
+    Call call("MPI_Add_error_class");
+    if (int e = call.active()) return e;
+    if (!errorclass) return call.fail(MPI_ERR_ARG, "errorclass is NULL");
+    if (int e = add(-1, errorclass)) return call.fail(e, "too many added error codes");
     return MPI_SUCCESS;
 }
 
 /// A new error code of class `errorclass` (predefined or added, else
 /// MPI_ERR_ARG) (section 8.5).
 int MPI_Add_error_code(int errorclass, int *errorcode) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Add_error_code";
-    if (int e = require_active(fn)) return e;
-    if (error_class_of(errorclass) != errorclass)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "not an error class");
-    if (!errorcode) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "errorcode is NULL");
-    if (int e = add(errorclass, errorcode))
-        return raise_error(MPI_COMM_WORLD, fn, e, "too many added error codes");
+    Call call("MPI_Add_error_code");
+    if (int e = call.active()) return e;
+    if (error_class_of(errorclass) != errorclass) return call.fail(MPI_ERR_ARG, "not an error class");
+    if (!errorcode) return call.fail(MPI_ERR_ARG, "errorcode is NULL");
+    if (int e = add(errorclass, errorcode)) return call.fail(e, "too many added error codes");
     return MPI_SUCCESS;
 }
 
 /// The text of an added class or code, cut to MPI_MAX_ERROR_STRING - 1
 /// characters; predefined or unknown codes: MPI_ERR_ARG (section 8.5).
 int MPI_Add_error_string(int errorcode, const char *string) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Add_error_string";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Add_error_string");
+    if (int e = call.active()) return e;
     UserCode *c = user_code(errorcode);
-    if (!c) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "not an added error code");
-    if (!string) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "string is NULL");
+    if (!c) return call.fail(MPI_ERR_ARG, "not an added error code");
+    if (!string) return call.fail(MPI_ERR_ARG, "string is NULL");
     TextBuilder(c->text, sizeof c->text).put(string);
     return MPI_SUCCESS;
 }

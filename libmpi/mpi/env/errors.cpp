@@ -1,4 +1,5 @@
 // Error strings and error handler dispatch.
+#include "call.hpp"
 #include "errors.hpp"
 
 #include "common/handles.hpp"
@@ -6,6 +7,8 @@
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -225,23 +228,21 @@ int create_errhandler(const char *fn, MPI_Comm_errhandler_function *function, MP
 }  // namespace lwmpi
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
-    return lwmpi::create_errhandler("MPI_Comm_create_errhandler", function, errhandler);
+    return create_errhandler("MPI_Comm_create_errhandler", function, errhandler);
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) {
     // (The same calling sequence: a pointer to an int handle, a pointer to the code.)
-    return lwmpi::create_errhandler("MPI_Win_create_errhandler",
-                                    reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
+    return create_errhandler("MPI_Win_create_errhandler",
+                             reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
 }
 
 // A freed handler stays usable by the communicators that have it until
 // they change it (section 8.3.4): its slot is only marked for reuse when
 // no communicator of the rank refers to it.
 int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Errhandler_free";
-    if (!errhandler || !errhandler_valid(*errhandler))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "invalid error handler");
+    Call call("MPI_Errhandler_free");
+    if (!errhandler || !errhandler_valid(*errhandler)) return call.fail(MPI_ERR_ARG, "invalid error handler");
     if (is_predefined(*errhandler)) {
         *errhandler = MPI_ERRHANDLER_NULL;  // section 8.3.4 allows freeing these
         return MPI_SUCCESS;

@@ -5,6 +5,7 @@
 // were first set, which stays put while the object is not changed. The
 // rank's table (a SlotTable) grows with the objects it holds, so a rank
 // pays only for those.
+#include "call.hpp"
 #include "info.hpp"
 
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "state.hpp"
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -149,37 +152,34 @@ void info_finalize() {
 
 /// A new empty info object (section 9).
 int MPI_Info_create(MPI_Info *info) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_create";
-    if (int e = require_active(fn)) return e;
-    if (!info) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "info is NULL");
-    if (int e = info_new(info)) return raise_error(MPI_COMM_WORLD, fn, e, "too many info objects");
+    Call call("MPI_Info_create");
+    if (int e = call.active()) return e;
+    if (!info) return call.fail(MPI_ERR_ARG, "info is NULL");
+    if (int e = info_new(info)) return call.fail(e, "too many info objects");
     return MPI_SUCCESS;
 }
 
 /// Sets key to value, replacing an earlier value (section 9).
 int MPI_Info_set(MPI_Info info, const char *key, const char *value) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_set";
+    Call call("MPI_Info_set");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (int e = check_key(fn, key)) return e;
-    if (!value) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "value is NULL");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = check_key(call.name(), key)) return e;
+    if (!value) return call.fail(MPI_ERR_ARG, "value is NULL");
     if (strlen(value) >= MPI_MAX_INFO_VAL)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO_VALUE, "longer than MPI_MAX_INFO_VAL - 1");
-    if (!put(*in, key, value)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+        return call.fail(MPI_ERR_INFO_VALUE, "longer than MPI_MAX_INFO_VAL - 1");
+    if (!put(*in, key, value)) return call.fail(MPI_ERR_NO_MEM);
     return MPI_SUCCESS;
 }
 
 /// Removes key; MPI_ERR_INFO_NOKEY when it is not there (section 9).
 int MPI_Info_delete(MPI_Info info, const char *key) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_delete";
+    Call call("MPI_Info_delete");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (int e = check_key(fn, key)) return e;
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = check_key(call.name(), key)) return e;
     const int at = find(*in, key);
-    if (at < 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO_NOKEY, key);
+    if (at < 0) return call.fail(MPI_ERR_INFO_NOKEY, key);
     free(in->entries[at]);
     for (int i = at; i + 1 < in->n; ++i)  // the other keys keep their order
         in->entries[i] = in->entries[i + 1];
@@ -191,13 +191,12 @@ int MPI_Info_delete(MPI_Info info, const char *key) {
 /// valuelen + 1 bytes), and *flag = 1; *flag = 0 when key is not there
 /// (section 9).
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_get";
+    Call call("MPI_Info_get");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (int e = check_key(fn, key)) return e;
-    if (valuelen < 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "negative valuelen");
-    if (!value || !flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL result pointer");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = check_key(call.name(), key)) return e;
+    if (valuelen < 0) return call.fail(MPI_ERR_ARG, "negative valuelen");
+    if (!value || !flag) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     const int at = find(*in, key);
     *flag = at >= 0;
     if (at >= 0) TextBuilder(value, static_cast<size_t>(valuelen) + 1).put(value_of(in->entries[at]));
@@ -207,12 +206,11 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 /// The length of key's value without its NUL and *flag = 1, or *flag = 0
 /// (section 9).
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_get_valuelen";
+    Call call("MPI_Info_get_valuelen");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (int e = check_key(fn, key)) return e;
-    if (!valuelen || !flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL result pointer");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = check_key(call.name(), key)) return e;
+    if (!valuelen || !flag) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     const int at = find(*in, key);
     *flag = at >= 0;
     if (at >= 0) *valuelen = static_cast<int>(strlen(value_of(in->entries[at])));
@@ -221,11 +219,10 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 
 /// The number of keys (section 9).
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_get_nkeys";
+    Call call("MPI_Info_get_nkeys");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (!nkeys) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "nkeys is NULL");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (!nkeys) return call.fail(MPI_ERR_ARG, "nkeys is NULL");
     *nkeys = in->n;
     return MPI_SUCCESS;
 }
@@ -233,30 +230,28 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
 /// Key number n (0..nkeys-1, MPI_ERR_ARG otherwise) into key, which has
 /// room for MPI_MAX_INFO_KEY bytes (section 9).
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_get_nthkey";
+    Call call("MPI_Info_get_nthkey");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (n < 0 || n >= in->n) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "no key of that number");
-    if (!key) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "key is NULL");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (n < 0 || n >= in->n) return call.fail(MPI_ERR_ARG, "no key of that number");
+    if (!key) return call.fail(MPI_ERR_ARG, "key is NULL");
     TextBuilder(key, MPI_MAX_INFO_KEY).put(in->entries[n]);
     return MPI_SUCCESS;
 }
 
 /// A new object with the same entries in the same order (section 9).
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_dup";
+    Call call("MPI_Info_dup");
     Info *in;
-    if (int e = enter_info(fn, info, &in)) return e;
-    if (!newinfo) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "newinfo is NULL");
+    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (!newinfo) return call.fail(MPI_ERR_ARG, "newinfo is NULL");
     MPI_Info h;
-    if (int e = info_new(&h)) return raise_error(MPI_COMM_WORLD, fn, e, "too many info objects");
+    if (int e = info_new(&h)) return call.fail(e, "too many info objects");
     Info *copy = info_at(h);
     for (int i = 0; i < in->n; ++i)
         if (!put(*copy, in->entries[i], value_of(in->entries[i]))) {
             destroy(handle_index(h));
-            return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+            return call.fail(MPI_ERR_NO_MEM);
         }
     *newinfo = h;
     return MPI_SUCCESS;
@@ -265,13 +260,11 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
 /// Frees an info object and sets *info to MPI_INFO_NULL; MPI_INFO_ENV
 /// cannot be freed (MPI_ERR_INFO) (section 9).
 int MPI_Info_free(MPI_Info *info) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Info_free";
-    if (int e = require_active(fn)) return e;
-    if (!info) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "info is NULL");
+    Call call("MPI_Info_free");
+    if (int e = call.active()) return e;
+    if (!info) return call.fail(MPI_ERR_ARG, "info is NULL");
     if (!info_at(*info) || *info == MPI_INFO_ENV)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO,
-                           *info == MPI_INFO_ENV ? "MPI_INFO_ENV cannot be freed" : nullptr);
+        return call.fail(MPI_ERR_INFO, *info == MPI_INFO_ENV ? "MPI_INFO_ENV cannot be freed" : nullptr);
     destroy(handle_index(*info));
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;

@@ -5,24 +5,25 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "call.hpp"
 #include "errors.hpp"
 #include "info.hpp"
 #include "state.hpp"
 
+using namespace lwmpi;
+
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Alloc_mem";
-    if (int e = require_active(fn)) return e;
-    if (size < 0 || !baseptr) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    Call call("MPI_Alloc_mem");
+    if (int e = call.active()) return e;
+    if (size < 0 || !baseptr) return call.fail(MPI_ERR_ARG);
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
     void *p = malloc(size > 0 ? static_cast<size_t>(size) : 1);
-    if (!p) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    if (!p) return call.fail(MPI_ERR_NO_MEM);
     *static_cast<void **>(baseptr) = p;
     return MPI_SUCCESS;
 }
 
 int MPI_Free_mem(void *base) {
-    using namespace lwmpi;
     if (int e = require_active("MPI_Free_mem")) return e;
     free(base);
     return MPI_SUCCESS;

@@ -13,6 +13,8 @@
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/rank_local.hpp>
 
+using namespace lwmpi;
+
 namespace lwmpi {
 
 namespace {
@@ -133,10 +135,6 @@ constexpr HandleKind kWin = HandleKind::win;
 
 }  // namespace lwmpi
 
-using lwmpi::kComm;
-using lwmpi::kType;
-using lwmpi::kWin;
-
 /// Copy callbacks (section 6.7.2): no copy; the same value.
 int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *flag) {
     *flag = 0;
@@ -155,68 +153,62 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *) { return MPI_SUCCESS;
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                            void *extra_state) {
-    return lwmpi::create_keyval("MPI_Comm_create_keyval", kComm, comm_copy_attr_fn, comm_delete_attr_fn,
-                                comm_keyval, extra_state);
+    return create_keyval("MPI_Comm_create_keyval", kComm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
+                         extra_state);
 }
 
-int MPI_Comm_free_keyval(int *comm_keyval) {
-    return lwmpi::free_keyval("MPI_Comm_free_keyval", kComm, comm_keyval);
-}
+int MPI_Comm_free_keyval(int *comm_keyval) { return free_keyval("MPI_Comm_free_keyval", kComm, comm_keyval); }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
-    return lwmpi::set_attr("MPI_Comm_set_attr", kComm, comm, comm_keyval, attribute_val);
+    return set_attr("MPI_Comm_set_attr", kComm, comm, comm_keyval, attribute_val);
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
-    return lwmpi::get_attr("MPI_Comm_get_attr", kComm, comm, comm_keyval, attribute_val, flag);
+    return get_attr("MPI_Comm_get_attr", kComm, comm, comm_keyval, attribute_val, flag);
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-    return lwmpi::delete_attr("MPI_Comm_delete_attr", kComm, comm, comm_keyval);
+    return delete_attr("MPI_Comm_delete_attr", kComm, comm, comm_keyval);
 }
 
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
                            void *extra_state) {
-    return lwmpi::create_keyval("MPI_Type_create_keyval", kType, type_copy_attr_fn, type_delete_attr_fn,
-                                type_keyval, extra_state);
+    return create_keyval("MPI_Type_create_keyval", kType, type_copy_attr_fn, type_delete_attr_fn, type_keyval,
+                         extra_state);
 }
 
-int MPI_Type_free_keyval(int *type_keyval) {
-    return lwmpi::free_keyval("MPI_Type_free_keyval", kType, type_keyval);
-}
+int MPI_Type_free_keyval(int *type_keyval) { return free_keyval("MPI_Type_free_keyval", kType, type_keyval); }
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
-    return lwmpi::set_attr("MPI_Type_set_attr", kType, datatype, type_keyval, attribute_val);
+    return set_attr("MPI_Type_set_attr", kType, datatype, type_keyval, attribute_val);
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
-    return lwmpi::get_attr("MPI_Type_get_attr", kType, datatype, type_keyval, attribute_val, flag);
+    return get_attr("MPI_Type_get_attr", kType, datatype, type_keyval, attribute_val, flag);
 }
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
-    return lwmpi::delete_attr("MPI_Type_delete_attr", kType, datatype, type_keyval);
+    return delete_attr("MPI_Type_delete_attr", kType, datatype, type_keyval);
 }
 
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
                           void *extra_state) {
-    return lwmpi::create_keyval("MPI_Win_create_keyval", kWin, win_copy_attr_fn, win_delete_attr_fn,
-                                win_keyval, extra_state);
+    return create_keyval("MPI_Win_create_keyval", kWin, win_copy_attr_fn, win_delete_attr_fn, win_keyval,
+                         extra_state);
 }
 
-int MPI_Win_free_keyval(int *win_keyval) {
-    return lwmpi::free_keyval("MPI_Win_free_keyval", kWin, win_keyval);
-}
+int MPI_Win_free_keyval(int *win_keyval) { return free_keyval("MPI_Win_free_keyval", kWin, win_keyval); }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
-    return lwmpi::set_attr("MPI_Win_set_attr", kWin, win, win_keyval, attribute_val);
+    return set_attr("MPI_Win_set_attr", kWin, win, win_keyval, attribute_val);
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
-    return lwmpi::get_attr("MPI_Win_get_attr", kWin, win, win_keyval, attribute_val, flag);
+    return get_attr("MPI_Win_get_attr", kWin, win, win_keyval, attribute_val, flag);
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-    return lwmpi::delete_attr("MPI_Win_delete_attr", kWin, win, win_keyval);
+    return delete_attr("MPI_Win_delete_attr", kWin, win, win_keyval);
 }

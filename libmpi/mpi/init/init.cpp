@@ -2,6 +2,7 @@
 // chapter 8).
 #include <mpi.h>
 
+#include "env/call.hpp"
 #include "env/attr.hpp"
 #include "pt2pt/bsend.hpp"
 #include "coll/coll.hpp"
@@ -18,6 +19,8 @@
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 namespace {
@@ -47,26 +50,23 @@ int thread_level() { return util::rank_is_process() ? MPI_THREAD_SERIALIZED : MP
 }  // namespace lwmpi
 
 int MPI_Init(int *argc, char ***argv) {
-    lwmpi::TraceCall trace("MPI_Init");
-    return lwmpi::init("MPI_Init", argc, argv);
+    Call call("MPI_Init", Traced::yes);
+    return init(call.name(), argc, argv);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    lwmpi::TraceCall trace("MPI_Init_thread");
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Init_thread";
+    Call call("MPI_Init_thread", Traced::yes);
     (void)required;
-    if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "provided is NULL");
-    if (int e = init(fn, argc, argv)) return e;
+    if (!provided) return call.fail(MPI_ERR_ARG, "provided is NULL");
+    if (int e = init(call.name(), argc, argv)) return e;
     *provided = thread_level();
     return MPI_SUCCESS;
 }
 
 int MPI_Query_thread(int *provided) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Query_thread";
-    if (int e = require_active(fn)) return e;
-    if (!provided) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Query_thread");
+    if (int e = call.active()) return e;
+    if (!provided) return call.fail(MPI_ERR_ARG);
     *provided = thread_level();
     return MPI_SUCCESS;
 }
@@ -74,33 +74,29 @@ int MPI_Query_thread(int *provided) {
 // The thread that called MPI_Init holds its rank's state; in threads mode
 // it is also the only one that sees MPI initialized.
 int MPI_Is_thread_main(int *flag) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Is_thread_main";
-    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Is_thread_main");
+    if (!flag) return call.fail(MPI_ERR_ARG);
     *flag = state().initialized && util::holds_rank_state();
     return MPI_SUCCESS;
 }
 
 int MPI_Finalize(void) {
-    lwmpi::TraceCall trace("MPI_Finalize");
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Finalize";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Finalize", Traced::yes);
+    if (int e = call.active()) return e;
     // MPI_COMM_SELF's attributes are deleted first, while all of MPI still
     // works, then MPI_COMM_WORLD's (section 8.7.1).
     static constexpr MPI_Comm kOrder[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
     for (MPI_Comm comm : kOrder)
         if (int e = attr_delete_all(HandleKind::comm, comm))
-            return raise_error(comm, fn, e, "an attribute delete callback failed");
+            return raise_error(comm, call.name(), e, "an attribute delete callback failed");
     // Buffered and freed sends leave first; every rank has stopped sending
     // once all are past the barrier (section 8.7).
-    if (int e = drain_requests()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-    if (int e = util::quiesce()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
-    if (int e = barrier(*comm_get(MPI_COMM_WORLD)))
-        return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = drain_requests()) return call.fail(e, util::error_detail());
+    if (int e = util::quiesce()) return call.fail(e, util::error_detail());
+    if (int e = barrier(*comm_get(MPI_COMM_WORLD))) return call.fail(e, util::error_detail());
     state().finalized = true;
     win_finalize();  // (the barrier: no rank reaches the caller's windows any more)
-    if (int e = util::finalize()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
+    if (int e = util::finalize()) return call.fail(e, util::error_detail());
     // No handle but WORLD's and SELF's is valid any more: their tables go.
     request_table_release();
     bsend_finalize();
@@ -114,19 +110,18 @@ int MPI_Finalize(void) {
 }
 
 int MPI_Initialized(int *flag) {
-    if (!flag) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
-    *flag = lwmpi::state().initialized;
+    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
+    *flag = state().initialized;
     return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int *flag) {
-    if (!flag) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
-    *flag = lwmpi::state().finalized;
+    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
+    *flag = state().finalized;
     return MPI_SUCCESS;
 }
 
 int MPI_Abort(MPI_Comm comm, int errorcode) {
-    using namespace lwmpi;
     (void)comm;  // the whole job ends, whatever the communicator
     char line[96];
     TextBuilder t(line, sizeof line);
@@ -138,17 +133,16 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 }
 
 int MPI_Get_version(int *version, int *subversion) {
-    if (!version || !subversion) return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
+    if (!version || !subversion) return raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
 int MPI_Get_processor_name(char *name, int *resultlen) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Get_processor_name";
-    if (int e = require_active(fn)) return e;
-    if (!name || !resultlen) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Get_processor_name");
+    if (int e = call.active()) return e;
+    if (!name || !resultlen) return call.fail(MPI_ERR_ARG);
     TextBuilder t(name, MPI_MAX_PROCESSOR_NAME);
     t.put("cluster").put_int(util::cluster_id()).put(".core").put_int(util::core_id());
     *resultlen = static_cast<int>(t.length());
@@ -156,23 +150,21 @@ int MPI_Get_processor_name(char *name, int *resultlen) {
 }
 
 int MPI_Get_library_version(char *version, int *resultlen) {
-    if (!version || !resultlen)
-        return lwmpi::raise_error(MPI_COMM_WORLD, "MPI_Get_library_version", MPI_ERR_ARG);
-    lwmpi::TextBuilder t(version, MPI_MAX_LIBRARY_VERSION_STRING);
+    if (!version || !resultlen) return raise_error(MPI_COMM_WORLD, "MPI_Get_library_version", MPI_ERR_ARG);
+    TextBuilder t(version, MPI_MAX_LIBRARY_VERSION_STRING);
     t.put("LWMPI 1.0 (Tessera), MPI 3.1");
     *resultlen = static_cast<int>(t.length());
     return MPI_SUCCESS;
 }
 
-double MPI_Wtime(void) { return lwmpi::util::wtime(); }
+double MPI_Wtime(void) { return util::wtime(); }
 
-double MPI_Wtick(void) { return lwmpi::util::wtick(); }
+double MPI_Wtick(void) { return util::wtick(); }
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Error_string";
+    Call call("MPI_Error_string");
     const char *text = error_text(errorcode);
-    if (!text || !string || !resultlen) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (!text || !string || !resultlen) return call.fail(MPI_ERR_ARG);
     TextBuilder t(string, MPI_MAX_ERROR_STRING);
     t.put(text);
     *resultlen = static_cast<int>(t.length());
@@ -180,7 +172,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int MPI_Error_class(int errorcode, int *errorclass) {
-    using namespace lwmpi;
     if (error_class_of(errorcode) < 0 || !errorclass)
         return raise_error(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
     *errorclass = error_class_of(errorcode);

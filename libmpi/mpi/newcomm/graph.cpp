@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "env/call.hpp"
 #include "comm/comm.hpp"
 #include "newcomm.hpp"
 #include "env/errors.hpp"
@@ -13,6 +14,8 @@
 #include "comm/topo.hpp"
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -193,12 +196,11 @@ private:
 // is a hint); the other ranks get MPI_COMM_NULL (section 7.5.3).
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                      MPI_Comm *comm_graph) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graph_create";
+    Call call("MPI_Graph_create");
     (void)reorder;
     Comm *c;
-    if (int e = enter_intracomm(fn, comm_old, &c)) return e;
-    if ((nnodes > 0 && (!index || !edges)) || !comm_graph) return raise_error(comm_old, fn, MPI_ERR_ARG);
+    if (int e = enter_intra(call, comm_old, &c)) return e;
+    if ((nnodes > 0 && (!index || !edges)) || !comm_graph) return call.fail(MPI_ERR_ARG);
     if (int e = graph_check(c->group.size, nnodes, index, edges)) {
         char why[64];
         TextBuilder t(why, sizeof why);
@@ -212,7 +214,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
                 .put(" ranks");
         else
             t.put("index is not a non-decreasing list");
-        return raise_error(comm_old, fn, e, why);
+        return call.fail(e, why);
     }
     *comm_graph = MPI_COMM_NULL;
     if (nnodes == 0) return MPI_SUCCESS;  // the empty graph: no communicator anywhere
@@ -224,33 +226,31 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         members.world[r] = c->group.world[r];
     // Every rank takes part in comm_make, even one short of memory.
     const int e = comm_make(*c, member && g ? &members : nullptr, comm_graph);
-    if (member && !g) return raise_error(comm_old, fn, MPI_ERR_NO_MEM, "no memory for the graph");
+    if (member && !g) return call.fail(MPI_ERR_NO_MEM, "no memory for the graph");
     if (e) {
         free(g);
-        return raise_error(comm_old, fn, e, util::error_detail());
+        return call.fail(e, util::error_detail());
     }
     if (member) comm_get(*comm_graph)->topo = Topology{TopoKind::graph, {}, g};
     return MPI_SUCCESS;
 }
 
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graphdims_get";
+    Call call("MPI_Graphdims_get");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::graph, &c)) return e;
-    if (!nnodes || !nedges) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
+    if (!nnodes || !nedges) return raise_error(comm, call.name(), MPI_ERR_ARG);
     *nnodes = c->topo.graph->nnodes;
     *nedges = c->topo.graph->nedges;
     return MPI_SUCCESS;
 }
 
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graph_get";
+    Call call("MPI_Graph_get");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::graph, &c)) return e;
+    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
     if (maxindex < 0 || maxedges < 0 || (maxindex > 0 && !index) || (maxedges > 0 && !edges))
-        return raise_error(comm, fn, MPI_ERR_ARG);
+        return raise_error(comm, call.name(), MPI_ERR_ARG);
     const GraphTopology &g = *c->topo.graph;
     copy_at_most(g.index(), g.nnodes, index, maxindex);
     copy_at_most(g.edges(), g.nedges, edges, maxedges);
@@ -258,23 +258,22 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 }
 
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graph_neighbors_count";
+    Call call("MPI_Graph_neighbors_count");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::graph, &c)) return e;
-    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, fn, "rank", rank, c->group.size);
-    if (!nneighbors) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
+    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, call.name(), "rank", rank, c->group.size);
+    if (!nneighbors) return raise_error(comm, call.name(), MPI_ERR_ARG);
     graph_neighbors(*c->topo.graph, rank, nneighbors);
     return MPI_SUCCESS;
 }
 
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Graph_neighbors";
+    Call call("MPI_Graph_neighbors");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::graph, &c)) return e;
-    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, fn, "rank", rank, c->group.size);
-    if (maxneighbors < 0 || (maxneighbors > 0 && !neighbors)) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
+    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, call.name(), "rank", rank, c->group.size);
+    if (maxneighbors < 0 || (maxneighbors > 0 && !neighbors))
+        return raise_error(comm, call.name(), MPI_ERR_ARG);
     int n;
     const int *list = graph_neighbors(*c->topo.graph, rank, &n);
     copy_at_most(list, n, neighbors, maxneighbors);
@@ -287,21 +286,21 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    const int sourceweights[], int outdegree, const int destinations[],
                                    const int destweights[], MPI_Info info, int reorder,
                                    MPI_Comm *comm_dist_graph) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Dist_graph_create_adjacent";
+    Call call("MPI_Dist_graph_create_adjacent");
     (void)reorder;
     Comm *c;
-    if (int e = enter_intracomm(fn, comm_old, &c)) return e;
+    if (int e = enter_intra(call, comm_old, &c)) return e;
     const int size = c->group.size;
-    if (int e = check_list(comm_old, fn, "source", indegree, sources, sourceweights, size)) return e;
-    if (int e = check_list(comm_old, fn, "destination", outdegree, destinations, destweights, size)) return e;
+    if (int e = check_list(comm_old, call.name(), "source", indegree, sources, sourceweights, size)) return e;
+    if (int e = check_list(comm_old, call.name(), "destination", outdegree, destinations, destweights, size))
+        return e;
     if ((sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED))
-        return raise_error(comm_old, fn, MPI_ERR_ARG, "one list weighted, the other MPI_UNWEIGHTED");
-    if (int e = check_info(comm_old, fn, info)) return e;
-    if (!comm_dist_graph) return raise_error(comm_old, fn, MPI_ERR_ARG);
+        return call.fail(MPI_ERR_ARG, "one list weighted, the other MPI_UNWEIGHTED");
+    if (int e = check_info(comm_old, call.name(), info)) return e;
+    if (!comm_dist_graph) return call.fail(MPI_ERR_ARG);
     const bool weighted = sourceweights != MPI_UNWEIGHTED;
     return make_dist_graph(
-        fn, *c,
+        call.name(), *c,
         dist_graph_make(weighted, indegree, sources, sourceweights, outdegree, destinations, destweights),
         comm_dist_graph);
 }
@@ -312,42 +311,42 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm *comm_dist_graph) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Dist_graph_create";
+    Call call("MPI_Dist_graph_create");
     (void)reorder;
     Comm *c;
-    if (int e = enter_intracomm(fn, comm_old, &c)) return e;
+    if (int e = enter_intra(call, comm_old, &c)) return e;
     const int size = c->group.size;
     if (n < 0 || (n > 0 && (!sources || !degrees)))
-        return raise_error(comm_old, fn, MPI_ERR_ARG, n < 0 ? "n is negative" : "sources or degrees is NULL");
+        return call.fail(MPI_ERR_ARG, n < 0 ? "n is negative" : "sources or degrees is NULL");
     long long edges = 0;
     for (int i = 0; i < n; ++i) {
-        if (sources[i] < 0 || sources[i] >= size) return raise_rank(comm_old, fn, "source", sources[i], size);
-        if (degrees[i] < 0) return raise_error(comm_old, fn, MPI_ERR_ARG, "a negative degree");
+        if (sources[i] < 0 || sources[i] >= size)
+            return raise_rank(comm_old, call.name(), "source", sources[i], size);
+        if (degrees[i] < 0) return call.fail(MPI_ERR_ARG, "a negative degree");
         edges += degrees[i];
     }
     if (edges > util::kMaxRanks * static_cast<long long>(util::kMaxRanks))
-        return raise_error(comm_old, fn, MPI_ERR_ARG, "more edges than LWMPI takes from one rank");
-    if (int e = check_list(comm_old, fn, "destination", static_cast<int>(edges), destinations, weights, size))
+        return call.fail(MPI_ERR_ARG, "more edges than LWMPI takes from one rank");
+    if (int e = check_list(comm_old, call.name(), "destination", static_cast<int>(edges), destinations,
+                           weights, size))
         return e;
-    if (int e = check_info(comm_old, fn, info)) return e;
-    if (!comm_dist_graph) return raise_error(comm_old, fn, MPI_ERR_ARG);
+    if (int e = check_info(comm_old, call.name(), info)) return e;
+    if (!comm_dist_graph) return call.fail(MPI_ERR_ARG);
     EdgeExchange x;
     int e;
     {
         QuietErrors quiet(*c);
         e = x.run(comm_old, size, n, sources, degrees, destinations, weights);
     }
-    if (e) return raise_error(comm_old, fn, e, util::error_detail());
-    return make_dist_graph(fn, *c, x.graph(c->rank, weights != MPI_UNWEIGHTED), comm_dist_graph);
+    if (e) return call.fail(e, util::error_detail());
+    return make_dist_graph(call.name(), *c, x.graph(c->rank, weights != MPI_UNWEIGHTED), comm_dist_graph);
 }
 
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Dist_graph_neighbors_count";
+    Call call("MPI_Dist_graph_neighbors_count");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::dist_graph, &c)) return e;
-    if (!indegree || !outdegree || !weighted) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_topo(call.name(), comm, TopoKind::dist_graph, &c)) return e;
+    if (!indegree || !outdegree || !weighted) return raise_error(comm, call.name(), MPI_ERR_ARG);
     *indegree = c->topo.graph->indegree;
     *outdegree = c->topo.graph->outdegree;
     *weighted = c->topo.graph->weighted;
@@ -358,14 +357,13 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
 // caller gave arrays for them.
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                              int maxoutdegree, int destinations[], int destweights[]) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Dist_graph_neighbors";
+    Call call("MPI_Dist_graph_neighbors");
     Comm *c;
-    if (int e = enter_topo(fn, comm, TopoKind::dist_graph, &c)) return e;
+    if (int e = enter_topo(call.name(), comm, TopoKind::dist_graph, &c)) return e;
     const GraphTopology &g = *c->topo.graph;
     if (maxindegree < 0 || maxoutdegree < 0 || (maxindegree > 0 && !sources) ||
         (maxoutdegree > 0 && !destinations))
-        return raise_error(comm, fn, MPI_ERR_ARG);
+        return raise_error(comm, call.name(), MPI_ERR_ARG);
     copy_at_most(g.sources(), g.indegree, sources, maxindegree);
     copy_at_most(g.destinations(), g.outdegree, destinations, maxoutdegree);
     const auto usable = [](const int *w) { return w && w != MPI_UNWEIGHTED && w != MPI_WEIGHTS_EMPTY; };

@@ -10,6 +10,7 @@
 // side, or the leaders named by MPI_Intercomm_create) swap that, and each
 // leader broadcasts what the other side brought to its own group. Then
 // every rank knows both sides and builds the same communicator.
+#include "env/call.hpp"
 #include "intercomm.hpp"
 
 #include "coll/coll.hpp"
@@ -20,6 +21,8 @@
 #include "pt2pt/request.hpp"
 #include "env/state.hpp"
 #include <mpiutil/mpiutil.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -164,36 +167,33 @@ int inter_split(const Comm &c, const int *colors_keys, int color, MPI_Comm *out)
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                          int tag, MPI_Comm *newintercomm) {
-    static constexpr char fn[] = "MPI_Intercomm_create";
+    Call call("MPI_Intercomm_create");
     Comm *lc;
-    if (int e = enter_intracomm(fn, local_comm, &lc)) return e;
-    if (!newintercomm) return raise_error(local_comm, fn, MPI_ERR_ARG);
+    if (int e = enter_intra(call, local_comm, &lc)) return e;
+    if (!newintercomm) return call.fail(MPI_ERR_ARG);
     *newintercomm = MPI_COMM_NULL;
     if (local_leader < 0 || local_leader >= lc->group.size)
-        return raise_error(local_comm, fn, MPI_ERR_RANK, "local_leader is not a rank of local_comm");
+        return call.fail(MPI_ERR_RANK, "local_leader is not a rank of local_comm");
     // The peer communicator and the remote leader matter at the leader only.
     if (lc->rank == local_leader) {
         const Comm *pc = comm_get(peer_comm);
-        if (!pc) return raise_error(local_comm, fn, MPI_ERR_COMM, "peer_comm is not a communicator");
+        if (!pc) return call.fail(MPI_ERR_COMM, "peer_comm is not a communicator");
         if (remote_leader < 0 || remote_leader >= peers(*pc).size)
-            return raise_error(local_comm, fn, MPI_ERR_RANK, "remote_leader is not a rank of peer_comm");
-        if (tag < 0 || tag > LWMPI_TAG_UB) return raise_error(local_comm, fn, MPI_ERR_TAG);
+            return call.fail(MPI_ERR_RANK, "remote_leader is not a rank of peer_comm");
+        if (tag < 0 || tag > LWMPI_TAG_UB) return call.fail(MPI_ERR_TAG);
     }
     Side mine{}, theirs{};
     put_group(lc->group, &mine);
     const Link link{peer_comm, remote_leader, tag, false};
     if (int e = swap_sides(*lc, local_leader, link, &mine, &theirs))
-        return raise_error(local_comm, fn, e, util::error_detail());
+        return call.fail(e, util::error_detail());
     const GroupData remote = group_of(theirs);
-    if (!disjoint(lc->group, remote))
-        return raise_error(local_comm, fn, MPI_ERR_COMM, "the local and remote groups overlap");
+    if (!disjoint(lc->group, remote)) return call.fail(MPI_ERR_COMM, "the local and remote groups overlap");
     const uint32_t context = agreed_context(mine, theirs);
     if (int e = make_inter(lc, context, lc->group, remote, newintercomm))
-        return raise_error(local_comm, fn, e, "too many communicators");
+        return call.fail(e, "too many communicators");
     return MPI_SUCCESS;
 }
 
@@ -201,14 +201,14 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 // group whose first member has the lower MPI_COMM_WORLD rank (section 6.6.2
 // leaves that order to the implementation).
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
-    static constexpr char fn[] = "MPI_Intercomm_merge";
+    Call call("MPI_Intercomm_merge");
     Comm *c;
-    if (int e = enter_comm(fn, intercomm, &c)) return e;
-    if (!c->inter) return raise_error(intercomm, fn, MPI_ERR_COMM, "not an intercommunicator");
-    if (!newintracomm) return raise_error(intercomm, fn, MPI_ERR_ARG);
+    if (int e = enter(call, intercomm, &c)) return e;
+    if (!c->inter) return call.fail(MPI_ERR_COMM, "not an intercommunicator");
+    if (!newintracomm) return call.fail(MPI_ERR_ARG);
     Side mine{}, theirs{};
     mine.high = high ? 1 : 0;
-    if (int e = swap_sides(*c, &mine, &theirs)) return raise_error(intercomm, fn, e, util::error_detail());
+    if (int e = swap_sides(*c, &mine, &theirs)) return call.fail(e, util::error_detail());
     const uint32_t context = agreed_context(mine, theirs);
     const bool mine_first =
         mine.high != theirs.high ? mine.high == 0 : c->group.world[0] < c->remote.world[0];
@@ -218,6 +218,6 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     for (int r = 0; r < second.size; ++r)
         all.world[all.size++] = second.world[r];
     if (int e = comm_add(c, context, all, nullptr, newintracomm))
-        return raise_error(intercomm, fn, e, "too many communicators");
+        return call.fail(e, "too many communicators");
     return MPI_SUCCESS;
 }

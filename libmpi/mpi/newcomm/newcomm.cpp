@@ -2,6 +2,7 @@
 // MPI_Comm_dup, _idup, _dup_with_info, _create, _create_group, _split,
 // _split_type and MPI_Cart_create. Each is collective over its parent;
 // on an intercommunicator the work is intercomm.cpp's.
+#include "env/call.hpp"
 #include "newcomm.hpp"
 
 #include "coll/coll.hpp"
@@ -18,6 +19,8 @@
 #include "pt2pt/schedule.hpp"
 #include <lwmpi/text.hpp>
 #include <mpiutil/mpiutil.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -94,28 +97,26 @@ int split(const char *fn, MPI_Comm comm, Comm *c, int color, int key, MPI_Comm *
 }  // namespace lwmpi
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_dup";
+    Call call("MPI_Comm_dup");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
-    return comm_dup(fn, comm, *c, newcomm);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!newcomm) return call.fail(MPI_ERR_ARG);
+    return comm_dup(call.name(), comm, *c, newcomm);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_create";
+    Call call("MPI_Comm_create");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     const GroupData *g = group_get(group);
-    if (!g) return raise_error(comm, fn, MPI_ERR_GROUP);
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (!g) return call.fail(MPI_ERR_GROUP);
+    if (!newcomm) return call.fail(MPI_ERR_ARG);
     for (int r = 0; r < g->size; ++r)
         if (group_rank_of(c->group, g->world[r]) == MPI_UNDEFINED)
-            return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
+            return call.fail(MPI_ERR_GROUP, "the group is not a subset of the communicator's");
     const bool member = group_rank_of(*g, util::world_rank()) != MPI_UNDEFINED;
     const int e = c->inter ? inter_create(*c, *g, newcomm) : comm_make(*c, member ? g : nullptr, newcomm);
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 // Collective over the members of `group` only (section 6.4.2): they agree
@@ -124,19 +125,18 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
 // other groups at the same time do not mix with them. A caller outside
 // the group gets MPI_COMM_NULL.
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_create_group";
+    Call call("MPI_Comm_create_group");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = enter_intra(call, comm, &c)) return e;
     const GroupData *g = group_get(group);
-    if (!g) return raise_error(comm, fn, MPI_ERR_GROUP);
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (tag < 0 || tag > LWMPI_TAG_UB) return raise_error(comm, fn, MPI_ERR_TAG);
+    if (!g) return call.fail(MPI_ERR_GROUP);
+    if (!newcomm) return call.fail(MPI_ERR_ARG);
+    if (tag < 0 || tag > LWMPI_TAG_UB) return call.fail(MPI_ERR_TAG);
     int members[util::kMaxRanks];  // ranks in comm
     for (int r = 0; r < g->size; ++r) {
         members[r] = group_rank_of(c->group, g->world[r]);
         if (members[r] == MPI_UNDEFINED)
-            return raise_error(comm, fn, MPI_ERR_GROUP, "the group is not a subset of the communicator's");
+            return call.fail(MPI_ERR_GROUP, "the group is not a subset of the communicator's");
     }
     *newcomm = MPI_COMM_NULL;
     const int me = group_rank_of(*g, util::world_rank());
@@ -161,49 +161,46 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         const int e2 = out.finish();
         e = e ? e : e2;
     }
-    if (e) return raise_error(comm, fn, e, util::error_detail());
+    if (e) return call.fail(e, util::error_detail());
     comm_reserve(context + 2);
-    if (int e2 = comm_add(c, context, *g, nullptr, newcomm))
-        return raise_error(comm, fn, e2, "too many communicators");
+    if (int e2 = comm_add(c, context, *g, nullptr, newcomm)) return call.fail(e2, "too many communicators");
     return MPI_SUCCESS;
 }
 
 // Every rank learns every (color, key) through an allgather; the ranks of
 // my color, ordered by key then by rank in comm, form my communicator.
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_split";
+    Call call("MPI_Comm_split");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
-    if (color < 0 && color != MPI_UNDEFINED) return raise_error(comm, fn, MPI_ERR_ARG, "negative color");
-    return split(fn, comm, c, color, key, newcomm);
+    if (int e = enter(call, comm, &c)) return e;
+    if (!newcomm) return call.fail(MPI_ERR_ARG);
+    if (color < 0 && color != MPI_UNDEFINED) return call.fail(MPI_ERR_ARG, "negative color");
+    return split(call.name(), comm, c, color, key, newcomm);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_split_type";
+    Call call("MPI_Comm_split_type");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG);
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (!newcomm) return call.fail(MPI_ERR_ARG);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-        return raise_error(comm, fn, MPI_ERR_ARG, "unknown split type");
+        return call.fail(MPI_ERR_ARG, "unknown split type");
     // LWMPI knows no hints for it: any valid info does.
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
     // The cluster is the color: the ranks that share its memory.
-    return split(fn, comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key, newcomm);
+    return split(call.name(), comm, c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : util::cluster_id(), key,
+                 newcomm);
 }
 
 /// MPI_Comm_dup with the hints of info (MPI_INFO_NULL: none) instead of
 /// comm's (section 6.4.2).
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_dup_with_info";
+    Call call("MPI_Comm_dup_with_info");
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
-    return comm_dup(fn, comm, *c, newcomm);
+    if (int e = enter(call, comm, &c)) return e;
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
+    if (!newcomm) return call.fail(MPI_ERR_ARG, "newcomm is NULL");
+    return comm_dup(call.name(), comm, *c, newcomm);
 }
 
 namespace lwmpi {
@@ -231,14 +228,13 @@ int finish_idup(void *arg) {
 // at once, so that an idup started before this one completes offers a
 // higher one and the two cannot agree on the same context.
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Comm_idup";
+    Call call("MPI_Comm_idup");
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (!newcomm) return raise_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
-    if (int e = check_request(fn, *c, request)) return e;
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (!newcomm) return call.fail(MPI_ERR_ARG, "newcomm is NULL");
+    if (int e = check_request(call.name(), *c, request)) return e;
     *newcomm = MPI_COMM_NULL;
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
         auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
         if (!d) return;
         *d = Idup{comm_next_context(), c, newcomm};
@@ -254,13 +250,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
 // ndims 0, n is 1: rank 0 alone, in a zero-dimensional topology.
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart) {
-    using namespace lwmpi;
-    static constexpr char fn[] = "MPI_Cart_create";
+    Call call("MPI_Cart_create");
     (void)reorder;
     Comm *c;
-    if (int e = enter_intracomm(fn, comm_old, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm_old, fn, ndims);
-    if ((ndims > 0 && (!dims || !periods)) || !comm_cart) return raise_error(comm_old, fn, MPI_ERR_ARG);
+    if (int e = enter_intra(call, comm_old, &c)) return e;
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm_old, call.name(), ndims);
+    if ((ndims > 0 && (!dims || !periods)) || !comm_cart) return call.fail(MPI_ERR_ARG);
     const int size = c->group.size;
     CartTopology topo{ndims, {}, {}};
     long long nodes = 1;
@@ -268,7 +263,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         if (dims[i] <= 0) {
             char why[48];
             TextBuilder(why, sizeof why).put("dims[").put_int(i).put("] is ").put_int(dims[i]);
-            return raise_error(comm_old, fn, MPI_ERR_DIMS, why);
+            return call.fail(MPI_ERR_DIMS, why);
         }
         topo.dims[i] = dims[i];
         topo.periods[i] = periods[i] != 0;
@@ -281,7 +276,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
             .put("more nodes than the ")
             .put_int(size)
             .put(" ranks of the communicator");
-        return raise_error(comm_old, fn, MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
     GroupData members{};
     members.size = static_cast<int>(nodes);
@@ -289,8 +284,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         members.world[r] = c->group.world[r];
     const bool member = c->rank < members.size;
     if (int e = comm_make(*c, member ? &members : nullptr, comm_cart))
-        return raise_error(comm_old, fn, e,
-                           e == MPI_ERR_NO_MEM ? "too many communicators" : util::error_detail());
+        return call.fail(e, e == MPI_ERR_NO_MEM ? "too many communicators" : util::error_detail());
     if (member) comm_get(*comm_cart)->topo = Topology{TopoKind::cart, topo, nullptr};
     return MPI_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "env/call.hpp"
 #include "check.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
@@ -12,6 +13,8 @@
 #include "common/trace.hpp"
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -28,10 +31,11 @@ void copy_status(MPI_Status *to, const MPI_Status &from) {
     to->MPI_ERROR = error;
 }
 
-// Checks the arguments of `op` on its communicator; raises what is wrong.
-int check_op(const char *fn, const P2POp &op) {
+// The prologue of `call` on op's communicator (enter()), then the checks
+// of op's arguments; raises what is wrong.
+int check_op(Call &call, const P2POp &op) {
     Comm *c;
-    if (int e = enter_comm(fn, op.comm, &c)) return e;
+    if (int e = enter(call, op.comm, &c)) return e;
     const bool recv = op.op == Op2::recv;
     const P2PArgs args{recv ? op.rbuf : op.sbuf, op.count, op.datatype, op.peer, op.tag};
     const int size = peers(*c).size;
@@ -40,7 +44,7 @@ int check_op(const char *fn, const P2POp &op) {
     char why[96];
     TextBuilder t(why, sizeof why);
     explain_p2p(t, e, args, size, recv ? "source" : "dest");
-    return raise_error(op.comm, fn, e, why);
+    return call.fail(e, why);
 }
 
 // Raises the error `e` a completed request `r` of `comm` ended with.
@@ -59,26 +63,26 @@ int raise_completion(MPI_Comm comm, const char *fn, int e, const MPI_Status &st)
     return raise_error(comm, fn, e, why);
 }
 
-// Blocking operation `op`.
-int blocking(const char *fn, const P2POp &op, MPI_Status *status) {
-    if (int e = check_op(fn, op)) return e;
+// Blocking operation `op` of `call`.
+int blocking(Call &call, const P2POp &op, MPI_Status *status) {
+    if (int e = check_op(call, op)) return e;
     MPI_Status st{};
     const int e = run(op, &st);
     copy_status(status, st);
-    return e ? raise_completion(op.comm, fn, e, st) : MPI_SUCCESS;
+    return e ? raise_completion(op.comm, call.name(), e, st) : MPI_SUCCESS;
 }
 
-// Non-blocking or persistent operation `op` into *request.
-int nonblocking(const char *fn, const P2POp &op, bool persistent, MPI_Request *request) {
-    if (int e = check_op(fn, op)) return e;
-    if (!request) return raise_error(op.comm, fn, MPI_ERR_ARG, "request is NULL");
-    if (int e = request_new(op, persistent, request)) return raise_error(op.comm, fn, e, "too many requests");
+// Non-blocking or persistent operation `op` of `call` into *request.
+int nonblocking(Call &call, const P2POp &op, bool persistent, MPI_Request *request) {
+    if (int e = check_op(call, op)) return e;
+    if (!request) return call.fail(MPI_ERR_ARG, "request is NULL");
+    if (int e = request_new(op, persistent, request)) return call.fail(e, "too many requests");
     if (persistent) return MPI_SUCCESS;
     if (int e = request_start(*request_get(*request))) {
         MPI_Request h = *request;
         request_finish(&h, MPI_STATUS_IGNORE);
         *request = MPI_REQUEST_NULL;
-        return raise_error(op.comm, fn, e, util::error_detail());
+        return call.fail(e, util::error_detail());
     }
     return MPI_SUCCESS;
 }
@@ -205,181 +209,167 @@ int check_array(const char *fn, int count, const void *requests) {
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Send");
-    return blocking("MPI_Send", send_op(Op2::send, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
+    Call call("MPI_Send", Traced::yes);
+    return blocking(call, send_op(Op2::send, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Ssend");
-    return blocking("MPI_Ssend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm),
-                    MPI_STATUS_IGNORE);
+    Call call("MPI_Ssend", Traced::yes);
+    return blocking(call, send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
 }
 
 // A ready send is a standard one (section 3.4 allows it).
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Rsend");
-    return blocking("MPI_Rsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm),
-                    MPI_STATUS_IGNORE);
+    Call call("MPI_Rsend", Traced::yes);
+    return blocking(call, send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), MPI_STATUS_IGNORE);
 }
 
 // Copies into the attached buffer and returns; the message leaves in the
 // background (section 3.6).
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    lwmpi::TraceCall trace("MPI_Bsend");
-    static constexpr char fn[] = "MPI_Bsend";
+    Call call("MPI_Bsend", Traced::yes);
     MPI_Request r;
-    if (int e = nonblocking(fn, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, &r))
+    if (int e = nonblocking(call, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, &r))
         return e;
-    return finish(fn, &r, MPI_STATUS_IGNORE);  // complete: the message is in the buffer
+    return finish(call.name(), &r, MPI_STATUS_IGNORE);  // complete: the message is in the buffer
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Recv");
-    return blocking("MPI_Recv", recv_op(buf, count, datatype, source, tag, comm), status);
+    Call call("MPI_Recv", Traced::yes);
+    return blocking(call, recv_op(buf, count, datatype, source, tag, comm), status);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Isend");
-    return nonblocking("MPI_Isend", send_op(Op2::send, buf, count, datatype, dest, tag, comm), false,
-                       request);
+    Call call("MPI_Isend", Traced::yes);
+    return nonblocking(call, send_op(Op2::send, buf, count, datatype, dest, tag, comm), false, request);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Issend");
-    return nonblocking("MPI_Issend", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false,
-                       request);
+    Call call("MPI_Issend", Traced::yes);
+    return nonblocking(call, send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), false, request);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Ibsend");
-    return nonblocking("MPI_Ibsend", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false,
-                       request);
+    Call call("MPI_Ibsend", Traced::yes);
+    return nonblocking(call, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), false, request);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Irsend");
-    return nonblocking("MPI_Irsend", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false,
-                       request);
+    Call call("MPI_Irsend", Traced::yes);
+    return nonblocking(call, send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), false, request);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Irecv");
-    return nonblocking("MPI_Irecv", recv_op(buf, count, datatype, source, tag, comm), false, request);
+    Call call("MPI_Irecv", Traced::yes);
+    return nonblocking(call, recv_op(buf, count, datatype, source, tag, comm), false, request);
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request) {
-    return nonblocking("MPI_Send_init", send_op(Op2::send, buf, count, datatype, dest, tag, comm), true,
-                       request);
+    Call call("MPI_Send_init");
+    return nonblocking(call, send_op(Op2::send, buf, count, datatype, dest, tag, comm), true, request);
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Ssend_init", send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), true,
-                       request);
+    Call call("MPI_Ssend_init");
+    return nonblocking(call, send_op(Op2::ssend, buf, count, datatype, dest, tag, comm), true, request);
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Bsend_init", send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), true,
-                       request);
+    Call call("MPI_Bsend_init");
+    return nonblocking(call, send_op(Op2::bsend, buf, count, datatype, dest, tag, comm), true, request);
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request) {
-    return nonblocking("MPI_Rsend_init", send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), true,
-                       request);
+    Call call("MPI_Rsend_init");
+    return nonblocking(call, send_op(Op2::rsend, buf, count, datatype, dest, tag, comm), true, request);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Request *request) {
-    return nonblocking("MPI_Recv_init", recv_op(buf, count, datatype, source, tag, comm), true, request);
+    Call call("MPI_Recv_init");
+    return nonblocking(call, recv_op(buf, count, datatype, source, tag, comm), true, request);
 }
 
 int MPI_Start(MPI_Request *request) {
-    lwmpi::TraceCall trace("MPI_Start");
-    static constexpr char fn[] = "MPI_Start";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Start", Traced::yes);
+    if (int e = call.active()) return e;
     Request *r = request ? request_get(*request) : nullptr;
     if (!r || !r->persistent || r->active)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "not an inactive persistent request");
-    if (int e = request_start(*r)) return raise_error(r->args.comm, fn, e, util::error_detail());
+        return call.fail(MPI_ERR_REQUEST, "not an inactive persistent request");
+    if (int e = request_start(*r)) return raise_error(r->args.comm, call.name(), e, util::error_detail());
     return MPI_SUCCESS;
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {
-    lwmpi::TraceCall trace("MPI_Startall");
-    static constexpr char fn[] = "MPI_Startall";
-    if (int e = require_active(fn)) return e;
-    if (int e = check_array(fn, count, requests)) return e;
+    Call call("MPI_Startall", Traced::yes);
+    if (int e = call.active()) return e;
+    if (int e = check_array(call.name(), count, requests)) return e;
     for (int i = 0; i < count; ++i)
         if (int e = MPI_Start(&requests[i])) return e;
     return MPI_SUCCESS;
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Wait");
-    static constexpr char fn[] = "MPI_Wait";
-    if (int e = require_active(fn)) return e;
-    if (!request) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
+    Call call("MPI_Wait", Traced::yes);
+    if (int e = call.active()) return e;
+    if (!request) return call.fail(MPI_ERR_ARG, "request is NULL");
     for (;;) {
         Slot s;
-        if (int e = look(fn, request, true, &s)) return e;
+        if (int e = look(call.name(), request, true, &s)) return e;
         if (s == Slot::null || s == Slot::inactive) {
             empty_status(status);
             return MPI_SUCCESS;
         }
-        if (s == Slot::complete) return finish(fn, request, status);
+        if (s == Slot::complete) return finish(call.name(), request, status);
         util::idle();
     }
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Test");
-    static constexpr char fn[] = "MPI_Test";
-    if (int e = require_active(fn)) return e;
-    if (!request || !flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Test", Traced::yes);
+    if (int e = call.active()) return e;
+    if (!request || !flag) return call.fail(MPI_ERR_ARG);
     Slot s;
-    if (int e = look(fn, request, true, &s)) return e;
+    if (int e = look(call.name(), request, true, &s)) return e;
     *flag = s != Slot::pending;
     if (!*flag) util::test_failed();
     if (s == Slot::null || s == Slot::inactive) empty_status(status);
-    return s == Slot::complete ? finish(fn, request, status) : MPI_SUCCESS;
+    return s == Slot::complete ? finish(call.name(), request, status) : MPI_SUCCESS;
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-    lwmpi::TraceCall trace("MPI_Waitall");
-    static constexpr char fn[] = "MPI_Waitall";
-    if (int e = require_active(fn)) return e;
-    if (int e = check_array(fn, count, requests)) return e;
+    Call call("MPI_Waitall", Traced::yes);
+    if (int e = call.active()) return e;
+    if (int e = check_array(call.name(), count, requests)) return e;
     for (;;) {
         Pass p;
-        if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p)) return e;
-        if (p.finished == p.active) return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
+        if (int e = pass(call.name(), count, requests, statuses, nullptr, false, true, &p)) return e;
+        if (p.finished == p.active) return p.error ? raise_error(p.comm, call.name(), p.error) : MPI_SUCCESS;
         util::idle();
     }
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-    lwmpi::TraceCall trace("MPI_Testall");
-    static constexpr char fn[] = "MPI_Testall";
-    if (int e = require_active(fn)) return e;
-    if (int e = check_array(fn, count, requests)) return e;
-    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Testall", Traced::yes);
+    if (int e = call.active()) return e;
+    if (int e = check_array(call.name(), count, requests)) return e;
+    if (!flag) return call.fail(MPI_ERR_ARG);
     Pass p;
-    if (int e = pass(fn, count, requests, statuses, nullptr, false, true, &p)) return e;
+    if (int e = pass(call.name(), count, requests, statuses, nullptr, false, true, &p)) return e;
     *flag = p.finished == p.active;
     if (!*flag) util::test_failed();
-    return p.error ? raise_error(p.comm, fn, p.error) : MPI_SUCCESS;
+    return p.error ? raise_error(p.comm, call.name(), p.error) : MPI_SUCCESS;
 }
 
 // Waitany and Testany: the first complete request (section 3.7.5).
@@ -404,14 +394,14 @@ static int any(const char *fn, int count, MPI_Request requests[], int *index, in
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Waitany");
-    return any("MPI_Waitany", count, requests, index, nullptr, status);
+    Call call("MPI_Waitany", Traced::yes);
+    return any(call.name(), count, requests, index, nullptr, status);
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Testany");
-    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
-    return any("MPI_Testany", count, requests, index, flag, status);
+    Call call("MPI_Testany", Traced::yes);
+    if (!flag) return raise_error(MPI_COMM_WORLD, call.name(), MPI_ERR_ARG);
+    return any(call.name(), count, requests, index, flag, status);
 }
 
 // Waitsome and Testsome: every complete request (section 3.7.5).
@@ -433,47 +423,47 @@ static int some(const char *fn, int incount, MPI_Request requests[], int *outcou
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
-    lwmpi::TraceCall trace("MPI_Waitsome");
-    return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
+    Call call("MPI_Waitsome", Traced::yes);
+    return some(call.name(), incount, requests, outcount, indices, statuses, true);
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
-    lwmpi::TraceCall trace("MPI_Testsome");
-    return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
+    Call call("MPI_Testsome", Traced::yes);
+    return some(call.name(), incount, requests, outcount, indices, statuses, false);
 }
 
 int MPI_Request_free(MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Request_free";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Request_free");
+    if (int e = call.active()) return e;
     Request *r = request ? request_get(*request) : nullptr;
-    if (!r) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "invalid request handle");
+    if (!r) return call.fail(MPI_ERR_REQUEST, "invalid request handle");
     const MPI_Comm comm = r->args.comm;
     *request = MPI_REQUEST_NULL;
     if (int e = request_free(*r))
-        return raise_error(comm, fn, e, "the free function of a generalized request");
+        return raise_error(comm, call.name(), e, "the free function of a generalized request");
     return MPI_SUCCESS;
 }
 
 // Marks an active request for cancellation; a wait or test completes it
 // (section 3.8.4).
 int MPI_Cancel(MPI_Request *request) {
-    static constexpr char fn[] = "MPI_Cancel";
-    if (int e = require_active(fn)) return e;
+    Call call("MPI_Cancel");
+    if (int e = call.active()) return e;
     Request *r = request ? request_get(*request) : nullptr;
-    if (!r || !r->active) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST, "not an active request");
+    if (!r || !r->active) return call.fail(MPI_ERR_REQUEST, "not an active request");
     if (int e = request_cancel(*r))
-        return raise_error(r->args.comm, fn, e, "the cancel function of a generalized request");
+        return raise_error(r->args.comm, call.name(), e, "the cancel function of a generalized request");
     return MPI_SUCCESS;
 }
 
 // MPI_Test without finishing the request (section 3.7.3).
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
-    static constexpr char fn[] = "MPI_Request_get_status";
-    if (int e = require_active(fn)) return e;
-    if (!flag) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "flag is NULL");
+    Call call("MPI_Request_get_status");
+    if (int e = call.active()) return e;
+    if (!flag) return call.fail(MPI_ERR_ARG, "flag is NULL");
     MPI_Request h = request;
     Slot s;
-    if (int e = look(fn, &h, true, &s)) return e;
+    if (int e = look(call.name(), &h, true, &s)) return e;
     *flag = s != Slot::pending;
     if (s == Slot::pending) util::test_failed();
     if (s == Slot::null || s == Slot::inactive) empty_status(status);
@@ -483,7 +473,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     int e = r.error;
     if (r.kind == RequestKind::generalized) e = generalized_query(r, &st);
     copy_status(status, st);
-    return e ? raise_completion(r.args.comm, fn, e, st) : MPI_SUCCESS;
+    return e ? raise_completion(r.args.comm, call.name(), e, st) : MPI_SUCCESS;
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
@@ -525,31 +515,31 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Probe");
-    return probe("MPI_Probe", source, tag, comm, nullptr, status);
+    Call call("MPI_Probe", Traced::yes);
+    return probe(call.name(), source, tag, comm, nullptr, status);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Iprobe");
-    if (!flag) return raise_error(comm, "MPI_Iprobe", MPI_ERR_ARG);
-    return probe("MPI_Iprobe", source, tag, comm, flag, status);
+    Call call("MPI_Iprobe", Traced::yes);
+    if (!flag) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    return probe(call.name(), source, tag, comm, flag, status);
 }
 
 namespace lwmpi {
 namespace {
 
-// MPI_Sendrecv and MPI_Sendrecv_replace (named `fn` in reports): the
-// receive is posted first, so the peers may call it in either order.
-int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *status) {
+// MPI_Sendrecv and MPI_Sendrecv_replace (`call`): the receive is posted
+// first, so the peers may call it in either order.
+int sendrecv(Call &call, const P2POp &send, const P2POp &recv, MPI_Status *status) {
     // Everything is checked and taken before anything starts.
-    if (int e = check_op(fn, send)) return e;
-    if (int e = check_op(fn, recv)) return e;
+    if (int e = check_op(call, send)) return e;
+    if (int e = check_op(call, recv)) return e;
     MPI_Request reqs[2];
     if (request_new(recv, false, &reqs[0]) != MPI_SUCCESS)
-        return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
+        return call.fail(MPI_ERR_NO_MEM, "too many requests");
     if (request_new(send, false, &reqs[1]) != MPI_SUCCESS) {
         request_drop(*request_get(reqs[0]));
-        return raise_error(send.comm, fn, MPI_ERR_NO_MEM, "too many requests");
+        return call.fail(MPI_ERR_NO_MEM, "too many requests");
     }
     int e = request_start(*request_get(reqs[0]));
     if (e == MPI_SUCCESS) e = request_start(*request_get(reqs[1]));
@@ -558,10 +548,10 @@ int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *s
     if (e) {  // (a receive left posted would swallow a later message)
         for (MPI_Request h : reqs)
             request_drop(*request_get(h));
-        return raise_error(send.comm, fn, e, util::error_detail());
+        return call.fail(e, util::error_detail());
     }
-    e = finish(fn, &reqs[0], status);
-    const int e2 = finish(fn, &reqs[1], MPI_STATUS_IGNORE);
+    e = finish(call.name(), &reqs[0], status);
+    const int e2 = finish(call.name(), &reqs[1], MPI_STATUS_IGNORE);
     return e ? e : e2;
 }
 
@@ -571,34 +561,33 @@ int sendrecv(const char *fn, const P2POp &send, const P2POp &recv, MPI_Status *s
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                  MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Sendrecv");
-    return sendrecv("MPI_Sendrecv", send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm),
+    Call call("MPI_Sendrecv", Traced::yes);
+    return sendrecv(call, send_op(Op2::send, sendbuf, sendcount, sendtype, dest, sendtag, comm),
                     recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm), status);
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status *status) {
-    lwmpi::TraceCall trace("MPI_Sendrecv_replace");
-    static constexpr char fn[] = "MPI_Sendrecv_replace";
+    Call call("MPI_Sendrecv_replace", Traced::yes);
     const P2POp recv = recv_op(buf, count, datatype, source, recvtag, comm);
-    if (int e = check_op(fn, recv)) return e;
+    if (int e = check_op(call, recv)) return e;
     // The message to send leaves from a packed copy; the receive lands in buf.
     const Datatype *t = datatype_get(datatype);
     const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(t->size);
     void *copy = malloc(bytes ? bytes : 1);
-    if (!copy) return raise_error(comm, fn, MPI_ERR_NO_MEM);
+    if (!copy) return call.fail(MPI_ERR_NO_MEM);
     pack(buf, count, *t, copy);
     const int e = sendrecv(
-        fn, send_op(Op2::send, copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, comm), recv, status);
+        call, send_op(Op2::send, copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, comm), recv, status);
     free(copy);
     return e;
 }
 
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
-    static constexpr char fn[] = "MPI_Get_count";
-    if (!status || !count) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Get_count");
+    if (!status || !count) return call.fail(MPI_ERR_ARG);
     const Datatype *t = datatype_get(datatype);
-    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!t) return call.fail(MPI_ERR_TYPE);
     const long long bytes = status->_count;
     if (t->size == 0) {
         *count = bytes == 0 ? 0 : MPI_UNDEFINED;
@@ -610,10 +599,10 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
 }
 
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
-    static constexpr char fn[] = "MPI_Get_elements_x";
-    if (!status || !count) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Get_elements_x");
+    if (!status || !count) return call.fail(MPI_ERR_ARG);
     const Datatype *t = datatype_get(datatype);
-    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!t) return call.fail(MPI_ERR_TYPE);
     const int64_t n = count_basic(*t, static_cast<uint64_t>(status->_count));
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
@@ -630,15 +619,15 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 // Sets status so that it holds `count` basic elements of `datatype`
 // (section 12.3): the bytes they take, received in full.
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
-    static constexpr char fn[] = "MPI_Status_set_elements_x";
-    if (!status) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "status is NULL");
+    Call call("MPI_Status_set_elements_x");
+    if (!status) return call.fail(MPI_ERR_ARG, "status is NULL");
     const Datatype *t = datatype_get(datatype);
-    if (!t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (!t) return call.fail(MPI_ERR_TYPE);
     const int64_t bytes = count < 0 ? -1 : bytes_of_basic(*t, count);
     if (bytes < 0) {
         char why[64];
         TextBuilder(why, sizeof why).put("count ").put_int(count);
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, why);
+        return call.fail(MPI_ERR_COUNT, why);
     }
     status->_count = bytes;
     status->_offered = bytes;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "env/attr.hpp"
+#include "env/call.hpp"
 #include "coll/coll.hpp"
 #include "comm/comm.hpp"
 #include "newcomm/newcomm.hpp"
@@ -24,6 +25,8 @@
 #include "env/state.hpp"
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -193,6 +196,12 @@ int enter_win(const char *fn, MPI_Win win, Win **out) {
     return MPI_SUCCESS;
 }
 
+int enter(Call &call, MPI_Win win, Win **out) {
+    if (int e = enter_win(call.name(), win, out)) return e;
+    call.on(win);
+    return MPI_SUCCESS;
+}
+
 bool win_attr(const Win &w, int keyval, void **value) {
     switch (keyval) {
     case MPI_WIN_BASE: *value = w.base; return true;
@@ -221,24 +230,22 @@ void win_finalize() {
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-    static constexpr char fn[] = "MPI_Win_create";
+    Call call("MPI_Win_create");
     Comm *c;
-    if (int e = enter_create(fn, comm, info, win, &c)) return e;
-    if (int e = check_part(fn, comm, size, disp_unit)) return e;
-    if (size > 0 && !base) return raise_error(comm, fn, MPI_ERR_BASE);
-    return create(fn, comm, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
+    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
+    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
+    if (size > 0 && !base) return raise_error(comm, call.name(), MPI_ERR_BASE);
+    return create(call.name(), comm, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) {
-    static constexpr char fn[] = "MPI_Win_allocate";
+    Call call("MPI_Win_allocate");
     Comm *c;
-    if (int e = enter_create(fn, comm, info, win, &c)) return e;
-    if (int e = check_part(fn, comm, size, disp_unit)) return e;
-    if (!baseptr) return raise_error(comm, fn, MPI_ERR_ARG, "baseptr is NULL");
+    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
+    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
+    if (!baseptr) return raise_error(comm, call.name(), MPI_ERR_ARG, "baseptr is NULL");
     // (Every rank takes part in the creation even when its memory fails,
     // so that none waits for it: publish() tells them all.)
     void *mem = aligned_alloc(16, static_cast<size_t>((size + 15) / 16 * 16 + 16));
@@ -256,14 +263,14 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     } else {
         free(mem);
     }
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? raise_error(comm, call.name(), e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-    static constexpr char fn[] = "MPI_Win_create_dynamic";
+    Call call("MPI_Win_create_dynamic");
     Comm *c;
-    if (int e = enter_create(fn, comm, info, win, &c)) return e;
-    return create(fn, comm, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
+    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
+    return create(call.name(), comm, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
 }
 
 // One block for the whole window, allocated by rank 0 and reached by all
@@ -272,21 +279,21 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
 // same-cluster path ever touches it: it is not exposed to the kernel.
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                             MPI_Win *win) {
-    static constexpr char fn[] = "MPI_Win_allocate_shared";
+    Call call("MPI_Win_allocate_shared");
     Comm *c;
-    if (int e = enter_create(fn, comm, info, win, &c)) return e;
-    if (int e = check_part(fn, comm, size, disp_unit)) return e;
-    if (!baseptr) return raise_error(comm, fn, MPI_ERR_ARG, "baseptr is NULL");
+    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
+    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
+    if (!baseptr) return raise_error(comm, call.name(), MPI_ERR_ARG, "baseptr is NULL");
     util::RmaPeer self;
-    if (int e = util::rma_self(&self)) return raise_error(comm, fn, e, util::error_detail());
+    if (int e = util::rma_self(&self)) return raise_error(comm, call.name(), e, util::error_detail());
     // (A rank alone shares memory with itself.)
     bool shared = self.shared || c->group.size == 1;
     for (int r = 0; r < c->group.size && shared && c->group.size > 1; ++r)
         if (util::same_cluster(c->group.world[r], &shared)) shared = false;
-    if (!shared) return raise_error(comm, fn, MPI_ERR_RMA_SHARED, "its ranks share no memory");
+    if (!shared) return raise_error(comm, call.name(), MPI_ERR_RMA_SHARED, "its ranks share no memory");
     Win *w;
     int e = begin(*c, MPI_WIN_FLAVOR_SHARED, &w);
-    if (e) return raise_error(comm, fn, e, util::error_detail());
+    if (e) return raise_error(comm, call.name(), e, util::error_detail());
     // Every part's size, then rank 0's block (its global form) to all.
     MPI_Aint sizes[util::kMaxRanks], total = 0, offset = 0;
     uint64_t block = 0;
@@ -304,21 +311,21 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (e) {
         MPI_Comm_free(&w->comm);
         release(*w);
-        return raise_error(comm, fn, e, util::error_detail());
+        return raise_error(comm, call.name(), e, util::error_detail());
     }
     void *base = reinterpret_cast<char *>(static_cast<uintptr_t>(block)) + offset;
     *static_cast<void **>(baseptr) = base;
     e = publish(*w, base, size, disp_unit, false, win);
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? raise_error(comm, call.name(), e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
-    static constexpr char fn[] = "MPI_Win_shared_query";
+    Call call("MPI_Win_shared_query");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
-    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)) return raise_error(win, fn, MPI_ERR_RANK);
-    if (!size || !disp_unit || !baseptr) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = enter(call, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED) return call.fail(MPI_ERR_RMA_FLAVOR);
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)) return call.fail(MPI_ERR_RANK);
+    if (!size || !disp_unit || !baseptr) return call.fail(MPI_ERR_ARG);
     int r = rank;
     if (r == MPI_PROC_NULL)
         for (r = 0; r < w->size - 1 && w->peers[r].size == 0;)
@@ -331,15 +338,15 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
-    static constexpr char fn[] = "MPI_Win_attach";
+    Call call("MPI_Win_attach");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
-    if (size < 0) return raise_error(win, fn, MPI_ERR_SIZE);
-    if (size > 0 && !base) return raise_error(win, fn, MPI_ERR_BASE);
-    if (w->nattached == kMaxAttached) return raise_error(win, fn, MPI_ERR_RMA_ATTACH, "too many regions");
+    if (int e = enter(call, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return call.fail(MPI_ERR_RMA_FLAVOR);
+    if (size < 0) return call.fail(MPI_ERR_SIZE);
+    if (size > 0 && !base) return call.fail(MPI_ERR_BASE);
+    if (w->nattached == kMaxAttached) return call.fail(MPI_ERR_RMA_ATTACH, "too many regions");
     if (int e = util::rma_expose(base, static_cast<size_t>(size)))
-        return raise_error(win, fn, e == MPI_ERR_NO_MEM ? e : MPI_ERR_RMA_ATTACH, util::error_detail());
+        return call.fail(e == MPI_ERR_NO_MEM ? e : MPI_ERR_RMA_ATTACH, util::error_detail());
     w->attached[w->nattached].base = base;
     w->attached[w->nattached].size = size;
     ++w->nattached;
@@ -347,34 +354,34 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
 }
 
 int MPI_Win_detach(MPI_Win win, const void *base) {
-    static constexpr char fn[] = "MPI_Win_detach";
+    Call call("MPI_Win_detach");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return raise_error(win, fn, MPI_ERR_RMA_FLAVOR);
+    if (int e = enter(call, win, &w)) return e;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return call.fail(MPI_ERR_RMA_FLAVOR);
     for (int i = 0; i < w->nattached; ++i)
         if (w->attached[i].base == base) {
             util::rma_withdraw(w->attached[i].base, static_cast<size_t>(w->attached[i].size));
             w->attached[i] = w->attached[--w->nattached];
             return MPI_SUCCESS;
         }
-    return raise_error(win, fn, MPI_ERR_RMA_ATTACH, "no region attached at base");
+    return call.fail(MPI_ERR_RMA_ATTACH, "no region attached at base");
 }
 
 // Collective: once every rank is past the barrier, none accesses the
 // window any more and its memory can go.
 int MPI_Win_free(MPI_Win *win) {
-    static constexpr char fn[] = "MPI_Win_free";
-    if (!win) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    Call call("MPI_Win_free");
+    if (!win) return call.fail(MPI_ERR_ARG);
     Win *w;
-    if (int e = enter_win(fn, *win, &w)) return e;
+    if (int e = enter(call, *win, &w)) return e;
     if (w->started || w->posted || w->nlocks || w->lock_all)
-        return raise_error(*win, fn, MPI_ERR_RMA_SYNC, "the window is in an epoch");
+        return call.fail(MPI_ERR_RMA_SYNC, "the window is in an epoch");
     if (int e = attr_delete_all(HandleKind::win, *win))
-        return raise_error(*win, fn, e, "an attribute delete callback failed");
+        return call.fail(e, "an attribute delete callback failed");
     for (int t = 0; t < w->size; ++t)
         if (w->dirty.has(t))
-            if (int e = win_flush_target(*w, t)) return raise_error(*win, fn, e, util::error_detail());
-    if (int e = barrier(*comm_get(w->comm))) return raise_error(*win, fn, e, util::error_detail());
+            if (int e = win_flush_target(*w, t)) return call.fail(e, util::error_detail());
+    if (int e = barrier(*comm_get(w->comm))) return call.fail(e, util::error_detail());
     MPI_Comm_free(&w->comm);
     release(*w);
     *win = MPI_WIN_NULL;
@@ -382,73 +389,72 @@ int MPI_Win_free(MPI_Win *win) {
 }
 
 int MPI_Win_get_group(MPI_Win win, MPI_Group *group) {
-    static constexpr char fn[] = "MPI_Win_get_group";
+    Call call("MPI_Win_get_group");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!group) return raise_error(win, fn, MPI_ERR_ARG);
-    if (int e = group_new(comm_get(w->comm)->group, group)) return raise_error(win, fn, e);
+    if (int e = enter(call, win, &w)) return e;
+    if (!group) return call.fail(MPI_ERR_ARG);
+    if (int e = group_new(comm_get(w->comm)->group, group)) return call.fail(e);
     return MPI_SUCCESS;
 }
 
 // LWMPI acts on no hint of a window (section 11.2.7), so it keeps none.
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
-    static constexpr char fn[] = "MPI_Win_set_info";
+    Call call("MPI_Win_set_info");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(win, fn, MPI_ERR_INFO);
+    if (int e = enter(call, win, &w)) return e;
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
     return MPI_SUCCESS;
 }
 
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
-    static constexpr char fn[] = "MPI_Win_get_info";
+    Call call("MPI_Win_get_info");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!info_used) return raise_error(win, fn, MPI_ERR_ARG);
-    if (int e = info_new(info_used)) return raise_error(win, fn, e, "too many info objects");
+    if (int e = enter(call, win, &w)) return e;
+    if (!info_used) return call.fail(MPI_ERR_ARG);
+    if (int e = info_new(info_used)) return call.fail(e, "too many info objects");
     return MPI_SUCCESS;
 }
 
 int MPI_Win_set_name(MPI_Win win, const char *win_name) {
-    static constexpr char fn[] = "MPI_Win_set_name";
+    Call call("MPI_Win_set_name");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!win_name) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = enter(call, win, &w)) return e;
+    if (!win_name) return call.fail(MPI_ERR_ARG);
     TextBuilder(w->name, sizeof w->name).put(win_name);
     return MPI_SUCCESS;
 }
 
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
-    static constexpr char fn[] = "MPI_Win_get_name";
+    Call call("MPI_Win_get_name");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!win_name || !resultlen) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = enter(call, win, &w)) return e;
+    if (!win_name || !resultlen) return call.fail(MPI_ERR_ARG);
     strcpy(win_name, w->name);
     *resultlen = static_cast<int>(strlen(w->name));
     return MPI_SUCCESS;
 }
 
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
-    static constexpr char fn[] = "MPI_Win_set_errhandler";
+    Call call("MPI_Win_set_errhandler");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (set_errhandler(&w->errhandler, errhandler))
-        return raise_error(win, fn, MPI_ERR_ARG, "invalid error handler");
+    if (int e = enter(call, win, &w)) return e;
+    if (set_errhandler(&w->errhandler, errhandler)) return call.fail(MPI_ERR_ARG, "invalid error handler");
     return MPI_SUCCESS;
 }
 
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
-    static constexpr char fn[] = "MPI_Win_get_errhandler";
+    Call call("MPI_Win_get_errhandler");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!errhandler) return raise_error(win, fn, MPI_ERR_ARG);
+    if (int e = enter(call, win, &w)) return e;
+    if (!errhandler) return call.fail(MPI_ERR_ARG);
     *errhandler = w->errhandler ? w->errhandler : MPI_ERRORS_ARE_FATAL;
     return MPI_SUCCESS;
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
-    static constexpr char fn[] = "MPI_Win_call_errhandler";
+    Call call("MPI_Win_call_errhandler");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    raise_error(win, fn, errorcode, "raised by the program");
+    if (int e = enter(call, win, &w)) return e;
+    call.fail(errorcode, "raised by the program");
     return MPI_SUCCESS;
 }

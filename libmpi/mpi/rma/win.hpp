@@ -14,6 +14,8 @@
 
 namespace lwmpi {
 
+class Call;
+
 struct Datatype;
 
 /// Windows a rank may have at once (MPI_ERR_NO_MEM beyond); index 0 is
@@ -100,6 +102,9 @@ Win *win_get(MPI_Win h);
 /// require_active(), then window `win` into *out; raises MPI_ERR_WIN (on
 /// MPI_COMM_WORLD) when it is not valid.
 int enter_win(const char *fn, MPI_Win win, Win **out);
+/// The prologue of a call on window `win` (env/call.hpp): enter_win(),
+/// then the call's errors go to the window.
+int enter(Call &call, MPI_Win win, Win **out);
 
 /// The value of predefined attribute `keyval` of window `w` (section
 /// 11.2.6) into *value (MPI_WIN_BASE: the base itself; the others: a

@@ -13,12 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/call.hpp"
 #include "pt2pt/check.hpp"
 #include "datatype/datatype.hpp"
 #include "env/errors.hpp"
 #include "common/handles.hpp"
 #include "datatype/op.hpp"
 #include "win.hpp"
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -302,8 +305,6 @@ int do_accumulate(const char *fn, const void *origin_addr, int origin_count, MPI
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     return do_put_get("MPI_Put", true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
@@ -378,27 +379,27 @@ int check_single(MPI_Datatype datatype) {
 
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Fetch_and_op";
+    Call call("MPI_Fetch_and_op");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (int e = check_single(datatype)) return fail(win, fn, e, "one element of a predefined type");
-    return do_accumulate(fn, origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
+    if (int e = enter(call, win, &w)) return e;
+    if (int e = check_single(datatype)) return fail(win, call.name(), e, "one element of a predefined type");
+    return do_accumulate(call.name(), origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
                          target_disp, 1, datatype, op, win, nullptr);
 }
 
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Compare_and_swap";
+    Call call("MPI_Compare_and_swap");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (int e = check_single(datatype)) return fail(win, fn, e, "one element of a predefined type");
-    if (!origin_addr || !compare_addr || !result_addr) return fail(win, fn, MPI_ERR_BUFFER);
+    if (int e = enter(call, win, &w)) return e;
+    if (int e = check_single(datatype)) return fail(win, call.name(), e, "one element of a predefined type");
+    if (!origin_addr || !compare_addr || !result_addr) return fail(win, call.name(), MPI_ERR_BUFFER);
     Side o{origin_addr, 1, datatype, datatype_get(datatype)};
     Side r{result_addr, 1, datatype, o.t};
     Target t{target_rank, target_disp, 1, datatype, nullptr, 0, 0, 0};
     const char *why = nullptr;
-    if (int e = check_target(*w, t, &why)) return fail(win, fn, e, why);
-    if (o.t->basic != datatype) return fail(win, fn, MPI_ERR_TYPE, "a pair type cannot be compared");
-    if (int e = accumulate(*w, &o, &r, t, MPI_REPLACE, compare_addr)) return fail(win, fn, e);
+    if (int e = check_target(*w, t, &why)) return fail(win, call.name(), e, why);
+    if (o.t->basic != datatype) return fail(win, call.name(), MPI_ERR_TYPE, "a pair type cannot be compared");
+    if (int e = accumulate(*w, &o, &r, t, MPI_REPLACE, compare_addr)) return fail(win, call.name(), e);
     return MPI_SUCCESS;
 }

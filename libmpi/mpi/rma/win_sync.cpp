@@ -5,11 +5,14 @@
 // target's kernel does them; no call by the target), or read by its owner.
 #include <stddef.h>
 
+#include "env/call.hpp"
 #include "coll/coll.hpp"
 #include "comm/comm.hpp"
 #include "env/errors.hpp"
 #include "comm/group.hpp"
 #include "win.hpp"
+
+using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -123,18 +126,16 @@ int win_ranks(const Win &w, MPI_Group g, RankMask *out, int *n) {
 
 }  // namespace lwmpi
 
-using namespace lwmpi;
-
 int MPI_Win_fence(int assert, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_fence";
+    Call call("MPI_Win_fence");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     if (!assert_ok(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
-        return raise_error(win, fn, MPI_ERR_ASSERT);
+        return call.fail(MPI_ERR_ASSERT);
     if (w->started || w->posted || w->nlocks || w->lock_all)
-        return raise_error(win, fn, MPI_ERR_RMA_SYNC, "another kind of epoch is open");
-    if (int e = flush_dirty(*w)) return raise_error(win, fn, e, util::error_detail());
-    if (int e = barrier(*comm_get(w->comm))) return raise_error(win, fn, e, util::error_detail());
+        return call.fail(MPI_ERR_RMA_SYNC, "another kind of epoch is open");
+    if (int e = flush_dirty(*w)) return call.fail(e, util::error_detail());
+    if (int e = barrier(*comm_get(w->comm))) return call.fail(e, util::error_detail());
     w->fence = !(assert &MPI_MODE_NOSUCCEED);
     w->fence_used = false;
     return MPI_SUCCESS;
@@ -143,21 +144,21 @@ int MPI_Win_fence(int assert, MPI_Win win) {
 // Tells each origin of `group` that the caller's window is open to it: a
 // bit of the origin's posts word, set by a remote add.
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_post";
+    Call call("MPI_Win_post");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     if (!assert_ok(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
-        return raise_error(win, fn, MPI_ERR_ASSERT);
+        return call.fail(MPI_ERR_ASSERT);
     RankMask origins;
     int n;
-    if (int e = win_ranks(*w, group, &origins, &n)) return raise_error(win, fn, e);
-    if (w->posted || leave_fence(*w)) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "an epoch is open");
+    if (int e = win_ranks(*w, group, &origins, &n)) return call.fail(e);
+    if (w->posted || leave_fence(*w)) return call.fail(MPI_ERR_RMA_SYNC, "an epoch is open");
     const size_t word = offsetof(WinControl, posts) + sizeof(uint64_t) * static_cast<size_t>(w->rank / 64);
     const uint64_t bit = uint64_t{1} << (w->rank % 64);
     for (int o = 0; o < w->size; ++o)
         if (origins.has(o))
             if (int e = atomic(*w, o, word, util::Atomic::fadd, bit))
-                return raise_error(win, fn, e, util::error_detail());
+                return call.fail(e, util::error_detail());
     w->posted = true;
     w->post_count = static_cast<uint64_t>(n);
     return MPI_SUCCESS;
@@ -165,21 +166,21 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 
 // Waits for the posts of every target of `group`, then takes them.
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_start";
+    Call call("MPI_Win_start");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return raise_error(win, fn, MPI_ERR_ASSERT);
+    if (int e = enter(call, win, &w)) return e;
+    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return call.fail(MPI_ERR_ASSERT);
     RankMask targets;
     int n;
-    if (int e = win_ranks(*w, group, &targets, &n)) return raise_error(win, fn, e);
+    if (int e = win_ranks(*w, group, &targets, &n)) return call.fail(e);
     if (w->started || w->nlocks || w->lock_all || leave_fence(*w))
-        return raise_error(win, fn, MPI_ERR_RMA_SYNC, "an access epoch is open");
+        return call.fail(MPI_ERR_RMA_SYNC, "an access epoch is open");
     int e = win_spin([&] {
         for (int k = 0; k < kMaskWords; ++k)
             if ((load(w->ctrl->posts[k]) & targets.bits[k]) != targets.bits[k]) return -1;
         return MPI_SUCCESS;
     });
-    if (e) return raise_error(win, fn, e, util::error_detail());
+    if (e) return call.fail(e, util::error_detail());
     for (int k = 0; k < kMaskWords; ++k)
         __atomic_fetch_and(&w->ctrl->posts[k], ~targets.bits[k], __ATOMIC_ACQ_REL);
     w->started = true;
@@ -190,15 +191,15 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 // Once its puts to a target have landed, the origin counts itself done
 // there.
 int MPI_Win_complete(MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_complete";
+    Call call("MPI_Win_complete");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!w->started) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "no MPI_Win_start");
+    if (int e = enter(call, win, &w)) return e;
+    if (!w->started) return call.fail(MPI_ERR_RMA_SYNC, "no MPI_Win_start");
     for (int t = 0; t < w->size; ++t)
         if (w->start_group.has(t)) {
             int e = win_flush_target(*w, t);
             if (e == MPI_SUCCESS) e = atomic(*w, t, offsetof(WinControl, completions), util::Atomic::fadd, 1);
-            if (e) return raise_error(win, fn, e, util::error_detail());
+            if (e) return call.fail(e, util::error_detail());
         }
     w->started = false;
     return MPI_SUCCESS;
@@ -217,25 +218,25 @@ int exposure_over(Win &w, bool *over) {
 }  // namespace
 
 int MPI_Win_wait(MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_wait";
+    Call call("MPI_Win_wait");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!w->posted) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    if (int e = enter(call, win, &w)) return e;
+    if (!w->posted) return call.fail(MPI_ERR_RMA_SYNC, "no MPI_Win_post");
     const int e = win_spin([&] {
         bool over;
         exposure_over(*w, &over);
         return over ? MPI_SUCCESS : -1;
     });
-    return e ? raise_error(win, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_test(MPI_Win win, int *flag) {
-    static constexpr char fn[] = "MPI_Win_test";
+    Call call("MPI_Win_test");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!flag) return raise_error(win, fn, MPI_ERR_ARG);
-    if (!w->posted) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "no MPI_Win_post");
-    if (int e = progress_requests()) return raise_error(win, fn, e, util::error_detail());
+    if (int e = enter(call, win, &w)) return e;
+    if (!flag) return call.fail(MPI_ERR_ARG);
+    if (!w->posted) return call.fail(MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    if (int e = progress_requests()) return call.fail(e, util::error_detail());
     bool over;
     exposure_over(*w, &over);
     if (!over) util::test_failed();
@@ -244,19 +245,18 @@ int MPI_Win_test(MPI_Win win, int *flag) {
 }
 
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_lock";
+    Call call("MPI_Win_lock");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
-        return raise_error(win, fn, MPI_ERR_LOCKTYPE);
+    if (int e = enter(call, win, &w)) return e;
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE) return call.fail(MPI_ERR_LOCKTYPE);
     bool skip;
-    if (int e = check_target(*w, rank, &skip)) return raise_error(win, fn, e);
-    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return raise_error(win, fn, MPI_ERR_ASSERT);
+    if (int e = check_target(*w, rank, &skip)) return call.fail(e);
+    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return call.fail(MPI_ERR_ASSERT);
     if (skip) return MPI_SUCCESS;
     if (w->started || w->lock_all || w->locks[rank] || leave_fence(*w))
-        return raise_error(win, fn, MPI_ERR_RMA_SYNC, "an access epoch to the target is open");
+        return call.fail(MPI_ERR_RMA_SYNC, "an access epoch to the target is open");
     if (!(assert &MPI_MODE_NOCHECK))
-        if (int e = lock_target(*w, rank, lock_type)) return raise_error(win, fn, e, util::error_detail());
+        if (int e = lock_target(*w, rank, lock_type)) return call.fail(e, util::error_detail());
     // (NOCHECK: no one else holds it, the program says; nothing to release.)
     w->locks[rank] = assert &MPI_MODE_NOCHECK ? 3 : lock_type == MPI_LOCK_SHARED ? 1 : 2;
     ++w->nlocks;
@@ -264,46 +264,45 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_unlock";
+    Call call("MPI_Win_unlock");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     bool skip;
-    if (int e = check_target(*w, rank, &skip)) return raise_error(win, fn, e);
+    if (int e = check_target(*w, rank, &skip)) return call.fail(e);
     if (skip) return MPI_SUCCESS;
-    if (!w->locks[rank]) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "the target is not locked");
+    if (!w->locks[rank]) return call.fail(MPI_ERR_RMA_SYNC, "the target is not locked");
     const int held = w->locks[rank];
     w->locks[rank] = 0;
     --w->nlocks;
     const int e = held == 3 ? win_flush_target(*w, rank)
                             : unlock_target(*w, rank, held == 1 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE);
-    return e ? raise_error(win, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_lock_all";
+    Call call("MPI_Win_lock_all");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return raise_error(win, fn, MPI_ERR_ASSERT);
+    if (int e = enter(call, win, &w)) return e;
+    if (!assert_ok(assert, MPI_MODE_NOCHECK)) return call.fail(MPI_ERR_ASSERT);
     if (w->started || w->lock_all || w->nlocks || leave_fence(*w))
-        return raise_error(win, fn, MPI_ERR_RMA_SYNC, "an access epoch is open");
+        return call.fail(MPI_ERR_RMA_SYNC, "an access epoch is open");
     if (!(assert &MPI_MODE_NOCHECK))
         for (int t = 0; t < w->size; ++t)
-            if (int e = lock_target(*w, t, MPI_LOCK_SHARED))
-                return raise_error(win, fn, e, util::error_detail());
+            if (int e = lock_target(*w, t, MPI_LOCK_SHARED)) return call.fail(e, util::error_detail());
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
     return MPI_SUCCESS;
 }
 
 int MPI_Win_unlock_all(MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_unlock_all";
+    Call call("MPI_Win_unlock_all");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
-    if (!w->lock_all) return raise_error(win, fn, MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all");
+    if (int e = enter(call, win, &w)) return e;
+    if (!w->lock_all) return call.fail(MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all");
     const bool checked = w->lock_all == 1;
     w->lock_all = 0;
     for (int t = 0; t < w->size; ++t) {
         const int e = checked ? unlock_target(*w, t, MPI_LOCK_SHARED) : win_flush_target(*w, t);
-        if (e) return raise_error(win, fn, e, util::error_detail());
+        if (e) return call.fail(e, util::error_detail());
     }
     return MPI_SUCCESS;
 }
@@ -337,9 +336,9 @@ int MPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all
 // In the unified model the window has one copy: ordering the caller's own
 // loads and stores with the others' accesses is a full memory barrier.
 int MPI_Win_sync(MPI_Win win) {
-    static constexpr char fn[] = "MPI_Win_sync";
+    Call call("MPI_Win_sync");
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
 }
