@@ -1,5 +1,4 @@
 // Error strings and error handler dispatch.
-#include "call.hpp"
 #include "errors.hpp"
 
 #include "common/handles.hpp"
@@ -7,8 +6,6 @@
 #include <mpiutil/mpiutil.hpp>
 #include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
-
-using namespace lwmpi;
 
 namespace lwmpi {
 
@@ -161,6 +158,31 @@ void release_errhandler(MPI_Errhandler h) {
     }
 }
 
+int errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *out) {
+    Errhandlers &e = t_errhandlers.get();
+    for (int i = kFirstUser; i < kMaxErrhandlers; ++i)
+        if (!e.user[i]) {
+            e.user[i] = function;
+            *out = make_handle(HandleKind::errhandler, i);
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_NO_MEM;
+}
+
+// A freed handler stays usable by the communicators that have it until
+// they change it (section 8.3.4): its slot is only marked for reuse when
+// no communicator of the rank refers to it.
+void errhandler_free(MPI_Errhandler h) {
+    if (is_predefined(h)) return;
+    const int i = handle_index(h);
+    Errhandlers &e = t_errhandlers.get();
+    e.freed[i] = true;
+    if (!in_use(h)) {
+        e.user[i] = nullptr;
+        e.freed[i] = false;
+    }
+}
+
 int set_errhandler(MPI_Errhandler *slot, MPI_Errhandler errhandler) {
     if (!errhandler_valid(errhandler)) return MPI_ERR_ARG;
     const MPI_Errhandler old = *slot;
@@ -207,53 +229,3 @@ int require_active(const char *function) {
 }
 
 }  // namespace lwmpi
-
-namespace lwmpi {
-namespace {
-// MPI_Comm_create_errhandler and MPI_Win_create_errhandler: a window's
-// handler is called as a communicator's, with the window's handle.
-int create_errhandler(const char *fn, MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
-    if (int e = require_active(fn)) return e;
-    if (!function || !errhandler) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    Errhandlers &e = t_errhandlers.get();
-    for (int i = kFirstUser; i < kMaxErrhandlers; ++i)
-        if (!e.user[i]) {
-            e.user[i] = function;
-            *errhandler = make_handle(HandleKind::errhandler, i);
-            return MPI_SUCCESS;
-        }
-    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "too many error handlers");
-}
-}  // namespace
-}  // namespace lwmpi
-
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler) {
-    return create_errhandler("MPI_Comm_create_errhandler", function, errhandler);
-}
-
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler) {
-    // (The same calling sequence: a pointer to an int handle, a pointer to the code.)
-    return create_errhandler("MPI_Win_create_errhandler",
-                             reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
-}
-
-// A freed handler stays usable by the communicators that have it until
-// they change it (section 8.3.4): its slot is only marked for reuse when
-// no communicator of the rank refers to it.
-int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
-    Call call("MPI_Errhandler_free");
-    if (!errhandler || !errhandler_valid(*errhandler)) return call.fail(MPI_ERR_ARG, "invalid error handler");
-    if (is_predefined(*errhandler)) {
-        *errhandler = MPI_ERRHANDLER_NULL;  // section 8.3.4 allows freeing these
-        return MPI_SUCCESS;
-    }
-    const int i = handle_index(*errhandler);
-    Errhandlers &e = t_errhandlers.get();
-    e.freed[i] = true;
-    if (!in_use(*errhandler)) {
-        e.user[i] = nullptr;
-        e.freed[i] = false;
-    }
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}

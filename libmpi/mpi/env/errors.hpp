@@ -60,6 +60,17 @@ bool errhandler_valid(MPI_Errhandler h);
 /// user handler freed meanwhile is released once no communicator uses it.
 void release_errhandler(MPI_Errhandler h);
 
+/// A new user error handler calling `function` into *out (MPI_Comm_ and
+/// MPI_Win_create_errhandler: a window's handler is called as a
+/// communicator's, with the window's handle); MPI_ERR_NO_MEM (not raised)
+/// when the rank has too many.
+int errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *out);
+
+/// The program frees handler `h` (valid; MPI_Errhandler_free): a user
+/// handler's slot is reused once no communicator or window uses it
+/// (section 8.3.4); a predefined one stays.
+void errhandler_free(MPI_Errhandler h);
+
 /// An object gets handler `errhandler` in `fn` in place of *slot (MPI_Comm_
 /// and MPI_Win_set_errhandler): MPI_ERR_ARG (not raised) when it is no
 /// handler; the old one is released.
