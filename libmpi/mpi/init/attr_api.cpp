@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "env/attr.hpp"
+#include "env/call.hpp"
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "env/errors.hpp"
@@ -19,27 +20,20 @@ namespace lwmpi {
 
 namespace {
 
-// require_active, then `object` of `kind` valid (MPI_ERR_COMM,
-// MPI_ERR_TYPE, MPI_ERR_WIN); *errcomm: the object whose handler reports
-// the call's errors (the communicator or window, or MPI_COMM_WORLD for a
-// datatype).
-int enter_object(const char *fn, HandleKind kind, int object, MPI_Comm *errcomm) {
-    *errcomm = MPI_COMM_WORLD;
+// The prologue of `call` on `object` of `kind`: MPI active, the object
+// valid (MPI_ERR_COMM, MPI_ERR_TYPE, MPI_ERR_WIN); then the call's errors
+// go to the communicator or window (MPI_COMM_WORLD for a datatype).
+int enter_object(Call &call, HandleKind kind, int object) {
     if (kind == HandleKind::comm) {
         Comm *c;
-        if (int e = enter_comm(fn, object, &c)) return e;
-        *errcomm = object;
-        return MPI_SUCCESS;
+        return enter(call, object, &c);
     }
     if (kind == HandleKind::win) {
         Win *w;
-        if (int e = enter_win(fn, object, &w)) return e;
-        *errcomm = object;
-        return MPI_SUCCESS;
+        return enter(call, object, &w);
     }
-    if (int e = require_active(fn)) return e;
-    if (!datatype_get(object)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
-    return MPI_SUCCESS;
+    if (int e = call.active()) return e;
+    return datatype_get(object) ? MPI_SUCCESS : call.fail(MPI_ERR_TYPE);
 }
 
 // The values of the predefined attributes that vary (section 8.1.2).
@@ -69,39 +63,36 @@ const int *predefined_value(int keyval) {
     }
 }
 
-int create_keyval(const char *fn, HandleKind kind, AttrCopyFn *copy, AttrDeleteFn *del, int *keyval,
+int create_keyval(Call &call, HandleKind kind, AttrCopyFn *copy, AttrDeleteFn *del, int *keyval,
                   void *extra_state) {
-    if (int e = require_active(fn)) return e;
-    if (!keyval) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "keyval is NULL");
-    if (int e = keyval_create(kind, copy, del, extra_state, keyval))
-        return raise_error(MPI_COMM_WORLD, fn, e, "too many keyvals");
+    if (int e = call.active()) return e;
+    if (!keyval) return call.fail(MPI_ERR_ARG, "keyval is NULL");
+    if (int e = keyval_create(kind, copy, del, extra_state, keyval)) return call.fail(e, "too many keyvals");
     return MPI_SUCCESS;
 }
 
-int free_keyval(const char *fn, HandleKind kind, int *keyval) {
-    if (int e = require_active(fn)) return e;
-    if (!keyval) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "keyval is NULL");
-    if (int e = keyval_free(kind, *keyval)) return raise_error(MPI_COMM_WORLD, fn, e);
+int free_keyval(Call &call, HandleKind kind, int *keyval) {
+    if (int e = call.active()) return e;
+    if (!keyval) return call.fail(MPI_ERR_ARG, "keyval is NULL");
+    if (int e = keyval_free(kind, *keyval)) return call.fail(e);
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
 
-int set_attr(const char *fn, HandleKind kind, int object, int keyval, void *value) {
-    MPI_Comm errcomm;
-    if (int e = enter_object(fn, kind, object, &errcomm)) return e;
+int set_attr(Call &call, HandleKind kind, int object, int keyval, void *value) {
+    if (int e = enter_object(call, kind, object)) return e;
     if (!keyval_valid(kind, keyval))
-        return raise_error(errcomm, fn, MPI_ERR_KEYVAL, predefined_value(keyval) ? "predefined" : nullptr);
+        return call.fail(MPI_ERR_KEYVAL, predefined_value(keyval) ? "predefined" : nullptr);
     if (int e = attr_set(kind, object, keyval, value))
-        return raise_error(errcomm, fn, e, e == MPI_ERR_NO_MEM ? nullptr : "the delete callback failed");
+        return call.fail(e, e == MPI_ERR_NO_MEM ? nullptr : "the delete callback failed");
     return MPI_SUCCESS;
 }
 
 // *(void **)attribute_val is the value; a predefined one (communicators
 // only) is a pointer to an int.
-int get_attr(const char *fn, HandleKind kind, int object, int keyval, void *attribute_val, int *flag) {
-    MPI_Comm errcomm;
-    if (int e = enter_object(fn, kind, object, &errcomm)) return e;
-    if (!attribute_val || !flag) return raise_error(errcomm, fn, MPI_ERR_ARG, "NULL result pointer");
+int get_attr(Call &call, HandleKind kind, int object, int keyval, void *attribute_val, int *flag) {
+    if (int e = enter_object(call, kind, object)) return e;
+    if (!attribute_val || !flag) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     if (kind == HandleKind::win && win_attr(*win_get(object), keyval, static_cast<void **>(attribute_val))) {
         *flag = 1;
         return MPI_SUCCESS;
@@ -112,18 +103,16 @@ int get_attr(const char *fn, HandleKind kind, int object, int keyval, void *attr
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (!keyval_extant(kind, keyval)) return raise_error(errcomm, fn, MPI_ERR_KEYVAL);
+    if (!keyval_extant(kind, keyval)) return call.fail(MPI_ERR_KEYVAL);
     attr_get(kind, object, keyval, static_cast<void **>(attribute_val), flag);
     return MPI_SUCCESS;
 }
 
-int delete_attr(const char *fn, HandleKind kind, int object, int keyval) {
-    MPI_Comm errcomm;
-    if (int e = enter_object(fn, kind, object, &errcomm)) return e;
+int delete_attr(Call &call, HandleKind kind, int object, int keyval) {
+    if (int e = enter_object(call, kind, object)) return e;
     if (!keyval_extant(kind, keyval))
-        return raise_error(errcomm, fn, MPI_ERR_KEYVAL, predefined_value(keyval) ? "predefined" : nullptr);
-    if (int e = attr_delete(kind, object, keyval))
-        return raise_error(errcomm, fn, e, "the delete callback failed");
+        return call.fail(MPI_ERR_KEYVAL, predefined_value(keyval) ? "predefined" : nullptr);
+    if (int e = attr_delete(kind, object, keyval)) return call.fail(e, "the delete callback failed");
     return MPI_SUCCESS;
 }
 
@@ -153,62 +142,80 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *) { return MPI_SUCCESS;
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                            void *extra_state) {
-    return create_keyval("MPI_Comm_create_keyval", kComm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
-                         extra_state);
+    Call call("MPI_Comm_create_keyval");
+    return create_keyval(call, kComm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
 
-int MPI_Comm_free_keyval(int *comm_keyval) { return free_keyval("MPI_Comm_free_keyval", kComm, comm_keyval); }
+int MPI_Comm_free_keyval(int *comm_keyval) {
+    Call call("MPI_Comm_free_keyval");
+    return free_keyval(call, kComm, comm_keyval);
+}
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
-    return set_attr("MPI_Comm_set_attr", kComm, comm, comm_keyval, attribute_val);
+    Call call("MPI_Comm_set_attr");
+    return set_attr(call, kComm, comm, comm_keyval, attribute_val);
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
-    return get_attr("MPI_Comm_get_attr", kComm, comm, comm_keyval, attribute_val, flag);
+    Call call("MPI_Comm_get_attr");
+    return get_attr(call, kComm, comm, comm_keyval, attribute_val, flag);
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-    return delete_attr("MPI_Comm_delete_attr", kComm, comm, comm_keyval);
+    Call call("MPI_Comm_delete_attr");
+    return delete_attr(call, kComm, comm, comm_keyval);
 }
 
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
                            void *extra_state) {
-    return create_keyval("MPI_Type_create_keyval", kType, type_copy_attr_fn, type_delete_attr_fn, type_keyval,
-                         extra_state);
+    Call call("MPI_Type_create_keyval");
+    return create_keyval(call, kType, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
 }
 
-int MPI_Type_free_keyval(int *type_keyval) { return free_keyval("MPI_Type_free_keyval", kType, type_keyval); }
+int MPI_Type_free_keyval(int *type_keyval) {
+    Call call("MPI_Type_free_keyval");
+    return free_keyval(call, kType, type_keyval);
+}
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
-    return set_attr("MPI_Type_set_attr", kType, datatype, type_keyval, attribute_val);
+    Call call("MPI_Type_set_attr");
+    return set_attr(call, kType, datatype, type_keyval, attribute_val);
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
-    return get_attr("MPI_Type_get_attr", kType, datatype, type_keyval, attribute_val, flag);
+    Call call("MPI_Type_get_attr");
+    return get_attr(call, kType, datatype, type_keyval, attribute_val, flag);
 }
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
-    return delete_attr("MPI_Type_delete_attr", kType, datatype, type_keyval);
+    Call call("MPI_Type_delete_attr");
+    return delete_attr(call, kType, datatype, type_keyval);
 }
 
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
                           void *extra_state) {
-    return create_keyval("MPI_Win_create_keyval", kWin, win_copy_attr_fn, win_delete_attr_fn, win_keyval,
-                         extra_state);
+    Call call("MPI_Win_create_keyval");
+    return create_keyval(call, kWin, win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
 }
 
-int MPI_Win_free_keyval(int *win_keyval) { return free_keyval("MPI_Win_free_keyval", kWin, win_keyval); }
+int MPI_Win_free_keyval(int *win_keyval) {
+    Call call("MPI_Win_free_keyval");
+    return free_keyval(call, kWin, win_keyval);
+}
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
-    return set_attr("MPI_Win_set_attr", kWin, win, win_keyval, attribute_val);
+    Call call("MPI_Win_set_attr");
+    return set_attr(call, kWin, win, win_keyval, attribute_val);
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
-    return get_attr("MPI_Win_get_attr", kWin, win, win_keyval, attribute_val, flag);
+    Call call("MPI_Win_get_attr");
+    return get_attr(call, kWin, win, win_keyval, attribute_val, flag);
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-    return delete_attr("MPI_Win_delete_attr", kWin, win, win_keyval);
+    Call call("MPI_Win_delete_attr");
+    return delete_attr(call, kWin, win, win_keyval);
 }
