@@ -125,40 +125,46 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return rooted("MPI_Igather", true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
+    Call call("MPI_Igather");
+    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
                   root, comm, request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request) {
-    return rooted("MPI_Igatherv", true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+    Call call("MPI_Igatherv");
+    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                   recvtype, root, comm, request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-    return rooted("MPI_Iscatter", false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
+    Call call("MPI_Iscatter");
+    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
                   root, comm, request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request) {
-    return rooted("MPI_Iscatterv", false, recvbuf, recvcount, recvtype, sendbuf,
-                  Blocks{sendcounts, displs, 0}, sendtype, root, comm, request);
+    Call call("MPI_Iscatterv");
+    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
+                  sendtype, root, comm, request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return allgatherv("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
-                      comm, request);
+    Call call("MPI_Iallgather");
+    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm,
+                      request);
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request) {
-    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
+    Call call("MPI_Iallgatherv");
+    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
                       recvtype, comm, request);
 }
 
@@ -247,22 +253,25 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduce_scatter("MPI_Ireduce_scatter", comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op,
-                          request);
+    Call call("MPI_Ireduce_scatter");
+    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op, request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduce_scatter("MPI_Ireduce_scatter_block", comm, sendbuf, recvbuf, false, nullptr, recvcount,
-                          datatype, op, request);
+    Call call("MPI_Ireduce_scatter_block");
+    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op,
+                          request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request *request) {
-    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, true, request);
+    Call call("MPI_Iscan");
+    return scan(call.name(), sendbuf, recvbuf, count, datatype, op, comm, true, request);
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request) {
-    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, false, request);
+    Call call("MPI_Iexscan");
+    return scan(call.name(), sendbuf, recvbuf, count, datatype, op, comm, false, request);
 }

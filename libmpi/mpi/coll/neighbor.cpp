@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "env/call.hpp"
 #include "pt2pt/batch.hpp"
 #include "pt2pt/check.hpp"
 #include "comm/comm.hpp"
@@ -143,38 +144,38 @@ int neighbor_exchange(const char *fn, MPI_Comm comm, const Blocks &send, const B
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return neighbor_exchange("MPI_Neighbor_allgather", comm,
-                             fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
+    Call call("MPI_Neighbor_allgather");
+    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                             MPI_Comm comm) {
-    return neighbor_exchange("MPI_Neighbor_allgatherv", comm,
-                             fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
+    Call call("MPI_Neighbor_allgatherv");
+    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              vector_blocks(recvbuf, recvcounts, displs, recvtype));
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return neighbor_exchange("MPI_Neighbor_alltoall", comm,
-                             fixed_blocks(Blocks::plain, sendbuf, sendcount, sendtype),
+    Call call("MPI_Neighbor_alltoall");
+    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::plain, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                            MPI_Datatype recvtype, MPI_Comm comm) {
-    return neighbor_exchange("MPI_Neighbor_alltoallv", comm,
-                             vector_blocks(sendbuf, sendcounts, sdispls, sendtype),
+    Call call("MPI_Neighbor_alltoallv");
+    return neighbor_exchange(call.name(), comm, vector_blocks(sendbuf, sendcounts, sdispls, sendtype),
                              vector_blocks(recvbuf, recvcounts, rdispls, recvtype));
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    return neighbor_exchange("MPI_Neighbor_alltoallw", comm,
-                             w_blocks(sendbuf, sendcounts, sdispls, sendtypes),
+    Call call("MPI_Neighbor_alltoallw");
+    return neighbor_exchange(call.name(), comm, w_blocks(sendbuf, sendcounts, sdispls, sendtypes),
                              w_blocks(recvbuf, recvcounts, rdispls, recvtypes));
 }

@@ -257,17 +257,18 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
 }
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return set_operation("MPI_Group_union", group1, group2, newgroup, true, [](bool) { return true; });
+    Call call("MPI_Group_union");
+    return set_operation(call.name(), group1, group2, newgroup, true, [](bool) { return true; });
 }
 
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return set_operation("MPI_Group_intersection", group1, group2, newgroup, false,
-                         [](bool in_g2) { return in_g2; });
+    Call call("MPI_Group_intersection");
+    return set_operation(call.name(), group1, group2, newgroup, false, [](bool in_g2) { return in_g2; });
 }
 
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
-    return set_operation("MPI_Group_difference", group1, group2, newgroup, false,
-                         [](bool in_g2) { return !in_g2; });
+    Call call("MPI_Group_difference");
+    return set_operation(call.name(), group1, group2, newgroup, false, [](bool in_g2) { return !in_g2; });
 }
 
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {

@@ -128,24 +128,27 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
 /// Bytes of data in one element (section 4.1.5); MPI_UNDEFINED when more
 /// than an int holds.
 int MPI_Type_size(MPI_Datatype datatype, int *size) {
+    Call call("MPI_Type_size");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_size", datatype, size != nullptr, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, size != nullptr, &t)) return e;
     *size = t->size <= kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
 /// MPI_Type_size with an MPI_Count result (section 4.1.5).
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+    Call call("MPI_Type_size_x");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_size_x", datatype, size != nullptr, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, size != nullptr, &t)) return e;
     *size = t->size;
     return MPI_SUCCESS;
 }
 
 /// Lower bound and extent (section 4.1.7).
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
+    Call call("MPI_Type_get_extent");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_get_extent", datatype, lb && extent, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -154,8 +157,9 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
 /// Lowest byte of data and the span of the data, whatever the bounds
 /// (section 4.1.8).
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
+    Call call("MPI_Type_get_true_extent");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_get_true_extent", datatype, true_lb && true_extent, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, true_lb && true_extent, &t)) return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
     return MPI_SUCCESS;
@@ -339,9 +343,10 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
 /// (section 4.2).
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
              MPI_Comm comm) {
+    Call call("MPI_Pack");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_packing("MPI_Pack", comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
+    if (int e = enter_packing(call.name(), comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
         return e;
     pack(inbuf, incount, *t, static_cast<char *>(outbuf) + *position);
     *position += static_cast<int>(bytes);
@@ -352,9 +357,10 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 /// MPI_ERR_TRUNCATE when inbuf ends first (section 4.2).
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
+    Call call("MPI_Unpack");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_packing("MPI_Unpack", comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
+    if (int e = enter_packing(call.name(), comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
         return e;
     unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes), outbuf, outcount, *t);
     *position += static_cast<int>(bytes);

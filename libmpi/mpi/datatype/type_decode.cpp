@@ -17,9 +17,10 @@ using namespace lwmpi;
 /// none for a predefined type.
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
                           int *combiner) {
+    Call call("MPI_Type_get_envelope");
     const Datatype *t;
     const bool results = num_integers && num_addresses && num_datatypes && combiner;
-    if (int e = enter_query("MPI_Type_get_envelope", datatype, results, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, results, &t)) return e;
     const Contents *how = datatype_contents(datatype);
     *combiner = how ? how->combiner : MPI_COMBINER_NAMED;
     *num_integers = how ? how->nints : 0;
@@ -78,8 +79,9 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
 
 /// MPI_Type_get_extent as MPI_Count (section 4.1.8).
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+    Call call("MPI_Type_get_extent_x");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_get_extent_x", datatype, lb && extent, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -87,8 +89,9 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 
 /// MPI_Type_get_true_extent as MPI_Count (section 4.1.8).
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
+    Call call("MPI_Type_get_true_extent_x");
     const Datatype *t;
-    if (int e = enter_query("MPI_Type_get_true_extent_x", datatype, true_lb && true_extent, &t)) return e;
+    if (int e = enter_query(call.name(), datatype, true_lb && true_extent, &t)) return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
     return MPI_SUCCESS;

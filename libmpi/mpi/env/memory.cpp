@@ -24,7 +24,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
 }
 
 int MPI_Free_mem(void *base) {
-    if (int e = require_active("MPI_Free_mem")) return e;
+    Call call("MPI_Free_mem");
+    if (int e = call.active()) return e;
     free(base);
     return MPI_SUCCESS;
 }

@@ -110,13 +110,15 @@ int MPI_Finalize(void) {
 }
 
 int MPI_Initialized(int *flag) {
-    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Initialized", MPI_ERR_ARG);
+    Call call("MPI_Initialized");
+    if (!flag) return call.fail(MPI_ERR_ARG);
     *flag = state().initialized;
     return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int *flag) {
-    if (!flag) return raise_error(MPI_COMM_WORLD, "MPI_Finalized", MPI_ERR_ARG);
+    Call call("MPI_Finalized");
+    if (!flag) return call.fail(MPI_ERR_ARG);
     *flag = state().finalized;
     return MPI_SUCCESS;
 }
@@ -133,7 +135,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 }
 
 int MPI_Get_version(int *version, int *subversion) {
-    if (!version || !subversion) return raise_error(MPI_COMM_WORLD, "MPI_Get_version", MPI_ERR_ARG);
+    Call call("MPI_Get_version");
+    if (!version || !subversion) return call.fail(MPI_ERR_ARG);
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -150,7 +153,8 @@ int MPI_Get_processor_name(char *name, int *resultlen) {
 }
 
 int MPI_Get_library_version(char *version, int *resultlen) {
-    if (!version || !resultlen) return raise_error(MPI_COMM_WORLD, "MPI_Get_library_version", MPI_ERR_ARG);
+    Call call("MPI_Get_library_version");
+    if (!version || !resultlen) return call.fail(MPI_ERR_ARG);
     TextBuilder t(version, MPI_MAX_LIBRARY_VERSION_STRING);
     t.put("LWMPI 1.0 (Tessera), MPI 3.1");
     *resultlen = static_cast<int>(t.length());
@@ -172,8 +176,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int MPI_Error_class(int errorcode, int *errorclass) {
-    if (error_class_of(errorcode) < 0 || !errorclass)
-        return raise_error(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
+    Call call("MPI_Error_class");
+    if (error_class_of(errorcode) < 0 || !errorclass) return call.fail(MPI_ERR_ARG);
     *errorclass = error_class_of(errorcode);
     return MPI_SUCCESS;
 }

@@ -477,7 +477,8 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
-    if (!status) return raise_error(MPI_COMM_WORLD, "MPI_Status_set_cancelled", MPI_ERR_ARG);
+    Call call("MPI_Status_set_cancelled");
+    if (!status) return call.fail(MPI_ERR_ARG);
     status->_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
@@ -609,9 +610,10 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 }
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    Call call("MPI_Get_elements");
     MPI_Count n = 0;
     if (int e = MPI_Get_elements_x(status, datatype, &n)) return e;
-    if (!count) return raise_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG);
+    if (!count) return call.fail(MPI_ERR_ARG);
     *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);
     return MPI_SUCCESS;
 }
@@ -639,7 +641,8 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count
 }
 
 int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
-    if (!status || !flag) return raise_error(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
+    Call call("MPI_Test_cancelled");
+    if (!status || !flag) return call.fail(MPI_ERR_ARG);
     *flag = status->_cancelled;
     return MPI_SUCCESS;
 }

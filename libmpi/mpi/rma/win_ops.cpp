@@ -307,36 +307,41 @@ int do_accumulate(const char *fn, const void *origin_addr, int origin_count, MPI
 
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-    return do_put_get("MPI_Put", true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    Call call("MPI_Put");
+    return do_put_get(call.name(), true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, nullptr);
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-    return do_put_get("MPI_Get", false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                      target_count, target_datatype, win, nullptr);
+    Call call("MPI_Get");
+    return do_put_get(call.name(), false, origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win, nullptr);
 }
 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request *request) {
-    if (!request) return raise_error(win, "MPI_Rput", MPI_ERR_ARG, "request is NULL");
-    return do_put_get("MPI_Rput", true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    Call call("MPI_Rput");
+    if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
+    return do_put_get(call.name(), true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, request);
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request *request) {
-    if (!request) return raise_error(win, "MPI_Rget", MPI_ERR_ARG, "request is NULL");
-    return do_put_get("MPI_Rget", false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                      target_count, target_datatype, win, request);
+    Call call("MPI_Rget");
+    if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
+    return do_put_get(call.name(), false, origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win, request);
 }
 
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                    MPI_Win win) {
-    return do_accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, nullptr, 0,
+    Call call("MPI_Accumulate");
+    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, nullptr, 0,
                          MPI_DATATYPE_NULL, false, target_rank, target_disp, target_count, target_datatype,
                          op, win, nullptr);
 }
@@ -344,8 +349,9 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                     MPI_Win win, MPI_Request *request) {
-    if (!request) return raise_error(win, "MPI_Raccumulate", MPI_ERR_ARG, "request is NULL");
-    return do_accumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, nullptr, 0,
+    Call call("MPI_Raccumulate");
+    if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
+    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, nullptr, 0,
                          MPI_DATATYPE_NULL, false, target_rank, target_disp, target_count, target_datatype,
                          op, win, request);
 }
@@ -354,19 +360,21 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                        void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                        MPI_Win win) {
-    return do_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
-                         result_count, result_datatype, true, target_rank, target_disp, target_count,
-                         target_datatype, op, win, nullptr);
+    Call call("MPI_Get_accumulate");
+    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                         result_datatype, true, target_rank, target_disp, target_count, target_datatype, op,
+                         win, nullptr);
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                         MPI_Win win, MPI_Request *request) {
-    if (!request) return raise_error(win, "MPI_Rget_accumulate", MPI_ERR_ARG, "request is NULL");
-    return do_accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
-                         result_count, result_datatype, true, target_rank, target_disp, target_count,
-                         target_datatype, op, win, request);
+    Call call("MPI_Rget_accumulate");
+    if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
+    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                         result_datatype, true, target_rank, target_disp, target_count, target_datatype, op,
+                         win, request);
 }
 
 namespace {

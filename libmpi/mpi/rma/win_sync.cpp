@@ -326,12 +326,22 @@ int flush(const char *fn, MPI_Win win, int rank, bool all, bool local) {
 }
 }  // namespace
 
-int MPI_Win_flush(int rank, MPI_Win win) { return flush("MPI_Win_flush", win, rank, false, false); }
-int MPI_Win_flush_all(MPI_Win win) { return flush("MPI_Win_flush_all", win, 0, true, false); }
-int MPI_Win_flush_local(int rank, MPI_Win win) {
-    return flush("MPI_Win_flush_local", win, rank, false, true);
+int MPI_Win_flush(int rank, MPI_Win win) {
+    Call call("MPI_Win_flush");
+    return flush(call.name(), win, rank, false, false);
 }
-int MPI_Win_flush_local_all(MPI_Win win) { return flush("MPI_Win_flush_local_all", win, 0, true, true); }
+int MPI_Win_flush_all(MPI_Win win) {
+    Call call("MPI_Win_flush_all");
+    return flush(call.name(), win, 0, true, false);
+}
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+    Call call("MPI_Win_flush_local");
+    return flush(call.name(), win, rank, false, true);
+}
+int MPI_Win_flush_local_all(MPI_Win win) {
+    Call call("MPI_Win_flush_local_all");
+    return flush(call.name(), win, 0, true, true);
+}
 
 // In the unified model the window has one copy: ordering the caller's own
 // loads and stores with the others' accesses is a full memory barrier.
