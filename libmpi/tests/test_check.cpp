@@ -7,11 +7,11 @@
 #include <cstring>
 #include <string>
 
-#include "../mpi/pt2pt/check.hpp"
-#include "../mpi/comm/comm.hpp"
-#include "../mpi/datatype/datatype.hpp"
-#include "../mpi/env/errors.hpp"
-#include "../mpi/common/handles.hpp"
+#include "pt2pt/check.hpp"
+#include "comm/comm.hpp"
+#include "datatype/datatype.hpp"
+#include "env/errors.hpp"
+#include "common/handles.hpp"
 #include <lwmpi/text.hpp>
 
 using namespace lwmpi;

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "fake_job.hpp"
-#include "../mpi/pt2pt/check.hpp"
-#include "../mpi/datatype/datatype.hpp"
-#include "../mpi/common/handles.hpp"
+#include "pt2pt/check.hpp"
+#include "datatype/datatype.hpp"
+#include "common/handles.hpp"
 #include <lwmpi/text.hpp>
 
 using namespace lwmpi;

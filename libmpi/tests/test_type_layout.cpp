@@ -9,9 +9,9 @@
 #include <cstring>
 #include <vector>
 
-#include "../mpi/datatype/array_layout.hpp"
-#include "../mpi/datatype/datatype.hpp"
-#include "../mpi/datatype/external32.hpp"
+#include "datatype/array_layout.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/external32.hpp"
 #include <lwmpi/text.hpp>
 
 using namespace lwmpi;
