@@ -76,48 +76,46 @@ Blocks w_blocks(const void *buf, const int counts[], const MPI_Aint displs[], co
     return Blocks{Blocks::w, mutable_buf(buf), 0, MPI_DATATYPE_NULL, counts, nullptr, displs, types};
 }
 
-// Raises `code` for fn with "<what> (<side>)" as the detail.
-int raise_side(MPI_Comm comm, const char *fn, int code, const char *what, const char *side) {
+// Raises `code` for the call with "<what> (<side>)" as the detail.
+int raise_side(const Call &call, int code, const char *what, const char *side) {
     char why[64];
     TextBuilder(why, sizeof why).put(what).put(" (").put(side).put(')');
-    return raise_error(comm, fn, code, why);
+    return call.fail(code, why);
 }
 
 // Checks the `n` blocks of b (one when b.form is whole): no MPI_IN_PLACE
 // and the arrays they need (MPI_ERR_ARG), each count (MPI_ERR_COUNT),
 // datatype (MPI_ERR_TYPE) and buffer (MPI_ERR_BUFFER; not in the w-form,
 // whose displacements may be addresses from MPI_BOTTOM).
-int check_blocks(const char *fn, MPI_Comm comm, const char *side, const Blocks &b, int n) {
-    if (b.buf == MPI_IN_PLACE) return raise_side(comm, fn, MPI_ERR_ARG, "MPI_IN_PLACE", side);
+int check_blocks(const Call &call, const char *side, const Blocks &b, int n) {
+    if (b.buf == MPI_IN_PLACE) return raise_side(call, MPI_ERR_ARG, "MPI_IN_PLACE", side);
     if (b.form == Blocks::whole) n = 1;
     const bool arrays = b.form == Blocks::vector ? b.counts && b.displs
                         : b.form == Blocks::w    ? b.counts && b.bytes && b.types
                                                  : true;
-    if (n > 0 && !arrays)
-        return raise_side(comm, fn, MPI_ERR_ARG, "NULL counts, displacements or types", side);
+    if (n > 0 && !arrays) return raise_side(call, MPI_ERR_ARG, "NULL counts, displacements or types", side);
     for (int i = 0; i < n; ++i) {
-        if (check_count(b.count(i))) return raise_side(comm, fn, MPI_ERR_COUNT, "negative count", side);
-        if (int e = check_datatype(b.type(i))) return raise_side(comm, fn, e, "bad datatype", side);
+        if (check_count(b.count(i))) return raise_side(call, MPI_ERR_COUNT, "negative count", side);
+        if (int e = check_datatype(b.type(i))) return raise_side(call, e, "bad datatype", side);
         if (b.form != Blocks::w && check_buffer(b.buf, b.count(i), b.type(i)))
-            return raise_side(comm, fn, MPI_ERR_BUFFER, "NULL buffer", side);
+            return raise_side(call, MPI_ERR_BUFFER, "NULL buffer", side);
     }
     return MPI_SUCCESS;
 }
 
-// A neighbourhood collective named fn on comm: the checks, then every
+// Neighbourhood collective `call` on comm: the checks, then every
 // block received from its source and sent to its destination.
-int neighbor_exchange(const char *fn, MPI_Comm comm, const Blocks &send, const Blocks &recv) {
+int neighbor_exchange(Call &call, MPI_Comm comm, const Blocks &send, const Blocks &recv) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     const Topology &t = c->topo;
-    if (t.kind == TopoKind::none)
-        return raise_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no topology");
+    if (t.kind == TopoKind::none) return call.fail(MPI_ERR_TOPOLOGY, "the communicator has no topology");
     int in, out;
     neighbor_counts(t, c->rank, &in, &out);
-    if (int e = check_blocks(fn, comm, "send", send, out)) return e;
-    if (int e = check_blocks(fn, comm, "receive", recv, in)) return e;
+    if (int e = check_blocks(call, "send", send, out)) return e;
+    if (int e = check_blocks(call, "receive", recv, in)) return e;
     int *sources = static_cast<int *>(malloc(sizeof(int) * static_cast<size_t>(in + out + 1)));
-    if (!sources) return raise_error(comm, fn, MPI_ERR_NO_MEM, "no memory for the neighbour lists");
+    if (!sources) return call.fail(MPI_ERR_NO_MEM, "no memory for the neighbour lists");
     int *destinations = sources + in;
     neighbor_lists(t, c->rank, sources, destinations);
     int e;
@@ -135,7 +133,7 @@ int neighbor_exchange(const char *fn, MPI_Comm comm, const Blocks &send, const B
         e = b.finish();
     }
     free(sources);
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 }  // namespace
@@ -145,7 +143,7 @@ int neighbor_exchange(const char *fn, MPI_Comm comm, const Blocks &send, const B
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Neighbor_allgather");
-    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
+    return neighbor_exchange(call, comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
 }
 
@@ -153,14 +151,14 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                             MPI_Comm comm) {
     Call call("MPI_Neighbor_allgatherv");
-    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
+    return neighbor_exchange(call, comm, fixed_blocks(Blocks::whole, sendbuf, sendcount, sendtype),
                              vector_blocks(recvbuf, recvcounts, displs, recvtype));
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Neighbor_alltoall");
-    return neighbor_exchange(call.name(), comm, fixed_blocks(Blocks::plain, sendbuf, sendcount, sendtype),
+    return neighbor_exchange(call, comm, fixed_blocks(Blocks::plain, sendbuf, sendcount, sendtype),
                              fixed_blocks(Blocks::plain, recvbuf, recvcount, recvtype));
 }
 
@@ -168,7 +166,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                            MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Neighbor_alltoallv");
-    return neighbor_exchange(call.name(), comm, vector_blocks(sendbuf, sendcounts, sdispls, sendtype),
+    return neighbor_exchange(call, comm, vector_blocks(sendbuf, sendcounts, sdispls, sendtype),
                              vector_blocks(recvbuf, recvcounts, rdispls, recvtype));
 }
 
@@ -176,6 +174,6 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
     Call call("MPI_Neighbor_alltoallw");
-    return neighbor_exchange(call.name(), comm, w_blocks(sendbuf, sendcounts, sdispls, sendtypes),
+    return neighbor_exchange(call, comm, w_blocks(sendbuf, sendcounts, sdispls, sendtypes),
                              w_blocks(recvbuf, recvcounts, rdispls, recvtypes));
 }

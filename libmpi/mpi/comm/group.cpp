@@ -65,25 +65,25 @@ namespace {
 // Entry of every MPI_Group_* call: MPI is active and every handle in
 // `groups` names a group.
 template <typename... G>
-int enter_groups(const char *fn, G... groups) {
-    if (int e = require_active(fn)) return e;
-    if (!(group_get(groups) && ...)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
+int enter_groups(const Call &call, G... groups) {
+    if (int e = call.active()) return e;
+    if (!(group_get(groups) && ...)) return call.fail(MPI_ERR_GROUP);
     return MPI_SUCCESS;
 }
 
 // Hands out the group built by a constructor (section 6.3.2):
 // MPI_GROUP_EMPTY when it has no members, else a new handle.
-int give(const char *fn, const GroupData &g, MPI_Group *out) {
+int give(const Call &call, const GroupData &g, MPI_Group *out) {
     if (g.size == 0) {
         *out = MPI_GROUP_EMPTY;
         return MPI_SUCCESS;
     }
-    if (group_new(g, out)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "too many groups");
+    if (group_new(g, out)) return call.fail(MPI_ERR_NO_MEM, "too many groups");
     return MPI_SUCCESS;
 }
 
 // Raises MPI_ERR_RANK for `rank`, not a rank of a group of `size`.
-int raise_rank(const char *fn, int rank, int size) {
+int raise_rank(const Call &call, int rank, int size) {
     char why[80];
     TextBuilder(why, sizeof why)
         .put("rank ")
@@ -91,7 +91,7 @@ int raise_rank(const char *fn, int rank, int size) {
         .put("; the group has ")
         .put_int(size)
         .put(size == 1 ? " rank" : " ranks");
-    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_RANK, why);
+    return call.fail(MPI_ERR_RANK, why);
 }
 
 // Ranks of a group chosen by MPI_Group_incl/excl (in the order given) or
@@ -103,12 +103,12 @@ public:
 
     /// Adds group rank r; MPI_ERR_RANK (raised) when it is not a rank of
     /// the group or was chosen already.
-    int add(const char *fn, int r) {
-        if (r < 0 || r >= group_.size) return raise_rank(fn, r, group_.size);
+    int add(const Call &call, int r) {
+        if (r < 0 || r >= group_.size) return raise_rank(call, r, group_.size);
         if (chosen_[r]) {
             char why[48];
             TextBuilder(why, sizeof why).put("rank ").put_int(r).put(" given twice");
-            return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_RANK, why);
+            return call.fail(MPI_ERR_RANK, why);
         }
         chosen_[r] = true;
         order_[n_++] = static_cast<int16_t>(r);
@@ -139,10 +139,10 @@ private:
 };
 
 // Selects the `n` ranks of MPI_Group_incl or MPI_Group_excl.
-int select_ranks(const char *fn, Selection &s, int n, const int ranks[]) {
-    if (n < 0 || (n > 0 && !ranks)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+int select_ranks(const Call &call, Selection &s, int n, const int ranks[]) {
+    if (n < 0 || (n > 0 && !ranks)) return call.fail(MPI_ERR_ARG);
     for (int k = 0; k < n; ++k)
-        if (int e = s.add(fn, ranks[k])) return e;
+        if (int e = s.add(call, ranks[k])) return e;
     return MPI_SUCCESS;
 }
 
@@ -150,8 +150,8 @@ int select_ranks(const char *fn, Selection &s, int n, const int ranks[]) {
 // MPI_Group_range_incl or MPI_Group_range_excl: first, first + stride, ...
 // up to last. A zero stride, or one that moves away from last, is
 // MPI_ERR_ARG; every rank reached must be valid and new (MPI_ERR_RANK).
-int select_ranges(const char *fn, Selection &s, int n, const int ranges[][3]) {
-    if (n < 0 || (n > 0 && !ranges)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+int select_ranges(const Call &call, Selection &s, int n, const int ranges[][3]) {
+    if (n < 0 || (n > 0 && !ranges)) return call.fail(MPI_ERR_ARG);
     for (int k = 0; k < n; ++k) {
         const long long first = ranges[k][0], last = ranges[k][1], stride = ranges[k][2];
         if (stride == 0 || (stride > 0 ? first > last : first < last)) {
@@ -166,11 +166,11 @@ int select_ranges(const char *fn, Selection &s, int n, const int ranges[][3]) {
                 .put(", ")
                 .put_int(stride)
                 .put(") does not reach its last rank");
-            return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+            return call.fail(MPI_ERR_ARG, why);
         }
         // At most size + 1 steps: a rank out of the group ends the loop.
         for (long long r = first; stride > 0 ? r <= last : r >= last; r += stride)
-            if (int e = s.add(fn, static_cast<int>(r))) return e;
+            if (int e = s.add(call, static_cast<int>(r))) return e;
     }
     return MPI_SUCCESS;
 }
@@ -179,10 +179,10 @@ int select_ranges(const char *fn, Selection &s, int n, const int ranges[][3]) {
 // accepts, in g1's order, then (union only) those of g2 not in g1, in
 // g2's order.
 template <typename Keep>
-int set_operation(const char *fn, MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, bool add_second,
+int set_operation(const Call &call, MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, bool add_second,
                   Keep keep) {
-    if (int e = enter_groups(fn, group1, group2)) return e;
-    if (!newgroup) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (int e = enter_groups(call, group1, group2)) return e;
+    if (!newgroup) return call.fail(MPI_ERR_ARG);
     const GroupData &g1 = *group_get(group1);
     const GroupData &g2 = *group_get(group2);
     GroupData out{};
@@ -190,19 +190,19 @@ int set_operation(const char *fn, MPI_Group group1, MPI_Group group2, MPI_Group 
         if (keep(contains(g2, g1.world[r]))) append(out, g1.world[r]);
     for (int r = 0; add_second && r < g2.size; ++r)
         if (!contains(g1, g2.world[r])) append(out, g2.world[r]);
-    return give(fn, out, newgroup);
+    return give(call, out, newgroup);
 }
 
 // MPI_Group_incl, _excl, _range_incl and _range_excl: `select` picks ranks
 // of the group into a Selection; the new group is what it included or
 // what it left out.
 template <typename Select>
-int subset(const char *fn, MPI_Group group, MPI_Group *newgroup, bool include, Select select) {
-    if (int e = enter_groups(fn, group)) return e;
-    if (!newgroup) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+int subset(const Call &call, MPI_Group group, MPI_Group *newgroup, bool include, Select select) {
+    if (int e = enter_groups(call, group)) return e;
+    if (!newgroup) return call.fail(MPI_ERR_ARG);
     Selection s(*group_get(group));
     if (int e = select(s)) return e;
-    return give(fn, include ? s.included() : s.excluded(), newgroup);
+    return give(call, include ? s.included() : s.excluded(), newgroup);
 }
 
 }  // namespace
@@ -211,7 +211,7 @@ int subset(const char *fn, MPI_Group group, MPI_Group *newgroup, bool include, S
 
 int MPI_Group_size(MPI_Group group, int *size) {
     Call call("MPI_Group_size");
-    if (int e = enter_groups(call.name(), group)) return e;
+    if (int e = enter_groups(call, group)) return e;
     if (!size) return call.fail(MPI_ERR_ARG);
     *size = group_get(group)->size;
     return MPI_SUCCESS;
@@ -219,7 +219,7 @@ int MPI_Group_size(MPI_Group group, int *size) {
 
 int MPI_Group_rank(MPI_Group group, int *rank) {
     Call call("MPI_Group_rank");
-    if (int e = enter_groups(call.name(), group)) return e;
+    if (int e = enter_groups(call, group)) return e;
     if (!rank) return call.fail(MPI_ERR_ARG);
     *rank = group_rank_of(*group_get(group), util::world_rank());
     return MPI_SUCCESS;
@@ -227,14 +227,14 @@ int MPI_Group_rank(MPI_Group group, int *rank) {
 
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
     Call call("MPI_Group_translate_ranks");
-    if (int e = enter_groups(call.name(), group1, group2)) return e;
+    if (int e = enter_groups(call, group1, group2)) return e;
     if (n < 0 || (n > 0 && (!ranks1 || !ranks2))) return call.fail(MPI_ERR_ARG);
     const GroupData &g1 = *group_get(group1);
     const GroupData &g2 = *group_get(group2);
     // Checked first so that an error leaves ranks2 untouched.
     for (int k = 0; k < n; ++k)
         if (ranks1[k] != MPI_PROC_NULL && (ranks1[k] < 0 || ranks1[k] >= g1.size))
-            return raise_rank(call.name(), ranks1[k], g1.size);
+            return raise_rank(call, ranks1[k], g1.size);
     for (int k = 0; k < n; ++k)
         ranks2[k] = ranks1[k] == MPI_PROC_NULL ? MPI_PROC_NULL : group_rank_of(g2, g1.world[ranks1[k]]);
     return MPI_SUCCESS;
@@ -242,7 +242,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
     Call call("MPI_Group_compare");
-    if (int e = enter_groups(call.name(), group1, group2)) return e;
+    if (int e = enter_groups(call, group1, group2)) return e;
     if (!result) return call.fail(MPI_ERR_ARG);
     const GroupData &g1 = *group_get(group1);
     const GroupData &g2 = *group_get(group2);
@@ -258,41 +258,40 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
     Call call("MPI_Group_union");
-    return set_operation(call.name(), group1, group2, newgroup, true, [](bool) { return true; });
+    return set_operation(call, group1, group2, newgroup, true, [](bool) { return true; });
 }
 
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
     Call call("MPI_Group_intersection");
-    return set_operation(call.name(), group1, group2, newgroup, false, [](bool in_g2) { return in_g2; });
+    return set_operation(call, group1, group2, newgroup, false, [](bool in_g2) { return in_g2; });
 }
 
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) {
     Call call("MPI_Group_difference");
-    return set_operation(call.name(), group1, group2, newgroup, false, [](bool in_g2) { return !in_g2; });
+    return set_operation(call, group1, group2, newgroup, false, [](bool in_g2) { return !in_g2; });
 }
 
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
     Call call("MPI_Group_incl");
-    return subset(call.name(), group, newgroup, true,
-                  [&](Selection &s) { return select_ranks(call.name(), s, n, ranks); });
+    return subset(call, group, newgroup, true, [&](Selection &s) { return select_ranks(call, s, n, ranks); });
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
     Call call("MPI_Group_excl");
-    return subset(call.name(), group, newgroup, false,
-                  [&](Selection &s) { return select_ranks(call.name(), s, n, ranks); });
+    return subset(call, group, newgroup, false,
+                  [&](Selection &s) { return select_ranks(call, s, n, ranks); });
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
     Call call("MPI_Group_range_incl");
-    return subset(call.name(), group, newgroup, true,
-                  [&](Selection &s) { return select_ranges(call.name(), s, n, ranges); });
+    return subset(call, group, newgroup, true,
+                  [&](Selection &s) { return select_ranges(call, s, n, ranges); });
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
     Call call("MPI_Group_range_excl");
-    return subset(call.name(), group, newgroup, false,
-                  [&](Selection &s) { return select_ranges(call.name(), s, n, ranges); });
+    return subset(call, group, newgroup, false,
+                  [&](Selection &s) { return select_ranges(call, s, n, ranges); });
 }
 
 int MPI_Group_free(MPI_Group *group) {

@@ -232,12 +232,12 @@ int accumulate(Win &w, const Side *o, const Side *r, const Target &t, MPI_Op op,
     return e;
 }
 
-// Errors of the calls below go to the window's handler once it is known.
-int fail(MPI_Win win, const char *fn, int e, const char *why = nullptr) {
-    return raise_error(win, fn, e,
-                       why                                            ? why
-                       : e == MPI_ERR_RMA_RANGE || e == MPI_ERR_OTHER ? util::error_detail()
-                                                                      : nullptr);
+// Raises `e` for `call` (on its window, once entered), with `why` or
+// MPIUtil's detail of a transfer's failure.
+int fail(const Call &call, int e, const char *why = nullptr) {
+    return call.fail(e, why                                            ? why
+                        : e == MPI_ERR_RMA_RANGE || e == MPI_ERR_OTHER ? util::error_detail()
+                                                                       : nullptr);
 }
 
 // The request-based forms are for passive target epochs only (11.3.5).
@@ -245,59 +245,58 @@ int passive(const Win &w, int rank) {
     return rank == MPI_PROC_NULL || w.lock_all || w.locks[rank] ? MPI_SUCCESS : MPI_ERR_RMA_SYNC;
 }
 
-int do_put_get(const char *fn, bool put, const void *origin_addr, int origin_count,
-               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
-               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
+int do_put_get(Call &call, bool put, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+               MPI_Win win, MPI_Request *request) {
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     Side o{origin_addr, origin_count, origin_datatype, nullptr};
     Target t{target_rank, target_disp, target_count, target_datatype, nullptr, 0, 0, 0};
     const char *why = nullptr;
-    if (int e = check_side(o)) return fail(win, fn, e);
+    if (int e = check_side(o)) return fail(call, e);
     o.t = datatype_get(origin_datatype);
     if (request && passive(*w, target_rank))
-        return fail(win, fn, MPI_ERR_RMA_SYNC, "not in a passive target epoch");
-    if (int e = check_target(*w, t, &why)) return fail(win, fn, e, why);
-    if (o.bytes() != t.count * t.t->size)
-        return fail(win, fn, MPI_ERR_TYPE, "origin and target sizes differ");
-    if (int e = put_get(*w, o, t, put)) return fail(win, fn, e);
+        return fail(call, MPI_ERR_RMA_SYNC, "not in a passive target epoch");
+    if (int e = check_target(*w, t, &why)) return fail(call, e, why);
+    if (o.bytes() != t.count * t.t->size) return fail(call, MPI_ERR_TYPE, "origin and target sizes differ");
+    if (int e = put_get(*w, o, t, put)) return fail(call, e);
     if (request)
-        if (int e = request_new_done(w->comm, request)) return fail(win, fn, e);
+        if (int e = request_new_done(w->comm, request)) return fail(call, e);
     return MPI_SUCCESS;
 }
 
 // MPI_Accumulate, MPI_Get_accumulate and their request forms.
-int do_accumulate(const char *fn, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+int do_accumulate(Call &call, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                   void *result_addr, int result_count, MPI_Datatype result_datatype, bool fetch,
                   int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
                   MPI_Op op, MPI_Win win, MPI_Request *request) {
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     Side o{origin_addr, origin_count, origin_datatype, nullptr};
     Side r{result_addr, result_count, result_datatype, nullptr};
     Target t{target_rank, target_disp, target_count, target_datatype, nullptr, 0, 0, 0};
     const char *why = nullptr;
     const bool uses_origin = op != MPI_NO_OP;  // (MPI_NO_OP ignores the origin buffer, 11.3.4)
     if (uses_origin)
-        if (int e = check_side(o)) return fail(win, fn, e);
+        if (int e = check_side(o)) return fail(call, e);
     if (fetch)
-        if (int e = check_side(r)) return fail(win, fn, e);
+        if (int e = check_side(r)) return fail(call, e);
     o.t = uses_origin ? datatype_get(origin_datatype) : nullptr;
     r.t = fetch ? datatype_get(result_datatype) : nullptr;
     if (request && passive(*w, target_rank))
-        return fail(win, fn, MPI_ERR_RMA_SYNC, "not in a passive target epoch");
-    if (int e = check_target(*w, t, &why)) return fail(win, fn, e, why);
+        return fail(call, MPI_ERR_RMA_SYNC, "not in a passive target epoch");
+    if (int e = check_target(*w, t, &why)) return fail(call, e, why);
     if (!uses_origin && !fetch) op = MPI_NO_OP;
     if (int e = check_accumulate(op, uses_origin ? &o : nullptr, fetch ? &r : nullptr, t, &why))
-        return fail(win, fn, e, why);
+        return fail(call, e, why);
     const int64_t bytes = t.count * t.t->size;
     if ((uses_origin && o.bytes() != bytes) || (fetch && r.bytes() != bytes))
-        return fail(win, fn, MPI_ERR_TYPE, "origin and target sizes differ");
+        return fail(call, MPI_ERR_TYPE, "origin and target sizes differ");
     if (!fetch && op == MPI_NO_OP) return MPI_SUCCESS;
     if (int e = accumulate(*w, uses_origin ? &o : nullptr, fetch ? &r : nullptr, t, op, nullptr))
-        return fail(win, fn, e);
+        return fail(call, e);
     if (request)
-        if (int e = request_new_done(w->comm, request)) return fail(win, fn, e);
+        if (int e = request_new_done(w->comm, request)) return fail(call, e);
     return MPI_SUCCESS;
 }
 
@@ -308,15 +307,15 @@ int do_accumulate(const char *fn, const void *origin_addr, int origin_count, MPI
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     Call call("MPI_Put");
-    return do_put_get(call.name(), true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return do_put_get(call, true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, nullptr);
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     Call call("MPI_Get");
-    return do_put_get(call.name(), false, origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, nullptr);
+    return do_put_get(call, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win, nullptr);
 }
 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -324,7 +323,7 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Request *request) {
     Call call("MPI_Rput");
     if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
-    return do_put_get(call.name(), true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return do_put_get(call, true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, win, request);
 }
 
@@ -333,17 +332,16 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Request *request) {
     Call call("MPI_Rget");
     if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
-    return do_put_get(call.name(), false, origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, request);
+    return do_put_get(call, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win, request);
 }
 
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                    MPI_Win win) {
     Call call("MPI_Accumulate");
-    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, nullptr, 0,
-                         MPI_DATATYPE_NULL, false, target_rank, target_disp, target_count, target_datatype,
-                         op, win, nullptr);
+    return do_accumulate(call, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+                         false, target_rank, target_disp, target_count, target_datatype, op, win, nullptr);
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -351,9 +349,8 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     MPI_Win win, MPI_Request *request) {
     Call call("MPI_Raccumulate");
     if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
-    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, nullptr, 0,
-                         MPI_DATATYPE_NULL, false, target_rank, target_disp, target_count, target_datatype,
-                         op, win, request);
+    return do_accumulate(call, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+                         false, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -361,7 +358,7 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
                        MPI_Win win) {
     Call call("MPI_Get_accumulate");
-    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, result_addr, result_count,
+    return do_accumulate(call, origin_addr, origin_count, origin_datatype, result_addr, result_count,
                          result_datatype, true, target_rank, target_disp, target_count, target_datatype, op,
                          win, nullptr);
 }
@@ -372,7 +369,7 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         MPI_Win win, MPI_Request *request) {
     Call call("MPI_Rget_accumulate");
     if (!request) return raise_error(win, call.name(), MPI_ERR_ARG, "request is NULL");
-    return do_accumulate(call.name(), origin_addr, origin_count, origin_datatype, result_addr, result_count,
+    return do_accumulate(call, origin_addr, origin_count, origin_datatype, result_addr, result_count,
                          result_datatype, true, target_rank, target_disp, target_count, target_datatype, op,
                          win, request);
 }
@@ -390,8 +387,8 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
     Call call("MPI_Fetch_and_op");
     Win *w;
     if (int e = enter(call, win, &w)) return e;
-    if (int e = check_single(datatype)) return fail(win, call.name(), e, "one element of a predefined type");
-    return do_accumulate(call.name(), origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
+    if (int e = check_single(datatype)) return fail(call, e, "one element of a predefined type");
+    return do_accumulate(call, origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
                          target_disp, 1, datatype, op, win, nullptr);
 }
 
@@ -400,14 +397,14 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     Call call("MPI_Compare_and_swap");
     Win *w;
     if (int e = enter(call, win, &w)) return e;
-    if (int e = check_single(datatype)) return fail(win, call.name(), e, "one element of a predefined type");
-    if (!origin_addr || !compare_addr || !result_addr) return fail(win, call.name(), MPI_ERR_BUFFER);
+    if (int e = check_single(datatype)) return fail(call, e, "one element of a predefined type");
+    if (!origin_addr || !compare_addr || !result_addr) return fail(call, MPI_ERR_BUFFER);
     Side o{origin_addr, 1, datatype, datatype_get(datatype)};
     Side r{result_addr, 1, datatype, o.t};
     Target t{target_rank, target_disp, 1, datatype, nullptr, 0, 0, 0};
     const char *why = nullptr;
-    if (int e = check_target(*w, t, &why)) return fail(win, call.name(), e, why);
-    if (o.t->basic != datatype) return fail(win, call.name(), MPI_ERR_TYPE, "a pair type cannot be compared");
-    if (int e = accumulate(*w, &o, &r, t, MPI_REPLACE, compare_addr)) return fail(win, call.name(), e);
+    if (int e = check_target(*w, t, &why)) return fail(call, e, why);
+    if (o.t->basic != datatype) return fail(call, MPI_ERR_TYPE, "a pair type cannot be compared");
+    if (int e = accumulate(*w, &o, &r, t, MPI_REPLACE, compare_addr)) return fail(call, e);
     return MPI_SUCCESS;
 }

@@ -311,36 +311,36 @@ namespace {
 // The flushes: rank's (all: every rank's) operations are complete at the
 // target; `local` ones need only local completion, which LWMPI's
 // operations have when they return.
-int flush(const char *fn, MPI_Win win, int rank, bool all, bool local) {
+int flush(Call &call, MPI_Win win, int rank, bool all, bool local) {
     Win *w;
-    if (int e = enter_win(fn, win, &w)) return e;
+    if (int e = enter(call, win, &w)) return e;
     bool skip = false;
     if (!all)
-        if (int e = check_target(*w, rank, &skip)) return raise_error(win, fn, e);
+        if (int e = check_target(*w, rank, &skip)) return call.fail(e);
     if (skip) return MPI_SUCCESS;
     if (!w->lock_all && (all ? w->nlocks == 0 : !w->locks[rank]))
-        return raise_error(win, fn, MPI_ERR_RMA_SYNC, "no passive target epoch");
+        return call.fail(MPI_ERR_RMA_SYNC, "no passive target epoch");
     if (local) return MPI_SUCCESS;
     const int e = all ? flush_dirty(*w) : win_flush_target(*w, rank);
-    return e ? raise_error(win, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 }  // namespace
 
 int MPI_Win_flush(int rank, MPI_Win win) {
     Call call("MPI_Win_flush");
-    return flush(call.name(), win, rank, false, false);
+    return flush(call, win, rank, false, false);
 }
 int MPI_Win_flush_all(MPI_Win win) {
     Call call("MPI_Win_flush_all");
-    return flush(call.name(), win, 0, true, false);
+    return flush(call, win, 0, true, false);
 }
 int MPI_Win_flush_local(int rank, MPI_Win win) {
     Call call("MPI_Win_flush_local");
-    return flush(call.name(), win, rank, false, true);
+    return flush(call, win, rank, false, true);
 }
 int MPI_Win_flush_local_all(MPI_Win win) {
     Call call("MPI_Win_flush_local_all");
-    return flush(call.name(), win, 0, true, true);
+    return flush(call, win, 0, true, true);
 }
 
 // In the unified model the window has one copy: ordering the caller's own
