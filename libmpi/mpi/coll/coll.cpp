@@ -221,19 +221,18 @@ int MPI_Barrier(MPI_Comm comm) {
     Call call("MPI_Barrier", Traced::yes);
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    return fail(call.name(), comm, c->inter ? inter_barrier(*c) : barrier(*c));
+    return fail(call, c->inter ? inter_barrier(*c) : barrier(*c));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     Call call("MPI_Bcast", Traced::yes);
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (int e = check_root(call.name(), *c, root)) return e;
+    if (int e = check_root(call, *c, root)) return e;
     if (root != MPI_PROC_NULL)
-        if (int e = check_buf(call.name(), comm, buffer, count, datatype)) return e;
-    return fail(
-        call.name(), comm,
-        c->inter ? inter_bcast(*c, buffer, count, datatype, root) : bcast(*c, buffer, count, datatype, root));
+        if (int e = check_buf(call, buffer, count, datatype)) return e;
+    return fail(call, c->inter ? inter_bcast(*c, buffer, count, datatype, root)
+                               : bcast(*c, buffer, count, datatype, root));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -241,20 +240,19 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     Call call("MPI_Reduce", Traced::yes);
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (c->inter)
-        return fail(call.name(), comm, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
+    if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (c->inter) return fail(call, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
     const Datatype &t = *datatype_get(datatype);
     if (c->rank == root) {
         const int e = in_place ? MPI_SUCCESS : copy(sendbuf, recvbuf, count, t);
-        return fail(call.name(), comm, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
+        return fail(call, e ? e : reduce_into(*c, recvbuf, count, datatype, op, root));
     }
     TempBuf acc(count, t);
     if (!acc.ok()) return call.fail(MPI_ERR_NO_MEM);
     int e = copy(sendbuf, acc.get(), count, t);
     if (e == MPI_SUCCESS) e = reduce_into(*c, acc.get(), count, datatype, op, root);
-    return fail(call.name(), comm, e);
+    return fail(call, e);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -262,18 +260,17 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     Call call("MPI_Allreduce", Traced::yes);
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    return fail(call.name(), comm,
-                c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
-                         : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
+    if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
+    return fail(call, c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
+                               : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
 
 namespace {
 
 // Gather(v): rank r's block lands in recvbuf's block r.
-int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int gatherv(const Call &call, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
             void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, int root) {
-    if (c.rank != root) return fail(fn, c.handle, send(c, root, kGather, sendbuf, sendcount, sendtype));
+    if (c.rank != root) return fail(call, send(c, root, kGather, sendbuf, sendcount, sendtype));
     const Datatype &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
@@ -282,15 +279,15 @@ int gatherv(const char *fn, const Comm &c, const void *sendbuf, int sendcount, M
             b.recv(r, kGather, block, rb.count(r), recvtype);
         else if (sendbuf != MPI_IN_PLACE)
             if (int e = copy_as(sendbuf, sendcount, *datatype_get(sendtype), block, rb.count(r), rt))
-                return fail(fn, c.handle, e);
+                return fail(call, e);
     }
-    return fail(fn, c.handle, b.finish());
+    return fail(call, b.finish());
 }
 
 // Scatter(v), the other way.
-int scatterv(const char *fn, const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
+int scatterv(const Call &call, const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
-    if (c.rank != root) return fail(fn, c.handle, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
+    if (c.rank != root) return fail(call, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
     const Datatype &st = *datatype_get(sendtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
@@ -299,28 +296,28 @@ int scatterv(const char *fn, const Comm &c, const void *sendbuf, const Blocks &s
             b.send(r, kScatter, block, sb.count(r), sendtype);
         else if (recvbuf != MPI_IN_PLACE)
             if (int e = copy_as(block, sb.count(r), st, recvbuf, recvcount, *datatype_get(recvtype)))
-                return fail(fn, c.handle, e);
+                return fail(call, e);
     }
-    return fail(fn, c.handle, b.finish());
+    return fail(call, b.finish());
 }
 
-// MPI_Gather(v) and MPI_Scatter(v) (named `fn`): the checks, then the
+// MPI_Gather(v) and MPI_Scatter(v) (`call`): the checks, then the
 // algorithm. `one` is a rank's own buffer (the send buffer of a gather,
 // the receive buffer of a scatter; MPI_IN_PLACE at the root), `many` the
 // root's buffer of blocks.
-int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
+int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
            const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_rooted(fn, *c, one, count, type, many, blocks, blocks_type, root)) return e;
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_rooted(call, *c, one, count, type, many, blocks, blocks_type, root)) return e;
     if (c->inter)
-        return fail(
-            fn, comm,
-            gather
-                ? inter_gatherv(*c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root)
-                : inter_scatterv(*c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root));
-    if (gather) return gatherv(fn, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
-    return scatterv(fn, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
+        return fail(call, gather ? inter_gatherv(*c, one, count, type, const_cast<void *>(many), blocks,
+                                                 blocks_type, root)
+                                 : inter_scatterv(*c, many, blocks, blocks_type, const_cast<void *>(one),
+                                                  count, type, root));
+    if (gather)
+        return gatherv(call, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
+    return scatterv(call, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
 }
 
 }  // namespace
@@ -328,72 +325,70 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Gather", Traced::yes);
-    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
-                  root, comm);
+    return rooted(call, true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, root,
+                  comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Gatherv", Traced::yes);
-    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
-                  recvtype, root, comm);
+    return rooted(call, true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0}, recvtype,
+                  root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Scatter", Traced::yes);
-    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
-                  root, comm);
+    return rooted(call, false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype, root,
+                  comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     Call call("MPI_Scatterv", Traced::yes);
-    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
-                  sendtype, root, comm);
+    return rooted(call, false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0}, sendtype,
+                  root, comm);
 }
 
 namespace {
 
 // Allgather(v): gather to rank 0, then the blocks down the bcast trees.
-int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_all(fn, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_all(call, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
     if (c->inter)
-        return fail(fn, comm,
-                    inter_exchange(*c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype));
+        return fail(call, inter_exchange(*c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype));
     const Datatype &rt = *datatype_get(recvtype);
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {  // my block is in recvbuf already
         sendbuf = at(recvbuf, rb.displ(c->rank), rt);
         sendcount = rb.count(c->rank);
         sendtype = recvtype;
     }
-    if (int e = gatherv(fn, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype, 0)) return e;
+    if (int e = gatherv(call, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype, 0)) return e;
     if (!rb.counts)  // the blocks are one array
-        return fail(fn, comm, bcast(*c, recvbuf, rb.fixed * c->group.size, recvtype, 0));
+        return fail(call, bcast(*c, recvbuf, rb.fixed * c->group.size, recvtype, 0));
     for (int r = 0; r < c->group.size; ++r)
-        if (int e = bcast(*c, at(recvbuf, rb.displ(r), rt), rb.count(r), recvtype, 0))
-            return fail(fn, comm, e);
+        if (int e = bcast(*c, at(recvbuf, rb.displ(r), rt), rb.count(r), recvtype, 0)) return fail(call, e);
     return MPI_SUCCESS;
 }
 
 // Alltoall(v): every pair exchanges its blocks directly.
-int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendtype, void *recvbuf,
+int alltoallv(Call &call, const void *sendbuf, Blocks sb, MPI_Datatype sendtype, void *recvbuf,
               const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (int e = check_all(fn, *c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
-    if (c->inter) return fail(fn, comm, inter_exchange(*c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype));
+    if (int e = enter(call, comm, &c)) return e;
+    if (int e = check_all(call, *c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
+    if (c->inter) return fail(call, inter_exchange(*c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype));
     const int n = c->group.size, me = c->rank;
     const Datatype &rt = *datatype_get(recvtype);
     // In place: what is sent is a copy of recvbuf as it was.
     const int span = sendbuf == MPI_IN_PLACE ? static_cast<int>(rb.span(n)) : 0;
     TempBuf copy_of_recv(span, rt);
     if (sendbuf == MPI_IN_PLACE) {
-        if (!copy_of_recv.ok()) return fail(fn, comm, MPI_ERR_NO_MEM);
-        if (int e = copy(recvbuf, copy_of_recv.get(), span, rt)) return fail(fn, comm, e);
+        if (!copy_of_recv.ok()) return fail(call, MPI_ERR_NO_MEM);
+        if (int e = copy(recvbuf, copy_of_recv.get(), span, rt)) return fail(call, e);
         sendbuf = copy_of_recv.get();
         sb = rb;
         sendtype = recvtype;
@@ -407,8 +402,8 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
     }
     if (int e = copy_as(at(sendbuf, sb.displ(me), st), sb.count(me), st, at(recvbuf, rb.displ(me), rt),
                         rb.count(me), rt))
-        return fail(fn, comm, e);
-    return fail(fn, comm, b.finish());
+        return fail(call, e);
+    return fail(call, b.finish());
 }
 
 }  // namespace
@@ -416,28 +411,28 @@ int alltoallv(const char *fn, const void *sendbuf, Blocks sb, MPI_Datatype sendt
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Allgather", Traced::yes);
-    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Allgatherv", Traced::yes);
-    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
-                      recvtype, comm);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0}, recvtype,
+                      comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
     Call call("MPI_Alltoall", Traced::yes);
-    return alltoallv(call.name(), sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
-                     recvtype, comm);
+    return alltoallv(call, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
+                     comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm) {
     Call call("MPI_Alltoallv", Traced::yes);
-    return alltoallv(call.name(), sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+    return alltoallv(call, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, comm);
 }
 
@@ -445,23 +440,23 @@ namespace {
 
 // Reduce_scatter(_block): reduce the whole vector to rank 0, then scatter
 // its pieces (counts[r] elements to rank r).
-int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
+int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
                    const int *counts, int fixed_count, MPI_Datatype type, MPI_Op op) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     int total, displs[util::kMaxRanks];
-    if (int e = check_reduce_scatter(fn, *c, sendbuf, recvbuf, v_form, counts, fixed_count, type, op, &total,
-                                     displs))
+    if (int e = check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed_count, type, op,
+                                     &total, displs))
         return e;
     const Datatype &t = *datatype_get(type);
     const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
-    if (c->inter) return fail(fn, comm, inter_reduce_scatter(*c, sendbuf, recvbuf, pieces, total, type, op));
+    if (c->inter) return fail(call, inter_reduce_scatter(*c, sendbuf, recvbuf, pieces, total, type, op));
     TempBuf all(total, t);
-    if (!all.ok()) return fail(fn, comm, MPI_ERR_NO_MEM);
+    if (!all.ok()) return fail(call, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);
     if (e == MPI_SUCCESS) e = reduce_into(*c, all.get(), total, type, op, 0);
-    if (e) return fail(fn, comm, e);
-    return scatterv(fn, *c, all.get(), pieces, type, recvbuf, pieces.count(c->rank), type, 0);
+    if (e) return fail(call, e);
+    return scatterv(call, *c, all.get(), pieces, type, recvbuf, pieces.count(c->rank), type, 0);
 }
 
 }  // namespace
@@ -469,25 +464,25 @@ int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *rec
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm) {
     Call call("MPI_Reduce_scatter", Traced::yes);
-    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
+    return reduce_scatter(call, comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm) {
     Call call("MPI_Reduce_scatter_block", Traced::yes);
-    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op);
+    return reduce_scatter(call, comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op);
 }
 
 namespace {
 
 // Scan and Exscan (section 5.11): the prefix travels along the ranks in
 // order, each combining its own contribution on the right.
-int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+int scan(Call &call, const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
          MPI_Op op, bool inclusive) {
-    if (int e = check_reduction(fn, c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
+    if (int e = check_reduction(call, c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
     const Datatype &t = *datatype_get(type);
     TempBuf mine(count, t), prefix(count, t);
-    if (!mine.ok() || !prefix.ok()) return fail(fn, c.handle, MPI_ERR_NO_MEM);
+    if (!mine.ok() || !prefix.ok()) return fail(call, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, mine.get(), count, t);
     if (e == MPI_SUCCESS && c.rank > 0) {
         e = recv(c, c.rank - 1, kScan, prefix.get(), count, type);
@@ -499,7 +494,7 @@ int scan(const char *fn, const Comm &c, const void *sendbuf, void *recvbuf, int 
     if (e == MPI_SUCCESS && inclusive) e = copy(mine.get(), recvbuf, count, t);
     if (e == MPI_SUCCESS && c.rank + 1 < c.group.size)
         e = send(c, c.rank + 1, kScan, mine.get(), count, type);
-    return fail(fn, c.handle, e);
+    return fail(call, e);
 }
 
 }  // namespace
@@ -508,7 +503,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
     Call call("MPI_Scan", Traced::yes);
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    return scan(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true);
+    return scan(call, *c, sendbuf, recvbuf, count, datatype, op, true);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -516,5 +511,5 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     Call call("MPI_Exscan", Traced::yes);
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    return scan(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false);
+    return scan(call, *c, sendbuf, recvbuf, count, datatype, op, false);
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "comm/comm.hpp"
+#include "env/call.hpp"
 #include "datatype/datatype.hpp"
 #include <mpiutil/mpiutil.hpp>
 
@@ -56,48 +57,49 @@ struct Layout {
 /// Fills *l for the calling rank of `c` and `root`.
 void make_layout(const Comm &c, int root, Layout *l);
 
-// ---- argument checks (each raises through comm's error handler) ----
+// ---- argument checks (each raises through the call's communicator's error handler) ----
 
 /// Raises `e` with "what value" when it is not MPI_SUCCESS.
-int check(const char *fn, MPI_Comm comm, int e, const char *what, long long value);
+int check(const Call &call, int e, const char *what, long long value);
 /// MPI_ERR_ROOT unless 0 <= root < size of c; of an intercommunicator,
 /// MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (section 5.2.2).
 /// The other checks below follow an intercommunicator's rules too: only
 /// the buffers that send or receive matter, block counts run over the
 /// remote group, and MPI_IN_PLACE is refused.
-int check_root(const char *fn, const Comm &c, int root);
+int check_root(const Call &call, const Comm &c, int root);
 /// MPI_ERR_BUFFER for MPI_IN_PLACE on an intercommunicator.
-int check_not_in_place(const char *fn, const Comm &c, const void *buf);
+int check_not_in_place(const Call &call, const Comm &c, const void *buf);
 /// A buffer of `count` elements of `type`: MPI_ERR_COUNT, MPI_ERR_TYPE,
 /// MPI_ERR_BUFFER.
-int check_buf(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type);
+int check_buf(const Call &call, const void *buf, int count, MPI_Datatype type);
 /// check_buf, then MPI_ERR_OP when `op` is invalid or not defined on type.
-int check_reduce(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type, MPI_Op op);
+int check_reduce(const Call &call, const void *buf, int count, MPI_Datatype type, MPI_Op op);
 /// A buffer of blocks: the arrays (v- and w-forms; MPI_ERR_ARG when
 /// NULL) and each block.
-int check_blocks(const char *fn, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type);
+int check_blocks(const Call &call, const Comm &c, const void *buf, const Blocks &b, MPI_Datatype type);
 /// Raises `e` (an algorithm's failure) unless it is MPI_SUCCESS.
-int fail(const char *fn, MPI_Comm comm, int e);
+int fail(const Call &call, int e);
 
 /// The checks of Reduce (rooted) and of Allreduce, Scan, Exscan (not
 /// rooted: every rank receives, `root` is ignored): root, both buffers,
 /// the operation.
-int check_reduction(const char *fn, const Comm &c, const void *sendbuf, const void *recvbuf, int count,
+int check_reduction(const Call &call, const Comm &c, const void *sendbuf, const void *recvbuf, int count,
                     MPI_Datatype type, MPI_Op op, bool rooted, int root);
 /// The checks of Gather(v) and Scatter(v): `one` is a rank's own buffer
 /// (MPI_IN_PLACE allowed at the root), `many` the root's blocks.
-int check_rooted(const char *fn, const Comm &c, const void *one, int count, MPI_Datatype type,
+int check_rooted(const Call &call, const Comm &c, const void *one, int count, MPI_Datatype type,
                  const void *many, const Blocks &blocks, MPI_Datatype blocks_type, int root);
 /// The checks of Allgather(v) (sb == nullptr: one send buffer of
 /// sendcount) and Alltoall(v,w) (sb: the send blocks); MPI_IN_PLACE
 /// allowed for sendbuf.
-int check_all(const char *fn, const Comm &c, const void *sendbuf, int sendcount, const Blocks *sb,
+int check_all(const Call &call, const Comm &c, const void *sendbuf, int sendcount, const Blocks *sb,
               MPI_Datatype sendtype, const void *recvbuf, const Blocks &rb, MPI_Datatype recvtype);
 /// The checks of Reduce_scatter (v_form: counts, MPI_ERR_ARG when NULL)
 /// and Reduce_scatter_block (fixed): the counts, the buffers (the whole vector
 /// of *total elements in sendbuf, or in recvbuf when in place), the
 /// operation. Sets *total and displs[0..size) (v-form only).
-int check_reduce_scatter(const char *fn, const Comm &c, const void *sendbuf, const void *recvbuf, bool v_form,
-                         const int *counts, int fixed, MPI_Datatype type, MPI_Op op, int *total, int *displs);
+int check_reduce_scatter(const Call &call, const Comm &c, const void *sendbuf, const void *recvbuf,
+                         bool v_form, const int *counts, int fixed, MPI_Datatype type, MPI_Op op, int *total,
+                         int *displs);
 
 }  // namespace lwmpi

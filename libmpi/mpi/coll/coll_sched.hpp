@@ -68,27 +68,26 @@ void build_scan(Schedule &s, const Comm &c, const void *sendbuf, void *recvbuf, 
                 MPI_Op op, bool inclusive);
 
 /// Builds a schedule on `c` with `build(Schedule &)` and starts it as
-/// *request, the request of non-blocking call `fn` (its arguments
-/// checked); raises fn's errors (MPI_ERR_NO_MEM, too many requests).
+/// *request, the request of non-blocking `call` (its arguments
+/// checked); raises call's errors (MPI_ERR_NO_MEM, too many requests).
 template <typename Build>
-int start_schedule(const char *fn, Comm &c, MPI_Request *request, Build build) {
+int start_schedule(const Call &call, Comm &c, MPI_Request *request, Build build) {
     Schedule *s = Schedule::create(c, next_schedule_tag(c));
-    if (!s) return raise_error(c.handle, fn, MPI_ERR_NO_MEM, "no memory for the schedule");
+    if (!s) return call.fail(MPI_ERR_NO_MEM, "no memory for the schedule");
     build(*s);
-    if (int e = request_new_background(c, *s, request))
-        return raise_error(c.handle, fn, e, "too many requests");
+    if (int e = request_new_background(c, *s, request)) return call.fail(e, "too many requests");
     if (int e = s->start()) {
         request_drop(*request_get(*request));
         *request = MPI_REQUEST_NULL;
-        return raise_error(c.handle, fn, e, "no memory for the schedule");
+        return call.fail(e, "no memory for the schedule");
     }
     return MPI_SUCCESS;
 }
 
-/// The request argument of non-blocking call `fn` on c: MPI_ERR_ARG
+/// The request argument of non-blocking `call` on c: MPI_ERR_ARG
 /// (raised) when it is NULL.
-inline int check_request(const char *fn, const Comm &c, MPI_Request *request) {
-    return request ? MPI_SUCCESS : raise_error(c.handle, fn, MPI_ERR_ARG, "request is NULL");
+inline int check_request(const Call &call, const Comm &c, MPI_Request *request) {
+    return request ? MPI_SUCCESS : call.fail(MPI_ERR_ARG, "request is NULL");
 }
 
 }  // namespace lwmpi

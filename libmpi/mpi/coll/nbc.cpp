@@ -29,23 +29,23 @@ namespace lwmpi {
 namespace {
 
 // The blocks of the w-form (Alltoallw): MPI_ERR_ARG when an array is NULL.
-int w_blocks(const char *fn, const Comm &c, const int *counts, const int *displs, const MPI_Datatype *types,
+int w_blocks(const Call &call, const Comm &c, const int *counts, const int *displs, const MPI_Datatype *types,
              Blocks *out) {
     if (!counts || !displs || !types)
-        return raise_error(c.handle, fn, MPI_ERR_ARG, "counts, displacements or types are NULL");
+        return call.fail(MPI_ERR_ARG, "counts, displacements or types are NULL");
     *out = Blocks{counts, displs, 0, types};
     return MPI_SUCCESS;
 }
 
-// Igather(v) and Iscatter(v) (named `fn`): as coll.cpp's rooted().
-int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
+// Igather(v) and Iscatter(v) (`call`): as coll.cpp's rooted().
+int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
            const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_rooted(fn, *c, one, count, type, many, blocks, blocks_type, root)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_rooted(call, *c, one, count, type, many, blocks, blocks_type, root)) return e;
+    if (int e = check_request(call, *c, request)) return e;
     void *buf = const_cast<void *>(gather ? many : one);
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         if (gather)
             build_gatherv(s, *c, one, count, type, buf, blocks, blocks_type, root);
         else
@@ -53,48 +53,48 @@ int rooted(const char *fn, bool gather, const void *one, int count, MPI_Datatype
     });
 }
 
-int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_all(fn, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_all(call, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
     });
 }
 
-int alltoallw(const char *fn, Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
+int alltoallw(const Call &call, Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
               void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, MPI_Request *request) {
-    if (int e = check_all(fn, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
-    if (int e = check_request(fn, c, request)) return e;
-    return start_schedule(fn, c, request, [&](Schedule &s) {
+    if (int e = check_all(call, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
+    if (int e = check_request(call, c, request)) return e;
+    return start_schedule(call, c, request, [&](Schedule &s) {
         build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
     });
 }
 
-int reduce_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
+int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
                    const int *counts, int fixed, MPI_Datatype type, MPI_Op op, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
+    if (int e = enter_intra(call, comm, &c)) return e;
     int total, displs[util::kMaxRanks];
     if (int e =
-            check_reduce_scatter(fn, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
+            check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
         return e;
-    if (int e = check_request(fn, *c, request)) return e;
+    if (int e = check_request(call, *c, request)) return e;
     const Blocks pieces{counts, counts ? displs : nullptr, fixed};
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
     });
 }
 
-int scan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+int scan(Call &call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
          MPI_Comm comm, bool inclusive, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intracomm(fn, comm, &c)) return e;
-    if (int e = check_reduction(fn, *c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
-    if (int e = check_request(fn, *c, request)) return e;
-    return start_schedule(fn, *c, request, [&](Schedule &s) {
+    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         build_scan(s, *c, sendbuf, recvbuf, count, type, op, inclusive);
     });
 }
@@ -107,8 +107,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ibarrier");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    if (int e = check_request(call.name(), *c, request)) return e;
-    return start_schedule(call.name(), *c, request, [&](Schedule &s) { build_barrier(s, *c); });
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -116,47 +116,47 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     Call call("MPI_Ibcast");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    if (int e = check_root(call.name(), *c, root)) return e;
-    if (int e = check_buf(call.name(), comm, buffer, count, datatype)) return e;
-    if (int e = check_request(call.name(), *c, request)) return e;
-    return start_schedule(call.name(), *c, request,
+    if (int e = check_root(call, *c, root)) return e;
+    if (int e = check_buf(call, buffer, count, datatype)) return e;
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request,
                           [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Igather");
-    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype,
-                  root, comm, request);
+    return rooted(call, true, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, root, comm,
+                  request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request) {
     Call call("MPI_Igatherv");
-    return rooted(call.name(), true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
-                  recvtype, root, comm, request);
+    return rooted(call, true, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0}, recvtype,
+                  root, comm, request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Iscatter");
-    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype,
-                  root, comm, request);
+    return rooted(call, false, recvbuf, recvcount, recvtype, sendbuf, regular(sendcount), sendtype, root,
+                  comm, request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request) {
     Call call("MPI_Iscatterv");
-    return rooted(call.name(), false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0},
-                  sendtype, root, comm, request);
+    return rooted(call, false, recvbuf, recvcount, recvtype, sendbuf, Blocks{sendcounts, displs, 0}, sendtype,
+                  root, comm, request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Iallgather");
-    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm,
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, regular(recvcount), recvtype, comm,
                       request);
 }
 
@@ -164,8 +164,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request) {
     Call call("MPI_Iallgatherv");
-    return allgatherv(call.name(), sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0},
-                      recvtype, comm, request);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, Blocks{recvcounts, displs, 0}, recvtype,
+                      comm, request);
 }
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -173,8 +173,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     Call call("MPI_Ialltoall");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    return alltoallw(call.name(), *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount),
-                     recvtype, request);
+    return alltoallw(call, *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
+                     request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -183,7 +183,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     Call call("MPI_Ialltoallv");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    return alltoallw(call.name(), *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
+    return alltoallw(call, *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, request);
 }
 
@@ -195,10 +195,9 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     if (int e = enter_intra(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(call.name(), *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(call.name(), *c, recvcounts, rdispls, recvtypes, &rb)) return e;
-    return alltoallw(call.name(), *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL,
-                     request);
+        if (int e = w_blocks(call, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    return alltoallw(call, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL, request);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -211,20 +210,19 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     if (int e = enter(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(call.name(), *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(call.name(), *c, recvcounts, rdispls, recvtypes, &rb)) return e;
-    if (int e =
-            check_all(call.name(), *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
+        if (int e = w_blocks(call, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+    if (int e = check_all(call, *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
         return e;
     if (c->inter)
-        return fail(call.name(), comm,
+        return fail(call,
                     inter_exchange(*c, sendbuf, &sb, 0, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL));
     Schedule *s = Schedule::create(*c, next_schedule_tag(*c));
     if (!s) return call.fail(MPI_ERR_NO_MEM, "no memory for the schedule");
     build_alltoallw(*s, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL);
     const int e = s->run();
     Schedule::destroy(s);
-    return fail(call.name(), comm, e);
+    return fail(call, e);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -232,9 +230,9 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     Call call("MPI_Ireduce");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (int e = check_request(call.name(), *c, request)) return e;
-    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
+    if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
     });
 }
@@ -244,9 +242,9 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     Call call("MPI_Iallreduce");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    if (int e = check_reduction(call.name(), *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    if (int e = check_request(call.name(), *c, request)) return e;
-    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
+    if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
+    if (int e = check_request(call, *c, request)) return e;
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
     });
 }
@@ -254,24 +252,23 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ireduce_scatter");
-    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op, request);
+    return reduce_scatter(call, comm, sendbuf, recvbuf, true, recvcounts, 0, datatype, op, request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ireduce_scatter_block");
-    return reduce_scatter(call.name(), comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op,
-                          request);
+    return reduce_scatter(call, comm, sendbuf, recvbuf, false, nullptr, recvcount, datatype, op, request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request *request) {
     Call call("MPI_Iscan");
-    return scan(call.name(), sendbuf, recvbuf, count, datatype, op, comm, true, request);
+    return scan(call, sendbuf, recvbuf, count, datatype, op, comm, true, request);
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Iexscan");
-    return scan(call.name(), sendbuf, recvbuf, count, datatype, op, comm, false, request);
+    return scan(call, sendbuf, recvbuf, count, datatype, op, comm, false, request);
 }

@@ -232,9 +232,9 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (!newcomm) return call.fail(MPI_ERR_ARG, "newcomm is NULL");
-    if (int e = check_request(call.name(), *c, request)) return e;
+    if (int e = check_request(call, *c, request)) return e;
     *newcomm = MPI_COMM_NULL;
-    return start_schedule(call.name(), *c, request, [&](Schedule &s) {
+    return start_schedule(call, *c, request, [&](Schedule &s) {
         auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
         if (!d) return;
         *d = Idup{comm_next_context(), c, newcomm};
