@@ -20,15 +20,15 @@ namespace lwmpi {
 namespace {
 
 // enter_comm(), then comm must have a Cartesian topology (MPI_ERR_TOPOLOGY).
-int enter_cart(const char *fn, MPI_Comm comm, Comm **out) {
-    if (int e = enter_comm(fn, comm, out)) return e;
+int enter_cart(Call &call, MPI_Comm comm, Comm **out) {
+    if (int e = enter(call, comm, out)) return e;
     if ((*out)->topo.kind != TopoKind::cart)
-        return raise_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
+        return call.fail(MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
     return MPI_SUCCESS;
 }
 
 // Raises MPI_ERR_ARG for maxdims below the topology's dimensions.
-int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
+int raise_maxdims(const Call &call, int maxdims, int ndims) {
     char why[64];
     TextBuilder(why, sizeof why)
         .put("maxdims ")
@@ -36,7 +36,7 @@ int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
         .put("; the topology has ")
         .put_int(ndims)
         .put(" dimensions");
-    return raise_error(comm, fn, MPI_ERR_ARG, why);
+    return call.fail(MPI_ERR_ARG, why);
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ int raise_maxdims(MPI_Comm comm, const char *fn, int maxdims, int ndims) {
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     Call call("MPI_Dims_create");
     if (int e = call.active()) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(MPI_COMM_WORLD, call.name(), ndims);
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
     if (!dims && ndims > 0) return call.fail(MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
@@ -63,7 +63,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     Call call("MPI_Cart_coords");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if (int e = enter_cart(call, comm, &c)) return e;
     if (rank < 0 || rank >= c->group.size) {
         char why[64];
         TextBuilder(why, sizeof why)
@@ -72,10 +72,10 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
             .put("; the communicator has ")
             .put_int(c->group.size)
             .put(c->group.size == 1 ? " rank" : " ranks");
-        return raise_error(comm, call.name(), MPI_ERR_RANK, why);
+        return call.fail(MPI_ERR_RANK, why);
     }
-    if (maxdims < c->topo.cart.ndims) return raise_maxdims(comm, call.name(), maxdims, c->topo.cart.ndims);
-    if (!coords && c->topo.cart.ndims > 0) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (maxdims < c->topo.cart.ndims) return raise_maxdims(call, maxdims, c->topo.cart.ndims);
+    if (!coords && c->topo.cart.ndims > 0) return call.fail(MPI_ERR_ARG);
     cart_coords(c->topo.cart, rank, coords);
     return MPI_SUCCESS;
 }
@@ -83,17 +83,17 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
     Call call("MPI_Cart_rank");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
-    if ((!coords && c->topo.cart.ndims > 0) || !rank) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_cart(call, comm, &c)) return e;
+    if ((!coords && c->topo.cart.ndims > 0) || !rank) return call.fail(MPI_ERR_ARG);
     if (int e = cart_rank(c->topo.cart, coords, rank))
-        return raise_error(comm, call.name(), e, "a coordinate is out of its non-periodic dimension");
+        return call.fail(e, "a coordinate is out of its non-periodic dimension");
     return MPI_SUCCESS;
 }
 
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) {
     Call call("MPI_Cart_shift");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if (int e = enter_cart(call, comm, &c)) return e;
     if (direction < 0 || direction >= c->topo.cart.ndims) {
         char why[64];
         TextBuilder(why, sizeof why)
@@ -102,9 +102,9 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
             .put("; the topology has ")
             .put_int(c->topo.cart.ndims)
             .put(" dimensions");
-        return raise_error(comm, call.name(), MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
-    if (!rank_source || !rank_dest) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (!rank_source || !rank_dest) return call.fail(MPI_ERR_ARG);
     cart_shift(c->topo.cart, c->rank, direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
 }
@@ -112,10 +112,10 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
     Call call("MPI_Cart_get");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
+    if (int e = enter_cart(call, comm, &c)) return e;
     const CartTopology &t = c->topo.cart;
-    if (maxdims < t.ndims) return raise_maxdims(comm, call.name(), maxdims, t.ndims);
-    if ((!dims || !periods || !coords) && t.ndims > 0) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (maxdims < t.ndims) return raise_maxdims(call, maxdims, t.ndims);
+    if ((!dims || !periods || !coords) && t.ndims > 0) return call.fail(MPI_ERR_ARG);
     for (int i = 0; i < t.ndims; ++i) {
         dims[i] = t.dims[i];
         periods[i] = t.periods[i];
@@ -127,8 +127,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
     Call call("MPI_Cartdim_get");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
-    if (!ndims) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_cart(call, comm, &c)) return e;
+    if (!ndims) return call.fail(MPI_ERR_ARG);
     *ndims = c->topo.cart.ndims;
     return MPI_SUCCESS;
 }
@@ -148,9 +148,8 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     Call call("MPI_Cart_sub");
     Comm *c;
-    if (int e = enter_cart(call.name(), comm, &c)) return e;
-    if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm)
-        return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_cart(call, comm, &c)) return e;
+    if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm) return call.fail(MPI_ERR_ARG);
     bool remain[kMaxDims];
     for (int i = 0; i < c->topo.cart.ndims; ++i)
         remain[i] = remain_dims[i] != 0;
@@ -162,7 +161,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
         QuietErrors quiet(*c);
         e = MPI_Comm_split(comm, color, key, newcomm);
     }
-    if (e) return raise_error(comm, call.name(), e, util::error_detail());
+    if (e) return call.fail(e, util::error_detail());
     comm_get(*newcomm)->topo = Topology{TopoKind::cart, sub, nullptr};
     return MPI_SUCCESS;
 }
@@ -185,7 +184,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     Call call("MPI_Cart_map");
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm, call.name(), ndims);
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
     if ((ndims > 0 && (!dims || !periods)) || !newrank) return call.fail(MPI_ERR_ARG);
     long long nodes = 1;
     for (int i = 0; i < ndims; ++i) {

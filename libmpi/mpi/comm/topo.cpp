@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/call.hpp"
 #include "env/errors.hpp"
 #include <lwmpi/text.hpp>
 
@@ -247,10 +248,10 @@ int neighbor_send_tag(const Topology &t, int j) { return t.kind == TopoKind::car
 
 int neighbor_recv_tag(const Topology &t, int i) { return t.kind == TopoKind::cart ? i ^ 1 : 0; }
 
-int raise_ndims(MPI_Comm comm, const char *fn, int ndims) {
+int raise_ndims(const Call &call, int ndims) {
     char why[48];
     TextBuilder(why, sizeof why).put("ndims ").put_int(ndims).put(" is out of range");
-    return raise_error(comm, fn, MPI_ERR_DIMS, why);
+    return call.fail(MPI_ERR_DIMS, why);
 }
 
 }  // namespace lwmpi

@@ -9,6 +9,8 @@
 
 namespace lwmpi {
 
+class Call;
+
 inline constexpr int kMaxDims = 8;  ///< of a Cartesian topology
 
 /// A Cartesian topology (section 7.5.1): rank r of the communicator sits
@@ -154,7 +156,7 @@ void neighbor_lists(const Topology &t, int rank, int sources[], int destinations
 int neighbor_send_tag(const Topology &t, int j);
 int neighbor_recv_tag(const Topology &t, int i);
 
-/// Raises MPI_ERR_DIMS on comm for `fn`, for an ndims out of 0..kMaxDims.
-int raise_ndims(MPI_Comm comm, const char *fn, int ndims);
+/// Raises MPI_ERR_DIMS for `call`, for an ndims out of 0..kMaxDims.
+int raise_ndims(const Call &call, int ndims);
 
 }  // namespace lwmpi

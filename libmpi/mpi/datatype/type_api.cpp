@@ -23,10 +23,10 @@ namespace {
 constexpr int64_t kIntMax = 0x7fffffff;
 
 // Raises `code` on comm with "<what> <value>" as the detail.
-int raise_value(MPI_Comm comm, const char *fn, int code, const char *what, long long value) {
+int raise_value(const Call &call, int code, const char *what, long long value) {
     char why[64];
     TextBuilder(why, sizeof why).put(what).put(' ').put_int(value);
-    return raise_error(comm, fn, code, why);
+    return call.fail(code, why);
 }
 
 // Packed bytes of `count` elements of `t`, or -1 when more than an int
@@ -37,42 +37,42 @@ int64_t packed_size(int count, const Datatype &t) {
 
 }  // namespace
 
-int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t) {
-    if (int e = require_active(fn)) return e;
+int enter_query(const Call &call, MPI_Datatype h, bool results, const Datatype **t) {
+    if (int e = call.active()) return e;
     *t = datatype_get(h);
-    if (!*t) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
-    if (!results) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL result pointer");
+    if (!*t) return call.fail(MPI_ERR_TYPE);
+    if (!results) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     return MPI_SUCCESS;
 }
 
-int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arrays) {
-    if (int e = require_active(fn)) return e;
-    if (!newtype) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "newtype is NULL");
-    if (count < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", count);
-    if (count > 0 && !arrays) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "NULL array");
+int enter_constructor(const Call &call, MPI_Datatype *newtype, int count, bool arrays) {
+    if (int e = call.active()) return e;
+    if (!newtype) return call.fail(MPI_ERR_ARG, "newtype is NULL");
+    if (count < 0) return raise_value(call, MPI_ERR_COUNT, "count", count);
+    if (count > 0 && !arrays) return call.fail(MPI_ERR_ARG, "NULL array");
     return MPI_SUCCESS;
 }
 
-int construct(const char *fn, Recipe r, const Contents &how, MPI_Datatype *newtype) {
+int construct(const Call &call, Recipe r, const Contents &how, MPI_Datatype *newtype) {
     char why[96];
     TextBuilder t(why, sizeof why);
     r.how = &how;
-    if (int e = datatype_create(r, newtype, t)) return raise_error(MPI_COMM_WORLD, fn, e, why);
+    if (int e = datatype_create(r, newtype, t)) return call.fail(e, why);
     return MPI_SUCCESS;
 }
 
-int construct(const char *fn, const Recipe &r, const CallArgs &call, MPI_Datatype *newtype) {
+int construct(const Call &call, const Recipe &r, const CallArgs &args, MPI_Datatype *newtype) {
     int n = 0;
-    for (const IntArgs &a : call.ints)
+    for (const IntArgs &a : args.ints)
         n += a.n;
     int *ints = static_cast<int *>(malloc(sizeof(int) * static_cast<size_t>(n > 0 ? n : 1)));
-    if (!ints) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "no memory for the arguments");
+    if (!ints) return call.fail(MPI_ERR_NO_MEM, "no memory for the arguments");
     n = 0;
-    for (const IntArgs &a : call.ints)
+    for (const IntArgs &a : args.ints)
         for (int i = 0; i < a.n; ++i)
             ints[n++] = a.p[i];
-    const Contents how{call.combiner, n, call.naddrs, call.ntypes, ints, call.addrs, call.types};
-    const int e = construct(fn, r, how, newtype);
+    const Contents how{args.combiner, n, args.naddrs, args.ntypes, ints, args.addrs, args.types};
+    const int e = construct(call, r, how, newtype);
     free(ints);
     return e;
 }
@@ -83,15 +83,14 @@ namespace {
 // communicator, `count` elements of `datatype` (committed), and the packed
 // buffer `packed` of `size` bytes with room for them from *position on.
 // Sets *t and *bytes (the packed size of the elements).
-int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatype, const void *packed,
-                  int size, const int *position, const Datatype **t, int64_t *bytes) {
+int enter_packing(Call &call, MPI_Comm comm, int count, MPI_Datatype datatype, const void *packed, int size,
+                  const int *position, const Datatype **t, int64_t *bytes) {
     Comm *c;
-    if (int e = enter_comm(fn, comm, &c)) return e;
-    if (count < 0) return raise_value(comm, fn, MPI_ERR_COUNT, "count", count);
+    if (int e = enter(call, comm, &c)) return e;
+    if (count < 0) return raise_value(call, MPI_ERR_COUNT, "count", count);
     if (check_datatype(datatype))
-        return raise_error(comm, fn, MPI_ERR_TYPE,
-                           datatype_get(datatype) ? "the datatype is not committed" : nullptr);
-    if (!position) return raise_error(comm, fn, MPI_ERR_ARG, "position is NULL");
+        return call.fail(MPI_ERR_TYPE, datatype_get(datatype) ? "the datatype is not committed" : nullptr);
+    if (!position) return call.fail(MPI_ERR_ARG, "position is NULL");
     if (size < 0 || *position < 0 || *position > size) {
         char why[80];
         TextBuilder(why, sizeof why)
@@ -100,7 +99,7 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
             .put(" in a buffer of ")
             .put_int(size)
             .put(" bytes");
-        return raise_error(comm, fn, MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
     *t = datatype_get(datatype);
     *bytes = packed_size(count, **t);
@@ -115,9 +114,9 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
             .put(" do not fit in ")
             .put_int(size)
             .put(" bytes");
-        return raise_error(comm, fn, MPI_ERR_TRUNCATE, why);
+        return call.fail(MPI_ERR_TRUNCATE, why);
     }
-    if (!packed && *bytes > 0) return raise_error(comm, fn, MPI_ERR_BUFFER, "NULL packed buffer");
+    if (!packed && *bytes > 0) return call.fail(MPI_ERR_BUFFER, "NULL packed buffer");
     return MPI_SUCCESS;
 }
 
@@ -130,7 +129,7 @@ int enter_packing(const char *fn, MPI_Comm comm, int count, MPI_Datatype datatyp
 int MPI_Type_size(MPI_Datatype datatype, int *size) {
     Call call("MPI_Type_size");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, size != nullptr, &t)) return e;
+    if (int e = enter_query(call, datatype, size != nullptr, &t)) return e;
     *size = t->size <= kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -139,7 +138,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size) {
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
     Call call("MPI_Type_size_x");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, size != nullptr, &t)) return e;
+    if (int e = enter_query(call, datatype, size != nullptr, &t)) return e;
     *size = t->size;
     return MPI_SUCCESS;
 }
@@ -148,7 +147,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
     Call call("MPI_Type_get_extent");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, lb && extent, &t)) return e;
+    if (int e = enter_query(call, datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -159,7 +158,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
     Call call("MPI_Type_get_true_extent");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, true_lb && true_extent, &t)) return e;
+    if (int e = enter_query(call, datatype, true_lb && true_extent, &t)) return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
     return MPI_SUCCESS;
@@ -168,31 +167,31 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 /// `count` copies of oldtype, one extent apart (section 4.1.2).
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) {
     Call call("MPI_Type_contiguous");
-    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
+    if (int e = enter_constructor(call, newtype, count, true)) return e;
     const CallArgs args{MPI_COMBINER_CONTIGUOUS, {{&count, 1}}, 0, nullptr, 1, &oldtype};
-    return construct(call.name(), {.count = 1, .length = count, .type = oldtype}, args, newtype);
+    return construct(call, {.count = 1, .length = count, .type = oldtype}, args, newtype);
 }
 
 /// `count` blocks of `blocklength` elements, `stride` extents of oldtype
 /// apart (section 4.1.2).
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) {
     Call call("MPI_Type_vector");
-    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
+    if (int e = enter_constructor(call, newtype, count, true)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .stride = stride, .in_extents = true};
     const CallArgs args{
         MPI_COMBINER_VECTOR, {{&count, 1}, {&blocklength, 1}, {&stride, 1}}, 0, nullptr, 1, &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// MPI_Type_vector with the stride in bytes (section 4.1.2).
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype) {
     Call call("MPI_Type_create_hvector");
-    if (int e = enter_constructor(call.name(), newtype, count, true)) return e;
+    if (int e = enter_constructor(call, newtype, count, true)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .stride = stride};
     const CallArgs args{MPI_COMBINER_HVECTOR, {{&count, 1}, {&blocklength, 1}}, 1, &stride, 1, &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// Blocks of blocklengths[i] elements at displacements[i] extents of
@@ -200,7 +199,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype) {
     Call call("MPI_Type_indexed");
-    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements)) return e;
+    if (int e = enter_constructor(call, newtype, count, blocklengths && displacements)) return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .type = oldtype, .disps = displacements, .in_extents = true};
     const CallArgs args{MPI_COMBINER_INDEXED,
@@ -209,25 +208,25 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
                         nullptr,
                         1,
                         &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// MPI_Type_indexed with the displacements in bytes (section 4.1.2).
 int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                              MPI_Datatype oldtype, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_hindexed");
-    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements)) return e;
+    if (int e = enter_constructor(call, newtype, count, blocklengths && displacements)) return e;
     const Recipe r{.count = count, .lengths = blocklengths, .type = oldtype, .byte_disps = displacements};
     const CallArgs args{
         MPI_COMBINER_HINDEXED, {{&count, 1}, {blocklengths, count}}, count, displacements, 1, &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// MPI_Type_indexed with one block length for all (section 4.1.2).
 int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype *newtype) {
     Call call("MPI_Type_create_indexed_block");
-    if (int e = enter_constructor(call.name(), newtype, count, displacements)) return e;
+    if (int e = enter_constructor(call, newtype, count, displacements)) return e;
     const Recipe r{
         .count = count, .length = blocklength, .type = oldtype, .disps = displacements, .in_extents = true};
     const CallArgs args{MPI_COMBINER_INDEXED_BLOCK,
@@ -236,7 +235,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
                         nullptr,
                         1,
                         &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// MPI_Type_create_indexed_block with the displacements in bytes (section
@@ -244,11 +243,11 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int displace
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_hindexed_block");
-    if (int e = enter_constructor(call.name(), newtype, count, displacements)) return e;
+    if (int e = enter_constructor(call, newtype, count, displacements)) return e;
     const Recipe r{.count = count, .length = blocklength, .type = oldtype, .byte_disps = displacements};
     const CallArgs args{
         MPI_COMBINER_HINDEXED_BLOCK, {{&count, 1}, {&blocklength, 1}}, count, displacements, 1, &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// Blocks of blocklengths[i] elements of types[i] at displacements[i]
@@ -257,32 +256,31 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint di
 int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                            const MPI_Datatype types[], MPI_Datatype *newtype) {
     Call call("MPI_Type_create_struct");
-    if (int e = enter_constructor(call.name(), newtype, count, blocklengths && displacements && types))
-        return e;
+    if (int e = enter_constructor(call, newtype, count, blocklengths && displacements && types)) return e;
     const Recipe r{
         .count = count, .lengths = blocklengths, .types = types, .byte_disps = displacements, .pad = true};
     const CallArgs args{
         MPI_COMBINER_STRUCT, {{&count, 1}, {blocklengths, count}}, count, displacements, count, types};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// oldtype with lower bound `lb` and extent `extent`, which then hold in
 /// every type built from it (section 4.1.7).
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_resized");
-    if (int e = enter_constructor(call.name(), newtype, 1, true)) return e;
+    if (int e = enter_constructor(call, newtype, 1, true)) return e;
     const Recipe r{.count = 1, .length = 1, .type = oldtype, .resize = true, .lb = lb, .extent = extent};
     const MPI_Aint bounds[] = {lb, extent};
     const CallArgs args{MPI_COMBINER_RESIZED, {}, 2, bounds, 1, &oldtype};
-    return construct(call.name(), r, args, newtype);
+    return construct(call, r, args, newtype);
 }
 
 /// A copy of oldtype, committed if it is (section 4.1.10).
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     Call call("MPI_Type_dup");
-    if (int e = enter_constructor(call.name(), newtype, 1, true)) return e;
+    if (int e = enter_constructor(call, newtype, 1, true)) return e;
     const CallArgs args{MPI_COMBINER_DUP, {}, 0, nullptr, 1, &oldtype};
-    if (int e = construct(call.name(), {.count = 1, .length = 1, .type = oldtype}, args, newtype)) return e;
+    if (int e = construct(call, {.count = 1, .length = 1, .type = oldtype}, args, newtype)) return e;
     if (datatype_get(oldtype)->committed) datatype_commit(*newtype);
     // Attributes go along as their copy callbacks say (section 6.7.4).
     if (int e = attr_copy_all(HandleKind::datatype, oldtype, *newtype)) {
@@ -346,8 +344,7 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
     Call call("MPI_Pack");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_packing(call.name(), comm, incount, datatype, outbuf, outsize, position, &t, &bytes))
-        return e;
+    if (int e = enter_packing(call, comm, incount, datatype, outbuf, outsize, position, &t, &bytes)) return e;
     pack(inbuf, incount, *t, static_cast<char *>(outbuf) + *position);
     *position += static_cast<int>(bytes);
     return MPI_SUCCESS;
@@ -360,8 +357,7 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     Call call("MPI_Unpack");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_packing(call.name(), comm, outcount, datatype, inbuf, insize, position, &t, &bytes))
-        return e;
+    if (int e = enter_packing(call, comm, outcount, datatype, inbuf, insize, position, &t, &bytes)) return e;
     unpack(static_cast<const char *>(inbuf) + *position, static_cast<uint64_t>(bytes), outbuf, outcount, *t);
     *position += static_cast<int>(bytes);
     return MPI_SUCCESS;
@@ -373,7 +369,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
     Call call("MPI_Pack_size");
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (incount < 0) return raise_value(comm, call.name(), MPI_ERR_COUNT, "count", incount);
+    if (incount < 0) return raise_value(call, MPI_ERR_COUNT, "count", incount);
     const Datatype *t = datatype_get(datatype);
     if (!t) return call.fail(MPI_ERR_TYPE);
     if (!size) return call.fail(MPI_ERR_ARG, "size is NULL");
@@ -390,18 +386,17 @@ namespace {
 // 4.2.3): the representation, `count` elements of `datatype` (committed),
 // and a buffer `buf` of `size` bytes with room for their external32 form
 // from *position on. Sets *t and *bytes (that form's size).
-int enter_external(const char *fn, const char *datarep, int count, MPI_Datatype datatype, const void *buf,
+int enter_external(const Call &call, const char *datarep, int count, MPI_Datatype datatype, const void *buf,
                    MPI_Aint size, const MPI_Aint *position, const Datatype **t, int64_t *bytes) {
-    if (int e = require_active(fn)) return e;
+    if (int e = call.active()) return e;
     if (!datarep || strcmp(datarep, "external32") != 0)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
-    if (count < 0) return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, "count", count);
+        return call.fail(MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
+    if (count < 0) return raise_value(call, MPI_ERR_COUNT, "count", count);
     if (check_datatype(datatype))
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE,
-                           datatype_get(datatype) ? "the datatype is not committed" : nullptr);
-    if (!position) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "position is NULL");
+        return call.fail(MPI_ERR_TYPE, datatype_get(datatype) ? "the datatype is not committed" : nullptr);
+    if (!position) return call.fail(MPI_ERR_ARG, "position is NULL");
     if (size < 0 || *position < 0 || *position > size)
-        return raise_value(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "position", *position);
+        return raise_value(call, MPI_ERR_ARG, "position", *position);
     *t = datatype_get(datatype);
     *bytes = external32_bytes(**t, count);
     if (*bytes < 0 || *bytes > size - *position) {
@@ -412,9 +407,9 @@ int enter_external(const char *fn, const char *datarep, int count, MPI_Datatype 
             .put_int(*position)
             .put(" do not fit in ")
             .put_int(size);
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TRUNCATE, why);
+        return call.fail(MPI_ERR_TRUNCATE, why);
     }
-    if (!buf && *bytes > 0) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "NULL buffer");
+    if (!buf && *bytes > 0) return call.fail(MPI_ERR_BUFFER, "NULL buffer");
     return MPI_SUCCESS;
 }
 
@@ -434,8 +429,7 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
     Call call("MPI_Pack_external");
     const Datatype *t;
     int64_t bytes;
-    if (int e =
-            enter_external(call.name(), datarep, incount, datatype, outbuf, outsize, position, &t, &bytes))
+    if (int e = enter_external(call, datarep, incount, datatype, outbuf, outsize, position, &t, &bytes))
         return e;
     void *native = native_block(incount, *t);
     if (!native) return call.fail(MPI_ERR_NO_MEM);
@@ -453,7 +447,7 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
     Call call("MPI_Unpack_external");
     const Datatype *t;
     int64_t bytes;
-    if (int e = enter_external(call.name(), datarep, outcount, datatype, inbuf, insize, position, &t, &bytes))
+    if (int e = enter_external(call, datarep, outcount, datatype, inbuf, insize, position, &t, &bytes))
         return e;
     void *native = native_block(outcount, *t);
     if (!native) return call.fail(MPI_ERR_NO_MEM);
@@ -471,7 +465,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
     if (int e = call.active()) return e;
     if (!datarep || strcmp(datarep, "external32") != 0)
         return call.fail(MPI_ERR_UNSUPPORTED_DATAREP, "only \"external32\" is known");
-    if (incount < 0) return raise_value(MPI_COMM_WORLD, call.name(), MPI_ERR_COUNT, "count", incount);
+    if (incount < 0) return raise_value(call, MPI_ERR_COUNT, "count", incount);
     const Datatype *t = datatype_get(datatype);
     if (!t) return call.fail(MPI_ERR_TYPE);
     if (!size) return call.fail(MPI_ERR_ARG, "size is NULL");

@@ -8,14 +8,16 @@
 
 namespace lwmpi {
 
+class Call;
+
 /// require_active, then what every constructor checks before its blocks:
 /// newtype, count >= 0, and its arrays (`arrays`: none is NULL) when
 /// count > 0. Raises what is wrong.
-int enter_constructor(const char *fn, MPI_Datatype *newtype, int count, bool arrays);
+int enter_constructor(const Call &call, MPI_Datatype *newtype, int count, bool arrays);
 
 /// require_active, then datatype `h` into *t (MPI_ERR_TYPE when it is not
 /// valid); MPI_ERR_ARG unless `results` (the result pointers are not NULL).
-int enter_query(const char *fn, MPI_Datatype h, bool results, const Datatype **t);
+int enter_query(const Call &call, MPI_Datatype h, bool results, const Datatype **t);
 
 /// `n` integer arguments of a constructor at `p`.
 struct IntArgs {
@@ -36,8 +38,8 @@ struct CallArgs {
 
 /// Makes the type `r` describes into *newtype, remembering `call`; raises
 /// what is wrong.
-int construct(const char *fn, const Recipe &r, const CallArgs &call, MPI_Datatype *newtype);
+int construct(const Call &call, const Recipe &r, const CallArgs &args, MPI_Datatype *newtype);
 /// The same with the arguments as they are kept.
-int construct(const char *fn, Recipe r, const Contents &how, MPI_Datatype *newtype);
+int construct(const Call &call, Recipe r, const Contents &how, MPI_Datatype *newtype);
 
 }  // namespace lwmpi

@@ -18,31 +18,31 @@ namespace lwmpi {
 namespace {
 
 // Raises MPI_ERR_ARG with "<what>[<i>] <value>" as the detail.
-int raise_arg(const char *fn, const char *what, int i, long long value) {
+int raise_arg(const Call &call, const char *what, int i, long long value) {
     char why[64];
     TextBuilder(why, sizeof why).put(what).put('[').put_int(i).put("] ").put_int(value);
-    return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+    return call.fail(MPI_ERR_ARG, why);
 }
 
 // What both calls check first: newtype, ndims, order, the old type.
-int enter_array(const char *fn, MPI_Datatype *newtype, int ndims, bool arrays, int order,
+int enter_array(const Call &call, MPI_Datatype *newtype, int ndims, bool arrays, int order,
                 MPI_Datatype oldtype) {
-    if (int e = enter_constructor(fn, newtype, ndims, arrays)) return e;
+    if (int e = enter_constructor(call, newtype, ndims, arrays)) return e;
     if (ndims < 1 || ndims > kMaxArrayDims) {
         char why[48];
         TextBuilder(why, sizeof why).put("ndims ").put_int(ndims);
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "order is not MPI_ORDER_C or MPI_ORDER_FORTRAN");
-    if (!datatype_get(oldtype)) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_TYPE, "invalid oldtype");
+        return call.fail(MPI_ERR_ARG, "order is not MPI_ORDER_C or MPI_ORDER_FORTRAN");
+    if (!datatype_get(oldtype)) return call.fail(MPI_ERR_TYPE, "invalid oldtype");
     return MPI_SUCCESS;
 }
 
 // Makes the type of the pieces of dims[0..ndims) of an array of oldtype,
 // resized to the whole array (lb 0), remembering `call`.
-int make_array_type(const char *fn, const ArrayDim *dims, int ndims, int order, MPI_Datatype oldtype,
-                    const CallArgs &call, MPI_Datatype *newtype) {
+int make_array_type(const Call &call, const ArrayDim *dims, int ndims, int order, MPI_Datatype oldtype,
+                    const CallArgs &args, MPI_Datatype *newtype) {
     const MPI_Aint old_extent = datatype_get(oldtype)->extent;
     MPI_Aint extent = old_extent;
     bool overflow = false;
@@ -50,8 +50,7 @@ int make_array_type(const char *fn, const ArrayDim *dims, int ndims, int order, 
         overflow |= __builtin_mul_overflow(extent, static_cast<MPI_Aint>(dims[i].size), &extent);
     const bool fortran = order == MPI_ORDER_FORTRAN;
     const int64_t n = array_pieces(dims, ndims, fortran, nullptr);
-    if (overflow || n > 0x7fffffff)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "the array is too large");
+    if (overflow || n > 0x7fffffff) return call.fail(MPI_ERR_ARG, "the array is too large");
     // The pieces, then their lengths and byte displacements in place.
     const size_t count = static_cast<size_t>(n > 0 ? n : 1);
     auto *pieces = static_cast<ArrayPiece *>(malloc(count * sizeof(ArrayPiece)));
@@ -71,9 +70,9 @@ int make_array_type(const char *fn, const ArrayDim *dims, int ndims, int order, 
                        .resize = true,
                        .lb = 0,
                        .extent = extent};
-        e = construct(fn, r, call, newtype);
+        e = construct(call, r, args, newtype);
     } else {
-        e = raise_error(MPI_COMM_WORLD, fn, e, "no memory for the array's pieces");
+        e = call.fail(e, "no memory for the array's pieces");
     }
     free(pieces);
     free(lengths);
@@ -93,14 +92,14 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
                              MPI_Datatype *newtype) {
     Call call("MPI_Type_create_subarray");
     const bool arrays = array_of_sizes && array_of_subsizes && array_of_starts;
-    if (int e = enter_array(call.name(), newtype, ndims, arrays, order, oldtype)) return e;
+    if (int e = enter_array(call, newtype, ndims, arrays, order, oldtype)) return e;
     Span spans[kMaxArrayDims];
     ArrayDim dims[kMaxArrayDims];
     for (int i = 0; i < ndims; ++i) {
         const int size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
-        if (size <= 0) return raise_arg(call.name(), "array_of_sizes", i, size);
-        if (sub <= 0 || sub > size) return raise_arg(call.name(), "array_of_subsizes", i, sub);
-        if (start < 0 || start > size - sub) return raise_arg(call.name(), "array_of_starts", i, start);
+        if (size <= 0) return raise_arg(call, "array_of_sizes", i, size);
+        if (sub <= 0 || sub > size) return raise_arg(call, "array_of_subsizes", i, sub);
+        if (start < 0 || start > size - sub) return raise_arg(call, "array_of_starts", i, start);
         spans[i] = Span{start, sub};
         dims[i] = ArrayDim{size, &spans[i], 1};
     }
@@ -114,7 +113,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
                         nullptr,
                         1,
                         &oldtype};
-    return make_array_type(call.name(), dims, ndims, order, oldtype, args, newtype);
+    return make_array_type(call, dims, ndims, order, oldtype, args, newtype);
 }
 
 /// The elements of an array of gsizes[0..ndims) elements of oldtype,
@@ -127,7 +126,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            MPI_Datatype *newtype) {
     Call call("MPI_Type_create_darray");
     const bool arrays = array_of_gsizes && array_of_distribs && array_of_dargs && array_of_psizes;
-    if (int e = enter_array(call.name(), newtype, ndims, arrays, order, oldtype)) return e;
+    if (int e = enter_array(call, newtype, ndims, arrays, order, oldtype)) return e;
     if (size <= 0 || rank < 0 || rank >= size) {
         char why[64];
         TextBuilder(why, sizeof why).put("rank ").put_int(rank).put(" of ").put_int(size);
@@ -183,7 +182,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                         nullptr,
                         1,
                         &oldtype};
-    const int e = make_array_type(call.name(), dims, ndims, order, oldtype, args, newtype);
+    const int e = make_array_type(call, dims, ndims, order, oldtype, args, newtype);
     free(spans);
     return e;
 }

@@ -20,7 +20,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     Call call("MPI_Type_get_envelope");
     const Datatype *t;
     const bool results = num_integers && num_addresses && num_datatypes && combiner;
-    if (int e = enter_query(call.name(), datatype, results, &t)) return e;
+    if (int e = enter_query(call, datatype, results, &t)) return e;
     const Contents *how = datatype_contents(datatype);
     *combiner = how ? how->combiner : MPI_COMBINER_NAMED;
     *num_integers = how ? how->nints : 0;
@@ -38,7 +38,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                           MPI_Datatype array_of_datatypes[]) {
     Call call("MPI_Type_get_contents");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, true, &t)) return e;
+    if (int e = enter_query(call, datatype, true, &t)) return e;
     const Contents *how = datatype_contents(datatype);
     if (!how) return call.fail(MPI_ERR_TYPE, "a predefined datatype has no contents");
     if (max_integers < how->nints || max_addresses < how->naddrs || max_datatypes < how->ntypes)
@@ -71,7 +71,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
     Call call("MPI_Type_get_name");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, type_name && resultlen, &t)) return e;
+    if (int e = enter_query(call, datatype, type_name && resultlen, &t)) return e;
     TextBuilder(type_name, MPI_MAX_OBJECT_NAME).put(datatype_name(datatype));
     *resultlen = static_cast<int>(text_length(type_name));
     return MPI_SUCCESS;
@@ -81,7 +81,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
     Call call("MPI_Type_get_extent_x");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, lb && extent, &t)) return e;
+    if (int e = enter_query(call, datatype, lb && extent, &t)) return e;
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
@@ -91,7 +91,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
     Call call("MPI_Type_get_true_extent_x");
     const Datatype *t;
-    if (int e = enter_query(call.name(), datatype, true_lb && true_extent, &t)) return e;
+    if (int e = enter_query(call, datatype, true_lb && true_extent, &t)) return e;
     *true_lb = t->true_lb;
     *true_extent = t->true_extent;
     return MPI_SUCCESS;

@@ -98,21 +98,20 @@ Info *make(int *index) {
 }
 
 // require_active, then `h` into *info (MPI_ERR_INFO when it is not valid).
-int enter_info(const char *fn, MPI_Info h, Info **info) {
-    if (int e = require_active(fn)) return e;
+int enter_info(const Call &call, MPI_Info h, Info **info) {
+    if (int e = call.active()) return e;
     *info = info_at(h);
-    if (!*info) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    if (!*info) return call.fail(MPI_ERR_INFO);
     return MPI_SUCCESS;
 }
 
 // A key is 1..MPI_MAX_INFO_KEY-1 characters, so that it fits with its NUL
 // in the MPI_MAX_INFO_KEY bytes MPI_Info_get_nthkey may be given.
-int check_key(const char *fn, const char *key) {
-    if (!key) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "key is NULL");
+int check_key(const Call &call, const char *key) {
+    if (!key) return call.fail(MPI_ERR_ARG, "key is NULL");
     const size_t n = strlen(key);
     if (n == 0 || n >= MPI_MAX_INFO_KEY)
-        return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO_KEY,
-                           n ? "longer than MPI_MAX_INFO_KEY - 1" : "empty key");
+        return call.fail(MPI_ERR_INFO_KEY, n ? "longer than MPI_MAX_INFO_KEY - 1" : "empty key");
     return MPI_SUCCESS;
 }
 
@@ -163,8 +162,8 @@ int MPI_Info_create(MPI_Info *info) {
 int MPI_Info_set(MPI_Info info, const char *key, const char *value) {
     Call call("MPI_Info_set");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
-    if (int e = check_key(call.name(), key)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
+    if (int e = check_key(call, key)) return e;
     if (!value) return call.fail(MPI_ERR_ARG, "value is NULL");
     if (strlen(value) >= MPI_MAX_INFO_VAL)
         return call.fail(MPI_ERR_INFO_VALUE, "longer than MPI_MAX_INFO_VAL - 1");
@@ -176,8 +175,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value) {
 int MPI_Info_delete(MPI_Info info, const char *key) {
     Call call("MPI_Info_delete");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
-    if (int e = check_key(call.name(), key)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
+    if (int e = check_key(call, key)) return e;
     const int at = find(*in, key);
     if (at < 0) return call.fail(MPI_ERR_INFO_NOKEY, key);
     free(in->entries[at]);
@@ -193,8 +192,8 @@ int MPI_Info_delete(MPI_Info info, const char *key) {
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) {
     Call call("MPI_Info_get");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
-    if (int e = check_key(call.name(), key)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
+    if (int e = check_key(call, key)) return e;
     if (valuelen < 0) return call.fail(MPI_ERR_ARG, "negative valuelen");
     if (!value || !flag) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     const int at = find(*in, key);
@@ -208,8 +207,8 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) {
     Call call("MPI_Info_get_valuelen");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
-    if (int e = check_key(call.name(), key)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
+    if (int e = check_key(call, key)) return e;
     if (!valuelen || !flag) return call.fail(MPI_ERR_ARG, "NULL result pointer");
     const int at = find(*in, key);
     *flag = at >= 0;
@@ -221,7 +220,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
     Call call("MPI_Info_get_nkeys");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
     if (!nkeys) return call.fail(MPI_ERR_ARG, "nkeys is NULL");
     *nkeys = in->n;
     return MPI_SUCCESS;
@@ -232,7 +231,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
     Call call("MPI_Info_get_nthkey");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
     if (n < 0 || n >= in->n) return call.fail(MPI_ERR_ARG, "no key of that number");
     if (!key) return call.fail(MPI_ERR_ARG, "key is NULL");
     TextBuilder(key, MPI_MAX_INFO_KEY).put(in->entries[n]);
@@ -243,7 +242,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
     Call call("MPI_Info_dup");
     Info *in;
-    if (int e = enter_info(call.name(), info, &in)) return e;
+    if (int e = enter_info(call, info, &in)) return e;
     if (!newinfo) return call.fail(MPI_ERR_ARG, "newinfo is NULL");
     MPI_Info h;
     if (int e = info_new(&h)) return call.fail(e, "too many info objects");

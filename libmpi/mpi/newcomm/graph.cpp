@@ -23,17 +23,17 @@ namespace {
 
 // enter_comm(), then comm must have a topology of kind `kind`
 // (MPI_ERR_TOPOLOGY).
-int enter_topo(const char *fn, MPI_Comm comm, TopoKind kind, Comm **out) {
-    if (int e = enter_comm(fn, comm, out)) return e;
+int enter_topo(Call &call, MPI_Comm comm, TopoKind kind, Comm **out) {
+    if (int e = enter(call, comm, out)) return e;
     if ((*out)->topo.kind != kind)
-        return raise_error(comm, fn, MPI_ERR_TOPOLOGY,
-                           kind == TopoKind::graph ? "the communicator has no graph topology"
-                                                   : "the communicator has no distributed graph topology");
+        return call.fail(MPI_ERR_TOPOLOGY, kind == TopoKind::graph
+                                               ? "the communicator has no graph topology"
+                                               : "the communicator has no distributed graph topology");
     return MPI_SUCCESS;
 }
 
 // Raises MPI_ERR_RANK for `rank`, not a rank of a communicator of `size`.
-int raise_rank(MPI_Comm comm, const char *fn, const char *what, int rank, int size) {
+int raise_rank(const Call &call, const char *what, int rank, int size) {
     char why[80];
     TextBuilder(why, sizeof why)
         .put(what)
@@ -42,7 +42,7 @@ int raise_rank(MPI_Comm comm, const char *fn, const char *what, int rank, int si
         .put("; the communicator has ")
         .put_int(size)
         .put(size == 1 ? " rank" : " ranks");
-    return raise_error(comm, fn, MPI_ERR_RANK, why);
+    return call.fail(MPI_ERR_RANK, why);
 }
 
 // Copies min(n, max) ints (max < 0 is the caller's to refuse).
@@ -55,38 +55,36 @@ void copy_at_most(const int *from, int n, int *to, int max) {
 // communicator of `size` (MPI_ERR_RANK), their weights non-negative
 // (MPI_ERR_ARG), the arrays there when n > 0 (MPI_ERR_ARG). `weights` may
 // be MPI_UNWEIGHTED, or MPI_WEIGHTS_EMPTY when n is 0.
-int check_list(MPI_Comm comm, const char *fn, const char *what, int n, const int *ranks, const int *weights,
-               int size) {
+int check_list(const Call &call, const char *what, int n, const int *ranks, const int *weights, int size) {
     if (n < 0) {
         char why[48];
         TextBuilder(why, sizeof why).put(what).put(" count ").put_int(n);
-        return raise_error(comm, fn, MPI_ERR_ARG, why);
+        return call.fail(MPI_ERR_ARG, why);
     }
     if (n == 0) return MPI_SUCCESS;
     if (!ranks || !weights || weights == MPI_WEIGHTS_EMPTY)
-        return raise_error(comm, fn, MPI_ERR_ARG, "a list or its weights are missing");
+        return call.fail(MPI_ERR_ARG, "a list or its weights are missing");
     for (int i = 0; i < n; ++i) {
-        if (ranks[i] < 0 || ranks[i] >= size) return raise_rank(comm, fn, what, ranks[i], size);
-        if (weights != MPI_UNWEIGHTED && weights[i] < 0)
-            return raise_error(comm, fn, MPI_ERR_ARG, "a negative weight");
+        if (ranks[i] < 0 || ranks[i] >= size) return raise_rank(call, what, ranks[i], size);
+        if (weights != MPI_UNWEIGHTED && weights[i] < 0) return call.fail(MPI_ERR_ARG, "a negative weight");
     }
     return MPI_SUCCESS;
 }
 
 // The info argument: any info object or MPI_INFO_NULL (LWMPI takes no
 // hint from it).
-int check_info(MPI_Comm comm, const char *fn, MPI_Info info) {
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
+int check_info(const Call &call, MPI_Info info) {
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
     return MPI_SUCCESS;
 }
 
 // A new communicator over all of c's ranks, in order, with `g` as its
 // distributed graph (which it then owns; freed on error).
-int make_dist_graph(const char *fn, Comm &c, GraphTopology *g, MPI_Comm *out) {
-    if (!g) return raise_error(c.handle, fn, MPI_ERR_NO_MEM, "no memory for the graph");
+int make_dist_graph(const Call &call, Comm &c, GraphTopology *g, MPI_Comm *out) {
+    if (!g) return call.fail(MPI_ERR_NO_MEM, "no memory for the graph");
     if (int e = comm_make(c, &c.group, out)) {
         free(g);
-        return raise_error(c.handle, fn, e, util::error_detail());
+        return call.fail(e, util::error_detail());
     }
     comm_get(*out)->topo = Topology{TopoKind::dist_graph, {}, g};
     return MPI_SUCCESS;
@@ -238,8 +236,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
     Call call("MPI_Graphdims_get");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
-    if (!nnodes || !nedges) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_topo(call, comm, TopoKind::graph, &c)) return e;
+    if (!nnodes || !nedges) return call.fail(MPI_ERR_ARG);
     *nnodes = c->topo.graph->nnodes;
     *nedges = c->topo.graph->nedges;
     return MPI_SUCCESS;
@@ -248,9 +246,9 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
     Call call("MPI_Graph_get");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
+    if (int e = enter_topo(call, comm, TopoKind::graph, &c)) return e;
     if (maxindex < 0 || maxedges < 0 || (maxindex > 0 && !index) || (maxedges > 0 && !edges))
-        return raise_error(comm, call.name(), MPI_ERR_ARG);
+        return call.fail(MPI_ERR_ARG);
     const GraphTopology &g = *c->topo.graph;
     copy_at_most(g.index(), g.nnodes, index, maxindex);
     copy_at_most(g.edges(), g.nedges, edges, maxedges);
@@ -260,9 +258,9 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
     Call call("MPI_Graph_neighbors_count");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
-    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, call.name(), "rank", rank, c->group.size);
-    if (!nneighbors) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_topo(call, comm, TopoKind::graph, &c)) return e;
+    if (rank < 0 || rank >= c->group.size) return raise_rank(call, "rank", rank, c->group.size);
+    if (!nneighbors) return call.fail(MPI_ERR_ARG);
     graph_neighbors(*c->topo.graph, rank, nneighbors);
     return MPI_SUCCESS;
 }
@@ -270,10 +268,9 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
     Call call("MPI_Graph_neighbors");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::graph, &c)) return e;
-    if (rank < 0 || rank >= c->group.size) return raise_rank(comm, call.name(), "rank", rank, c->group.size);
-    if (maxneighbors < 0 || (maxneighbors > 0 && !neighbors))
-        return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_topo(call, comm, TopoKind::graph, &c)) return e;
+    if (rank < 0 || rank >= c->group.size) return raise_rank(call, "rank", rank, c->group.size);
+    if (maxneighbors < 0 || (maxneighbors > 0 && !neighbors)) return call.fail(MPI_ERR_ARG);
     int n;
     const int *list = graph_neighbors(*c->topo.graph, rank, &n);
     copy_at_most(list, n, neighbors, maxneighbors);
@@ -291,16 +288,15 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     Comm *c;
     if (int e = enter_intra(call, comm_old, &c)) return e;
     const int size = c->group.size;
-    if (int e = check_list(comm_old, call.name(), "source", indegree, sources, sourceweights, size)) return e;
-    if (int e = check_list(comm_old, call.name(), "destination", outdegree, destinations, destweights, size))
-        return e;
+    if (int e = check_list(call, "source", indegree, sources, sourceweights, size)) return e;
+    if (int e = check_list(call, "destination", outdegree, destinations, destweights, size)) return e;
     if ((sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED))
         return call.fail(MPI_ERR_ARG, "one list weighted, the other MPI_UNWEIGHTED");
-    if (int e = check_info(comm_old, call.name(), info)) return e;
+    if (int e = check_info(call, info)) return e;
     if (!comm_dist_graph) return call.fail(MPI_ERR_ARG);
     const bool weighted = sourceweights != MPI_UNWEIGHTED;
     return make_dist_graph(
-        call.name(), *c,
+        call, *c,
         dist_graph_make(weighted, indegree, sources, sourceweights, outdegree, destinations, destweights),
         comm_dist_graph);
 }
@@ -320,17 +316,15 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         return call.fail(MPI_ERR_ARG, n < 0 ? "n is negative" : "sources or degrees is NULL");
     long long edges = 0;
     for (int i = 0; i < n; ++i) {
-        if (sources[i] < 0 || sources[i] >= size)
-            return raise_rank(comm_old, call.name(), "source", sources[i], size);
+        if (sources[i] < 0 || sources[i] >= size) return raise_rank(call, "source", sources[i], size);
         if (degrees[i] < 0) return call.fail(MPI_ERR_ARG, "a negative degree");
         edges += degrees[i];
     }
     if (edges > util::kMaxRanks * static_cast<long long>(util::kMaxRanks))
         return call.fail(MPI_ERR_ARG, "more edges than LWMPI takes from one rank");
-    if (int e = check_list(comm_old, call.name(), "destination", static_cast<int>(edges), destinations,
-                           weights, size))
+    if (int e = check_list(call, "destination", static_cast<int>(edges), destinations, weights, size))
         return e;
-    if (int e = check_info(comm_old, call.name(), info)) return e;
+    if (int e = check_info(call, info)) return e;
     if (!comm_dist_graph) return call.fail(MPI_ERR_ARG);
     EdgeExchange x;
     int e;
@@ -339,14 +333,14 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         e = x.run(comm_old, size, n, sources, degrees, destinations, weights);
     }
     if (e) return call.fail(e, util::error_detail());
-    return make_dist_graph(call.name(), *c, x.graph(c->rank, weights != MPI_UNWEIGHTED), comm_dist_graph);
+    return make_dist_graph(call, *c, x.graph(c->rank, weights != MPI_UNWEIGHTED), comm_dist_graph);
 }
 
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
     Call call("MPI_Dist_graph_neighbors_count");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::dist_graph, &c)) return e;
-    if (!indegree || !outdegree || !weighted) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    if (int e = enter_topo(call, comm, TopoKind::dist_graph, &c)) return e;
+    if (!indegree || !outdegree || !weighted) return call.fail(MPI_ERR_ARG);
     *indegree = c->topo.graph->indegree;
     *outdegree = c->topo.graph->outdegree;
     *weighted = c->topo.graph->weighted;
@@ -359,11 +353,11 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
                              int maxoutdegree, int destinations[], int destweights[]) {
     Call call("MPI_Dist_graph_neighbors");
     Comm *c;
-    if (int e = enter_topo(call.name(), comm, TopoKind::dist_graph, &c)) return e;
+    if (int e = enter_topo(call, comm, TopoKind::dist_graph, &c)) return e;
     const GraphTopology &g = *c->topo.graph;
     if (maxindegree < 0 || maxoutdegree < 0 || (maxindegree > 0 && !sources) ||
         (maxoutdegree > 0 && !destinations))
-        return raise_error(comm, call.name(), MPI_ERR_ARG);
+        return call.fail(MPI_ERR_ARG);
     copy_at_most(g.sources(), g.indegree, sources, maxindegree);
     copy_at_most(g.destinations(), g.outdegree, destinations, maxoutdegree);
     const auto usable = [](const int *w) { return w && w != MPI_UNWEIGHTED && w != MPI_WEIGHTS_EMPTY; };

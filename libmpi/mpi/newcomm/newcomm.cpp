@@ -254,7 +254,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     (void)reorder;
     Comm *c;
     if (int e = enter_intra(call, comm_old, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(comm_old, call.name(), ndims);
+    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
     if ((ndims > 0 && (!dims || !periods)) || !comm_cart) return call.fail(MPI_ERR_ARG);
     const int size = c->group.size;
     CartTopology topo{ndims, {}, {}};

@@ -155,22 +155,23 @@ int publish(Win &w, void *base, MPI_Aint bytes, int disp_unit, bool expose, MPI_
 
 // The checks every creation shares: comm an intracommunicator, the
 // window pointer, the info.
-int enter_create(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Win *win, Comm **c) {
-    if (int e = enter_intracomm(fn, comm, c)) return e;
-    if (!win) return raise_error(comm, fn, MPI_ERR_ARG, "win is NULL");
-    if (info != MPI_INFO_NULL && !info_valid(info)) return raise_error(comm, fn, MPI_ERR_INFO);
+int enter_create(Call &call, MPI_Comm comm, MPI_Info info, MPI_Win *win, Comm **c) {
+    if (int e = enter_intra(call, comm, c)) return e;
+    if (!win) return call.fail(MPI_ERR_ARG, "win is NULL");
+    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
     return MPI_SUCCESS;
 }
 
-int check_part(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit) {
-    if (size < 0) return raise_error(comm, fn, MPI_ERR_SIZE);
-    if (disp_unit <= 0) return raise_error(comm, fn, MPI_ERR_DISP, "disp_unit must be positive");
+int check_part(const Call &call, MPI_Aint size, int disp_unit) {
+    if (size < 0) return call.fail(MPI_ERR_SIZE);
+    if (disp_unit <= 0) return call.fail(MPI_ERR_DISP, "disp_unit must be positive");
     return MPI_SUCCESS;
 }
 
-// MPI_Win_create and MPI_Win_allocate (owned: memory the window frees).
-int create(const char *fn, MPI_Comm comm, Comm &c, int flavor, void *base, MPI_Aint size, int disp_unit,
-           void *owned, MPI_Win *win) {
+// MPI_Win_create and MPI_Win_allocate (owned: memory the window frees),
+// once enter_create() has run.
+int create(const Call &call, Comm &c, int flavor, void *base, MPI_Aint size, int disp_unit, void *owned,
+           MPI_Win *win) {
     Win *w;
     int e = begin(c, flavor, &w);
     if (e == MPI_SUCCESS) {
@@ -179,7 +180,7 @@ int create(const char *fn, MPI_Comm comm, Comm &c, int flavor, void *base, MPI_A
     } else {
         free(owned);
     }
-    return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 }  // namespace
@@ -233,19 +234,19 @@ void win_finalize() {
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     Call call("MPI_Win_create");
     Comm *c;
-    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
-    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
-    if (size > 0 && !base) return raise_error(comm, call.name(), MPI_ERR_BASE);
-    return create(call.name(), comm, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
+    if (int e = enter_create(call, comm, info, win, &c)) return e;
+    if (int e = check_part(call, size, disp_unit)) return e;
+    if (size > 0 && !base) return call.fail(MPI_ERR_BASE);
+    return create(call, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) {
     Call call("MPI_Win_allocate");
     Comm *c;
-    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
-    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
-    if (!baseptr) return raise_error(comm, call.name(), MPI_ERR_ARG, "baseptr is NULL");
+    if (int e = enter_create(call, comm, info, win, &c)) return e;
+    if (int e = check_part(call, size, disp_unit)) return e;
+    if (!baseptr) return call.fail(MPI_ERR_ARG, "baseptr is NULL");
     // (Every rank takes part in the creation even when its memory fails,
     // so that none waits for it: publish() tells them all.)
     void *mem = aligned_alloc(16, static_cast<size_t>((size + 15) / 16 * 16 + 16));
@@ -263,14 +264,14 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     } else {
         free(mem);
     }
-    return e ? raise_error(comm, call.name(), e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     Call call("MPI_Win_create_dynamic");
     Comm *c;
-    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
-    return create(call.name(), comm, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
+    if (int e = enter_create(call, comm, info, win, &c)) return e;
+    return create(call, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
 }
 
 // One block for the whole window, allocated by rank 0 and reached by all
@@ -281,19 +282,19 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
                             MPI_Win *win) {
     Call call("MPI_Win_allocate_shared");
     Comm *c;
-    if (int e = enter_create(call.name(), comm, info, win, &c)) return e;
-    if (int e = check_part(call.name(), comm, size, disp_unit)) return e;
-    if (!baseptr) return raise_error(comm, call.name(), MPI_ERR_ARG, "baseptr is NULL");
+    if (int e = enter_create(call, comm, info, win, &c)) return e;
+    if (int e = check_part(call, size, disp_unit)) return e;
+    if (!baseptr) return call.fail(MPI_ERR_ARG, "baseptr is NULL");
     util::RmaPeer self;
-    if (int e = util::rma_self(&self)) return raise_error(comm, call.name(), e, util::error_detail());
+    if (int e = util::rma_self(&self)) return call.fail(e, util::error_detail());
     // (A rank alone shares memory with itself.)
     bool shared = self.shared || c->group.size == 1;
     for (int r = 0; r < c->group.size && shared && c->group.size > 1; ++r)
         if (util::same_cluster(c->group.world[r], &shared)) shared = false;
-    if (!shared) return raise_error(comm, call.name(), MPI_ERR_RMA_SHARED, "its ranks share no memory");
+    if (!shared) return call.fail(MPI_ERR_RMA_SHARED, "its ranks share no memory");
     Win *w;
     int e = begin(*c, MPI_WIN_FLAVOR_SHARED, &w);
-    if (e) return raise_error(comm, call.name(), e, util::error_detail());
+    if (e) return call.fail(e, util::error_detail());
     // Every part's size, then rank 0's block (its global form) to all.
     MPI_Aint sizes[util::kMaxRanks], total = 0, offset = 0;
     uint64_t block = 0;
@@ -311,12 +312,12 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (e) {
         MPI_Comm_free(&w->comm);
         release(*w);
-        return raise_error(comm, call.name(), e, util::error_detail());
+        return call.fail(e, util::error_detail());
     }
     void *base = reinterpret_cast<char *>(static_cast<uintptr_t>(block)) + offset;
     *static_cast<void **>(baseptr) = base;
     e = publish(*w, base, size, disp_unit, false, win);
-    return e ? raise_error(comm, call.name(), e, util::error_detail()) : MPI_SUCCESS;
+    return e ? call.fail(e, util::error_detail()) : MPI_SUCCESS;
 }
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
