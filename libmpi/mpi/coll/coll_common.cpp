@@ -136,7 +136,6 @@ int check_all(const Call &call, const Comm &c, const void *sendbuf, int sendcoun
 int check_reduce_scatter(const Call &call, const Comm &c, const void *sendbuf, const void *recvbuf,
                          bool v_form, const int *counts, int fixed, MPI_Datatype type, MPI_Op op, int *total,
                          int *displs) {
-    const MPI_Comm comm = c.handle;
     const int n = c.group.size;
     if (v_form && !counts) return call.fail(MPI_ERR_ARG, "recvcounts is NULL");
     if (counts) {

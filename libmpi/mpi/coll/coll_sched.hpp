@@ -84,9 +84,9 @@ int start_schedule(const Call &call, Comm &c, MPI_Request *request, Build build)
     return MPI_SUCCESS;
 }
 
-/// The request argument of non-blocking `call` on c: MPI_ERR_ARG
+/// The request argument of non-blocking `call`: MPI_ERR_ARG
 /// (raised) when it is NULL.
-inline int check_request(const Call &call, const Comm &c, MPI_Request *request) {
+inline int check_request(const Call &call, MPI_Request *request) {
     return request ? MPI_SUCCESS : call.fail(MPI_ERR_ARG, "request is NULL");
 }
 

@@ -29,8 +29,7 @@ namespace lwmpi {
 namespace {
 
 // The blocks of the w-form (Alltoallw): MPI_ERR_ARG when an array is NULL.
-int w_blocks(const Call &call, const Comm &c, const int *counts, const int *displs, const MPI_Datatype *types,
-             Blocks *out) {
+int w_blocks(const Call &call, const int *counts, const int *displs, const MPI_Datatype *types, Blocks *out) {
     if (!counts || !displs || !types)
         return call.fail(MPI_ERR_ARG, "counts, displacements or types are NULL");
     *out = Blocks{counts, displs, 0, types};
@@ -43,7 +42,7 @@ int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype typ
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_rooted(call, *c, one, count, type, many, blocks, blocks_type, root)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     void *buf = const_cast<void *>(gather ? many : one);
     return start_schedule(call, *c, request, [&](Schedule &s) {
         if (gather)
@@ -58,7 +57,7 @@ int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype send
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_all(call, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
         build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
     });
@@ -67,7 +66,7 @@ int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype send
 int alltoallw(const Call &call, Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
               void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, MPI_Request *request) {
     if (int e = check_all(call, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
-    if (int e = check_request(call, c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, c, request, [&](Schedule &s) {
         build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
     });
@@ -81,7 +80,7 @@ int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf
     if (int e =
             check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
         return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     const Blocks pieces{counts, counts ? displs : nullptr, fixed};
     return start_schedule(call, *c, request, [&](Schedule &s) {
         build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
@@ -93,7 +92,7 @@ int scan(Call &call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, type, op, false, 0)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
         build_scan(s, *c, sendbuf, recvbuf, count, type, op, inclusive);
     });
@@ -107,7 +106,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ibarrier");
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
 }
 
@@ -118,7 +117,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_root(call, *c, root)) return e;
     if (int e = check_buf(call, buffer, count, datatype)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request,
                           [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
 }
@@ -195,8 +194,8 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     if (int e = enter_intra(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(call, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(call, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+        if (int e = w_blocks(call, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call, recvcounts, rdispls, recvtypes, &rb)) return e;
     return alltoallw(call, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL, request);
 }
 
@@ -210,8 +209,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     if (int e = enter(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
-        if (int e = w_blocks(call, *c, sendcounts, sdispls, sendtypes, &sb)) return e;
-    if (int e = w_blocks(call, *c, recvcounts, rdispls, recvtypes, &rb)) return e;
+        if (int e = w_blocks(call, sendcounts, sdispls, sendtypes, &sb)) return e;
+    if (int e = w_blocks(call, recvcounts, rdispls, recvtypes, &rb)) return e;
     if (int e = check_all(call, *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
         return e;
     if (c->inter)
@@ -231,7 +230,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
         build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
     });
@@ -243,7 +242,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
         build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
     });

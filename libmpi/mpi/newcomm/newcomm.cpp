@@ -232,7 +232,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
     if (!newcomm) return call.fail(MPI_ERR_ARG, "newcomm is NULL");
-    if (int e = check_request(call, *c, request)) return e;
+    if (int e = check_request(call, request)) return e;
     *newcomm = MPI_COMM_NULL;
     return start_schedule(call, *c, request, [&](Schedule &s) {
         auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
