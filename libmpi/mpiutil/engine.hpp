@@ -1,5 +1,5 @@
 // MPIUtil's engine, internal interface between engine.cpp (requests,
-// matching, progress), ikc_path.cpp (eager and rendezvous over IKC) and
+// matching, progress), the IKC path (ikc_path.hpp: eager and rendezvous over IKC) and
 // local_path.cpp (the shared-memory path inside a cluster).
 #pragma once
 
@@ -49,7 +49,7 @@ void free_unexpected(Unexpected *u);
 /// Frees every unexpected message and spare node (finalize()).
 void drop_unexpected();
 
-// ---- ikc_path.cpp ----
+// ---- the IKC path (ikc_send.cpp, ikc_rendezvous.cpp, ikc_recv.cpp) ----
 
 /// Starts an eager or rendezvous send over IKC.
 int ikc_send(Request &r);

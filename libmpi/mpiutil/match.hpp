@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mpiutil.hpp"
+#include <mpiutil/mpiutil.hpp>
 
 namespace lwmpi::util {
 

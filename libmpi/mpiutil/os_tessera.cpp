@@ -1,7 +1,7 @@
 // MPIUtil's OS interface on the Tessera target: forwards to the user
 // runtime and the name client. The only LWMPI file that includes them.
 #include "os.hpp"
-#include "mpiutil.hpp"
+#include <mpiutil/mpiutil.hpp>
 
 #include <tessera/image.h>
 #include <tessera/runtime.h>

@@ -10,9 +10,9 @@
 #include "control.hpp"
 #include "engine.hpp"
 #include "os.hpp"
-#include "rank_local.hpp"
+#include <lwmpi/rank_local.hpp>
 #include "rank_state.hpp"
-#include "text.hpp"
+#include <lwmpi/text.hpp>
 
 namespace lwmpi::util {
 

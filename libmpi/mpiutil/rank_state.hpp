@@ -14,8 +14,8 @@
 
 #include <tessera/mapping.hpp>
 #include "match.hpp"
-#include "mpiutil.hpp"
-#include "pool.hpp"
+#include <mpiutil/mpiutil.hpp>
+#include <lwmpi/pool.hpp>
 
 struct ts_ring;
 
@@ -152,7 +152,7 @@ struct Assembly {
     uint64_t total;
 };
 
-/// Reading my mailbox (ikc_path.cpp): the kernel puts my arrivals in my
+/// Reading my mailbox (ikc_recv.cpp): the kernel puts my arrivals in my
 /// ring.
 struct Inbox {
     ts_ring *ring;   ///< kRingSlots slots (heap)
@@ -163,7 +163,7 @@ struct Inbox {
     Stashed **stash_tail;
 };
 
-/// Writing mailbox messages (ikc_path.cpp): oldest first; the head's write
+/// Writing mailbox messages (ikc_send.cpp): oldest first; the head's write
 /// runs in the background on an output mailbox. The mailboxes to the last
 /// few destinations stay open: opening and closing cost a kernel call each.
 struct Outbox {
@@ -195,7 +195,7 @@ struct Peer {
     uint16_t assembly;
 };
 
-/// The eager protocol over IKC (ikc_path.cpp): the messages whose
+/// The eager protocol over IKC (ikc_send.cpp, ikc_recv.cpp): the messages whose
 /// fragments still arrive, one at most per sender (the credits are in
 /// Peer). Few are under way at once, so their table is on the heap, made
 /// on the first such message and grown (doubled) when every entry is in
@@ -205,7 +205,7 @@ struct EagerState {
     int capacity;
 };
 
-/// The rendezvous protocol (ikc_path.cpp): my input portal takes one
+/// The rendezvous protocol (ikc_rendezvous.cpp): my input portal takes one
 /// transfer at a time; my sends write through output portals, each write
 /// started as soon as the send has a portal, to wait there for its
 /// receiver's allow.

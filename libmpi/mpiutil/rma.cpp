@@ -1,11 +1,11 @@
 // MPIUtil's one-sided transport over IKC windows (rma.hpp).
-#include "rma.hpp"
+#include <mpiutil/rma.hpp>
 
 #include <mpi.h>
 #include <string.h>
 
 #include "os.hpp"
-#include "rank_local.hpp"
+#include <lwmpi/rank_local.hpp>
 #include "rank_state.hpp"
 
 namespace lwmpi::util {

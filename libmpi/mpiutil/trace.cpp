@@ -8,7 +8,7 @@
 
 #include "engine.hpp"
 #include "os.hpp"
-#include "text.hpp"
+#include <lwmpi/text.hpp>
 
 namespace lwmpi::util {
 

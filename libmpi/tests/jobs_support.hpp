@@ -27,7 +27,7 @@
 
 #include "fake_job.hpp"
 #include "../mpiutil/control.hpp"
-#include "../mpiutil/mpiutil.hpp"
+#include <mpiutil/mpiutil.hpp>
 #include "../mpiutil/os.hpp"
 
 #define EXPECT(cond)                  \

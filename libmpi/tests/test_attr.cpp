@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "../mpi/attr.hpp"
+#include "env/attr.hpp"
 
 using namespace lwmpi;
 

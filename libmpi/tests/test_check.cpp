@@ -7,12 +7,12 @@
 #include <cstring>
 #include <string>
 
-#include "../mpi/check.hpp"
-#include "../mpi/comm.hpp"
-#include "../mpi/datatype.hpp"
-#include "../mpi/errors.hpp"
-#include "../mpi/handles.hpp"
-#include "../mpiutil/text.hpp"
+#include "pt2pt/check.hpp"
+#include "comm/comm.hpp"
+#include "datatype/datatype.hpp"
+#include "env/errors.hpp"
+#include "common/handles.hpp"
+#include <lwmpi/text.hpp>
 
 using namespace lwmpi;
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "../mpiutil/control.hpp"
-#include "../mpiutil/mpiutil.hpp"
+#include <mpiutil/mpiutil.hpp>
 
 using namespace lwmpi::util;
 

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "fake_job.hpp"
-#include "../mpi/check.hpp"
-#include "../mpi/datatype.hpp"
-#include "../mpi/handles.hpp"
-#include "../mpiutil/text.hpp"
+#include "pt2pt/check.hpp"
+#include "datatype/datatype.hpp"
+#include "common/handles.hpp"
+#include <lwmpi/text.hpp>
 
 using namespace lwmpi;
 

@@ -11,7 +11,7 @@
 
 #include "fake_job.hpp"
 #include "on_ranks.hpp"
-#include "../mpi/group.hpp"
+#include "comm/group.hpp"
 
 using namespace lwmpi;
 

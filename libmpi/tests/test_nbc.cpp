@@ -5,8 +5,8 @@
 #include <mpi.h>
 
 #include "jobs_support.hpp"
-#include "../mpi/comm.hpp"
-#include "../mpi/schedule.hpp"
+#include "comm/comm.hpp"
+#include "pt2pt/schedule.hpp"
 
 using namespace jobs;
 using lwmpi::Schedule;

@@ -14,8 +14,8 @@
 
 #include "fake_job.hpp"
 #include "on_ranks.hpp"
-#include "../mpi/handles.hpp"
-#include "../mpi/op.hpp"
+#include "common/handles.hpp"
+#include "datatype/op.hpp"
 
 using namespace lwmpi;
 

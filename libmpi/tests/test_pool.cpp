@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "../mpiutil/pool.hpp"
+#include <lwmpi/pool.hpp>
 
 using lwmpi::util::SlabPool;
 

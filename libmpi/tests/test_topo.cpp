@@ -16,7 +16,7 @@
 
 #include "fake_job.hpp"
 #include "on_ranks.hpp"
-#include "../mpi/topo.hpp"
+#include "comm/topo.hpp"
 
 using namespace lwmpi;
 

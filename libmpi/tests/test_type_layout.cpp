@@ -9,10 +9,10 @@
 #include <cstring>
 #include <vector>
 
-#include "../mpi/array_layout.hpp"
-#include "../mpi/datatype.hpp"
-#include "../mpi/external32.hpp"
-#include "../mpiutil/text.hpp"
+#include "datatype/array_layout.hpp"
+#include "datatype/datatype.hpp"
+#include "datatype/external32.hpp"
+#include <lwmpi/text.hpp>
 
 using namespace lwmpi;
 

@@ -9,8 +9,14 @@ layer ("../../kernel/x.hpp") and test code.
 
     tools/check_layers.py [--root DIR] [--graph]
 
+Inside LWMPI it checks the same way the order of LibMPI's rooms
+(libmpi/mpi/<room>/, by chapter of the MPI standard), each above MPIUtil
+and the helpers both share, and refuses an include loop between LWMPI's
+files (a header and its .cpp counted as one).
+
 Exit status 0 when every include is allowed, 1 otherwise (each violation
-is printed as path:line: reason). --graph prints which layer includes which (tests left out).
+is printed as path:line: reason). --graph prints which layer includes which
+and which room of LWMPI includes which (tests left out).
 """
 import argparse
 import os
@@ -64,6 +70,26 @@ PUBLIC = {
     "libmpi": ["libmpi/include"],
 }
 
+# LWMPI inside, lowest first: the helpers LibMPI and MPIUtil share
+# (<lwmpi/...>), MPIUtil, then LibMPI's rooms. A part includes only itself
+# and the parts before it; of MPIUtil, LibMPI sees only its interface
+# (<mpiutil/...>). docs/ARCHITECTURE.md says what each room holds.
+LIBMPI_PARTS = [
+    ("libmpi/common/include/", "shared"),
+    ("libmpi/mpiutil/", "mpiutil"),
+    ("libmpi/mpi/common/", "common"),
+    ("libmpi/mpi/env/", "env"),
+    ("libmpi/mpi/comm/", "comm"),
+    ("libmpi/mpi/datatype/", "datatype"),
+    ("libmpi/mpi/pt2pt/", "pt2pt"),
+    ("libmpi/mpi/coll/", "coll"),
+    ("libmpi/mpi/newcomm/", "newcomm"),
+    ("libmpi/mpi/rma/", "rma"),
+    ("libmpi/mpi/init/", "init"),
+]
+ROOM_RANK = {part: n for n, (_, part) in enumerate(LIBMPI_PARTS)}
+MPIUTIL_PUBLIC = "libmpi/mpiutil/include/"
+
 # Folders a layer searches for its own private headers ("virtual.hpp" from
 # ikc/tests finds ikc/virtual.hpp), as its build does.
 PRIVATE = {
@@ -72,6 +98,7 @@ PRIVATE = {
     "kernel": ["kernel", "kernel/services"],
     "runtime": ["userland/runtime", "userland/runtime/arch/*"],
     "services": ["services/nameserver", "services/fileserver"],
+    "libmpi": ["libmpi/mpi", "libmpi/mpiutil/include", "libmpi/common/include"],
 }
 
 SOURCE = re.compile(r".*\.(c|cpp|h|hpp|S|def)$")
@@ -84,6 +111,75 @@ def layer_of(rel):
         if rel.startswith(prefix):
             return layer
     return None
+
+
+def part_of(rel):
+    """LWMPI's part (room) of a path, "" for a file of libmpi/mpi outside
+    every room, or None outside LWMPI's code (its C header, its tests)."""
+    for prefix, part in LIBMPI_PARTS:
+        if rel.startswith(prefix):
+            return part
+    return "" if rel.startswith("libmpi/mpi/") else None
+
+
+def module_of(rel):
+    """A header and its .cpp are one module: the path without extension."""
+    return os.path.splitext(rel)[0]
+
+
+def cycle_in(edges, nodes):
+    """A cycle through the first of `nodes` (a strongly connected set of
+    `edges`), as the list of its modules, first one repeated at the end."""
+    start = nodes[0]
+    path, seen = [start], {start}
+
+    def walk(v):
+        for w in sorted(edges.get(v, ())):
+            if w == start and len(path) > 1:
+                return True
+            if w in nodes and w not in seen:
+                seen.add(w)
+                path.append(w)
+                if walk(w):
+                    return True
+                path.pop()
+        return False
+
+    walk(start)
+    return path + [start]
+
+
+def find_loops(edges):
+    """The include loops of a {module: {module}} graph: one cycle (a list
+    of modules, the first repeated at the end) per strongly connected set of
+    more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, loops = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                loops.append(cycle_in(edges, sorted(scc)))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return loops
 
 
 def is_test(rel):
@@ -111,6 +207,8 @@ class Checker:
         self.public = {layer: expand(root, dirs) for layer, dirs in PUBLIC.items()}
         self.private = {layer: expand(root, dirs) for layer, dirs in PRIVATE.items()}
         self.search = [d for dirs in self.public.values() for d in dirs]
+        self.modules = {}  # LWMPI's include graph: {module: {module}}
+        self.rooms = set()  # (room, room it includes), itself included
 
     def resolve(self, rel, quote, name):
         """The file (relative) an include names, or None for a header from
@@ -118,7 +216,7 @@ class Checker:
         dirs = []
         if quote == '"':
             dirs.append(os.path.dirname(rel))
-            dirs += self.private.get(layer_of(rel), [])
+        dirs += self.private.get(layer_of(rel), [])
         dirs += self.search
         for d in dirs:
             cand = os.path.normpath(os.path.join(d, name))
@@ -129,22 +227,47 @@ class Checker:
     def is_public(self, target, layer):
         return any(target.startswith(d + "/") for d in self.public.get(layer, []))
 
+    def check_room(self, rel, n, target):
+        """The violation of LWMPI's order by `rel` including `target`
+        (line n), or None."""
+        mine, other = part_of(rel), part_of(target)
+        if mine is None or other is None:
+            return None
+        if mine == "" or other == "":
+            return None  # reported on the file itself
+        if ROOM_RANK[other] > ROOM_RANK[mine]:
+            return (f"{rel}:{n}: room {mine} includes {target} of room {other}, "
+                    f"which is not below it")
+        if other == "mpiutil" and mine != "mpiutil" and not target.startswith(MPIUTIL_PUBLIC):
+            return (f"{rel}:{n}: {mine} includes {target}, a private header of MPIUtil "
+                    f"(its interface: {MPIUTIL_PUBLIC.rstrip('/')})")
+        return None
+
     def check_file(self, rel):
         """(violations, edges): violations as 'path:line: reason', edges as
         (from layer, to layer) pairs of its code outside tests."""
         layer = layer_of(rel)
         if layer is None:
             return [], set()
+        lwmpi = layer == "libmpi" and not is_test(rel) and part_of(rel) is not None
+        problems, edges = [], set()
+        if lwmpi and part_of(rel) == "":
+            problems.append(f"{rel}: a file of LibMPI outside its rooms (libmpi/mpi/<room>/)")
         allowed = BELOW[layer] | {layer}
         if is_test(rel):
             allowed |= USER_SIDE
-        problems, edges = [], set()
         with open(os.path.join(self.root, rel), errors="replace") as f:
             for n, line in enumerate(f, 1):
                 m = INCLUDE.match(line)
                 if not m:
                     continue
                 target = self.resolve(rel, m.group(1), m.group(2))
+                if lwmpi and target:
+                    if (why := self.check_room(rel, n, target)) is not None:
+                        problems.append(why)
+                    if part_of(target) is not None and module_of(target) != module_of(rel):
+                        self.modules.setdefault(module_of(rel), set()).add(module_of(target))
+                        self.rooms.add((part_of(rel), part_of(target)))
                 other = layer_of(target) if target else None
                 if other is None or other == layer:
                     continue
@@ -170,6 +293,9 @@ class Checker:
                         p, e = self.check_file(rel)
                         problems += p
                         edges |= e
+        for loop in find_loops(self.modules):
+            problems.append(f"{loop[0]}: include loop in LWMPI: {' -> '.join(loop)} "
+                            f"(a module is a header and its .cpp)")
         return problems, edges
 
 
@@ -182,10 +308,17 @@ def main(argv=None):
     root = os.path.abspath(args.root)
     if not os.path.isdir(os.path.join(root, "include", "tessera")):
         ap.error(f"{root} is not a Tessera source tree (no include/tessera)")
-    problems, edges = Checker(root).run()
+    checker = Checker(root)
+    problems, edges = checker.run()
     if args.graph:
         for src in BELOW:
             print(f"{src:9} -> {', '.join(sorted(dst for s, dst in edges if s == src)) or '-'}")
+        checker_rooms = checker.rooms
+        print("LWMPI, lowest first:")
+        for _, part in LIBMPI_PARTS:
+            below = sorted((dst for s, dst in checker_rooms if s == part and dst != part),
+                           key=ROOM_RANK.get, reverse=True)
+            print(f"  {part:9} -> {', '.join(below) or '-'}")
     for p in problems:
         print(p)
     if problems:

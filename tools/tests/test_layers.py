@@ -34,7 +34,12 @@ BASE = {
     "kernel/services/spawn.cpp": '#include "kernel.hpp"\n',
     "userland/runtime/include/tessera/runtime.h": "#include <tessera/syscall.h>\n",
     "libmpi/include/mpi.h": "",
-    "libmpi/mpi/comm.cpp": '#include <mpi.h>\n#include <tessera/runtime.h>\n',
+    "libmpi/mpi/comm/comm.cpp": '#include <mpi.h>\n#include <tessera/runtime.h>\n',
+    "libmpi/mpi/comm/comm.hpp": "#include <mpiutil/mpiutil.hpp>\n",
+    "libmpi/mpi/pt2pt/request.hpp": '#include "comm/comm.hpp"\n',
+    "libmpi/mpiutil/include/mpiutil/mpiutil.hpp": "#include <lwmpi/text.hpp>\n",
+    "libmpi/mpiutil/pool.hpp": "",
+    "libmpi/common/include/lwmpi/text.hpp": "",
     "userland/apps/hello/hello.c": "#include <mpi.h>\n#include <stdio.h>\n",
 }
 
@@ -87,6 +92,44 @@ class Refused(unittest.TestCase):
     def test_on_target_test_may_use_the_user_side(self):
         self.assertEqual(problems({"kernel/tests/fault_test.c":
                                    "#include <mpi.h>\n#include <tessera/runtime.h>\n"}), [])
+
+    def test_lwmpi_room_including_a_higher_room(self):
+        p = problems({"libmpi/mpi/comm/group.cpp": '#include "pt2pt/request.hpp"\n'})
+        self.assertEqual(len(p), 1)
+        self.assertIn("libmpi/mpi/comm/group.cpp:1: room comm includes libmpi/mpi/pt2pt/request.hpp "
+                      "of room pt2pt, which is not below it", p[0])
+
+    def test_lwmpi_include_loop(self):
+        # Each file's own includes go down or sideways; together they loop.
+        p = problems({"libmpi/mpi/env/errors.hpp": "",
+                      "libmpi/mpi/env/errors.cpp": '#include "state.hpp"\n',
+                      "libmpi/mpi/env/state.hpp": "",
+                      "libmpi/mpi/env/state.cpp": '#include "errors.hpp"\n'})
+        self.assertEqual(len(p), 1)
+        self.assertIn("include loop in LWMPI: libmpi/mpi/env/errors -> libmpi/mpi/env/state -> "
+                      "libmpi/mpi/env/errors", p[0])
+
+    def test_libmpi_including_mpiutil_internals(self):
+        p = problems({"libmpi/mpi/pt2pt/request.cpp": '#include "../../mpiutil/pool.hpp"\n'})
+        self.assertEqual(len(p), 1)
+        self.assertIn("pt2pt includes libmpi/mpiutil/pool.hpp, a private header of MPIUtil", p[0])
+
+    def test_mpiutil_including_libmpi(self):
+        p = problems({"libmpi/mpiutil/engine.cpp": '#include "../mpi/comm/comm.hpp"\n'})
+        self.assertEqual(len(p), 1)
+        self.assertIn("room mpiutil includes libmpi/mpi/comm/comm.hpp of room comm", p[0])
+
+    def test_libmpi_file_outside_the_rooms(self):
+        p = problems({"libmpi/mpi/flat.cpp": "#include <mpi.h>\n"})
+        self.assertEqual(p, ["libmpi/mpi/flat.cpp: a file of LibMPI outside its rooms (libmpi/mpi/<room>/)"])
+
+    def test_graph_shows_the_rooms(self):
+        with tree(BASE) as root:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(main(["--root", root, "--graph"]), 0)
+        self.assertRegex(out.getvalue(), r"pt2pt +-> comm\n")
+        self.assertRegex(out.getvalue(), r"comm +-> mpiutil\n")
 
     def test_allowed_includes_pass(self):
         self.assertEqual(problems({"kernel/main.cpp": '#include "kernel.hpp"\n#include <string.h>\n'}),

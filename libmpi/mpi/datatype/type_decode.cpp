@@ -1,0 +1,124 @@
+// What a program can ask of a datatype beyond its size and bounds: how it
+// was made (MPI 3.1 section 4.1.13), its name (6.8), its bounds as
+// MPI_Count (4.1.8), and the predefined type of a given size (17.1.9).
+#include <mpi.h>
+
+#include "env/call.hpp"
+#include "datatype.hpp"
+#include "env/errors.hpp"
+#include "env/state.hpp"
+#include "type_api.hpp"
+#include <lwmpi/text.hpp>
+
+using namespace lwmpi;
+
+/// The combiner of `datatype` and how many arguments of each kind
+/// MPI_Type_get_contents returns (section 4.1.13): MPI_COMBINER_NAMED and
+/// none for a predefined type.
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                          int *combiner) {
+    Call call("MPI_Type_get_envelope");
+    const Datatype *t;
+    const bool results = num_integers && num_addresses && num_datatypes && combiner;
+    if (int e = enter_query(call, datatype, results, &t)) return e;
+    const Contents *how = datatype_contents(datatype);
+    *combiner = how ? how->combiner : MPI_COMBINER_NAMED;
+    *num_integers = how ? how->nints : 0;
+    *num_addresses = how ? how->naddrs : 0;
+    *num_datatypes = how ? how->ntypes : 0;
+    return MPI_SUCCESS;
+}
+
+/// The arguments the constructor of derived type `datatype` was called
+/// with (section 4.1.13). MPI_ERR_TYPE for a predefined type, MPI_ERR_ARG
+/// when an array is shorter than the envelope says. A derived type among
+/// array_of_datatypes is a new reference the caller frees.
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]) {
+    Call call("MPI_Type_get_contents");
+    const Datatype *t;
+    if (int e = enter_query(call, datatype, true, &t)) return e;
+    const Contents *how = datatype_contents(datatype);
+    if (!how) return call.fail(MPI_ERR_TYPE, "a predefined datatype has no contents");
+    if (max_integers < how->nints || max_addresses < how->naddrs || max_datatypes < how->ntypes)
+        return call.fail(MPI_ERR_ARG, "an array is shorter than the envelope says");
+    if ((how->nints && !array_of_integers) || (how->naddrs && !array_of_addresses) ||
+        (how->ntypes && !array_of_datatypes))
+        return call.fail(MPI_ERR_ARG, "NULL array");
+    for (int i = 0; i < how->nints; ++i)
+        array_of_integers[i] = how->ints[i];
+    for (int i = 0; i < how->naddrs; ++i)
+        array_of_addresses[i] = how->addrs[i];
+    for (int i = 0; i < how->ntypes; ++i) {
+        array_of_datatypes[i] = how->types[i];
+        datatype_share(how->types[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+/// Names the type (section 6.8); a predefined type may be renamed too.
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
+    Call call("MPI_Type_set_name");
+    if (int e = call.active()) return e;
+    if (!type_name) return call.fail(MPI_ERR_ARG, "type_name is NULL");
+    if (int e = datatype_set_name(datatype, type_name)) return call.fail(e);
+    return MPI_SUCCESS;
+}
+
+/// The type's name into type_name (MPI_MAX_OBJECT_NAME bytes) and its
+/// length (section 6.8).
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
+    Call call("MPI_Type_get_name");
+    const Datatype *t;
+    if (int e = enter_query(call, datatype, type_name && resultlen, &t)) return e;
+    TextBuilder(type_name, MPI_MAX_OBJECT_NAME).put(datatype_name(datatype));
+    *resultlen = static_cast<int>(text_length(type_name));
+    return MPI_SUCCESS;
+}
+
+/// MPI_Type_get_extent as MPI_Count (section 4.1.8).
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+    Call call("MPI_Type_get_extent_x");
+    const Datatype *t;
+    if (int e = enter_query(call, datatype, lb && extent, &t)) return e;
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+
+/// MPI_Type_get_true_extent as MPI_Count (section 4.1.8).
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
+    Call call("MPI_Type_get_true_extent_x");
+    const Datatype *t;
+    if (int e = enter_query(call, datatype, true_lb && true_extent, &t)) return e;
+    *true_lb = t->true_lb;
+    *true_extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+
+/// The predefined C type of class `typeclass` whose elements are `size`
+/// bytes (section 17.1.9); MPI_ERR_ARG when there is none.
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
+    Call call("MPI_Type_match_size");
+    if (int e = call.active()) return e;
+    if (!datatype) return call.fail(MPI_ERR_ARG, "datatype is NULL");
+    static constexpr MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static constexpr MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static constexpr MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                                  MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *c = typeclass == MPI_TYPECLASS_INTEGER   ? kIntegers
+                            : typeclass == MPI_TYPECLASS_REAL    ? kReals
+                            : typeclass == MPI_TYPECLASS_COMPLEX ? kComplexes
+                                                                 : nullptr;
+    if (!c) return call.fail(MPI_ERR_ARG, "unknown type class");
+    const int n = typeclass == MPI_TYPECLASS_INTEGER ? 4 : 3;
+    for (int i = 0; i < n; ++i)
+        if (datatype_get(c[i])->size == size) {
+            *datatype = c[i];
+            return MPI_SUCCESS;
+        }
+    char why[48];
+    TextBuilder(why, sizeof why).put("no type of that class has ").put_int(size).put(" bytes");
+    return call.fail(MPI_ERR_ARG, why);
+}
