@@ -7,8 +7,9 @@ which clang would parse for the host, against the host's C library. So
 each cross command is adapted first: clang gets the GCC's target
 (`--target=`, from `-dumpmachine`) and, unless the command already names
 every include folder itself (-nostdinc), the GCC's own include folders
-(its `-v` search list), so both compilers see the same headers; warning
-options clang does not know are not errors.
+(its `-v` search list), so both compilers see the same headers; GCC's
+-f flags clang does not know are dropped, and so are the warning options
+(-Wno-unknown-warning-option).
 
   tidy.py [--naming] [-j N] BUILD...
 
@@ -35,7 +36,8 @@ from tessera import REPO
 NAMING = "readability-identifier-naming"
 # Third-party code keeps its authors' names (libmpi/tests/target/third_party).
 SKIPPED = re.compile(r"/third_party/")
-DIAGNOSTIC = re.compile(r"^(?P<where>[^\s:][^:]*:\d+:\d+): (?P<kind>error|warning): (?P<text>.*)$")
+# A diagnostic with its place, or one of the driver's (an unknown flag).
+DIAGNOSTIC = re.compile(r"^(?:(?P<where>[^\s:][^:]*:\d+:\d+): )?(?P<kind>error|warning): (?P<text>.*)$")
 
 _gcc_cache = {}
 
@@ -56,6 +58,24 @@ def gcc_facts(compiler, lang):
                 dirs.append(os.path.normpath(line.strip()))
         _gcc_cache[key] = (triple, dirs)
     return _gcc_cache[key]
+
+
+_known_flags = {}
+
+
+def clang_knows(flag, triple):
+    """Whether clang takes a GCC flag (GCC's -fno-tree-loop-distribute-
+    patterns is no flag of clang's: it fails the file)."""
+    key = (flag, triple)
+    if key not in _known_flags:
+        with tempfile.TemporaryDirectory() as d:
+            probe = os.path.join(d, "probe.c")
+            open(probe, "w").close()
+            p = subprocess.run(["clang-tidy", "-checks=-*," + NAMING, probe, "--", "--target=" + triple, flag],
+                               capture_output=True, text=True)
+            err = p.stdout + p.stderr
+        _known_flags[key] = "unknown argument" not in err
+    return _known_flags[key]
 
 
 def host_triple():
@@ -93,6 +113,7 @@ def adapt(entry, host):
     compiler = args[0]
     if "gcc" in os.path.basename(compiler) or "g++" in os.path.basename(compiler):
         triple, dirs = gcc_facts(compiler, lang)
+        out = [out[0]] + [a for a in out[1:] if not a.startswith("-f") or clang_knows(a, triple)]
         if not same_target(triple, host):
             out.insert(1, "--target=" + triple)
             if "-nostdinc" not in out:
@@ -149,12 +170,14 @@ def check(builds, naming, jobs):
                     m = DIAGNOSTIC.match(line)
                     if not m:
                         continue
-                    where = m.group("where")
-                    if not os.path.isabs(where):
+                    where = m.group("where") or "clang-tidy"
+                    if m.group("where") and not os.path.isabs(where):
                         where = os.path.join(REPO, where)
-                    key = f"{os.path.relpath(where, REPO)}: {m.group('kind')}: {m.group('text')}"
+                    if m.group("where"):
+                        where = os.path.relpath(where, REPO)
+                    key = f"{where}: {m.group('kind')}: {m.group('text')}"
                     # The code line and clang-tidy's fix, when given.
-                    context = [l for l in lines[k + 1 : k + 4] if not DIAGNOSTIC.match(l)]
+                    context = [l for l in lines[k + 1 : k + 4] if not DIAGNOSTIC.match(l)] if m.group("where") else []
                     findings.setdefault(key, context)
                 if status and not any(DIAGNOSTIC.match(l) for l in lines):
                     findings.setdefault("clang-tidy failed: " + (lines[-1] if lines else f"status {status}"), [])
