@@ -75,9 +75,11 @@ format: setup
 	@tools/format.sh
 
 # clang-tidy's checks (.clang-tidy) on the code the host build compiles
-# (LWMPI, the name server's table, the name daemon, the tests).
+# (LWMPI, the name server's table, the name daemon), then its naming check
+# on what every build compiles, tests included (also the tidy_naming test).
 tidy: build
-	@tools/tidy.sh $(OUT)/host
+	@tools/tidy.py $(OUT)/host
+	@tools/tidy.py --naming $(OUT)/host $(OUT)/linux64 $(OUT)/target
 
 clean:
 	rm -rf $(OUT)

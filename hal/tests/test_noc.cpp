@@ -35,13 +35,13 @@ using Notes = std::vector<Notification>;
 namespace {
 
 const int nclusters = static_cast<int>(fake_hal::nclusters);
-constexpr int kPort = 5;
+constexpr int test_port = 5;
 // An allow for as many bytes as the sender writes (tests of the byte budget
 // give their own count).
-constexpr uint32_t kAnyBytes = UINT32_MAX;  // a port whose doorbell rings (as every port's does at first)
+constexpr uint32_t any_bytes = UINT32_MAX;  // a port whose doorbell rings (as every port's does at first)
 // noc.cpp's portal_depth: the chunk buffers of a portal's ring, so the
 // chunks a sender may write before the reader takes any.
-constexpr size_t kDepth = 8;
+constexpr size_t depth = 8;
 
 void as(int cluster) { fake_hal::set_cluster(cluster); }
 Notes notes() { return fake_hal::take_notifications(); }
@@ -121,7 +121,7 @@ bool spin_until(F done, int seconds = 20) {
 // caller as cluster 1, with no notification pending.
 void leave_stale_chunk(int hw, const std::vector<unsigned char> &data) {
     as(1);
-    noc::portal_allow(hw, 2, 77, kAnyBytes);
+    noc::portal_allow(hw, 2, 77, any_bytes);
     as(2);
     Writer w{1, hw, 77};
     REQUIRE(w.write(data));
@@ -173,7 +173,7 @@ TEST_CASE("noc: fabric_fits needs the first page plus one page-aligned block per
     CHECK(stride % 4096 == 0);
     // A block holds at least its cluster's rings (portal_depth chunks of
     // every portal) and mailbox slots, whatever the padding.
-    const size_t rings = kDepth * noc::portal_chunk() * static_cast<size_t>(fake_hal::compute_portals);
+    const size_t rings = depth * noc::portal_chunk() * static_cast<size_t>(fake_hal::compute_portals);
     const size_t slots = nclusters * noc::mailbox_size() * static_cast<size_t>(fake_hal::io_mailboxes);
     CHECK(stride >= rings + slots);
 
@@ -217,11 +217,11 @@ TEST_CASE("noc: every resource has its own bytes inside the fabric", "[noc][layo
         for (int hw = 0; hw < noc::mailboxes(r); ++hw)
             for (int s = 0; s < nclusters; ++s) {
                 as(s);
-                REQUIRE(noc::mailbox_send(r, hw, kPort, message(mailbox_seed(r, hw, s)).data()));
+                REQUIRE(noc::mailbox_send(r, hw, test_port, message(mailbox_seed(r, hw, s)).data()));
             }
         for (int hw = 0; hw < noc::portals(r); ++hw) {
             // A first transfer moves the ring on by `warm` buffers (fewer
-            // than kDepth, and not the same for every portal), so that the
+            // than depth, and not the same for every portal), so that the
             // filled ring wraps around its end: every buffer is checked,
             // whatever the index it holds.
             const size_t warm = 3 + static_cast<size_t>(r + hw) % 4;
@@ -229,16 +229,16 @@ TEST_CASE("noc: every resource has its own bytes inside the fabric", "[noc][layo
             std::vector<unsigned char> got(filler.size());
             Writer w{r, hw, portal_tag(r, hw)};
             as(r);
-            noc::portal_allow(hw, portal_src(r), portal_tag(r, hw), kAnyBytes);
+            noc::portal_allow(hw, portal_src(r), portal_tag(r, hw), any_bytes);
             as(portal_src(r));
             for (size_t i = 0; i < warm; ++i)
                 REQUIRE(w.write(filler));
             as(r);
             for (size_t i = 0; i < warm; ++i)
                 REQUIRE(noc::portal_read_chunk(hw, got.data(), (warm - i) * got.size()) == got.size());
-            noc::portal_allow(hw, portal_src(r), portal_tag(r, hw), kAnyBytes);
+            noc::portal_allow(hw, portal_src(r), portal_tag(r, hw), any_bytes);
             as(portal_src(r));
-            for (size_t i = 0; i < kDepth; ++i)  // every buffer of the ring, full length
+            for (size_t i = 0; i < depth; ++i)  // every buffer of the ring, full length
                 REQUIRE(w.write(bytes(noc::portal_chunk(), chunk_seed(r, hw, i))));
             CHECK_FALSE(w.write(filler));  // the ring is full: nothing written
         }
@@ -271,10 +271,10 @@ TEST_CASE("noc: every resource has its own bytes inside the fabric", "[noc][layo
                 CHECK(got == message(mailbox_seed(r, hw, s)));
             }
         for (int hw = 0; hw < noc::portals(r); ++hw)
-            for (size_t i = 0; i < kDepth; ++i) {
+            for (size_t i = 0; i < depth; ++i) {
                 INFO("cluster " << r << " portal " << hw << " chunk " << i);
                 std::vector<unsigned char> got(noc::portal_chunk());
-                REQUIRE(noc::portal_read_chunk(hw, got.data(), (kDepth - i) * got.size()) == got.size());
+                REQUIRE(noc::portal_read_chunk(hw, got.data(), (depth - i) * got.size()) == got.size());
                 CHECK(got == bytes(noc::portal_chunk(), chunk_seed(r, hw, i)));
             }
         for (int port : ports)
@@ -293,8 +293,8 @@ TEST_CASE("noc: a mailbox message round-trips whole through its slot", "[noc][ma
     Fabric fabric;
     const auto msg = message(1);
     as(2);
-    REQUIRE(noc::mailbox_send(1, 0, kPort, msg.data()));
-    CHECK(notes() == Notes{{2, 1, 0}});  // kPort's doorbell rings: the receiver's master core
+    REQUIRE(noc::mailbox_send(1, 0, test_port, msg.data()));
+    CHECK(notes() == Notes{{2, 1, 0}});  // test_port's doorbell rings: the receiver's master core
 
     as(1);
     auto got = message(77);
@@ -336,7 +336,7 @@ TEST_CASE("noc: a look for any message sees a full slot of its mailbox until the
     CHECK_FALSE(noc::mailbox_any(0));
     for (int s : {1, 3}) {
         as(s);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(s).data()));
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(s).data()));
     }
     as(0);
     CHECK_FALSE(noc::mailbox_any(0));  // another hardware mailbox's slots
@@ -350,9 +350,9 @@ TEST_CASE("noc: a look for any message sees a full slot of its mailbox until the
 TEST_CASE("noc: a full slot refuses the sender's next message until released", "[noc][mailbox]") {
     Fabric fabric;
     as(3);
-    REQUIRE(noc::mailbox_send(0, 1, kPort, message(1).data()));
+    REQUIRE(noc::mailbox_send(0, 1, test_port, message(1).data()));
     notes();
-    CHECK_FALSE(noc::mailbox_send(0, 1, kPort, message(2).data()));
+    CHECK_FALSE(noc::mailbox_send(0, 1, test_port, message(2).data()));
     // Refused on a master: it asks to be told of the release, and wakes the
     // receiver's master so that the slot gets emptied.
     CHECK(notes() == Notes{{3, 0, 0}});
@@ -365,8 +365,8 @@ TEST_CASE("noc: a full slot refuses the sender's next message until released", "
     CHECK(notes() == Notes{{0, 3, 0}});  // the waiting sender's master
 
     as(3);
-    REQUIRE(noc::mailbox_send(0, 1, kPort, message(2).data()));
-    CHECK(notes() == Notes{{3, 0, 0}});  // an arrival: kPort's doorbell rings
+    REQUIRE(noc::mailbox_send(0, 1, test_port, message(2).data()));
+    CHECK(notes() == Notes{{3, 0, 0}});  // an arrival: test_port's doorbell rings
     as(0);
     REQUIRE(noc::mailbox_peek(1, 3, got.data()));
     CHECK(got == message(2));
@@ -376,8 +376,8 @@ TEST_CASE("noc: a sender's messages arrive one at a time, in order", "[noc][mail
     Fabric fabric;
     for (unsigned i = 0; i < 10; ++i) {
         as(1);
-        REQUIRE(noc::mailbox_send(2, 0, kPort, message(i).data()));
-        CHECK_FALSE(noc::mailbox_send(2, 0, kPort, message(i + 1).data()));
+        REQUIRE(noc::mailbox_send(2, 0, test_port, message(i).data()));
+        CHECK_FALSE(noc::mailbox_send(2, 0, test_port, message(i + 1).data()));
         // The arrival, then the refused master's call to empty the slot.
         CHECK(notes() == Notes{{1, 2, 0}, {1, 2, 0}});
         as(2);
@@ -393,7 +393,7 @@ TEST_CASE("noc: every sender cluster has its own slot", "[noc][mailbox]") {
     Fabric fabric;
     for (int s = 0; s < nclusters; ++s) {  // the receiver itself included
         as(s);
-        REQUIRE(noc::mailbox_send(0, 0, kPort, message(10 + s).data()));
+        REQUIRE(noc::mailbox_send(0, 0, test_port, message(10 + s).data()));
     }
     as(0);
     for (int s = 0; s < nclusters; ++s) {
@@ -411,18 +411,18 @@ TEST_CASE("noc: every sender cluster has its own slot", "[noc][mailbox]") {
             CHECK(got == message(10 + s));
         }
         as(1);
-        CHECK_FALSE(noc::mailbox_send(0, 0, kPort, message(50).data()));  // 1's slot is still full
+        CHECK_FALSE(noc::mailbox_send(0, 0, test_port, message(50).data()));  // 1's slot is still full
         as(2);
-        CHECK(noc::mailbox_send(0, 0, kPort, message(51).data()));
+        CHECK(noc::mailbox_send(0, 0, test_port, message(51).data()));
     }
 }
 
 TEST_CASE("noc: mailboxes of one cluster and of different clusters are apart", "[noc][mailbox]") {
     Fabric fabric;
     as(1);
-    REQUIRE(noc::mailbox_send(0, 0, kPort, message(1).data()));
-    REQUIRE(noc::mailbox_send(0, 1, kPort, message(2).data()));  // another mailbox: another slot
-    REQUIRE(noc::mailbox_send(2, 0, kPort, message(3).data()));
+    REQUIRE(noc::mailbox_send(0, 0, test_port, message(1).data()));
+    REQUIRE(noc::mailbox_send(0, 1, test_port, message(2).data()));  // another mailbox: another slot
+    REQUIRE(noc::mailbox_send(2, 0, test_port, message(3).data()));
     CHECK(notes() == Notes{{1, 0, 0}, {1, 0, 0}, {1, 2, 0}});
 
     auto got = message(0);
@@ -450,10 +450,10 @@ TEST_CASE("noc: a full slot tells a master sender once, and another core never",
         as(3);
         {
             OnCore core(1);
-            REQUIRE(noc::mailbox_send(0, 1, kPort, message(1).data()));
+            REQUIRE(noc::mailbox_send(0, 1, test_port, message(1).data()));
             CHECK(notes() == Notes{{3, 0, 0}});  // an arrival rings whoever sends it
             for (int i = 0; i < 3; ++i)
-                CHECK_FALSE(noc::mailbox_send(0, 1, kPort, message(2).data()));
+                CHECK_FALSE(noc::mailbox_send(0, 1, test_port, message(2).data()));
             CHECK(notes().empty());  // it will retry by itself: it neither waits nor hurries the receiver
         }
         as(0);
@@ -463,15 +463,15 @@ TEST_CASE("noc: a full slot tells a master sender once, and another core never",
         CHECK(notes().empty());
         as(3);
         OnCore core(1);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(2).data()));  // its retry
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(2).data()));  // its retry
         CHECK(notes() == Notes{{3, 0, 0}});
     }
     SECTION("a master sender wakes the receiver's master, and the release tells it once") {
         as(3);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(1).data()));
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(1).data()));
         CHECK(notes() == Notes{{3, 0, 0}});
         for (int i = 0; i < 2; ++i) {
-            CHECK_FALSE(noc::mailbox_send(0, 1, kPort, message(2).data()));
+            CHECK_FALSE(noc::mailbox_send(0, 1, test_port, message(2).data()));
             CHECK(notes() == Notes{{3, 0, 0}});  // each refusal: empty the slot
         }
         as(0);
@@ -483,7 +483,7 @@ TEST_CASE("noc: a full slot tells a master sender once, and another core never",
         }
         CHECK(notes() == Notes{{0, 3, 0}});  // once, for both refusals
         as(3);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(2).data()));
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(2).data()));
         CHECK(notes() == Notes{{3, 0, 0}});
         as(0);
         REQUIRE(noc::mailbox_peek(1, 3, got.data()));
@@ -493,13 +493,13 @@ TEST_CASE("noc: a full slot tells a master sender once, and another core never",
     }
     SECTION("a refusal on a master asks for its own slot only") {
         as(3);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(1).data()));
-        REQUIRE(noc::mailbox_send(0, 0, kPort, message(3).data()));  // another mailbox
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(1).data()));
+        REQUIRE(noc::mailbox_send(0, 0, test_port, message(3).data()));  // another mailbox
         as(2);
-        REQUIRE(noc::mailbox_send(0, 1, kPort, message(4).data()));  // another sender's slot
+        REQUIRE(noc::mailbox_send(0, 1, test_port, message(4).data()));  // another sender's slot
         notes();
         as(3);
-        CHECK_FALSE(noc::mailbox_send(0, 1, kPort, message(2).data()));
+        CHECK_FALSE(noc::mailbox_send(0, 1, test_port, message(2).data()));
         CHECK(notes() == Notes{{3, 0, 0}});
         as(0);
         noc::mailbox_release(0, 3);
@@ -525,12 +525,12 @@ TEST_CASE("noc: a quiet port takes messages without waking the receiver", "[noc]
     Fabric fabric;
     auto got = message(0);
     as(1);
-    noc::set_doorbell(kPort, false);
-    CHECK_FALSE(noc::doorbell_rings(kPort));
+    noc::set_doorbell(test_port, false);
+    CHECK_FALSE(noc::doorbell_rings(test_port));
     CHECK(notes().empty());  // setting a doorbell wakes nobody
 
     as(2);
-    REQUIRE(noc::mailbox_send(1, 0, kPort, message(1).data()));
+    REQUIRE(noc::mailbox_send(1, 0, test_port, message(1).data()));
     CHECK(notes().empty());  // the receiver polls that port
     as(1);
     REQUIRE(noc::mailbox_peek(0, 2, got.data()));
@@ -539,41 +539,41 @@ TEST_CASE("noc: a quiet port takes messages without waking the receiver", "[noc]
     CHECK(notes().empty());
 
     SECTION("doorbells are per port") {
-        for (int port : {0, kPort - 1, kPort + 1, TS_PORTS - 1})
+        for (int port : {0, test_port - 1, test_port + 1, TS_PORTS - 1})
             CHECK(noc::doorbell_rings(port));
         as(2);
-        REQUIRE(noc::mailbox_send(1, 0, kPort + 1, message(2).data()));
+        REQUIRE(noc::mailbox_send(1, 0, test_port + 1, message(2).data()));
         CHECK(notes() == Notes{{2, 1, 0}});
     }
     SECTION("doorbells are per cluster") {
         for (int c : {0, 2, 3}) {
             as(c);
-            CHECK(noc::doorbell_rings(kPort));
+            CHECK(noc::doorbell_rings(test_port));
         }
         as(2);
-        REQUIRE(noc::mailbox_send(0, 0, kPort, message(2).data()));
-        REQUIRE(noc::mailbox_send(3, 0, kPort, message(3).data()));
+        REQUIRE(noc::mailbox_send(0, 0, test_port, message(2).data()));
+        REQUIRE(noc::mailbox_send(3, 0, test_port, message(3).data()));
         CHECK(notes() == Notes{{2, 0, 0}, {2, 3, 0}});
     }
     SECTION("set back to ringing, the next message wakes the receiver") {
-        noc::set_doorbell(kPort, false);  // a flag, not a count: one ring undoes both
-        noc::set_doorbell(kPort, true);
-        CHECK(noc::doorbell_rings(kPort));
+        noc::set_doorbell(test_port, false);  // a flag, not a count: one ring undoes both
+        noc::set_doorbell(test_port, true);
+        CHECK(noc::doorbell_rings(test_port));
         as(2);
-        REQUIRE(noc::mailbox_send(1, 0, kPort, message(2).data()));
+        REQUIRE(noc::mailbox_send(1, 0, test_port, message(2).data()));
         CHECK(notes() == Notes{{2, 1, 0}});
     }
     SECTION("a sender on another core is not woken either") {
         as(3);
         OnCore core(1);
-        REQUIRE(noc::mailbox_send(1, 0, kPort, message(2).data()));
+        REQUIRE(noc::mailbox_send(1, 0, test_port, message(2).data()));
         CHECK(notes().empty());
     }
     SECTION("a master refused by the full slot still wakes the receiver to empty it") {
         as(2);
-        REQUIRE(noc::mailbox_send(1, 0, kPort, message(2).data()));
+        REQUIRE(noc::mailbox_send(1, 0, test_port, message(2).data()));
         CHECK(notes().empty());
-        CHECK_FALSE(noc::mailbox_send(1, 0, kPort, message(3).data()));
+        CHECK_FALSE(noc::mailbox_send(1, 0, test_port, message(3).data()));
         CHECK(notes() == Notes{{2, 1, 0}});
         as(1);
         noc::mailbox_release(0, 2);
@@ -596,19 +596,19 @@ TEST_CASE("noc: a portal takes nothing before an allow", "[noc][portal]") {
     CHECK(noc::portal_read_chunk(0, buf.data(), buf.size()) == 0);
     CHECK(notes().empty());
     // Each refused master asked to be told by its allow, and only by its own.
-    noc::portal_allow(0, 2, 0, kAnyBytes);
+    noc::portal_allow(0, 2, 0, any_bytes);
     CHECK(notes() == Notes{{1, 2, 0}});
-    noc::portal_allow(0, 0, 0, kAnyBytes);
+    noc::portal_allow(0, 0, 0, any_bytes);
     CHECK(notes() == Notes{{1, 0, 0}});
 }
 
-// The ring: the sender runs up to kDepth chunks ahead of the reader, the
+// The ring: the sender runs up to depth chunks ahead of the reader, the
 // next one waits for a buffer the reader frees, and the chunks come out in
 // order, each with its own length.
-TEST_CASE("noc: a portal buffers up to kDepth chunks, taken in order", "[noc][portal]") {
+TEST_CASE("noc: a portal buffers up to depth chunks, taken in order", "[noc][portal]") {
     Fabric fabric;
     const size_t chunk = noc::portal_chunk();
-    const size_t nchunks = kDepth + 3, size = (nchunks - 1) * chunk + 56;  // the last chunk short
+    const size_t nchunks = depth + 3, size = (nchunks - 1) * chunk + 56;  // the last chunk short
     const auto data = bytes(size, 3);
     const uint32_t tag = 0xfeedbeef;
     std::vector<unsigned char> buf(size, 0);
@@ -624,20 +624,20 @@ TEST_CASE("noc: a portal buffers up to kDepth chunks, taken in order", "[noc][po
     };
 
     as(1);
-    noc::portal_allow(2, 3, tag, kAnyBytes);
+    noc::portal_allow(2, 3, tag, any_bytes);
     CHECK(notes().empty());  // the sender has not tried yet, so does not wait for it
     CHECK(noc::portal_read_chunk(2, buf.data(), size) == 0);
     CHECK(notes().empty());  // the reader's master now waits for a chunk
 
     as(3);
-    for (size_t i = 0; i < kDepth; ++i) {
+    for (size_t i = 0; i < depth; ++i) {
         REQUIRE(write(i));
         // The first tells the waiting reader; it asked once.
         CHECK(notes() == (i == 0 ? Notes{{3, 1, 0}} : Notes{}));
     }
     for (int attempt = 0; attempt < 2; ++attempt) {
-        CHECK_FALSE(write(kDepth));  // every buffer full: refused, whatever the allow
-        CHECK(notes().empty());      // the sender now waits for a buffer
+        CHECK_FALSE(write(depth));  // every buffer full: refused, whatever the allow
+        CHECK(notes().empty());     // the sender now waits for a buffer
     }
     as(1);
     take();                              // chunk 0: its buffer is free
@@ -645,17 +645,17 @@ TEST_CASE("noc: a portal buffers up to kDepth chunks, taken in order", "[noc][po
     take();
     CHECK(notes().empty());  // it was told already, and did not ask again
     as(3);
-    REQUIRE(write(kDepth));  // into the buffers just freed: the ring wraps
-    REQUIRE(write(kDepth + 1));
+    REQUIRE(write(depth));  // into the buffers just freed: the ring wraps
+    REQUIRE(write(depth + 1));
     // The reader does not wait: it found a chunk each time since it asked.
     CHECK(notes().empty());
-    CHECK_FALSE(write(kDepth + 2));  // full again
+    CHECK_FALSE(write(depth + 2));  // full again
     CHECK(notes().empty());
     as(1);
     take();
     CHECK(notes() == Notes{{1, 3, 0}});
     as(3);
-    REQUIRE(write(kDepth + 2));  // the last, short chunk
+    REQUIRE(write(depth + 2));  // the last, short chunk
     CHECK(notes().empty());
     as(1);
     while (taken < nchunks)  // in the order written, across the wrap
@@ -670,7 +670,7 @@ TEST_CASE("noc: a portal buffers up to kDepth chunks, taken in order", "[noc][po
         CHECK_FALSE(w.write(data.data(), chunk));
         CHECK(notes().empty());  // nobody allowed to wake; the sender waits for the allow
         as(1);
-        noc::portal_allow(2, 3, tag, kAnyBytes);
+        noc::portal_allow(2, 3, tag, any_bytes);
         CHECK(notes() == Notes{{1, 3, 0}});
         as(3);
         CHECK(w.write(data.data(), chunk));
@@ -682,12 +682,12 @@ TEST_CASE("noc: a portal buffers up to kDepth chunks, taken in order", "[noc][po
 // Reads and writes at different paces, many times around the ring: every
 // chunk comes out once, in order, byte for byte and with its own length
 // (lengths vary, so one read from another buffer shows). The sender is
-// refused exactly when all kDepth buffers are full, the reader finds
+// refused exactly when all depth buffers are full, the reader finds
 // nothing exactly when all are empty, and a waiting master is told once,
 // by the next call of the other side that frees or fills a buffer.
 TEST_CASE("noc: the ring wraps around over many chunks", "[noc][portal]") {
     Fabric fabric;
-    const size_t nchunks = 4 * kDepth + 5;  // more than 4 turns of the ring
+    const size_t nchunks = 4 * depth + 5;  // more than 4 turns of the ring
     auto length = [](size_t i) { return 1 + (i * 37 + 11) % noc::portal_chunk(); };
     std::vector<size_t> offset(nchunks + 1, 0);
     for (size_t i = 0; i < nchunks; ++i)
@@ -706,7 +706,7 @@ TEST_CASE("noc: the ring wraps around over many chunks", "[noc][portal]") {
     OnCore core(masters ? 0 : 1);  // both clusters: this thread plays both
 
     as(1);
-    noc::portal_allow(1, 2, 60, kAnyBytes);
+    noc::portal_allow(1, 2, 60, any_bytes);
     Writer w{1, 1, 60};
     size_t written = 0, taken = 0;
     bool writer_waits = false, reader_waits = false;
@@ -717,7 +717,7 @@ TEST_CASE("noc: the ring wraps around over many chunks", "[noc][portal]") {
         for (int k = 0; k < write_pace[turn % 7] && written < nchunks; ++k) {
             INFO("turn " << turn << ": chunk " << written << " written, " << taken << " taken");
             const bool ok = w.write(data.data() + offset[written], length(written));
-            REQUIRE(ok == (written - taken < kDepth));
+            REQUIRE(ok == (written - taken < depth));
             Notes expected;
             if (ok) {
                 if (reader_waits) expected = {{2, 1, 0}};
@@ -762,7 +762,7 @@ TEST_CASE("noc: a chunk shorter than what remains keeps the transfer open", "[no
     const auto data = bytes(100, 4);
     Writer w{2, 0, 7};
     as(2);
-    noc::portal_allow(0, 1, 7, kAnyBytes);
+    noc::portal_allow(0, 1, 7, any_bytes);
     as(1);
     REQUIRE(w.write(data.data(), 40));
     as(2);
@@ -780,7 +780,7 @@ TEST_CASE("noc: bytes of a chunk beyond the transfer's end are dropped", "[noc][
     const auto data = bytes(noc::portal_chunk(), 5);
     Writer w{2, 1, 9};
     as(2);
-    noc::portal_allow(1, 0, 9, kAnyBytes);
+    noc::portal_allow(1, 0, 9, any_bytes);
     as(0);
     REQUIRE(w.write(data));
     as(2);
@@ -800,7 +800,7 @@ TEST_CASE("noc: a reader keeps part of a chunk and drops the rest, or drops it a
     const auto data = bytes(2 * chunk, 8);
     Writer w{2, 1, 9};
     as(2);
-    noc::portal_allow(1, 0, 9, kAnyBytes);
+    noc::portal_allow(1, 0, 9, any_bytes);
     as(0);
     REQUIRE(w.write(data.data(), chunk));
     REQUIRE(w.write(data.data() + chunk, chunk));
@@ -822,7 +822,7 @@ TEST_CASE("noc: chunks written beyond the transfer's end are dropped at the next
     const auto data = bytes(3 * chunk, 14), next = bytes(chunk, 15);
     Writer w{2, 1, 9};
     as(2);
-    noc::portal_allow(1, 0, 9, kAnyBytes);
+    noc::portal_allow(1, 0, 9, any_bytes);
     as(0);
     for (size_t i = 0; i < 3; ++i)
         REQUIRE(w.write(data.data() + i * chunk, chunk));
@@ -833,7 +833,7 @@ TEST_CASE("noc: chunks written beyond the transfer's end are dropped at the next
     CHECK_FALSE(w.write(next));  // the next transfer waits for the next allow
     as(2);
     notes();
-    noc::portal_allow(1, 0, 9, kAnyBytes);
+    noc::portal_allow(1, 0, 9, any_bytes);
     CHECK(notes() == Notes{{2, 0, 0}});
     as(0);
     REQUIRE(w.write(next));
@@ -847,7 +847,7 @@ TEST_CASE("noc: only the allowed sender with the allowed tag may write", "[noc][
     Fabric fabric;
     const auto data = bytes(noc::portal_chunk(), 6);
     as(0);
-    noc::portal_allow(0, 2, 42, kAnyBytes);
+    noc::portal_allow(0, 2, 42, any_bytes);
     notes();
 
     SECTION("another cluster is refused, and wakes nobody: the allowed one does not wait") {
@@ -885,7 +885,7 @@ TEST_CASE("noc: only the allowed sender with the allowed tag may write", "[noc][
 // the allow and the reader must still find it to tell.
 TEST_CASE("noc: cluster 0 can be the allowed sender", "[noc][portal]") {
     Fabric fabric;
-    const size_t n = 8, nchunks = kDepth + 1;
+    const size_t n = 8, nchunks = depth + 1;
     const auto data = bytes(n * nchunks, 7);
     std::vector<unsigned char> buf(data.size());
     Writer w{3, 0, 0};
@@ -893,20 +893,20 @@ TEST_CASE("noc: cluster 0 can be the allowed sender", "[noc][portal]") {
     CHECK_FALSE(w.write(data.data(), n));  // before the allow: waits for it
     CHECK(notes().empty());
     as(3);
-    noc::portal_allow(0, 0, 0, kAnyBytes);  // sender 0, tag 0: both the zero value
+    noc::portal_allow(0, 0, 0, any_bytes);  // sender 0, tag 0: both the zero value
     CHECK(notes() == Notes{{3, 0, 0}});
     CHECK(noc::portal_read_chunk(0, buf.data(), buf.size()) == 0);  // the reader waits for a chunk
     as(0);
-    for (size_t i = 0; i < kDepth; ++i) {
+    for (size_t i = 0; i < depth; ++i) {
         REQUIRE(w.write(data.data() + i * n, n));
         CHECK(notes() == (i == 0 ? Notes{{0, 3, 0}} : Notes{}));
     }
-    CHECK_FALSE(w.write(data.data() + kDepth * n, n));  // the ring is full: waits for a buffer
+    CHECK_FALSE(w.write(data.data() + depth * n, n));  // the ring is full: waits for a buffer
     as(3);
     REQUIRE(noc::portal_read_chunk(0, buf.data(), buf.size()) == n);
     CHECK(notes() == Notes{{3, 0, 0}});
     as(0);
-    REQUIRE(w.write(data.data() + kDepth * n, n));
+    REQUIRE(w.write(data.data() + depth * n, n));
     as(3);
     for (size_t i = 1; i < nchunks; ++i)
         REQUIRE(noc::portal_read_chunk(0, buf.data() + i * n, buf.size() - i * n) == n);
@@ -918,8 +918,8 @@ TEST_CASE("noc: a new allow replaces sender and tag", "[noc][portal]") {
     Fabric fabric;
     const auto data = bytes(16, 8);
     as(1);
-    noc::portal_allow(0, 2, 1, kAnyBytes);
-    noc::portal_allow(0, 3, 0xffffffffu, kAnyBytes);
+    noc::portal_allow(0, 2, 1, any_bytes);
+    noc::portal_allow(0, 3, 0xffffffffu, any_bytes);
     as(2);
     CHECK_FALSE(Writer{1, 0, 1}.write(data));
     as(3);
@@ -931,8 +931,8 @@ TEST_CASE("noc: portals of one cluster and of different clusters are apart", "[n
     Fabric fabric;
     const auto a = bytes(noc::portal_chunk(), 10), b = bytes(noc::portal_chunk(), 11);
     as(1);
-    noc::portal_allow(0, 2, 5, kAnyBytes);
-    noc::portal_allow(2, 3, 5, kAnyBytes);
+    noc::portal_allow(0, 2, 5, any_bytes);
+    noc::portal_allow(2, 3, 5, any_bytes);
     as(2);
     CHECK_FALSE(Writer{1, 1, 5}.write(a));  // hw 1: no allow
     CHECK_FALSE(Writer{3, 0, 5}.write(a));  // cluster 3: no allow
@@ -1019,7 +1019,7 @@ TEST_CASE("noc: a close stops the sender", "[noc][portal]") {
     Fabric fabric;
     const auto data = bytes(noc::portal_chunk(), 12);
     as(1);
-    noc::portal_allow(1, 2, 77, kAnyBytes);
+    noc::portal_allow(1, 2, 77, any_bytes);
     noc::portal_close(1);
     CHECK(notes().empty());  // the sender had not tried: neither wakes it
     as(2);
@@ -1028,7 +1028,7 @@ TEST_CASE("noc: a close stops the sender", "[noc][portal]") {
     as(1);
     noc::portal_close(1);
     CHECK(notes().empty());  // a close is no allow: the waiting sender sleeps on
-    noc::portal_allow(1, 2, 78, kAnyBytes);
+    noc::portal_allow(1, 2, 78, any_bytes);
     CHECK(notes() == Notes{{1, 2, 0}});
 }
 
@@ -1042,12 +1042,12 @@ TEST_CASE("noc: a close drops the chunk written for the closed transfer", "[noc]
     SECTION("closed, the next read drops it") {
         CHECK(noc::portal_read_chunk(1, buf.data(), buf.size()) == 0);
         CHECK(notes().empty());  // no sender allowed to wake
-        noc::portal_allow(1, 2, 77, kAnyBytes);
+        noc::portal_allow(1, 2, 77, any_bytes);
         CHECK(noc::portal_read_chunk(1, buf.data(), buf.size()) == 0);  // it is gone
         CHECK(notes().empty());
     }
     SECTION("the same sender and tag allowed again: the old chunk is not the new first") {
-        noc::portal_allow(1, 2, 77, kAnyBytes);
+        noc::portal_allow(1, 2, 77, any_bytes);
         CHECK(notes().empty());  // 2 has not tried since its chunk went in
         as(2);
         REQUIRE(w2.write(new_data));  // into the next buffer, behind the old chunk
@@ -1058,7 +1058,7 @@ TEST_CASE("noc: a close drops the chunk written for the closed transfer", "[noc]
         CHECK(notes().empty());  // nobody waited
     }
     SECTION("another sender allowed: its chunk goes behind the old one, which is dropped") {
-        noc::portal_allow(1, 3, 78, kAnyBytes);
+        noc::portal_allow(1, 3, 78, any_bytes);
         as(3);
         REQUIRE(Writer{1, 1, 78}.write(new_data));
         as(1);
@@ -1069,7 +1069,7 @@ TEST_CASE("noc: a close drops the chunk written for the closed transfer", "[noc]
     }
     // Whoever was allowed, a fresh transfer goes through whole.
     as(1);
-    noc::portal_allow(1, 2, 79, kAnyBytes);
+    noc::portal_allow(1, 2, 79, any_bytes);
     as(2);
     w2.tag = 79;
     REQUIRE(w2.write(new_data));
@@ -1085,22 +1085,22 @@ TEST_CASE("noc: a close drops the chunk written for the closed transfer", "[noc]
 TEST_CASE("noc: a close drops every chunk the ring holds for the closed transfer", "[noc][portal]") {
     Fabric fabric;
     const size_t chunk = noc::portal_chunk();
-    const size_t unread = GENERATE(size_t{1}, size_t{5}, kDepth);
+    const size_t unread = GENERATE(size_t{1}, size_t{5}, depth);
     const int next_sender = GENERATE(2, 3);  // the same sender's next transfer, or another sender
     INFO(unread << " unread chunks, next sender " << next_sender);
-    const size_t nchunks = kDepth + 2;
+    const size_t nchunks = depth + 2;
     const auto old_data = bytes(unread * chunk, 16), new_data = bytes(nchunks * chunk, 17);
     std::vector<unsigned char> buf(new_data.size(), 0);
 
     as(1);
-    noc::portal_allow(1, 2, 77, kAnyBytes);
+    noc::portal_allow(1, 2, 77, any_bytes);
     as(2);
     Writer old{1, 1, 77};
     for (size_t i = 0; i < unread; ++i)
         REQUIRE(old.write(old_data.data() + i * chunk, chunk));
     as(1);
     noc::portal_close(1);
-    noc::portal_allow(1, next_sender, 78, kAnyBytes);
+    noc::portal_allow(1, next_sender, 78, any_bytes);
     CHECK(notes().empty());  // neither sender waited
 
     Writer w{1, 1, 78};
@@ -1108,8 +1108,8 @@ TEST_CASE("noc: a close drops every chunk the ring holds for the closed transfer
     as(next_sender);
     while (w.write(new_data.data() + written * chunk, chunk))
         ++written;
-    CHECK(written == kDepth - unread);  // behind the old chunks, which still hold their buffers
-    CHECK(notes().empty());             // it waits for a buffer; the reader has not asked
+    CHECK(written == depth - unread);  // behind the old chunks, which still hold their buffers
+    CHECK(notes().empty());            // it waits for a buffer; the reader has not asked
 
     as(1);
     const size_t n = noc::portal_read_chunk(1, buf.data(), buf.size());
@@ -1135,7 +1135,7 @@ TEST_CASE("noc: a close drops every chunk the ring holds for the closed transfer
         as(next_sender);
         while (written < nchunks && w.write(new_data.data() + written * chunk, chunk))
             ++written;
-        REQUIRE(written - taken == std::min(kDepth, nchunks - taken));
+        REQUIRE(written - taken == std::min(depth, nchunks - taken));
         as(1);
         while (taken < written) {
             const size_t done = taken * chunk;
@@ -1151,7 +1151,7 @@ TEST_CASE("noc: a close drops every chunk the ring holds for the closed transfer
 TEST_CASE("noc: a transfer between cores that poll wakes nobody", "[noc][portal]") {
     Fabric fabric;
     const size_t chunk = noc::portal_chunk();
-    const size_t size = 2 * kDepth * chunk + 5;  // fills the ring twice, then a short chunk
+    const size_t size = 2 * depth * chunk + 5;  // fills the ring twice, then a short chunk
     const auto data = bytes(size, 30);
     const uint32_t tag = 31;
     std::vector<unsigned char> buf(size, 0);
@@ -1162,13 +1162,13 @@ TEST_CASE("noc: a transfer between cores that poll wakes nobody", "[noc][portal]
         CHECK_FALSE(w.write(data.data(), chunk));  // before the allow
         as(1);
         CHECK(noc::portal_read_chunk(1, buf.data(), size) == 0);
-        noc::portal_allow(1, 3, tag, kAnyBytes);
+        noc::portal_allow(1, 3, tag, any_bytes);
         size_t written = 0, done = 0;
         while (done < size) {
             as(1);
             CHECK(noc::portal_read_chunk(1, buf.data() + done, size - done) == 0);  // the ring is empty
             as(3);
-            for (size_t k = 0; k < kDepth && written < size; ++k) {
+            for (size_t k = 0; k < depth && written < size; ++k) {
                 const size_t n = std::min(size - written, chunk);
                 REQUIRE(w.write(data.data() + written, n));
                 written += n;
@@ -1190,7 +1190,7 @@ TEST_CASE("noc: a transfer between cores that poll wakes nobody", "[noc][portal]
     // Nothing was left asking: the masters' next transfer wakes nobody
     // either, where a leftover request would.
     as(1);
-    noc::portal_allow(1, 3, tag, kAnyBytes);
+    noc::portal_allow(1, 3, tag, any_bytes);
     as(3);
     REQUIRE(w.write(data.data(), chunk));
     CHECK(notes().empty());
@@ -1204,19 +1204,19 @@ TEST_CASE("noc: a master writer waiting for the allow is told by it, once", "[no
     CHECK_FALSE(w.write(data));
     CHECK(notes().empty());  // nobody allowed to tell
     as(2);
-    noc::portal_allow(1, 1, 8, kAnyBytes);  // another sender's allow
+    noc::portal_allow(1, 1, 8, any_bytes);  // another sender's allow
     CHECK(notes().empty());
-    noc::portal_allow(0, 3, 8, kAnyBytes);  // another portal's
+    noc::portal_allow(0, 3, 8, any_bytes);  // another portal's
     CHECK(notes().empty());
-    noc::portal_allow(1, 3, 8, kAnyBytes);
+    noc::portal_allow(1, 3, 8, any_bytes);
     CHECK(notes() == Notes{{2, 3, 0}});
-    noc::portal_allow(1, 3, 8, kAnyBytes);  // told already: the request is used up
+    noc::portal_allow(1, 3, 8, any_bytes);  // told already: the request is used up
     CHECK(notes().empty());
     as(3);
     REQUIRE(w.write(data));
 
     SECTION("and the reader's take tells it when it waits for a buffer") {
-        for (size_t i = 1; i < kDepth; ++i)
+        for (size_t i = 1; i < depth; ++i)
             REQUIRE(w.write(data));
         CHECK_FALSE(w.write(data));  // the ring is full
         CHECK(notes().empty());
@@ -1224,7 +1224,7 @@ TEST_CASE("noc: a master writer waiting for the allow is told by it, once", "[no
         std::vector<unsigned char> buf(data.size());
         {
             OnCore core(1);  // the reader's core does not matter
-            REQUIRE(noc::portal_read_chunk(1, buf.data(), kDepth * buf.size()) == buf.size());
+            REQUIRE(noc::portal_read_chunk(1, buf.data(), depth * buf.size()) == buf.size());
         }
         CHECK(notes() == Notes{{2, 3, 0}});
     }
@@ -1237,7 +1237,7 @@ TEST_CASE("noc: a master writer waiting for the allow is told by it, once", "[no
             CHECK_FALSE(w.write(data));
         }
         as(2);
-        noc::portal_allow(1, 3, 9, kAnyBytes);
+        noc::portal_allow(1, 3, 9, any_bytes);
         CHECK(notes().empty());
     }
 }
@@ -1251,7 +1251,7 @@ TEST_CASE("noc: a refused master never wakes itself for a writer of its own clus
     Fabric fabric;
     const auto data = bytes(noc::portal_chunk(), 35);
     as(2);
-    noc::portal_allow(1, 3, 8, kAnyBytes);
+    noc::portal_allow(1, 3, 8, any_bytes);
     as(3);
     const Writer allowed{2, 1, 8}, refused{2, 1, 9};
     for (int round = 0; round < 3; ++round) {
@@ -1265,7 +1265,7 @@ TEST_CASE("noc: a refused master never wakes itself for a writer of its own clus
     std::vector<unsigned char> buf(data.size());
     REQUIRE(noc::portal_read_chunk(1, buf.data(), buf.size()) == buf.size());
     CHECK(notes() == Notes{{2, 3, 0}});
-    noc::portal_allow(1, 3, 9, kAnyBytes);
+    noc::portal_allow(1, 3, 9, any_bytes);
     CHECK(notes().empty());
     as(3);
     CHECK(refused.write(data));
@@ -1278,7 +1278,7 @@ TEST_CASE("noc: a master reader waiting for a chunk is told by the write, once",
     std::vector<unsigned char> buf(data.size());
     Writer w{1, 0, 4};
     as(1);
-    noc::portal_allow(0, 2, 4, kAnyBytes);
+    noc::portal_allow(0, 2, 4, any_bytes);
     CHECK(noc::portal_read_chunk(0, buf.data(), buf.size()) == 0);
     CHECK(noc::portal_read_chunk(0, buf.data(), buf.size()) == 0);  // asking twice: one request
     CHECK(notes().empty());
@@ -1405,7 +1405,7 @@ TEST_CASE("noc: a stream of mailbox messages between two running clusters", "[no
         as(2);
         for (unsigned i = 0; i < count && sender_ok; ++i) {
             const auto msg = message(i);
-            sender_ok = spin_until([&] { return noc::mailbox_send(0, 1, kPort, msg.data()); });
+            sender_ok = spin_until([&] { return noc::mailbox_send(0, 1, test_port, msg.data()); });
         }
     });
     as(0);
@@ -1430,7 +1430,7 @@ TEST_CASE("noc: a stream of mailbox messages between two running clusters", "[no
 TEST_CASE("noc: long portal transfers between two running clusters", "[noc][threads]") {
     Fabric fabric;
     const size_t chunk = noc::portal_chunk();
-    const size_t ring = kDepth * chunk;
+    const size_t ring = depth * chunk;
     const std::vector<size_t> sizes = {2000 * chunk + 13, 1, chunk, ring, ring + chunk - 1, 3 * ring + 5};
     auto data = [&](size_t t) { return bytes(sizes[t], static_cast<unsigned>(21 + t)); };
     auto pause = [] { std::this_thread::sleep_for(std::chrono::microseconds(200)); };
@@ -1524,7 +1524,7 @@ TEST_CASE("noc: a refused sender tells the allowed master it kept from the buffe
     Fabric fabric;
     const auto data = bytes(noc::portal_chunk(), 34);
     as(0);
-    noc::portal_allow(0, 2, 42, kAnyBytes);
+    noc::portal_allow(0, 2, 42, any_bytes);
     std::atomic<bool> stop{false};
     std::thread intruder([&] {
         as(3);  // a master, not allowed: its attempts claim, are refused, and free
@@ -1658,7 +1658,7 @@ TEST_CASE("noc: a master reader that drops a stale chunk is told of the next one
     std::vector<unsigned char> buf(noc::portal_chunk());
     Writer w{1, 0, 77};
     leave_stale_chunk(0, old_data);
-    noc::portal_allow(0, 2, 77, kAnyBytes);
+    noc::portal_allow(0, 2, 77, any_bytes);
     REQUIRE(noc::portal_read_chunk(0, buf.data(), buf.size()) == 0);  // dropped: the reader's master waits
     notes();
     as(2);

@@ -10,9 +10,9 @@ using tessera::pm::Placement;
 namespace {
 
 // Compile-time checks: the header is constexpr.
-constexpr JobShape kCompact{10, 4, 4, MapPolicy::compact};
-static_assert(kCompact.place(5).cluster == 1 && kCompact.place(5).local == 1);
-static_assert(kCompact.rank_at(2, 1) == 9 && kCompact.rank_at(2, 2) == -1);
+constexpr JobShape compact{10, 4, 4, MapPolicy::compact};
+static_assert(compact.place(5).cluster == 1 && compact.place(5).local == 1);
+static_assert(compact.rank_at(2, 1) == 9 && compact.rank_at(2, 2) == -1);
 static_assert(JobShape{10, 4, 4, MapPolicy::scatter}.place(5).cluster == 1);
 
 }  // namespace

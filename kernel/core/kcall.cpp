@@ -61,8 +61,14 @@ int serving_core;  // master only: its core
 /// counts[core][number]: written only by `core` itself.
 uint64_t counts[TS_MAX_CORES][max_number];
 
-SlotState load_state(const Slot &s) { return __atomic_load_n(&s.state, __ATOMIC_ACQUIRE); }
-void store_state(Slot &s, SlotState v) { __atomic_store_n(&s.state, v, __ATOMIC_RELEASE); }
+// The generic __atomic_load/__atomic_store: GCC and clang (clang-tidy
+// parses this file too, tools/tidy.py) both take them on an enum.
+SlotState load_state(const Slot &s) {
+    SlotState v;
+    __atomic_load(&s.state, &v, __ATOMIC_ACQUIRE);
+    return v;
+}
+void store_state(Slot &s, SlotState v) { __atomic_store(&s.state, &v, __ATOMIC_RELEASE); }
 
 // Posts a call in the calling core's slot and sleeps until it is served.
 long post_and_wait(Handler handler, uint64_t number, Handler cancel, bool survives_kill, const Call &c) {

@@ -12,7 +12,7 @@ bool NameCache::find(const char *name, Address *out) {
 
 void NameCache::put(const char *name, Address addr) {
     Entry *e = map_.find(name);
-    if (!e && map_.size() == kCapacity) map_.erase(least_recently_used());
+    if (!e && map_.size() == capacity) map_.erase(least_recently_used());
     if (!e) e = map_.insert(name);  // there is room now
     *e = Entry{addr, ++clock_};
 }

@@ -14,12 +14,12 @@ struct Address {
     int port;
 };
 
-/// name -> Address for up to kCapacity names; when full, a new name takes
+/// name -> Address for up to capacity names; when full, a new name takes
 /// the place of the least recently used one (found or put). Names must
 /// have passed ts_name_check. Zero-initialised, it is empty.
 class NameCache {
 public:
-    static constexpr int kCapacity = 16;
+    static constexpr int capacity = 16;
 
     /// The cached address of `name` in *out (which becomes the most
     /// recently used entry): true, or false when it is not cached.
@@ -37,7 +37,7 @@ private:
 
     Entry *least_recently_used();
 
-    NameMap<Entry, kCapacity> map_;
+    NameMap<Entry, capacity> map_;
     uint64_t clock_ = 0;
 };
 

@@ -7,8 +7,8 @@ namespace {
 
 // A query's seq names the slot that asked (high byte) and tells its
 // successive queries apart (the rest), so a late answer is recognised.
-constexpr int kSlotShift = 24;
-static_assert(NameDaemon::kClients <= 256, "a slot fits the high byte of a seq");
+constexpr int slot_shift = 24;
+static_assert(NameDaemon::clients <= 256, "a slot fits the high byte of a seq");
 
 ts_name_reply reply(uint32_t seq, int result, int port) {
     ts_name_reply rep{};
@@ -45,7 +45,7 @@ void NameDaemon::receive(const void *msg, size_t size) {
 int NameDaemon::slot_of(const ts_name_request &req) const {
     const int slot = req.reply_port - TS_PORT_NAME_REPLY_BASE;
     const bool local = req.reply_cluster == where_.self;
-    return local && slot >= 0 && slot < kClients && req.reply_port < TS_PORTS ? slot : -1;
+    return local && slot >= 0 && slot < clients && req.reply_port < TS_PORTS ? slot : -1;
 }
 
 bool NameDaemon::has_daemon(int cluster) const {
@@ -124,8 +124,8 @@ void NameDaemon::do_resolve(int slot) {
 
 // An answer to one of our queries: the query still in `out` says which.
 void NameDaemon::on_reply(const ts_name_reply &rep) {
-    const uint32_t slot = rep.seq >> kSlotShift;
-    if (slot >= kClients) return;
+    const uint32_t slot = rep.seq >> slot_shift;
+    if (slot >= clients) return;
     Slot &s = slots_[slot];
     if (s.stage != Stage::waiting || s.out.req.seq != rep.seq) return;  // late, or not ours
     const int result = rep.result;
@@ -162,7 +162,7 @@ void NameDaemon::on_lookup(int slot, int cluster) {
 
 void NameDaemon::on_port_query(const ts_name_request &req) {
     const int asker = req.reply_cluster, slot = req.arg;
-    if (!has_daemon(asker) || req.reply_port != TS_PORT_NAME_DAEMON || slot < 0 || slot >= kClients) return;
+    if (!has_daemon(asker) || req.reply_port != TS_PORT_NAME_DAEMON || slot < 0 || slot >= clients) return;
     int result = ts_name_check(req.name), port = 0;
     if (result == 0) {
         const Local *local = names_.find(req.name);
@@ -193,7 +193,7 @@ void NameDaemon::ask(int slot, int op, int cluster, int port, int arg) {
     ts_name_request &q = s.out.req;
     q = ts_name_request{};
     q.op = op;
-    q.seq = static_cast<uint32_t>(slot) << kSlotShift | (++next_query_ & ((1u << kSlotShift) - 1));
+    q.seq = static_cast<uint32_t>(slot) << slot_shift | (++next_query_ & ((1u << slot_shift) - 1));
     q.arg = arg;
     q.reply_cluster = where_.self;
     q.reply_port = TS_PORT_NAME_DAEMON;
@@ -214,7 +214,7 @@ bool NameDaemon::flush() {
     if (sending_ == 0 && answers_due_ == 0)
         return false;  // the common case, on every pass of the kernel's master
     bool sent = false;
-    for (int slot = 0; slot < kClients; ++slot)
+    for (int slot = 0; slot < clients; ++slot)
         sent |= flush_slot(slot);
     return flush_answers() || sent;
 }
@@ -241,7 +241,7 @@ bool NameDaemon::flush_slot(int slot) {
 bool NameDaemon::flush_answers() {
     bool sent = false;
     for (int cluster = 0; cluster < TS_MAX_CLUSTERS && answers_due_ > 0; ++cluster) {
-        for (int slot = 0; slot < kClients; ++slot) {
+        for (int slot = 0; slot < clients; ++slot) {
             PortAnswer &a = answers_[cluster][slot];
             if (!a.due) continue;
             const ts_name_reply rep = reply(a.seq, a.result, a.port);

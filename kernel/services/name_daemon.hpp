@@ -44,9 +44,9 @@ struct Topology {
 
 class NameDaemon {
 public:
-    static constexpr int kNames = 32;              ///< names in the local table
-    static constexpr int kClients = TS_MAX_CORES;  ///< request slots: one per core
-    static_assert(kNames >= TS_MAX_CORES - 1, "each MPI process of a full cluster links a name");
+    static constexpr int names = 32;              ///< names in the local table
+    static constexpr int clients = TS_MAX_CORES;  ///< request slots: one per core
+    static_assert(names >= TS_MAX_CORES - 1, "each MPI process of a full cluster links a name");
 
     /// Serves as the daemon of cluster `where.self`. Zero-initialised
     /// before, the daemon is idle (the kernel keeps one in a global).
@@ -113,10 +113,10 @@ private:
 
     Topology where_{};
     DaemonHost host_{};
-    NameMap<Local, kNames> names_;
+    NameMap<Local, names> names_;
     NameCache cache_;
-    Slot slots_[kClients] = {};
-    PortAnswer answers_[TS_MAX_CLUSTERS][kClients] = {};
+    Slot slots_[clients] = {};
+    PortAnswer answers_[TS_MAX_CLUSTERS][clients] = {};
     int sending_ = 0;  ///< slots in Stage::sending
     int answers_due_ = 0;
     uint32_t next_query_ = 0;

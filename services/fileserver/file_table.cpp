@@ -15,7 +15,7 @@ int FileTable::open_files() const {
 }
 
 FileTable::File *FileTable::lookup(const ts_file_request &req) {
-    if (req.handle < 0 || req.handle >= kCapacity) return nullptr;
+    if (req.handle < 0 || req.handle >= capacity) return nullptr;
     File &f = files_[req.handle];
     return f.used && f.cluster == req.reply_cluster && f.port == req.reply_port ? &f : nullptr;
 }
@@ -24,7 +24,7 @@ long FileTable::open(const ts_file_request &req, const char *path, size_t len) {
     if (const int err = ts_path_check(path, len)) return err;
     const unsigned known = TS_O_ACCMODE | TS_O_CREAT | TS_O_EXCL | TS_O_TRUNC | TS_O_APPEND;
     if (req.flags & ~known || (req.flags & TS_O_ACCMODE) == TS_O_ACCMODE) return -TS_EINVAL;
-    for (int i = 0; i < kCapacity; ++i) {
+    for (int i = 0; i < capacity; ++i) {
         File &f = files_[i];
         if (f.used) continue;
         const long h = host_.open(path, len, req.flags);

@@ -37,7 +37,7 @@ public:
     /// Open files of all clients at once: as many as the kernel's table
     /// of host handles holds (kernel/hostfs.cpp), a file for each rank of
     /// a full mppa256 job and more.
-    static constexpr int kCapacity = 256;
+    static constexpr int capacity = 256;
 
     explicit FileTable(HostFiles &host) : host_(host) {}
 
@@ -66,7 +66,7 @@ private:
     File *lookup(const ts_file_request &req);
 
     HostFiles &host_;
-    File files_[kCapacity];
+    File files_[capacity];
 };
 
 }  // namespace tessera::files

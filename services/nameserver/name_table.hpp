@@ -6,11 +6,11 @@
 
 namespace tessera::names {
 
-/// name -> cluster, for up to kCapacity names of 1..TS_NAME_MAX characters
+/// name -> cluster, for up to capacity names of 1..TS_NAME_MAX characters
 /// (room for every rank of a full MPPA-256 job, 256, and as many others).
 class NameTable {
 public:
-    static constexpr int kCapacity = 512;
+    static constexpr int capacity = 512;
 
     /// Clusters are 0..nclusters-1.
     explicit NameTable(int nclusters) : nclusters_(nclusters) {}
@@ -26,7 +26,7 @@ public:
 
 private:
     int nclusters_;
-    NameMap<int, kCapacity> map_;
+    NameMap<int, capacity> map_;
 };
 
 /// Serves one request: the result to send back (-TS_EINVAL for a bad op).

@@ -2,7 +2,7 @@
 the trace converter, the layer check, and what the tests share.
 
 The commands users run are small scripts in tools/ (mpirun, mpiexec,
-mpicc, mpicxx, mkimage.py, trace_summary.py, check_layers.py): Python puts
+mpicc, mpicxx, mkimage.py, trace_summary.py, check_layers.py, tidy.py): Python puts
 a script's own folder, tools/, first on its path, so they import this
 package from any current folder. Tests and other scripts get tools/ on
 PYTHONPATH (CTest sets it; by hand: PYTHONPATH=tools python3 TEST.py from

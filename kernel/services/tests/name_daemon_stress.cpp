@@ -1,6 +1,6 @@
 // name_daemon_stress [ROUNDS]: every rank of every compute cluster at once
 // (run it with -np 16 --map-by scatter: 4 ranks, threads of one process, on
-// each of 4 clusters). Each rank registers kNamesPerRank names, then, ROUNDS
+// each of 4 clusters). Each rank registers names_per_rank names, then, ROUNDS
 // times (default 10), resolves every rank's names through its daemon and
 // looks them up at the name server, checking every answer against the
 // job's mapping: first all names, more than a cache holds, so that remote
@@ -20,8 +20,8 @@
 
 namespace {
 
-constexpr int kNamesPerRank = 2;
-constexpr int kReported = 5;  // failures printed per rank
+constexpr int names_per_rank = 2;
+constexpr int reported = 5;  // failures printed per rank
 
 // Per rank: the ranks of a cluster are threads of one process.
 thread_local int rank, np, failures;
@@ -29,20 +29,20 @@ thread_local tessera::pm::JobShape shape;
 
 void expect(const char *what, int owner, long got, long want) {
     if (got == want) return;
-    if (++failures <= kReported)
+    if (++failures <= reported)
         printf("name_daemon_stress FAIL rank %d: %s (rank %d's name): got %ld, want %ld\n", rank, what, owner,
                got, want);
 }
 
 void name_of(char (&buf)[32], int owner, int k) { snprintf(buf, sizeof buf, "stress.r%d.%d", owner, k); }
 
-int port_of(int owner, int k) { return 1 + (owner * kNamesPerRank + k) % (TS_PORTS - 1); }
+int port_of(int owner, int k) { return 1 + (owner * names_per_rank + k) % (TS_PORTS - 1); }
 
 int cluster_of(int owner) { return ts_job()->nio_clusters + shape.place(owner).cluster; }
 
 void register_all(bool on) {
     char name[32];
-    for (int k = 0; k < kNamesPerRank; ++k) {
+    for (int k = 0; k < names_per_rank; ++k) {
         name_of(name, rank, k);
         if (on)
             expect("register", rank, ts_name_register(name, port_of(rank, k)), 0);
@@ -77,7 +77,7 @@ void check_daemon(int rounds) {
     const int here = shape.ranks_on(shape.place(rank).cluster);
     struct ts_name_daemon_stats st = {};
     expect("stats", rank, ts_name_daemon_stats(&st), 0);
-    const long per_owner = kNamesPerRank + 1;  // resolve_all(kNamesPerRank), then resolve_all(1)
+    const long per_owner = names_per_rank + 1;  // resolve_all(names_per_rank), then resolve_all(1)
     const long resolutions = static_cast<long>(here) * rounds * np * per_owner;
     expect("local hits", rank, static_cast<long>(st.local_hits - base.local_hits),
            static_cast<long>(here) * rounds * here * per_owner);
@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
     register_all(true);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int r = 0; r < rounds; ++r) {
-        resolve_all(kNamesPerRank);
+        resolve_all(names_per_rank);
         resolve_all(1);
     }
     MPI_Barrier(MPI_COMM_WORLD);

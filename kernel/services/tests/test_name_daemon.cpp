@@ -43,12 +43,12 @@ TEST_CASE("the cache keeps what it was given") {
 
 TEST_CASE("a full cache evicts the least recently used name") {
     NameCache c{};
-    for (int i = 0; i < NameCache::kCapacity; ++i)
+    for (int i = 0; i < NameCache::capacity; ++i)
         c.put(("n" + std::to_string(i)).c_str(), {1, i});
     Address a{};
     REQUIRE(c.find("n0", &a));  // n0 is now the most recently used; n1 the least
     c.put("new", {2, 1});
-    CHECK(c.size() == NameCache::kCapacity);
+    CHECK(c.size() == NameCache::capacity);
     CHECK_FALSE(c.find("n1", &a));
     CHECK(c.find("n0", &a));
     CHECK(c.find("new", &a));
@@ -61,8 +61,8 @@ TEST_CASE("a full cache evicts the least recently used name") {
 
 namespace {
 
-constexpr int kClusters = 4;  // cluster 0: the name server; 1..3: daemons
-constexpr int kCores = 5;
+constexpr int clusters = 4;  // cluster 0: the name server; 1..3: daemons
+constexpr int cores = 5;
 
 using Bytes = std::vector<unsigned char>;
 
@@ -73,26 +73,26 @@ struct Packet {
 
 struct Machine {
     /// The hardware: slot[receiver][sender], one message each.
-    std::optional<Packet> slot[kClusters][kClusters];
+    std::optional<Packet> slot[clusters][clusters];
     /// What the receiving kernel took out of its slots, per port.
-    std::map<int, std::deque<Bytes>> inbox[kClusters];
+    std::map<int, std::deque<Bytes>> inbox[clusters];
     /// No delivery into the cluster while set (its master is busy).
-    bool stalled[kClusters] = {};
+    bool stalled[clusters] = {};
     /// Clusters whose daemon runs; the test reads the others' inboxes.
-    bool daemon_on[kClusters] = {false, true, true, true};
-    NameDaemon daemons[kClusters] = {};
-    NameTable table{kClusters};
+    bool daemon_on[clusters] = {false, true, true, true};
+    NameDaemon daemons[clusters] = {};
+    NameTable table{clusters};
     /// Replies of the name server not sent yet (it serves one request at a time).
     std::deque<std::pair<int, Packet>> server_out;
     /// Client requests not sent yet: (cluster, message) in posting order.
     std::deque<std::pair<int, Packet>> client_out;
     /// The process on each core, as a number (0: none).
-    int process[kClusters][kCores] = {};
+    int process[clusters][cores] = {};
     uint32_t next_seq = 0;
 
     bool send(int src, int dst, int port, const void *msg, size_t size) {
         REQUIRE(dst >= 0);
-        REQUIRE(dst < kClusters);
+        REQUIRE(dst < clusters);
         REQUIRE(port > 0);
         REQUIRE(port < TS_PORTS);
         if (slot[dst][src]) return false;
@@ -134,7 +134,7 @@ bool host_send(int cluster, int port, const void *msg, size_t size) {
 
 const void *host_process_on(int core) {
     REQUIRE(core >= 0);
-    return core < kCores
+    return core < cores
                ? reinterpret_cast<const void *>(static_cast<intptr_t>(machine->process[running][core]))
                : nullptr;
 }
@@ -179,12 +179,12 @@ bool Machine::send_pending(std::deque<std::pair<int, Packet>> &q, int src) {
 
 bool Machine::step() {
     bool moved = false;
-    for (int c = 0; c < kClusters; ++c)
+    for (int c = 0; c < clusters; ++c)
         moved |= deliver(c);
     moved |= send_pending(client_out, -1);  // a client sends to its own cluster
     moved |= run_server();
     moved |= send_pending(server_out, TS_NAMESERVER_CLUSTER);
-    for (int c = 1; c < kClusters; ++c)
+    for (int c = 1; c < clusters; ++c)
         if (daemon_on[c]) moved |= run_daemon(c);
     return moved;
 }
@@ -250,10 +250,10 @@ Stats stats_of(int cluster) {
 std::unique_ptr<Machine> boot() {
     auto m = std::make_unique<Machine>();
     machine = m.get();
-    for (int c = 1; c < kClusters; ++c) {
+    for (int c = 1; c < clusters; ++c) {
         running = c;
-        m->daemons[c].start(Topology{c, 1, kClusters}, DaemonHost{host_send, host_process_on});
-        for (int core = 1; core < kCores; ++core)
+        m->daemons[c].start(Topology{c, 1, clusters}, DaemonHost{host_send, host_process_on});
+        for (int core = 1; core < cores; ++core)
             m->process[c][core] = 1;
     }
     return m;
@@ -325,7 +325,7 @@ TEST_CASE("errors") {
 
 TEST_CASE("the local table fills up") {
     auto m = boot();
-    for (int i = 0; i < NameDaemon::kNames; ++i)
+    for (int i = 0; i < NameDaemon::names; ++i)
         REQUIRE(call(1, 1, TS_NAME_REGISTER, ("n" + std::to_string(i)).c_str(), 9) == 0);
     CHECK(call(1, 1, TS_NAME_REGISTER, "one-more", 9) == -TS_ENFILE);
     CHECK(m->table.lookup("one-more") == -TS_ENOENT);
@@ -360,44 +360,44 @@ TEST_CASE("a name linked without a daemon has no port") {
 TEST_CASE("every core of every cluster at once, through full slots") {
     auto m = boot();
     auto name = [](int c, int core) { return "c" + std::to_string(c) + "." + std::to_string(core); };
-    for (int c = 1; c < kClusters; ++c)
-        for (int core = 1; core < kCores; ++core)
+    for (int c = 1; c < clusters; ++c)
+        for (int core = 1; core < cores; ++core)
             post(c, core, TS_NAME_REGISTER, name(c, core).c_str(), 8 + core);
     m->run();
-    for (int c = 1; c < kClusters; ++c)
-        for (int core = 1; core < kCores; ++core)
+    for (int c = 1; c < clusters; ++c)
+        for (int core = 1; core < cores; ++core)
             REQUIRE(take_reply(c, core).result == 0);
 
     // Each core resolves every name, one request at a time, all cores
     // interleaved: a new request is posted as soon as the last is answered.
     for (int round = 0; round < 2; ++round) {
-        int next[kClusters][kCores] = {};
+        int next[clusters][cores] = {};
         auto post_next = [&](int c, int core) {
             const int k = next[c][core]++;
-            const int tc = 1 + k / (kCores - 1), tcore = 1 + k % (kCores - 1);
+            const int tc = 1 + k / (cores - 1), tcore = 1 + k % (cores - 1);
             post(c, core, TS_NAME_RESOLVE, name(tc, tcore).c_str());
         };
-        for (int c = 1; c < kClusters; ++c)
-            for (int core = 1; core < kCores; ++core)
+        for (int c = 1; c < clusters; ++c)
+            for (int core = 1; core < cores; ++core)
                 post_next(c, core);
-        for (int left = (kClusters - 1) * (kCores - 1) * (kClusters - 1) * (kCores - 1); left > 0;) {
+        for (int left = (clusters - 1) * (cores - 1) * (clusters - 1) * (cores - 1); left > 0;) {
             REQUIRE(m->step());
-            for (int c = 1; c < kClusters; ++c) {
-                for (int core = 1; core < kCores; ++core) {
+            for (int c = 1; c < clusters; ++c) {
+                for (int core = 1; core < cores; ++core) {
                     if (!waiting(c, TS_PORT_NAME_REPLY_BASE + core)) continue;
                     const int k = next[c][core] - 1;
                     const ts_name_reply rep = take_reply(c, core);
-                    REQUIRE(rep.result == 1 + k / (kCores - 1));
-                    REQUIRE(rep.port == 8 + 1 + k % (kCores - 1));
+                    REQUIRE(rep.result == 1 + k / (cores - 1));
+                    REQUIRE(rep.port == 8 + 1 + k % (cores - 1));
                     --left;
-                    if (next[c][core] < (kClusters - 1) * (kCores - 1)) post_next(c, core);
+                    if (next[c][core] < (clusters - 1) * (cores - 1)) post_next(c, core);
                 }
             }
         }
     }
     // 12 names, 4 on each cluster: every remote name misses at least once
     // (first round), at most once per core, and never in the second round.
-    for (int c = 1; c < kClusters; ++c) {
+    for (int c = 1; c < clusters; ++c) {
         const Stats st = stats_of(c);
         CHECK(st.local_hits == 2 * 4 * 4);
         CHECK(st.misses + st.cache_hits == 2 * 4 * 8);
@@ -466,7 +466,7 @@ TEST_CASE("malformed, misdirected and forged messages are dropped") {
     port.reply_cluster = 2;
     post_bytes(1, TS_PORT_NAME_DAEMON, port);
     m->run();
-    for (int c = 1; c < kClusters; ++c)
+    for (int c = 1; c < clusters; ++c)
         for (const auto &[p, q] : m->inbox[c])
             CHECK(q.empty());
     // Still serving, with nothing counted for what was dropped.

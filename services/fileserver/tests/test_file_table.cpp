@@ -204,7 +204,7 @@ TEST_CASE("errors: missing files, bad paths, flags and handles") {
     CHECK(c.path_op(TS_FILE_UNLINK, "missing") == -TS_ENOENT);
     CHECK(c.path_op(TS_FILE_UNLINK, "../x") == -TS_EACCES);
     CHECK(c.close(-1) == -TS_EBADF);
-    CHECK(c.close(FileTable::kCapacity) == -TS_EBADF);
+    CHECK(c.close(FileTable::capacity) == -TS_EBADF);
     CHECK(c.send(c.request(TS_FILE_FSTAT, 3)).result == -TS_EBADF);
     CHECK(c.send(c.request(99)).result == -TS_EINVAL);
     // A request whose bytes did not all come, or claims too many.
@@ -271,12 +271,12 @@ TEST_CASE("the table fills up and frees") {
     FileTable table(host);
     Client c{table};
     std::vector<long> handles;
-    for (int i = 0; i < FileTable::kCapacity; ++i) {
+    for (int i = 0; i < FileTable::capacity; ++i) {
         handles.push_back(c.open("f", TS_O_RDONLY));
         REQUIRE(handles.back() >= 0);
     }
     CHECK(c.open("f", TS_O_RDONLY) == -TS_ENFILE);
-    CHECK(host.live() == FileTable::kCapacity);  // nothing left open on the host for it
+    CHECK(host.live() == FileTable::capacity);  // nothing left open on the host for it
     CHECK(c.close(handles[7]) == 0);
     CHECK(c.open("f", TS_O_RDONLY) == handles[7]);
     // The host refusing: its error comes back.
@@ -284,7 +284,7 @@ TEST_CASE("the table fills up and frees") {
     CHECK(c.close(handles[0]) == 0);
     host.max_open = 0;
     CHECK(c.open("f", TS_O_RDONLY) == -TS_ENFILE);
-    CHECK(table.open_files() == FileTable::kCapacity - 1);
+    CHECK(table.open_files() == FileTable::capacity - 1);
 }
 
 TEST_CASE("a large file in chunks") {

@@ -54,7 +54,7 @@ TEST_CASE("name length limit") {
 
 TEST_CASE("the table fills up, then frees slots") {
     NameTable t(3);
-    for (int i = 0; i < NameTable::kCapacity; ++i)
+    for (int i = 0; i < NameTable::capacity; ++i)
         REQUIRE(t.link(("n" + std::to_string(i)).c_str(), i % 3) == 0);
     CHECK(t.link("one-more", 0) == -TS_ENFILE);
     CHECK(t.lookup("n77") == 77 % 3);
