@@ -48,7 +48,7 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t kControlVersion = 5;
+inline constexpr uint8_t control_version = 5;
 
 enum class ControlKind : uint8_t {
     rts = 1,         ///< request to send: an envelope and the bytes; the write comes, in order, for the allow
@@ -65,7 +65,7 @@ enum class ControlKind : uint8_t {
 /// ISA).
 struct ControlMsg {
     uint8_t kind;      ///< ControlKind
-    uint8_t version;   ///< kControlVersion
+    uint8_t version;   ///< control_version
     uint16_t credit;   ///< eager messages of the reader's the writer consumed and gives back
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
@@ -91,7 +91,7 @@ static_assert(sizeof(FragmentHeader) == 8);
 constexpr ControlMsg make_control(ControlKind k, int source, int cluster, int port, uint32_t seq) {
     ControlMsg m{};
     m.kind = static_cast<uint8_t>(k);
-    m.version = kControlVersion;
+    m.version = control_version;
     m.source = source;
     m.cluster = static_cast<int16_t>(cluster);
     m.port = static_cast<int16_t>(port);
@@ -110,7 +110,7 @@ inline bool control_valid(const void *m, long nread, int np) {
     if (nread < static_cast<long>(sizeof(FragmentHeader))) return false;
     const auto *f = static_cast<const FragmentHeader *>(m);
     const auto kind = static_cast<ControlKind>(f->kind);
-    if (f->version != kControlVersion) return false;
+    if (f->version != control_version) return false;
     if (kind == ControlKind::eager_more)  // (its source is not where ControlMsg's is)
         return f->source >= 0 && f->source < np && nread > static_cast<long>(sizeof(FragmentHeader));
     if (f->kind < static_cast<uint8_t>(ControlKind::rts) ||

@@ -238,14 +238,14 @@ bool keep_polling(RankState &s) {
     case WaitPolicy::adaptive: break;
     }
     // The clock is a system call on linux64: read it every few polls (a
-    // poll takes far less than kAdaptivePollNs / kPollsPerClock).
-    if (s.waiting.polls++ % kPollsPerClock) return true;
+    // poll takes far less than adaptive_poll_ns / polls_per_clock).
+    if (s.waiting.polls++ % polls_per_clock) return true;
     const double now = wtime();
     if (s.waiting.polling_since == 0) {
         s.waiting.polling_since = now;
         return true;
     }
-    return (now - s.waiting.polling_since) * 1e9 < kAdaptivePollNs;
+    return (now - s.waiting.polling_since) * 1e9 < adaptive_poll_ns;
 }
 
 }  // namespace
@@ -264,7 +264,7 @@ void idle() {
     }
     if (keep_polling(s) || ikc_retrying()) {
         // A rank that never sleeps still says when it is stuck.
-        if (s.limits.wait == WaitPolicy::spin && ++s.watch.spins % kPollsPerClock == 0) watch_wait(s);
+        if (s.limits.wait == WaitPolicy::spin && ++s.watch.spins % polls_per_clock == 0) watch_wait(s);
         os::yield();  // ranks may outnumber the host's CPUs
         return;
     }

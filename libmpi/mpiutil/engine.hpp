@@ -99,7 +99,7 @@ int ring_next(const char **msg, long *size);
 /// waited in the kernel for room if the ring was stalled.
 int ring_pop();
 /// The seq of the KICK a rank sends itself last (finalize()).
-inline constexpr uint32_t kFinalMark = 0xffffffff;
+inline constexpr uint32_t final_mark = 0xffffffff;
 
 // ---- local_path.cpp ----
 
@@ -123,8 +123,8 @@ int local_init();
 // ---- watch.cpp ----
 
 /// Before idle() sleeps or spins on: tells the job monitor what I am
-/// blocked in once the wait has made no progress for kWatchAfterNs, and
-/// again every kWatchAfterNs while it stays so. Returns how long the
+/// blocked in once the wait has made no progress for watch_after_ns, and
+/// again every watch_after_ns while it stays so. Returns how long the
 /// sleep may last (ns; 0: no limit) for the next of these to come.
 unsigned long watch_wait(RankState &s);
 /// At finalize(): tells the job monitor I send and receive no more, with

@@ -190,9 +190,9 @@ int handle(const char *msg, long n) {
 
 int ring_attach() {
     RankState &s = self();
-    s.inbox.ring = static_cast<ts_ring *>(malloc(TS_RING_BYTES(kRingSlots, payload())));
+    s.inbox.ring = static_cast<ts_ring *>(malloc(TS_RING_BYTES(ring_slots, payload())));
     if (!s.inbox.ring) return fail(MPI_ERR_NO_MEM, "no memory for the mailbox ring");
-    const long mode = os::mailbox_ring(s.mailbox, s.inbox.ring, kRingSlots);
+    const long mode = os::mailbox_ring(s.mailbox, s.inbox.ring, ring_slots);
     if (mode < 0) {
         free(s.inbox.ring);
         s.inbox.ring = nullptr;
@@ -214,7 +214,7 @@ int ring_next(const char **msg, long *size) {
         if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == r->tail) return MPI_SUCCESS;
     }
     const char *slots = reinterpret_cast<const char *>(r + 1);
-    const auto *slot = reinterpret_cast<const ts_ring_slot *>(slots + (r->tail % kRingSlots) *
+    const auto *slot = reinterpret_cast<const ts_ring_slot *>(slots + (r->tail % ring_slots) *
                                                                           TS_RING_SLOT_BYTES(payload()));
     *msg = reinterpret_cast<const char *>(slot + 1);
     *size = slot->length;
@@ -297,12 +297,12 @@ int sleep_on_events(unsigned long timeout_ns) {
     if (!e && n < 0) {
         // Counts are per thread: one seen on another core (the rank's
         // other thread slept last) may equal this core's count after an
-        // event I must not miss. A count never equals kNoCount, so then
+        // event I must not miss. A count never equals no_count, so then
         // the call only returns this core's count, and my caller looks
         // for work once more before it sleeps with it.
-        constexpr unsigned long kNoCount = ~0UL;
+        constexpr unsigned long no_count = ~0UL;
         const int core = os::core();
-        const unsigned long mine = core == s.waiting.seen_core ? s.waiting.ikc_seen : kNoCount;
+        const unsigned long mine = core == s.waiting.seen_core ? s.waiting.ikc_seen : no_count;
         const long seen = os::ikc_wait_any(mine, timeout_ns);
         if (seen < 0)
             e = fail(MPI_ERR_OTHER, "waiting for IKC failed", seen);

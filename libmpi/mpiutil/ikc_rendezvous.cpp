@@ -33,7 +33,7 @@ namespace {
 
 int kept_portals() {
     const RankState &s = self();
-    return s.outbox.limit < kOutPortals ? s.outbox.limit : kOutPortals;
+    return s.outbox.limit < max_out_portals ? s.outbox.limit : max_out_portals;
 }
 
 // The kept portal open to `to`, or -1.

@@ -69,7 +69,7 @@ int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, i
 // reply (or hand-over) never reaches a reused request. A send's token is
 // its id on the wire.
 uint32_t request_token(const Request &r) { return static_cast<uint32_t>(r.gen) << 16 | request_index(r); }
-static_assert(kMaxRequests <= 0x10000, "a request token keeps the pool index in 16 bits");
+static_assert(max_requests <= 0x10000, "a request token keeps the pool index in 16 bits");
 
 Request *request_of(uint32_t token) {
     const int i = static_cast<int>(token & 0xffff);
@@ -103,7 +103,7 @@ namespace {
 
 int send_eager(Request &r, const Address &to) {
     RankState &s = self();
-    alignas(8) char msg[kMailboxMax];
+    alignas(8) char msg[mailbox_max];
     ControlMsg head = control_to(r.peer, ControlKind::eager, 0);
     head.context = r.context;
     head.tag = r.tag;
@@ -114,7 +114,7 @@ int send_eager(Request &r, const Address &to) {
     memcpy(msg, &head, sizeof head);
     memcpy(msg + sizeof head, data, n);
     if (int e = post_control(to, msg, sizeof head + n, n == r.size ? &r : nullptr)) return e;
-    const FragmentHeader more{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, s.rank};
+    const FragmentHeader more{static_cast<uint8_t>(ControlKind::eager_more), control_version, 0, s.rank};
     for (uint64_t sent = n; sent < r.size; sent += n) {
         n = eager_more_bytes(payload());
         n = r.size - sent < n ? r.size - sent : n;

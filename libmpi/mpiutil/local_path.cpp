@@ -22,8 +22,8 @@
 //
 // A message up to the eager threshold (standard mode) is copied into the
 // published block and the send completes at once; the sender's bytes
-// waiting this way are bounded (kLocalEagerBudget). Blocks with room for
-// kLocalBlockData bytes are reused: the receiver gives one back to its
+// waiting this way are bounded (local_eager_budget). Blocks with room for
+// local_block_data bytes are reused: the receiver gives one back to its
 // sender's stack of returned blocks, where the sender takes them all at
 // once, so that steady traffic allocates nothing; the block of a longer
 // eager message goes back the same way, and its sender frees it. A
@@ -50,7 +50,7 @@ struct LocalMsg {
     uint64_t bytes;
     int sender;        ///< local index of the sender
     bool inline_data;  ///< data follows in `payload`
-    bool reused;       ///< a block of kLocalBlockData bytes: back to its sender when done
+    bool reused;       ///< a block of local_block_data bytes: back to its sender when done
     uint32_t copied;   ///< published buffer: the receiver is done (atomic)
     const void *data;  ///< global form: `payload`, or the sender's buffer
     char payload[];
@@ -133,17 +133,17 @@ void reclaim() {
 }
 
 // A block for a local message with `data` bytes inline: a reused one when
-// they fit in kLocalBlockData. nullptr when out of memory. Blocks come
+// they fit in local_block_data. nullptr when out of memory. Blocks come
 // back when a spare one is wanted and none is left, and before a block
 // of another size is made, which frees those of other sizes that came
-// back: these are never more than kLocalEagerBudget bytes.
+// back: these are never more than local_eager_budget bytes.
 LocalMsg *new_block(uint64_t data) {
     RankState &s = self();
-    const bool reused = data <= kLocalBlockData;
+    const bool reused = data <= local_block_data;
     if (!reused || !s.shm.spare.head) reclaim();
     LocalMsg *m;
     if (reused) {
-        m = s.shm.spare.take(sizeof(LocalMsg) + kLocalBlockData, &s.allocations);
+        m = s.shm.spare.take(sizeof(LocalMsg) + local_block_data, &s.allocations);
     } else {
         m = static_cast<LocalMsg *>(GlobalHeap::allocate(sizeof(LocalMsg) + data));
         if (m) ++s.allocations;
@@ -166,14 +166,15 @@ bool work_waiting() { return load(slot(self().local).inbox) || copies_done(); }
 
 }  // namespace
 
-static_assert(sizeof(LocalSlot) * kMaxLocalRanks <= os::kClusterSharedBytes, "the slots fit the shared area");
+static_assert(sizeof(LocalSlot) * max_local_ranks <= os::cluster_shared_bytes,
+              "the slots fit the shared area");
 
 int local_init() {
     RankState &s = self();
     if (!s.limits.local_path) return MPI_SUCCESS;
-    if (s.local >= kMaxLocalRanks)
+    if (s.local >= max_local_ranks)
         return fail(MPI_ERR_OTHER, "more MPI processes on this cluster than LWMPI supports");
-    s.shm.slots = static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * kMaxLocalRanks));
+    s.shm.slots = static_cast<LocalSlot *>(os::cluster_shared(sizeof(LocalSlot) * max_local_ranks));
     // Ranks that share no memory (processes without aliases) talk over
     // IKC: all those of the cluster alike, since they run the same job.
     if (!s.shm.slots) s.limits.local_path = false;
@@ -185,7 +186,7 @@ int local_send(Request &r) {
     const int to = s.shape.place(r.peer).local;
     int64_t &budget = slot(s.local).eager_bytes;
     const bool copy = r.mode == SendMode::standard && r.size <= s.limits.local_eager_max &&
-                      load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(kLocalEagerBudget);
+                      load(budget) + static_cast<int64_t>(r.size) <= static_cast<int64_t>(local_eager_budget);
     LocalMsg *m = new_block(copy ? r.size : 0);
     if (!m) return fail(MPI_ERR_NO_MEM, "no memory for a local message");
     m->env = Envelope{s.rank, r.tag, r.context};

@@ -27,15 +27,15 @@ struct Envelope {
 
 /// What a receive accepts.
 struct Pattern {
-    int32_t source;  ///< world rank or kAnySource
-    int32_t tag;     ///< tag or kAnyTag
+    int32_t source;  ///< world rank or any_source
+    int32_t tag;     ///< tag or any_tag
     uint32_t context;
 };
 
 /// True when a message with envelope `e` may satisfy a receive posted with `p`.
 constexpr bool matches(const Pattern &p, const Envelope &e) {
-    return p.context == e.context && (p.source == kAnySource || p.source == e.source) &&
-           (p.tag == kAnyTag || p.tag == e.tag);
+    return p.context == e.context && (p.source == any_source || p.source == e.source) &&
+           (p.tag == any_tag || p.tag == e.tag);
 }
 
 }  // namespace lwmpi::util

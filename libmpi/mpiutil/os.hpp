@@ -26,12 +26,12 @@ int local_index();
 /// Memory shared by the MPI processes of the caller's cluster and only
 /// them: `size` bytes, zero at the start of the job, reached by every one
 /// of them at the same (global) address; the same pointer on every call.
-/// nullptr when size exceeds kClusterSharedBytes, or when the ranks share
+/// nullptr when size exceeds cluster_shared_bytes, or when the ranks share
 /// no memory (each a process, without aliases: alias_base 0).
 void *cluster_shared(size_t size);
 /// What cluster_shared() gives at most: every rank carries it in its .bss
 /// (a small cluster's memory counts it once per rank), so it is small.
-inline constexpr size_t kClusterSharedBytes = 1024;
+inline constexpr size_t cluster_shared_bytes = 1024;
 
 /// How the other MPI processes of its cluster see a rank's memory
 /// (docs/ARCHITECTURE.md, "The ranks of one cluster"). When each rank is a process

@@ -23,14 +23,14 @@ namespace {
 // core from start to end, and the local path asks before each sleep.
 thread_local int t_core = -1;
 
-constexpr size_t kSharedBytes = kClusterSharedBytes;
-static_assert(util::kMaxLocalRanks >= TS_MAX_CORES - 1, "a slot for every rank a cluster hosts");
+constexpr size_t shared_bytes = cluster_shared_bytes;
+static_assert(util::max_local_ranks >= TS_MAX_CORES - 1, "a slot for every rank a cluster hosts");
 // The memory of cluster_shared(). In threads mode the ranks of a cluster
 // are threads of one process, so a global of the library is the memory
 // they share (and nothing outside the cluster sees it). In processes mode
 // each rank has its own, zero at its start like all its .bss: they all
 // use that of local rank 0, through its alias.
-alignas(64) unsigned char g_shared[kSharedBytes];
+alignas(64) unsigned char g_shared[shared_bytes];
 
 // The process's aliasing and shared memory, from its job info. Computed
 // when the program starts (the runtime runs the constructors after it
@@ -65,7 +65,7 @@ int core() {
 int rank() { return ts_rank(); }
 int local_index() { return ts_local_index(); }
 
-void *cluster_shared(size_t size) { return size <= kSharedBytes ? g_layout.shared : nullptr; }
+void *cluster_shared(size_t size) { return size <= shared_bytes ? g_layout.shared : nullptr; }
 void *global(const void *p) { return g_layout.self.global(p); }
 void *private_of(const void *g) { return g_layout.self.private_of(g); }
 

@@ -21,7 +21,7 @@ namespace {
 thread_local RankLocal<RankState> t_state;
 
 // "mpi:<rank>", the name a rank links to its cluster.
-void rank_name(char (&buf)[kNameMax], int rank) { TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank); }
+void rank_name(char (&buf)[name_max], int rank) { TextBuilder(buf, sizeof buf).put("mpi:").put_int(rank); }
 
 // Unlinks my mailbox, then frees its ring (the kernel writes it until then).
 int release_mailbox() {
@@ -61,7 +61,7 @@ int open_endpoints(RankState &s) {
         return fail(MPI_ERR_OTHER, "cannot create the rank's portal", err);
     }
     // Registered last: once others can resolve us, we can receive.
-    char name[kNameMax];
+    char name[name_max];
     rank_name(name, s.rank);
     const int r = os::name_register(name, s.port);
     if (r < 0) {
@@ -113,8 +113,8 @@ int init() {
     const int rank = os::rank();
     const int local = os::local_index();
     if (rank < 0 || local < 0 || job->np < 1) return fail(MPI_ERR_OTHER, "not an MPI process");
-    if (job->np > kMaxRanks) return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
-    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 || job->mailbox_payload > kMailboxMax)
+    if (job->np > max_ranks) return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
+    if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 || job->mailbox_payload > mailbox_max)
         return fail(MPI_ERR_INTERN, "mailbox payload does not suit the protocols");
     tessera::pm::JobShape shape{};
     if (!tessera::pm::make_shape(job->np, job->nclusters - job->nio_clusters, job->slots_per_cluster,
@@ -131,11 +131,11 @@ int init() {
     s.port = TS_PORT_MPI_BASE + local;
     s.shape = shape;
     const uint64_t given = job->mpi_eager_max > 0 ? static_cast<uint64_t>(job->mpi_eager_max) : 0;
-    s.limits.local_eager_max = given ? given : kDefaultEagerMax;
+    s.limits.local_eager_max = given ? given : default_eager_max;
     s.limits.eager_max = given ? given
                          : job->mpi_flags & TS_JOB_MPI_EAGER_ONE_MESSAGE
                              ? eager_first_bytes(job->mailbox_payload)
-                             : kDefaultEagerMax;
+                             : default_eager_max;
     s.limits.eager_credits = eager_credits(job->np, s.limits.eager_max);
     s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
     s.limits.wait = job->mpi_wait_policy == TS_MPI_WAIT_SPIN       ? WaitPolicy::spin
@@ -152,7 +152,7 @@ int init() {
         o.id = -1;
     // My share of a hardware mailbox's references, less my name client's.
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
-    s.outbox.limit = share < 1 ? 1 : share > kOutMailboxes ? kOutMailboxes : share;
+    s.outbox.limit = share < 1 ? 1 : share > max_out_mailboxes ? max_out_mailboxes : share;
     s.outbox.tail = &s.outbox.head;
     s.peers = static_cast<Peer *>(malloc(sizeof(Peer) * static_cast<size_t>(job->np)));
     if (!s.peers) return fail(MPI_ERR_NO_MEM, "no memory for the table of ranks");
@@ -177,7 +177,7 @@ int finalize() {
     // barrier (quiesce()), so it is in my cluster now: read until a mark I
     // send myself, then what is still parked for me. Nothing is left for
     // the kernel to keep after the unlink.
-    const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, kFinalMark);
+    const ControlMsg mark = make_control(ControlKind::kick, s.rank, s.cluster, s.port, final_mark);
     if (int e = post_control(s.peers[s.rank].address, &mark, sizeof mark)) return e;
     if (int e = flush()) return e;
     for (bool marked = false;;) {
@@ -195,7 +195,7 @@ int finalize() {
         }
         const auto *m = reinterpret_cast<const ControlMsg *>(msg);
         marked =
-            marked || (n == sizeof *m && m->kind == mark.kind && m->source == s.rank && m->seq == kFinalMark);
+            marked || (n == sizeof *m && m->kind == mark.kind && m->source == s.rank && m->seq == final_mark);
         if (int e = ring_pop()) return e;
     }
     s.ready = false;
@@ -209,7 +209,7 @@ int finalize() {
     local_finalize();
     s.outbox.spare.drop();
     free_tables();
-    char name[kNameMax];
+    char name[name_max];
     rank_name(name, s.rank);
     const int r1 = os::name_unregister(name);
     const int r2 = os::portal_unlink(s.portal);
@@ -251,10 +251,10 @@ int resolve(int rank, Address *out) {
     if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
     Address &a = s.peers[rank].address;
     if (a.cluster < 0) {
-        char name[kNameMax];
+        char name[name_max];
         rank_name(name, rank);
         int cluster, port;
-        for (unsigned long pause = kLookupFirstPauseNs;;) {
+        for (unsigned long pause = lookup_first_pause_ns;;) {
             int r = os::name_resolve_start(name);
             if (r == 0)
                 while ((r = os::name_resolve_test(&cluster, &port)) == -TS_EAGAIN)
@@ -262,7 +262,7 @@ int resolve(int rank, Address *out) {
             if (r == 0) break;
             if (r != -TS_ENOENT) return fail(MPI_ERR_OTHER, "name resolution failed", r);
             if (int e = pause_outside(pause)) return e;
-            pause = pause * 2 < kLookupMaxPauseNs ? pause * 2 : kLookupMaxPauseNs;
+            pause = pause * 2 < lookup_max_pause_ns ? pause * 2 : lookup_max_pause_ns;
         }
         a = Address{static_cast<int16_t>(cluster), static_cast<int16_t>(port)};
     }

@@ -21,18 +21,18 @@ struct ts_ring;
 
 namespace lwmpi::util {
 
-inline constexpr int kDetailMax = 96;
+inline constexpr int detail_max = 96;
 /// Room for "mpi:<rank>" and its NUL.
-inline constexpr int kNameMax = 16;
+inline constexpr int name_max = 16;
 /// Largest mailbox message LWMPI reads (the profile's payload is smaller).
-inline constexpr int kMailboxMax = 256;
+inline constexpr int mailbox_max = 256;
 /// Slots of a rank's ring of mailbox arrivals (a power of two): arrivals
 /// beyond them wait in the kernel, so this bounds memory, not traffic.
-inline constexpr unsigned kRingSlots = 32;
+inline constexpr unsigned ring_slots = 32;
 /// Pauses between resolutions of a name not registered yet (its rank has
 /// not called MPI_Init): the first, doubled each time up to the longest.
-inline constexpr unsigned long kLookupFirstPauseNs = 1'000'000;
-inline constexpr unsigned long kLookupMaxPauseNs = 10'000'000;
+inline constexpr unsigned long lookup_first_pause_ns = 1'000'000;
+inline constexpr unsigned long lookup_max_pause_ns = 10'000'000;
 
 /// The IKC address of a rank: its cluster id and its mailbox/portal port.
 struct Address {
@@ -62,7 +62,7 @@ struct OutMessage {
     size_t size;
     int64_t completes;  ///< request_token() of the request this message completes once
                         ///< handed to the kernel, or -1
-    alignas(8) char data[kMailboxMax];
+    alignas(8) char data[mailbox_max];
 };
 
 /// A mailbox message taken while the rank waited outside the engine (a
@@ -70,7 +70,7 @@ struct OutMessage {
 struct Stashed {
     Stashed *next;
     long size;
-    alignas(8) char data[kMailboxMax];
+    alignas(8) char data[mailbox_max];
 };
 
 /// Most output mailboxes, and output portals, a rank keeps open at once
@@ -80,8 +80,8 @@ struct Stashed {
 /// mailbox or portal, which carries job()->virtual_per_hw of them for all
 /// the ranks of a cluster (and their name clients): init() sets the rank's
 /// share.
-inline constexpr int kOutMailboxes = 8;
-inline constexpr int kOutPortals = 4;
+inline constexpr int max_out_mailboxes = 8;
+inline constexpr int max_out_portals = 4;
 
 /// An open output mailbox or portal of the rank.
 struct OutEndpoint {
@@ -102,8 +102,8 @@ struct Request {
     uint16_t gen;  ///< bumped on every reuse: stale replies do not match
     int index;     ///< its own index in the pool
     int next;      ///< link in a request queue, -1 at the end
-    int peer;      ///< send: destination; receive: source or kAnySource
-    int tag;       ///< send: tag; receive: tag or kAnyTag
+    int peer;      ///< send: destination; receive: source or any_source
+    int tag;       ///< send: tag; receive: tag or any_tag
     uint32_t context;
     const void *sbuf;
     void *rbuf;
@@ -155,7 +155,7 @@ struct Assembly {
 /// Reading my mailbox (ikc_recv.cpp): the kernel puts my arrivals in my
 /// ring.
 struct Inbox {
-    ts_ring *ring;   ///< kRingSlots slots (heap)
+    ts_ring *ring;   ///< ring_slots slots (heap)
     bool pull;       ///< I take my arrivals into it myself (TS_RING_PULL)
     int reader;      ///< the core that attached the ring or last slept on it (the kernel wakes
                      ///< the last to attach or drain it: ring_next()'s drains move it too)
@@ -171,8 +171,8 @@ struct Outbox {
     OutMessage **tail;
     bool busy;    ///< the head's asynchronous write runs
     int current;  ///< the ends[] entry the head's write runs on
-    int limit;    ///< ends[] entries the rank may use (1..kOutMailboxes)
-    OutEndpoint ends[kOutMailboxes];
+    int limit;    ///< ends[] entries the rank may use (1..max_out_mailboxes)
+    OutEndpoint ends[max_out_mailboxes];
     SpareList<OutMessage> spare;  ///< messages to reuse
 };
 
@@ -212,7 +212,7 @@ struct EagerState {
 struct RendezvousState {
     RequestQueue incoming;  ///< matched receives: the head uses the portal
     bool incoming_started;  ///< the head's allow and aread are done
-    OutEndpoint out_portals[kOutPortals];
+    OutEndpoint out_portals[max_out_portals];
     RequestQueue waiting;   ///< my sends waiting for an output portal (await_portal), oldest first
     bool portal_freed;      ///< a write of mine ended: the waiting sends try again
     uint32_t rts_arrivals;  ///< RTS and RTS_CTS messages that came, in order (stamps)
@@ -222,7 +222,7 @@ struct RendezvousState {
 
 /// The local path (local_path.cpp).
 struct LocalState {
-    LocalSlot *slots;                       ///< the cluster's, kMaxLocalRanks (global form)
+    LocalSlot *slots;                       ///< the cluster's, max_local_ranks (global form)
     SpareList<LocalMsg, GlobalHeap> spare;  ///< my message blocks to reuse (global forms)
     int pending;                            ///< my sends waiting for their copy
 };
@@ -268,7 +268,7 @@ struct RankState {
     bool quiet;               ///< quiesce() was called: no credits go back
     uint64_t allocations;     ///< heap blocks the message path took (heap_allocations())
 
-    SlabPool<Request, kRequestSlab, kMaxRequests> requests;
+    SlabPool<Request, request_slab, max_requests> requests;
     Inbox inbox;
     Outbox outbox;
     Matching match;
@@ -278,7 +278,7 @@ struct RankState {
     Waiting waiting;
     Watch watch;
 
-    char detail[kDetailMax];
+    char detail[detail_max];
 };
 
 /// The calling rank's state.

@@ -21,9 +21,9 @@ struct Exposed {
 };
 
 // Targets the caller wrote to through the kernel since it last flushed
-// them: only those need a flush (a kernel call). Past kPending of them,
+// them: only those need a flush (a kernel call). Past max_pending of them,
 // every flush goes to the kernel.
-constexpr int kPending = 64;
+constexpr int max_pending = 64;
 struct Target {
     int16_t cluster;
     int16_t key;
@@ -32,7 +32,7 @@ struct Target {
 struct RmaState {
     int key;  // the caller's IKC window, 0 until the first rma_self()
     Exposed regions[TS_WINDOW_REGIONS];
-    Target pending[kPending];
+    Target pending[max_pending];
     int npending;
     bool overflow;  // a target was not recorded: flush them all through the kernel
 };
@@ -43,7 +43,7 @@ int failed(const char *what, long e) {
     return fail(e == -TS_EACCES ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER, what, e);
 }
 
-constexpr unsigned kKinds[] = {TS_WINDOW_CAS, TS_WINDOW_FADD, TS_WINDOW_SWAP};  // by Atomic
+constexpr unsigned kinds[] = {TS_WINDOW_CAS, TS_WINDOW_FADD, TS_WINDOW_SWAP};  // by Atomic
 
 // The entry of p in the pending table, or -1.
 int pending_of(const RmaState &s, const RmaPeer &p) {
@@ -55,7 +55,7 @@ int pending_of(const RmaState &s, const RmaPeer &p) {
 void note_write(const RmaPeer &p) {
     RmaState &s = t_rma.get();
     if (pending_of(s, p) >= 0) return;
-    if (s.npending == kPending)
+    if (s.npending == max_pending)
         s.overflow = true;
     else
         s.pending[s.npending++] = Target{static_cast<int16_t>(p.cluster), static_cast<int16_t>(p.key)};
@@ -180,7 +180,7 @@ int rma_atomic(const RmaPeer &p, uint64_t addr, Atomic kind, uint64_t operand, u
             __atomic_compare_exchange_n(word, &before, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         }
     } else if (long e = os::window_atomic(t_rma.get().key, p.cluster, p.key, addr,
-                                          kKinds[static_cast<int>(kind)], operand, compare, &before)) {
+                                          kinds[static_cast<int>(kind)], operand, compare, &before)) {
         return failed("window atomic", e);
     }
     if (old) *old = before;
@@ -188,12 +188,12 @@ int rma_atomic(const RmaPeer &p, uint64_t addr, Atomic kind, uint64_t operand, u
 }
 
 void rma_backoff(int tries) {
-    constexpr int kYields = 4, kMaxShift = 8;
-    if (tries < kYields) {
+    constexpr int yields = 4, max_shift = 8;
+    if (tries < yields) {
         os::yield();
         return;
     }
-    const int shift = tries - kYields < kMaxShift ? tries - kYields : kMaxShift;
+    const int shift = tries - yields < max_shift ? tries - yields : max_shift;
     os::sleep_ns(1000UL << shift);
 }
 

@@ -4,9 +4,9 @@
 //
 // Nothing here runs on the message path: the path only counts messages
 // (isend(), take_posted()); a wait looks at the clock and speaks only from
-// idle(), once it is about to sleep (or, spinning, every kPollsPerClock
-// polls), and only after kWatchAfterNs without progress: then one kernel
-// call, and one more every kWatchAfterNs while the wait stays stuck.
+// idle(), once it is about to sleep (or, spinning, every polls_per_clock
+// polls), and only after watch_after_ns without progress: then one kernel
+// call, and one more every watch_after_ns while the wait stays stuck.
 #include <mpi.h>
 #include <string.h>
 
@@ -19,7 +19,7 @@ namespace {
 
 /// How long a wait makes no progress before the job monitor hears of it,
 /// and then how often it hears again.
-constexpr unsigned long kWatchAfterNs = 500'000'000;
+constexpr unsigned long watch_after_ns = 500'000'000;
 
 // The time base's ticks in ns, and back (timebase_hz: 10^9 on linux64).
 unsigned long ticks(unsigned long ns) {
@@ -80,13 +80,13 @@ unsigned long watch_wait(RankState &s) {
     // A receive whose data flows through my portal is making progress,
     // however long it takes.
     if (s.rdv.incoming.head >= 0) w.stuck_since = now;
-    const unsigned long after = ticks(kWatchAfterNs);
+    const unsigned long after = ticks(watch_after_ns);
     const unsigned long since_said = w.said ? now - w.said : now - w.stuck_since;
     if (since_said < after) return ns_of(after - since_said);
     const ts_mpi_state st = describe(s, TS_MPI_STATE_BLOCKED, now);
     os::mpi_state_send(st);  // a failure only leaves the monitor less to go by
     w.said = now;
-    return kWatchAfterNs;
+    return watch_after_ns;
 }
 
 void watch_finalized(RankState &s) {

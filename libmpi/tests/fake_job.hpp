@@ -17,7 +17,7 @@
 namespace fake {
 
 /// Bytes of each rank's private area in processes mode (private_memory()).
-inline constexpr size_t kPrivateBytes = 1 << 20;
+inline constexpr size_t private_bytes = 1 << 20;
 
 struct JobConfig {
     int np = 2;
@@ -89,7 +89,7 @@ bool clean(const JobResult &r);
 /// ends early ends it too. Join it before the rank's body returns.
 std::thread rank_thread(std::function<void()> body);
 
-/// The calling rank's private area in processes mode (kPrivateBytes, the
+/// The calling rank's private area in processes mode (private_bytes, the
 /// same pages as its aliases, which the other ranks reach through
 /// os::global() forms); nullptr in threads mode.
 unsigned char *private_memory();

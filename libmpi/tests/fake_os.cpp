@@ -144,7 +144,7 @@ struct Window {
 };
 
 struct alignas(64) SharedBlock {
-    unsigned char bytes[lwmpi::os::kClusterSharedBytes];
+    unsigned char bytes[lwmpi::os::cluster_shared_bytes];
 };
 
 struct Fabric {
@@ -177,10 +177,10 @@ Fabric *g_fabric;
 
 // The private areas of one compute cluster's ranks in processes mode:
 // one memory file mapped twice, at `own` (rank l's area at own + l *
-// kPrivateBytes) and at `alias`.
+// private_bytes) and at `alias`.
 class PrivateAreas {
 public:
-    explicit PrivateAreas(int ranks) : bytes_(static_cast<size_t>(ranks) * kPrivateBytes) {
+    explicit PrivateAreas(int ranks) : bytes_(static_cast<size_t>(ranks) * private_bytes) {
         const int fd = memfd_create("lwmpi-private", MFD_CLOEXEC);
         if (fd < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
         if (ftruncate(fd, static_cast<off_t>(bytes_)) == 0 && (own_ = map(fd))) alias_ = map(fd);
@@ -543,12 +543,12 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             i.rank = i.local_index = -1;
             if (config.processes) {
                 const PrivateAreas &a = *areas[static_cast<size_t>(p.cluster)];
-                t_me.private_area = a.own() + static_cast<size_t>(p.local) * kPrivateBytes;
+                t_me.private_area = a.own() + static_cast<size_t>(p.local) * private_bytes;
                 i.ranks_mode = TS_RANKS_PROCESSES;
                 i.rank = rank;
                 i.local_index = p.local;
                 i.private_base = reinterpret_cast<uintptr_t>(t_me.private_area);
-                i.private_size = kPrivateBytes;
+                i.private_size = private_bytes;
                 i.alias_base = config.aliases ? reinterpret_cast<uintptr_t>(a.alias()) : 0;
             }
             t_me.aliasing = lwmpi::os::Aliasing::of(i, p.local);
@@ -603,7 +603,7 @@ std::thread rank_thread(std::function<void()> body) {
 unsigned char *private_memory() { return t_me.private_area; }
 
 void hide_private(bool hidden) {
-    if (mprotect(t_me.private_area, kPrivateBytes, hidden ? PROT_NONE : PROT_READ | PROT_WRITE) < 0)
+    if (mprotect(t_me.private_area, private_bytes, hidden ? PROT_NONE : PROT_READ | PROT_WRITE) < 0)
         throw std::system_error(errno, std::generic_category(), "mprotect of a private area");
 }
 

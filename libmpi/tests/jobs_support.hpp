@@ -4,7 +4,7 @@
 // the line of the first failed expectation (Catch2's assertions are not
 // thread-safe, so they run on the main thread).
 //
-// Most engine tests run in every placement (kPlacements): two ranks on
+// Most engine tests run in every placement (placements): two ranks on
 // one cluster talk through shared memory (the local path), as threads of
 // one process or as processes of their own (JobConfig::processes), or,
 // with the job's TS_JOB_MPI_LOCAL_IKC flag, through IKC like ranks of
@@ -42,7 +42,7 @@ namespace jobs {
 using fake::JobConfig;
 using fake::JobResult;
 using fake::run_job;
-using lwmpi::util::kDefaultEagerMax;
+using lwmpi::util::default_eager_max;
 
 // How the job ended, for the test's report when it did not end clean.
 inline std::string statuses(const JobResult &r) {
@@ -79,7 +79,7 @@ struct Placement {
 
 // Up to 4 ranks: compact puts them all on one cluster, scatter one per
 // cluster (JobConfig's default 4 clusters of 4 slots).
-inline constexpr Placement kPlacements[] = {
+inline constexpr Placement placements[] = {
     {"one cluster, local path", TS_MAP_COMPACT, true},
     {"one cluster, local path off", TS_MAP_COMPACT, false},
     {"one cluster per rank", TS_MAP_SCATTER, true},
@@ -100,10 +100,10 @@ inline JobConfig config(int np, const Placement &p) {
 // The fabric's mailbox payload in these tests, and what it means for
 // eager messages: the first mailbox message carries 88 bytes of data
 // after its header, each further one 112.
-inline constexpr int kPayload = JobConfig{}.payload;
-inline constexpr size_t kFirstFragment = lwmpi::util::eager_first_bytes(kPayload);
-static_assert(kFirstFragment == 88 && lwmpi::util::eager_more_bytes(kPayload) == 112);
-static_assert(kDefaultEagerMax == 512);
+inline constexpr int payload = JobConfig{}.payload;
+inline constexpr size_t first_fragment = lwmpi::util::eager_first_bytes(payload);
+static_assert(first_fragment == 88 && lwmpi::util::eager_more_bytes(payload) == 112);
+static_assert(default_eager_max == 512);
 
 // One rank raises it, others wait for it: orders events across ranks
 // where MPI itself must not (what MPI does before the event is the
@@ -140,9 +140,9 @@ inline bool is_message(const unsigned char *p, int seed, size_t n) {
 }
 
 // A receive buffer of `capacity` bytes and a guard byte after them.
-inline constexpr unsigned char kGuard = 0xee;
+inline constexpr unsigned char guard = 0xee;
 inline std::vector<unsigned char> receive_buffer(size_t capacity) {
-    return std::vector<unsigned char>(capacity + 1, kGuard);
+    return std::vector<unsigned char>(capacity + 1, guard);
 }
 
 inline int count_of(const MPI_Status &st, MPI_Datatype t = MPI_BYTE) {

@@ -25,7 +25,7 @@ TEST_CASE("control messages have a fixed 32-byte layout", "[control]") {
 TEST_CASE("make_control fills in the writer", "[control]") {
     const ControlMsg m = make_control(ControlKind::cts, 5, 3, 9, 42);
     CHECK(m.kind == static_cast<uint8_t>(ControlKind::cts));
-    CHECK(m.version == kControlVersion);
+    CHECK(m.version == control_version);
     CHECK(m.source == 5);
     CHECK(m.cluster == 3);
     CHECK(m.port == 9);
@@ -46,7 +46,7 @@ TEST_CASE("control_valid rejects what is not ours", "[control]") {
     CHECK(control_valid(&m, sizeof m, 4));
 
     ControlMsg bad = m;
-    bad.version = kControlVersion + 1;
+    bad.version = control_version + 1;
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.kind = 0;
@@ -75,7 +75,7 @@ TEST_CASE("control_valid checks eager messages and fragments", "[control]") {
     m.bytes = 10;
     std::memcpy(buf, &m, sizeof m);
     CHECK_FALSE(control_valid(buf, sizeof buf, 4));  // more data than the message
-    const FragmentHeader f{static_cast<uint8_t>(ControlKind::eager_more), kControlVersion, 0, 3};
+    const FragmentHeader f{static_cast<uint8_t>(ControlKind::eager_more), control_version, 0, 3};
     std::memcpy(buf, &f, sizeof f);
     CHECK(control_valid(buf, sizeof buf, 4));
     CHECK_FALSE(control_valid(buf, sizeof f, 4));    // a fragment carries data
@@ -117,14 +117,15 @@ TEST_CASE("replies, credit and kicks are exactly one header", "[control]") {
 
 TEST_CASE("eager credits: many for few ranks, within the budget, never fewer than the floor", "[control]") {
     using namespace lwmpi::util;
-    CHECK(eager_credits(1, kDefaultEagerMax) == kMaxEagerCredits);
-    CHECK(eager_credits(2, kDefaultEagerMax) == kMaxEagerCredits);  // 64 KiB / 512 B = 128, capped
-    CHECK(eager_credits(5, kDefaultEagerMax) == 32);                // 64 KiB / (4 * 512 B)
-    CHECK(eager_credits(16, kDefaultEagerMax) == kEagerCredits);    // 8.5: the floor, 8
-    CHECK(eager_credits(192, kDefaultEagerMax) == kEagerCredits);
-    CHECK(eager_credits(2, 65536) == kEagerCredits);  // a 64 KiB threshold: 1, raised to the floor
+    CHECK(eager_credits(1, default_eager_max) == max_eager_credits);
+    CHECK(eager_credits(2, default_eager_max) == max_eager_credits);   // 64 KiB / 512 B = 128, capped
+    CHECK(eager_credits(5, default_eager_max) == 32);                  // 64 KiB / (4 * 512 B)
+    CHECK(eager_credits(16, default_eager_max) == min_eager_credits);  // 8.5: the floor, 8
+    CHECK(eager_credits(192, default_eager_max) == min_eager_credits);
+    CHECK(eager_credits(2, 65536) == min_eager_credits);  // a 64 KiB threshold: 1, raised to the floor
     for (int np = 2; np <= 64; ++np) {
-        const int c = eager_credits(np, kDefaultEagerMax);
-        CHECK((c == kEagerCredits || static_cast<uint64_t>(c) * (np - 1) * kDefaultEagerMax <= kEagerBudget));
+        const int c = eager_credits(np, default_eager_max);
+        CHECK((c == min_eager_credits ||
+               static_cast<uint64_t>(c) * (np - 1) * default_eager_max <= eager_budget));
     }
 }

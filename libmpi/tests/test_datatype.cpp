@@ -604,10 +604,10 @@ TEST_CASE("datatype_create explains bad blocks", "[datatype]") {
     CHECK(std::string(why) == "the displacements overflow MPI_Aint");
 }
 
-TEST_CASE("a rank holds at most kMaxDerivedTypes derived types", "[datatype]") {
+TEST_CASE("a rank holds at most max_derived_types derived types", "[datatype]") {
     Types types;
     std::vector<MPI_Datatype> handles;
-    for (int i = 0; i < kMaxDerivedTypes; ++i)
+    for (int i = 0; i < max_derived_types; ++i)
         handles.push_back(types.make(contiguous(i, MPI_INT)));
     for (MPI_Datatype h : handles) {
         CHECK(handle_is(h, HandleKind::datatype));
@@ -617,7 +617,7 @@ TEST_CASE("a rank holds at most kMaxDerivedTypes derived types", "[datatype]") {
     TextBuilder t(why, sizeof why);
     MPI_Datatype h = MPI_DATATYPE_NULL;
     CHECK(datatype_create(contiguous(1, MPI_INT), &h, t) == MPI_ERR_NO_MEM);
-    CHECK(std::string(why) == "at most " + std::to_string(kMaxDerivedTypes) + " derived datatypes per rank");
+    CHECK(std::string(why) == "at most " + std::to_string(max_derived_types) + " derived datatypes per rank");
 
     // A freed slot is used again.
     REQUIRE(datatype_free(handles[7]) == MPI_SUCCESS);
@@ -1015,9 +1015,9 @@ TEST_CASE("a type remembers how it was made and holds the types it was made from
     CHECK(datatype_free(outer) == MPI_SUCCESS);
     std::vector<MPI_Datatype> all;
     Types types;
-    for (int i = 0; i < kMaxDerivedTypes; ++i)
+    for (int i = 0; i < max_derived_types; ++i)
         all.push_back(types.make(contiguous(1, MPI_INT)));
-    CHECK(all.size() == static_cast<size_t>(kMaxDerivedTypes));
+    CHECK(all.size() == static_cast<size_t>(max_derived_types));
 }
 
 TEST_CASE("predefined types have their standard names, derived ones none", "[datatype]") {

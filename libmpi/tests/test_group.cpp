@@ -273,11 +273,11 @@ TEST_CASE("size, and the caller's rank in a group", "[group]") {
 
 TEST_CASE("free, and the table of 4096 groups", "[group]") {
     const auto r = on_a_rank([] {
-        constexpr int kTable = 4096;  // group.cpp's kMaxGroups (mpi.h says so)
+        constexpr int table = 4096;  // group.cpp's max_groups (mpi.h says so)
         const MPI_Group first = make({1, 2});
-        std::vector<MPI_Group> copies(kTable);
+        std::vector<MPI_Group> copies(table);
         int n = 0;  // copies of `first` until the table is full
-        while (n < kTable && MPI_Group_excl(first, 0, nullptr, &copies[n]) == MPI_SUCCESS)
+        while (n < table && MPI_Group_excl(first, 0, nullptr, &copies[n]) == MPI_SUCCESS)
             ++n;
         MPI_Group extra;
         Ranks out{n,         MPI_Group_union(first, first, &extra),     MPI_Group_free(&copies[0]),
@@ -287,7 +287,7 @@ TEST_CASE("free, and the table of 4096 groups", "[group]") {
         MPI_Group empty = MPI_GROUP_EMPTY, null = MPI_GROUP_NULL;
         out.insert(out.end(), {MPI_Group_free(&freed), MPI_Group_size(freed, &n), MPI_Group_free(&empty),
                                empty, MPI_Group_free(&null), MPI_Group_free(nullptr)});
-        for (int i = 2; i < kTable - 1; ++i)
+        for (int i = 2; i < table - 1; ++i)
             MPI_Group_free(&copies[i]);
         return out;
     });

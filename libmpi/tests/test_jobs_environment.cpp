@@ -55,7 +55,7 @@ TEST_CASE("the mapping decides which ranks share a cluster and the path between 
     // waits for rank 1's look before it goes on (its MPI_Finalize sends
     // barrier messages): on the local path rank 1's mailbox sees no
     // message at all; over IKC the message is one mailbox message.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal sent, looked;
         const JobResult r = run_job(config(2, p), [&](int rank) {
@@ -174,7 +174,7 @@ TEST_CASE("a small mailbox payload is refused at MPI_Init", "[jobs]") {
 }
 
 TEST_CASE("mpi.h works from C", "[jobs]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(4, p), [](int) { return lwmpi_c_smoke(); });
         CHECK_CLEAN(r);

@@ -54,7 +54,7 @@ TEST_CASE("intercommunicator calls refuse what they cannot work on", "[jobs]") {
 }
 
 TEST_CASE("an intercommunicator carries messages and collectives between its groups", "[jobs]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         DYNAMIC_SECTION(p.name) {
             const JobResult r = run_job(config(4, p), [](int rank) {
                 EXPECT_OK(MPI_Init(nullptr, nullptr));

@@ -46,7 +46,7 @@ TEST_CASE("all-to-all with Isend then Waitall on 16 ranks", "[jobs][engine]") {
         const JobResult r = run_job(c, [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             constexpr int np = 16;
-            constexpr size_t n = kDefaultEagerMax;
+            constexpr size_t n = default_eager_max;
             const auto mine = message(rank, n);
             std::vector<std::vector<unsigned char>> bufs(np, receive_buffer(n));
             std::vector<MPI_Request> req;

@@ -21,10 +21,10 @@ TEST_CASE("messages of one sender do not overtake each other, whatever their pro
     // Mixed sizes (eager, fragmented, rendezvous, empty) and modes (every
     // fourth synchronous) on one tag, started together; the receiver
     // takes them as they come or only once all were started.
-    const size_t sizes[] = {600,  10, 70000, 0, 300, kDefaultEagerMax + 1, 5, kFirstFragment + 1,
+    const size_t sizes[] = {600,  10, 70000, 0, 300, default_eager_max + 1, 5, first_fragment + 1,
                             2000, 1,  512,   64};
     constexpr int n = static_cast<int>(std::size(sizes));
-    for (const Placement &p : kPlacements)
+    for (const Placement &p : placements)
         for (bool late_receiver : {false, true}) {
             INFO(p.name << (late_receiver ? ", late receiver" : ""));
             Signal started;
@@ -109,21 +109,21 @@ TEST_CASE("messages of several senders arrive whole, in each sender's order", "[
     // their eager messages interleave in rank 0's mailbox, and their
     // rendezvous transfers take turns at its portal. Rank 0 has posted
     // ANY_SOURCE receives for all of them (or, late, finds them queued).
-    constexpr int np = 4, kEach = 5;
-    const size_t sizes[kEach] = {500, kFirstFragment + 1, 20000, 300, 7000};
-    for (const Placement &p : kPlacements)
+    constexpr int np = 4, each = 5;
+    const size_t sizes[each] = {500, first_fragment + 1, 20000, 300, 7000};
+    for (const Placement &p : placements)
         for (bool late_receiver : {false, true}) {
             INFO(p.name << (late_receiver ? ", late receiver" : ""));
             Signal posted, sent[np - 1];
             const JobResult r = run_job(config(np, p), [&](int rank) {
                 EXPECT_OK(MPI_Init(nullptr, nullptr));
                 if (rank != 0) {
-                    if (int line = send_each(rank, sizes, kEach, sent[rank - 1])) return line;
+                    if (int line = send_each(rank, sizes, each, sent[rank - 1])) return line;
                 } else {
                     if (late_receiver)
                         for (const Signal &s : sent)
                             s.await();
-                    if (int line = receive_each(np, sizes, kEach, 20000, posted)) return line;
+                    if (int line = receive_each(np, sizes, each, 20000, posted)) return line;
                 }
                 EXPECT_OK(MPI_Finalize());
                 return 0;
@@ -137,8 +137,8 @@ TEST_CASE("fragmented eager messages of many senders at once arrive whole", "[jo
     // messages of several fragments to rank 0 together, over IKC: their
     // fragments interleave in its mailbox, into posted receives or, late,
     // into queued messages.
-    constexpr int np = 12, kEach = 3;
-    const size_t sizes[kEach] = {500, kFirstFragment + 1, 300};
+    constexpr int np = 12, each = 3;
+    const size_t sizes[each] = {500, first_fragment + 1, 300};
     for (bool late_receiver : {false, true}) {
         INFO((late_receiver ? "late receiver" : "receives posted first"));
         Signal posted, sent[np - 1];
@@ -146,12 +146,12 @@ TEST_CASE("fragmented eager messages of many senders at once arrive whole", "[jo
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             if (rank != 0) {
                 if (!late_receiver) posted.await();
-                if (int line = send_each(rank, sizes, kEach, sent[rank - 1])) return line;
+                if (int line = send_each(rank, sizes, each, sent[rank - 1])) return line;
             } else {
                 if (late_receiver)
                     for (const Signal &s : sent)
                         s.await();
-                if (int line = receive_each(np, sizes, kEach, 600, posted)) return line;
+                if (int line = receive_each(np, sizes, each, 600, posted)) return line;
             }
             EXPECT_OK(MPI_Finalize());
             return 0;
@@ -191,7 +191,7 @@ TEST_CASE("tags select among queued messages; arrival order otherwise", "[jobs]"
     // Ranks 1 and 2 send while rank 0 waits for rank 3, so their messages
     // queue up as unexpected, 1's before 2's: 2 sends once 1's sends
     // returned (eager: the messages are at rank 0), 3 once 2's did.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal one_sent, two_sent;
         const JobResult r = run_job(config(4, p), [&](int rank) {
@@ -235,7 +235,7 @@ TEST_CASE("a sender waiting for its receiver queues others' messages", "[jobs]")
     // 0 sends a rendezvous message to 1 while 2 sends to 0: 0 takes 2's
     // message in while it waits (1 receives only once 2's send returned),
     // and receives it afterwards.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal two_sent;
         const JobResult r = run_job(config(3, p), [&](int rank) {
@@ -263,7 +263,7 @@ TEST_CASE("a sender waiting for its receiver queues others' messages", "[jobs]")
 TEST_CASE("a rank sends to a rank whose message waits unreceived here", "[jobs]") {
     // 1's message to 0 waits as unexpected while 0 receives from 2; then
     // 0 sends to 1 (which is receiving) and receives 1's message.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal one_sent;
         const JobResult r = run_job(config(3, p), [&](int rank) {
@@ -297,7 +297,7 @@ TEST_CASE("user wildcards do not match barrier traffic", "[jobs]") {
     // reached rank 0's mailbox (so over IKC only, where it can be seen).
     // Whether the barrier goes up a tree or disseminates, one of 2 and 3
     // writes to rank 0 before hearing from it.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         if (!over_ikc(p)) continue;
         INFO(p.name);
         const JobResult r = run_job(config(4, p), [](int rank) {
@@ -322,7 +322,7 @@ TEST_CASE("user wildcards do not match barrier traffic", "[jobs]") {
 // ---- probe -----------------------------------------------------------------
 
 TEST_CASE("Probe and Iprobe see a message without receiving it", "[jobs][engine]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal looked;
         const JobResult r = run_job(config(2, p), [&](int rank) {

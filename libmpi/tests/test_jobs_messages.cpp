@@ -20,17 +20,17 @@ namespace {
 
 // Eager sizes (one message, one full, two fragments, several, the
 // threshold) and rendezvous ones (just above, many portal chunks).
-constexpr size_t kSizes[] = {
-    0, 1, kFirstFragment, kFirstFragment + 1, 500, kDefaultEagerMax, kDefaultEagerMax + 1, 65536};
+constexpr size_t sizes[] = {
+    0, 1, first_fragment, first_fragment + 1, 500, default_eager_max, default_eager_max + 1, 65536};
 
-// Rank 0 sends one message of each size in kSizes to rank 1 (tag = its
+// Rank 0 sends one message of each size in sizes to rank 1 (tag = its
 // index). With `posted_first` rank 1's receive is posted before the
 // message leaves; otherwise the message (or its request to send) is
 // there before the receive: rank 0 wrote it before its barrier message.
 int exchange_sizes(int rank, bool posted_first) {
     EXPECT_OK(MPI_Init(nullptr, nullptr));
-    for (int k = 0; k < static_cast<int>(std::size(kSizes)); ++k) {
-        const size_t n = kSizes[k];
+    for (int k = 0; k < static_cast<int>(std::size(sizes)); ++k) {
+        const size_t n = sizes[k];
         MPI_Request req;
         if (rank == 0) {
             const auto msg = message(k, n);
@@ -47,7 +47,7 @@ int exchange_sizes(int rank, bool posted_first) {
             MPI_Status st;
             EXPECT_OK(MPI_Wait(&req, &st));
             EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == k && count_of(st) == static_cast<int>(n));
-            EXPECT(is_message(buf.data(), k, n) && buf[n] == kGuard);
+            EXPECT(is_message(buf.data(), k, n) && buf[n] == guard);
         }
     }
     EXPECT_OK(MPI_Finalize());
@@ -57,7 +57,7 @@ int exchange_sizes(int rank, bool posted_first) {
 // Runs body(rank, posted_first) as a job of 2 ranks in every placement,
 // with the receives posted before the messages arrive and after.
 void in_both_orders(int (*body)(int rank, bool posted_first)) {
-    for (const Placement &p : kPlacements)
+    for (const Placement &p : placements)
         for (bool posted_first : {true, false}) {
             INFO(p.name << (posted_first ? ", receive posted first" : ", message first"));
             const JobResult r = run_job(config(2, p), [&](int rank) { return body(rank, posted_first); });
@@ -95,7 +95,7 @@ TEST_CASE("large messages go through the portal intact", "[jobs]") {
 }
 
 TEST_CASE("ping-pong carries data, source, tag and count", "[jobs]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(2, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -137,12 +137,12 @@ struct Truncation {
     size_t capacity;
 };
 
-constexpr Truncation kTruncations[] = {
-    {1, 0},                                    // eager, nothing fits
-    {kFirstFragment + 1, 50},                  // the second fragment is dropped
-    {300, 100},                                // cut inside the second fragment
-    {kDefaultEagerMax, kDefaultEagerMax - 1},  // one byte short
-    {kDefaultEagerMax + 1, 100},               // rendezvous
+constexpr Truncation truncations[] = {
+    {1, 0},                                      // eager, nothing fits
+    {first_fragment + 1, 50},                    // the second fragment is dropped
+    {300, 100},                                  // cut inside the second fragment
+    {default_eager_max, default_eager_max - 1},  // one byte short
+    {default_eager_max + 1, 100},                // rendezvous
     {65536, 1000},
     {1000, 0},  // rendezvous that moves nothing
 };
@@ -154,8 +154,8 @@ constexpr Truncation kTruncations[] = {
 int truncate_all(int rank, bool posted_first) {
     EXPECT_OK(MPI_Init(nullptr, nullptr));
     EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    for (int k = 0; k < static_cast<int>(std::size(kTruncations)); ++k) {
-        const Truncation t = kTruncations[k];
+    for (int k = 0; k < static_cast<int>(std::size(truncations)); ++k) {
+        const Truncation t = truncations[k];
         const int next = 100 + k;  // seed and tag of the message after it
         if (rank == 0) {
             const auto msg = message(k, t.bytes), after = message(next, 8);
@@ -177,9 +177,9 @@ int truncate_all(int rank, bool posted_first) {
             MPI_Status st;
             EXPECT(MPI_Wait(&req[0], &st) == MPI_ERR_TRUNCATE);
             EXPECT(st.MPI_SOURCE == 0 && st.MPI_TAG == k && count_of(st) == static_cast<int>(t.capacity));
-            EXPECT(is_message(buf.data(), k, t.capacity) && buf[t.capacity] == kGuard);
+            EXPECT(is_message(buf.data(), k, t.capacity) && buf[t.capacity] == guard);
             EXPECT_OK(MPI_Wait(&req[1], &st));
-            EXPECT(count_of(st) == 8 && is_message(after.data(), next, 8) && after[8] == kGuard);
+            EXPECT(count_of(st) == 8 && is_message(after.data(), next, 8) && after[8] == guard);
         }
     }
     EXPECT_OK(MPI_Finalize());
@@ -212,7 +212,7 @@ TEST_CASE("a zero-byte message fits a zero-size buffer", "[jobs]") {
 // ---- to self, head to head, to nobody --------------------------------------
 
 TEST_CASE("sends to self work", "[jobs][engine]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(2, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -240,7 +240,7 @@ TEST_CASE("sends to self work", "[jobs][engine]") {
             EXPECT(st.MPI_SOURCE == 0 && is_message(buf.data(), 1, 100));
             EXPECT_OK(MPI_Sendrecv(large.data(), 5000, MPI_BYTE, 0, 5, buf.data(), 5000, MPI_BYTE, 0, 5,
                                    MPI_COMM_SELF, &st));
-            EXPECT(count_of(st) == 5000 && is_message(buf.data(), 2, 5000) && buf[5000] == kGuard);
+            EXPECT(count_of(st) == 5000 && is_message(buf.data(), 2, 5000) && buf[5000] == guard);
             EXPECT_OK(MPI_Finalize());
             return 0;
         });
@@ -249,12 +249,12 @@ TEST_CASE("sends to self work", "[jobs][engine]") {
 }
 
 TEST_CASE("head-to-head sends: small standard ones complete, Sendrecv for any size", "[jobs][engine]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(2, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             const int peer = 1 - rank;
-            for (size_t n : {size_t{4}, kDefaultEagerMax}) {
+            for (size_t n : {size_t{4}, default_eager_max}) {
                 const auto mine = message(rank, n);
                 auto buf = receive_buffer(n);
                 EXPECT_OK(MPI_Send(mine.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD));
@@ -298,7 +298,7 @@ TEST_CASE("MPI_PROC_NULL completes at once with its status", "[jobs]") {
 // ---- Sendrecv --------------------------------------------------------------
 
 TEST_CASE("MPI_Sendrecv_replace shifts around a ring", "[jobs][engine]") {
-    for (const Placement &p : kPlacements)
+    for (const Placement &p : placements)
         for (int count : {10, 1000}) {  // ints: eager and rendezvous
             INFO(p.name << ", " << count << " ints");
             const JobResult r = run_job(config(3, p), [count](int rank) {

@@ -95,13 +95,13 @@ TEST_CASE("between processes the local path copies a send buffer through its sen
         size_t bytes;
         bool synchronous;
     };
-    constexpr Send kSends[] = {
+    constexpr Send sends[] = {
         {"eager", 64, false},
         {"synchronous", 64, true},
         {"long", 5000, false},
     };
     for (bool posted_first : {true, false})
-        for (const Send &k : kSends) {
+        for (const Send &k : sends) {
             INFO(k.name << (posted_first ? ", receive posted first" : ", message first"));
             Signal posted, sent;
             const JobResult r = run_job(processes(2), [&](int rank) {
@@ -112,7 +112,7 @@ TEST_CASE("between processes the local path copies a send buffer through its sen
                     const auto msg = message(3, k.bytes);
                     std::copy(msg.begin(), msg.end(), mine);
                     if (posted_first) posted.await();
-                    const bool hide = k.synchronous || k.bytes > kDefaultEagerMax;
+                    const bool hide = k.synchronous || k.bytes > default_eager_max;
                     if (hide) fake::hide_private(true);
                     MPI_Request req;
                     EXPECT_OK(k.synchronous ? MPI_Issend(mine, n, MPI_BYTE, 1, 0, MPI_COMM_WORLD, &req)
@@ -122,13 +122,13 @@ TEST_CASE("between processes the local path copies a send buffer through its sen
                     if (hide) fake::hide_private(false);
                 } else {
                     MPI_Request req;
-                    mine[k.bytes] = kGuard;
+                    mine[k.bytes] = guard;
                     if (!posted_first) sent.await();
                     EXPECT_OK(MPI_Irecv(mine, n, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &req));
                     posted.raise();
                     MPI_Status st;
                     EXPECT_OK(MPI_Wait(&req, &st));
-                    EXPECT(count_of(st) == n && is_message(mine, 3, k.bytes) && mine[k.bytes] == kGuard);
+                    EXPECT(count_of(st) == n && is_message(mine, 3, k.bytes) && mine[k.bytes] == guard);
                 }
                 EXPECT_OK(MPI_Finalize());
                 return 0;
@@ -139,30 +139,30 @@ TEST_CASE("between processes the local path copies a send buffer through its sen
 
 TEST_CASE("message blocks go back to their sender, whatever their size", "[jobs][processes]") {
     // Eager messages short enough for a reused block, and longer ones with
-    // a block of their own (a threshold above kLocalBlockData), many
+    // a block of their own (a threshold above local_block_data), many
     // unexpected at once: each block goes back to its sender, which reuses
     // or frees it, and the data stays right.
-    constexpr int kRounds = 100;
-    constexpr size_t kShort = 100, kLonger = 2000;
+    constexpr int rounds = 100;
+    constexpr size_t short_bytes = 100, longer_bytes = 2000;
     for (bool as_processes : {true, false}) {
         INFO((as_processes ? "processes" : "threads"));
-        JobConfig c = config(2, kPlacements[0]);
+        JobConfig c = config(2, placements[0]);
         c.processes = as_processes;
         c.eager_max = 4096;
         const JobResult r = run_job(c, [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
-            for (int k = 0; k < kRounds; ++k) {
-                const size_t n = k % 3 ? kShort : kLonger;
+            for (int k = 0; k < rounds; ++k) {
+                const size_t n = k % 3 ? short_bytes : longer_bytes;
                 if (rank == 0) {
                     const auto msg = message(k, n);
                     EXPECT_OK(MPI_Send(msg.data(), static_cast<int>(n), MPI_BYTE, 1, k, MPI_COMM_WORLD));
                 } else if (k % 10 == 9) {  // ten at a time, in the order sent
                     for (int j = k - 9; j <= k; ++j) {
-                        const size_t m = j % 3 ? kShort : kLonger;
+                        const size_t m = j % 3 ? short_bytes : longer_bytes;
                         auto buf = receive_buffer(m);
                         EXPECT_OK(MPI_Recv(buf.data(), static_cast<int>(m), MPI_BYTE, 0, j, MPI_COMM_WORLD,
                                            MPI_STATUS_IGNORE));
-                        EXPECT(is_message(buf.data(), j, m) && buf[m] == kGuard);
+                        EXPECT(is_message(buf.data(), j, m) && buf[m] == guard);
                     }
                 }
             }
@@ -200,7 +200,7 @@ TEST_CASE("in processes mode every thread of a rank sees the rank's MPI state", 
     // the main thread, and its end is not the rank's. It runs on a core of
     // its own, which the other ranks must wake while it waits, and then
     // the main thread's. On one cluster (the local path) and on two (IKC).
-    for (const Placement &p : {kPlacements[0], kPlacements[2], kPlacements[3]}) {
+    for (const Placement &p : {placements[0], placements[2], placements[3]}) {
         INFO(p.name);
         JobConfig c = config(2, p);
         c.processes = true;

@@ -19,7 +19,7 @@ using namespace jobs;
 namespace {
 
 using lwmpi::util::eager_credits;
-using lwmpi::util::kLocalEagerBudget;
+using lwmpi::util::local_eager_budget;
 
 // True when *req stays incomplete over a few tests a millisecond apart
 // (what could complete it has been held back by the test).
@@ -39,14 +39,14 @@ bool stays_pending(MPI_Request *req) {
 TEST_CASE("standard sends up to the eager threshold complete before their receive", "[jobs][engine]") {
     // Rank 1 receives only after rank 0's sends returned: were they
     // waiting for the receive, the job would hang.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal sent;
         JobConfig c = config(2, p);
         c.timeout_s = 5;
         const JobResult r = run_job(c, [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
-            const size_t sizes[] = {0, 4, kFirstFragment + 1, kDefaultEagerMax};
+            const size_t sizes[] = {0, 4, first_fragment + 1, default_eager_max};
             for (int k = 0; k < static_cast<int>(std::size(sizes)); ++k) {
                 const int n = static_cast<int>(sizes[k]);
                 if (rank == 0) {
@@ -76,8 +76,8 @@ TEST_CASE("sends above the eager threshold and synchronous sends wait for their 
         size_t bytes;
     };
     const Case cases[] = {
-        {true, 0}, {true, 4}, {true, kDefaultEagerMax}, {false, kDefaultEagerMax + 1}, {false, 65536}};
-    for (const Placement &p : kPlacements) {
+        {true, 0}, {true, 4}, {true, default_eager_max}, {false, default_eager_max + 1}, {false, 65536}};
+    for (const Placement &p : placements) {
         INFO(p.name);
         std::vector<Signal> checked(std::size(cases));
         const JobResult r = run_job(config(2, p), [&](int rank) {
@@ -125,12 +125,12 @@ TEST_CASE("the job's eager threshold decides which sends complete at once", "[jo
         bool one_message;
         size_t ikc, local;  ///< the thresholds that follow
     };
-    constexpr Case kCases[] = {{0, false, kDefaultEagerMax, kDefaultEagerMax},
-                               {1024, false, 1024, 1024},
-                               {0, true, kFirstFragment, kDefaultEagerMax},
-                               {1024, true, 1024, 1024}};
-    for (const Placement &p : kPlacements)
-        for (const Case &k : kCases) {
+    constexpr Case threshold_cases[] = {{0, false, default_eager_max, default_eager_max},
+                                        {1024, false, 1024, 1024},
+                                        {0, true, first_fragment, default_eager_max},
+                                        {1024, true, 1024, 1024}};
+    for (const Placement &p : placements)
+        for (const Case &k : threshold_cases) {
             const size_t threshold = over_ikc(p) ? k.ikc : k.local;
             INFO(p.name << ", mpi_eager_max " << k.eager_max << (k.one_message ? ", one message" : ""));
             JobConfig c = config(2, p);
@@ -166,7 +166,7 @@ TEST_CASE("the job's eager threshold decides which sends complete at once", "[jo
 TEST_CASE("MPI_Bsend copies into the attached buffer and returns", "[jobs][engine]") {
     // Rank 1 receives only once rank 0's buffered sends returned and their
     // sources were overwritten; detaching waits until they have left.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal sent;
         const JobResult r = run_job(config(2, p), [&](int rank) {
@@ -210,19 +210,19 @@ TEST_CASE("an attached buffer holds many buffered messages at once, twice", "[jo
     // More messages than the first block table holds (bsend.cpp) stay in
     // the buffer until rank 1, which receives them in reverse order, takes
     // them; then a buffer attached again serves as many.
-    constexpr int kMessages = 40, kBytes = 1000;  // above the eager threshold: they wait
-    for (const Placement &p : kPlacements) {
+    constexpr int messages = 40, message_bytes = 1000;  // above the eager threshold: they wait
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal sent[2];
         const JobResult r = run_job(config(2, p), [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             for (int round = 0; round < 2; ++round) {
                 if (rank == 0) {
-                    std::vector<char> pool(kMessages * (kBytes + MPI_BSEND_OVERHEAD));
+                    std::vector<char> pool(messages * (message_bytes + MPI_BSEND_OVERHEAD));
                     EXPECT_OK(MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size())));
-                    for (int k = 0; k < kMessages; ++k) {
-                        const auto msg = message(round * 100 + k, kBytes);
-                        EXPECT_OK(MPI_Bsend(msg.data(), kBytes, MPI_BYTE, 1, k, MPI_COMM_WORLD));
+                    for (int k = 0; k < messages; ++k) {
+                        const auto msg = message(round * 100 + k, message_bytes);
+                        EXPECT_OK(MPI_Bsend(msg.data(), message_bytes, MPI_BYTE, 1, k, MPI_COMM_WORLD));
                     }
                     sent[round].raise();
                     void *addr;
@@ -231,11 +231,11 @@ TEST_CASE("an attached buffer holds many buffered messages at once, twice", "[jo
                     EXPECT(addr == pool.data());
                 } else {
                     sent[round].await();
-                    auto buf = receive_buffer(kBytes);
-                    for (int k = kMessages - 1; k >= 0; --k) {
-                        EXPECT_OK(
-                            MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                        EXPECT(is_message(buf.data(), round * 100 + k, kBytes));
+                    auto buf = receive_buffer(message_bytes);
+                    for (int k = messages - 1; k >= 0; --k) {
+                        EXPECT_OK(MPI_Recv(buf.data(), message_bytes, MPI_BYTE, 0, k, MPI_COMM_WORLD,
+                                           MPI_STATUS_IGNORE));
+                        EXPECT(is_message(buf.data(), round * 100 + k, message_bytes));
                     }
                 }
             }
@@ -249,7 +249,7 @@ TEST_CASE("an attached buffer holds many buffered messages at once, twice", "[jo
 TEST_CASE("MPI_Ibsend completes once its message is in the attached buffer", "[jobs][engine]") {
     // A buffered send is local (MPI 3.1 section 3.4): its request
     // completes before the receive is posted, whatever the size.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         Signal done;
         JobConfig c = config(2, p);
@@ -286,40 +286,41 @@ TEST_CASE("eager sends run out of credit at a receiver that does not receive", "
     // Rank 0 starts 300 sends of one mailbox message each to rank 1,
     // which receives only once rank 0 looked at them: the first ones
     // complete at once (eager_credits() unconsumed messages per sender over
-    // IKC, fewer than the receiver's cluster parks; kLocalEagerBudget bytes
+    // IKC, fewer than the receiver's cluster parks; local_eager_budget bytes
     // on the local path), the others fall back to waiting for their
     // receive. All arrive, in order. A second round finds the credit back.
-    constexpr int kMessages = 300;
-    constexpr size_t kBytes = 64;
-    for (const Placement &p : kPlacements) {
+    constexpr int messages = 300;
+    constexpr size_t message_bytes = 64;
+    for (const Placement &p : placements) {
         INFO(p.name);
-        const int at_once =
-            over_ikc(p) ? eager_credits(2, kDefaultEagerMax) : static_cast<int>(kLocalEagerBudget / kBytes);
-        REQUIRE(at_once < kMessages);
+        const int at_once = over_ikc(p) ? eager_credits(2, default_eager_max)
+                                        : static_cast<int>(local_eager_budget / message_bytes);
+        REQUIRE(at_once < messages);
         Signal checked[2];
         const JobResult r = run_job(config(2, p), [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             for (Signal &round : checked) {
                 if (rank == 0) {
                     std::vector<std::vector<unsigned char>> msgs;
-                    MPI_Request req[kMessages];
-                    for (int k = 0; k < kMessages; ++k) {
-                        msgs.push_back(message(k, kBytes));
-                        EXPECT_OK(MPI_Isend(msgs[k].data(), kBytes, MPI_BYTE, 1, k, MPI_COMM_WORLD, &req[k]));
+                    MPI_Request req[messages];
+                    for (int k = 0; k < messages; ++k) {
+                        msgs.push_back(message(k, message_bytes));
+                        EXPECT_OK(MPI_Isend(msgs[k].data(), message_bytes, MPI_BYTE, 1, k, MPI_COMM_WORLD,
+                                            &req[k]));
                     }
-                    for (int k = 0; k < kMessages; ++k)
+                    for (int k = 0; k < messages; ++k)
                         EXPECT(completes_now(&req[k]) == (k < at_once));
                     round.raise();
-                    EXPECT_OK(MPI_Waitall(kMessages, req, MPI_STATUSES_IGNORE));
+                    EXPECT_OK(MPI_Waitall(messages, req, MPI_STATUSES_IGNORE));
                 } else {
                     round.await();
-                    for (int k = 0; k < kMessages; ++k) {
-                        auto buf = receive_buffer(kBytes);
+                    for (int k = 0; k < messages; ++k) {
+                        auto buf = receive_buffer(message_bytes);
                         MPI_Status st;
-                        EXPECT_OK(
-                            MPI_Recv(buf.data(), kBytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-                        EXPECT(st.MPI_TAG == k && count_of(st) == static_cast<int>(kBytes));
-                        EXPECT(is_message(buf.data(), k, kBytes));
+                        EXPECT_OK(MPI_Recv(buf.data(), message_bytes, MPI_BYTE, 0, MPI_ANY_TAG,
+                                           MPI_COMM_WORLD, &st));
+                        EXPECT(st.MPI_TAG == k && count_of(st) == static_cast<int>(message_bytes));
+                        EXPECT(is_message(buf.data(), k, message_bytes));
                     }
                 }
             }
@@ -342,7 +343,7 @@ TEST_CASE("credit returned after the last message does not outlive MPI_Finalize"
             int v = 0;
             // Rank 0's release in the barrier of MPI_Finalize is its
             // eager_credits()/2-th eager message to rank 1.
-            for (int k = 0; k < eager_credits(2, kDefaultEagerMax) / 2 - 1; ++k) {
+            for (int k = 0; k < eager_credits(2, default_eager_max) / 2 - 1; ++k) {
                 if (rank == 0)
                     EXPECT_OK(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
                 else
@@ -360,14 +361,14 @@ TEST_CASE("a ping-pong gives credits back on its replies: no CREDIT message", "[
     // gets exactly one message per round trip (a CREDIT of its own after
     // every eager_credits()/2 rounds would add more) and never runs out of
     // credit (an RTS would draw a CTS: more again).
-    constexpr int kRounds = 5 * eager_credits(2, kDefaultEagerMax);
+    constexpr int rounds = 5 * eager_credits(2, default_eager_max);
     Signal counted;  // rank 1's MPI_Finalize (its messages) waits for rank 0's count
     const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [&counted](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
         const int before = fake::arrivals(0);
         int v = 0;
-        for (int k = 0; k < kRounds; ++k) {
+        for (int k = 0; k < rounds; ++k) {
             if (rank == 0) {
                 EXPECT_OK(MPI_Send(&k, 1, MPI_INT, 1, 0, MPI_COMM_WORLD));
                 EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -380,7 +381,7 @@ TEST_CASE("a ping-pong gives credits back on its replies: no CREDIT message", "[
         if (rank == 0) {
             const int arrived = fake::arrivals(0) - before;
             counted.raise();
-            EXPECT(arrived == kRounds);
+            EXPECT(arrived == rounds);
         } else {
             counted.await();
         }
@@ -402,11 +403,11 @@ TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engi
     c.slots = 2;
     const JobResult r = run_job(c, [](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
-        constexpr int kRounds = 30;
+        constexpr int rounds = 30;
         if (rank == 0) {
             std::vector<unsigned char> buf(2000);
             int next[4] = {0, 0, 0, 0};
-            for (int k = 0; k < 3 * kRounds; ++k) {
+            for (int k = 0; k < 3 * rounds; ++k) {
                 MPI_Status st;
                 EXPECT_OK(
                     MPI_Recv(buf.data(), 2000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
@@ -416,7 +417,7 @@ TEST_CASE("a rank asleep waits for messages by both paths at once", "[jobs][engi
                 EXPECT(n == (round % 2 ? 2000 : 16) && is_message(buf.data(), src * 100 + round, n));
             }
         } else {
-            for (int round = 0; round < kRounds; ++round) {
+            for (int round = 0; round < rounds; ++round) {
                 std::this_thread::sleep_for(std::chrono::microseconds(100 * ((rank * 7 + round) % 5)));
                 const size_t n = round % 2 ? 2000 : 16;
                 EXPECT_OK(MPI_Send(message(rank * 100 + round, n).data(), static_cast<int>(n), MPI_BYTE, 0,
@@ -436,7 +437,7 @@ TEST_CASE("a rendezvous costs the receiver no reply: its portal allow is the cle
     // is in the receiver's portal, so the sender completes on its own
     // write: between the start and the end of its MPI_Send, nothing
     // reaches its mailbox.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         if (!over_ikc(p)) continue;
         INFO(p.name);
         Signal sent;  // rank 1's MPI_Finalize (its messages) waits for rank 0's count
@@ -470,9 +471,9 @@ TEST_CASE("a window of rendezvous sends: a reply only for each message taken bef
     // older message, whose write holds the portal: its allow must still
     // get its own message, and its CTS makes the sender take the portal
     // back (fails if the tags are ignored).
-    constexpr int kMessages = 6, n = 4096 + 3;  // above the default eager threshold
+    constexpr int messages = 6, n = 4096 + 3;  // above the default eager threshold
     for (const bool last_first : {false, true})
-        for (const Placement &p : kPlacements) {
+        for (const Placement &p : placements) {
             if (!over_ikc(p)) continue;
             INFO(p.name << (last_first ? ", taken last first" : ", taken in order"));
             Signal sent;
@@ -480,19 +481,19 @@ TEST_CASE("a window of rendezvous sends: a reply only for each message taken bef
                 EXPECT_OK(MPI_Init(nullptr, nullptr));
                 if (rank == 0) {
                     std::vector<std::vector<unsigned char>> out;
-                    MPI_Request req[kMessages];
+                    MPI_Request req[messages];
                     const int before = fake::arrivals(0);
-                    for (int t = 0; t < kMessages; ++t) {
+                    for (int t = 0; t < messages; ++t) {
                         out.push_back(message(t, n));
                         EXPECT_OK(MPI_Isend(out[t].data(), n, MPI_BYTE, 1, t, MPI_COMM_WORLD, &req[t]));
                     }
-                    EXPECT_OK(MPI_Waitall(kMessages, req, MPI_STATUSES_IGNORE));
+                    EXPECT_OK(MPI_Waitall(messages, req, MPI_STATUSES_IGNORE));
                     const int arrived = fake::arrivals(0) - before;
                     sent.raise();
-                    EXPECT(arrived == (last_first ? kMessages - 1 : 0));
+                    EXPECT(arrived == (last_first ? messages - 1 : 0));
                 } else {
-                    for (int i = 0; i < kMessages; ++i) {
-                        const int t = last_first ? kMessages - 1 - i : i;
+                    for (int i = 0; i < messages; ++i) {
+                        const int t = last_first ? messages - 1 - i : i;
                         auto in = receive_buffer(n);
                         EXPECT_OK(MPI_Recv(in.data(), n, MPI_BYTE, 0, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                         EXPECT(is_message(in.data(), t, n));
@@ -515,16 +516,16 @@ TEST_CASE("steady traffic into posted receives takes nothing from the heap", "[j
     // back) allocate nothing on either side. The ranks spin: a rank that
     // sleeps is woken by a kick message, and the first kick of the job
     // would take its node from the heap at a moment of its own.
-    constexpr int kWarmUp = 2 * eager_credits(2, kDefaultEagerMax),
-                  kRounds = 4 * eager_credits(2, kDefaultEagerMax);
-    for (const Placement &p : kPlacements) {
+    constexpr int warm_up = 2 * eager_credits(2, default_eager_max),
+                  rounds = 4 * eager_credits(2, default_eager_max);
+    for (const Placement &p : placements) {
         INFO(p.name);
         JobConfig c = config(2, p);
         c.wait_policy = TS_MPI_WAIT_SPIN;
         const JobResult r = run_job(c, [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             const int peer = 1 - rank;
-            for (const int n : {64, static_cast<int>(kDefaultEagerMax) + 1}) {
+            for (const int n : {64, static_cast<int>(default_eager_max) + 1}) {
                 std::vector<char> out(static_cast<size_t>(n), 'x'), in(static_cast<size_t>(n));
                 MPI_Request recv, done;
                 uint64_t before = 0;
@@ -536,11 +537,11 @@ TEST_CASE("steady traffic into posted receives takes nothing from the heap", "[j
                 if (rank == 1) EXPECT_OK(MPI_Irecv(&token, 1, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &done));
                 EXPECT_OK(MPI_Irecv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &recv));
                 EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));  // both receives posted
-                for (int k = 0; k < kWarmUp + kRounds; ++k) {
-                    if (k == kWarmUp) before = lwmpi::util::heap_allocations();
+                for (int k = 0; k < warm_up + rounds; ++k) {
+                    if (k == warm_up) before = lwmpi::util::heap_allocations();
                     if (rank == 0) EXPECT_OK(MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
                     EXPECT_OK(MPI_Wait(&recv, MPI_STATUS_IGNORE));
-                    if (k + 1 < kWarmUp + kRounds)
+                    if (k + 1 < warm_up + rounds)
                         EXPECT_OK(MPI_Irecv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &recv));
                     if (rank == 1) EXPECT_OK(MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
                 }

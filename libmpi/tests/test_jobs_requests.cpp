@@ -18,7 +18,7 @@ using namespace jobs;
 TEST_CASE("Isend and Irecv around a ring, completed by Waitall", "[jobs][engine]") {
     // Each rank exchanges an eager message with its left neighbour and a
     // rendezvous one with its right, with null handles in the array.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(4, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -52,7 +52,7 @@ TEST_CASE("Waitall does not sleep on a receive completed while it tested the sen
     // Exchanges with the receive first in the array: the peer's message
     // may come in while Waitall tests the send. Were Waitall to sleep
     // then, nothing more would wake it (a race: many rounds).
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         JobConfig c = config(2, p);
         c.timeout_s = 10;
@@ -78,13 +78,13 @@ TEST_CASE("Testany, Waitany, Testsome, Waitsome and Testall", "[jobs][engine]") 
     // protocols) per call under test; the senders wait for its signal, so
     // nothing can be complete before.
     const size_t sizes[] = {0, 40, 300, 6000};  // by sender rank (rank 0 sends none)
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
-        constexpr int kCalls = 5;
-        Signal go[kCalls];
+        constexpr int ncalls = 5;
+        Signal go[ncalls];
         const JobResult r = run_job(config(4, p), [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
-            for (int call = 0; call < kCalls; ++call) {
+            for (int call = 0; call < ncalls; ++call) {
                 const int tag = call;
                 if (rank != 0) {
                     go[call].await();
@@ -246,7 +246,7 @@ TEST_CASE("completing a null or inactive request gives an empty status", "[jobs]
 TEST_CASE("the send of a freed request still completes", "[jobs][engine]") {
     // MPI_Request_free on active sends (eager and rendezvous): the
     // messages are delivered, and the requests given back once done.
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(2, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
@@ -284,14 +284,14 @@ TEST_CASE("persistent requests start again and again", "[jobs][engine]") {
     // round, the buffers refilled between rounds.
     const size_t sizes[] = {64, 8, 4000};
     constexpr int n = static_cast<int>(std::size(sizes));
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(2, p), [&](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
             std::vector<unsigned char> bufs[n];
             MPI_Request req[n];
             for (int k = 0; k < n; ++k) {
-                bufs[k].resize(sizes[k] + 1, kGuard);
+                bufs[k].resize(sizes[k] + 1, guard);
                 const int count = static_cast<int>(sizes[k]);
                 if (rank == 1)
                     EXPECT_OK(MPI_Recv_init(bufs[k].data(), count, MPI_BYTE, 0, k, MPI_COMM_WORLD, &req[k]));
@@ -312,7 +312,7 @@ TEST_CASE("persistent requests start again and again", "[jobs][engine]") {
                     if (rank == 1) {
                         EXPECT(st[k].MPI_TAG == k && count_of(st[k]) == static_cast<int>(sizes[k]));
                         EXPECT(is_message(bufs[k].data(), round * n + k, sizes[k]) &&
-                               bufs[k][sizes[k]] == kGuard);
+                               bufs[k][sizes[k]] == guard);
                     }
                 }
             }
@@ -337,7 +337,7 @@ TEST_CASE("10,000 receives posted before any send all complete, in order", "[job
     // Far more than the request tables start with (pool.hpp): they grow.
     // Then Waitall over all of them, with statuses (on the heap past 64).
     constexpr int n = 10000;
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         JobConfig c = config(2, p);
         c.timeout_s = 60;
@@ -374,25 +374,25 @@ TEST_CASE("a window of rendezvous sends to several peers waits for portals when 
     // busy opens one of its own; the fabric refuses more than
     // virtual_per_hw outputs from a cluster to one cluster (-TS_ENFILE),
     // and then the send waits for a portal instead of failing.
-    constexpr int kWindow = 64, kPeers = 3, n = 2048;
-    JobConfig c = config(1 + kPeers, kPlacements[2]);
+    constexpr int window = 64, peers = 3, n = 2048;
+    JobConfig c = config(1 + peers, placements[2]);
     c.virtual_per_hw = 8;
     const JobResult r = run_job(c, [](int rank) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
-        std::vector<MPI_Request> req(kWindow * kPeers);
+        std::vector<MPI_Request> req(window * peers);
         if (rank == 0) {
             const auto msg = message(5, n);
-            for (int k = 0; k < kWindow * kPeers; ++k)
-                EXPECT_OK(MPI_Isend(msg.data(), n, MPI_BYTE, 1 + k % kPeers, k, MPI_COMM_WORLD, &req[k]));
-            EXPECT_OK(MPI_Waitall(kWindow * kPeers, req.data(), MPI_STATUSES_IGNORE));
+            for (int k = 0; k < window * peers; ++k)
+                EXPECT_OK(MPI_Isend(msg.data(), n, MPI_BYTE, 1 + k % peers, k, MPI_COMM_WORLD, &req[k]));
+            EXPECT_OK(MPI_Waitall(window * peers, req.data(), MPI_STATUSES_IGNORE));
         } else {
             std::vector<decltype(receive_buffer(n))> bufs;
-            for (int k = 0; k < kWindow; ++k) {
+            for (int k = 0; k < window; ++k) {
                 bufs.push_back(receive_buffer(n));
-                EXPECT_OK(MPI_Irecv(bufs[k].data(), n, MPI_BYTE, 0, k * kPeers + rank - 1, MPI_COMM_WORLD,
-                                    &req[k]));
+                EXPECT_OK(
+                    MPI_Irecv(bufs[k].data(), n, MPI_BYTE, 0, k * peers + rank - 1, MPI_COMM_WORLD, &req[k]));
             }
-            EXPECT_OK(MPI_Waitall(kWindow, req.data(), MPI_STATUSES_IGNORE));
+            EXPECT_OK(MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE));
             for (const auto &b : bufs)
                 EXPECT(is_message(b.data(), 5, n));
         }
@@ -408,7 +408,7 @@ TEST_CASE("MPI_Cancel takes back a receive no message matched, not a matched one
     // Rank 1's message (eager or rendezvous) reaches rank 0 before rank
     // 1's part of the barrier (one channel per sender), so after the
     // barrier it has matched the receive of tag 6, and none the one of 5.
-    for (const Placement &p : kPlacements)
+    for (const Placement &p : placements)
         for (size_t n : {size_t{40}, size_t{3000}}) {
             INFO(p.name << ", " << n << " bytes");
             const JobResult r = run_job(config(2, p), [n](int rank) {
@@ -466,7 +466,7 @@ int count_cancel(void *extra, int) {
 }  // namespace
 
 TEST_CASE("a generalized request completes through Waitany among receives", "[jobs][engine]") {
-    const JobResult r = run_job(config(1, kPlacements[0]), [](int) {
+    const JobResult r = run_job(config(1, placements[0]), [](int) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         Calls calls{};
         MPI_Request req[2];

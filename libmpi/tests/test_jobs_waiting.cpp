@@ -22,7 +22,7 @@ struct Policy {
     int value;  ///< TS_MPI_WAIT_*
 };
 
-constexpr Policy kPolicies[] = {
+constexpr Policy policies[] = {
     {"spin", TS_MPI_WAIT_SPIN},
     {"block", TS_MPI_WAIT_BLOCK},
     {"adaptive", TS_MPI_WAIT_ADAPTIVE},
@@ -31,7 +31,7 @@ constexpr Policy kPolicies[] = {
 
 // What rank 0 did while it waited in one MPI_Recv for a message from
 // rank 1, which sends once rank 0's waiting has shown `enough` (or after
-// kPatience, so a policy that never shows it fails the checks rather than
+// patience, so a policy that never shows it fails the checks rather than
 // hangs). Rank 1 watches what rank 0 did instead of sleeping a fixed time:
 // on a loaded host a poll can take longer than any fixed delay.
 struct Waited {
@@ -39,7 +39,7 @@ struct Waited {
     int yields;
 };
 
-constexpr auto kPatience = std::chrono::seconds(10);
+constexpr auto patience = std::chrono::seconds(10);
 
 Waited wait_for_message(int policy, bool same_cluster, bool (*enough)(const Waited &)) {
     JobConfig c = shape(2, same_cluster ? TS_MAP_COMPACT : TS_MAP_SCATTER);
@@ -61,7 +61,7 @@ Waited wait_for_message(int policy, bool same_cluster, bool (*enough)(const Wait
             EXPECT(value == 42);
         } else {
             receiving.await();
-            const auto give_up = std::chrono::steady_clock::now() + kPatience;
+            const auto give_up = std::chrono::steady_clock::now() + patience;
             while (!enough(so_far()) && std::chrono::steady_clock::now() < give_up)
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
             value = 42;
@@ -84,31 +84,31 @@ TEST_CASE("every wait policy delivers eager, rendezvous and local messages from 
     // Ranks 1..7 (three clusters of 3, rank 0's cluster holding ranks 1
     // and 2) send rank 0 messages of both protocols at moments of their
     // own; rank 0 takes them with MPI_ANY_SOURCE, in each sender's order.
-    for (const Policy &policy : kPolicies) {
+    for (const Policy &policy : policies) {
         INFO(policy.name);
         JobConfig c = shape(8);
         c.slots = 3;
         c.wait_policy = policy.value;
         const JobResult r = run_job(c, [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));
-            constexpr int kRounds = 12;
-            constexpr size_t kLarge = 3000;
+            constexpr int rounds = 12;
+            constexpr size_t large = 3000;
             if (rank == 0) {
-                std::vector<unsigned char> buf(kLarge);
+                std::vector<unsigned char> buf(large);
                 int next[8] = {};
-                for (int k = 0; k < 7 * kRounds; ++k) {
+                for (int k = 0; k < 7 * rounds; ++k) {
                     MPI_Status st;
-                    EXPECT_OK(MPI_Recv(buf.data(), static_cast<int>(kLarge), MPI_BYTE, MPI_ANY_SOURCE,
+                    EXPECT_OK(MPI_Recv(buf.data(), static_cast<int>(large), MPI_BYTE, MPI_ANY_SOURCE,
                                        MPI_ANY_TAG, MPI_COMM_WORLD, &st));
                     const int src = st.MPI_SOURCE, round = st.MPI_TAG;
                     EXPECT(src >= 1 && src <= 7 && round == next[src]++);
                     const size_t n = static_cast<size_t>(count_of(st));
-                    EXPECT(n == (round % 3 ? 24 : kLarge) && is_message(buf.data(), src * 100 + round, n));
+                    EXPECT(n == (round % 3 ? 24 : large) && is_message(buf.data(), src * 100 + round, n));
                 }
             } else {
-                for (int round = 0; round < kRounds; ++round) {
+                for (int round = 0; round < rounds; ++round) {
                     std::this_thread::sleep_for(std::chrono::microseconds(50 * ((rank * 5 + round) % 4)));
-                    const size_t n = round % 3 ? 24 : kLarge;
+                    const size_t n = round % 3 ? 24 : large;
                     EXPECT_OK(MPI_Send(message(rank * 100 + round, n).data(), static_cast<int>(n), MPI_BYTE,
                                        0, round, MPI_COMM_WORLD));
                 }

@@ -14,7 +14,7 @@ using lwmpi::StepKind;
 
 TEST_CASE("A schedule keeps its steps in rounds, and skips empty rounds", "[nbc][schedule]") {
     lwmpi::Comm c{};
-    Schedule *s = Schedule::create(c, lwmpi::kFirstScheduleTag);
+    Schedule *s = Schedule::create(c, lwmpi::first_schedule_tag);
     REQUIRE(s);
     int a[2] = {1, 2}, b[2] = {0, 0};
     s->round();  // nothing yet: no round
@@ -39,7 +39,7 @@ TEST_CASE("A schedule keeps its steps in rounds, and skips empty rounds", "[nbc]
 TEST_CASE("A schedule of local steps runs them round after round", "[nbc][schedule]") {
     // x = a; x = b + x; y = x; y = y + y: each round sees the one before.
     lwmpi::Comm c{};
-    Schedule *s = Schedule::create(c, lwmpi::kFirstScheduleTag);
+    Schedule *s = Schedule::create(c, lwmpi::first_schedule_tag);
     REQUIRE(s);
     int a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, y[3] = {0, 0, 0};
     auto *x = static_cast<int *>(s->temp(3, MPI_INT));
@@ -59,7 +59,7 @@ TEST_CASE("A schedule of local steps runs them round after round", "[nbc][schedu
 
 TEST_CASE("A schedule fails at the first local step that fails, and runs no more", "[nbc][schedule]") {
     lwmpi::Comm c{};
-    Schedule *s = Schedule::create(c, lwmpi::kFirstScheduleTag);
+    Schedule *s = Schedule::create(c, lwmpi::first_schedule_tag);
     REQUIRE(s);
     int a[4] = {1, 2, 3, 4}, b[2] = {0, 0}, d[1] = {0};
     s->copy(a, 4, MPI_INT, b, 2, MPI_INT);  // 16 bytes into 8
@@ -73,7 +73,7 @@ TEST_CASE("A schedule fails at the first local step that fails, and runs no more
 }
 
 TEST_CASE("Non-blocking collectives outstanding together, moved on by other waits", "[jobs][nbc]") {
-    for (const Placement &p : kPlacements) {
+    for (const Placement &p : placements) {
         INFO(p.name);
         const JobResult r = run_job(config(4, p), [](int rank) {
             EXPECT_OK(MPI_Init(nullptr, nullptr));

@@ -31,49 +31,49 @@ std::array<T, N> reduced(MPI_Op op, MPI_Datatype type, const std::array<T, N> &i
 // The type groups of section 5.9.2 (C types only), with MPICH's two
 // extensions that LWMPI follows: MPI_CHAR is a C integer type, and the
 // logical operations take the multi-language types.
-const std::vector<MPI_Datatype> kCInteger = {MPI_CHAR,
-                                             MPI_INT,
-                                             MPI_LONG,
-                                             MPI_SHORT,
-                                             MPI_UNSIGNED_SHORT,
-                                             MPI_UNSIGNED,
-                                             MPI_UNSIGNED_LONG,
-                                             MPI_LONG_LONG_INT,
-                                             MPI_UNSIGNED_LONG_LONG,
-                                             MPI_SIGNED_CHAR,
-                                             MPI_UNSIGNED_CHAR,
-                                             MPI_INT8_T,
-                                             MPI_INT16_T,
-                                             MPI_INT32_T,
-                                             MPI_INT64_T,
-                                             MPI_UINT8_T,
-                                             MPI_UINT16_T,
-                                             MPI_UINT32_T,
-                                             MPI_UINT64_T};
-const std::vector<MPI_Datatype> kMultiLanguage = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
-const std::vector<MPI_Datatype> kFloating = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-const std::vector<MPI_Datatype> kLogical = {MPI_C_BOOL};
-const std::vector<MPI_Datatype> kComplex = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                            MPI_C_LONG_DOUBLE_COMPLEX};
-const std::vector<MPI_Datatype> kByte = {MPI_BYTE};
-const std::vector<MPI_Datatype> kPairs = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
-                                          MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
+const std::vector<MPI_Datatype> c_integer_types = {MPI_CHAR,
+                                                   MPI_INT,
+                                                   MPI_LONG,
+                                                   MPI_SHORT,
+                                                   MPI_UNSIGNED_SHORT,
+                                                   MPI_UNSIGNED,
+                                                   MPI_UNSIGNED_LONG,
+                                                   MPI_LONG_LONG_INT,
+                                                   MPI_UNSIGNED_LONG_LONG,
+                                                   MPI_SIGNED_CHAR,
+                                                   MPI_UNSIGNED_CHAR,
+                                                   MPI_INT8_T,
+                                                   MPI_INT16_T,
+                                                   MPI_INT32_T,
+                                                   MPI_INT64_T,
+                                                   MPI_UINT8_T,
+                                                   MPI_UINT16_T,
+                                                   MPI_UINT32_T,
+                                                   MPI_UINT64_T};
+const std::vector<MPI_Datatype> multi_language_types = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
+const std::vector<MPI_Datatype> floating_types = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+const std::vector<MPI_Datatype> logical_types = {MPI_C_BOOL};
+const std::vector<MPI_Datatype> complex_types = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                                 MPI_C_LONG_DOUBLE_COMPLEX};
+const std::vector<MPI_Datatype> byte_types = {MPI_BYTE};
+const std::vector<MPI_Datatype> pair_types = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+                                              MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
 
 std::vector<MPI_Datatype> allowed_types(MPI_Op op) {
     std::vector<std::vector<MPI_Datatype>> groups;
     switch (op) {
     case MPI_MAX:
-    case MPI_MIN: groups = {kCInteger, kMultiLanguage, kFloating}; break;
+    case MPI_MIN: groups = {c_integer_types, multi_language_types, floating_types}; break;
     case MPI_SUM:
-    case MPI_PROD: groups = {kCInteger, kMultiLanguage, kFloating, kComplex}; break;
+    case MPI_PROD: groups = {c_integer_types, multi_language_types, floating_types, complex_types}; break;
     case MPI_LAND:
     case MPI_LOR:
-    case MPI_LXOR: groups = {kCInteger, kMultiLanguage, kLogical}; break;
+    case MPI_LXOR: groups = {c_integer_types, multi_language_types, logical_types}; break;
     case MPI_BAND:
     case MPI_BOR:
-    case MPI_BXOR: groups = {kCInteger, kMultiLanguage, kByte}; break;
+    case MPI_BXOR: groups = {c_integer_types, multi_language_types, byte_types}; break;
     case MPI_MINLOC:
-    case MPI_MAXLOC: groups = {kPairs}; break;
+    case MPI_MAXLOC: groups = {pair_types}; break;
     default:  // MPI_REPLACE, MPI_NO_OP: none
         break;
     }

@@ -23,16 +23,16 @@ struct RmaPlacement {
     int np;
     Placement p;
 };
-const RmaPlacement kRma[] = {
-    {"4 ranks, one cluster", 4, kPlacements[0]},
-    {"4 ranks, one per cluster", 4, kPlacements[2]},
-    {"4 ranks, one cluster, processes", 4, kPlacements[4]},
-    {"8 ranks over two clusters", 8, kPlacements[0]},
+const RmaPlacement rma[] = {
+    {"4 ranks, one cluster", 4, placements[0]},
+    {"4 ranks, one per cluster", 4, placements[2]},
+    {"4 ranks, one cluster, processes", 4, placements[4]},
+    {"8 ranks over two clusters", 8, placements[0]},
 };
 
 template <class Body>
 void each_placement(Body body) {
-    for (const RmaPlacement &rp : kRma) {
+    for (const RmaPlacement &rp : rma) {
         SECTION(rp.name) {
             JobConfig c = config(rp.np, rp.p);
             const JobResult r = run_job(c, [&](int rank) {

@@ -115,7 +115,7 @@ TEST_CASE("dims_create: errors leave dims alone", "[topo]") {
     CHECK(dims_of(6, {0, -2}) == Ints{-MPI_ERR_DIMS});
     CHECK(dims_of(4, {65536, 65536, 0}) == Ints{-MPI_ERR_DIMS});  // no overflow
     CHECK(dims_of(6, {}) == Ints{-MPI_ERR_DIMS});                 // a 0-d grid has one node
-    CHECK(dims_of(6, Ints(kMaxDims + 1, 0)) == Ints{-MPI_ERR_DIMS});
+    CHECK(dims_of(6, Ints(max_dims + 1, 0)) == Ints{-MPI_ERR_DIMS});
     CHECK(dims_of(0, {0, 0}) == Ints{-MPI_ERR_ARG});
     CHECK(dims_of(-4, {0, 0}) == Ints{-MPI_ERR_ARG});
 }
@@ -181,7 +181,7 @@ TEST_CASE("MPI_Dims_create", "[topo]") {
                  MPI_Dims_create(7, 3, dims),
                  MPI_Dims_create(6, 0, bad),
                  MPI_Dims_create(1, 0, nullptr),
-                 MPI_Dims_create(6, kMaxDims + 1, bad),
+                 MPI_Dims_create(6, max_dims + 1, bad),
                  MPI_Dims_create(0, 2, bad),
                  MPI_Dims_create(6, 2, nullptr)};
         return out;
@@ -269,12 +269,12 @@ TEST_CASE("MPI_Cart_* errors", "[topo]") {
     const std::vector<Ints> seen = on_ranks(4, [](int) {
         const int dims[2] = {2, 2}, zero[2] = {2, 0}, big[2] = {3, 2}, periods[2] = {0, 0};
         const int outside[2] = {2, 0};
-        int nine[kMaxDims + 1] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, nine_periods[kMaxDims + 1] = {};
+        int nine[max_dims + 1] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, nine_periods[max_dims + 1] = {};
         MPI_Comm cart = MPI_COMM_NULL, unused;
         int x, y, c[2];
         Ints out{MPI_Cart_create(MPI_COMM_WORLD, 2, zero, periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, 2, big, periods, 0, &unused),
-                 MPI_Cart_create(MPI_COMM_WORLD, kMaxDims + 1, nine, nine_periods, 0, &unused),
+                 MPI_Cart_create(MPI_COMM_WORLD, max_dims + 1, nine, nine_periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &unused),
                  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, nullptr, 0, &unused),
                  MPI_Cart_create(MPI_COMM_NULL, 2, dims, periods, 0, &unused),
@@ -368,7 +368,7 @@ TEST_CASE("neighbour tags: a Cartesian block lands in block j ^ 1", "[topo]") {
     for (int j = 0; j < 4; ++j) {
         CHECK(neighbor_send_tag(grid, j) == j);
         CHECK(neighbor_recv_tag(grid, j ^ 1) == j);  // the message of block j
-        CHECK(neighbor_send_tag(grid, j) < 2 * kMaxDims);
+        CHECK(neighbor_send_tag(grid, j) < 2 * max_dims);
     }
     const int sources[2] = {1, 1}, destinations[1] = {1};
     GraphTopology *g = dist_graph_make(false, 2, sources, nullptr, 1, destinations, nullptr);

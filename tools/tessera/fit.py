@@ -57,7 +57,7 @@ QEMU_DEVICE_GIBS = {0}
 QEMU_DEVICE_LEAF_TABLES = 3
 
 # LWMPI's state on a rank's heap after MPI_Init (libmpi/mpiutil): its IKC
-# ring of RING_SLOTS mailbox messages (rank_state.hpp kRingSlots,
+# ring of RING_SLOTS mailbox messages (rank_state.hpp ring_slots,
 # TS_RING_BYTES: a 16-byte head, then per slot an 8-byte header and the
 # message's payload, the mailbox size less its 8-byte IKC header), one
 # Peer of PEER_BYTES per rank of the job (process.cpp), and the rest that

@@ -7,7 +7,7 @@
 // the leaders over the NoC, then down a binomial tree inside each cluster
 // (the local path); Reduce goes up the leaders' tree the other way,
 // combining on the way, after each leader took its cluster's
-// contributions at once (a binomial tree above kFlatBytes), so one
+// contributions at once (a binomial tree above flat_bytes), so one
 // message per cluster crosses the NoC on each level. Barrier gathers each
 // cluster at its leader at once, meets the leaders in a dissemination,
 // and releases each cluster at once.
@@ -44,7 +44,7 @@ namespace {
 
 // One tag per kind of collective: calls on a communicator come in the
 // same order on every rank, so the tag only guards against mistakes.
-enum Tag : int { kBarrier = 1, kBcast, kReduce, kGather, kScatter, kAlltoall, kScan };
+enum Tag : int { barrier_tag = 1, bcast_tag, reduce_tag, gather_tag, scatter_tag, alltoall_tag, scan_tag };
 
 // ---- the two-level trees ----
 
@@ -53,12 +53,12 @@ int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int cou
     int mask = 1;
     for (; mask < m; mask <<= 1)
         if (me & mask) {
-            if (int e = recv(c, list[me - mask], kBcast, buf, count, t)) return e;
+            if (int e = recv(c, list[me - mask], bcast_tag, buf, count, t)) return e;
             break;
         }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (me + mask < m)
-            if (int e = send(c, list[me + mask], kBcast, buf, count, t)) return e;
+            if (int e = send(c, list[me + mask], bcast_tag, buf, count, t)) return e;
     return MPI_SUCCESS;
 }
 
@@ -68,9 +68,9 @@ int tree_bcast(const Comm &c, const int *list, int m, int me, void *buf, int cou
 int tree_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *tmp, int count,
                 MPI_Datatype t, MPI_Op op) {
     for (int mask = 1; mask < m; mask <<= 1) {
-        if (me & mask) return send(c, list[me - mask], kReduce, acc, count, t);
+        if (me & mask) return send(c, list[me - mask], reduce_tag, acc, count, t);
         if (me + mask < m) {
-            if (int e = recv(c, list[me + mask], kReduce, tmp, count, t)) return e;
+            if (int e = recv(c, list[me + mask], reduce_tag, tmp, count, t)) return e;
             if (op != MPI_OP_NULL)
                 if (int e = reduce_local(tmp, acc, count, t, op)) return e;
         }
@@ -83,18 +83,18 @@ int tree_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *
 // there costs no NoC transfer, so what a tree saves (the leader's work)
 // matters less than the steps it adds, each of which waits for a rank to
 // run: with more ranks than the host's CPUs, that wait is most of the time.
-constexpr uint64_t kFlatBytes = 4096;
+constexpr uint64_t flat_bytes = 4096;
 
 bool flat(int count, MPI_Datatype t) {
-    return static_cast<uint64_t>(count) * static_cast<uint64_t>(datatype_get(t)->size) <= kFlatBytes;
+    return static_cast<uint64_t>(count) * static_cast<uint64_t>(datatype_get(t)->size) <= flat_bytes;
 }
 
 // Broadcast over ranks list[0..m) from list[0] in one step; I am list[me].
 int flat_bcast(const Comm &c, const int *list, int m, int me, void *buf, int count, MPI_Datatype t) {
-    if (me != 0) return recv(c, list[0], kBcast, buf, count, t);
+    if (me != 0) return recv(c, list[0], bcast_tag, buf, count, t);
     Batch b(c);
     for (int i = 1; i < m; ++i)
-        b.send(list[i], kBcast, buf, count, t);
+        b.send(list[i], bcast_tag, buf, count, t);
     return b.finish();
 }
 
@@ -102,9 +102,9 @@ int flat_bcast(const Comm &c, const int *list, int m, int me, void *buf, int cou
 // at once, combined in list order; I am list[me]. As tree_reduce.
 int flat_reduce(const Comm &c, const int *list, int m, int me, void *acc, void *tmp, int count,
                 MPI_Datatype t, MPI_Op op) {
-    if (me != 0) return send(c, list[0], kReduce, acc, count, t);
+    if (me != 0) return send(c, list[0], reduce_tag, acc, count, t);
     for (int i = 1; i < m; ++i) {
-        if (int e = recv(c, list[i], kReduce, tmp, count, t)) return e;
+        if (int e = recv(c, list[i], reduce_tag, tmp, count, t)) return e;
         if (op != MPI_OP_NULL)
             if (int e = reduce_local(tmp, acc, count, t, op)) return e;
     }
@@ -142,14 +142,14 @@ int reduce_into(const Comm &c, void *acc, int count, MPI_Datatype type, MPI_Op o
     if (op != MPI_OP_NULL && !op_commutative(op)) {
         // In rank order: acc(root) = x0 op (x1 op (... op x(n-1))).
         const int n = c.group.size;
-        if (c.rank != root) return send(c, root, kReduce, acc, count, type);
+        if (c.rank != root) return send(c, root, reduce_tag, acc, count, type);
         TempBuf mine(count, t);
         if (!mine.ok()) return MPI_ERR_NO_MEM;
         if (int e = copy(acc, mine.get(), count, t)) return e;
         for (int r = n - 1; r >= 0; --r) {
             void *x = r == root ? mine.get() : tmp.get();
             if (r != root)
-                if (int e = recv(c, r, kReduce, x, count, type)) return e;
+                if (int e = recv(c, r, reduce_tag, x, count, type)) return e;
             if (r == n - 1) {
                 if (int e = copy(x, acc, count, t)) return e;
             } else if (int e = reduce_local(x, acc, count, type, op)) {
@@ -187,8 +187,8 @@ int dissemination(const Comm &c, const int *list, int m, int me) {
     char none = 0;
     for (int k = 1; k < m; k <<= 1) {
         Batch b(c);
-        b.send(list[(me + k) % m], kBarrier, &none, 0, MPI_BYTE);
-        b.recv(list[(me - k + m) % m], kBarrier, &none, 0, MPI_BYTE);
+        b.send(list[(me + k) % m], barrier_tag, &none, 0, MPI_BYTE);
+        b.recv(list[(me - k + m) % m], barrier_tag, &none, 0, MPI_BYTE);
         if (int e = b.finish()) return e;
     }
     return MPI_SUCCESS;
@@ -270,13 +270,13 @@ namespace {
 // Gather(v): rank r's block lands in recvbuf's block r.
 int gatherv(const Call &call, const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
             void *recvbuf, const Blocks &rb, MPI_Datatype recvtype, int root) {
-    if (c.rank != root) return fail(call, send(c, root, kGather, sendbuf, sendcount, sendtype));
+    if (c.rank != root) return fail(call, send(c, root, gather_tag, sendbuf, sendcount, sendtype));
     const Datatype &rt = *datatype_get(recvtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
         char *block = at(recvbuf, rb.displ(r), rt);
         if (r != root)
-            b.recv(r, kGather, block, rb.count(r), recvtype);
+            b.recv(r, gather_tag, block, rb.count(r), recvtype);
         else if (sendbuf != MPI_IN_PLACE)
             if (int e = copy_as(sendbuf, sendcount, *datatype_get(sendtype), block, rb.count(r), rt))
                 return fail(call, e);
@@ -287,13 +287,13 @@ int gatherv(const Call &call, const Comm &c, const void *sendbuf, int sendcount,
 // Scatter(v), the other way.
 int scatterv(const Call &call, const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
-    if (c.rank != root) return fail(call, recv(c, root, kScatter, recvbuf, recvcount, recvtype));
+    if (c.rank != root) return fail(call, recv(c, root, scatter_tag, recvbuf, recvcount, recvtype));
     const Datatype &st = *datatype_get(sendtype);
     Batch b(c);
     for (int r = 0; r < c.group.size; ++r) {
         const char *block = at(sendbuf, sb.displ(r), st);
         if (r != root)
-            b.send(r, kScatter, block, sb.count(r), sendtype);
+            b.send(r, scatter_tag, block, sb.count(r), sendtype);
         else if (recvbuf != MPI_IN_PLACE)
             if (int e = copy_as(block, sb.count(r), st, recvbuf, recvcount, *datatype_get(recvtype)))
                 return fail(call, e);
@@ -397,8 +397,8 @@ int alltoallv(Call &call, const void *sendbuf, Blocks sb, MPI_Datatype sendtype,
     Batch b(*c);
     for (int i = 1; i < n; ++i) {  // partners in a rotating order spread the load
         const int to = (me + i) % n, from = (me - i + n) % n;
-        b.recv(from, kAlltoall, at(recvbuf, rb.displ(from), rt), rb.count(from), recvtype);
-        b.send(to, kAlltoall, at(sendbuf, sb.displ(to), st), sb.count(to), sendtype);
+        b.recv(from, alltoall_tag, at(recvbuf, rb.displ(from), rt), rb.count(from), recvtype);
+        b.send(to, alltoall_tag, at(sendbuf, sb.displ(to), st), sb.count(to), sendtype);
     }
     if (int e = copy_as(at(sendbuf, sb.displ(me), st), sb.count(me), st, at(recvbuf, rb.displ(me), rt),
                         rb.count(me), rt))
@@ -444,7 +444,7 @@ int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf
                    const int *counts, int fixed_count, MPI_Datatype type, MPI_Op op) {
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    int total, displs[util::kMaxRanks];
+    int total, displs[util::max_ranks];
     if (int e = check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed_count, type, op,
                                      &total, displs))
         return e;
@@ -485,7 +485,7 @@ int scan(Call &call, const Comm &c, const void *sendbuf, void *recvbuf, int coun
     if (!mine.ok() || !prefix.ok()) return fail(call, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, mine.get(), count, t);
     if (e == MPI_SUCCESS && c.rank > 0) {
-        e = recv(c, c.rank - 1, kScan, prefix.get(), count, type);
+        e = recv(c, c.rank - 1, scan_tag, prefix.get(), count, type);
         if (e == MPI_SUCCESS && !inclusive)  // the prefix of the ranks before me
             e = copy(prefix.get(), recvbuf, count, t);
         if (e == MPI_SUCCESS)  // mine = prefix op mine
@@ -493,7 +493,7 @@ int scan(Call &call, const Comm &c, const void *sendbuf, void *recvbuf, int coun
     }
     if (e == MPI_SUCCESS && inclusive) e = copy(mine.get(), recvbuf, count, t);
     if (e == MPI_SUCCESS && c.rank + 1 < c.group.size)
-        e = send(c, c.rank + 1, kScan, mine.get(), count, type);
+        e = send(c, c.rank + 1, scan_tag, mine.get(), count, type);
     return fail(call, e);
 }
 

@@ -46,10 +46,10 @@ inline constexpr Blocks regular(int count) { return Blocks{nullptr, nullptr, cou
 /// `leaders` (one per cluster, root's first) and `locals` (the ranks of my
 /// cluster, my leader first), and my index in each (-1 if absent).
 struct Layout {
-    int leaders[util::kMaxRanks];
+    int leaders[util::max_ranks];
     int nleaders;
     int my_leader_index;
-    int locals[util::kMaxRanks];
+    int locals[util::max_ranks];
     int nlocals;
     int my_local_index;
 };

@@ -192,7 +192,7 @@ void build_alltoallw(Schedule &s, const Comm &c, const void *sendbuf, const Bloc
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const auto bytes = [&](int r) { return rb.count(r) * datatype_get(rb.type(r, recvtype))->size; };
     // In place: what is sent is a packed copy of each block as it was.
-    void *aside[util::kMaxRanks];
+    void *aside[util::max_ranks];
     for (int r = 0; in_place && r < n; ++r) {
         if (r == me) continue;
         aside[r] = s.temp(bytes(r), MPI_BYTE);

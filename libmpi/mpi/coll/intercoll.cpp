@@ -18,15 +18,15 @@ namespace {
 
 // Tags of the messages between the groups (the collective context is the
 // intercommunicator's own; calls on it come in the same order everywhere).
-enum Tag : int { kBcast = 1, kReduce, kGather, kScatter, kAll };
+enum Tag : int { bcast_tag = 1, reduce_tag, gather_tag, scatter_tag, all_tag };
 
 // The two leaders (rank 0 of each group) swap `count` elements: mine from
 // `out`, theirs into `in`.
 int leaders_swap(const Comm &c, const void *out, void *in, int count, MPI_Datatype t) {
     if (c.rank != 0) return MPI_SUCCESS;
     Batch b(c);
-    b.recv(0, kAll, in, count, t);
-    b.send(0, kAll, out, count, t);
+    b.recv(0, all_tag, in, count, t);
+    b.send(0, all_tag, out, count, t);
     return b.finish();
 }
 
@@ -46,20 +46,20 @@ int inter_barrier(const Comm &c) {
 
 int inter_bcast(const Comm &c, void *buf, int count, MPI_Datatype t, int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (root == MPI_ROOT) return send(c, 0, kBcast, buf, count, t);
+    if (root == MPI_ROOT) return send(c, 0, bcast_tag, buf, count, t);
     if (c.rank == 0)
-        if (int e = recv(c, root, kBcast, buf, count, t)) return e;
+        if (int e = recv(c, root, bcast_tag, buf, count, t)) return e;
     return MPI_Bcast(buf, count, t, 0, c.local);
 }
 
 int inter_reduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
                  int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (root == MPI_ROOT) return recv(c, 0, kReduce, recvbuf, count, t);
+    if (root == MPI_ROOT) return recv(c, 0, reduce_tag, recvbuf, count, t);
     TempBuf acc(count, *datatype_get(t));
     if (!acc.ok()) return MPI_ERR_NO_MEM;
     if (int e = reduce_in_group(c, sendbuf, acc.get(), count, t, op)) return e;
-    return c.rank == 0 ? send(c, root, kReduce, acc.get(), count, t) : MPI_SUCCESS;
+    return c.rank == 0 ? send(c, root, reduce_tag, acc.get(), count, t) : MPI_SUCCESS;
 }
 
 int inter_allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype t, MPI_Op op) {
@@ -73,20 +73,20 @@ int inter_allreduce(const Comm &c, const void *sendbuf, void *recvbuf, int count
 int inter_gatherv(const Comm &c, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   const Blocks &rb, MPI_Datatype recvtype, int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (root != MPI_ROOT) return send(c, root, kGather, sendbuf, sendcount, sendtype);
+    if (root != MPI_ROOT) return send(c, root, gather_tag, sendbuf, sendcount, sendtype);
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r)
-        b.recv(r, kGather, rb.at(recvbuf, r, recvtype), rb.count(r), recvtype);
+        b.recv(r, gather_tag, rb.at(recvbuf, r, recvtype), rb.count(r), recvtype);
     return b.finish();
 }
 
 int inter_scatterv(const Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root) {
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (root != MPI_ROOT) return recv(c, root, kScatter, recvbuf, recvcount, recvtype);
+    if (root != MPI_ROOT) return recv(c, root, scatter_tag, recvbuf, recvcount, recvtype);
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r)
-        b.send(r, kScatter, sb.at(sendbuf, r, sendtype), sb.count(r), sendtype);
+        b.send(r, scatter_tag, sb.at(sendbuf, r, sendtype), sb.count(r), sendtype);
     return b.finish();
 }
 
@@ -94,11 +94,11 @@ int inter_exchange(const Comm &c, const void *sendbuf, const Blocks *sb, int sen
                    void *recvbuf, const Blocks &rb, MPI_Datatype recvtype) {
     Batch b(c);
     for (int r = 0; r < c.remote.size; ++r) {
-        b.recv(r, kAll, rb.at(recvbuf, r, recvtype), rb.count(r), rb.type(r, recvtype));
+        b.recv(r, all_tag, rb.at(recvbuf, r, recvtype), rb.count(r), rb.type(r, recvtype));
         if (sb)
-            b.send(r, kAll, sb->at(sendbuf, r, sendtype), sb->count(r), sb->type(r, sendtype));
+            b.send(r, all_tag, sb->at(sendbuf, r, sendtype), sb->count(r), sb->type(r, sendtype));
         else
-            b.send(r, kAll, sendbuf, sendcount, sendtype);
+            b.send(r, all_tag, sendbuf, sendcount, sendtype);
     }
     return b.finish();
 }
@@ -110,7 +110,7 @@ int inter_reduce_scatter(const Comm &c, const void *sendbuf, void *recvbuf, cons
     if (!mine.ok() || !theirs.ok()) return MPI_ERR_NO_MEM;
     if (int e = reduce_in_group(c, sendbuf, mine.get(), total, t, op)) return e;
     if (int e = leaders_swap(c, mine.get(), theirs.get(), total, t)) return e;
-    int counts[util::kMaxRanks], displs[util::kMaxRanks];
+    int counts[util::max_ranks], displs[util::max_ranks];
     for (int r = 0; r < c.group.size; ++r) {
         counts[r] = pieces.count(r);
         displs[r] = static_cast<int>(pieces.displ(r));

@@ -76,7 +76,7 @@ int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf
                    const int *counts, int fixed, MPI_Datatype type, MPI_Op op, MPI_Request *request) {
     Comm *c;
     if (int e = enter_intra(call, comm, &c)) return e;
-    int total, displs[util::kMaxRanks];
+    int total, displs[util::max_ranks];
     if (int e =
             check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
         return e;

@@ -29,7 +29,7 @@ namespace {
 
 // Tags of the neighbourhood collectives, above those of coll.cpp: base +
 // neighbor_send_tag() / neighbor_recv_tag().
-constexpr int kNeighborTag = 64;
+constexpr int neighbor_tag = 64;
 
 // The blocks of one side (send or receive) of a neighbourhood collective:
 // block i is count(i) elements of type(i) at at(i).
@@ -124,11 +124,11 @@ int neighbor_exchange(Call &call, MPI_Comm comm, const Blocks &send, const Block
         // Receives first, so that a message finds its receive posted.
         for (int i = 0; i < in; ++i)
             if (sources[i] != MPI_PROC_NULL)
-                b.recv(sources[i], kNeighborTag + neighbor_recv_tag(t, i), recv.at(i), recv.count(i),
+                b.recv(sources[i], neighbor_tag + neighbor_recv_tag(t, i), recv.at(i), recv.count(i),
                        recv.type(i));
         for (int j = 0; j < out; ++j)
             if (destinations[j] != MPI_PROC_NULL)
-                b.send(destinations[j], kNeighborTag + neighbor_send_tag(t, j), send.at(j), send.count(j),
+                b.send(destinations[j], neighbor_tag + neighbor_send_tag(t, j), send.at(j), send.count(j),
                        send.type(j));
         e = b.finish();
     }

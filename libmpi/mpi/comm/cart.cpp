@@ -46,7 +46,7 @@ int raise_maxdims(const Call &call, int maxdims, int ndims) {
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     Call call("MPI_Dims_create");
     if (int e = call.active()) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
+    if (ndims < 0 || ndims > max_dims) return raise_ndims(call, ndims);
     if (!dims && ndims > 0) return call.fail(MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
@@ -138,8 +138,8 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
     if (!status) return call.fail(MPI_ERR_ARG);
-    static constexpr int kAnswer[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};
-    *status = kAnswer[static_cast<int>(c->topo.kind)];
+    static constexpr int answer[] = {MPI_UNDEFINED, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH};
+    *status = answer[static_cast<int>(c->topo.kind)];
     return MPI_SUCCESS;
 }
 
@@ -150,7 +150,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     Comm *c;
     if (int e = enter_cart(call, comm, &c)) return e;
     if ((!remain_dims && c->topo.cart.ndims > 0) || !newcomm) return call.fail(MPI_ERR_ARG);
-    bool remain[kMaxDims];
+    bool remain[max_dims];
     for (int i = 0; i < c->topo.cart.ndims; ++i)
         remain[i] = remain_dims[i] != 0;
     CartTopology sub;
@@ -184,7 +184,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     Call call("MPI_Cart_map");
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
+    if (ndims < 0 || ndims > max_dims) return raise_ndims(call, ndims);
     if ((ndims > 0 && (!dims || !periods)) || !newrank) return call.fail(MPI_ERR_ARG);
     long long nodes = 1;
     for (int i = 0; i < ndims; ++i) {

@@ -20,11 +20,11 @@ using namespace lwmpi;
 namespace lwmpi {
 
 namespace {
-constexpr int kWorld = 1;
-constexpr int kSelf = 2;
-static_assert(kFirstMadeComm == kSelf + 1);
-static_assert(make_handle(HandleKind::comm, kWorld) == MPI_COMM_WORLD);
-static_assert(make_handle(HandleKind::comm, kSelf) == MPI_COMM_SELF);
+constexpr int world_index = 1;
+constexpr int self_index = 2;
+static_assert(first_made_comm == self_index + 1);
+static_assert(make_handle(HandleKind::comm, world_index) == MPI_COMM_WORLD);
+static_assert(make_handle(HandleKind::comm, self_index) == MPI_COMM_SELF);
 }  // namespace
 
 namespace {
@@ -37,9 +37,9 @@ struct CommTable {
     Comm world;             ///< handle index 1
     Comm self;              ///< handle index 2
     /// Communicators the program made, at their handle index (>=
-    /// kFirstMadeComm; from their making until they are freed or
+    /// first_made_comm; from their making until they are freed or
     /// MPI_Finalize). A rank pays only for those it has.
-    SlotTable<Comm, kMaxComms> made;
+    SlotTable<Comm, max_comms> made;
 };
 thread_local util::RankLocal<CommTable> t_comms;
 
@@ -50,7 +50,7 @@ bool handler_of(int handle, MPI_Errhandler *out) {
 }
 
 bool uses_errhandler(MPI_Errhandler h) {
-    for (int i = 1; i < kMaxComms; ++i)
+    for (int i = 1; i < max_comms; ++i)
         if (const Comm *c = comm_at(i); c && c->in_use && c->errhandler == h) return true;
     return false;
 }
@@ -75,24 +75,24 @@ void comm_drop(Comm &c) {
     c.in_use = false;
     topo_free(c.topo);
     const int i = handle_index(c.handle);
-    if (i >= kFirstMadeComm) table().made.remove(i);
+    if (i >= first_made_comm) table().made.remove(i);
     release_errhandler(h);
 }
 
 Comm *comm_at(int index) {
     CommTable &t = table();
-    return index == kWorld           ? &t.world
-           : index == kSelf          ? &t.self
-           : index >= kFirstMadeComm ? t.made.at(index)
-                                     : nullptr;
+    return index == world_index       ? &t.world
+           : index == self_index      ? &t.self
+           : index >= first_made_comm ? t.made.at(index)
+                                      : nullptr;
 }
 
 Comm *comm_get(MPI_Comm h) {
-    const int i = table_index(h, HandleKind::comm, 1, kMaxComms);
+    const int i = table_index(h, HandleKind::comm, 1, max_comms);
     if (i < 0) return nullptr;
     // WORLD and SELF exist from the start, so that their error handlers can
     // be chosen before MPI_Init.
-    if (i == kWorld || i == kSelf) return comm_at(i);
+    if (i == world_index || i == self_index) return comm_at(i);
     Comm *c = comm_at(i);
     return c && c->in_use && !c->freed ? c : nullptr;
 }
@@ -104,7 +104,7 @@ void comm_release(Comm &c) {
 }
 
 void comm_finalize() {
-    SlotTable<Comm, kMaxComms> &made = table().made;
+    SlotTable<Comm, max_comms> &made = table().made;
     for (int i = 0; i < made.cap; ++i)
         if (Comm *c = made.at(i)) topo_free(c->topo);
     made.clear();
@@ -146,7 +146,7 @@ int comm_add(const Comm *parent, uint32_t context, const GroupData &members, con
         c.remote = *remote;
     }
     int i;
-    if (int e = table().made.add(kFirstMadeComm, c, &i)) return e;
+    if (int e = table().made.add(first_made_comm, c, &i)) return e;
     *out = table().made.at(i)->handle = make_handle(HandleKind::comm, i);
     return MPI_SUCCESS;
 }

@@ -13,10 +13,10 @@ namespace lwmpi {
 
 class Call;
 
-inline constexpr int kMaxComms = 4096;  ///< per rank, WORLD and SELF included
+inline constexpr int max_comms = 4096;  ///< per rank, WORLD and SELF included
 /// Handle index of the first communicator a program makes (0 is
 /// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF).
-inline constexpr int kFirstMadeComm = 3;
+inline constexpr int first_made_comm = 3;
 
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they
@@ -59,7 +59,7 @@ Comm *comm_get(MPI_Comm h);
 void comm_hold(Comm &c);
 void comm_release(Comm &c);
 
-/// The communicator at handle index `index` (1..kMaxComms-1), valid or
+/// The communicator at handle index `index` (1..max_comms-1), valid or
 /// not, or nullptr when there is none.
 Comm *comm_at(int index);
 

@@ -18,19 +18,19 @@ namespace lwmpi {
 
 namespace {
 
-constexpr int kEmpty = handle_index(MPI_GROUP_EMPTY);
-constexpr int kFirstUser = kEmpty + 1;
-constexpr int kMaxGroups = 4096;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
+constexpr int empty_index = handle_index(MPI_GROUP_EMPTY);
+constexpr int first_user = empty_index + 1;
+constexpr int max_groups = 4096;  // per rank, MPI_GROUP_EMPTY aside (mpi.h)
 
-constexpr GroupData kEmptyGroup{};
+constexpr GroupData empty_group{};
 
 // The group at handle index i (from MPI_Group_* until MPI_Group_free or
 // MPI_Finalize).
-thread_local util::RankLocal<SlotTable<GroupData, kFirstUser + kMaxGroups>> t_groups;
+thread_local util::RankLocal<SlotTable<GroupData, first_user + max_groups>> t_groups;
 
 // The table index of group `h`, or -1 when it names no group.
 int index_of(MPI_Group h) {
-    const int i = table_index(h, HandleKind::group, kFirstUser, kFirstUser + kMaxGroups);
+    const int i = table_index(h, HandleKind::group, first_user, first_user + max_groups);
     return t_groups.get().at(i) ? i : -1;
 }
 
@@ -41,13 +41,13 @@ void append(GroupData &g, int world) { g.world[g.size++] = static_cast<int16_t>(
 }  // namespace
 
 const GroupData *group_get(MPI_Group h) {
-    if (h == MPI_GROUP_EMPTY) return &kEmptyGroup;
+    if (h == MPI_GROUP_EMPTY) return &empty_group;
     return t_groups.get().at(index_of(h));
 }
 
 int group_new(const GroupData &g, MPI_Group *out) {
     int i;
-    if (int e = t_groups.get().add(kFirstUser, g, &i)) return e;
+    if (int e = t_groups.get().add(first_user, g, &i)) return e;
     *out = make_handle(HandleKind::group, i);
     return MPI_SUCCESS;
 }
@@ -133,8 +133,8 @@ public:
 
 private:
     const GroupData &group_;
-    bool chosen_[util::kMaxRanks] = {};
-    int16_t order_[util::kMaxRanks] = {};
+    bool chosen_[util::max_ranks] = {};
+    int16_t order_[util::max_ranks] = {};
     int n_ = 0;
 };
 

@@ -13,7 +13,7 @@ namespace lwmpi {
 /// rank r.
 struct GroupData {
     int size;
-    int16_t world[util::kMaxRanks];
+    int16_t world[util::max_ranks];
 };
 
 /// The group named by `h` (MPI_GROUP_EMPTY included), or nullptr.

@@ -84,7 +84,7 @@ void topo_free(Topology &t) {
 
 int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes < 1) return MPI_ERR_ARG;
-    if (ndims < 0 || ndims > kMaxDims) return MPI_ERR_DIMS;
+    if (ndims < 0 || ndims > max_dims) return MPI_ERR_DIMS;
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; ++i) {
@@ -97,7 +97,7 @@ int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes % fixed != 0) return MPI_ERR_DIMS;
     const int rest = static_cast<int>(nnodes / fixed);
     if (nfree == 0) return rest == 1 ? MPI_SUCCESS : MPI_ERR_DIMS;
-    int f[kMaxDims];
+    int f[max_dims];
     balanced(rest, nfree, rest, f);  // rest, 1, ..., 1 always fits
     for (int i = 0, k = 0; i < ndims; ++i)
         if (dims[i] == 0) dims[i] = f[k++];
@@ -130,7 +130,7 @@ int cart_rank(const CartTopology &t, const int coords[], int *rank) {
 }
 
 void cart_shift(const CartTopology &t, int rank, int direction, int disp, int *source, int *dest) {
-    int coords[kMaxDims];
+    int coords[max_dims];
     cart_coords(t, rank, coords);
     const int here = coords[direction];
     const auto neighbour = [&](long long c) {
@@ -145,7 +145,7 @@ void cart_shift(const CartTopology &t, int rank, int direction, int disp, int *s
 }
 
 void cart_sub(const CartTopology &t, const bool remain[], int rank, CartTopology *sub, int *color, int *key) {
-    int coords[kMaxDims];
+    int coords[max_dims];
     cart_coords(t, rank, coords);
     *sub = CartTopology{};
     *color = *key = 0;

@@ -11,15 +11,15 @@ namespace lwmpi {
 
 class Call;
 
-inline constexpr int kMaxDims = 8;  ///< of a Cartesian topology
+inline constexpr int max_dims = 8;  ///< of a Cartesian topology
 
 /// A Cartesian topology (section 7.5.1): rank r of the communicator sits
 /// at coordinates given by r in row-major order over dims. ndims may be 0
 /// (a zero-dimensional topology of one rank, as MPI_Cart_sub makes).
 struct CartTopology {
     int ndims;
-    int dims[kMaxDims];
-    bool periods[kMaxDims];
+    int dims[max_dims];
+    bool periods[max_dims];
 };
 
 /// The lists of a graph (section 7.5.3) or distributed graph (section
@@ -75,7 +75,7 @@ GraphTopology *graph_alloc(int count);
 /// in non-increasing order and as close to each other as possible (the
 /// largest as small as possible, then the next largest, and so on). The
 /// non-zero entries are kept. MPI_ERR_ARG when nnodes < 1; MPI_ERR_DIMS
-/// when ndims is not 0..kMaxDims, an entry is negative or no such filling
+/// when ndims is not 0..max_dims, an entry is negative or no such filling
 /// exists (with ndims 0, when nnodes is not 1). dims is left alone on error.
 int dims_create(int nnodes, int ndims, int dims[]);
 
@@ -152,11 +152,11 @@ void neighbor_lists(const Topology &t, int rank, int sources[], int destinations
 /// 7.6, with its errata for periodic dimensions of size 1 or 2): send
 /// block j carries tag j and receive block i takes tag i ^ 1. On graphs
 /// the k-th edge from a rank matches its k-th edge to us (the order of
-/// the lists is enough): tag 0 for all. Tags are below 2 * kMaxDims.
+/// the lists is enough): tag 0 for all. Tags are below 2 * max_dims.
 int neighbor_send_tag(const Topology &t, int j);
 int neighbor_recv_tag(const Topology &t, int i);
 
-/// Raises MPI_ERR_DIMS for `call`, for an ndims out of 0..kMaxDims.
+/// Raises MPI_ERR_DIMS for `call`, for an ndims out of 0..max_dims.
 int raise_ndims(const Call &call, int ndims);
 
 }  // namespace lwmpi

@@ -1,7 +1,7 @@
 // A per-rank table of objects on the heap behind handle indexes, for the
 // object kinds a program may hold by the thousand (communicators, groups:
 // test suites hold over a thousand at once). The pointer array grows by
-// doubling as the program holds more, up to kMax, so a rank pays for the
+// doubling as the program holds more, up to Max, so a rank pays for the
 // handles it holds, not for the most it may. Plain data, all-zero when
 // empty, so that it can live in a RankLocal.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace lwmpi {
 
-template <typename T, int kMax>
+template <typename T, int Max>
 struct SlotTable {
     T **slots;  ///< nullptr until the first add
     int cap;    ///< entries of slots
@@ -21,15 +21,15 @@ struct SlotTable {
 
     /// A new object, a copy of `init`, at the lowest free index >= first
     /// (into *index). MPI_ERR_NO_MEM when there is no memory for it, or
-    /// kMax indexes are in use.
+    /// Max indexes are in use.
     int add(int first, const T &init, int *index) {
         int i = first;
         while (i < cap && slots[i])
             ++i;
-        if (i >= kMax) return MPI_ERR_NO_MEM;
+        if (i >= Max) return MPI_ERR_NO_MEM;
         if (i >= cap) {
             int grown = cap ? 2 * cap : 16;
-            grown = grown > kMax ? kMax : grown;
+            grown = grown > Max ? Max : grown;
             T **s = static_cast<T **>(realloc(slots, sizeof(T *) * static_cast<size_t>(grown)));
             if (!s) return MPI_ERR_NO_MEM;
             for (int k = cap; k < grown; ++k)

@@ -28,14 +28,14 @@ int64_t index_of(const ArrayDim &d, int64_t k) {
 
 int64_t array_pieces(const ArrayDim *dims, int ndims, bool fortran, ArrayPiece *out) {
     // Element strides of the dimensions, and the one that varies fastest.
-    int64_t stride[kMaxArrayDims];
+    int64_t stride[max_array_dims];
     const int fast = fortran ? 0 : ndims - 1;
     const int step = fortran ? 1 : -1;  // from the fastest dimension outwards
     for (int i = fast, prev = -1; i >= 0 && i < ndims; prev = i, i += step)
         stride[i] = prev < 0 ? 1 : stride[prev] * dims[prev].size;
     // The slower dimensions' taken elements, as an odometer of positions
     // (pos[i] counts the taken elements of dimension i).
-    int64_t pos[kMaxArrayDims] = {};
+    int64_t pos[max_array_dims] = {};
     int64_t n = 0;
     for (int i = 0; i < ndims; ++i)
         if (taken(dims[i]) == 0) return 0;

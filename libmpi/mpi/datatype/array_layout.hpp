@@ -9,7 +9,7 @@
 namespace lwmpi {
 
 /// Most dimensions an array datatype may have (MPI_ERR_ARG beyond).
-constexpr int kMaxArrayDims = 32;
+constexpr int max_array_dims = 32;
 
 /// Indices [start, start + len) of one dimension, len > 0.
 struct Span {
@@ -32,7 +32,7 @@ struct ArrayPiece {
 };
 
 /// The pieces the spans of `dims[0..ndims)` take (1 <= ndims <=
-/// kMaxArrayDims), in the order of an array of that storage order:
+/// max_array_dims), in the order of an array of that storage order:
 /// `fortran` (MPI_ORDER_FORTRAN) varies the first dimension fastest, else
 /// the last. Writes them to out[] unless it is nullptr, and returns how
 /// many there are.

@@ -55,12 +55,12 @@ struct PairMap {
         T value;
         int index;
     };
-    static constexpr MPI_Aint kIndex = offsetof(P, index);
-    static constexpr bool kOneBlock = kIndex == sizeof(T);
-    static constexpr bool kOneRun = V == MPI_INT;
-    static constexpr Block blocks[] = {{0, kOneBlock ? kIndex + sizeof(int) : sizeof(T)},
-                                       {kIndex, sizeof(int)}};
-    static constexpr Run runs[] = {{sizeof(T), kOneRun ? 2 : 1, V}, {sizeof(int), 1, MPI_INT}};
+    static constexpr MPI_Aint index_offset = offsetof(P, index);
+    static constexpr bool one_block = index_offset == sizeof(T);
+    static constexpr bool one_run = V == MPI_INT;
+    static constexpr Block blocks[] = {{0, one_block ? index_offset + sizeof(int) : sizeof(T)},
+                                       {index_offset, sizeof(int)}};
+    static constexpr Run runs[] = {{sizeof(T), one_run ? 2 : 1, V}, {sizeof(int), 1, MPI_INT}};
 };
 
 // A pair's size is its value and index; its extent is the C struct's, so
@@ -74,8 +74,8 @@ constexpr Datatype pair(MPI_Datatype self) {
                     .lb = 0,
                     .extent = ext,
                     .true_lb = 0,
-                    .true_extent = static_cast<MPI_Aint>(M::kIndex + sizeof(int)),
-                    .contiguous = M::kOneBlock && n == ext,
+                    .true_extent = static_cast<MPI_Aint>(M::index_offset + sizeof(int)),
+                    .contiguous = M::one_block && n == ext,
                     .committed = true,
                     .predefined = true,
                     .lb_marked = false,
@@ -84,9 +84,9 @@ constexpr Datatype pair(MPI_Datatype self) {
                     .basic_count = 1,
                     .align = alignof(typename M::P),
                     .blocks = M::blocks,
-                    .nblocks = M::kOneBlock ? 1 : 2,
+                    .nblocks = M::one_block ? 1 : 2,
                     .runs = M::runs,
-                    .nruns = M::kOneRun ? 1 : 2};
+                    .nruns = M::one_run ? 1 : 2};
 }
 
 // MPI-1's MPI_LB and MPI_UB: no data, only a bound marker at
@@ -111,7 +111,7 @@ constexpr Datatype marker(MPI_Datatype self, bool lb) {
                     .nruns = 0};
 }
 
-constexpr Datatype kPredefined[] = {
+constexpr Datatype predefined[] = {
     Datatype{},
     basic<char, MPI_CHAR>(),
     basic<signed char, MPI_SIGNED_CHAR>(),
@@ -154,18 +154,18 @@ constexpr Datatype kPredefined[] = {
     marker(MPI_LB, true),
     marker(MPI_UB, false),
 };
-constexpr int kNumPredefined = sizeof kPredefined / sizeof kPredefined[0];
+constexpr int num_predefined = sizeof predefined / sizeof predefined[0];
 
 // mpi.h's constants must be this table's indices.
 constexpr bool predefined_consistent() {
-    for (int i = 1; i < kNumPredefined; ++i)
-        if (make_handle(HandleKind::datatype, i) != kPredefined[i].basic) return false;
+    for (int i = 1; i < num_predefined; ++i)
+        if (make_handle(HandleKind::datatype, i) != predefined[i].basic) return false;
     return true;
 }
 static_assert(predefined_consistent(), "mpi.h datatype handles and the table disagree");
 
 // Their standard names (MPI_Type_get_name, section 6.8), by index.
-constexpr const char *kPredefinedNames[] = {
+constexpr const char *predefined_names[] = {
     "",
     "MPI_CHAR",
     "MPI_SIGNED_CHAR",
@@ -208,7 +208,7 @@ constexpr const char *kPredefinedNames[] = {
     "MPI_LB",
     "MPI_UB",
 };
-static_assert(sizeof kPredefinedNames / sizeof kPredefinedNames[0] == kNumPredefined);
+static_assert(sizeof predefined_names / sizeof predefined_names[0] == num_predefined);
 
 // Names a rank gave predefined types (table made on the first).
 using Name = char[MPI_MAX_OBJECT_NAME];
@@ -225,25 +225,25 @@ struct Slot {
     int holds;  // pending operations and types made from it (datatype_hold)
 };
 
-// The table is made in slabs of kDerivedSlab slots, each on the first
+// The table is made in slabs of derived_slab slots, each on the first
 // type made that needs it, so a rank pays only for the types it makes;
-// they stay until MPI_Finalize. Index kNumPredefined + i is slot
-// i % kDerivedSlab of slab i / kDerivedSlab.
-constexpr int kDerivedSlab = 16;
-static_assert(kMaxDerivedTypes % kDerivedSlab == 0);
-constexpr int kDerivedSlabs = kMaxDerivedTypes / kDerivedSlab;
-thread_local util::RankLocal<Slot *[kDerivedSlabs]> t_derived;
+// they stay until MPI_Finalize. Index num_predefined + i is slot
+// i % derived_slab of slab i / derived_slab.
+constexpr int derived_slab = 16;
+static_assert(max_derived_types % derived_slab == 0);
+constexpr int derived_slabs = max_derived_types / derived_slab;
+thread_local util::RankLocal<Slot *[derived_slabs]> t_derived;
 
 // Slot i of the table, or nullptr when its slab is not made.
 Slot *derived_at(int i) {
-    Slot *slab = t_derived.get()[i / kDerivedSlab];
-    return slab ? &slab[i % kDerivedSlab] : nullptr;
+    Slot *slab = t_derived.get()[i / derived_slab];
+    return slab ? &slab[i % derived_slab] : nullptr;
 }
 
 // The slot of derived type `h`, freed or not, or nullptr.
 Slot *slot_of(MPI_Datatype h) {
-    const int i = table_index(h, HandleKind::datatype, kNumPredefined, kNumPredefined + kMaxDerivedTypes);
-    Slot *s = i < 0 ? nullptr : derived_at(i - kNumPredefined);
+    const int i = table_index(h, HandleKind::datatype, num_predefined, num_predefined + max_derived_types);
+    Slot *s = i < 0 ? nullptr : derived_at(i - num_predefined);
     return s && s->used ? s : nullptr;
 }
 
@@ -254,24 +254,24 @@ Slot *live_slot(MPI_Datatype h) {
 }
 
 // A free slot, and its index in *index; nullptr when the table is full
-// (*index is kMaxDerivedTypes) or a new slab cannot be had.
+// (*index is max_derived_types) or a new slab cannot be had.
 Slot *free_slot(int *index) {
     Slot **slabs = t_derived.get();
-    for (int i = 0; i < kMaxDerivedTypes; ++i) {
-        Slot *&slab = slabs[i / kDerivedSlab];
+    for (int i = 0; i < max_derived_types; ++i) {
+        Slot *&slab = slabs[i / derived_slab];
         if (!slab) {
-            slab = static_cast<Slot *>(calloc(kDerivedSlab, sizeof(Slot)));
+            slab = static_cast<Slot *>(calloc(derived_slab, sizeof(Slot)));
             if (!slab) {
                 *index = i;
                 return nullptr;
             }
         }
-        if (!slab[i % kDerivedSlab].used) {
+        if (!slab[i % derived_slab].used) {
             *index = i;
-            return &slab[i % kDerivedSlab];
+            return &slab[i % derived_slab];
         }
     }
-    *index = kMaxDerivedTypes;
+    *index = max_derived_types;
     return nullptr;
 }
 
@@ -591,8 +591,8 @@ uintptr_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 }  // namespace
 
 const Datatype *datatype_get(MPI_Datatype h) {
-    const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
-    if (i >= 0) return &kPredefined[i];
+    const int i = table_index(h, HandleKind::datatype, 1, num_predefined);
+    if (i >= 0) return &predefined[i];
     const Slot *s = live_slot(h);
     return s ? &s->type : nullptr;
 }
@@ -603,8 +603,8 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
     int index;
     Slot *s = free_slot(&index);
     if (!s) {
-        if (index == kMaxDerivedTypes)
-            why.put("at most ").put_int(kMaxDerivedTypes).put(" derived datatypes per rank");
+        if (index == max_derived_types)
+            why.put("at most ").put_int(max_derived_types).put(" derived datatypes per rank");
         else
             why.put("no memory for the datatype table");
         return MPI_ERR_NO_MEM;
@@ -621,14 +621,14 @@ int datatype_create(const Recipe &r, MPI_Datatype *out, TextBuilder &why) {
     // Its old types stay while it does (they are valid: measure() said so).
     for (int i = 0; how && i < how->ntypes; ++i)
         datatype_hold(how->types[i]);
-    *out = make_handle(HandleKind::datatype, kNumPredefined + index);
+    *out = make_handle(HandleKind::datatype, num_predefined + index);
     return MPI_SUCCESS;
 }
 
 void datatype_finalize() {
     // Every slot goes: no need to let go of the holds between them.
     for (Slot *&slab : t_derived.get()) {
-        for (int i = 0; slab && i < kDerivedSlab; ++i)
+        for (int i = 0; slab && i < derived_slab; ++i)
             if (slab[i].used) free_lists(slab[i]);
         free(slab);
         slab = nullptr;
@@ -662,10 +662,10 @@ void datatype_share(MPI_Datatype h) {
 }
 
 const char *datatype_name(MPI_Datatype h) {
-    const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
+    const int i = table_index(h, HandleKind::datatype, 1, num_predefined);
     if (i >= 0) {
         const Name *set = t_predefined_names.get();
-        return set ? set[i] : kPredefinedNames[i];
+        return set ? set[i] : predefined_names[i];
     }
     const Slot *s = live_slot(h);
     return s ? s->name : nullptr;
@@ -673,14 +673,14 @@ const char *datatype_name(MPI_Datatype h) {
 
 int datatype_set_name(MPI_Datatype h, const char *name) {
     char *to = nullptr;
-    const int i = table_index(h, HandleKind::datatype, 1, kNumPredefined);
+    const int i = table_index(h, HandleKind::datatype, 1, num_predefined);
     if (i >= 0) {
         Name *&set = t_predefined_names.get();
         if (!set) {
-            set = static_cast<Name *>(malloc(kNumPredefined * sizeof(Name)));
+            set = static_cast<Name *>(malloc(num_predefined * sizeof(Name)));
             if (!set) return MPI_ERR_NO_MEM;
-            for (int k = 0; k < kNumPredefined; ++k)
-                TextBuilder(set[k], sizeof(Name)).put(kPredefinedNames[k]);
+            for (int k = 0; k < num_predefined; ++k)
+                TextBuilder(set[k], sizeof(Name)).put(predefined_names[k]);
         }
         to = set[i];
     } else if (Slot *s = live_slot(h)) {

@@ -11,7 +11,7 @@
 // of contiguous blocks in type-map order (adjacent ones merged), so
 // packing is a loop of memcpy, and the sizes of its basic elements as a
 // list of runs (for MPI_Get_elements and external32). Derived types live
-// in a per-rank table of kMaxDerivedTypes entries; a constructor copies
+// in a per-rank table of max_derived_types entries; a constructor copies
 // the blocks of its old types, so packing never looks at another type.
 // A type also remembers how it was made (MPI_Type_get_contents) and holds
 // the derived types it was made from: they stay in the table, freed or
@@ -26,7 +26,7 @@ namespace lwmpi {
 class TextBuilder;
 
 /// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).
-constexpr int kMaxDerivedTypes = 4096;
+constexpr int max_derived_types = 4096;
 
 /// `len` bytes of data at `disp` bytes from the address of an element
 /// (the buffer address a call is given; lb is measured from it too).

@@ -31,13 +31,13 @@ namespace {
 // counts as a C integer type, and the logical operations take the
 // multi-language types too.
 enum : unsigned {
-    kCInteger = 1u << 0,
-    kMultiLanguage = 1u << 1,
-    kFloating = 1u << 2,
-    kLogical = 1u << 3,
-    kComplex = 1u << 4,
-    kByte = 1u << 5,
-    kPair = 1u << 6,  // the {value; int index;} types of section 5.9.4
+    c_integer_types = 1u << 0,
+    multi_language_types = 1u << 1,
+    floating_types = 1u << 2,
+    logical_types = 1u << 3,
+    complex_types = 1u << 4,
+    byte_types = 1u << 5,
+    pair_types = 1u << 6,  // the {value; int index;} types of section 5.9.4
 };
 
 /// How the elements lie in a buffer. Only the pair types care: in the user
@@ -66,7 +66,7 @@ constexpr T arith(T a, T b, F f) {
 
 struct Max {
     static constexpr MPI_Op handle = MPI_MAX;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | floating_types;
     template <typename T>
     static T apply(T a, T b) {
         return a > b ? a : b;
@@ -74,7 +74,7 @@ struct Max {
 };
 struct Min {
     static constexpr MPI_Op handle = MPI_MIN;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | floating_types;
     template <typename T>
     static T apply(T a, T b) {
         return a < b ? a : b;
@@ -82,7 +82,8 @@ struct Min {
 };
 struct Sum {
     static constexpr MPI_Op handle = MPI_SUM;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating | kComplex;
+    static constexpr unsigned groups =
+        c_integer_types | multi_language_types | floating_types | complex_types;
     template <typename T>
     static T apply(T a, T b) {
         return arith(a, b, [](auto x, auto y) { return x + y; });
@@ -90,7 +91,8 @@ struct Sum {
 };
 struct Prod {
     static constexpr MPI_Op handle = MPI_PROD;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kFloating | kComplex;
+    static constexpr unsigned groups =
+        c_integer_types | multi_language_types | floating_types | complex_types;
     template <typename T>
     static T apply(T a, T b) {
         return arith(a, b, [](auto x, auto y) { return x * y; });
@@ -98,7 +100,7 @@ struct Prod {
 };
 struct Land {
     static constexpr MPI_Op handle = MPI_LAND;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | logical_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a && b);
@@ -106,7 +108,7 @@ struct Land {
 };
 struct Lor {
     static constexpr MPI_Op handle = MPI_LOR;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | logical_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a || b);
@@ -114,7 +116,7 @@ struct Lor {
 };
 struct Lxor {
     static constexpr MPI_Op handle = MPI_LXOR;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kLogical;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | logical_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(!a != !b);
@@ -122,7 +124,7 @@ struct Lxor {
 };
 struct Band {
     static constexpr MPI_Op handle = MPI_BAND;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | byte_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a & b);
@@ -130,7 +132,7 @@ struct Band {
 };
 struct Bor {
     static constexpr MPI_Op handle = MPI_BOR;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | byte_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a | b);
@@ -138,7 +140,7 @@ struct Bor {
 };
 struct Bxor {
     static constexpr MPI_Op handle = MPI_BXOR;
-    static constexpr unsigned groups = kCInteger | kMultiLanguage | kByte;
+    static constexpr unsigned groups = c_integer_types | multi_language_types | byte_types;
     template <typename T>
     static T apply(T a, T b) {
         return static_cast<T>(a ^ b);
@@ -146,7 +148,7 @@ struct Bxor {
 };
 struct MinLoc {
     static constexpr MPI_Op handle = MPI_MINLOC;
-    static constexpr unsigned groups = kPair;
+    static constexpr unsigned groups = pair_types;
     template <typename T>
     static bool better(T u, T v) {
         return u < v;
@@ -154,7 +156,7 @@ struct MinLoc {
 };
 struct MaxLoc {
     static constexpr MPI_Op handle = MPI_MAXLOC;
-    static constexpr unsigned groups = kPair;
+    static constexpr unsigned groups = pair_types;
     template <typename T>
     static bool better(T u, T v) {
         return u > v;
@@ -218,34 +220,37 @@ struct TypeList {};
 template <typename... Op>
 struct OpList {};
 
-using Types =
-    TypeList<Type<MPI_CHAR, char, kCInteger>, Type<MPI_INT, int, kCInteger>, Type<MPI_LONG, long, kCInteger>,
-             Type<MPI_SHORT, short, kCInteger>, Type<MPI_UNSIGNED_SHORT, unsigned short, kCInteger>,
-             Type<MPI_UNSIGNED, unsigned, kCInteger>, Type<MPI_UNSIGNED_LONG, unsigned long, kCInteger>,
-             Type<MPI_LONG_LONG_INT, long long, kCInteger>,
-             Type<MPI_UNSIGNED_LONG_LONG, unsigned long long, kCInteger>,
-             Type<MPI_SIGNED_CHAR, signed char, kCInteger>, Type<MPI_UNSIGNED_CHAR, unsigned char, kCInteger>,
-             Type<MPI_INT8_T, int8_t, kCInteger>, Type<MPI_INT16_T, int16_t, kCInteger>,
-             Type<MPI_INT32_T, int32_t, kCInteger>, Type<MPI_INT64_T, int64_t, kCInteger>,
-             Type<MPI_UINT8_T, uint8_t, kCInteger>, Type<MPI_UINT16_T, uint16_t, kCInteger>,
-             Type<MPI_UINT32_T, uint32_t, kCInteger>, Type<MPI_UINT64_T, uint64_t, kCInteger>,
-             Type<MPI_AINT, MPI_Aint, kMultiLanguage>, Type<MPI_OFFSET, MPI_Offset, kMultiLanguage>,
-             Type<MPI_COUNT, MPI_Count, kMultiLanguage>, Type<MPI_FLOAT, float, kFloating>,
-             Type<MPI_DOUBLE, double, kFloating>, Type<MPI_LONG_DOUBLE, long double, kFloating>,
-             Type<MPI_C_BOOL, bool, kLogical>, Type<MPI_C_FLOAT_COMPLEX, __complex__ float, kComplex>,
-             Type<MPI_C_DOUBLE_COMPLEX, __complex__ double, kComplex>,
-             Type<MPI_C_LONG_DOUBLE_COMPLEX, __complex__ long double, kComplex>,
-             Type<MPI_BYTE, unsigned char, kByte>, Type<MPI_FLOAT_INT, float, kPair>,
-             Type<MPI_DOUBLE_INT, double, kPair>, Type<MPI_LONG_INT, long, kPair>, Type<MPI_2INT, int, kPair>,
-             Type<MPI_SHORT_INT, short, kPair>, Type<MPI_LONG_DOUBLE_INT, long double, kPair>>;
+using Types = TypeList<
+    Type<MPI_CHAR, char, c_integer_types>, Type<MPI_INT, int, c_integer_types>,
+    Type<MPI_LONG, long, c_integer_types>, Type<MPI_SHORT, short, c_integer_types>,
+    Type<MPI_UNSIGNED_SHORT, unsigned short, c_integer_types>, Type<MPI_UNSIGNED, unsigned, c_integer_types>,
+    Type<MPI_UNSIGNED_LONG, unsigned long, c_integer_types>,
+    Type<MPI_LONG_LONG_INT, long long, c_integer_types>,
+    Type<MPI_UNSIGNED_LONG_LONG, unsigned long long, c_integer_types>,
+    Type<MPI_SIGNED_CHAR, signed char, c_integer_types>,
+    Type<MPI_UNSIGNED_CHAR, unsigned char, c_integer_types>, Type<MPI_INT8_T, int8_t, c_integer_types>,
+    Type<MPI_INT16_T, int16_t, c_integer_types>, Type<MPI_INT32_T, int32_t, c_integer_types>,
+    Type<MPI_INT64_T, int64_t, c_integer_types>, Type<MPI_UINT8_T, uint8_t, c_integer_types>,
+    Type<MPI_UINT16_T, uint16_t, c_integer_types>, Type<MPI_UINT32_T, uint32_t, c_integer_types>,
+    Type<MPI_UINT64_T, uint64_t, c_integer_types>, Type<MPI_AINT, MPI_Aint, multi_language_types>,
+    Type<MPI_OFFSET, MPI_Offset, multi_language_types>, Type<MPI_COUNT, MPI_Count, multi_language_types>,
+    Type<MPI_FLOAT, float, floating_types>, Type<MPI_DOUBLE, double, floating_types>,
+    Type<MPI_LONG_DOUBLE, long double, floating_types>, Type<MPI_C_BOOL, bool, logical_types>,
+    Type<MPI_C_FLOAT_COMPLEX, __complex__ float, complex_types>,
+    Type<MPI_C_DOUBLE_COMPLEX, __complex__ double, complex_types>,
+    Type<MPI_C_LONG_DOUBLE_COMPLEX, __complex__ long double, complex_types>,
+    Type<MPI_BYTE, unsigned char, byte_types>, Type<MPI_FLOAT_INT, float, pair_types>,
+    Type<MPI_DOUBLE_INT, double, pair_types>, Type<MPI_LONG_INT, long, pair_types>,
+    Type<MPI_2INT, int, pair_types>, Type<MPI_SHORT_INT, short, pair_types>,
+    Type<MPI_LONG_DOUBLE_INT, long double, pair_types>>;
 
 using Ops = OpList<Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, MinLoc, MaxLoc>;
 
-constexpr int kOpSlots = handle_index(MPI_MAXLOC) + 1;
-constexpr int kTypeSlots = handle_index(MPI_LONG_DOUBLE_INT) + 1;
+constexpr int op_slots = handle_index(MPI_MAXLOC) + 1;
+constexpr int type_slots = handle_index(MPI_LONG_DOUBLE_INT) + 1;
 
 struct KernelTable {
-    Kernel at[kOpSlots][kTypeSlots];  // [op index][datatype index]
+    Kernel at[op_slots][type_slots];  // [op index][datatype index]
 };
 
 // The kernel of Op on E, or nullptr where section 5.9.2 leaves it undefined
@@ -254,7 +259,7 @@ template <typename Op, typename E>
 constexpr Kernel kernel_for() {
     if constexpr ((Op::groups & E::group) == 0)
         return nullptr;
-    else if constexpr (E::group == kPair)
+    else if constexpr (E::group == pair_types)
         return &pairwise<Op, typename E::type>;
     else
         return &elementwise<Op, typename E::type>;
@@ -262,31 +267,31 @@ constexpr Kernel kernel_for() {
 
 template <typename Op, typename... E>
 constexpr void fill_row(KernelTable &t, TypeList<E...>) {
-    static_assert(((handle_index(E::handle) < kTypeSlots) && ...));
+    static_assert(((handle_index(E::handle) < type_slots) && ...));
     ((t.at[handle_index(Op::handle)][handle_index(E::handle)] = kernel_for<Op, E>()), ...);
 }
 
 template <typename... Op, typename... E>
 constexpr KernelTable make_table(OpList<Op...>, TypeList<E...> types) {
-    static_assert(((handle_index(Op::handle) < kOpSlots) && ...));
+    static_assert(((handle_index(Op::handle) < op_slots) && ...));
     KernelTable t{};
     (fill_row<Op>(t, types), ...);
     return t;
 }
 
-constexpr KernelTable kKernels = make_table(Ops{}, Types{});
+constexpr KernelTable kernels = make_table(Ops{}, Types{});
 
 Kernel find_kernel(MPI_Op op, MPI_Datatype basic) {
-    const int o = table_index(op, HandleKind::op, 1, kOpSlots);
-    const int t = table_index(basic, HandleKind::datatype, 1, kTypeSlots);
-    return o < 0 || t < 0 ? nullptr : kKernels.at[o][t];
+    const int o = table_index(op, HandleKind::op, 1, op_slots);
+    const int t = table_index(basic, HandleKind::datatype, 1, type_slots);
+    return o < 0 || t < 0 ? nullptr : kernels.at[o][t];
 }
 
 // ---- User operations (section 5.9.5) ----------------------------------
 
-constexpr int kFirstUser = handle_index(MPI_NO_OP) + 1;
-constexpr int kMaxUserOps = 16;
-constexpr int kOpTableSize = kFirstUser + kMaxUserOps;
+constexpr int first_user = handle_index(MPI_NO_OP) + 1;
+constexpr int max_user_ops = 16;
+constexpr int op_table_size = first_user + max_user_ops;
 
 struct UserOp {
     MPI_User_function *function;  // nullptr: free slot
@@ -294,11 +299,11 @@ struct UserOp {
     bool freed;  // MPI_Op_free'd while pending operations hold it
     int holds;   // pending operations that use it (op_hold)
 };
-thread_local util::RankLocal<UserOp[kOpTableSize]> t_user;  // entries below kFirstUser unused
+thread_local util::RankLocal<UserOp[op_table_size]> t_user;  // entries below first_user unused
 
 // The user operation `op` names, freed or not, or nullptr.
 UserOp *held_op(MPI_Op op) {
-    const int i = table_index(op, HandleKind::op, kFirstUser, kOpTableSize);
+    const int i = table_index(op, HandleKind::op, first_user, op_table_size);
     UserOp *u = i >= 0 ? &t_user.get()[i] : nullptr;
     return u && u->function ? u : nullptr;
 }
@@ -309,7 +314,7 @@ const UserOp *user_op(MPI_Op op) {
     return u && !u->freed ? u : nullptr;
 }
 
-bool is_predefined(MPI_Op op) { return table_index(op, HandleKind::op, 1, kFirstUser) >= 0; }
+bool is_predefined(MPI_Op op) { return table_index(op, HandleKind::op, 1, first_user) >= 0; }
 
 bool op_valid(MPI_Op op) { return is_predefined(op) || user_op(op); }
 
@@ -403,7 +408,7 @@ int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op) {
     if (int e = call.active()) return e;
     if (!function || !op) return call.fail(MPI_ERR_ARG);
     UserOp *user = t_user.get();
-    for (int i = kFirstUser; i < kOpTableSize; ++i)
+    for (int i = first_user; i < op_table_size; ++i)
         if (!user[i].function) {
             user[i] = UserOp{function, commute != 0, false, 0};
             *op = make_handle(HandleKind::op, i);

@@ -20,7 +20,7 @@ namespace lwmpi {
 
 namespace {
 
-constexpr int64_t kIntMax = 0x7fffffff;
+constexpr int64_t int_max = 0x7fffffff;
 
 // Raises `code` on comm with "<what> <value>" as the detail.
 int raise_value(const Call &call, int code, const char *what, long long value) {
@@ -32,7 +32,7 @@ int raise_value(const Call &call, int code, const char *what, long long value) {
 // Packed bytes of `count` elements of `t`, or -1 when more than an int
 // holds (the most any packing buffer can).
 int64_t packed_size(int count, const Datatype &t) {
-    return t.size > 0 && count > kIntMax / t.size ? -1 : count * t.size;
+    return t.size > 0 && count > int_max / t.size ? -1 : count * t.size;
 }
 
 }  // namespace
@@ -130,7 +130,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size) {
     Call call("MPI_Type_size");
     const Datatype *t;
     if (int e = enter_query(call, datatype, size != nullptr, &t)) return e;
-    *size = t->size <= kIntMax ? static_cast<int>(t->size) : MPI_UNDEFINED;
+    *size = t->size <= int_max ? static_cast<int>(t->size) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 

@@ -28,7 +28,7 @@ int raise_arg(const Call &call, const char *what, int i, long long value) {
 int enter_array(const Call &call, MPI_Datatype *newtype, int ndims, bool arrays, int order,
                 MPI_Datatype oldtype) {
     if (int e = enter_constructor(call, newtype, ndims, arrays)) return e;
-    if (ndims < 1 || ndims > kMaxArrayDims) {
+    if (ndims < 1 || ndims > max_array_dims) {
         char why[48];
         TextBuilder(why, sizeof why).put("ndims ").put_int(ndims);
         return call.fail(MPI_ERR_ARG, why);
@@ -93,8 +93,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     Call call("MPI_Type_create_subarray");
     const bool arrays = array_of_sizes && array_of_subsizes && array_of_starts;
     if (int e = enter_array(call, newtype, ndims, arrays, order, oldtype)) return e;
-    Span spans[kMaxArrayDims];
-    ArrayDim dims[kMaxArrayDims];
+    Span spans[max_array_dims];
+    ArrayDim dims[max_array_dims];
     for (int i = 0; i < ndims; ++i) {
         const int size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
         if (size <= 0) return raise_arg(call, "array_of_sizes", i, size);
@@ -132,7 +132,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         TextBuilder(why, sizeof why).put("rank ").put_int(rank).put(" of ").put_int(size);
         return call.fail(MPI_ERR_ARG, why);
     }
-    Distribution d[kMaxArrayDims];
+    Distribution d[max_array_dims];
     int64_t processes = 1;
     for (int i = 0; i < ndims; ++i) {
         d[i] = Distribution{array_of_gsizes[i], array_of_distribs[i], array_of_dargs[i], array_of_psizes[i]};
@@ -155,7 +155,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         if (processes > size) break;
     }
     if (processes != size) return call.fail(MPI_ERR_ARG, "the process grid does not have `size` processes");
-    int coords[kMaxArrayDims];
+    int coords[max_array_dims];
     grid_coords(rank, ndims, array_of_psizes, coords);
     // Every dimension's spans in one array.
     int64_t nspans = 0;
@@ -163,7 +163,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         nspans += distribution_spans(d[i], coords[i], nullptr);
     auto *spans = static_cast<Span *>(malloc(static_cast<size_t>(nspans > 0 ? nspans : 1) * sizeof(Span)));
     if (!spans) return call.fail(MPI_ERR_NO_MEM, "no memory for the spans");
-    ArrayDim dims[kMaxArrayDims];
+    ArrayDim dims[max_array_dims];
     for (int i = 0, at = 0; i < ndims; ++i) {
         const int64_t n = distribution_spans(d[i], coords[i], spans + at);
         dims[i] = ArrayDim{d[i].gsize, spans + at, n};

@@ -103,13 +103,13 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
     Call call("MPI_Type_match_size");
     if (int e = call.active()) return e;
     if (!datatype) return call.fail(MPI_ERR_ARG, "datatype is NULL");
-    static constexpr MPI_Datatype kIntegers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
-    static constexpr MPI_Datatype kReals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-    static constexpr MPI_Datatype kComplexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                                  MPI_C_LONG_DOUBLE_COMPLEX};
-    const MPI_Datatype *c = typeclass == MPI_TYPECLASS_INTEGER   ? kIntegers
-                            : typeclass == MPI_TYPECLASS_REAL    ? kReals
-                            : typeclass == MPI_TYPECLASS_COMPLEX ? kComplexes
+    static constexpr MPI_Datatype integers[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static constexpr MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static constexpr MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                                 MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *c = typeclass == MPI_TYPECLASS_INTEGER   ? integers
+                            : typeclass == MPI_TYPECLASS_REAL    ? reals
+                            : typeclass == MPI_TYPECLASS_COMPLEX ? complexes
                                                                  : nullptr;
     if (!c) return call.fail(MPI_ERR_ARG, "unknown type class");
     const int n = typeclass == MPI_TYPECLASS_INTEGER ? 4 : 3;

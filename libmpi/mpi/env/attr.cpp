@@ -14,7 +14,7 @@ namespace lwmpi {
 
 namespace {
 
-constexpr int kMaxKeyvals = 64;  // per rank; index 0 is MPI_KEYVAL_INVALID
+constexpr int max_keyvals = 64;  // per rank; index 0 is MPI_KEYVAL_INVALID
 
 struct Keyval {
     bool used;   // created, and not yet gone
@@ -35,7 +35,7 @@ struct Attr {
 
 // Attributes in the order they were set (an overwrite sets anew).
 struct Attrs {
-    Keyval *keyvals;  // kMaxKeyvals of them, from the first keyval made
+    Keyval *keyvals;  // max_keyvals of them, from the first keyval made
     Attr *items;
     int n;
     int cap;
@@ -45,7 +45,7 @@ thread_local util::RankLocal<Attrs> t_attrs;
 
 // The keyval of handle `keyval`, live or freed but still used, or nullptr.
 Keyval *keyval_at(int keyval) {
-    const int i = table_index(keyval, HandleKind::keyval, 1, kMaxKeyvals);
+    const int i = table_index(keyval, HandleKind::keyval, 1, max_keyvals);
     Keyval *k = i < 0 || !t_attrs.get().keyvals ? nullptr : &t_attrs.get().keyvals[i];
     return k && k->used ? k : nullptr;
 }
@@ -100,9 +100,9 @@ int delete_at(int i) {
 
 int keyval_create(HandleKind kind, AttrCopyFn *copy, AttrDeleteFn *del, void *extra_state, int *keyval) {
     Attrs &a = t_attrs.get();
-    if (!a.keyvals) a.keyvals = static_cast<Keyval *>(calloc(kMaxKeyvals, sizeof(Keyval)));
+    if (!a.keyvals) a.keyvals = static_cast<Keyval *>(calloc(max_keyvals, sizeof(Keyval)));
     if (!a.keyvals) return MPI_ERR_NO_MEM;
-    for (int i = 1; i < kMaxKeyvals; ++i)
+    for (int i = 1; i < max_keyvals; ++i)
         if (!a.keyvals[i].used) {
             a.keyvals[i] = Keyval{true, false, kind, copy, del, extra_state, 0};
             *keyval = make_handle(HandleKind::keyval, i);

@@ -16,7 +16,7 @@ namespace {
 
 // Per rank, classes and codes together; the array grows by doubling as
 // the program adds them (test suites add a few hundred).
-constexpr int kMaxUserCodes = 4096;
+constexpr int max_user_codes = 4096;
 
 struct UserCode {
     int error_class;  // itself for a class
@@ -42,7 +42,7 @@ UserCode *user_code(int code) {
 // A new code of class `error_class` (-1: a new class, its own) into *code.
 int add(int error_class, int *code) {
     UserCodes &u = t_codes.get();
-    if (u.count == kMaxUserCodes) return MPI_ERR_NO_MEM;
+    if (u.count == max_user_codes) return MPI_ERR_NO_MEM;
     if (u.count == u.cap) {
         const int cap = u.cap ? 2 * u.cap : 16;
         UserCode *grown =

@@ -12,7 +12,7 @@ namespace lwmpi {
 namespace {
 
 // Indexed by error class (mpi.h); MPI 3.1 table 8.1.
-constexpr const char *kErrorText[] = {
+constexpr const char *error_texts[] = {
     "no error",                                 // MPI_SUCCESS
     "invalid buffer pointer",                   // MPI_ERR_BUFFER
     "invalid count argument",                   // MPI_ERR_COUNT
@@ -72,12 +72,12 @@ constexpr const char *kErrorText[] = {
     "data conversion failed",                   // MPI_ERR_CONVERSION
     "I/O error",                                // MPI_ERR_IO
 };
-static_assert(sizeof kErrorText / sizeof kErrorText[0] == MPI_ERR_LASTCODE + 1);
+static_assert(sizeof error_texts / sizeof error_texts[0] == MPI_ERR_LASTCODE + 1);
 
 }  // namespace
 
 const char *error_text(int code) {
-    return code >= 0 && code <= MPI_ERR_LASTCODE ? kErrorText[code] : user_error_text(code);
+    return code >= 0 && code <= MPI_ERR_LASTCODE ? error_texts[code] : user_error_text(code);
 }
 
 size_t format_fatal(char *buf, size_t cap, int rank, const char *function, int code, const char *detail) {
@@ -98,13 +98,13 @@ namespace {
 
 // Error handlers made by MPI_Comm_create_errhandler, per rank; index 0..3
 // of the handle space are the null and the predefined handlers.
-constexpr int kFirstUser = 4;
-constexpr int kMaxErrhandlers = kFirstUser + 8;
-constexpr int kMaxHolders = 2;  // communicators, windows
+constexpr int first_user = 4;
+constexpr int max_errhandlers = first_user + 8;
+constexpr int max_holders = 2;  // communicators, windows
 struct Errhandlers {
-    MPI_Comm_errhandler_function *user[kMaxErrhandlers];
-    bool freed[kMaxErrhandlers];  // freed by the program, still in use
-    ErrhandlerHolder holders[kMaxHolders];
+    MPI_Comm_errhandler_function *user[max_errhandlers];
+    bool freed[max_errhandlers];  // freed by the program, still in use
+    ErrhandlerHolder holders[max_holders];
     int nholders;
 };
 thread_local util::RankLocal<Errhandlers> t_errhandlers;
@@ -114,7 +114,7 @@ bool is_predefined(MPI_Errhandler h) {
 }
 
 MPI_Comm_errhandler_function *user_function(MPI_Errhandler h) {
-    const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
+    const int i = table_index(h, HandleKind::errhandler, first_user, max_errhandlers);
     return i < 0 ? nullptr : t_errhandlers.get().user[i];
 }
 
@@ -126,7 +126,7 @@ bool errhandler_valid(MPI_Errhandler h) { return is_predefined(h) || user_functi
 
 void register_errhandler_holder(const ErrhandlerHolder &holder) {
     Errhandlers &e = t_errhandlers.get();
-    if (e.nholders < kMaxHolders) e.holders[e.nholders++] = holder;
+    if (e.nholders < max_holders) e.holders[e.nholders++] = holder;
 }
 
 namespace {
@@ -150,7 +150,7 @@ bool handler_of(int handle, MPI_Errhandler *out) {
 }  // namespace
 
 void release_errhandler(MPI_Errhandler h) {
-    const int i = table_index(h, HandleKind::errhandler, kFirstUser, kMaxErrhandlers);
+    const int i = table_index(h, HandleKind::errhandler, first_user, max_errhandlers);
     Errhandlers &e = t_errhandlers.get();
     if (i >= 0 && e.freed[i] && !in_use(h)) {
         e.user[i] = nullptr;
@@ -160,7 +160,7 @@ void release_errhandler(MPI_Errhandler h) {
 
 int errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *out) {
     Errhandlers &e = t_errhandlers.get();
-    for (int i = kFirstUser; i < kMaxErrhandlers; ++i)
+    for (int i = first_user; i < max_errhandlers; ++i)
         if (!e.user[i]) {
             e.user[i] = function;
             *out = make_handle(HandleKind::errhandler, i);

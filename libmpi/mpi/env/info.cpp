@@ -24,11 +24,11 @@ namespace lwmpi {
 
 namespace {
 
-constexpr int kEnv = 1;  // MPI_INFO_ENV's index; 0 is MPI_INFO_NULL
-static_assert(make_handle(HandleKind::info, kEnv) == MPI_INFO_ENV);
+constexpr int env_index = 1;  // MPI_INFO_ENV's index; 0 is MPI_INFO_NULL
+static_assert(make_handle(HandleKind::info, env_index) == MPI_INFO_ENV);
 // Indexes per rank, MPI_INFO_NULL's and MPI_INFO_ENV's included: test
 // suites hold thousands of objects at once.
-constexpr int kMaxInfos = 4096;
+constexpr int max_infos = 4096;
 
 struct Info {
     char **entries;  // "key\0value\0" each
@@ -36,10 +36,10 @@ struct Info {
     int cap;
 };
 
-thread_local util::RankLocal<SlotTable<Info, kMaxInfos>> t_infos;
+thread_local util::RankLocal<SlotTable<Info, max_infos>> t_infos;
 
 Info *info_at(MPI_Info h) {
-    const int i = table_index(h, HandleKind::info, kEnv, kMaxInfos);
+    const int i = table_index(h, HandleKind::info, env_index, max_infos);
     return i < 0 ? nullptr : t_infos.get().at(i);
 }
 
@@ -81,7 +81,7 @@ bool put(Info &info, const char *key, const char *value) {
 
 // Frees the entries of the object at table index i, and the object.
 void destroy(int i) {
-    SlotTable<Info, kMaxInfos> &table = t_infos.get();
+    SlotTable<Info, max_infos> &table = t_infos.get();
     Info *info = table.at(i);
     if (!info) return;
     for (int e = 0; e < info->n; ++e)
@@ -93,7 +93,7 @@ void destroy(int i) {
 // A new empty object at the lowest free index >= *index (MPI_INFO_ENV's
 // only when *index asks for it) into *index, or nullptr.
 Info *make(int *index) {
-    SlotTable<Info, kMaxInfos> &table = t_infos.get();
+    SlotTable<Info, max_infos> &table = t_infos.get();
     return table.add(*index, Info{}, index) == MPI_SUCCESS ? table.at(*index) : nullptr;
 }
 
@@ -120,16 +120,16 @@ int check_key(const Call &call, const char *key) {
 bool info_valid(MPI_Info h) { return info_at(h) != nullptr; }
 
 int info_new(MPI_Info *out) {
-    int index = kEnv + 1;
+    int index = env_index + 1;
     if (!make(&index)) return MPI_ERR_NO_MEM;
     *out = make_handle(HandleKind::info, index);
     return MPI_SUCCESS;
 }
 
 void info_init_env(int world_size, int argc, char **argv) {
-    int index = kEnv;
+    int index = env_index;
     Info *env = make(&index);
-    if (!env || index != kEnv) return;  // no memory: MPI_INFO_ENV stays empty
+    if (!env || index != env_index) return;  // no memory: MPI_INFO_ENV stays empty
     char text[MPI_MAX_INFO_VAL];
     TextBuilder(text, sizeof text).put_int(world_size);
     put(*env, "maxprocs", text);

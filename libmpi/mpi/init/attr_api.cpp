@@ -45,14 +45,14 @@ thread_local util::RankLocal<Predefined> t_predefined;
 // The value of predefined attribute `keyval` (an int), or nullptr. The
 // values live as long as the program (section 8.1.2).
 const int *predefined_value(int keyval) {
-    static constexpr int kTagUb = LWMPI_TAG_UB, kWtimeIsGlobal = 1, kHost = MPI_PROC_NULL,
-                         kIo = MPI_ANY_SOURCE, kAppnum = 0;
+    static constexpr int tag_ub = LWMPI_TAG_UB, wtime_is_global = 1, host = MPI_PROC_NULL,
+                         io = MPI_ANY_SOURCE, appnum = 0;
     switch (keyval) {
-    case MPI_TAG_UB: return &kTagUb;
-    case MPI_WTIME_IS_GLOBAL: return &kWtimeIsGlobal;
-    case MPI_HOST: return &kHost;
-    case MPI_IO: return &kIo;
-    case MPI_APPNUM: return &kAppnum;  // mpirun starts one application
+    case MPI_TAG_UB: return &tag_ub;
+    case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
+    case MPI_HOST: return &host;
+    case MPI_IO: return &io;
+    case MPI_APPNUM: return &appnum;  // mpirun starts one application
     case MPI_LASTUSEDCODE: return last_used_code();
     case MPI_UNIVERSE_SIZE: {  // no process can be spawned
         Predefined &p = t_predefined.get();
@@ -116,9 +116,9 @@ int delete_attr(Call &call, HandleKind kind, int object, int keyval) {
     return MPI_SUCCESS;
 }
 
-constexpr HandleKind kComm = HandleKind::comm;
-constexpr HandleKind kType = HandleKind::datatype;
-constexpr HandleKind kWin = HandleKind::win;
+constexpr HandleKind comm_kind = HandleKind::comm;
+constexpr HandleKind type_kind = HandleKind::datatype;
+constexpr HandleKind win_kind = HandleKind::win;
 
 }  // namespace
 
@@ -143,79 +143,79 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                            void *extra_state) {
     Call call("MPI_Comm_create_keyval");
-    return create_keyval(call, kComm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    return create_keyval(call, comm_kind, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
 
 int MPI_Comm_free_keyval(int *comm_keyval) {
     Call call("MPI_Comm_free_keyval");
-    return free_keyval(call, kComm, comm_keyval);
+    return free_keyval(call, comm_kind, comm_keyval);
 }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
     Call call("MPI_Comm_set_attr");
-    return set_attr(call, kComm, comm, comm_keyval, attribute_val);
+    return set_attr(call, comm_kind, comm, comm_keyval, attribute_val);
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
     Call call("MPI_Comm_get_attr");
-    return get_attr(call, kComm, comm, comm_keyval, attribute_val, flag);
+    return get_attr(call, comm_kind, comm, comm_keyval, attribute_val, flag);
 }
 
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     Call call("MPI_Comm_delete_attr");
-    return delete_attr(call, kComm, comm, comm_keyval);
+    return delete_attr(call, comm_kind, comm, comm_keyval);
 }
 
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
                            void *extra_state) {
     Call call("MPI_Type_create_keyval");
-    return create_keyval(call, kType, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    return create_keyval(call, type_kind, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
 }
 
 int MPI_Type_free_keyval(int *type_keyval) {
     Call call("MPI_Type_free_keyval");
-    return free_keyval(call, kType, type_keyval);
+    return free_keyval(call, type_kind, type_keyval);
 }
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
     Call call("MPI_Type_set_attr");
-    return set_attr(call, kType, datatype, type_keyval, attribute_val);
+    return set_attr(call, type_kind, datatype, type_keyval, attribute_val);
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
     Call call("MPI_Type_get_attr");
-    return get_attr(call, kType, datatype, type_keyval, attribute_val, flag);
+    return get_attr(call, type_kind, datatype, type_keyval, attribute_val, flag);
 }
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     Call call("MPI_Type_delete_attr");
-    return delete_attr(call, kType, datatype, type_keyval);
+    return delete_attr(call, type_kind, datatype, type_keyval);
 }
 
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
                           void *extra_state) {
     Call call("MPI_Win_create_keyval");
-    return create_keyval(call, kWin, win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    return create_keyval(call, win_kind, win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
 }
 
 int MPI_Win_free_keyval(int *win_keyval) {
     Call call("MPI_Win_free_keyval");
-    return free_keyval(call, kWin, win_keyval);
+    return free_keyval(call, win_kind, win_keyval);
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
     Call call("MPI_Win_set_attr");
-    return set_attr(call, kWin, win, win_keyval, attribute_val);
+    return set_attr(call, win_kind, win, win_keyval, attribute_val);
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
     Call call("MPI_Win_get_attr");
-    return get_attr(call, kWin, win, win_keyval, attribute_val, flag);
+    return get_attr(call, win_kind, win, win_keyval, attribute_val, flag);
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
     Call call("MPI_Win_delete_attr");
-    return delete_attr(call, kWin, win, win_keyval);
+    return delete_attr(call, win_kind, win, win_keyval);
 }

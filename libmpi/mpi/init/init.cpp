@@ -85,8 +85,8 @@ int MPI_Finalize(void) {
     if (int e = call.active()) return e;
     // MPI_COMM_SELF's attributes are deleted first, while all of MPI still
     // works, then MPI_COMM_WORLD's (section 8.7.1).
-    static constexpr MPI_Comm kOrder[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
-    for (MPI_Comm comm : kOrder)
+    static constexpr MPI_Comm order[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    for (MPI_Comm comm : order)
         if (int e = attr_delete_all(HandleKind::comm, comm))
             return raise_error(comm, call.name(), e, "an attribute delete callback failed");
     // Buffered and freed sends leave first; every rank has stopped sending

@@ -109,8 +109,8 @@ public:
     // ranks, I am `me`). MPI_SUCCESS or an error class.
     int run(MPI_Comm comm, int size, int n, const int sources[], const int degrees[],
             const int destinations[], const int weights[]) {
-        int sendcounts[util::kMaxRanks] = {}, recvcounts[util::kMaxRanks], sdispls[util::kMaxRanks],
-            rdispls[util::kMaxRanks];
+        int sendcounts[util::max_ranks] = {}, recvcounts[util::max_ranks], sdispls[util::max_ranks],
+            rdispls[util::max_ranks];
         const auto each_edge = [&](auto f) {
             for (int i = 0, k = 0; i < n; ++i)
                 for (int j = 0; j < degrees[i]; ++j, ++k) {
@@ -129,7 +129,7 @@ public:
         }
         send_ = static_cast<int *>(malloc(sizeof(int) * static_cast<size_t>(total ? total : 1)));
         if (!send_) return MPI_ERR_NO_MEM;
-        int at[util::kMaxRanks];
+        int at[util::max_ranks];
         for (int r = 0; r < size; ++r)
             at[r] = sdispls[r];
         const auto put = [&](int r, int s, int d, int w) {
@@ -320,7 +320,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         if (degrees[i] < 0) return call.fail(MPI_ERR_ARG, "a negative degree");
         edges += degrees[i];
     }
-    if (edges > util::kMaxRanks * static_cast<long long>(util::kMaxRanks))
+    if (edges > util::max_ranks * static_cast<long long>(util::max_ranks))
         return call.fail(MPI_ERR_ARG, "more edges than LWMPI takes from one rank");
     if (int e = check_list(call, "destination", static_cast<int>(edges), destinations, weights, size))
         return e;

@@ -30,14 +30,14 @@ namespace {
 
 // The collective-context tag of the leaders' exchange on an existing
 // intercommunicator (above the collectives' own tags).
-constexpr int kSwapTag = 100;
+constexpr int swap_tag = 100;
 
 // What one group brings to the exchange.
 struct Side {
     uint32_t context;  // lowest context id free on every rank of the group
     int high;          // MPI_Intercomm_merge's `high`
     int count;         // entries of `ints` used
-    int ints[2 * util::kMaxRanks];
+    int ints[2 * util::max_ranks];
 };
 
 // How the two leaders reach each other: rank `peer` of `comm`, on its
@@ -83,7 +83,7 @@ int swap_sides(const Comm &local, int leader, const Link &link, Side *mine, Side
 int swap_sides(const Comm &inter, Side *mine, Side *theirs) {
     const Comm *local = comm_get(inter.local);
     if (!local) return MPI_ERR_INTERN;
-    return swap_sides(*local, 0, Link{inter.handle, 0, kSwapTag, true}, mine, theirs);
+    return swap_sides(*local, 0, Link{inter.handle, 0, swap_tag, true}, mine, theirs);
 }
 
 // The context both groups can use: above every rank's ids in use. The

@@ -71,7 +71,7 @@ namespace {
 
 // MPI_Comm_split's work, for it and MPI_Comm_split_type (errors are fn's).
 int split(const char *fn, MPI_Comm comm, Comm *c, int color, int key, MPI_Comm *newcomm) {
-    int mine[2] = {color, key}, all[2 * util::kMaxRanks];
+    int mine[2] = {color, key}, all[2 * util::max_ranks];
     // Every rank's (color, key) in its own group: over the local
     // intracommunicator of an intercommunicator.
     const MPI_Comm within = c->inter ? c->local : comm;
@@ -132,7 +132,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     if (!g) return call.fail(MPI_ERR_GROUP);
     if (!newcomm) return call.fail(MPI_ERR_ARG);
     if (tag < 0 || tag > LWMPI_TAG_UB) return call.fail(MPI_ERR_TAG);
-    int members[util::kMaxRanks];  // ranks in comm
+    int members[util::max_ranks];  // ranks in comm
     for (int r = 0; r < g->size; ++r) {
         members[r] = group_rank_of(c->group, g->world[r]);
         if (members[r] == MPI_UNDEFINED)
@@ -148,7 +148,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         e = send(*c, members[0], internal_tag, &context, 1, MPI_UNSIGNED);
         if (e == MPI_SUCCESS) e = recv(*c, members[0], internal_tag, &context, 1, MPI_UNSIGNED);
     } else {
-        uint32_t theirs[util::kMaxRanks];
+        uint32_t theirs[util::max_ranks];
         Batch in(*c);
         for (int r = 1; r < g->size; ++r)
             in.recv(members[r], internal_tag, &theirs[r], 1, MPI_UNSIGNED);
@@ -254,7 +254,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     (void)reorder;
     Comm *c;
     if (int e = enter_intra(call, comm_old, &c)) return e;
-    if (ndims < 0 || ndims > kMaxDims) return raise_ndims(call, ndims);
+    if (ndims < 0 || ndims > max_dims) return raise_ndims(call, ndims);
     if ((ndims > 0 && (!dims || !periods)) || !comm_cart) return call.fail(MPI_ERR_ARG);
     const int size = c->group.size;
     CartTopology topo{ndims, {}, {}};

@@ -8,11 +8,11 @@
 namespace lwmpi {
 
 Batch::Batch(const Comm &c, int window) : c_(c), h_(inline_), window_(window < 1 ? 1 : window) {
-    if (window_ <= kBatchWindow) return;
+    if (window_ <= batch_window) return;
     h_ = static_cast<MPI_Request *>(malloc(sizeof(MPI_Request) * static_cast<size_t>(window_)));
     if (!h_) {
         h_ = inline_;
-        window_ = kBatchWindow;
+        window_ = batch_window;
         error_ = MPI_ERR_NO_MEM;  // nothing will start
     }
 }

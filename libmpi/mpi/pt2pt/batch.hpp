@@ -10,7 +10,7 @@
 namespace lwmpi {
 
 /// Operations a Batch keeps in flight by default.
-inline constexpr int kBatchWindow = 32;
+inline constexpr int batch_window = 32;
 
 /// Sends and receives on c's collective context: each starts at once, and
 /// at most `window` are in flight (the oldest complete first when a new
@@ -19,7 +19,7 @@ inline constexpr int kBatchWindow = 32;
 /// neighbourhood collectives) gives a window as large as its count.
 class Batch {
 public:
-    explicit Batch(const Comm &c, int window = kBatchWindow);
+    explicit Batch(const Comm &c, int window = batch_window);
     Batch(const Batch &) = delete;
     Batch &operator=(const Batch &) = delete;
     ~Batch();
@@ -33,7 +33,7 @@ private:
     void add(const P2POp &op);
 
     const Comm &c_;
-    MPI_Request inline_[kBatchWindow];
+    MPI_Request inline_[batch_window];
     MPI_Request *h_;  ///< inline_, or the heap for a larger window
     int window_;
     int n_ = 0;

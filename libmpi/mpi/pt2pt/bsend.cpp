@@ -18,14 +18,14 @@ struct Block {
 };
 
 // MPI_BSEND_OVERHEAD covers the header and the alignment of each block.
-constexpr uint64_t kAlign = 16;
-static_assert(kAlign <= MPI_BSEND_OVERHEAD);
+constexpr uint64_t align = 16;
+static_assert(align <= MPI_BSEND_OVERHEAD);
 
 /// Messages an attached buffer holds at once (each also takes a request
 /// until it has left).
-constexpr int kMaxBlocks = 2 * util::kMaxRanks + 64;
+constexpr int max_blocks = 2 * util::max_ranks + 64;
 /// Entries of the block table when it is first needed (then doubled).
-constexpr int kFirstBlocks = 16;
+constexpr int first_blocks = 16;
 
 // Only a program that attaches a buffer pays for its block table: made by
 // the first buffered send, grown as more are in the buffer at once, freed
@@ -40,22 +40,22 @@ struct Attached {
 
 thread_local util::RankLocal<Attached> t_buffer;
 
-constexpr uint64_t round_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+constexpr uint64_t round_up(uint64_t n) { return (n + align - 1) / align * align; }
 
 }  // namespace
 
 int bsend_reserve(uint64_t bytes, void **out) {
     Attached &b = t_buffer.get();
     if (!b.base) return MPI_ERR_BUFFER;
-    const uint64_t need = round_up(bytes) + kAlign;
+    const uint64_t need = round_up(bytes) + align;
     uint64_t at = round_up(reinterpret_cast<uintptr_t>(b.base)) - reinterpret_cast<uintptr_t>(b.base);
     int i = 0;
     for (; i < b.nblocks && at + need > b.blocks[i].offset; ++i)
         at = b.blocks[i].offset + b.blocks[i].length;
-    if (at + need > b.size || b.nblocks == kMaxBlocks) return MPI_ERR_BUFFER;
+    if (at + need > b.size || b.nblocks == max_blocks) return MPI_ERR_BUFFER;
     if (b.nblocks == b.capacity) {
         const int cap =
-            b.capacity ? (2 * b.capacity < kMaxBlocks ? 2 * b.capacity : kMaxBlocks) : kFirstBlocks;
+            b.capacity ? (2 * b.capacity < max_blocks ? 2 * b.capacity : max_blocks) : first_blocks;
         auto *grown = static_cast<Block *>(realloc(b.blocks, sizeof(Block) * static_cast<size_t>(cap)));
         if (!grown) return MPI_ERR_NO_MEM;
         b.blocks = grown;
@@ -64,13 +64,13 @@ int bsend_reserve(uint64_t bytes, void **out) {
     for (int j = b.nblocks++; j > i; --j)
         b.blocks[j] = b.blocks[j - 1];
     b.blocks[i] = Block{at, need};
-    *out = b.base + at + kAlign;
+    *out = b.base + at + align;
     return MPI_SUCCESS;
 }
 
 void bsend_release(void *block) {
     Attached &b = t_buffer.get();
-    const uint64_t offset = static_cast<uint64_t>(static_cast<char *>(block) - b.base) - kAlign;
+    const uint64_t offset = static_cast<uint64_t>(static_cast<char *>(block) - b.base) - align;
     int i = 0;
     while (i < b.nblocks && b.blocks[i].offset != offset)
         ++i;

@@ -18,7 +18,7 @@ using namespace lwmpi;
 
 namespace lwmpi {
 
-static_assert(util::kAnySource == MPI_ANY_SOURCE && util::kAnyTag == MPI_ANY_TAG);
+static_assert(util::any_source == MPI_ANY_SOURCE && util::any_tag == MPI_ANY_TAG);
 
 namespace {
 
@@ -163,9 +163,10 @@ int pass(const char *fn, int count, MPI_Request requests[], MPI_Status statuses[
         MPI_Status *status;
         int code;
     };
-    constexpr int kOnStack = 64;
-    Finished on_stack[kOnStack];
-    Finished *done = count <= kOnStack ? on_stack : static_cast<Finished *>(malloc(sizeof(Finished) * count));
+    constexpr int on_stack_max = 64;
+    Finished on_stack[on_stack_max];
+    Finished *done =
+        count <= on_stack_max ? on_stack : static_cast<Finished *>(malloc(sizeof(Finished) * count));
     if (!done) return raise_error(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM, "no memory for the statuses");
     for (int i = 0; i < count && !(first_only && out->finished); ++i) {
         // Waitall's statuses follow the requests; the others' are packed.
@@ -494,7 +495,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    const int world = source == MPI_ANY_SOURCE ? util::kAnySource : peers(*c).world[source];
+    const int world = source == MPI_ANY_SOURCE ? util::any_source : peers(*c).world[source];
     for (;;) {
         if (int e = progress_requests()) return raise_error(comm, fn, e, util::error_detail());
         util::Status st;

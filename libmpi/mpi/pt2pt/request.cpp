@@ -16,7 +16,7 @@ namespace lwmpi {
 namespace {
 
 struct Requests {
-    util::SlabPool<Request, util::kRequestSlab, util::kMaxRequests> table;
+    util::SlabPool<Request, util::request_slab, util::max_requests> table;
     /// Requests freed while their operation runs (reap() looks for them).
     int freed_running;
     Background *running;  ///< the rank's running background work, a list
@@ -299,7 +299,7 @@ int request_start(Request &r) {
                             bytes, &r.util_req);
         }
     } else if (e == MPI_SUCCESS) {
-        const int src = a.peer == MPI_ANY_SOURCE ? util::kAnySource : peers(c).world[a.peer];
+        const int src = a.peer == MPI_ANY_SOURCE ? util::any_source : peers(c).world[a.peer];
         e = util::irecv(src, a.tag, context, data, bytes, &r.util_req);
     }
     if (e) {

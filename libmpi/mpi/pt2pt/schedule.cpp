@@ -239,6 +239,8 @@ int Schedule::run() {
     return error_;
 }
 
-int next_schedule_tag(Comm &c) { return kFirstScheduleTag + static_cast<int>(c.schedules++ % kScheduleTags); }
+int next_schedule_tag(Comm &c) {
+    return first_schedule_tag + static_cast<int>(c.schedules++ % schedule_tags);
+}
 
 }  // namespace lwmpi

@@ -116,12 +116,12 @@ private:
 /// The tag of the next schedule on `c` (section 5.12: every rank starts
 /// the collectives of a communicator in the same order, so the n-th one
 /// gets the same tag everywhere, and no message of one can match another,
-/// nor a blocking collective's, whose tags are below kFirstScheduleTag).
+/// nor a blocking collective's, whose tags are below first_schedule_tag).
 int next_schedule_tag(Comm &c);
 
-/// Tags of schedules: kFirstScheduleTag + sequence number modulo
-/// kScheduleTags.
-inline constexpr int kFirstScheduleTag = 0x100;
-inline constexpr int kScheduleTags = 1 << 24;
+/// Tags of schedules: first_schedule_tag + sequence number modulo
+/// schedule_tags.
+inline constexpr int first_schedule_tag = 0x100;
+inline constexpr int schedule_tags = 1 << 24;
 
 }  // namespace lwmpi

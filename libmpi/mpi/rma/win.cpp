@@ -33,8 +33,8 @@ namespace lwmpi {
 namespace {
 
 struct Wins {
-    SlotTable<Win, kMaxWins> table;
-    WinControl *controls;  ///< kMaxWins blocks, exposed; nullptr until the first window
+    SlotTable<Win, max_wins> table;
+    WinControl *controls;  ///< max_wins blocks, exposed; nullptr until the first window
     bool registered;       ///< raise_error knows how to find a window's handler
 };
 thread_local util::RankLocal<Wins> t_wins;
@@ -56,7 +56,7 @@ bool uses_errhandler(MPI_Errhandler h) {
 int controls_ready() {
     Wins &s = t_wins.get();
     if (s.controls) return MPI_SUCCESS;
-    const size_t bytes = sizeof(WinControl) * kMaxWins;
+    const size_t bytes = sizeof(WinControl) * max_wins;
     auto *area = static_cast<WinControl *>(aligned_alloc(64, bytes));
     if (!area) return MPI_ERR_NO_MEM;
     memset(area, 0, bytes);
@@ -186,7 +186,7 @@ int create(const Call &call, Comm &c, int flavor, void *base, MPI_Aint size, int
 }  // namespace
 
 Win *win_get(MPI_Win h) {
-    const int i = table_index(h, HandleKind::win, 1, kMaxWins);
+    const int i = table_index(h, HandleKind::win, 1, max_wins);
     return i < 0 ? nullptr : t_wins.get().table.at(i);
 }
 
@@ -296,7 +296,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     int e = begin(*c, MPI_WIN_FLAVOR_SHARED, &w);
     if (e) return call.fail(e, util::error_detail());
     // Every part's size, then rank 0's block (its global form) to all.
-    MPI_Aint sizes[util::kMaxRanks], total = 0, offset = 0;
+    MPI_Aint sizes[util::max_ranks], total = 0, offset = 0;
     uint64_t block = 0;
     e = MPI_Allgather(&size, 1, MPI_AINT, sizes, 1, MPI_AINT, w->comm);
     for (int r = 0; e == MPI_SUCCESS && r < w->size; ++r) {
@@ -345,7 +345,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return call.fail(MPI_ERR_RMA_FLAVOR);
     if (size < 0) return call.fail(MPI_ERR_SIZE);
     if (size > 0 && !base) return call.fail(MPI_ERR_BASE);
-    if (w->nattached == kMaxAttached) return call.fail(MPI_ERR_RMA_ATTACH, "too many regions");
+    if (w->nattached == max_attached) return call.fail(MPI_ERR_RMA_ATTACH, "too many regions");
     if (int e = util::rma_expose(base, static_cast<size_t>(size)))
         return call.fail(e == MPI_ERR_NO_MEM ? e : MPI_ERR_RMA_ATTACH, util::error_detail());
     w->attached[w->nattached].base = base;

@@ -20,10 +20,10 @@ struct Datatype;
 
 /// Windows a rank may have at once (MPI_ERR_NO_MEM beyond); index 0 is
 /// MPI_WIN_NULL's.
-inline constexpr int kMaxWins = 64;
+inline constexpr int max_wins = 64;
 /// Regions MPI_Win_attach may add to one dynamic window.
-inline constexpr int kMaxAttached = 8;
-inline constexpr int kMaskWords = util::kMaxRanks / 64;
+inline constexpr int max_attached = 8;
+inline constexpr int mask_words = util::max_ranks / 64;
 
 /// LWMPI's words in a rank's part of a window, which the other ranks
 /// update with remote atomics (uint64, 8-byte aligned). A rank's control
@@ -34,16 +34,16 @@ struct WinControl {
     /// the target's lock, so that MPI's operation and datatype code stays
     /// out of the kernel and accumulates are atomic per element (11.7.1).
     uint64_t acc_lock;
-    /// The passive target lock (MPI_Win_lock): kWriter when held
+    /// The passive target lock (MPI_Win_lock): writer when held
     /// exclusively, else the number of shared holders.
     uint64_t lock;
     /// PSCW: MPI_Win_complete calls of the origins since the last wait.
     uint64_t completions;
     /// PSCW: bit r set when rank r of the window posted to the caller
     /// (MPI_Win_post), cleared by the caller's MPI_Win_start.
-    uint64_t posts[kMaskWords];
+    uint64_t posts[mask_words];
 };
-inline constexpr uint64_t kWriter = uint64_t{1} << 63;
+inline constexpr uint64_t writer = uint64_t{1} << 63;
 
 /// What a rank knows of rank r's part of a window (exchanged at creation).
 struct WinPeer {
@@ -57,7 +57,7 @@ struct WinPeer {
 
 /// A set of ranks of a window's group, as a bit mask.
 struct RankMask {
-    uint64_t bits[kMaskWords];
+    uint64_t bits[mask_words];
     bool has(int r) const { return bits[r / 64] >> (r % 64) & 1; }
     void add(int r) { bits[r / 64] |= uint64_t{1} << (r % 64); }
 };
@@ -93,7 +93,7 @@ struct Win {
     struct {
         void *base;
         MPI_Aint size;
-    } attached[kMaxAttached];
+    } attached[max_attached];
 };
 
 /// The window named by `h`, or nullptr.

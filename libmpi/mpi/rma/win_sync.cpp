@@ -55,13 +55,13 @@ int lock_target(Win &w, int t, int type) {
     if (type == MPI_LOCK_EXCLUSIVE)
         return win_spin([&] {
             uint64_t old;
-            if (int e = atomic(w, t, f, util::Atomic::cas, kWriter, 0, &old)) return e;
+            if (int e = atomic(w, t, f, util::Atomic::cas, writer, 0, &old)) return e;
             return old == 0 ? MPI_SUCCESS : -1;
         });
     return win_spin([&] {
         uint64_t old;
         if (int e = atomic(w, t, f, util::Atomic::fadd, 1, 0, &old)) return e;
-        if (!(old & kWriter)) return MPI_SUCCESS;
+        if (!(old & writer)) return MPI_SUCCESS;
         if (int e = atomic(w, t, f, util::Atomic::fadd, ~uint64_t{0})) return e;  // -1
         return -1;
     });
@@ -71,7 +71,7 @@ int lock_target(Win &w, int t, int type) {
 int unlock_target(Win &w, int t, int type) {
     if (int e = win_flush_target(w, t)) return e;
     return atomic(w, t, offsetof(WinControl, lock), util::Atomic::fadd,
-                  type == MPI_LOCK_EXCLUSIVE ? kWriter : ~uint64_t{0});  // (adding 2^63 clears the bit)
+                  type == MPI_LOCK_EXCLUSIVE ? writer : ~uint64_t{0});  // (adding 2^63 clears the bit)
 }
 
 // Checks rank for the lock calls: MPI_PROC_NULL does nothing (*skip).
@@ -176,12 +176,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     if (w->started || w->nlocks || w->lock_all || leave_fence(*w))
         return call.fail(MPI_ERR_RMA_SYNC, "an access epoch is open");
     int e = win_spin([&] {
-        for (int k = 0; k < kMaskWords; ++k)
+        for (int k = 0; k < mask_words; ++k)
             if ((load(w->ctrl->posts[k]) & targets.bits[k]) != targets.bits[k]) return -1;
         return MPI_SUCCESS;
     });
     if (e) return call.fail(e, util::error_detail());
-    for (int k = 0; k < kMaskWords; ++k)
+    for (int k = 0; k < mask_words; ++k)
         __atomic_fetch_and(&w->ctrl->posts[k], ~targets.bits[k], __ATOMIC_ACQ_REL);
     w->started = true;
     w->start_group = targets;

@@ -23,7 +23,7 @@ template <class T, int SlabSize, int MaxEntries>
 class SlabPool {
     static_assert(SlabSize > 0 && (SlabSize & (SlabSize - 1)) == 0, "a power of two: indexing shifts");
     static_assert(MaxEntries % SlabSize == 0, "whole slabs");
-    static constexpr int kMaxSlabs = MaxEntries / SlabSize;
+    static constexpr int max_slabs = MaxEntries / SlabSize;
 
 public:
     /// Entry i, 0 <= i < size().
@@ -64,10 +64,10 @@ public:
 private:
     // Adds a slab; false when the pool is full or out of memory.
     bool grow() {
-        if (nslabs_ == kMaxSlabs) return false;
+        if (nslabs_ == max_slabs) return false;
         if (nslabs_ == cap_) {
             const int cap =
-                cap_ ? (2 * cap_ < kMaxSlabs ? 2 * cap_ : kMaxSlabs) : (kMaxSlabs < 4 ? kMaxSlabs : 4);
+                cap_ ? (2 * cap_ < max_slabs ? 2 * cap_ : max_slabs) : (max_slabs < 4 ? max_slabs : 4);
             auto *table = static_cast<T **>(realloc(slabs_, sizeof(T *) * static_cast<size_t>(cap)));
             if (!table) return false;
             slabs_ = table;

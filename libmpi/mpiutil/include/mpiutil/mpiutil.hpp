@@ -16,49 +16,49 @@ namespace lwmpi::util {
 
 /// Most ranks a job may have (bounds the per-rank tables): MPPA-256's 16
 /// compute clusters of 16 PEs, which the linux64 target runs at full size.
-inline constexpr int kMaxRanks = 256;
+inline constexpr int max_ranks = 256;
 /// Most MPI processes on one cluster: one per PE of a compute cluster
 /// (TS_MAX_CORES - 1), whose slots of the local path share a small area.
-inline constexpr int kMaxLocalRanks = 16;
+inline constexpr int max_local_ranks = 16;
 /// Requests one rank may have in flight (MPI_ERR_NO_MEM beyond); LibMPI's
 /// persistent and buffered requests included. MPIUtil's and LibMPI's
 /// request tables are empty until the first request and grow by slabs of
-/// kRequestSlab entries (<lwmpi/pool.hpp>) as a program keeps more in flight;
+/// request_slab entries (<lwmpi/pool.hpp>) as a program keeps more in flight;
 /// each entry costs about 120 bytes (MPIUtil) and 170 (LibMPI).
-inline constexpr int kMaxRequests = 0x10000;
-inline constexpr int kRequestSlab = 16;
+inline constexpr int max_requests = 0x10000;
+inline constexpr int request_slab = 16;
 /// Default eager threshold (bytes), when mpirun gives none.
-inline constexpr uint64_t kDefaultEagerMax = 512;
+inline constexpr uint64_t default_eager_max = 512;
 /// Eager messages a sender may have unconsumed at one receiver, at least
 /// and at most (eager_credits()); beyond, standard sends use the
 /// rendezvous (flow control, nothing dropped).
-inline constexpr int kEagerCredits = 8;
-inline constexpr int kMaxEagerCredits = 64;
+inline constexpr int min_eager_credits = 8;
+inline constexpr int max_eager_credits = 64;
 /// Bytes of unconsumed eager data a receiver may get from all its senders
-/// together, as far as kEagerCredits allows.
-inline constexpr uint64_t kEagerBudget = 64 * 1024;
+/// together, as far as min_eager_credits allows.
+inline constexpr uint64_t eager_budget = 64 * 1024;
 
 /// The eager credits of a job of `np` ranks whose eager threshold is
 /// `eager_max` bytes: as many as keep a receiver's unconsumed eager data
-/// within kEagerBudget, from kEagerCredits to kMaxEagerCredits. Few ranks
+/// within eager_budget, from min_eager_credits to max_eager_credits. Few ranks
 /// get many, so that a window of small sends (osu_bw's 64) stays eager.
 constexpr int eager_credits(int np, uint64_t eager_max) {
     const uint64_t senders = np > 1 ? static_cast<uint64_t>(np - 1) : 1;
-    const uint64_t fit = kEagerBudget / (senders * (eager_max > 0 ? eager_max : 1));
-    return fit < kEagerCredits      ? kEagerCredits
-           : fit > kMaxEagerCredits ? kMaxEagerCredits
-                                    : static_cast<int>(fit);
+    const uint64_t fit = eager_budget / (senders * (eager_max > 0 ? eager_max : 1));
+    return fit < min_eager_credits   ? min_eager_credits
+           : fit > max_eager_credits ? max_eager_credits
+                                     : static_cast<int>(fit);
 }
 /// Bytes of eager data a rank may have waiting, unconsumed, at the other
 /// ranks of its cluster on the local path.
-inline constexpr uint64_t kLocalEagerBudget = 16384;
+inline constexpr uint64_t local_eager_budget = 16384;
 /// Inline bytes of a reused local message block (larger eager messages on
 /// the local path get a block of their own).
-inline constexpr uint64_t kLocalBlockData = kDefaultEagerMax;
+inline constexpr uint64_t local_block_data = default_eager_max;
 
 /// Wildcards of irecv(); equal to MPI_ANY_SOURCE and MPI_ANY_TAG.
-inline constexpr int kAnySource = -1;
-inline constexpr int kAnyTag = -1;
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
 
 /// How a message travels (docs/lwmpi.md, "Protocols"). LibMPI chooses.
 enum class Protocol : uint8_t {
@@ -78,14 +78,14 @@ enum class SendMode : uint8_t {
 enum class WaitPolicy : uint8_t {
     spin,      ///< polls again at once, giving the host's CPU away in between
     block,     ///< sleeps in the kernel until something may have happened
-    adaptive,  ///< polls for kAdaptivePollNs, then sleeps
+    adaptive,  ///< polls for adaptive_poll_ns, then sleeps
 };
 
 /// How long an `adaptive` wait polls before it sleeps, ns: a few message
 /// round trips on linux64, where a wake-up costs tens of microseconds.
-inline constexpr unsigned long kAdaptivePollNs = 50'000;
+inline constexpr unsigned long adaptive_poll_ns = 50'000;
 /// An adaptive wait reads the clock once every this many polls.
-inline constexpr uint32_t kPollsPerClock = 16;
+inline constexpr uint32_t polls_per_clock = 16;
 
 /// Job parameters of LWMPI (from mpirun).
 struct Limits {
@@ -146,8 +146,8 @@ struct Status {
 int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, const void *buf,
           uint64_t bytes, int *req);
 
-/// Starts receiving the oldest message matching (source or kAnySource, tag
-/// or kAnyTag, context) into `buf` of `capacity` bytes (MPI 3.1 sections
+/// Starts receiving the oldest message matching (source or any_source, tag
+/// or any_tag, context) into `buf` of `capacity` bytes (MPI 3.1 sections
 /// 3.2.4, 3.5). A longer message fills the buffer (Status::offered >
 /// bytes).
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req);
