@@ -382,7 +382,7 @@ class Probes(unittest.TestCase):
     def test_design_notes_cited(self):
         self.write({"src/z.h": "// Why (DESIGN " + "section 3).\n",
                     "src/v.h": "/// Why (DESIGN\n/// " + "sections 2 and 4).\n",
-                    "src/w.py": "# see ../shared/DESIGN" + ".md\n"})
+                    "src/w.py": "# see DESIGN" + ".md\n"})
         found = self.found()
         self.assertEqual(len(found), 3, found)
         self.assertTrue(all("cites the design notes" in p for p in found), found)
