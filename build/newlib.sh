@@ -1,15 +1,15 @@
 #!/bin/sh
 # Builds newlib for the linux64 user programs from Debian's newlib-source,
-# once: build/tessera.cmake runs it when PREFIX/lib/libc.a is missing.
-#   build/newlib.sh TARBALL WORKDIR PREFIX CFLAGS
+# once per machine: build/cache.cmake runs it.
+#   build/newlib.sh WORKDIR PREFIX TARBALL CFLAGS
 # TARBALL unpacks to newlib-salsa/ in WORKDIR; the libraries and headers
 # land in PREFIX/lib and PREFIX/include. Takes a few minutes on 2 cores.
 set -eu
 if [ $# -ne 4 ]; then
-    echo "usage: $0 TARBALL WORKDIR PREFIX CFLAGS" >&2
+    echo "usage: $0 WORKDIR PREFIX TARBALL CFLAGS" >&2
     exit 2
 fi
-tarball=$1 work=$2 prefix=$3 cflags=$4
+work=$1 prefix=$2 tarball=$3 cflags=$4
 [ -f "$tarball" ] || { echo "newlib.sh: $tarball is missing (tools/setup.sh installs newlib-source)" >&2; exit 1; }
 
 rm -rf "$work"
@@ -30,8 +30,7 @@ cd "$work/build"
 make -j2 all-target-newlib >make.log 2>&1 || { tail -30 make.log >&2; exit 1; }
 make install-target-newlib >install.log 2>&1 || { tail -20 install.log >&2; exit 1; }
 
-# Only the libraries and headers are kept, in PREFIX (libc.a last: its
-# presence means a finished build).
+# Only the libraries and headers are kept, in PREFIX.
 rm -rf "$prefix"
 mkdir -p "$prefix/lib"
 cp -r "$work/install/x86_64-elf/include" "$prefix/include"

@@ -99,12 +99,13 @@ execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-file-name=include
                 OUTPUT_VARIABLE _ts_gcc_include OUTPUT_STRIP_TRAILING_WHITESPACE)
 execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-libgcc-file-name
                 OUTPUT_VARIABLE _ts_libgcc OUTPUT_STRIP_TRAILING_WHITESPACE)
-# libstdc++ of the C++ compiler, for C++ programs only: the few functions
-# its header-only parts call out of line (std::map's red-black tree
-# rebalancing, std::unordered_map's bucket sizes), in objects that need
-# nothing of the C library they were built for.
-execute_process(COMMAND ${CMAKE_CXX_COMPILER} ${_ts_arch} -print-file-name=libstdc++.a
-                OUTPUT_VARIABLE _ts_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+# libgcc_eh: the unwinder a throw runs (it asks the runtime's
+# _dl_find_object, userland/runtime/glue/unwind.c, for the image's
+# .eh_frame_hdr).
+execute_process(COMMAND ${CMAKE_C_COMPILER} ${_ts_arch} -print-file-name=libgcc_eh.a
+                OUTPUT_VARIABLE _ts_libgcc_eh OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+include(${CMAKE_CURRENT_LIST_DIR}/cache.cmake)
 
 if(TESSERA_PLATFORM STREQUAL "qemu-riscv64")
   set(TESSERA_LIBC picolibc)
@@ -113,77 +114,44 @@ if(TESSERA_PLATFORM STREQUAL "qemu-riscv64")
   set(TESSERA_LIBC_INCLUDE ${TESSERA_PICOLIBC_DIR}/include)
   set(_ts_libc_lib ${TESSERA_PICOLIBC_DIR}/lib/rv64imafdc/lp64d)
   set(_ts_libc_marker ${TESSERA_LIBC_INCLUDE}/picotls.h)
+  set(_ts_libc_version "picolibc ${TESSERA_PICOLIBC_DIR}")
+  set(_ts_libstdcxx_host riscv64-unknown-elf)
   set(_ts_platform_flags -mcmodel=medany)
   set(_ts_platform_ld_flags)
-  # libstdc++'s configuration headers need features.h: from the cross glibc.
-  set(_ts_cxx_config_markers gnu/stubs-lp64d.h)
   set(_ts_missing_hint "tools/setup.sh installs picolibc and the cross gcc")
 elseif(TESSERA_PLATFORM STREQUAL "linux64")
   set(TESSERA_LIBC newlib)
-  set(TESSERA_NEWLIB_DIR ${CMAKE_BINARY_DIR}/newlib CACHE PATH "newlib for linux64 (build/newlib.sh)")
   set(TESSERA_NEWLIB_SOURCE /usr/src/newlib/newlib-3.3.0.tar.xz
       CACHE FILEPATH "newlib's sources (Debian newlib-source)")
-  set(TESSERA_LIBC_INCLUDE ${TESSERA_NEWLIB_DIR}/include)
-  set(_ts_libc_lib ${TESSERA_NEWLIB_DIR}/lib)
-  set(_ts_libc_marker ${TESSERA_LIBC_INCLUDE}/newlib.h)
+  set(_ts_libstdcxx_host x86_64-elf)
   # newlib and its users agree on __DYNAMIC_REENT__: errno, stdout and the
   # rest of struct _reent are per thread, through the runtime's __getreent.
   set(_ts_platform_flags -D__DYNAMIC_REENT__)
   set(_ts_platform_ld_flags -no-pie)
-  set(_ts_cxx_config_markers features.h gnu/stubs-64.h)
   set(_ts_missing_hint "tools/setup.sh installs newlib-source and gcc")
 
-  # newlib is built here, at configure time, once per build folder (a few
-  # minutes), and again only when its flags or build/newlib.sh change.
+  # newlib is built once per machine (a few minutes; build/cache.cmake).
   set(_ts_newlib_cflags "${TESSERA_ARCH_FLAGS} -O2 -g0 -fno-pie -fno-stack-protector \
 -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections -Wa,--noexecstack \
 -D__DYNAMIC_REENT__")
-  file(SHA256 ${CMAKE_SOURCE_DIR}/build/newlib.sh _ts_newlib_script)
-  set(_ts_newlib_stamp "${TESSERA_NEWLIB_SOURCE} ${_ts_newlib_script} ${_ts_newlib_cflags}")
-  set(_ts_old_stamp "")
-  if(EXISTS ${TESSERA_NEWLIB_DIR}/stamp AND EXISTS ${_ts_libc_lib}/libc.a)
-    file(READ ${TESSERA_NEWLIB_DIR}/stamp _ts_old_stamp)
+  if(NOT EXISTS ${TESSERA_NEWLIB_SOURCE})
+    message(FATAL_ERROR "tessera: ${TESSERA_NEWLIB_SOURCE} is missing (${_ts_missing_hint})")
   endif()
-  if(NOT _ts_old_stamp STREQUAL _ts_newlib_stamp)
-    message(NOTICE "tessera: building newlib into ${TESSERA_NEWLIB_DIR} (once; a few minutes)")
-    execute_process(
-      COMMAND ${CMAKE_SOURCE_DIR}/build/newlib.sh ${TESSERA_NEWLIB_SOURCE}
-              ${CMAKE_BINARY_DIR}/newlib-build ${TESSERA_NEWLIB_DIR} ${_ts_newlib_cflags}
-      RESULT_VARIABLE _ts_newlib_status)
-    if(NOT _ts_newlib_status EQUAL 0)
-      message(FATAL_ERROR "tessera: building newlib failed (build/newlib.sh, status ${_ts_newlib_status})")
-    endif()
-    file(WRITE ${TESSERA_NEWLIB_DIR}/stamp "${_ts_newlib_stamp}")
-  endif()
+  tessera_file_hashes(_ts_newlib_script ${CMAKE_CURRENT_LIST_DIR}/newlib.sh)
+  tessera_cached_build(TESSERA_NEWLIB_DIR newlib
+    "${TESSERA_NEWLIB_SOURCE}\n${_ts_newlib_script}\n${CMAKE_C_COMPILER_VERSION} ${_ts_newlib_cflags}"
+    ${CMAKE_CURRENT_LIST_DIR}/newlib.sh ${TESSERA_NEWLIB_SOURCE} ${_ts_newlib_cflags})
+  set(TESSERA_LIBC_INCLUDE ${TESSERA_NEWLIB_DIR}/include)
+  set(_ts_libc_lib ${TESSERA_NEWLIB_DIR}/lib)
+  set(_ts_libc_marker ${TESSERA_LIBC_INCLUDE}/newlib.h)
+  get_filename_component(_ts_libc_version ${TESSERA_NEWLIB_DIR} NAME)
 else()
   message(FATAL_ERROR "tessera: unknown TESSERA_PLATFORM '${TESSERA_PLATFORM}' "
                       "(qemu-riscv64 or linux64; the toolchain file sets it)")
 endif()
 
-# C++ gets libstdc++'s header-only parts (<new>, <type_traits>, <utility>,
-# <algorithm>, <cstdlib>, ...; not <atomic> or threads: use __atomic
-# builtins). Its folders come before the C library's (<cstdlib> does
-# #include_next <stdlib.h>); the glibc folders with the platform's markers
-# come last of all, only so libstdc++'s configuration headers find
-# features.h and gnu/stubs*.h.
-set(_ts_cxx_includes)
-set(_ts_cxx_config_includes)
-foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
-  if(dir MATCHES "/c\\+\\+/")
-    list(APPEND _ts_cxx_includes "-isystem${dir}")
-  endif()
-endforeach()
-foreach(marker IN LISTS _ts_cxx_config_markers)
-  foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
-    if(NOT dir MATCHES "/c\\+\\+/" AND EXISTS ${dir}/${marker})
-      list(APPEND _ts_cxx_config_includes "-idirafter${dir}")
-      break()
-    endif()
-  endforeach()
-endforeach()
-
 foreach(f ${_ts_libc_marker} ${_ts_libc_lib}/libc.a ${_ts_gcc_include}/stddef.h ${_ts_libgcc}
-        ${_ts_libstdcxx})
+        ${_ts_libgcc_eh})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "tessera: ${f} is missing (${_ts_missing_hint})")
   endif()
@@ -210,17 +178,53 @@ endif()
 list(APPEND _ts_c_includes "-isystem${TESSERA_LIBC_INCLUDE}" "-isystem${_ts_gcc_include}")
 
 set(TESSERA_USER_C_FLAGS ${_ts_common} ${_ts_c_includes})
-# No exceptions or RTTI (the runtime has neither): `throw`, `try`, typeid
-# and dynamic_cast are compile errors.
-set(TESSERA_USER_CXX_FLAGS ${_ts_common} -fno-exceptions -fno-rtti
-    ${_ts_cxx_includes} ${_ts_c_includes} ${_ts_cxx_config_includes})
+
+# The whole C++ standard library, built once per machine from GCC's own
+# sources against this platform's C library and the runtime's POSIX headers
+# (build/libstdcxx.sh; the runtime's <pthread.h> shapes std::mutex, so a
+# change to it rebuilds the library).
+set(TESSERA_GCC_SOURCE /usr/src/gcc-12/gcc-12.2.0-dfsg.tar.xz
+    CACHE FILEPATH "GCC's sources, for libstdc++ (Debian gcc-12-source)")
+if(NOT EXISTS ${TESSERA_GCC_SOURCE})
+  message(FATAL_ERROR "tessera: ${TESSERA_GCC_SOURCE} is missing (tools/setup.sh installs gcc-12-source)")
+endif()
+set(_ts_runtime_headers_dir ${CMAKE_SOURCE_DIR}/userland/runtime)
+file(GLOB_RECURSE _ts_runtime_headers ${_ts_runtime_headers_dir}/posix/*.h
+     ${_ts_runtime_headers_dir}/libc/include/*.h ${_ts_runtime_headers_dir}/libc/${TESSERA_LIBC}/include/*.h)
+list(SORT _ts_runtime_headers)
+tessera_file_hashes(_ts_libstdcxx_inputs ${CMAKE_CURRENT_LIST_DIR}/libstdcxx.sh ${_ts_runtime_headers})
+file(SIZE ${TESSERA_GCC_SOURCE} _ts_gcc_source_size)
+set(_ts_libstdcxx_flags ${_ts_arch} ${_ts_platform_flags} -fno-pie -fno-stack-protector
+    -fno-omit-frame-pointer -ffunction-sections -fdata-sections -ftls-model=local-exec -O2 -g)
+string(JOIN " " _ts_libstdcxx_flags ${_ts_libstdcxx_flags})
+string(JOIN " " _ts_libstdcxx_includes -nostdinc -isystem${_ts_runtime_headers_dir}/posix ${_ts_c_includes})
+tessera_cached_build(TESSERA_LIBSTDCXX_DIR libstdcxx-${TESSERA_PLATFORM}
+  "${TESSERA_GCC_SOURCE} ${_ts_gcc_source_size}\n${_ts_libstdcxx_inputs}\n${_ts_libc_version}\n\
+${CMAKE_CXX_COMPILER} ${CMAKE_CXX_COMPILER_VERSION} ${_ts_libstdcxx_flags}"
+  ${CMAKE_CURRENT_LIST_DIR}/libstdcxx.sh ${TESSERA_GCC_SOURCE} ${_ts_libstdcxx_host}
+  "${CMAKE_C_COMPILER} ${_ts_libstdcxx_includes}" "${CMAKE_CXX_COMPILER} ${_ts_libstdcxx_includes}"
+  "${_ts_libstdcxx_flags}")
+
+# C++ as with any g++: exceptions and RTTI on (-fno-exceptions and
+# -fno-rtti still work), libstdc++'s headers before the C library's
+# (<cstdlib> does #include_next <stdlib.h>). _GLIBCXX_GTHREAD_USE_WEAK=0 as
+# the library was built: the thread functions are referenced strongly.
+set(TESSERA_USER_CXX_FLAGS ${_ts_common} -D_GLIBCXX_GTHREAD_USE_WEAK=0
+    "-isystem${TESSERA_LIBSTDCXX_DIR}/include/c++"
+    "-isystem${TESSERA_LIBSTDCXX_DIR}/include/c++/${_ts_libstdcxx_host}" ${_ts_c_includes})
+# .eh_frame_hdr: the sorted table the unwinder searches (the runtime's
+# _dl_find_object hands it over; user.ld keeps it).
 set(TESSERA_USER_LD_FLAGS ${_ts_arch} ${_ts_platform_ld_flags} -static -nostdlib -nostartfiles
-    -T${TESSERA_USER_LD} -Wl,--gc-sections -Wl,-z,max-page-size=4096 -Wl,--build-id=none)
-# The C library and libgcc need each other (and libm needs libc): one group.
+    -T${TESSERA_USER_LD} -Wl,--gc-sections -Wl,-z,max-page-size=4096 -Wl,--build-id=none
+    -Wl,--eh-frame-hdr)
+# The C library, libgcc and its unwinder need each other (and libm needs
+# libc): one group.
 set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_libc_lib}/libc.a
-    ${_ts_libc_lib}/libm.a ${_ts_libgcc} -Wl,--end-group)
-# What a C++ program links before them.
-set(TESSERA_USER_CXX_LIBS ${_ts_libstdcxx})
+    ${_ts_libc_lib}/libm.a ${_ts_libgcc} ${_ts_libgcc_eh} -Wl,--end-group)
+# What a C++ program links before them: the standard library (libsupc++,
+# the C++ ABI, included), then the runtime again for the POSIX threads and
+# files the library calls into.
+set(TESSERA_USER_CXX_LIBS ${TESSERA_LIBSTDCXX_DIR}/lib/libstdc++.a "$<TARGET_FILE:ts_runtime>")
 
 # Usage requirements of every user library and program (ts_runtime links it
 # PUBLIC, so anything that links ts_runtime is compiled this way).

@@ -42,24 +42,16 @@ class Language:
     other_tool: str       # ... which it names in the refusal
     first_flags: tuple    # before the user's (so theirs win), e.g. the C++ standard
     libs: tuple           # mpicc.cfg keys of libraries linked after the runtime
-    refused: dict         # option -> why it cannot work
     builtin_libs: tuple   # -lNAME that are linked anyway (-lm, ...): ignored
 
-
-# What C++ cannot have here: the runtime has no unwinder nor type_info.
-NO_EXCEPTIONS = ("Tessera user programs have no C++ exceptions (mpicxx compiles with "
-                 "-fno-exceptions: throw and try are compile errors)")
-NO_RTTI = ("Tessera user programs have no RTTI (mpicxx compiles with -fno-rtti: typeid and "
-           "dynamic_cast are compile errors; virtual functions work)")
 
 LANGUAGES = {
     "c": Language(tool="mpicc", compiler="cc", flags="cflags", sources=C_SUFFIXES + ASM_SUFFIXES,
                   foreign=CXX_SUFFIXES, other_tool="mpicxx", first_flags=(), libs=(),
-                  refused={}, builtin_libs=("m", "rt")),
+                  builtin_libs=("m", "rt")),
     "c++": Language(tool="mpicxx", compiler="cxx", flags="cxxflags",
                     sources=CXX_SUFFIXES + C_SUFFIXES + ASM_SUFFIXES, foreign=(), other_tool="",
                     first_flags=("-std=gnu++17",), libs=("cxxlibs",),
-                    refused={"-fexceptions": NO_EXCEPTIONS, "-frtti": NO_RTTI},
                     builtin_libs=("m", "rt", "stdc++")),
 }
 
@@ -100,17 +92,13 @@ def help_text(lang):
     if lang.tool == "mpicxx":
         what = ("Compiles and links C++17 MPI programs (sources .cpp .cc .cxx .C .c++; .c too, "
                 "as C++, like g++; .s .S assembly) with LWMPI's C bindings <mpi.h>.\n"
-                "The default standard is -std=gnu++17 (give -std= to change it). The header-only "
-                "parts of the standard library work: containers (<vector>, <map>, "
-                "<unordered_map>, <set>, <deque>, <list>, <array>), <algorithm>, <numeric>, "
-                "<functional>, <optional>, <variant>, <tuple>, <string_view>, <cstdio>, "
-                "<cstdlib>, <cstring>, <cmath>, <limits>, <type_traits>, <new>; so do classes, "
-                "templates, lambdas, virtual functions, new/delete. Not available: "
-                "<string>, <memory>, <iostream> and the other streams, <thread>, <mutex>, "
-                "<atomic> (use the __atomic builtins).\n"
-                f"No exceptions and no RTTI: {lang.tool} compiles with -fno-exceptions "
-                "-fno-rtti, so throw, try, typeid and dynamic_cast are compile errors, and it "
-                "refuses -fexceptions and -frtti.")
+                "The default standard is -std=gnu++17 (give -std= to change it). The whole "
+                "C++ standard library is there (GCC 12's libstdc++): strings, streams "
+                "(std::cout on the console, file streams through the file server), "
+                "<memory>, <chrono>, <regex>, <thread>, <mutex>, <future>, <atomic>, ...; "
+                "exceptions and RTTI are on, as with g++ (-fno-exceptions and -fno-rtti "
+                "turn them off). LWMPI itself has no exceptions: a throw out of an MPI "
+                "callback (an error handler, a user operation) ends the rank.")
     else:
         what = ("Compiles and links MPI C programs (sources .c; .s .S assembly). A C++ source "
                 "needs mpicxx.")
@@ -245,8 +233,6 @@ def parse(lang, args):
         elif a in ("-h", "--help"):
             print(help_text(lang))
             sys.exit(0)
-        elif a in lang.refused:
-            die(lang, f"{a}: {lang.refused[a]}")
         elif (words := with_value(COMPILE_ARG_OPTIONS)) is not None:
             cmd.compile_flags += words
         elif (words := with_value(LINK_ARG_OPTIONS)) is not None:

@@ -1,6 +1,6 @@
-/* The C library's retargetable locks (malloc, atexit, stdio, C++ static
- * guards) as ts_mutex_t: a thread that finds one held sleeps in the kernel
- * rather than spinning on its core. Defining every __retarget_lock_* here
+/* The C library's retargetable locks (malloc, atexit, stdio) as
+ * ts_mutex_t: a thread that finds one held sleeps in the kernel rather
+ * than spinning on its core. Defining every __retarget_lock_* here
  * (and the library's static locks in libc/<libc>/locks.c) keeps the
  * library's no-op versions out of the link. */
 #include <stdlib.h>
@@ -16,8 +16,6 @@ void ts__spin_lock(ts__spinlock *l) {
 }
 
 void ts__spin_unlock(ts__spinlock *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
-
-struct __lock ts__guard_mutex; /* C++ static initialisation (cxx.cpp) */
 
 void __retarget_lock_init(_LOCK_T *lock) { *lock = calloc(1, sizeof(struct __lock)); }
 void __retarget_lock_init_recursive(_LOCK_T *lock) { __retarget_lock_init(lock); }

@@ -92,6 +92,10 @@ int pthread_detach(pthread_t thread);
 void pthread_exit(void *value) __attribute__((noreturn));
 pthread_t pthread_self(void);
 int pthread_equal(pthread_t a, pthread_t b);
+/* Declared for the headers that name it (libstdc++'s gthr-posix.h), never
+ * defined: threads cannot be cancelled, so a program that calls it fails
+ * to link, naming it. */
+int pthread_cancel(pthread_t thread);
 
 int pthread_attr_init(pthread_attr_t *attr);
 int pthread_attr_destroy(pthread_attr_t *attr);

@@ -13,4 +13,8 @@ static inline uintptr_t ts__thread_pointer(void) {
     return tp;
 }
 
+/* Where a frame's record {the caller's frame pointer, the return address}
+ * lies, from the frame pointer (x86-64: %rbp points at the record). */
+#define TS__FRAME_RECORD_OFFSET 0
+
 #endif

@@ -12,4 +12,8 @@ static inline uintptr_t ts__thread_pointer(void) {
     return tp;
 }
 
+/* Where a frame's record {the caller's frame pointer, the return address}
+ * lies, from the frame pointer (RISC-V: s0 points just above the record). */
+#define TS__FRAME_RECORD_OFFSET (-16)
+
 #endif
