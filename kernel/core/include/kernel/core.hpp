@@ -79,6 +79,7 @@ constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, the
 /// 64 KiB guard at the bottom of its span maps the pages in between
 /// (grow_stack), as a program with large local arrays expects.
 constexpr size_t user_stack_max = user_stack_span - 64 * 1024;
+static_assert(user_stack_max == TS_USER_STACK_MAX, "the ABI says how far a stack grows");
 /// The top of core `core`'s user stack (exclusive).
 constexpr uintptr_t stack_top(int core) {
     return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span;
