@@ -56,9 +56,9 @@ static inline unsigned long ts__time_in(unsigned long per_second) {
 
 /* The calling rank's share of its cluster's cores, its own included: the
  * cores that neither the master nor a rank runs on, divided among the
- * ranks the cluster holds, plus one (docs/programs.md, "Threads"). At
- * least 1. sysconf(_SC_NPROCESSORS_ONLN) says it; pthread_create starts
- * no more threads than it leaves room for. */
+ * ranks the cluster holds, plus one (docs/programs.md, "Threads in MPI
+ * programs"). At least 1. sysconf(_SC_NPROCESSORS_ONLN) says it;
+ * pthread_create starts no more threads than it leaves room for. */
 int ts__core_share(void);
 
 /* The time a timed wait ends: abstime on `clock` (CLOCK_REALTIME or

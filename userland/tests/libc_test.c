@@ -8,9 +8,10 @@
  * mpirun's --ranks (processes or threads), NPROCS the cores a cluster
  * gives programs' threads (_SC_NPROCESSORS_CONF); a rank's share of them
  * (_SC_NPROCESSORS_ONLN) is its own core plus an equal part of those no
- * rank of its cluster runs on (docs/programs.md, "Threads"). Every rank checks; rank 0 prints
- * "libc_test: OK (np=N)" when all passed, and "libc_test: atexit handler
- * ran" once, from the handler it registered. */
+ * rank of its cluster runs on (docs/programs.md, "Threads in MPI
+ * programs"). Every rank checks; rank 0 prints "libc_test: OK (np=N)"
+ * when all passed, and "libc_test: atexit handler ran" once, from the
+ * handler it registered. */
 #include <errno.h>
 #include <mpi.h>
 #include <stdint.h>

@@ -16,8 +16,8 @@
  * which runs the kernel (16 on an MPPA-256 compute cluster).
  * _SC_NPROCESSORS_ONLN is the calling rank's share of them, its own core
  * included: as many threads as it may run at once (docs/programs.md,
- * "Threads"). _SC_CLK_TCK is the unit of times() and clock() (10^6 a
- * second). */
+ * "Threads in MPI programs"). _SC_CLK_TCK is the unit of times() and
+ * clock() (10^6 a second). */
 long sysconf(int name) {
     switch (name) {
     case _SC_PAGESIZE: return (long)TS__PAGE_SIZE;

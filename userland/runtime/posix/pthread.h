@@ -5,11 +5,12 @@
  *
  * The kernel runs one user thread per core. A rank's share of its
  * cluster's cores is its own core plus an equal part of the cores that no
- * rank runs on (docs/programs.md, "Threads"); sysconf(_SC_NPROCESSORS_ONLN)
- * says how many. pthread_create starts a thread on a free core of the
- * share, and fails with EAGAIN when the rank's threads fill its share. A
- * thread is part of the caller's process: with ranks as processes (the
- * default), the threads of a rank share its globals and its MPI state.
+ * rank runs on (docs/programs.md, "Threads in MPI programs");
+ * sysconf(_SC_NPROCESSORS_ONLN) says how many. pthread_create starts a
+ * thread on a free core of the share, and fails with EAGAIN when the
+ * rank's threads fill its share. A thread is part of the caller's
+ * process: with ranks as processes (the default), the threads of a rank
+ * share its globals and its MPI state.
  *
  * Functions return 0 or an errno value, as POSIX says; they never set
  * errno. Timed waits take an absolute time on CLOCK_REALTIME (or the
