@@ -3,11 +3,6 @@
 
 using namespace kernel;
 
-extern "C" bool kernel_user_page_fault(uint64_t addr) {
-    Process *p = current_process();
-    return p && grow_stack(p, hal::core_id(), addr);
-}
-
 extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     Process *p = current_process();
     switch (info.kind) {
@@ -20,8 +15,11 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
     }
     case hal::TrapKind::interrupt: break;  // an IPI: someone may have killed the process, checked below
     case hal::TrapKind::fault:
+        // A page of a stack to grow now, or one another core mapped since
+        // the fault (a stack another thread grew, maybe while this one
+        // waited in grow_stack): the access is retried.
+        if (hal::is_page_fault(info.cause) && grow_stack(p, info.tval)) break;
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
-        if (hal::is_page_fault(info.cause) && kernel_user_page_fault(info.tval)) break;
         report_fault(p, *tf, info);
         thread_exit(status_fault, true);
     }

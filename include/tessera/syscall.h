@@ -50,6 +50,11 @@ enum ts_syscall {
 #define TS_SYNC_ALL_TO_ONE 0
 #define TS_SYNC_ONE_TO_ALL 1
 
+/* How far a user thread's stack grows, in bytes: it starts with the
+ * profile's user_stack_kb mapped, and a fault below that part maps more,
+ * up to this (pthread_attr_setstacksize's limit). */
+#define TS_USER_STACK_MAX (960ul * 1024)
+
 /* Flags of TS_SYS_MAILBOX_WAIT and TS_SYS_PORTAL_WAIT. TS_IKC_CANCEL
  * (ts_portal_cancel): as TS_IKC_NOWAIT, but an AWRITE that has moved no
  * byte yet is cancelled (-TS_ECANCELED; the endpoint takes a new

@@ -13,6 +13,9 @@ void *free_list;  // returned frames, linked through their first word
 size_t free_frames;
 size_t fewest_free;  // the low-water mark of free_frames
 size_t total_frames;
+// frame_alloc and frame_free run on the master and on a core whose thread's
+// stack grows (grow_stack, from its page fault or its kernel call).
+hal::Spinlock frames_lock;
 
 }  // namespace
 
@@ -22,19 +25,21 @@ void frames_init() {
     free_frames = fewest_free = total_frames = (frames_end - next_frame) / hal::page_size;
 }
 
-// Master only.
 void *frame_alloc() {
     void *f = nullptr;
-    if (free_list) {
-        f = free_list;
-        free_list = *static_cast<void **>(f);
-    } else if (next_frame < frames_end) {
-        f = reinterpret_cast<void *>(next_frame);
-        next_frame += hal::page_size;
-    } else {
-        return nullptr;
+    {
+        hal::Guard g(frames_lock);
+        if (free_list) {
+            f = free_list;
+            free_list = *static_cast<void **>(f);
+        } else if (next_frame < frames_end) {
+            f = reinterpret_cast<void *>(next_frame);
+            next_frame += hal::page_size;
+        } else {
+            return nullptr;
+        }
+        if (--free_frames < fewest_free) fewest_free = free_frames;
     }
-    if (--free_frames < fewest_free) fewest_free = free_frames;
     memset(f, 0, hal::page_size);
     return f;
 }
@@ -51,6 +56,7 @@ void *boot_alloc(size_t bytes) {
 }
 
 void frame_free(void *frame) {
+    hal::Guard g(frames_lock);
     *static_cast<void **>(frame) = free_list;
     free_list = frame;
     ++free_frames;

@@ -64,10 +64,16 @@ bool map_stack(Process *p, int core) {
 
 }  // namespace
 
-bool grow_stack(Process *p, int core, uintptr_t addr) {
-    const uintptr_t top = stack_top(core), bottom = p->stack_bottom[core];
+bool grow_stack(Process *p, uintptr_t addr) {
+    // The threads of p may fault on one stack at once; one of them grows
+    // it, the others find their page mapped (a stale fault, retried).
+    static hal::Spinlock stacks_lock;
+    if (addr >= user_stack_area || user_stack_area - addr > TS_MAX_CORES * user_stack_span) return false;
+    const int core = static_cast<int>((user_stack_area - 1 - addr) / user_stack_span);
+    const uintptr_t top = stack_top(core), from = addr & ~(hal::page_size - 1);
+    hal::Guard g(stacks_lock);
+    const uintptr_t bottom = p->stack_bottom[core];
     if (!bottom || addr >= bottom || addr < top - user_stack_max) return false;
-    const uintptr_t from = addr & ~(hal::page_size - 1);
     if (!map_fresh(p, from, bottom)) return false;
     p->stack_bottom[core] = from;
     return true;

@@ -15,10 +15,12 @@ long check_user(uintptr_t va, size_t len, bool write) {
     const unsigned need = hal::perm_user | hal::perm_r | (write ? hal::perm_w : 0);
     for (uintptr_t page = va & ~(hal::page_size - 1); page < va + len; page += hal::page_size) {
         unsigned perms = 0;
-        // A buffer in the part of the stack the thread has not touched yet
-        // is as good as touched (grow_stack).
-        if (!p->space.lookup(page, &perms) && grow_stack(p, hal::core_id(), page))
+        // A buffer in the part of a stack no thread has touched yet is as
+        // good as touched (grow_stack; or another thread grew it meanwhile).
+        if (!p->space.lookup(page, &perms)) {
+            grow_stack(p, page);
             p->space.lookup(page, &perms);
+        }
         if ((perms & need) != need) return -TS_EFAULT;
     }
     return 0;

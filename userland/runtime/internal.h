@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <tessera/arch.h>
+#include <time.h>
 #include <tessera/runtime.h>
 
 #include "arch.h" /* arch/<platform>/arch.h: ts__thread_pointer */
@@ -52,6 +53,19 @@ static inline unsigned long ts__time_in(unsigned long per_second) {
     if (!hz) return t;
     return t / hz * per_second + t % hz * per_second / hz;
 }
+
+/* The calling rank's share of its cluster's cores, its own included: the
+ * cores that neither the master nor a rank runs on, divided among the
+ * ranks the cluster holds, plus one (docs/programs.md, "Threads in MPI
+ * programs"). At least 1. sysconf(_SC_NPROCESSORS_ONLN) says it;
+ * pthread_create starts no more threads than it leaves room for. */
+int ts__core_share(void);
+
+/* The time a timed wait ends: abstime on `clock` (CLOCK_REALTIME or
+ * CLOCK_MONOTONIC, which count alike from the machine's start), as
+ * ts__time_in(10^9) would say it. 0, EINVAL for another clock or tv_nsec
+ * outside [0, 10^9), ETIMEDOUT when it has passed. */
+int ts__deadline(clockid_t clock, const struct timespec *abstime, unsigned long *deadline_ns);
 
 /* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers
  * when it is the process's last thread (unless `quick`), then the thread's

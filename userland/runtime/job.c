@@ -25,6 +25,24 @@ const struct ts_job_info *ts_job(void) {
     return &job_info;
 }
 
+/* The cores of the cluster but the master's, less one per rank it holds,
+ * shared out among the ranks, plus the rank's own (a program that is no
+ * rank here counts as one). The job never changes: computed once. */
+int ts__core_share(void) {
+    static int share;
+    int s = __atomic_load_n(&share, __ATOMIC_RELAXED);
+    if (!s) {
+        const struct ts_job_info *job = ts_job();
+        int ranks[64];
+        int n = ts__local_ranks(job, ranks, (int)(sizeof ranks / sizeof ranks[0]));
+        if (n < 1) n = 1;
+        const int free_cores = job->ncores - 1 - n;
+        s = 1 + (free_cores > 0 ? free_cores / n : 0);
+        __atomic_store_n(&share, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
 /* In processes mode every thread of the process belongs to its rank. */
 int ts_rank(void) { return ts__rank >= 0 ? ts__rank : ts_job()->rank; }
 int ts_local_index(void) { return ts__local >= 0 ? ts__local : ts_job()->local_index; }

@@ -1,14 +1,14 @@
-/* POSIX threads over the runtime's threads and futex-based locks
- * (<pthread.h> says what is there). A pthread_t is the kernel's thread
- * id. Each thread started here has a record, found by its id, that
- * carries its result to pthread_join and says whether it was detached;
- * the record goes when the thread is joined, or when a detached thread
- * ends. */
+/* POSIX threads: threads, their attributes, once and thread-specific data
+ * over the runtime's threads (<pthread.h> says what is there; the
+ * synchronisation objects are in pthread_sync.c). A pthread_t is the
+ * kernel's thread id. Each thread started here has a record, found by its
+ * id, that carries its result to pthread_join and says whether it was
+ * detached; the record goes when the thread is joined, or when a detached
+ * thread ends. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/time.h>
 #include <tessera/runtime.h>
 
 #include "internal.h"
@@ -26,9 +26,21 @@ struct record {
     struct record *next;
 };
 
-/* The process's records and the lock over them and over the keys. */
+/* The process's records and the lock over them, over the threads each
+ * rank runs and over the keys. */
 static struct record *records;
 static ts_mutex_t lock = TS_MUTEX_INIT;
+
+/* Threads started here that hold (or are about to take) a core, per rank
+ * of the process (its local index: with ranks as threads, a process holds
+ * several). */
+#define MAX_RANK_SLOTS 64
+static int running[MAX_RANK_SLOTS];
+
+static int *running_of_caller(void) {
+    const int local = ts_local_index();
+    return &running[local >= 0 && local < MAX_RANK_SLOTS ? local : 0];
+}
 
 /* The calling thread's record (null in a thread not started here). */
 static __thread struct record *self_record;
@@ -53,6 +65,7 @@ static void finish(void *result) {
     ts_mutex_lock(&lock);
     r->result = result;
     r->finished = 1;
+    --*running_of_caller();
     if (r->detached) unlink_record(r);
     ts_mutex_unlock(&lock);
     self_record = 0;
@@ -64,23 +77,45 @@ static void trampoline(void *p) {
     finish(r->start(r->arg));
 }
 
+/* How long pthread_create waits for a core of the rank's share that a
+ * finished thread has not left yet (leaving it is its very last step). */
+#define CORE_WAIT_MS 1000
+
+/* Starts the thread of r on a core of the caller's share: its tid,
+ * -TS_EAGAIN when the rank's threads fill its share or the cluster has no
+ * free core for CORE_WAIT_MS, or -TS_ENOMEM. With the lock held. */
+static int start_in_share(struct record *r) {
+    int *n = running_of_caller();
+    if (*n + 1 >= ts__core_share()) return -TS_EAGAIN; /* the caller's own core is one */
+    ++*n;                                              /* taken while the lock is let go below */
+    const unsigned long until = ts__time_in(1000) + CORE_WAIT_MS;
+    int tid;
+    while ((tid = ts_thread_create(trampoline, r)) == -TS_EAGAIN && ts__time_in(1000) < until) {
+        ts_mutex_unlock(&lock); /* a thread that ends says so under it */
+        ts_thread_yield();
+        ts_mutex_lock(&lock);
+    }
+    if (tid < 0) --*n;
+    return tid;
+}
+
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
-    if (!thread || !start || (attr && !attr->is_initialized)) return EINVAL;
+    if (!thread || !start || (attr && !attr->__initialized)) return EINVAL;
     struct record *r = calloc(1, sizeof *r);
     if (!r) return EAGAIN;
     r->tid = -1;
     r->start = start;
     r->arg = arg;
-    r->detached = attr && attr->detachstate == PTHREAD_CREATE_DETACHED;
+    r->detached = attr && attr->__detachstate == PTHREAD_CREATE_DETACHED;
     ts_mutex_lock(&lock);
     r->next = records;
     records = r;
     /* Under the lock: the thread may end before its id is known. */
-    const int tid = ts_thread_create(trampoline, r);
+    const int tid = start_in_share(r);
     if (tid < 0) {
         unlink_record(r);
         ts_mutex_unlock(&lock);
-        return EAGAIN; /* no free core (or no memory for its TLS) */
+        return EAGAIN; /* no core (or no memory for its TLS) */
     }
     r->tid = tid;
     ts_mutex_unlock(&lock);
@@ -143,177 +178,77 @@ int pthread_equal(pthread_t a, pthread_t b) { return a == b; }
 int pthread_attr_init(pthread_attr_t *attr) {
     if (!attr) return EINVAL;
     *attr = (pthread_attr_t){0};
-    attr->is_initialized = 1;
-    attr->detachstate = PTHREAD_CREATE_JOINABLE;
+    attr->__initialized = 1;
+    attr->__detachstate = PTHREAD_CREATE_JOINABLE;
+    attr->__stacksize = TS_USER_STACK_MAX;
     return 0;
 }
 
 int pthread_attr_destroy(pthread_attr_t *attr) {
-    if (!attr || !attr->is_initialized) return EINVAL;
-    attr->is_initialized = 0;
+    if (!attr || !attr->__initialized) return EINVAL;
+    attr->__initialized = 0;
     return 0;
 }
 
 int pthread_attr_setdetachstate(pthread_attr_t *attr, int state) {
-    if (!attr || !attr->is_initialized) return EINVAL;
+    if (!attr || !attr->__initialized) return EINVAL;
     if (state != PTHREAD_CREATE_JOINABLE && state != PTHREAD_CREATE_DETACHED) return EINVAL;
-    attr->detachstate = state;
+    attr->__detachstate = state;
     return 0;
 }
 
 int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state) {
-    if (!attr || !attr->is_initialized || !state) return EINVAL;
-    *state = attr->detachstate;
+    if (!attr || !attr->__initialized || !state) return EINVAL;
+    *state = attr->__detachstate;
     return 0;
 }
 
+/* Every thread's stack grows to TS_USER_STACK_MAX: a size up to that is
+ * what the thread gets. */
 int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size) {
-    if (!attr || !attr->is_initialized || size < 4096 || size > INT32_MAX) return EINVAL;
-    attr->stacksize = (int)size;
+    if (!attr || !attr->__initialized || size < PTHREAD_STACK_MIN || size > TS_USER_STACK_MAX) return EINVAL;
+    attr->__stacksize = size;
     return 0;
 }
 
 int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size) {
-    if (!attr || !attr->is_initialized || !size) return EINVAL;
-    *size = (size_t)attr->stacksize;
-    return 0;
-}
-
-/* ---- mutexes and condition variables: the runtime's, one word each ---- */
-
-_Static_assert(sizeof(pthread_mutex_t) == sizeof(ts_mutex_t), "a mutex is one word");
-_Static_assert(sizeof(pthread_cond_t) == sizeof(ts_cond_t), "a condition variable is one word");
-
-static ts_mutex_t *as_mutex(pthread_mutex_t *m) { return (ts_mutex_t *)m; }
-static ts_cond_t *as_cond(pthread_cond_t *c) { return (ts_cond_t *)c; }
-
-int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr) {
-    if (!mutex || (attr && !attr->is_initialized)) return EINVAL;
-    ts_mutex_init(as_mutex(mutex));
-    return 0;
-}
-
-int pthread_mutex_destroy(pthread_mutex_t *mutex) {
-    if (!mutex) return EINVAL;
-    return *mutex ? EBUSY : 0;
-}
-
-int pthread_mutex_lock(pthread_mutex_t *mutex) {
-    if (!mutex) return EINVAL;
-    ts_mutex_lock(as_mutex(mutex));
-    return 0;
-}
-
-int pthread_mutex_trylock(pthread_mutex_t *mutex) {
-    if (!mutex) return EINVAL;
-    return ts_mutex_trylock(as_mutex(mutex)) == 0 ? 0 : EBUSY;
-}
-
-int pthread_mutex_unlock(pthread_mutex_t *mutex) {
-    if (!mutex) return EINVAL;
-    return ts_mutex_unlock(as_mutex(mutex)) == 0 ? 0 : EPERM;
-}
-
-int pthread_mutexattr_init(pthread_mutexattr_t *attr) {
-    if (!attr) return EINVAL;
-    *attr = (pthread_mutexattr_t){0};
-    attr->is_initialized = 1;
-    return 0;
-}
-
-int pthread_mutexattr_destroy(pthread_mutexattr_t *attr) {
-    if (!attr || !attr->is_initialized) return EINVAL;
-    attr->is_initialized = 0;
-    return 0;
-}
-
-int pthread_mutexattr_settype(pthread_mutexattr_t *attr, int type) {
-    if (!attr || !attr->is_initialized) return EINVAL;
-    if (type == PTHREAD_MUTEX_NORMAL || type == PTHREAD_MUTEX_DEFAULT) return 0;
-    return type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK ? ENOTSUP : EINVAL;
-}
-
-int pthread_mutexattr_gettype(const pthread_mutexattr_t *attr, int *type) {
-    if (!attr || !attr->is_initialized || !type) return EINVAL;
-    *type = PTHREAD_MUTEX_NORMAL;
-    return 0;
-}
-
-int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr) {
-    if (!cond || (attr && !attr->is_initialized)) return EINVAL;
-    ts_cond_init(as_cond(cond));
-    return 0;
-}
-
-int pthread_cond_destroy(pthread_cond_t *cond) { return cond ? 0 : EINVAL; }
-
-int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
-    if (!cond || !mutex) return EINVAL;
-    return ts_cond_wait(as_cond(cond), as_mutex(mutex)) == 0 ? 0 : EINVAL;
-}
-
-int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *abstime) {
-    if (!cond || !mutex || !abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L) return EINVAL;
-    struct timeval now; /* CLOCK_REALTIME's clock */
-    gettimeofday(&now, 0);
-    const long long left =
-        (long long)(abstime->tv_sec - now.tv_sec) * 1000000000LL + (abstime->tv_nsec - now.tv_usec * 1000LL);
-    if (left <= 0) return ETIMEDOUT;
-    const int e = ts_cond_timedwait(as_cond(cond), as_mutex(mutex), (unsigned long)left);
-    return e == 0 ? 0 : e == -TS_ETIMEDOUT ? ETIMEDOUT : EINVAL;
-}
-
-int pthread_cond_signal(pthread_cond_t *cond) {
-    if (!cond) return EINVAL;
-    ts_cond_signal(as_cond(cond));
-    return 0;
-}
-
-int pthread_cond_broadcast(pthread_cond_t *cond) {
-    if (!cond) return EINVAL;
-    ts_cond_broadcast(as_cond(cond));
-    return 0;
-}
-
-int pthread_condattr_init(pthread_condattr_t *attr) {
-    if (!attr) return EINVAL;
-    *attr = (pthread_condattr_t){0};
-    attr->is_initialized = 1;
-    return 0;
-}
-
-int pthread_condattr_destroy(pthread_condattr_t *attr) {
-    if (!attr || !attr->is_initialized) return EINVAL;
-    attr->is_initialized = 0;
+    if (!attr || !attr->__initialized || !size) return EINVAL;
+    *size = attr->__stacksize;
     return 0;
 }
 
 /* ---- once ---- */
 
-/* once->init_executed: 0 not run, 1 running, 2 done. The threads that come
+/* once->__state: 0 not run, 1 running, 2 done. The threads that come
  * while it runs wait on the word. */
 int pthread_once(pthread_once_t *once, void (*init)(void)) {
     if (!once || !init) return EINVAL;
-    int state = 0;
-    if (__atomic_compare_exchange_n(&once->init_executed, &state, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    unsigned state = 0;
+    if (__atomic_compare_exchange_n(&once->__state, &state, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         init();
-        __atomic_store_n(&once->init_executed, 2, __ATOMIC_RELEASE);
-        ts_futex_wake((const unsigned *)&once->init_executed, 0x7fffffff);
+        __atomic_store_n(&once->__state, 2, __ATOMIC_RELEASE);
+        ts_futex_wake(&once->__state, 0x7fffffff);
         return 0;
     }
-    while ((state = __atomic_load_n(&once->init_executed, __ATOMIC_ACQUIRE)) != 2)
-        ts_futex_wait((unsigned *)&once->init_executed, (unsigned)state, 0);
+    while ((state = __atomic_load_n(&once->__state, __ATOMIC_ACQUIRE)) != 2)
+        ts_futex_wait(&once->__state, state, 0);
     return 0;
 }
 
 /* ---- thread-specific data ---- */
 
+/* A key's generation changes each time it is created, so that a value a
+ * thread set under a deleted key reads as NULL under its successor. */
 static struct {
     int used;
+    unsigned generation;
     void (*destructor)(void *);
 } keys[PTHREAD_KEYS_MAX];
 
-static __thread const void *values[PTHREAD_KEYS_MAX];
+static __thread struct {
+    const void *value;
+    unsigned generation;
+} values[PTHREAD_KEYS_MAX];
 
 int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
     if (!key) return EINVAL;
@@ -323,6 +258,7 @@ int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
         ++k;
     if (k < PTHREAD_KEYS_MAX) {
         keys[k].used = 1;
+        ++keys[k].generation;
         keys[k].destructor = destructor;
     }
     ts_mutex_unlock(&lock);
@@ -339,24 +275,33 @@ int pthread_key_delete(pthread_key_t key) {
     return ok ? 0 : EINVAL;
 }
 
-void *pthread_getspecific(pthread_key_t key) { return key < PTHREAD_KEYS_MAX ? (void *)values[key] : 0; }
+/* The calling thread's value of key k: what it set under k's current
+ * generation, if k is in use. */
+static void *value_of(pthread_key_t k) {
+    if (k >= PTHREAD_KEYS_MAX || !keys[k].used || values[k].generation != keys[k].generation) return 0;
+    return (void *)values[k].value;
+}
+
+void *pthread_getspecific(pthread_key_t key) { return value_of(key); }
 
 int pthread_setspecific(pthread_key_t key, const void *value) {
     if (key >= PTHREAD_KEYS_MAX || !keys[key].used) return EINVAL;
-    values[key] = value;
+    values[key].value = value;
+    values[key].generation = keys[key].generation;
     return 0;
 }
 
 /* POSIX: destructors run while non-null values remain, up to
- * PTHREAD_DESTRUCTOR_ITERATIONS (4) rounds. */
+ * PTHREAD_DESTRUCTOR_ITERATIONS rounds. */
 static void run_key_destructors(void) {
-    for (int round = 0; round < 4; ++round) {
+    for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; ++round) {
         int ran = 0;
-        for (int k = 0; k < PTHREAD_KEYS_MAX; ++k) {
-            void *v = (void *)values[k];
-            if (!v || !keys[k].used || !keys[k].destructor) continue;
-            values[k] = 0;
-            keys[k].destructor(v);
+        for (pthread_key_t k = 0; k < PTHREAD_KEYS_MAX; ++k) {
+            void *v = value_of(k);
+            void (*destructor)(void *) = keys[k].destructor;
+            if (!v || !destructor) continue;
+            values[k].value = 0;
+            destructor(v);
             ran = 1;
         }
         if (!ran) return;

@@ -23,16 +23,32 @@ int ts_mutex_trylock(ts_mutex_t *m) {
     return -TS_EBUSY;
 }
 
-void ts_mutex_lock(ts_mutex_t *m) {
+/* Waits on addr for what is left of timeout_ns (0: none) since `start`. */
+static int futex_wait_rest(const unsigned *addr, unsigned expected, unsigned long start,
+                           unsigned long timeout_ns) {
+    unsigned long left = 0;
+    if (timeout_ns) {
+        unsigned long spent = ts__time_in(NS_PER_S) - start;
+        if (spent >= timeout_ns) return -TS_ETIMEDOUT;
+        left = timeout_ns - spent;
+    }
+    return ts_futex_wait(addr, expected, left);
+}
+
+int ts_mutex_timedlock(ts_mutex_t *m, unsigned long timeout_ns) {
     for (int i = 0; i < MUTEX_SPINS; ++i)
-        if (__atomic_load_n(&m->state, __ATOMIC_RELAXED) == 0 && ts_mutex_trylock(m) == 0) return;
+        if (__atomic_load_n(&m->state, __ATOMIC_RELAXED) == 0 && ts_mutex_trylock(m) == 0) return 0;
     /* Whoever finds it free here takes it as 2, not 1: we cannot know
      * whether others sleep on it, and a needless wake-up at unlock is
-     * cheaper than a lost one. Any result of the wait (woken, -TS_EAGAIN,
-     * an error) means: look again. */
+     * cheaper than a lost one. Any other result of the wait (woken,
+     * -TS_EAGAIN, an error) means: look again. */
+    const unsigned long start = timeout_ns ? ts__time_in(NS_PER_S) : 0;
     while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0)
-        ts_futex_wait(&m->state, 2, 0);
+        if (futex_wait_rest(&m->state, 2, start, timeout_ns) == -TS_ETIMEDOUT) return -TS_ETIMEDOUT;
+    return 0;
 }
+
+void ts_mutex_lock(ts_mutex_t *m) { ts_mutex_timedlock(m, 0); }
 
 int ts_mutex_unlock(ts_mutex_t *m) {
     unsigned old = __atomic_exchange_n(&m->state, 0, __ATOMIC_RELEASE);
@@ -59,18 +75,6 @@ int ts_sem_trywait(ts_sem_t *s) {
     return -TS_EAGAIN;
 }
 
-/* Waits on addr for what is left of timeout_ns (0: none) since `start`. */
-static int futex_wait_rest(const unsigned *addr, unsigned expected, unsigned long start,
-                           unsigned long timeout_ns) {
-    unsigned long left = 0;
-    if (timeout_ns) {
-        unsigned long spent = ts__time_in(NS_PER_S) - start;
-        if (spent >= timeout_ns) return -TS_ETIMEDOUT;
-        left = timeout_ns - spent;
-    }
-    return ts_futex_wait(addr, expected, left);
-}
-
 int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns) {
     unsigned long start = timeout_ns ? ts__time_in(NS_PER_S) : 0;
     while (ts_sem_trywait(s) != 0) {
@@ -86,9 +90,13 @@ int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns) {
 
 int ts_sem_wait(ts_sem_t *s) { return ts_sem_timedwait(s, 0); }
 
-void ts_sem_post(ts_sem_t *s) {
-    __atomic_add_fetch(&s->value, 1, __ATOMIC_SEQ_CST);
+int ts_sem_post(ts_sem_t *s) {
+    unsigned v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+    do /* a failed exchange reloads v */
+        if (v >= TS_SEM_VALUE_MAX) return -TS_EAGAIN;
+    while (!__atomic_compare_exchange_n(&s->value, &v, v + 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) > 0) ts_futex_wake(&s->value, 1);
+    return 0;
 }
 
 /* ---- condition variable: a waiter reads seq under the mutex and sleeps

@@ -6,9 +6,12 @@
  * POSIX's errors. Run by tests/target_tests.toml (userland_libc) as
  * `libc_test MODE NPROCS`: MODE is
  * mpirun's --ranks (processes or threads), NPROCS the cores a cluster
- * gives a program's threads. Every rank checks; rank 0 prints
- * "libc_test: OK (np=N)" when all passed, and "libc_test: atexit handler
- * ran" once, from the handler it registered. */
+ * gives programs' threads (_SC_NPROCESSORS_CONF); a rank's share of them
+ * (_SC_NPROCESSORS_ONLN) is its own core plus an equal part of those no
+ * rank of its cluster runs on (docs/programs.md, "Threads in MPI
+ * programs"). Every rank checks; rank 0 prints "libc_test: OK (np=N)"
+ * when all passed, and "libc_test: atexit handler ran" once, from the
+ * handler it registered. */
 #include <errno.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -47,7 +50,13 @@ static void test_sysconf(long nprocs) {
     long page = sysconf(_SC_PAGESIZE);
     check(page == 4096, "sysconf(_SC_PAGESIZE) is 4096");
     check(getpagesize() == page, "getpagesize() == sysconf(_SC_PAGESIZE)");
-    check(sysconf(_SC_NPROCESSORS_ONLN) == nprocs, "sysconf(_SC_NPROCESSORS_ONLN)");
+    MPI_Comm cluster;
+    int local = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &cluster);
+    MPI_Comm_size(cluster, &local);
+    MPI_Comm_free(&cluster);
+    check(sysconf(_SC_NPROCESSORS_ONLN) == 1 + (nprocs - local) / local,
+          "sysconf(_SC_NPROCESSORS_ONLN): the share");
     check(sysconf(_SC_NPROCESSORS_CONF) == nprocs, "sysconf(_SC_NPROCESSORS_CONF)");
     check(sysconf(_SC_CLK_TCK) == CLOCKS_PER_SEC, "sysconf(_SC_CLK_TCK) is clock()'s unit");
     errno = 0;

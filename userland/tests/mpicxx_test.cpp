@@ -6,6 +6,7 @@
 // histogram of its own values in a std::map and sends its sorted vector to
 // rank 0, which merges, checks and prints "mpicxx_test: OK (np=N)".
 #include <mpi.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,17 @@
 #include <vector>
 
 namespace {
+
+// <pthread.h>'s static initializers are constant expressions in C++ too,
+// as libstdc++'s constexpr std::mutex constructor needs.
+constexpr pthread_mutex_t mutex_init = PTHREAD_MUTEX_INITIALIZER;
+constexpr pthread_mutex_t recursive_mutex_init = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+constexpr pthread_cond_t cond_init = PTHREAD_COND_INITIALIZER;
+constexpr pthread_rwlock_t rwlock_init = PTHREAD_RWLOCK_INITIALIZER;
+constexpr pthread_once_t once_init = PTHREAD_ONCE_INIT;
+static_assert(mutex_init.__lock == 0 && recursive_mutex_init.__type == PTHREAD_MUTEX_RECURSIVE &&
+                  cond_init.__seq == 0 && rwlock_init.__state == 0 && once_init.__state == 0,
+              "free, unlocked, not run");
 
 // Per MPI process, also when they are threads of one process (--ranks threads).
 thread_local int failures = 0;

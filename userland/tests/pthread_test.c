@@ -3,9 +3,12 @@
  *
  * Each rank asks for MPI_THREAD_SERIALIZED, then, one rank at a time:
  *   cores:   starts threads that wait on a condition variable until
- *            pthread_create fails, which must be with EAGAIN; prints how
- *            many it got ("rank R: N threads"), releases and joins them,
- *            and starts one more, which must work again if any did;
+ *            pthread_create fails, which must be with EAGAIN once the
+ *            rank's share of cores is full (sysconf(_SC_NPROCESSORS_ONLN)
+ *            less its own core), though the cluster may have free cores
+ *            that other ranks' shares keep; prints how many it got
+ *            ("rank R: N threads"), releases and joins them, and starts
+ *            one more, which must work again if any did;
  * and, when it got a thread at all:
  *   join:    results through pthread_join and pthread_exit, ESRCH for a
  *            second join, EDEADLK for itself, pthread_self/equal;
@@ -17,8 +20,11 @@
  *   once:    pthread_once runs its routine once for all threads;
  *   keys:    each thread's value, destructors run at its end;
  * and then all ranks at once:
+ *   share:   every rank fills its share at the same time: each gets it
+ *            whole, and no more;
  *   mpi:     a thread sends to the next rank, the main thread receives
  *            (needs a free core per rank).
+ * (The other synchronisation objects: pthread_sync_test.c.)
  * Prints "pthread_test: rank R OK (N threads)" or "FAIL ..." lines; the
  * job ends with the first failing rank's status. */
 #include <errno.h>
@@ -28,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #define MAX_THREADS 32
 
@@ -61,6 +68,7 @@ static int test_cores(void) {
     while (n < MAX_THREADS && (e = pthread_create(&t[n], 0, wait_at_gate, (void *)(long)n)) == 0)
         ++n;
     CHECK(n == MAX_THREADS || e == EAGAIN);
+    CHECK(n == sysconf(_SC_NPROCESSORS_ONLN) - 1);
     pthread_mutex_lock(&gate_lock);
     gate_open = 1;
     pthread_cond_broadcast(&gate);
@@ -153,7 +161,6 @@ static void test_mutex(int threads) {
     pthread_mutexattr_t attr;
     int type = -1;
     CHECK(pthread_mutexattr_init(&attr) == 0);
-    CHECK(pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == ENOTSUP);
     CHECK(pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_NORMAL) == 0);
     CHECK(pthread_mutexattr_gettype(&attr, &type) == 0 && type == PTHREAD_MUTEX_NORMAL);
     CHECK(pthread_mutex_init(&counter_lock, &attr) == 0);
@@ -265,6 +272,33 @@ static void test_once_keys(int threads) {
     CHECK(pthread_setspecific(key, &once_runs) == EINVAL);
 }
 
+/* ---- every rank's share at once ---- */
+
+static pthread_barrier_t share_full;
+
+static void *hold_core(void *arg) {
+    (void)arg;
+    pthread_barrier_wait(&share_full); /* every thread of the rank started */
+    pthread_barrier_wait(&share_full); /* every rank checked */
+    return 0;
+}
+
+static void test_share(int threads) {
+    pthread_t t[MAX_THREADS];
+    CHECK(pthread_barrier_init(&share_full, 0, (unsigned)threads + 1) == 0);
+    for (int i = 0; i < threads; ++i)
+        CHECK(create(&t[i], hold_core, 0) == 0);
+    pthread_barrier_wait(&share_full);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank holds its share now */
+    pthread_t extra;
+    CHECK(pthread_create(&extra, 0, hold_core, 0) == EAGAIN);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pthread_barrier_wait(&share_full);
+    for (int i = 0; i < threads; ++i)
+        CHECK(pthread_join(t[i], 0) == 0);
+    CHECK(pthread_barrier_destroy(&share_full) == 0);
+}
+
 /* ---- MPI from a thread ---- */
 
 static void *send_to_next(void *arg) {
@@ -290,8 +324,8 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(provided >= MPI_THREAD_FUNNELED);
-    /* One rank at a time, so that each finds every free core of its
-     * cluster (the others wait in MPI_Barrier, which holds no core). */
+    /* One rank at a time (the others wait in MPI_Barrier, which holds no
+     * core): a rank gets its share, not the cores the others leave free. */
     int threads = 0;
     for (int turn = 0; turn < size; ++turn) {
         if (turn == rank) {
@@ -305,7 +339,8 @@ int main(int argc, char **argv) {
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    /* All at once: one thread each, which the runs give a core. */
+    /* All at once. */
+    test_share(threads);
     if (threads > 0 && provided == MPI_THREAD_SERIALIZED) test_mpi();
     if (!failures) printf("pthread_test: rank %d OK (%d threads)\n", rank, threads);
     fflush(stdout);

@@ -154,7 +154,8 @@ void enter_user(TrapFrame *tf, uint64_t space) {
     c.tf = tf;
     c.event = event_word(cluster_id(), core_id());
     if (const uint64_t uc = tf->resume_uc) {
-        // Back from an interrupt: the signal context has every register.
+        // Back from an interrupt or a fault: the signal context has every
+        // register.
         // The interrupt signal stays blocked until rt_sigreturn restores
         // the interrupted mask, so none can find in_user set while this
         // core still runs kernel code.

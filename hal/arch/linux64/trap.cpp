@@ -6,8 +6,10 @@
 // (mmu.cpp): the page is mirrored and the access retried, in user code as
 // in kernel code (which touches user memory after check_user). Any other
 // user fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP) arrives on the
-// core's signal stack: the handler turns it into a trap and leaves the
-// signal for good, on the core's kernel stack. A fault in kernel code is a
+// core's signal stack: the handler turns it into a trap on the core's
+// kernel stack, and keeps the signal context, as an interrupt's, for the
+// kernel to resume the thread from with every register it had (a page
+// another core mapped meanwhile, a stack it grows). A fault in kernel code is a
 // kernel bug: it panics, as on QEMU. The master also learns here of a
 // core's process that ended (SIGCHLD): the cluster ends with it.
 #include <signal.h>
@@ -58,10 +60,13 @@ struct FaultTrap {
 
 constexpr uint64_t interrupt_bit = 1ull << (host::interrupt_signal - 1);
 
+// The signal frame stays on the core's current signal stack until
+// enter_user resumes from it (or the thread ends), as an interrupt's does.
 [[noreturn]] void deliver_fault(void *arg) {
     FaultTrap t = *static_cast<FaultTrap *>(arg);
-    // The handler blocked the interrupt, and its frame is abandoned: let
-    // the interrupt in again, as rt_sigreturn would have.
+    host::next_signal_stack();
+    // The handler blocked the interrupt: let it in again, as rt_sigreturn
+    // would have.
     sys(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&interrupt_bit), 0, sizeof(interrupt_bit));
     kernel_user_trap(t.tf, t.info);
 }
@@ -97,19 +102,15 @@ void on_fault(int sig, siginfo_t *si, void *ucv) {
         return;
     host::CoreState &c = host::self();
     if (!c.in_user) kernel_trap_panic(cause_of(sig, uc), pc, addr);
-    // A page the kernel maps now (a growing stack): retried, then a miss.
-    if (sig == SIGSEGV && si->si_code > 0 &&
-        static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_TRAPNO]) == trap_page_fault &&
-        kernel_user_page_fault(addr))
-        return;
     c.in_user = 0;
+    // The fault's report reads these; a resume restores the whole context.
     c.tf->pc = pc;
     c.tf->sp = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RSP]);
     c.tf->rbp = static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RBP]);  // for the fault's backtrace
+    c.tf->resume_uc = reinterpret_cast<uint64_t>(ucv);
     FaultTrap t{c.tf, {TrapKind::fault, cause_of(sig, uc), addr}};
     // Copied onto the kernel stack's side by deliver_fault before anything
-    // else runs there; this signal frame is abandoned (SA_NODEFER keeps the
-    // signal unblocked).
+    // else runs there (SA_NODEFER keeps the signal unblocked).
     hal_call_on_stack(c.kernel_sp, deliver_fault, &t);
 }
 

@@ -307,10 +307,5 @@ bool sync_consume(int port, int src);
 /// The kernel's entry points, called by the HAL.
 extern "C" [[noreturn]] void kernel_main(int core);
 extern "C" [[noreturn]] void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info);
-/// A user page fault at `addr` that the kernel may repair by mapping the
-/// page (a stack growing): true when it did, and the access is to be
-/// retried. For a HAL that cannot resume a thread from kernel_user_trap
-/// after a fault (linux64); elsewhere kernel_user_trap does the same.
-extern "C" bool kernel_user_page_fault(uint64_t addr);
 /// A trap taken in S-mode (a kernel bug): report and power off.
 extern "C" [[noreturn]] void kernel_trap_panic(uint64_t cause, uint64_t pc, uint64_t tval);

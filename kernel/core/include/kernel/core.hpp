@@ -51,7 +51,8 @@ void thread_name(char (&buf)[thread_name_max], int cluster, int core, int tag);
 // ---- page frames ------------------------------------------------------------
 
 void frames_init();
-/// A zeroed 4 KiB frame of the cluster's window, or nullptr.
+/// A zeroed 4 KiB frame of the cluster's window, or nullptr. frame_alloc
+/// and frame_free may run on any core (a stack grows on the faulting one).
 void *frame_alloc();
 void frame_free(void *frame);
 /// `bytes` of zeroed memory, contiguous and in whole frames, for a table
@@ -78,6 +79,7 @@ constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, the
 /// 64 KiB guard at the bottom of its span maps the pages in between
 /// (grow_stack), as a program with large local arrays expects.
 constexpr size_t user_stack_max = user_stack_span - 64 * 1024;
+static_assert(user_stack_max == TS_USER_STACK_MAX, "the ABI says how far a stack grows");
 /// The top of core `core`'s user stack (exclusive).
 constexpr uintptr_t stack_top(int core) {
     return user_stack_area - static_cast<uintptr_t>(core) * user_stack_span;
@@ -146,11 +148,14 @@ bool process_done(const Process *p);
 /// True when a and b are one process or were started together (the ranks
 /// of one MPI program on this cluster), so that one may wake the other.
 bool same_group(const Process *a, const Process *b);
-/// Grows the stack of p's thread on `core` down to the page of `addr` when
-/// addr lies below its mapped part and within user_stack_max of its top
-/// (a page fault there, or a kernel call's buffer). False otherwise, or
-/// when there are no frames for it (the fault then kills as before).
-bool grow_stack(Process *p, int core, uintptr_t addr);
+/// Grows the stack of one of p's threads down to the page of `addr` when
+/// addr lies below that stack's mapped part and within user_stack_max of
+/// its top: a page fault there or a kernel call's buffer, of the thread
+/// itself or of another thread of p (an OpenMP team writes the array its
+/// master keeps on its stack). Any core may call it. False otherwise (the
+/// page is mapped already, or lies in no stack of p), or when there are no
+/// frames for it (the fault then kills as before).
+bool grow_stack(Process *p, uintptr_t addr);
 /// Starts a user thread of p at pc with a0 = arg (master only). Returns
 /// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
 long thread_start(Process *p, uintptr_t pc, uint64_t arg);

@@ -106,6 +106,9 @@ typedef struct {
 /* clang-format on */
 void ts_mutex_init(ts_mutex_t *m);
 void ts_mutex_lock(ts_mutex_t *m);
+/* ts_mutex_lock for at most timeout_ns: 0, or -TS_ETIMEDOUT when it ran
+ * out. */
+int ts_mutex_timedlock(ts_mutex_t *m, unsigned long timeout_ns);
 /* 0 when it took the mutex, -TS_EBUSY when the mutex is held. */
 int ts_mutex_trylock(ts_mutex_t *m);
 /* 0, or -TS_EPERM when the mutex was not locked. */
@@ -123,8 +126,10 @@ int ts_sem_wait(ts_sem_t *s);
 int ts_sem_trywait(ts_sem_t *s);
 /* ts_sem_wait for at most timeout_ns: -TS_ETIMEDOUT when it ran out. */
 int ts_sem_timedwait(ts_sem_t *s, unsigned long timeout_ns);
-/* Adds one unit and wakes a waiter if there is one. */
-void ts_sem_post(ts_sem_t *s);
+/* Adds one unit and wakes a waiter if there is one: 0, or -TS_EAGAIN
+ * when the semaphore holds TS_SEM_VALUE_MAX units already. */
+#define TS_SEM_VALUE_MAX 0x7fffffffu
+int ts_sem_post(ts_sem_t *s);
 
 /* Condition variable: a sequence number that every signal bumps. */
 typedef struct {

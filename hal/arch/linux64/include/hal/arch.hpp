@@ -20,9 +20,9 @@ struct TrapFrame {
     uint64_t rax;                           ///< the call's result
     uint64_t rdi;                           ///< the call number
     uint64_t rsi, rdx, rcx, r8;             ///< its arguments a0..a3
-    /// Not 0 when the thread was interrupted in user code (a signal, see
-    /// trap.cpp) rather than calling the gate: the signal context
-    /// (ucontext_t) to resume it from, with every register.
+    /// Not 0 when the thread was interrupted or faulted in user code (a
+    /// signal, see trap.cpp) rather than calling the gate: the signal
+    /// context (ucontext_t) to resume it from, with every register.
     uint64_t resume_uc;
 };
 
