@@ -53,6 +53,10 @@ static inline unsigned long ts__time_in(unsigned long per_second) {
     return t / hz * per_second + t % hz * per_second / hz;
 }
 
+/* The most heap the process has held at once, in bytes: the kernel's
+ * break at its highest, less where the heap begins (glue/sbrk.c). */
+unsigned long ts__heap_peak(void);
+
 /* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers
  * when it is the process's last thread (unless `quick`), then the thread's
  * own at-exit functions, flushes its output, frees its TLS. */
