@@ -88,7 +88,8 @@ long seek(long handle, uint64_t offset) {
 
 // A shell command being put together (the master serves one call at a
 // time): a script, then the path single-quoted (each ' as '\''), then
-// more script.
+// more script. A path of the job's folder goes in as ./path, so that
+// no command takes one that starts with '-' for an option.
 struct Command {
     char text[2048];
     size_t used = 0;
@@ -107,6 +108,7 @@ struct Command {
         }
         return add("'");
     }
+    Command &set_path(const char *path) { return add("p=./").quoted(path); }
     bool fits() const { return used + 1 < sizeof text; }
 };
 
@@ -202,7 +204,7 @@ long rename(const char *from, const char *to) {
 
 long stat(const char *path, uint64_t *size) {
     Command c;
-    const long type = run(c.add("p=").quoted(path).add("; ").add(type_script));
+    const long type = run(c.set_path(path).add("; ").add(type_script));
     if (type < 0 || type == TS_ENOENT) return type < 0 ? type : -TS_ENOENT;
     *size = 0;
     if (type != TS_FILE_TYPE_FILE) return type;
@@ -217,7 +219,7 @@ long stat(const char *path, uint64_t *size) {
 
 long mkdir(const char *path) {
     Command c;
-    c.add("p=").quoted(path);
+    c.set_path(path);
     c.add(
         "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then exit 17; fi; d=$(dirname -- \"$p\"); "
         "[ -e \"$d\" ] || exit 2; [ -d \"$d\" ] || exit 20; mkdir -- \"$p\" 2>/dev/null || exit 13");
@@ -226,7 +228,7 @@ long mkdir(const char *path) {
 
 long rmdir(const char *path) {
     Command c;
-    c.add("p=").quoted(path);
+    c.set_path(path);
     c.add(
         "; [ -e \"$p\" ] || exit 2; [ -d \"$p\" ] || exit 20; [ -z \"$(ls -A -- \"$p\")\" ] || exit 39; "
         "rmdir -- \"$p\" 2>/dev/null || exit 13");
@@ -240,7 +242,7 @@ long list(const char *path, uint64_t first, char *buf, size_t size) {
     const char *file = listing_file();
     if (!file) return -TS_EIO;
     Command c;
-    c.add("p=").quoted(path);
+    c.set_path(path);
     c.add(
          "; [ -e \"$p\" ] || exit 2; [ -d \"$p\" ] || exit 20; "
          "find \"$p\" -mindepth 1 -maxdepth 1 -printf '%y%f\\0' >")
