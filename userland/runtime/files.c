@@ -81,6 +81,12 @@ static long fail(long err) {
     return -1;
 }
 
+/* NULL with errno for a -TS_E* error. */
+static void *fail_null(long err) {
+    fail(err);
+    return NULL;
+}
+
 /* Undoes what try_port made. */
 static void disconnect(void) {
     if (out_portal >= 0) ts_portal_close(out_portal);
@@ -438,8 +444,11 @@ char *getcwd(char *buf, size_t size) {
     strcat(path, cwd);
     ts_mutex_unlock(&lock);
     size_t need = strlen(path) + 1;
-    if (buf && size == 0) return fail(-TS_EINVAL), NULL;
-    if (size && size < need) return errno = ERANGE, NULL;
+    if (buf && size == 0) return fail_null(-TS_EINVAL);
+    if (size && size < need) {
+        errno = ERANGE;
+        return NULL;
+    }
     if (!buf && !(buf = malloc(size ? size : need))) return NULL;
     return memcpy(buf, path, need);
 }
@@ -449,6 +458,7 @@ char *getcwd(char *buf, size_t size) {
 struct ts_dir {
     char path[TS_PATH_MAX + 1]; /* resolved when it was opened */
     uint64_t next;              /* the index of the first entry not yet fetched */
+    uint64_t returned;          /* entries readdir has returned */
     size_t at, used;            /* entries[at..used) are still to be read */
     char entries[1024];
     struct dirent entry; /* what readdir returns */
@@ -465,9 +475,9 @@ DIR *opendir(const char *path) {
     ts_mutex_unlock(&lock);
     if (r < 0) {
         free(d);
-        return fail(r), NULL;
+        return fail_null(r);
     }
-    d->next = d->at = d->used = 0;
+    d->next = d->returned = d->at = d->used = 0;
     return d;
 }
 
@@ -475,21 +485,22 @@ DIR *opendir(const char *path) {
  * DT_UNKNOWN), or NULL at the end (errno unchanged) or on an error (errno
  * EBADF for a null dir, or the server's: ENOENT when the folder went). */
 struct dirent *readdir(DIR *d) {
-    if (!d) return fail(-TS_EBADF), NULL;
+    if (!d) return fail_null(-TS_EBADF);
     if (d->at == d->used) {
         int64_t count = 0;
         struct ts_file_request req = {.op = TS_FILE_LIST, .offset = d->next, .room = sizeof d->entries};
         ts_mutex_lock(&lock);
         long r = resolved_call(&req, d->path, (int)strlen(d->path), d->entries, &count);
         ts_mutex_unlock(&lock);
-        if (r <= 0) return r < 0 ? (fail(r), NULL) : NULL;
+        if (r < 0) return fail_null(r);
+        if (r == 0) return NULL; /* the end */
         d->at = 0;
         d->used = (size_t)r;
         d->next += (uint64_t)count;
     }
     const char *e = d->entries + d->at;
     size_t len = strnlen(e + 1, d->used - d->at - 1);
-    d->entry.d_ino = 0;
+    d->entry.d_ino = (ino_t)++d->returned;
     d->entry.d_type = e[0] == TS_FILE_TYPE_DIR ? DT_DIR : e[0] == TS_FILE_TYPE_FILE ? DT_REG : DT_UNKNOWN;
     memcpy(d->entry.d_name, e + 1, len);
     d->entry.d_name[len] = 0;
@@ -499,7 +510,7 @@ struct dirent *readdir(DIR *d) {
 
 /* POSIX rewinddir: readdir starts over, and sees the folder as it is now. */
 void rewinddir(DIR *d) {
-    if (d) d->next = d->at = d->used = 0;
+    if (d) d->next = d->returned = d->at = d->used = 0;
 }
 
 /* POSIX closedir: 0, or -1 with errno EBADF for a null dir. */

@@ -22,7 +22,8 @@ extern "C" {
 #define NAME_MAX_DIRENT 255
 
 struct dirent {
-    ino_t d_ino; /* 0: the file server has no inode numbers */
+    ino_t d_ino; /* the entry's place in the listing, from 1: the file server
+                  * has no inode numbers, and 0 would read as a deleted entry */
     unsigned char d_type;
     char d_name[NAME_MAX_DIRENT + 1];
 };
