@@ -159,6 +159,7 @@ static int listed(const char *path, const char *const *names, const unsigned cha
     errno = 0;
     while ((e = readdir(d)) != NULL) {
         ++count;
+        CHECK(e->d_ino != 0);
         CHECK(strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0);
         for (int i = 0; i < n; ++i)
             if (strcmp(e->d_name, names[i]) == 0) {
@@ -256,6 +257,22 @@ static void test_folders(void) {
     FAILS(stat("missing", &st), -1, ENOENT);
     CHECK(getcwd(buf, sizeof buf) != NULL && strcmp(buf, "/") == 0); /* no failure moved it */
 
+    /* Names a shell or a command would take for something else: a quote,
+     * a leading '-' (QEMU reaches folders through host commands). */
+    CHECK(chdir(top) == 0);
+    const char *odd[] = {"it's", "-delete", "a b;*"};
+    for (int i = 0; i < 3; ++i)
+        CHECK(mkdir(odd[i], 0755) == 0 && stat(odd[i], &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK(listed("-delete", NULL, NULL, 0) == 0);
+    CHECK(listed("it's", NULL, NULL, 0) == 0);
+    CHECK(stat("a.txt", &st) == 0); /* nothing deleted */
+    const char *all_names[] = {"a.txt", "sub", "it's", "-delete", "a b;*"};
+    const unsigned char all_types[] = {DT_REG, DT_DIR, DT_DIR, DT_DIR, DT_DIR};
+    CHECK(listed(".", all_names, all_types, 5) == 5);
+    for (int i = 0; i < 3; ++i)
+        CHECK(rmdir(odd[i]) == 0);
+    CHECK(chdir("/") == 0);
+
     /* Stress: many folders, each holding a file, and many files. */
     CHECK(chdir(top) == 0);
     CHECK(mkdir("many", 0755) == 0);
@@ -269,26 +286,26 @@ static void test_folders(void) {
         many[MANY + i] = name_store[MANY + i];
         many_types[i] = DT_DIR;
         many_types[MANY + i] = DT_REG;
-        snprintf(path, sizeof path, "many/%s", many[i]);
+        snprintf(path, sizeof path, "many/%.15s", many[i]);
         CHECK(mkdir(path, 0755) == 0);
-        snprintf(path, sizeof path, "many/%s/inner", many[i]);
+        snprintf(path, sizeof path, "many/%.15s/inner", many[i]);
         int in = open(path, O_WRONLY | O_CREAT, 0644);
         CHECK(in >= 0 && write(in, "x", 1) == 1);
         if (in >= 0) close(in);
-        snprintf(path, sizeof path, "many/%s", many[MANY + i]);
+        snprintf(path, sizeof path, "many/%.15s", many[MANY + i]);
         int out = open(path, O_WRONLY | O_CREAT, 0644);
         CHECK(out >= 0);
         if (out >= 0) close(out);
     }
     CHECK(listed("many", many, many_types, 2 * MANY) == 2 * MANY);
     for (int i = 0; i < MANY; ++i) {
-        snprintf(path, sizeof path, "many/%s", many[i]);
+        snprintf(path, sizeof path, "many/%.15s", many[i]);
         FAILS(rmdir(path), -1, ENOTEMPTY);
-        snprintf(path, sizeof path, "many/%s/inner", many[i]);
+        snprintf(path, sizeof path, "many/%.15s/inner", many[i]);
         CHECK(unlink(path) == 0);
-        snprintf(path, sizeof path, "many/%s", many[i]);
+        snprintf(path, sizeof path, "many/%.15s", many[i]);
         CHECK(rmdir(path) == 0);
-        snprintf(path, sizeof path, "many/%s", many[MANY + i]);
+        snprintf(path, sizeof path, "many/%.15s", many[MANY + i]);
         CHECK(unlink(path) == 0);
     }
     CHECK(listed("many", NULL, NULL, 0) == 0);
