@@ -41,7 +41,8 @@ extern "C" {
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 /* Unmaps the pages of [addr, addr + len) (any part of any mappings,
  * none at all included): 0, or -1 with errno EINVAL (addr not
- * page-aligned, len 0, or the range wraps). */
+ * page-aligned, len 0, or the range wraps), ENOMEM (a hole in the middle
+ * of a mapping needs a little memory to keep track of, as on Linux). */
 int munmap(void *addr, size_t len);
 int mprotect(void *addr, size_t len, int prot);
 int msync(void *addr, size_t len, int flags);
