@@ -86,9 +86,8 @@ long seek(long handle, uint64_t offset) {
     return semihost(sys_seek, block) == 0 ? 0 : host_error();
 }
 
-// A shell command being put together (the master serves one call at a
-// time): a script, then the path single-quoted (each ' as '\''), then
-// more script. A path of the job's folder goes in as ./path, so that
+// A shell command being put together: a script, then the path
+// single-quoted (each ' as '\''), then more script. A path of the job's folder goes in as ./path, so that
 // no command takes one that starts with '-' for an option.
 struct Command {
     char text[2048];
@@ -111,6 +110,15 @@ struct Command {
     Command &set_path(const char *path) { return add("p=./").quoted(path); }
     bool fits() const { return used + 1 < sizeof text; }
 };
+
+// The command of the call being served, empty: the master serves one call
+// at a time, and a kernel stack (4 KiB) has no room for it.
+Command &new_command() {
+    static Command c;
+    c.used = 0;
+    c.text[0] = 0;
+    return c;
+}
 
 // Runs the command in /bin/sh on the host, in the job's folder: its exit
 // status (0..255), or -TS_E* when it could not run.
@@ -203,8 +211,7 @@ long rename(const char *from, const char *to) {
 }
 
 long stat(const char *path, uint64_t *size) {
-    Command c;
-    const long type = run(c.set_path(path).add("; ").add(type_script));
+    const long type = run(new_command().set_path(path).add("; ").add(type_script));
     if (type < 0 || type == TS_ENOENT) return type < 0 ? type : -TS_ENOENT;
     *size = 0;
     if (type != TS_FILE_TYPE_FILE) return type;
@@ -218,7 +225,7 @@ long stat(const char *path, uint64_t *size) {
 }
 
 long mkdir(const char *path) {
-    Command c;
+    Command &c = new_command();
     c.set_path(path);
     c.add(
         "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then exit 17; fi; d=$(dirname -- \"$p\"); "
@@ -227,7 +234,7 @@ long mkdir(const char *path) {
 }
 
 long rmdir(const char *path) {
-    Command c;
+    Command &c = new_command();
     c.set_path(path);
     c.add(
         "; [ -e \"$p\" ] || exit 2; [ -d \"$p\" ] || exit 20; [ -z \"$(ls -A -- \"$p\")\" ] || exit 39; "
@@ -241,7 +248,7 @@ long rmdir(const char *path) {
 long list(const char *path, uint64_t first, char *buf, size_t size) {
     const char *file = listing_file();
     if (!file) return -TS_EIO;
-    Command c;
+    Command &c = new_command();
     c.set_path(path);
     c.add(
          "; [ -e \"$p\" ] || exit 2; [ -d \"$p\" ] || exit 20; "
@@ -251,8 +258,7 @@ long list(const char *path, uint64_t first, char *buf, size_t size) {
     if (const long err = as_result(run(c))) return err;
     const long h = open_mode(file, mode_read);
     if (h < 0) return h;
-    static char piece[512];
-    char entry[TS_LIST_ENTRY_MAX];
+    static char piece[512], entry[TS_LIST_ENTRY_MAX];
     size_t entry_len = 0, used = 0;
     uint64_t index = 0, offset = 0;
     bool full = false;
