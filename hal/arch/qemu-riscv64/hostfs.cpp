@@ -210,17 +210,24 @@ long rename(const char *from, const char *to) {
     return semihost(sys_rename, block) == 0 ? 0 : host_error();
 }
 
+// A file that holds a byte is known without the shell; a path that does
+// not open fails without it. What is left (an empty file, a folder,
+// anything else) the shell tells apart.
 long stat(const char *path, uint64_t *size) {
-    const long type = run(new_command().set_path(path).add("; ").add(type_script));
-    if (type < 0 || type == TS_ENOENT) return type < 0 ? type : -TS_ENOENT;
-    *size = 0;
-    if (type != TS_FILE_TYPE_FILE) return type;
     const long h = open_mode(path, mode_read);
     if (h < 0) return h;
     const long n = hostfs::size(h);
+    char byte;
+    const bool file = n > 0 && read(h, &byte, 1, 0) == 1;
     close(h);
     if (n < 0) return n;
-    *size = static_cast<uint64_t>(n);
+    if (file) {
+        *size = static_cast<uint64_t>(n);
+        return TS_FILE_TYPE_FILE;
+    }
+    const long type = run(new_command().set_path(path).add("; ").add(type_script));
+    if (type < 0 || type == TS_ENOENT) return type < 0 ? type : -TS_ENOENT;
+    *size = 0;
     return type;
 }
 
