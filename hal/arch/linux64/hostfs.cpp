@@ -104,10 +104,38 @@ long stat(const char *path, uint64_t *size) {
                                  : TS_FILE_TYPE_OTHER;
 }
 
-long mkdir(const char *path) { return host::sys(SYS_mkdirat, AT_FDCWD, reinterpret_cast<long>(path), 0755); }
+// Runs at(fd, name) with the folder that holds path's last component
+// opened beneath the working folder (so that no symbolic link on the way
+// leads out of it) and that component's name.
+template <class At>
+long in_parent(const char *path, At at) {
+    const char *name = path;  // after the last '/'
+    for (const char *c = path; *c; ++c)
+        if (*c == '/') name = c + 1;
+    const size_t parent_len = name > path ? static_cast<size_t>(name - path - 1) : 0;
+    if (parent_len > TS_PATH_MAX) return -TS_ENAMETOOLONG;
+    char parent[TS_PATH_MAX + 1] = ".";
+    if (name > path) {
+        memcpy(parent, path, parent_len);
+        parent[parent_len] = 0;
+    }
+    const long fd = open_beneath(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return fd;
+    const long r = at(fd, name);
+    host::sys(SYS_close, fd);
+    return r;
+}
+
+long mkdir(const char *path) {
+    return in_parent(path, [](long fd, const char *name) {
+        return host::sys(SYS_mkdirat, fd, reinterpret_cast<long>(name), 0755);
+    });
+}
 
 long rmdir(const char *path) {
-    return host::sys(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(path), AT_REMOVEDIR);
+    return in_parent(path, [](long fd, const char *name) {
+        return host::sys(SYS_unlinkat, fd, reinterpret_cast<long>(name), AT_REMOVEDIR);
+    });
 }
 
 // The whole folder from its start each time, skipping `first` entries:
