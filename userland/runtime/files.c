@@ -499,7 +499,9 @@ struct dirent *readdir(DIR *d) {
         d->next += (uint64_t)count;
     }
     const char *e = d->entries + d->at;
-    size_t len = strnlen(e + 1, d->used - d->at - 1);
+    /* The server sends whole entries; a name is never let past d_name. */
+    size_t left = d->used - d->at - 1;
+    size_t len = strnlen(e + 1, left < TS_NAME_MAX ? left : TS_NAME_MAX);
     d->entry.d_ino = (ino_t)++d->returned;
     d->entry.d_type = e[0] == TS_FILE_TYPE_DIR ? DT_DIR : e[0] == TS_FILE_TYPE_FILE ? DT_REG : DT_UNKNOWN;
     memcpy(d->entry.d_name, e + 1, len);
