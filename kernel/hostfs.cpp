@@ -131,6 +131,41 @@ long sys_hostfs_rename(const hostfs_rename_args &a, Call &) {
     return hal::hostfs::rename(from, to);
 }
 
+long sys_hostfs_stat(const hostfs_stat_args &a, Call &) {
+    if (!on_io_cluster()) return -TS_EPERM;
+    char path[TS_PATH_MAX + 1];
+    if (long err = take_path(a.path, path)) return err;
+    uint64_t size = 0;
+    const long type = hal::hostfs::stat(path, &size);
+    if (type >= 0) *a.size = size;
+    return type;
+}
+
+long sys_hostfs_mkdir(const hostfs_mkdir_args &a, Call &) {
+    if (!on_io_cluster()) return -TS_EPERM;
+    char path[TS_PATH_MAX + 1];
+    if (long err = take_path(a.path, path)) return err;
+    return hal::hostfs::mkdir(path);
+}
+
+long sys_hostfs_rmdir(const hostfs_rmdir_args &a, Call &) {
+    if (!on_io_cluster()) return -TS_EPERM;
+    char path[TS_PATH_MAX + 1];
+    if (long err = take_path(a.path, path)) return err;
+    return hal::hostfs::rmdir(path);
+}
+
+// Into the bounce buffer, then the caller's: the HAL sees kernel memory only.
+long sys_hostfs_list(const hostfs_list_args &a, Call &) {
+    if (!on_io_cluster()) return -TS_EPERM;
+    char path[TS_PATH_MAX + 1];
+    if (long err = take_path(a.path, path)) return err;
+    static_assert(sizeof a.out->bytes <= bounce_size);
+    const long n = hal::hostfs::list(path, a.first, fs->bounce, sizeof a.out->bytes);
+    if (n > 0) memcpy(a.out->bytes, fs->bounce, static_cast<size_t>(n));
+    return n;
+}
+
 void hostfs_init() {
     if (!on_io_cluster()) return;
     fs = static_cast<HostFs *>(boot_alloc(sizeof(HostFs)));

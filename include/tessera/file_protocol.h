@@ -16,6 +16,10 @@
  *
  * The file position lives in the client: the server reads and writes at
  * the offset the request gives (except with TS_O_APPEND, at the end).
+ * So does a folder's place in a listing: LIST is READ's counterpart for
+ * folders, the entries from the index the request gives, and the
+ * client's working folder, against which it resolves relative paths
+ * before they reach the server.
  */
 #ifndef TESSERA_FILE_PROTOCOL_H
 #define TESSERA_FILE_PROTOCOL_H
@@ -40,15 +44,33 @@
 #define TS_O_TRUNC   01000
 #define TS_O_APPEND  02000
 
+/* What a path names (STAT's and LIST's type): a regular file, a folder,
+ * or anything else the host holds. */
+#define TS_FILE_TYPE_FILE  'f'
+#define TS_FILE_TYPE_DIR   'd'
+#define TS_FILE_TYPE_OTHER '?'
+
+/* A LIST's bytes: entries back to back, each its type (TS_FILE_TYPE_*),
+ * its name (1..TS_NAME_MAX bytes, neither "." nor "..", no '/') and a
+ * NUL; only whole entries, in the host's order, which stays the same while
+ * the folder does not change. */
+#define TS_NAME_MAX       255
+#define TS_LIST_ENTRY_MAX (TS_NAME_MAX + 2)
+
 enum ts_file_op {
     TS_FILE_OPEN = 1,   /* path by portal, flags -> a handle */
     TS_FILE_CLOSE = 2,  /* handle -> 0 */
     TS_FILE_READ = 3,   /* handle, offset, len -> bytes (that many follow by portal) */
     TS_FILE_WRITE = 4,  /* handle, offset, len bytes by portal -> bytes; value: the offset after them */
     TS_FILE_FSTAT = 5,  /* handle -> 0; value: the file's size */
-    TS_FILE_STAT = 6,   /* path by portal -> 0; value: the file's size */
+    TS_FILE_STAT = 6,   /* path by portal -> its TS_FILE_TYPE_*; value: its size */
     TS_FILE_UNLINK = 7, /* path by portal -> 0 */
     TS_FILE_RENAME = 8, /* "from" NUL "to" by portal -> 0 */
+    TS_FILE_MKDIR = 9,  /* path by portal -> 0: a new, empty folder */
+    TS_FILE_RMDIR = 10, /* path by portal -> 0: removes an empty folder */
+    TS_FILE_LIST = 11,  /* path by portal, offset: the first entry's index, room
+                         * -> bytes of entries (that many follow by portal, at most
+                         * room; 0: no entry from there on); value: entries in them */
     TS_FILE_REPLY = 16, /* every reply */
 };
 
@@ -60,9 +82,10 @@ struct ts_file_request {
     int32_t handle; /* CLOSE, READ, WRITE, FSTAT: what OPEN returned */
     uint32_t flags; /* OPEN: TS_O_* */
     uint64_t offset;
-    uint64_t len; /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
-                   * RENAME: both paths' and the NUL between them;
-                   * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
+    uint64_t len;  /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
+                    * RENAME: both paths' and the NUL between them;
+                    * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
+    uint64_t room; /* LIST: bytes of entries wanted, TS_LIST_ENTRY_MAX..TS_FILE_CHUNK */
 };
 
 struct ts_file_reply {
@@ -71,6 +94,9 @@ struct ts_file_reply {
     int64_t result; /* >= 0, or -TS_E* */
     int64_t value;  /* see enum ts_file_op */
 };
+
+/* 1 when op's reply is followed by reply.result bytes by portal. */
+static inline int ts_file_replies_with_bytes(int op) { return op == TS_FILE_READ || op == TS_FILE_LIST; }
 
 /* 0 when path[0..len) is a path the job may use: 1..TS_PATH_MAX bytes,
  * relative (no leading '/'), no NUL inside, no ".." component; else
@@ -93,9 +119,11 @@ static inline int ts_path_check(const char *path, unsigned long len) {
 }
 
 #ifdef __cplusplus
+static_assert(TS_HOSTFS_LIST_BYTES >= TS_LIST_ENTRY_MAX, "a host listing holds the longest entry");
 static_assert(sizeof(struct ts_file_request) <= 96 - 8, "a request fits one mailbox message");
 static_assert(sizeof(struct ts_file_reply) <= 96 - 8, "a reply fits one mailbox message");
 #else
+_Static_assert(TS_HOSTFS_LIST_BYTES >= TS_LIST_ENTRY_MAX, "a host listing holds the longest entry");
 _Static_assert(sizeof(struct ts_file_request) <= 96 - 8, "a request fits one mailbox message");
 _Static_assert(sizeof(struct ts_file_reply) <= 96 - 8, "a reply fits one mailbox message");
 #endif

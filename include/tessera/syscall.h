@@ -29,7 +29,9 @@
 #define TS_ENFILE       23 /* a kernel table, or a hardware resource's share of virtual ones, is full */
 #define TS_EMFILE       24 /* a process's table of open files is full */
 #define TS_ENOSPC       28 /* no room left on the host's disk */
+#define TS_ENOTDIR      20 /* a file where a folder was expected */
 #define TS_EISDIR       21 /* a folder where a file was expected */
+#define TS_ENOTEMPTY    39 /* a folder to remove still holds entries */
 #define TS_ENAMETOOLONG 36
 #define TS_EBADF        9   /* id does not name an open object */
 #define TS_ENOSYS       38  /* unknown kernel call number */
@@ -190,6 +192,12 @@ struct ts_window_op {
 #define TS_WRITE_MAX (64ul * 1024)
 
 /* The page frames of a cluster (TS_SYS_MEM_INFO). */
+/* Where TS_SYS_HOSTFS_LIST puts a folder's entries. */
+#define TS_HOSTFS_LIST_BYTES 1024
+struct ts_hostfs_entries {
+    char bytes[TS_HOSTFS_LIST_BYTES];
+};
+
 struct ts_mem_info {
     unsigned long page_size;   /* bytes */
     unsigned long total_pages; /* frames of the window after the kernel image */

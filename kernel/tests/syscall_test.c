@@ -69,6 +69,16 @@ int main(void) {
     EXPECT(ts_hostfs_close(0), -TS_EPERM);
     EXPECT(ts_hostfs_unlink("input.txt", 9), -TS_EPERM);
     EXPECT(ts_hostfs_rename("input.txt", 9, "other.txt", 9), -TS_EPERM);
+    unsigned long size = 0;
+    static struct ts_hostfs_entries entries;
+    EXPECT(ts_hostfs_stat("data", 4, &size), -TS_EPERM);
+    EXPECT(ts_hostfs_mkdir("data", 4), -TS_EPERM);
+    EXPECT(ts_hostfs_rmdir("data", 4), -TS_EPERM);
+    EXPECT(ts_hostfs_list("data", 4, 0, &entries), -TS_EPERM);
+    /* ... whose arguments are checked first */
+    EXPECT(ts_hostfs_stat("data", 4, (unsigned long *)"read-only"), -TS_EFAULT);
+    EXPECT(ts_hostfs_list("data", 4, 0, (struct ts_hostfs_entries *)0x80200000l), -TS_EFAULT);
+    EXPECT(ts_hostfs_mkdir((const char *)0x80200000l, 4), -TS_EFAULT);
 
     /* ids, ports, clusters, sizes */
     int in = ts_mailbox_create(20);

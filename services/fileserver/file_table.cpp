@@ -1,10 +1,12 @@
 #include "file_table.hpp"
 
+#include <string.h>
+
 namespace tessera::files {
 
 bool carries_bytes(int op) {
     return op == TS_FILE_OPEN || op == TS_FILE_STAT || op == TS_FILE_UNLINK || op == TS_FILE_WRITE ||
-           op == TS_FILE_RENAME;
+           op == TS_FILE_RENAME || op == TS_FILE_MKDIR || op == TS_FILE_RMDIR || op == TS_FILE_LIST;
 }
 
 int FileTable::open_files() const {
@@ -76,14 +78,47 @@ long FileTable::fstat(const ts_file_request &req, long long *size) {
 
 long FileTable::stat(const char *path, size_t len, long long *size) {
     if (const int err = ts_path_check(path, len)) return err;
-    const long h = host_.open(path, len, TS_O_RDONLY);
-    if (h < 0) return h;
-    const long n = host_.size(static_cast<int>(h));
-    host_.close(static_cast<int>(h));
-    if (n < 0) return n;
-    *size = n;
-    return 0;
+    unsigned long n = 0;
+    const long type = host_.stat(path, len, &n);
+    if (type >= 0) *size = static_cast<long long>(n);
+    return type;
 }
+
+// One host listing (TS_HOSTFS_LIST_BYTES at most), cut after the last
+// whole entry that fits the client's room.
+long FileTable::list(const ts_file_request &req, const char *path, size_t len, char *out, size_t room,
+                     long long *count) {
+    if (const int err = ts_path_check(path, len)) return err;
+    if (req.room < TS_LIST_ENTRY_MAX || req.room > TS_FILE_CHUNK) return -TS_EINVAL;
+    ts_hostfs_entries entries;
+    const long n = host_.list(path, len, req.offset, &entries);
+    if (n < 0) return n;
+    const size_t fits = req.room < room ? req.room : room;
+    size_t used = 0;
+    *count = 0;
+    for (size_t at = 0; at < static_cast<size_t>(n);) {
+        size_t end = at + 1;
+        while (end < static_cast<size_t>(n) && entries.bytes[end])
+            ++end;
+        if (end == static_cast<size_t>(n) || end + 1 - at > fits - used) break;  // cut, or no room
+        memcpy(out + used, entries.bytes + at, end + 1 - at);
+        used += end + 1 - at;
+        ++*count;
+        at = end + 1;
+    }
+    return static_cast<long>(used);
+}
+
+namespace {
+
+// A path checked, then handed to the host.
+template <class F>
+long with_path(const char *path, size_t len, F f) {
+    if (const int err = ts_path_check(path, len)) return err;
+    return f();
+}
+
+}  // namespace
 
 // "from" NUL "to": both checked.
 long FileTable::rename(const char *paths, size_t len) {
@@ -115,11 +150,11 @@ ts_file_reply FileTable::serve(const ts_file_request &req, const char *in, size_
         case TS_FILE_WRITE: r = write(req, in, in_len, &value); break;
         case TS_FILE_FSTAT: r = fstat(req, &value); break;
         case TS_FILE_STAT: r = stat(in, in_len, &value); break;
-        case TS_FILE_UNLINK:
-            r = ts_path_check(in, in_len);
-            if (r == 0) r = host_.unlink(in, in_len);
-            break;
+        case TS_FILE_UNLINK: r = with_path(in, in_len, [&] { return host_.unlink(in, in_len); }); break;
         case TS_FILE_RENAME: r = rename(in, in_len); break;
+        case TS_FILE_MKDIR: r = with_path(in, in_len, [&] { return host_.mkdir(in, in_len); }); break;
+        case TS_FILE_RMDIR: r = with_path(in, in_len, [&] { return host_.rmdir(in, in_len); }); break;
+        case TS_FILE_LIST: r = list(req, in, in_len, out, room, &value); break;
         default: r = -TS_EINVAL;
         }
     }

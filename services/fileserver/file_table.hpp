@@ -20,6 +20,10 @@ public:
     virtual long size(int handle) = 0;
     virtual long unlink(const char *path, unsigned long len) = 0;
     virtual long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) = 0;
+    virtual long stat(const char *path, unsigned long len, unsigned long *size) = 0;
+    virtual long mkdir(const char *path, unsigned long len) = 0;
+    virtual long rmdir(const char *path, unsigned long len) = 0;
+    virtual long list(const char *path, unsigned long len, unsigned long first, ts_hostfs_entries *out) = 0;
 
 protected:
     ~HostFiles() = default;
@@ -63,6 +67,8 @@ private:
     long fstat(const ts_file_request &req, long long *size);
     long stat(const char *path, size_t len, long long *size);
     long rename(const char *paths, size_t len);
+    long list(const ts_file_request &req, const char *path, size_t len, char *out, size_t room,
+              long long *count);
     File *lookup(const ts_file_request &req);
 
     HostFiles &host_;

@@ -30,6 +30,14 @@ public:
     long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) override {
         return ts_hostfs_rename(from, from_len, to, to_len);
     }
+    long stat(const char *path, unsigned long len, unsigned long *size) override {
+        return ts_hostfs_stat(path, len, size);
+    }
+    long mkdir(const char *path, unsigned long len) override { return ts_hostfs_mkdir(path, len); }
+    long rmdir(const char *path, unsigned long len) override { return ts_hostfs_rmdir(path, len); }
+    long list(const char *path, unsigned long len, unsigned long first, ts_hostfs_entries *out) override {
+        return ts_hostfs_list(path, len, first, out);
+    }
 };
 
 // What a request carries in, and what a READ sends back.
@@ -51,14 +59,14 @@ long take_bytes(int portal, const ts_file_request &req) {
     return ts_portal_read(portal, in_bytes, keep, req.len);
 }
 
-// The reply by mailbox; then a READ's bytes by portal, which the client
+// The reply by mailbox; then a READ's or a LIST's bytes by portal, which the client
 // allows once it has the reply.
 void reply(const ts_file_request &req, const ts_file_reply &rep) {
     const int out = ts_mailbox_open(TS_PORT_FILESERVER, req.reply_cluster, req.reply_port);
     if (out < 0) return;
     ts_mailbox_write(out, &rep, sizeof rep);
     ts_mailbox_close(out);
-    if (req.op != TS_FILE_READ || rep.result <= 0) return;
+    if (!ts_file_replies_with_bytes(req.op) || rep.result <= 0) return;
     const int portal = ts_portal_open(TS_PORT_FILESERVER, req.reply_cluster, req.reply_port);
     if (portal < 0) return;
     ts_portal_write(portal, out_bytes, static_cast<unsigned long>(rep.result), req.seq);

@@ -70,6 +70,12 @@ PUBLIC = {
     "libmpi": ["libmpi/include"],
 }
 
+# The runtime's stand-ins for C library headers (<pthread.h>,
+# <sys/mman.h>, ...): on the include path of user programs only, so that a
+# kernel-side <sys/mman.h> (linux64's HAL: the host's) is never one of them.
+LIBC_STANDINS = ["userland/runtime/posix"]
+KERNEL_SIDE = {"hal", "kcore", "ikc", "kernel"}
+
 # LWMPI inside, lowest first: the helpers LibMPI and MPIUtil share
 # (<lwmpi/...>), MPIUtil, then LibMPI's rooms. A part includes only itself
 # and the parts before it; of MPIUtil, LibMPI sees only its interface
@@ -207,6 +213,7 @@ class Checker:
         self.public = {layer: expand(root, dirs) for layer, dirs in PUBLIC.items()}
         self.private = {layer: expand(root, dirs) for layer, dirs in PRIVATE.items()}
         self.search = [d for dirs in self.public.values() for d in dirs]
+        self.standins = set(expand(root, LIBC_STANDINS))
         self.modules = {}  # LWMPI's include graph: {module: {module}}
         self.rooms = set()  # (room, room it includes), itself included
 
@@ -218,6 +225,8 @@ class Checker:
             dirs.append(os.path.dirname(rel))
         dirs += self.private.get(layer_of(rel), [])
         dirs += self.search
+        if layer_of(rel) in KERNEL_SIDE and not is_test(rel):
+            dirs = [d for d in dirs if d not in self.standins]
         for d in dirs:
             cand = os.path.normpath(os.path.join(d, name))
             if os.path.isfile(os.path.join(self.root, cand)):

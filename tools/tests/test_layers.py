@@ -93,6 +93,16 @@ class Refused(unittest.TestCase):
         self.assertEqual(problems({"kernel/tests/fault_test.c":
                                    "#include <mpi.h>\n#include <tessera/runtime.h>\n"}), [])
 
+    def test_kernel_side_system_headers_are_not_the_runtimes_standins(self):
+        standin = {"userland/runtime/posix/sys/mman.h": ""}
+        self.assertEqual(problems({**standin, "hal/arch/linux64/mmu.cpp": "#include <sys/mman.h>\n",
+                                   "userland/runtime/mman.c": "#include <sys/mman.h>\n"}), [])
+        # A quoted path into them is still an include of the runtime.
+        p = problems({**standin, "hal/arch/linux64/mmu.cpp":
+                      '#include "../../../userland/runtime/posix/sys/mman.h"\n'})
+        self.assertEqual(len(p), 1)
+        self.assertIn("of layer runtime", p[0])
+
     def test_lwmpi_room_including_a_higher_room(self):
         p = problems({"libmpi/mpi/comm/group.cpp": '#include "pt2pt/request.hpp"\n'})
         self.assertEqual(len(p), 1)

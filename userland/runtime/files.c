@@ -1,9 +1,12 @@
-/* The file client: POSIX files (descriptors 3 and up) over the file server
- * on I/O cluster 0 (<tessera/file_protocol.h>). open, unlink and stat are
- * the C library's here; read, write, close, lseek, fstat and isatty come
- * through glue/fd.c, which keeps 0..2 for the console.
+/* The file client: POSIX files (descriptors 3 and up) and folders over the
+ * file server on I/O cluster 0 (<tessera/file_protocol.h>). open, unlink,
+ * rename, stat, access, mkdir, rmdir, chdir, getcwd and <dirent.h>'s
+ * opendir, readdir, rewinddir and closedir are the C library's here; read,
+ * write, close, lseek, fstat and isatty come through glue/fd.c, which
+ * keeps 0..2 for the console.
  *
- * rename and access are here too.
+ * The job's folder is the program's root: every path is resolved against
+ * the process's working folder (path.c) before it goes to the server.
  *
  * The table of descriptors is the process's (its threads share it, as
  * POSIX says), and so is the connection to the server: a reply mailbox and
@@ -12,6 +15,7 @@
  * serialises the process's requests: each is a mailbox message, the bytes
  * it carries by portal, and the reply. Errors set errno as the C library
  * numbers them. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -23,6 +27,7 @@
 #include <tessera/file_protocol.h>
 
 #include "internal.h"
+#include "path.h"
 
 #define FILES_MAX 32 /* open files per process: descriptors 3..34 */
 
@@ -39,7 +44,8 @@ static struct file files[FILES_MAX];
 static int port = -1; /* the connection's port, once made */
 static int reply_mailbox, in_portal, out_mailbox, out_portal;
 static uint32_t last_seq;
-static int flush_at_exit; /* ts__libc_flush_files is an exit handler */
+static char cwd[TS_PATH_MAX + 1]; /* the working folder, path.h's form ("": the root) */
+static int flush_at_exit;         /* ts__libc_flush_files is an exit handler */
 
 /* -TS_E* as the C library's errno (the numbers differ for some). */
 static int errno_of(long err) {
@@ -63,6 +69,8 @@ static int errno_of(long err) {
     case -TS_ENFILE: return ENFILE;
     case -TS_EMFILE: return EMFILE;
     case -TS_ENOSPC: return ENOSPC;
+    case -TS_ENOTDIR: return ENOTDIR;
+    case -TS_ENOTEMPTY: return ENOTEMPTY;
     default: return err < 0 && err > -4096 ? (int)-err : EIO; /* others share Linux's numbers */
     }
 }
@@ -71,6 +79,12 @@ static int errno_of(long err) {
 static long fail(long err) {
     errno = errno_of(err);
     return -1;
+}
+
+/* NULL with errno for a -TS_E* error. */
+static void *fail_null(long err) {
+    fail(err);
+    return NULL;
 }
 
 /* Undoes what try_port made. */
@@ -113,8 +127,9 @@ static int connect(void) {
 
 /* Under the lock, connected: one request (its len already set), the bytes
  * it carries (`out`, req->len of them, for carrying ops), its reply, and
- * a READ's bytes into `in` (req->len of room). The reply's result (>= 0,
- * or -TS_E*), its value in *value if value is not NULL. */
+ * a READ's or a LIST's bytes into `in` (req->len, or req->room, of room).
+ * The reply's result (>= 0, or -TS_E*), its value in *value if value is
+ * not NULL. */
 static long call(struct ts_file_request *req, const void *out, void *in, int64_t *value) {
     if (++last_seq == 0) ++last_seq; /* 0 is no tag */
     req->seq = last_seq;
@@ -132,8 +147,8 @@ static long call(struct ts_file_request *req, const void *out, void *in, int64_t
         if (r < 0) return r;
     } while (r != (long)sizeof rep || rep.op != TS_FILE_REPLY || rep.seq != req->seq);
     if (value) *value = rep.value;
-    if (req->op == TS_FILE_READ && rep.result > 0) {
-        if (rep.result > (int64_t)req->len) return -TS_EIO;
+    if (ts_file_replies_with_bytes(req->op) && rep.result > 0) {
+        if (rep.result > (int64_t)(req->op == TS_FILE_LIST ? req->room : req->len)) return -TS_EIO;
         r = ts_portal_allow(in_portal, TS_FILESERVER_CLUSTER, TS_PORT_FILESERVER, req->seq);
         if (r >= 0) r = ts_portal_read(in_portal, in, (unsigned long)rep.result, (unsigned long)rep.result);
         if (r < 0) return r;
@@ -141,16 +156,36 @@ static long call(struct ts_file_request *req, const void *out, void *in, int64_t
     return rep.result;
 }
 
-/* A request about a path (OPEN, STAT, UNLINK): checked here first, so a
- * bad one costs no message. */
-static long path_call(int op, const char *path, unsigned flags, int64_t *value) {
+/* Under the lock: path resolved against the working folder into out, as
+ * the server takes it ("." for the root): its length, or -TS_E*. */
+static int resolve(const char *path, char out[TS_PATH_MAX + 1]) {
     if (!path) return -TS_EFAULT;
-    size_t len = strnlen(path, TS_PATH_MAX + 1);
-    int err = ts_path_check(path, len);
+    int len = ts__path_resolve(cwd, path, out);
+    if (len == 0) {
+        out[0] = '.';
+        out[len = 1] = 0;
+    }
+    return len;
+}
+
+/* Under the lock: a request about a resolved path (OPEN, STAT, UNLINK,
+ * MKDIR, RMDIR, LIST) of len bytes; a LIST's bytes go into `in`. */
+static long resolved_call(struct ts_file_request *req, const char *resolved, int len, void *in,
+                          int64_t *value) {
+    int err = connect();
     if (err < 0) return err;
-    if ((err = connect()) < 0) return err;
-    struct ts_file_request req = {.op = op, .flags = flags, .len = len};
-    return call(&req, path, NULL, value);
+    req->len = (uint64_t)len;
+    return call(req, resolved, in, value);
+}
+
+/* Under the lock: a request about a path, resolved and checked here
+ * first, so that a bad one costs no message. */
+static long path_call(int op, const char *path, unsigned flags, int64_t *value) {
+    char resolved[TS_PATH_MAX + 1];
+    int len = resolve(path, resolved);
+    if (len < 0) return len;
+    struct ts_file_request req = {.op = op, .flags = flags};
+    return resolved_call(&req, resolved, len, NULL, value);
 }
 
 /* The open file of descriptor fd, or NULL. */
@@ -197,30 +232,28 @@ int unlink(const char *path) {
 }
 
 int rename(const char *from, const char *to) {
-    if (!from || !to) return (int)fail(-TS_EFAULT);
     /* Both paths in one transfer: "from" NUL "to". */
-    char paths[2 * TS_PATH_MAX + 1];
-    size_t from_len = strnlen(from, TS_PATH_MAX + 1), to_len = strnlen(to, TS_PATH_MAX + 1);
-    int err = ts_path_check(from, from_len);
-    if (err == 0) err = ts_path_check(to, to_len);
-    if (err < 0) return (int)fail(err);
-    memcpy(paths, from, from_len + 1);
-    memcpy(paths + from_len + 1, to, to_len);
+    char paths[2 * (TS_PATH_MAX + 1)];
     ts_mutex_lock(&lock);
-    long r = connect();
+    long from_len = resolve(from, paths), to_len = 0, r = from_len;
+    if (r >= 0) r = to_len = resolve(to, paths + from_len + 1);
+    if (r >= 0) r = connect();
     if (r == 0) {
-        struct ts_file_request req = {.op = TS_FILE_RENAME, .len = from_len + 1 + to_len};
+        struct ts_file_request req = {.op = TS_FILE_RENAME, .len = (uint64_t)(from_len + 1 + to_len)};
         r = call(&req, paths, NULL, NULL);
     }
     ts_mutex_unlock(&lock);
     return r < 0 ? (int)fail(r) : 0;
 }
 
-/* What stat and fstat say of a file of `size` bytes: a regular file the
- * job may read and write, read in pieces of one request. */
-static void fill_stat(struct stat *st, int64_t size) {
+/* What stat and fstat say of a file (TS_FILE_TYPE_*) of `size` bytes: a
+ * regular file or a folder the job may read and write, read in pieces of
+ * one request. */
+static void fill_stat(struct stat *st, long type, int64_t size) {
     memset(st, 0, sizeof *st);
-    st->st_mode = S_IFREG | 0644;
+    st->st_mode = type == TS_FILE_TYPE_DIR    ? S_IFDIR | 0755
+                  : type == TS_FILE_TYPE_FILE ? S_IFREG | 0644
+                                              : 0644;
     st->st_nlink = 1;
     st->st_size = (off_t)size;
     st->st_blksize = TS_FILE_CHUNK / 4;
@@ -233,7 +266,7 @@ int stat(const char *path, struct stat *st) {
     long r = path_call(TS_FILE_STAT, path, 0, &size);
     ts_mutex_unlock(&lock);
     if (r < 0) return (int)fail(r);
-    fill_stat(st, size);
+    fill_stat(st, r, size);
     return 0;
 }
 
@@ -323,7 +356,7 @@ int ts__file_fstat(int fd, struct stat *st) {
     long r = f ? size_of(f, &size) : -TS_EBADF;
     ts_mutex_unlock(&lock);
     if (r < 0) return (int)fail(r);
-    fill_stat(st, size);
+    fill_stat(st, TS_FILE_TYPE_FILE, size);
     return 0;
 }
 
@@ -351,4 +384,140 @@ void ts__file_streams(void (*fn)(void *stream)) {
     ts_mutex_unlock(&lock);
     for (int i = 0; i < n; ++i)
         fn(streams[i]);
+}
+
+/* ---- folders ---------------------------------------------------------------- */
+
+/* POSIX mkdir: the new folder is the job's to read and write, whatever
+ * the mode. 0, or -1 with errno EEXIST, ENOENT, ENOTDIR, EACCES (outside
+ * the job's folder), ENAMETOOLONG, EFAULT. */
+int mkdir(const char *path, mode_t mode) {
+    (void)mode;
+    ts_mutex_lock(&lock);
+    long r = path_call(TS_FILE_MKDIR, path, 0, NULL);
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+/* POSIX rmdir: 0, or -1 with errno ENOTEMPTY, ENOENT, ENOTDIR, EBUSY (the
+ * job's folder itself), EACCES, ENAMETOOLONG, EFAULT. */
+int rmdir(const char *path) {
+    char resolved[TS_PATH_MAX + 1];
+    struct ts_file_request req = {.op = TS_FILE_RMDIR};
+    ts_mutex_lock(&lock);
+    long r = resolve(path, resolved);
+    if (r >= 0)
+        r = strcmp(resolved, ".") == 0 ? -TS_EBUSY : resolved_call(&req, resolved, (int)r, NULL, NULL);
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+/* Under the lock: 0 when path names a folder (its resolved form in out),
+ * else -TS_ENOTDIR or the server's error. */
+static long folder(const char *path, char out[TS_PATH_MAX + 1]) {
+    int64_t size;
+    struct ts_file_request req = {.op = TS_FILE_STAT};
+    long r = resolve(path, out);
+    if (r >= 0) r = resolved_call(&req, out, (int)r, NULL, &size);
+    return r < 0 ? r : r == TS_FILE_TYPE_DIR ? 0 : -TS_ENOTDIR;
+}
+
+/* POSIX chdir: 0, or -1 with errno ENOENT, ENOTDIR, EACCES, ENAMETOOLONG,
+ * EFAULT. The working folder is the process's: its threads share it. */
+int chdir(const char *path) {
+    char resolved[TS_PATH_MAX + 1];
+    ts_mutex_lock(&lock);
+    long r = folder(path, resolved);
+    /* The root resolves to ".", which is "" in path.h's form. */
+    if (r == 0) strcpy(cwd, strcmp(resolved, ".") == 0 ? "" : resolved);
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+/* POSIX getcwd: the working folder as an absolute path from the job's
+ * folder ("/" itself, "/results/run1"). buf, or with a null buf (as glibc
+ * does) a malloc'ed copy of `size` bytes, or just enough when size is 0.
+ * NULL with errno EINVAL (size 0 with a buf), ERANGE (no room), ENOMEM. */
+char *getcwd(char *buf, size_t size) {
+    ts_mutex_lock(&lock);
+    char path[TS_PATH_MAX + 2] = "/";
+    strcat(path, cwd);
+    ts_mutex_unlock(&lock);
+    size_t need = strlen(path) + 1;
+    if (buf && size == 0) return fail_null(-TS_EINVAL);
+    if (size && size < need) {
+        errno = ERANGE;
+        return NULL;
+    }
+    if (!buf && !(buf = malloc(size ? size : need))) return NULL;
+    return memcpy(buf, path, need);
+}
+
+/* An open folder: the entries of one LIST at a time, and where the next
+ * LIST starts. */
+struct ts_dir {
+    char path[TS_PATH_MAX + 1]; /* resolved when it was opened */
+    uint64_t next;              /* the index of the first entry not yet fetched */
+    uint64_t returned;          /* entries readdir has returned */
+    size_t at, used;            /* entries[at..used) are still to be read */
+    char entries[1024];
+    struct dirent entry; /* what readdir returns */
+};
+
+/* POSIX opendir: the folder's entries, "." and ".." left out, read as
+ * the server lists them, a piece at a time. NULL with errno ENOENT,
+ * ENOTDIR, EACCES, ENAMETOOLONG, EFAULT, ENOMEM. */
+DIR *opendir(const char *path) {
+    DIR *d = malloc(sizeof *d);
+    if (!d) return NULL;
+    ts_mutex_lock(&lock);
+    long r = folder(path, d->path);
+    ts_mutex_unlock(&lock);
+    if (r < 0) {
+        free(d);
+        return fail_null(r);
+    }
+    d->next = d->returned = d->at = d->used = 0;
+    return d;
+}
+
+/* POSIX readdir: the next entry (d_name, and d_type DT_DIR, DT_REG or
+ * DT_UNKNOWN), or NULL at the end (errno unchanged) or on an error (errno
+ * EBADF for a null dir, or the server's: ENOENT when the folder went). */
+struct dirent *readdir(DIR *d) {
+    if (!d) return fail_null(-TS_EBADF);
+    if (d->at == d->used) {
+        int64_t count = 0;
+        struct ts_file_request req = {.op = TS_FILE_LIST, .offset = d->next, .room = sizeof d->entries};
+        ts_mutex_lock(&lock);
+        long r = resolved_call(&req, d->path, (int)strlen(d->path), d->entries, &count);
+        ts_mutex_unlock(&lock);
+        if (r < 0) return fail_null(r);
+        if (r == 0) return NULL; /* the end */
+        d->at = 0;
+        d->used = (size_t)r;
+        d->next += (uint64_t)count;
+    }
+    const char *e = d->entries + d->at;
+    /* The server sends whole entries; a name is never let past d_name. */
+    size_t left = d->used - d->at - 1;
+    size_t len = strnlen(e + 1, left < TS_NAME_MAX ? left : TS_NAME_MAX);
+    d->entry.d_ino = (ino_t)++d->returned;
+    d->entry.d_type = e[0] == TS_FILE_TYPE_DIR ? DT_DIR : e[0] == TS_FILE_TYPE_FILE ? DT_REG : DT_UNKNOWN;
+    memcpy(d->entry.d_name, e + 1, len);
+    d->entry.d_name[len] = 0;
+    d->at += len + 2;
+    return &d->entry;
+}
+
+/* POSIX rewinddir: readdir starts over, and sees the folder as it is now. */
+void rewinddir(DIR *d) {
+    if (d) d->next = d->returned = d->at = d->used = 0;
+}
+
+/* POSIX closedir: 0, or -1 with errno EBADF for a null dir. */
+int closedir(DIR *d) {
+    if (!d) return (int)fail(-TS_EBADF);
+    free(d);
+    return 0;
 }

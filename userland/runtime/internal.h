@@ -67,6 +67,10 @@ int ts__core_share(void);
  * outside [0, 10^9), ETIMEDOUT when it has passed. */
 int ts__deadline(clockid_t clock, const struct timespec *abstime, unsigned long *deadline_ns);
 
+/* The most heap the process has held at once, in bytes: the kernel's
+ * break at its highest, less where the heap begins (glue/sbrk.c). */
+unsigned long ts__heap_peak(void);
+
 /* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers
  * when it is the process's last thread (unless `quick`), then the thread's
  * own at-exit functions, flushes its output, frees its TLS. */

@@ -213,6 +213,18 @@ long size(long handle);
 long remove(const char *path);
 /// Renames file `from` to `to` (replacing it): 0.
 long rename(const char *from, const char *to);
+/// What path names (TS_FILE_TYPE_FILE, _DIR or _OTHER); *size gets its
+/// size in bytes.
+long stat(const char *path, uint64_t *size);
+/// Makes the folder path: 0 (-TS_EEXIST, -TS_ENOENT or -TS_ENOTDIR for its
+/// parent).
+long mkdir(const char *path);
+/// Removes the empty folder path: 0 (-TS_ENOTDIR, -TS_ENOTEMPTY).
+long rmdir(const char *path);
+/// The entries of folder path from index `first` on, into buf (size
+/// bytes, at least TS_LIST_ENTRY_MAX), in a LIST's format
+/// (<tessera/file_protocol.h>): bytes of whole entries, 0 past the last.
+long list(const char *path, uint64_t first, char *buf, size_t size);
 
 }  // namespace hostfs
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,12 @@ using tessera::files::HostFiles;
 
 namespace {
 
-// Files as strings; handles index `open`. Opens follow POSIX.
+// Files as strings, folders as names (the root is "."); handles index
+// `open`. Opens and folders follow POSIX.
 class MemoryHost final : public HostFiles {
 public:
     std::map<std::string, std::string> files;
+    std::set<std::string> folders{"."};
     std::vector<std::string> open_names;  // by handle; "" when closed
     int max_open = 1000;
 
@@ -66,6 +69,48 @@ public:
         files[std::string(to, to_len)] = data;
         return 0;
     }
+    long stat(const char *path, unsigned long len, unsigned long *size) override {
+        const std::string name(path, len);
+        if (folders.count(name)) {
+            *size = 0;
+            return TS_FILE_TYPE_DIR;
+        }
+        if (!files.count(name)) return -TS_ENOENT;
+        *size = files[name].size();
+        return TS_FILE_TYPE_FILE;
+    }
+    long mkdir(const char *path, unsigned long len) override {
+        const std::string name(path, len);
+        if (folders.count(name) || files.count(name)) return -TS_EEXIST;
+        const std::string parent = parent_of(name);
+        if (files.count(parent)) return -TS_ENOTDIR;
+        if (!folders.count(parent)) return -TS_ENOENT;
+        folders.insert(name);
+        return 0;
+    }
+    long rmdir(const char *path, unsigned long len) override {
+        const std::string name(path, len);
+        if (files.count(name)) return -TS_ENOTDIR;
+        if (!folders.count(name)) return -TS_ENOENT;
+        if (!children(name).empty()) return -TS_ENOTEMPTY;
+        folders.erase(name);
+        return 0;
+    }
+    long list(const char *path, unsigned long len, unsigned long first, ts_hostfs_entries *out) override {
+        const std::string name(path, len);
+        if (files.count(name)) return -TS_ENOTDIR;
+        if (!folders.count(name)) return -TS_ENOENT;
+        size_t used = 0;
+        unsigned long index = 0;
+        for (const auto &[child, type] : children(name)) {
+            if (index++ < first) continue;
+            if (used + child.size() + 2 > sizeof out->bytes) break;
+            out->bytes[used] = type;
+            memcpy(out->bytes + used + 1, child.c_str(), child.size() + 1);
+            used += child.size() + 2;
+        }
+        return static_cast<long>(used);
+    }
     int live() const {
         int n = 0;
         for (const std::string &s : open_names)
@@ -74,6 +119,19 @@ public:
     }
 
 private:
+    static std::string parent_of(const std::string &name) {
+        const size_t slash = name.rfind('/');
+        return slash == std::string::npos ? "." : name.substr(0, slash);
+    }
+    // The entries of folder `name` and their types, by name.
+    std::map<std::string, char> children(const std::string &name) const {
+        std::map<std::string, char> out;
+        for (const auto &f : files)
+            if (parent_of(f.first) == name) out[f.first.substr(f.first.rfind('/') + 1)] = TS_FILE_TYPE_FILE;
+        for (const std::string &d : folders)
+            if (d != "." && parent_of(d) == name) out[d.substr(d.rfind('/') + 1)] = TS_FILE_TYPE_DIR;
+        return out;
+    }
     bool valid(int h) const {
         return h >= 0 && h < static_cast<int>(open_names.size()) && !open_names[h].empty();
     }
@@ -123,6 +181,31 @@ struct Client {
         ts_file_reply rep = send(request(op, 0, 0, path.size()), path);
         if (value) *value = rep.value;
         return rep.result;
+    }
+    // One LIST from entry `first`, `room` bytes at most: its result, and
+    // the entries ("d:name" or "f:name") appended to `names`.
+    long list(const std::string &path, uint64_t first, uint64_t room, std::vector<std::string> &names,
+              int64_t *count = nullptr) {
+        ts_file_request req = request(TS_FILE_LIST, 0, first, path.size());
+        req.room = room;
+        ts_file_reply rep = send(req, path);
+        if (count) *count = rep.value;
+        int64_t seen = 0;
+        for (long at = 0; at < rep.result; ++seen) {
+            const std::string name(out + at + 1);
+            names.push_back(std::string(1, out[at]) + ":" + name);
+            at += static_cast<long>(name.size()) + 2;
+        }
+        if (rep.result > 0) CHECK(seen == rep.value);
+        return rep.result;
+    }
+    // The whole folder, in LISTs of `room` bytes.
+    std::vector<std::string> list_all(const std::string &path, uint64_t room) {
+        std::vector<std::string> names;
+        int64_t count = 0;
+        while (list(path, names.size(), room, names, &count) > 0)
+            REQUIRE(count > 0);
+        return names;
     }
 };
 
@@ -240,7 +323,7 @@ TEST_CASE("stat and unlink") {
     FileTable table(host);
     Client c{table};
     int64_t size = 0;
-    CHECK(c.path_op(TS_FILE_STAT, "dir/f", &size) == 0);
+    CHECK(c.path_op(TS_FILE_STAT, "dir/f", &size) == TS_FILE_TYPE_FILE);
     CHECK(size == 1000);
     CHECK(host.live() == 0);  // stat closes what it opened
     CHECK(c.path_op(TS_FILE_UNLINK, "dir/f") == 0);
@@ -304,4 +387,98 @@ TEST_CASE("a large file in chunks") {
     REQUIRE(back.size() == TS_FILE_CHUNK);
     for (size_t i = 0; i < back.size(); ++i)
         if (back[i] != static_cast<char>((5 * TS_FILE_CHUNK + 3 + i) * 7)) FAIL("byte " << i);
+}
+
+TEST_CASE("folders: made, seen by stat, removed when empty") {
+    MemoryHost host;
+    host.files["f"] = "x";
+    FileTable table(host);
+    Client c{table};
+    CHECK(c.path_op(TS_FILE_MKDIR, "d") == 0);
+    CHECK(host.folders.count("d") == 1);
+    int64_t size = -1;
+    CHECK(c.path_op(TS_FILE_STAT, "d", &size) == TS_FILE_TYPE_DIR);
+    CHECK(c.path_op(TS_FILE_STAT, ".") == TS_FILE_TYPE_DIR);
+    CHECK(c.path_op(TS_FILE_MKDIR, "d/e") == 0);
+    CHECK(c.path_op(TS_FILE_RMDIR, "d") == -TS_ENOTEMPTY);
+    CHECK(c.path_op(TS_FILE_RMDIR, "d/e") == 0);
+    const long h = c.open("d/file", TS_O_WRONLY | TS_O_CREAT);
+    REQUIRE(h >= 0);
+    CHECK(c.close(h) == 0);
+    CHECK(c.path_op(TS_FILE_RMDIR, "d") == -TS_ENOTEMPTY);
+    CHECK(c.path_op(TS_FILE_UNLINK, "d/file") == 0);
+    CHECK(c.path_op(TS_FILE_RMDIR, "d") == 0);
+    CHECK(host.folders.count("d") == 0);
+}
+
+TEST_CASE("folders: errors") {
+    MemoryHost host;
+    host.files["f"] = "x";
+    host.folders.insert("d");
+    FileTable table(host);
+    Client c{table};
+    CHECK(c.path_op(TS_FILE_MKDIR, "d") == -TS_EEXIST);
+    CHECK(c.path_op(TS_FILE_MKDIR, "f") == -TS_EEXIST);
+    CHECK(c.path_op(TS_FILE_MKDIR, "no/e") == -TS_ENOENT);
+    CHECK(c.path_op(TS_FILE_MKDIR, "f/e") == -TS_ENOTDIR);
+    CHECK(c.path_op(TS_FILE_MKDIR, "../e") == -TS_EACCES);
+    CHECK(c.path_op(TS_FILE_MKDIR, "/e") == -TS_EACCES);
+    CHECK(c.path_op(TS_FILE_MKDIR, "") == -TS_ENOENT);
+    CHECK(c.path_op(TS_FILE_RMDIR, "no") == -TS_ENOENT);
+    CHECK(c.path_op(TS_FILE_RMDIR, "f") == -TS_ENOTDIR);
+    CHECK(c.path_op(TS_FILE_RMDIR, "d/..") == -TS_EACCES);
+    CHECK(c.path_op(TS_FILE_STAT, "no") == -TS_ENOENT);
+    std::vector<std::string> names;
+    CHECK(c.list("f", 0, 1024, names) == -TS_ENOTDIR);
+    CHECK(c.list("no", 0, 1024, names) == -TS_ENOENT);
+    CHECK(c.list("../x", 0, 1024, names) == -TS_EACCES);
+    CHECK(c.list(".", 0, TS_LIST_ENTRY_MAX - 1, names) == -TS_EINVAL);  // no room for a long name
+    CHECK(c.list(".", 0, TS_FILE_CHUNK + 1, names) == -TS_EINVAL);
+    CHECK(names.empty());
+    CHECK(host.folders == std::set<std::string>{".", "d"});
+}
+
+TEST_CASE("listing: every entry once, in pieces of any room") {
+    MemoryHost host;
+    std::set<std::string> expect;
+    for (int i = 0; i < 150; ++i) {
+        const std::string name = "file_" + std::to_string(i);
+        host.files["many/" + name] = "";
+        expect.insert("f:" + name);
+    }
+    host.folders.insert("many");
+    for (int i = 0; i < 30; ++i) {
+        host.folders.insert("many/sub_" + std::to_string(i));
+        expect.insert("d:sub_" + std::to_string(i));
+    }
+    host.files["many/sub_3/deeper"] = "not listed";
+    FileTable table(host);
+    Client c{table};
+    for (uint64_t room :
+         {uint64_t{TS_LIST_ENTRY_MAX}, uint64_t{300}, uint64_t{4096}, uint64_t{TS_FILE_CHUNK}}) {
+        const std::vector<std::string> names = c.list_all("many", room);
+        CHECK(names.size() == expect.size());
+        CHECK(std::set<std::string>(names.begin(), names.end()) == expect);
+    }
+    std::vector<std::string> names;
+    CHECK(c.list("many", 180, 1024, names) == 0);  // past the last entry
+    CHECK(c.list("many", 1000, 1024, names) == 0);
+    CHECK(names.empty());
+}
+
+TEST_CASE("listing: long names, whole entries only") {
+    MemoryHost host;
+    host.folders.insert("d");
+    const std::string a(TS_NAME_MAX, 'a'), b(200, 'b');
+    host.files["d/" + a] = "";
+    host.files["d/" + b] = "";
+    host.folders.insert("d/" + std::string(100, 'c'));
+    FileTable table(host);
+    Client c{table};
+    std::vector<std::string> names;
+    int64_t count = 0;
+    CHECK(c.list("d", 0, TS_LIST_ENTRY_MAX, names, &count) == TS_LIST_ENTRY_MAX);  // one, exactly
+    CHECK(count == 1);
+    CHECK(names == std::vector<std::string>{"f:" + a});
+    CHECK(c.list_all("d", TS_LIST_ENTRY_MAX).size() == 3);
 }

@@ -1,7 +1,8 @@
-/* Who this process is: getpid and gethostname. Neither C library has
- * them (picolibc's raise() calls getpid). */
+/* Who this process is: getpid, gethostname and uname. Neither C library
+ * has them (picolibc's raise() calls getpid). */
 #include <errno.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../internal.h"
@@ -40,5 +41,28 @@ int gethostname(char *name, size_t len) {
         return -1;
     }
     memcpy(name, host, at + 1);
+    return 0;
+}
+
+/* The processor, as Linux's uname -m names it. */
+#if defined(__riscv) && __riscv_xlen == 64
+#define TS__MACHINE "riscv64"
+#elif defined(__x86_64__)
+#define TS__MACHINE "x86_64"
+#endif
+
+/* TS_RELEASE (the project's version) and TS_PLATFORM come from the build
+ * (userland/CMakeLists.txt). */
+int uname(struct utsname *name) {
+    if (!name) {
+        errno = EFAULT;
+        return -1;
+    }
+    memset(name, 0, sizeof *name);
+    strcpy(name->sysname, "Tessera");
+    gethostname(name->nodename, sizeof name->nodename);
+    strncpy(name->release, TS_RELEASE, sizeof name->release - 1);
+    strncpy(name->version, TS_PLATFORM, sizeof name->version - 1);
+    strcpy(name->machine, TS__MACHINE);
     return 0;
 }

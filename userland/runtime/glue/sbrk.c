@@ -12,6 +12,7 @@ static ts__spinlock brk_lock;
 static uintptr_t cur;   /* the program's break */
 static uintptr_t start; /* where the heap begins */
 static uintptr_t top;   /* the kernel's break */
+static uintptr_t peak;  /* the kernel's break at its highest */
 
 void *sbrk(ptrdiff_t incr) {
     void *result = (void *)-1;
@@ -27,6 +28,7 @@ void *sbrk(ptrdiff_t incr) {
         long r = TS__SC(TS_SYS_BRK, (want + TS__PAGE_SIZE - 1) & ~(TS__PAGE_SIZE - 1));
         if (r < 0 || (uintptr_t)r < want) goto out;
         top = (uintptr_t)r;
+        if (top > peak) peak = top;
     }
     result = (void *)cur;
     cur = want;
@@ -34,4 +36,11 @@ out:
     ts__spin_unlock(&brk_lock);
     if (result == (void *)-1) errno = ENOMEM;
     return result;
+}
+
+unsigned long ts__heap_peak(void) {
+    ts__spin_lock(&brk_lock);
+    unsigned long bytes = peak ? peak - start : 0;
+    ts__spin_unlock(&brk_lock);
+    return bytes;
 }

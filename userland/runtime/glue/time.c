@@ -1,10 +1,12 @@
 /* The C library's clocks (gettimeofday, clock_gettime, time, clock) from
  * ts_time(): time since the machine started; sleep, usleep and nanosleep
- * over the kernel's sleep. There is no wall clock: CLOCK_REALTIME and
+ * over the kernel's sleep; times and getrusage. There is no wall clock: CLOCK_REALTIME and
  * gettimeofday count from the machine's start too, like CLOCK_MONOTONIC
  * (nothing can set them). */
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/times.h>
 #include <time.h>
@@ -65,8 +67,14 @@ int clock_getres(clockid_t clock_id, struct timespec *res) {
     return 0;
 }
 
-/* clock() adds these up in CLOCKS_PER_SEC (10^6) units, which are also
- * sysconf(_SC_CLK_TCK)'s. */
+/* A process's CPU time, as far as the system knows it: the kernel keeps no
+ * count of it, but a process's thread owns its core from the machine's
+ * start (when spawn starts the programs) and is never preempted, so the
+ * time since then bounds it from above. None of it is the kernel's: it
+ * serves a call on the caller's core or on the master, and counts neither.
+ *
+ * clock() adds times()'s up in CLOCKS_PER_SEC (10^6) units, which are
+ * also sysconf(_SC_CLK_TCK)'s. Children: none, ever (no fork). */
 clock_t times(struct tms *t) {
     clock_t us = (clock_t)now_us();
     if (t) {
@@ -74,6 +82,30 @@ clock_t times(struct tms *t) {
         t->tms_stime = t->tms_cutime = t->tms_cstime = 0;
     }
     return us;
+}
+
+/* POSIX getrusage: RUSAGE_SELF's ru_utime is times()'s (above), ru_maxrss
+ * the heap's peak in KiB (the memory the process asked the kernel for,
+ * beyond its image and stack); RUSAGE_CHILDREN's are all 0, there being
+ * none. Every other field is 0. 0, or -1 with errno EINVAL (who), EFAULT
+ * (null usage). */
+int getrusage(int who, struct rusage *usage) {
+    if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!usage) {
+        errno = EFAULT;
+        return -1;
+    }
+    memset(usage, 0, sizeof *usage);
+    if (who == RUSAGE_SELF) {
+        unsigned long us = now_us();
+        usage->ru_utime.tv_sec = (time_t)(us / 1000000);
+        usage->ru_utime.tv_usec = (suseconds_t)(us % 1000000);
+        usage->ru_maxrss = (long)(ts__heap_peak() / 1024);
+    }
+    return 0;
 }
 
 /* Sleeps ns nanoseconds: 0, or -1 with errno EINVAL when the kernel
