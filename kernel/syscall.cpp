@@ -10,6 +10,8 @@ namespace kernel {
 
 long sys_thread_exit(const thread_exit_args &a, Call &) { thread_exit(a.status); }
 
+long sys_process_exit(const process_exit_args &a, Call &) { thread_exit(a.status, ThreadEnd::process); }
+
 long sys_thread_self(const thread_self_args &, Call &) {
     return hal::core_id();
 }  // tids are core numbers, for now

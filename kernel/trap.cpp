@@ -21,7 +21,7 @@ extern "C" void kernel_user_trap(hal::TrapFrame *tf, hal::TrapInfo info) {
         if (hal::is_page_fault(info.cause) && grow_stack(p, info.tval)) break;
         if (hal::page_fault_is_stale(p->space, info.cause, info.tval)) break;
         report_fault(p, *tf, info);
-        thread_exit(status_fault, true);
+        thread_exit(status_fault, ThreadEnd::group);
     }
     if (p->killed) thread_exit(0);
     kstack_check();

@@ -200,16 +200,20 @@ int process_spawn_ranks(const char *name, const void *elf, size_t size, const in
 
 namespace {
 
-struct ThreadEnd {
+struct EndArgs {
     int status;
-    bool kill;  ///< kill the process too
+    ThreadEnd ends;
 };
 
 // The master's half of a thread's end.
-long end_thread(const ThreadEnd &end, Call &) {
+long end_thread(const EndArgs &end, Call &) {
     Process *p = current_process();
     const int status = end.status;
-    if (end.kill) process_kill(p, status);
+    if (end.ends == ThreadEnd::group) process_kill(p, status);
+    if (end.ends == ThreadEnd::process && !p->killed) {
+        p->killed = true;                        // its other threads end at
+        hal::notify_cluster(hal::cluster_id());  // their next kernel entry
+    }
     note_status(p, status, caller_core());
     if (--p->live_threads == 0) upper.release(p);  // its mailboxes, portals, syncs, windows, files
     hal::Guard g(lock);
@@ -223,9 +227,9 @@ long end_thread(const ThreadEnd &end, Call &) {
 
 }  // namespace
 
-void thread_exit(int status, bool kill) {
+void thread_exit(int status, ThreadEnd ends) {
     const int core = hal::core_id();
-    call_on_master<ThreadEnd, end_thread>(ThreadEnd{status, kill});
+    call_on_master<EndArgs, end_thread>(EndArgs{status, ends});
     hal::set_timer(0);  // a sleep cut short by a kill leaves it armed
     kernel_space.activate();
     core_loop(core);

@@ -316,8 +316,8 @@ static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }
 
 /* Calls that end the thread or the job (a made-up deadlock too), or start random code. */
 static int never_made(unsigned long nr) {
-    return nr == TS_SYS_THREAD_EXIT || nr == TS_SYS_JOB_ABORT || nr == TS_SYS_THREAD_CREATE ||
-           nr == TS_SYS_MPI_STATE_SEND;
+    return nr == TS_SYS_THREAD_EXIT || nr == TS_SYS_PROCESS_EXIT || nr == TS_SYS_JOB_ABORT ||
+           nr == TS_SYS_THREAD_CREATE || nr == TS_SYS_MPI_STATE_SEND;
 }
 
 /* The call that undoes a successful create/open (returning an id), or 0. */

@@ -71,10 +71,21 @@ int ts__deadline(clockid_t clock, const struct timespec *abstime, unsigned long 
  * break at its highest, less where the heap begins (glue/sbrk.c). */
 unsigned long ts__heap_peak(void);
 
-/* Ends the calling thread: calls ts_rank_exit_hook, runs the exit handlers
- * when it is the process's last thread (unless `quick`), then the thread's
- * own at-exit functions, flushes its output, frees its TLS. */
-void ts__thread_finish(int status, int quick) __attribute__((noreturn));
+/* How a thread ends: ts_thread_exit (and pthread_exit) end the thread
+ * alone; exit() and _exit() in the last thread running main end the
+ * process, with the threads it left running (an OpenMP thread pool), as
+ * POSIX says; _exit without the exit handlers. */
+enum ts__end { TS__END_THREAD, TS__END_EXIT, TS__END_QUICK_EXIT };
+
+/* Ends the calling thread as `how` says: calls ts_rank_exit_hook, runs
+ * the exit handlers when it ends the process or is its last thread
+ * (unless TS__END_QUICK_EXIT), then the thread's own at-exit functions,
+ * flushes its output, frees its TLS. */
+void ts__thread_finish(int status, enum ts__end how) __attribute__((noreturn));
+
+/* The calling thread runs main: the process's one main, or one of its MPI
+ * processes' (start.c). */
+void ts__main_begins(void);
 
 /* Per-thread MPI identity (set by crt0's rank start-up). */
 extern __thread int ts__rank;

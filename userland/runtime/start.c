@@ -54,6 +54,7 @@ static char **make_argv(int *argc_out) {
 static void __attribute__((noreturn)) run_main(void) {
     int argc;
     char **argv = make_argv(&argc);
+    ts__main_begins();
     exit(main(argc, argv));
 }
 

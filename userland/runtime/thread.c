@@ -20,6 +20,16 @@ struct ts__thread_start {
  * included: the last one to finish runs the exit handlers. */
 static int live_threads = 1;
 
+/* The threads running main (the process's one main, or each of its MPI
+ * processes'), and whether the calling thread is one. */
+static int live_mains;
+static __thread int runs_main;
+
+void ts__main_begins(void) {
+    runs_main = 1;
+    __atomic_add_fetch(&live_mains, 1, __ATOMIC_ACQ_REL);
+}
+
 /* The block to free when this thread ends (the main thread's is static). */
 static __thread struct ts__thread_start *own_block;
 
@@ -52,10 +62,10 @@ void ts__thread_main(struct ts__thread_start *s) {
     ts__rank = s->rank;
     ts__local = s->local;
     s->fn(s->arg);
-    ts__thread_finish(0, 0);
+    ts__thread_finish(0, TS__END_THREAD);
 }
 
-void ts_thread_exit(int status) { ts__thread_finish(status, 0); }
+void ts_thread_exit(int status) { ts__thread_finish(status, TS__END_THREAD); }
 
 int ts_thread_at_exit(void (*fn)(void)) {
     if (at_exit_count == TS_THREAD_AT_EXIT_MAX) return -TS_ENFILE;
@@ -84,12 +94,14 @@ static void end_job_early(int status) {
     ts_job_abort(status);
 }
 
-void ts__thread_finish(int status, int quick) {
+void ts__thread_finish(int status, enum ts__end how) {
     /* May end the job: an MPI rank left early. */
     const int in_mpi = ts_rank_exit_hook && ts_rank_exit_hook(status);
     if (!in_mpi && status != 0 && ts__rank_main) end_job_early(status);
-    int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
-    if (last && !quick) {
+    const int last = __atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0;
+    const int last_main = runs_main && __atomic_sub_fetch(&live_mains, 1, __ATOMIC_ACQ_REL) == 0;
+    const int ends_process = last || (last_main && how != TS__END_THREAD);
+    if (ends_process && how != TS__END_QUICK_EXIT) {
         if (__call_exitprocs) __call_exitprocs(status, 0);
         __libc_fini_array();
     }
@@ -100,7 +112,8 @@ void ts__thread_finish(int status, int quick) {
      * the thread pointer still points into it. */
     void *block = own_block;
     if (block) free(block);
-    TS__SC(TS_SYS_THREAD_EXIT, status);
+    /* Threads left running (a pool's, blocked for good) end with it. */
+    TS__SC(ends_process && !last ? TS_SYS_PROCESS_EXIT : TS_SYS_THREAD_EXIT, status);
     for (;;)
         ;
 }

@@ -9,9 +9,9 @@
 
 #include "../internal.h"
 
-void exit(int status) { ts__thread_finish(status, 0); }
+void exit(int status) { ts__thread_finish(status, TS__END_EXIT); }
 
-void _exit(int status) { ts__thread_finish(status, 1); }
+void _exit(int status) { ts__thread_finish(status, TS__END_QUICK_EXIT); }
 
 /* Fills pcs with the return addresses of the calling thread's frame
  * records, following its frame pointers (programs, the runtime and

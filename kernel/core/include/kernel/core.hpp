@@ -159,9 +159,15 @@ bool grow_stack(Process *p, uintptr_t addr);
 /// Starts a user thread of p at pc with a0 = arg (master only). Returns
 /// tid, -TS_EAGAIN (no free core) or -TS_ENOMEM (no room for its stack).
 long thread_start(Process *p, uintptr_t pc, uint64_t arg);
-/// Ends the calling user thread with `status` (and first kills its process
-/// if `kill`), then runs the core's idle loop.
-[[noreturn]] void thread_exit(int status, bool kill = false);
+/// What a thread's end takes with it.
+enum class ThreadEnd {
+    thread,   ///< the thread alone
+    process,  ///< the process's other threads too (exit(): TS_SYS_PROCESS_EXIT)
+    group,    ///< the process and its group, with the status (a fault: process_kill)
+};
+/// Ends the calling user thread with `status` (first ending what `ends`
+/// says besides), then runs the core's idle loop.
+[[noreturn]] void thread_exit(int status, ThreadEnd ends = ThreadEnd::thread);
 /// Kills p, and the processes of its group, with `status`, which it
 /// blames on the caller's thread (the calling core, or on the master the
 /// core whose call is served) unless p already has a status: their threads
