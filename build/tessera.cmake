@@ -4,10 +4,10 @@
 # (the `tessera_user` interface target and tessera_add_program) and, through
 # ${CMAKE_BINARY_DIR}/mpicc.cfg, by tools/mpicc. Change them here only.
 #
-#   tessera_add_program(NAME SOURCES... [MPI])
+#   tessera_add_program(NAME SOURCES... [MPI] [OPENMP])
 #       builds ${CMAKE_BINARY_DIR}/bin/NAME.elf: a static ELF linked at
-#       0x40000000 with crt0 + libc glue, [lwmpi], ts_runtime and
-#       the C library. In the host build it does nothing, so callers may but
+#       0x40000000 with crt0 + libc glue, [libgomp], [lwmpi], ts_runtime
+#       and the C library. In the host build it does nothing, so callers may but
 #       need not guard it with if(TESSERA_TARGET).
 #
 # A user *library* (LWMPI, ...) gets the same compile flags, the C
@@ -226,6 +226,40 @@ set(TESSERA_USER_SYSLIBS -Wl,--start-group ${_ts_libc_lib}/libc.a
 # files the library calls into.
 set(TESSERA_USER_CXX_LIBS ${TESSERA_LIBSTDCXX_DIR}/lib/libstdc++.a "$<TARGET_FILE:ts_runtime>")
 
+# OpenMP: GCC's libgomp, built once per machine from the same sources over
+# the runtime's threads. Its configure links test programs, so it is built
+# at build time, once the runtime is (the libgomp target; build/libgomp.sh
+# through build/cached_build.cmake); its key names the runtime's headers,
+# which say what the runtime provides.
+tessera_file_hashes(_ts_libgomp_inputs ${CMAKE_CURRENT_LIST_DIR}/libgomp.sh ${_ts_runtime_headers})
+set(_ts_libgomp_key "${TESSERA_GCC_SOURCE} ${_ts_gcc_source_size}\n${_ts_libgomp_inputs}\n${_ts_libc_version}\n\
+${CMAKE_C_COMPILER} ${CMAKE_C_COMPILER_VERSION} ${_ts_libstdcxx_flags}")
+tessera_cache_entry(TESSERA_LIBGOMP_DIR libgomp-${TESSERA_PLATFORM} "${_ts_libgomp_key}")
+file(WRITE ${CMAKE_BINARY_DIR}/libgomp.key "${_ts_libgomp_key}")
+string(JOIN " " _ts_libgomp_ldflags ${TESSERA_USER_LD_FLAGS})
+string(JOIN " " _ts_libgomp_libs ${TESSERA_USER_SYSLIBS})
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/libgomp.args CONTENT "${TESSERA_GCC_SOURCE}
+${_ts_libstdcxx_host}
+${CMAKE_C_COMPILER} ${_ts_libstdcxx_includes} -isystem${CMAKE_SOURCE_DIR}/userland/runtime/include \
+-isystem${CMAKE_SOURCE_DIR}/userland/runtime/arch/${TESSERA_PLATFORM}/include
+${_ts_libstdcxx_flags}
+${_ts_libgomp_ldflags} $<JOIN:$<TARGET_OBJECTS:ts_crt0>, >
+$<TARGET_FILE:ts_runtime> ${_ts_libgomp_libs}
+")
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/libgomp.stamp
+  COMMAND ${CMAKE_COMMAND} -DNAME=libgomp-${TESSERA_PLATFORM} -DKEY_FILE=${CMAKE_BINARY_DIR}/libgomp.key
+          -DARGS_FILE=${CMAKE_BINARY_DIR}/libgomp.args -DSCRIPT=${CMAKE_CURRENT_LIST_DIR}/libgomp.sh
+          -DSTAMP=${CMAKE_BINARY_DIR}/libgomp.stamp -DTESSERA_CACHE=${TESSERA_CACHE}
+          -P ${CMAKE_CURRENT_LIST_DIR}/cached_build.cmake
+  DEPENDS ts_runtime ts_crt0 ${CMAKE_CURRENT_LIST_DIR}/libgomp.sh ${CMAKE_BINARY_DIR}/libgomp.key
+  WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
+  COMMENT "libgomp (built once per machine into ${TESSERA_LIBGOMP_DIR})")
+add_custom_target(libgomp ALL DEPENDS ${CMAKE_BINARY_DIR}/libgomp.stamp)
+# What -fopenmp adds: omp.h before the compiler's own (configured for
+# glibc), and libgomp before the runtime it runs on.
+set(TESSERA_OPENMP_FLAGS -fopenmp "-isystem${TESSERA_LIBGOMP_DIR}/include")
+set(TESSERA_OPENMP_LIBS ${TESSERA_LIBGOMP_DIR}/lib/libgomp.a)
+
 # Usage requirements of every user library and program (ts_runtime links it
 # PUBLIC, so anything that links ts_runtime is compiled this way).
 add_library(tessera_user INTERFACE)
@@ -234,11 +268,12 @@ target_compile_options(tessera_user INTERFACE
   "$<$<COMPILE_LANGUAGE:CXX>:${TESSERA_USER_CXX_FLAGS}>"
   "$<$<COMPILE_LANGUAGE:ASM>:${_ts_arch};${_ts_platform_flags};-fno-pie>")
 
-# Builds bin/NAME.elf from SOURCES; MPI also links LWMPI. C++ sources
+# Builds bin/NAME.elf from SOURCES; MPI also links LWMPI, OPENMP compiles
+# with -fopenmp and links libgomp. C++ sources
 # (.cpp .cc .cxx) are built as tools/mpicxx builds them, but in the tree's
 # C++20 (set the target's CXX_STANDARD to 17 for mpicxx's default).
 function(tessera_add_program NAME)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "MPI" "" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "MPI;OPENMP" "" "")
   if(NOT ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tessera_add_program(${NAME}): no sources")
   endif()
@@ -248,6 +283,11 @@ function(tessera_add_program NAME)
     LINK_DEPENDS ${TESSERA_USER_LD})
   target_link_options(${NAME} PRIVATE ${TESSERA_USER_LD_FLAGS})
   set(libs)
+  if(ARG_OPENMP)
+    target_compile_options(${NAME} PRIVATE ${TESSERA_OPENMP_FLAGS})
+    add_dependencies(${NAME} libgomp)
+    list(APPEND libs ${TESSERA_OPENMP_LIBS})
+  endif()
   if(ARG_MPI)
     list(APPEND libs lwmpi)
   endif()
@@ -274,6 +314,8 @@ cflags=${TESSERA_USER_C_FLAGS}
 cxx=${CMAKE_CXX_COMPILER}
 cxxflags=${TESSERA_USER_CXX_FLAGS}
 cxxlibs=${TESSERA_USER_CXX_LIBS}
+openmpflags=${TESSERA_OPENMP_FLAGS}
+openmplibs=${TESSERA_OPENMP_LIBS}
 includes=${_ts_lwmpi_inc}
 ldflags=${TESSERA_USER_LD_FLAGS}
 startfiles=$<TARGET_OBJECTS:ts_crt0>

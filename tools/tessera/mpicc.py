@@ -122,6 +122,9 @@ Options {lang.tool} interprets:
   -lNAME             links libNAME.a from a -L folder (static libraries only);
                      -l{', -l'.join(lang.builtin_libs)} are linked anyway and ignored
   -L DIR             a folder for -l
+  -fopenmp           OpenMP (docs/programs.md, "OpenMP"): compiles with the build's
+                     omp.h and links its libgomp, which runs a parallel region's team
+                     on the rank's share of its cluster's cores
   -Wmpi-globals      list, after compiling each source, the writable global and static
                      variables it defines: under mpirun --ranks threads the MPI processes
                      of a cluster share them (docs/programs.md, "Global variables in MPI
@@ -170,6 +173,7 @@ class Command:
     globals: str = "record"     # -W[no-]mpi-globals: "warn" (and record), "record", "off"
     show: str = None            # SHOW_OPTIONS' values
     platform: str = None        # None: default_platform()
+    openmp: bool = False        # -fopenmp: the build's omp.h and libgomp
 
     def files(self, kind):
         return [value for k, value in self.inputs if k == kind]
@@ -230,6 +234,8 @@ def parse(lang, args):
             if cmd.platform not in PLATFORMS:
                 die(lang, f"unknown platform '{cmd.platform}' ({' or '.join(PLATFORMS)})"
                           f"\n{usage(lang)}")
+        elif a == "-fopenmp":
+            cmd.openmp = True
         elif a in ("-h", "--help"):
             print(help_text(lang))
             sys.exit(0)
@@ -317,20 +323,30 @@ def run(command, show):
     return subprocess.call(command)
 
 
+def openmp(lang, cfg, cmd, key):
+    """With -fopenmp, mpicc.cfg's `key` (openmpflags: -fopenmp and omp.h's
+    folder, before the compiler's own; openmplibs: libgomp); else nothing."""
+    if not cmd.openmp:
+        return []
+    if key not in cfg:
+        die(lang, f"the build has no '{key}' for -fopenmp: rebuild with make", 1)
+    return cfg[key]
+
+
 def compile_flags(lang, cfg, cmd):
-    """What compiling a source takes: the build's flags, then the user's
-    (so that their -O or -std wins), then <mpi.h>'s folders."""
-    return (cfg[lang.flags] + list(lang.first_flags) + cmd.flags + cmd.compile_flags
-            + ["-I" + d for d in cfg["includes"]])
+    """What compiling a source takes: OpenMP's, the build's flags, then the
+    user's (so that their -O or -std wins), then <mpi.h>'s folders."""
+    return (openmp(lang, cfg, cmd, "openmpflags") + cfg[lang.flags] + list(lang.first_flags) + cmd.flags
+            + cmd.compile_flags + ["-I" + d for d in cfg["includes"]])
 
 
 def link_flags(lang, cfg, cmd, inputs):
     """What linking `inputs` takes, around them: the build's flags, the
-    user's, the start files; after them LWMPI, the runtime, the language's
-    libraries and the C library."""
+    user's, the start files; after them libgomp (-fopenmp), LWMPI, the
+    runtime, the language's libraries and the C library."""
     libs = [lib for key in lang.libs for lib in cfg[key]]
-    return (cfg["ldflags"] + cmd.flags + cmd.link_flags + cfg["startfiles"] + inputs + cfg["libs"]
-            + libs + cfg["syslibs"])
+    return (cfg["ldflags"] + cmd.flags + cmd.link_flags + cfg["startfiles"] + inputs
+            + openmp(lang, cfg, cmd, "openmplibs") + cfg["libs"] + libs + cfg["syslibs"])
 
 
 def warn_shared_variables(lang, source, obj):

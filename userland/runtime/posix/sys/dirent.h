@@ -13,11 +13,18 @@
 extern "C" {
 #endif
 
-/* d_type's values (Linux's numbers): a folder, a regular file, anything
- * else the host holds. */
+/* d_type's values (Linux's numbers). readdir gives a folder, a regular
+ * file, or DT_UNKNOWN for anything else the host holds; the other types
+ * are named for the programs (and libstdc++'s <filesystem>) that test for
+ * them. */
 #define DT_UNKNOWN 0
+#define DT_FIFO    1
+#define DT_CHR     2
 #define DT_DIR     4
+#define DT_BLK     6
 #define DT_REG     8
+#define DT_LNK     10
+#define DT_SOCK    12
 
 #define NAME_MAX_DIRENT 255
 
