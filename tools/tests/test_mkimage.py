@@ -322,8 +322,9 @@ class AbiParserTest(unittest.TestCase):
 
 
 class ManifestTest(unittest.TestCase):
-    def pack(self, cluster_id=2, np=8, policy="scatter", programs=(), args=("hello", "-x")):
-        return mkimage.pack_manifest(LAYOUT, cluster_id, np, policy, list(programs), list(args))
+    def pack(self, cluster_id=2, np=8, policy="scatter", programs=(), args=(("hello", "-x"),)):
+        return mkimage.pack_manifest(LAYOUT, cluster_id, np, policy, list(programs),
+                                     [list(a) for a in args])
 
     def test_size_and_header_fields(self):
         m = self.pack()
@@ -340,7 +341,7 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(u32(m, M["map_policy"]), 1)
         self.assertEqual(u32(m, M["slots_per_cluster"]), 4)
         self.assertEqual(u32(m, M["nprograms"]), 0)
-        self.assertEqual(u32(m, M["argc"]), 2)
+        self.assertEqual(u32(m, M["args_size"]), 9)
         self.assertEqual((u16(m, M["ikc_buffers"]), u16(m, M["virtual_per_hw"])), (128, 32))
         self.assertEqual(u64(m, M["timebase_hz"]), 10000000)
         self.assertEqual(u32(m, M["flags"]), 0)
@@ -348,13 +349,13 @@ class ManifestTest(unittest.TestCase):
 
     def test_flags(self):
         for flag in (mkimage.TS_MANIFEST_TAG_OUTPUT, mkimage.TS_MANIFEST_MPI_LOCAL_IKC):
-            m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=flag)
+            m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], flags=flag)
             self.assertEqual(u32(m, M["flags"]), flag)
 
     def test_mpi_eager_max(self):
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], mpi_eager_max=65536)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], mpi_eager_max=65536)
         self.assertEqual((u32(m, M["flags"]), u32(m, M["mpi_eager_max"])), (0, 65536))
-        payload = mkimage.build_payload(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=3,
+        payload = mkimage.build_payload(LAYOUT, 2, 8, "scatter", [], [["hello"]], flags=3,
                                         mpi_eager_max=100)
         self.assertEqual((u32(payload, M["flags"]), u32(payload, M["mpi_eager_max"])), (3, 100))
 
@@ -394,16 +395,48 @@ class ManifestTest(unittest.TestCase):
         unused = M["programs"] + 2 * PROGRAM_SIZE
         self.assertEqual(m[unused:M["args"]], bytes(M["args"] - unused))
 
+    def argv_desc(self, m, i):
+        at = M["programs"] + PROGRAM_SIZE * i
+        return u32(m, at + PROGRAM["argc"]), u32(m, at + PROGRAM["args_offset"])
+
     def test_args_back_to_back(self):
-        m = self.pack(args=["fn", "1", "4000"])
-        self.assertEqual(u32(m, M["argc"]), 3)
-        self.assertEqual(m[M["args"]:M["args"] + 10], b"fn\x001\x004000\x00")
-        self.assertEqual(m[M["args"] + 10:M["args"] + ARGS_SIZE], bytes(ARGS_SIZE - 10))
+        """Every application's argv, one after the other; an MPI program
+        starts with its application's, a service with none."""
+        fn = Program("fn", 1, 1, b"")
+        m = self.pack(programs=[(fn, 0), (Program("nameserver", 0, 0, b""), 0)],
+                      args=[["fn", "1", "4000"], ["b"]])
+        self.assertEqual(u32(m, M["args_size"]), 12)
+        self.assertEqual((self.argv_desc(m, 0), self.argv_desc(m, 1)), ((3, 0), (0, 0)))
+        self.assertEqual(m[M["args"]:M["args"] + 12], b"fn\x001\x004000\x00b\x00")
+        self.assertEqual(m[M["args"] + 12:M["args"] + ARGS_SIZE], bytes(ARGS_SIZE - 12))
+        with self.assertRaisesRegex(ImageError, "an application without argv"):
+            self.pack(programs=[(Program("b", 1, 1, b"", appnum=1), 0)], args=[["a"]])
+
+    def argv_desc(self, m, i):
+        at = M["programs"] + PROGRAM_SIZE * i
+        return u32(m, at + PROGRAM["argc"]), u32(m, at + PROGRAM["args_offset"])
+
+    def test_applications(self):
+        """An MPMD launch: each MPI program says its application, its ranks
+        and where its application's argv starts."""
+        a = Program("a", 1, 1, b"", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"", appnum=1, first_rank=1, nranks=16)
+        m = self.pack(np=17, programs=[(b, 0), (a, 0)], args=[["a", "x"], ["b"]])
+        for i, want in enumerate([(1, 1, 16, 1, 4), (0, 0, 1, 2, 0)]):
+            at = M["programs"] + PROGRAM_SIZE * i
+            self.assertEqual(tuple(u32(m, at + PROGRAM[k]) for k in
+                                   ("appnum", "first_rank", "nranks", "argc", "args_offset")), want)
+        self.assertEqual(m[M["args"]:M["args"] + 6], b"a\0x\0b\0")
+        self.assertEqual(([a.runs(r) for r in range(3)], [b.runs(r) for r in (0, 1, 16, 17)]),
+                         ([True, False, False], [False, True, True, False]))
 
     def test_args_limit(self):
-        self.pack(args=["p", "a" * (ARGS_SIZE - 3)])     # "p\0" + the rest and its NUL: full
-        with self.assertRaisesRegex(ImageError, f"{ARGS_SIZE + 1} bytes.*at most {ARGS_SIZE}"):
-            self.pack(args=["p", "a" * (ARGS_SIZE - 2)])
+        self.pack(args=[["p", "a" * (ARGS_SIZE - 3)]])     # "p\0" + the rest and its NUL: full
+        with self.assertRaisesRegex(ImageError, f"the program's arguments take {ARGS_SIZE + 1} "
+                                                f"bytes.*at most {ARGS_SIZE}"):
+            self.pack(args=[["p", "a" * (ARGS_SIZE - 2)]])
+        with self.assertRaisesRegex(ImageError, "the applications' arguments take 604 bytes"):
+            self.pack(args=[["p", "a" * 300], ["q", "b" * 298]])
 
     def label(self, m, i=0):
         at = M["programs"] + PROGRAM_SIZE * i + PROGRAM["name"]
@@ -413,7 +446,7 @@ class ManifestTest(unittest.TestCase):
         """Only the manifest's label is cut to TS_PROGRAM_NAME - 1 bytes;
         argv[0] stays whole."""
         name = "a_rather_long_program_name_for_mpirun_x".ljust(NAME_SIZE + 8, "x")
-        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)], args=[name, "-v"])
+        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)], args=[[name, "-v"]])
         self.assertEqual(self.label(m), name.encode()[:NAME_SIZE - 1] + b"\0")
         self.assertEqual(m[M["args"]:M["args"] + len(name) + 4], name.encode() + b"\0-v\0")
         m = self.pack(programs=[(Program("n" * (NAME_SIZE - 1), 1, 1, b""), MANIFEST_SIZE)])
@@ -433,7 +466,7 @@ class ManifestTest(unittest.TestCase):
         """mpirun -x's NAME=VALUE strings: NUL-terminated, back to back,
         env_size bytes of them; none: env_size 0 and zeroes."""
         env = ["A=1", "B=two words=x", "E="]
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=env)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=env)
         blob = b"A=1\0B=two words=x\0E=\0"
         self.assertEqual(u32(m, M["env_size"]), len(blob))
         self.assertEqual(m[M["env"]:M["env"] + len(blob) + 1], blob + b"\0")
@@ -446,11 +479,11 @@ class ManifestTest(unittest.TestCase):
         """At most TS_MANIFEST_ENV bytes, the NULs included."""
         most = mkimage.TS_MANIFEST_ENV
         full = ["A=" + "v" * (most - 3)]
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=full)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=full)
         self.assertEqual(u32(m, M["env_size"]), most)
         with self.assertRaisesRegex(ImageError, f"the environment variables take {most + 1} "
                                                 f"bytes .* at most {most}"):
-            mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=[full[0] + "v"])
+            mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=[full[0] + "v"])
 
     def test_environment_keeps_undecodable_bytes(self):
         """A value from mpirun's environment that is no UTF-8 (os.environ
@@ -512,7 +545,7 @@ class MapByTest(unittest.TestCase):
         """What the kernel, crt0 and LWMPI read: the compact policy and N
         slots per cluster."""
         layout = mkimage.plan_job("default", 6, "linux64", ppr=2)
-        m = mkimage.pack_manifest(layout, 2, 6, "compact", [], ["hello"])
+        m = mkimage.pack_manifest(layout, 2, 6, "compact", [], [["hello"]])
         self.assertEqual((u32(m, M["np"]), u32(m, M["map_policy"]), u32(m, M["slots_per_cluster"])),
                          (6, mkimage.MAP_POLICIES["compact"], 2))
 
@@ -521,7 +554,7 @@ class PayloadTest(unittest.TestCase):
     def test_elfs_follow_8_byte_aligned(self):
         a = Program("nameserver", 0, 0, bytes(range(13)))
         b = Program("hello", 1, 1, b"\x7fELF" + b"z" * 20)
-        p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], ["hello"])
+        p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], [["hello"]])
         a_at, b_at = M["programs"], M["programs"] + PROGRAM_SIZE
         off_a, size_a = u32(p, a_at + PROGRAM["offset"]), u32(p, a_at + PROGRAM["size"])
         off_b, size_b = u32(p, b_at + PROGRAM["offset"]), u32(p, b_at + PROGRAM["size"])
@@ -533,17 +566,30 @@ class PayloadTest(unittest.TestCase):
         self.assertEqual(len(p), off_b + size_b)
 
     def test_who_starts_what(self):
-        mpi = Program("hello", 1, 1, b"m")
+        mpi = Program("hello", 1, 1, b"m", nranks=16)
         ns = Program("nameserver", 0, 0, b"n")
         fs = Program("fileserver", 0, 0, b"f")
-        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, mpi, [ns, fs]), [ns, fs])
+        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, [mpi], [ns, fs], "scatter", 16),
+                         [ns, fs])
         for c in range(1, 5):
-            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, mpi, [ns, fs]), [mpi])
+            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, [mpi], [ns, fs], "scatter", 16),
+                             [mpi])
         mppa = compute_layout(load_profile("mppa256"))
-        self.assertEqual(mkimage.cluster_programs(mppa, 0, mpi, [ns, fs]), [ns, fs])
+        self.assertEqual(mkimage.cluster_programs(mppa, 0, [mpi], [ns, fs], "compact", 1), [ns, fs])
         for c in (1, 2, 3):                               # the other I/O clusters
-            self.assertEqual(mkimage.cluster_programs(mppa, c, mpi, [ns, fs]), [])
-        self.assertEqual(mkimage.cluster_programs(mppa, 4, mpi, [ns, fs]), [mpi])
+            self.assertEqual(mkimage.cluster_programs(mppa, c, [mpi], [ns, fs], "compact", 1), [])
+        self.assertEqual(mkimage.cluster_programs(mppa, 4, [mpi], [ns, fs], "compact", 1), [mpi])
+        self.assertEqual(mkimage.cluster_programs(mppa, 5, [mpi], [ns, fs], "compact", 1), [])
+
+    def test_who_starts_which_application(self):
+        """An MPMD launch: a compute cluster starts the programs of the
+        applications whose ranks it hosts (default profile: 4 per cluster)."""
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"b", appnum=1, first_rank=1, nranks=6)
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "compact", 7) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a, b], [b], [], []])
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "scatter", 7) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a, b], [b], [b], [b]])
 
     def test_program_name(self):
         self.assertEqual(mkimage.program_name("/x/out/target/bin/fn.elf"), "fn")
@@ -812,13 +858,15 @@ class Linux64Test(unittest.TestCase):
         for c, path in enumerate(paths):
             with open(path, "rb") as f:
                 data = f.read()
-            programs = mkimage.cluster_programs(layout, c, Program("app", 1, 1, self.elf),
-                                                [Program("nameserver", 0, 0, self.elf)])
+            app = Program("app", 1, 1, self.elf, nranks=4)
+            programs = mkimage.cluster_programs(layout, c, [app],
+                                                [Program("nameserver", 0, 0, self.elf)],
+                                                "scatter", 4)
             self.assertEqual(data, mkimage.build_payload(layout, c, 4, "scatter", programs,
-                                                         ["app", "x"], 1, 64))
+                                                         [["app", "x"]], 1, 64))
             self.assertEqual(u64(data, M["timebase_hz"]), 1_000_000_000)
             self.assertEqual(u32(data, M["cluster_id"]), c)
-        qemu = mkimage.build_payload(LAYOUT, 1, 4, "scatter", [], ["app"])
+        qemu = mkimage.build_payload(LAYOUT, 1, 4, "scatter", [], [["app"]])
         self.assertEqual(u64(qemu, M["timebase_hz"]), 10_000_000)    # the profile's
 
     def test_platform_from_the_environment(self):
