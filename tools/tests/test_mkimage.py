@@ -4,6 +4,8 @@ layout, image checks, the QEMU command and the linux64 payload files; and of
 tools/tessera/abi.py, which reads the layouts and constants from the ABI
 headers: its reading must be what C compilers make of them. No cross
 toolchain, no QEMU (the riscv64 compiler is used when installed)."""
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -763,6 +765,21 @@ class InputsTest(unittest.TestCase):
         struct.pack_into("<H", elf, 18, 62)                    # x86-64
         with self.assertRaisesRegex(ImageError, "not a 64-bit RISC-V ELF"):
             mkimage.check_elf_file(self.file("x86.elf", bytes(elf)), "program")
+
+    def test_one_application(self):
+        """mkimage builds a job of one program: ':' among its arguments is
+        refused (an MPMD job is mpirun's), and a list of App must give each
+        its own arguments and add up to np."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(mkimage.main(["-o", self.dir, "a.elf", "x", ":", "b.elf"]), 2)
+        self.assertIn("':' in the program's arguments", err.getvalue())
+        apps = [mkimage.App("a.elf", (), 1), mkimage.App("b.elf", ("x",), 2)]
+        self.assertEqual(mkimage.job_apps(apps, (), 3), apps)
+        self.assertEqual(mkimage.job_apps("a.elf", ["x"], 2), [mkimage.App("a.elf", ("x",), 2)])
+        for args, np in (((), 2), (("x",), 3)):
+            with self.assertRaisesRegex(ImageError, "its own arguments and processes"):
+                mkimage.job_apps(apps, args, np)
 
     def test_resolve_program(self):
         path = self.file("app.elf", b"\x7fELF")
