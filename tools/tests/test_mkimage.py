@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tessera import abi, mkimage
+from tessera import abi, fit, mkimage
 from tessera.mkimage import ImageError, Program, Segment
 from tessera.abi import AbiError
 from tessera.profile import MIB, TS_MAX_CLUSTERS, ToolError, compute_layout, load_profile
@@ -604,6 +604,28 @@ class FitTest(unittest.TestCase):
         smallest larger windows."""
         self.assertEqual(mkimage.larger_profile(load_profile("mppa256")), "mppa256-big")
         self.assertIsNone(mkimage.larger_profile(load_profile("mppa256-big")))
+
+    def test_several_programs_on_a_cluster(self):
+        """MPMD: a cluster's ranks of two programs need each program's code
+        once, and for each rank the larger program's data; the estimate
+        names both programs."""
+        from unittest import mock
+        pages = {b"a": fit.ProgramPages(10, 3, 64, 0x40000000, 0x40020000),
+                 b"b": fit.ProgramPages(20, 5, 0, 0x40000000, 0x40030000)}
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"b", appnum=1, first_rank=1, nranks=5)
+        with mock.patch.object(fit, "program_pages", side_effect=pages.get):
+            self.assertEqual(mkimage.hosted_pages([a, b]),
+                             fit.ProgramPages(30, 5, 64, 0x40000000, 0x40030000))
+            needs = mkimage.window_needs(LAYOUT, [MIB] * 5, [a, b], [], 6, "compact",
+                                         mkimage.TS_MANIFEST_RANK_PROCESSES)
+            self.assertEqual([hosted for _, _, hosted in needs], [[], [a, b], [b], [], []])
+            self.assertEqual([need.ranks for _, need, _ in needs], [0, 4, 2, 0, 0])
+            report = io.StringIO()
+            mkimage.check_fit(LAYOUT, [MIB] * 5, [a, b], [], 6, "compact",
+                              mkimage.TS_MANIFEST_RANK_PROCESSES, report)
+        self.assertIn("mpirun: cluster 1: 4 ranks of a and b need an estimated", report.getvalue())
+        self.assertIn("mpirun: cluster 2: 2 ranks of b need", report.getvalue())
 
     def test_ranks_per_cluster(self):
         mppa = compute_layout(load_profile("mppa256"))
