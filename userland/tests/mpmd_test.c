@@ -12,12 +12,15 @@
  * token; then sends the next rank, in a ring, a message from its
  * read-only data and a large one from its .bss (the local path copies
  * straight from the sender's buffer when they share a cluster), and checks
- * what it got from the one before. Prints "mpmd: rank R app A PROGRAM
- * OK", or "mpmd: rank R FAIL: why" and exits with 1. */
+ * what it got from the one before. When every rank of the job is on its
+ * cluster, the ring must make no IKC write: the ranks of the two programs
+ * talk through the cluster's shared memory. Prints "mpmd: rank R app A
+ * PROGRAM OK", or "mpmd: rank R FAIL: why" and exits with 1. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tessera/runtime.h>
 
 #ifndef MPMD_NAME
 #error "build with -DMPMD_NAME=\"program name\""
@@ -71,6 +74,13 @@ static void check_records(const struct record *all, int np, int appnum, int firs
     if (all[0].appnum != 0 || all[np - 1].appnum < appnum) fail("MPI_APPNUM does not count from 0");
 }
 
+/* The IKC writes (mailbox and portal) this rank's core has made. */
+static long ikc_writes(void) {
+    const int core = ts_thread_core();
+    return ts_kcall_count(TS_SYS_MAILBOX_AWRITE, core) + ts_kcall_count(TS_SYS_MAILBOX_TRYWRITE, core) +
+           ts_kcall_count(TS_SYS_PORTAL_AWRITE, core);
+}
+
 /* The ring: a message from read-only data, then a large one from .bss. */
 static void ring(const struct record *all, int np) {
     const int next = (rank + 1) % np, prev = (rank + np - 1) % np;
@@ -116,7 +126,15 @@ int main(int argc, char **argv) {
     strncpy(me.token, argv[4], TOKEN_MAX - 1);
     MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, MPI_COMM_WORLD);
     check_records(all, np, appnum, first, nranks, argv[4]);
+    MPI_Comm cluster;
+    int on_cluster = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &cluster);
+    MPI_Comm_size(cluster, &on_cluster);
+    const long before = ikc_writes();
     ring(all, np);
+    if (on_cluster == np && ikc_writes() != before)
+        fail("the ranks of one cluster talked over IKC, not through their shared memory");
+    MPI_Comm_free(&cluster);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("mpmd: rank %d app %d %s OK\n", rank, appnum, MPMD_NAME);
     free(all);
