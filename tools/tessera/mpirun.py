@@ -494,12 +494,14 @@ def report_bindings(layout, opts, bound, out=None):
     then one line per rank, e.g.
     "mpirun: rank 5 -> cluster 2 core 2 (compute cluster 1 of 4, local rank 1)".
 
-    The core is certain: the MPI program is the only program of a compute
-    cluster, the kernel gives a new thread the first free core (core 0, the
-    master, runs none), the program's first thread is the rank of local
-    index 0, and crt0 starts every other rank of the cluster, in order,
-    before any runs main (userland/runtime/start.c): local rank l runs on
-    core l + 1.
+    The core is certain: the job's ranks are all a compute cluster runs.
+    With --ranks processes the kernel starts local rank l on core l + 1
+    (process_spawn_ranks), whichever application's program it runs. With
+    --ranks threads (one program) the kernel gives a new thread the first
+    free core (core 0, the master, runs none), the program's first thread
+    is the rank of local index 0, and crt0 starts every other rank of the
+    cluster, in order, before any runs main (userland/runtime/start.c):
+    local rank l runs on core l + 1 too.
     """
     out = out or sys.stderr
     mode = opts.ranks
