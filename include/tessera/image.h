@@ -24,7 +24,7 @@
 #define TS_MANIFEST_MAGIC 0x464d5354u /* "TSMF" */
 #define TS_MAX_CLUSTERS   32
 #define TS_MAX_CORES      17 /* per cluster: 16 PEs + resource manager */
-#define TS_MAX_PROGRAMS   4
+#define TS_MAX_PROGRAMS   16 /* services, or one per application whose ranks a cluster hosts */
 #define TS_PROGRAM_NAME   32
 #define TS_MANIFEST_ARGS  512
 #define TS_MANIFEST_ENV   1024 /* bytes of the job's environment (mpirun -x) */

@@ -877,6 +877,23 @@ class Linux64Test(unittest.TestCase):
             with open(path, "wb") as f:
                 f.write(self.elf)
 
+    def test_sixteen_applications_on_a_cluster(self):
+        """An MPMD job of one rank per application: an MPPA-256 compute
+        cluster hosts 16, each its own program, argv and MPI_APPNUM."""
+        layout = mkimage.plan_job("mppa256", 16, "linux64")
+        apps = [mkimage.App(self.prog, (f"{k}",), 1) for k in range(16)]
+        paths = mkimage.build_payloads(layout, apps, (), 16, "compact",
+                                       os.path.join(self.dir, "job"), services=self.services)
+        with open(paths[layout.nio], "rb") as f:
+            m = mkimage.MANIFEST.unpack_from(f.read())
+        progs = m["programs"][:m["nprograms"]]
+        self.assertEqual(m["nprograms"], 16)
+        self.assertEqual([(p["appnum"], p["first_rank"], p["nranks"], p["argc"]) for p in progs],
+                         [(k, k, 1, 2) for k in range(16)])
+        self.assertEqual(m["args"][progs[11]["args_offset"]:][:7], b"app\x0011\x00")
+        with open(paths[layout.nio + 1], "rb") as f:
+            self.assertEqual(mkimage.MANIFEST.unpack_from(f.read())["nprograms"], 0)
+
     def test_mppa256_full_size(self):
         layout = mkimage.plan_job("mppa256", 256, "linux64")
         self.assertEqual((len(layout.clusters), layout.nio, layout.capacity), (20, 4, 256))
@@ -932,7 +949,7 @@ class Linux64Test(unittest.TestCase):
             f.write(self.elf + bytes(15 * MIB + MIB // 2))
         with self.assertRaisesRegex(ImageError, r"cluster 1 cannot hold its 4 ranks of app: its "
                                                 r"16384 KiB window needs \d+ KiB, \d+ KiB more "
-                                                r"\(payload 15875 KiB, "):
+                                                r"\(payload 1587\d KiB, "):
             mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
                                    services=self.services)
         riscv = bytearray(self.elf)

@@ -43,7 +43,8 @@ _start_boot:
     call    puts
     la      s0, __payload_start
     lwu     s1, ARGS_SIZE(s0)
-    addi    a0, s0, ARGS
+    li      t0, ARGS            /* may exceed addi's 12 bits */
+    add     a0, s0, t0
     add     s1, a0, s1          /* the end of the argv strings */
     call    puts                /* argv[0] ends the "[kernel]" line */
     call    newline
