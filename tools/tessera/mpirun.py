@@ -350,10 +350,10 @@ def parse_args(argv):
         np, i = parse_options(argv, i, opts, first=not opts.apps)
         if opts.help:
             return opts
-        where = f" for application {len(opts.apps) + 1} (after ':')" if opts.apps else ""
         if i >= len(argv) or argv[i] == ":":
             if not opts.apps and i >= len(argv):
                 raise UsageError("no program given")
+            where = f" for application {len(opts.apps) + 1} (after ':')" if opts.apps else ""
             raise UsageError(f"no program given{where} ({MPMD_FORM})")
         end = argv.index(":", i) if ":" in argv[i:] else len(argv)
         opts.apps.append(mkimage.App(argv[i], tuple(argv[i + 1:end]), np))
