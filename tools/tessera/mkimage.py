@@ -774,6 +774,10 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     user's file keeps its symbols and debug information for gdb. Returns
     (payloads, the MPI Programs, one per application, the service Programs)."""
     apps = job_apps(program, args, np)
+    if len(apps) > 1 and not flags & TS_MANIFEST_RANK_PROCESSES:
+        # A cluster's ranks would be threads of one process: of one program.
+        raise ImageError("an MPMD job runs each rank as a process of its own "
+                         "(TS_MANIFEST_RANK_PROCESSES, mpirun --ranks processes)")
     check_capacity(layout, np)
     argvs = [[program_name(a.program), *a.args] for a in apps]
     encode_args(argvs)                       # refuse long arguments before any work

@@ -882,8 +882,12 @@ class Linux64Test(unittest.TestCase):
         cluster hosts 16, each its own program, argv and MPI_APPNUM."""
         layout = mkimage.plan_job("mppa256", 16, "linux64")
         apps = [mkimage.App(self.prog, (f"{k}",), 1) for k in range(16)]
+        with self.assertRaisesRegex(ImageError, "an MPMD job runs each rank as a process"):
+            mkimage.build_payloads(layout, apps, (), 16, "compact", self.dir,
+                                   services=self.services)
         paths = mkimage.build_payloads(layout, apps, (), 16, "compact",
-                                       os.path.join(self.dir, "job"), services=self.services)
+                                       os.path.join(self.dir, "job"), services=self.services,
+                                       flags=mkimage.TS_MANIFEST_RANK_PROCESSES)
         with open(paths[layout.nio], "rb") as f:
             m = mkimage.MANIFEST.unpack_from(f.read())
         progs = m["programs"][:m["nprograms"]]
