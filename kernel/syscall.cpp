@@ -57,6 +57,24 @@ long sys_isolation_probe(const isolation_probe_args &a, Call &) {
     return static_cast<long>(TS_PROBE_USER_VA);
 }
 
+namespace {
+
+// The part of the job info that depends on the caller's program (the
+// manifest's program `program`, -1 for none): its argv and MPI_APPNUM.
+// The offset mkimage wrote is not trusted beyond the manifest's args.
+void program_info(const ts_manifest &m, int program, ts_job_info &info) {
+    info.appnum = -1;
+    if (program < 0 || static_cast<unsigned>(program) >= m.nprograms || program >= TS_MAX_PROGRAMS) return;
+    const ts_program_desc &prog = m.programs[program];
+    static_assert(sizeof(info.args) == sizeof(m.args));
+    const size_t from = prog.args_offset < sizeof(m.args) ? prog.args_offset : sizeof(m.args);
+    memcpy(info.args, m.args + from, sizeof(m.args) - from);
+    info.argc = static_cast<int>(prog.argc);
+    if (prog.is_mpi) info.appnum = static_cast<int>(prog.appnum);
+}
+
+}  // namespace
+
 long sys_job_info(const job_info_args &a, Call &) {
     const ts_manifest &m = hal::manifest();
     ts_job_info &info = *a.info;
@@ -70,10 +88,7 @@ long sys_job_info(const job_info_args &a, Call &) {
     info.slots_per_cluster = static_cast<int>(m.slots_per_cluster);
     info.mailbox_payload = static_cast<int>(ikc::mailbox_payload());
     info.portal_chunk = static_cast<int>(m.portal_chunk);
-    info.argc = static_cast<int>(m.argc);
     info.timebase_hz = m.timebase_hz;
-    static_assert(sizeof(info.args) == sizeof(m.args));
-    memcpy(info.args, m.args, sizeof(info.args));
     info.hw_mailboxes = hal::noc::mailboxes(hal::cluster_id());
     info.hw_portals = hal::noc::portals(hal::cluster_id());
     info.virtual_per_hw = m.virtual_per_hw;
@@ -91,6 +106,9 @@ long sys_job_info(const job_info_args &a, Call &) {
     info.private_base = user_base;
     info.private_size = hal::alias_area_size;
     info.alias_base = p->aliased ? rank_alias_base : 0;
+    // Local rank 0's shared area, through its alias (process_spawn_ranks).
+    info.shared_base = p->aliased ? rank_alias_base + (cluster_shared_va - user_base) : 0;
+    program_info(m, p->program, info);
     return 0;
 }
 

@@ -24,7 +24,7 @@
 #define TS_MANIFEST_MAGIC 0x464d5354u /* "TSMF" */
 #define TS_MAX_CLUSTERS   32
 #define TS_MAX_CORES      17 /* per cluster: 16 PEs + resource manager */
-#define TS_MAX_PROGRAMS   4
+#define TS_MAX_PROGRAMS   16 /* services, or one per application whose ranks a cluster hosts */
 #define TS_PROGRAM_NAME   32
 #define TS_MANIFEST_ARGS  512
 #define TS_MANIFEST_ENV   1024 /* bytes of the job's environment (mpirun -x) */
@@ -85,13 +85,22 @@ struct ts_cluster_desc {
     uint16_t portals;   /* hardware input portals */
 };
 
-/* A program the cluster's spawn server starts (48 bytes). */
+/* A program the cluster's spawn server starts (68 bytes). An MPI program
+ * is one application of the job (MPI 3.1 section 8.8: mpirun -np 1 a :
+ * -np 4 b has two): it runs the job's ranks first_rank..first_rank +
+ * nranks - 1 that this cluster hosts, and MPI_APPNUM is its appnum
+ * (section 10.5.3). */
 struct ts_program_desc {
     uint32_t ring;   /* 0: services, started first; 1: user programs */
     uint32_t offset; /* of its ELF file, from the manifest's start */
     uint32_t size;   /* bytes of the ELF file */
-    uint32_t is_mpi; /* 1: an MPI program, started only on clusters that host ranks */
+    uint32_t is_mpi; /* 1: an MPI program, started only on clusters that host its ranks */
     char name[TS_PROGRAM_NAME];
+    uint32_t appnum;     /* an MPI program: its application's index, from 0 */
+    uint32_t first_rank; /* and the ranks of that application */
+    uint32_t nranks;
+    uint32_t argc;        /* an MPI program: its application's argv, argc NUL-terminated */
+    uint32_t args_offset; /* strings at the manifest's args + args_offset; a service: none */
 };
 
 /* The boot manifest: topology, this cluster, the job, what to start. */
@@ -108,7 +117,7 @@ struct ts_manifest {
     uint32_t map_policy;        /* TS_MAP_COMPACT / TS_MAP_SCATTER */
     uint32_t slots_per_cluster; /* MPI processes per compute cluster */
     uint32_t nprograms;
-    uint32_t argc;           /* of the MPI program; argv[0] is its name */
+    uint32_t args_size;      /* bytes of args in use */
     uint16_t ikc_buffers;    /* messages the kernel's buffers table parks */
     uint16_t virtual_per_hw; /* virtual abstractions per hardware resource */
     uint64_t timebase_hz;
@@ -118,7 +127,9 @@ struct ts_manifest {
     uint32_t hold_rank;       /* with TS_MANIFEST_HOLD_RANK: the rank held for a debugger */
     struct ts_cluster_desc clusters[TS_MAX_CLUSTERS];
     struct ts_program_desc programs[TS_MAX_PROGRAMS];
-    char args[TS_MANIFEST_ARGS]; /* argc NUL-terminated strings */
+    /* Every application's argv, in order, back to back (ts_program_desc
+     * says where each starts); the same in every cluster's manifest. */
+    char args[TS_MANIFEST_ARGS];
     /* The environment every program of the job starts with (mpirun -x):
      * "NAME=VALUE" strings, each NUL-terminated, back to back in the first
      * env_size bytes of env (0: an empty environment). The kernel hands it

@@ -215,7 +215,7 @@ struct ts_job_info {
     int slots_per_cluster;     /* MPI processes a compute cluster can host */
     int mailbox_payload;       /* bytes of user data in one mailbox message */
     int portal_chunk;          /* bytes the NoC moves per portal chunk */
-    int argc;                  /* argv[0] is the program name */
+    int argc;                  /* of the caller's program; argv[0] is its name */
     unsigned long timebase_hz; /* ticks per second of ts_time(): the `time` CSR
                                   on qemu-riscv64, 10^9 (ns) on linux64 */
     char args[TS_ARGS_MAX];    /* argc NUL-terminated strings, back to back */
@@ -242,7 +242,18 @@ struct ts_job_info {
     unsigned long private_base;
     unsigned long private_size;
     unsigned long alias_base;
+    /* TS_RANKS_PROCESSES with aliases: TS_CLUSTER_SHARED_SIZE bytes that
+     * every rank of the cluster reaches at this address, whichever program
+     * it runs, zero when the job starts; 0: none. */
+    unsigned long shared_base;
+    /* The caller's application in an MPMD launch (MPI_APPNUM, MPI 3.1
+     * section 10.5.3): 0 for the first (and for a single one); -1 in a
+     * program that is no MPI application (a service). */
+    int appnum;
 };
+
+/* Bytes of a cluster's shared area (ts_job_info.shared_base). */
+#define TS_CLUSTER_SHARED_SIZE 4096
 
 /* What an MPI process tells the job monitor of its waits (TS_SYS_MPI_STATE_SEND):
  * LWMPI sends one when a blocking call has made no progress for a while,

@@ -150,26 +150,38 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
 }
 
 // Master only.
-Process *process_spawn(const char *name, const void *elf, size_t size) {
-    Process *p = process_new(name);
+Process *process_spawn(const Executable &exe) {
+    Process *p = process_new(exe.name);
     if (!p) return nullptr;
-    long r = process_load(p, elf, size, nullptr);
+    p->program = exe.program;
+    long r = process_load(p, exe.elf, exe.size, nullptr);
     if (r >= 0) r = thread_start(p, static_cast<uintptr_t>(r), 0);
     if (r >= 0) return p;
-    spawn_failed(name, r, &p, 1);
+    spawn_failed(exe.name, r, &p, 1);
     return nullptr;
 }
 
-// Master only. Every space is complete, aliases and stacks included,
-// before any rank runs.
-int process_spawn_ranks(const char *name, const void *elf, size_t size, const int *ranks, int n,
-                        Process **out) {
+namespace {
+
+// The first of out[0..l-1] that runs exes[l]'s program, whose read-only
+// pages it shares; nullptr if none does.
+const Process *text_owner(const Executable *exes, Process *const *out, int l) {
+    for (int k = 0; k < l; ++k)
+        if (exes[k].elf == exes[l].elf) return out[k];
+    return nullptr;
+}
+
+}  // namespace
+
+// Master only. Every space is complete, aliases, stacks and the shared
+// area included, before any rank runs.
+int process_spawn_ranks(const Executable *exes, const int *ranks, int n, Process **out) {
     long err = n >= 1 && n < hal::ncores() ? 0 : -TS_EINVAL;
     const int group = ++groups;
-    long entry = 0;
     int made = 0;
+    uintptr_t entry[TS_MAX_CORES] = {};
     for (; err == 0 && made < n; ++made) {
-        Process *p = out[made] = process_new(name);
+        Process *p = out[made] = process_new(exes[made].name);
         if (!p) {
             err = -TS_ENOMEM;
             break;
@@ -177,24 +189,28 @@ int process_spawn_ranks(const char *name, const void *elf, size_t size, const in
         p->group = group;
         p->rank = ranks[made];
         p->local = made;
+        p->program = exes[made].program;
         p->aliased = n > 1;  // a rank alone needs no alias (and may shrink its heap)
-        entry = process_load(p, elf, size, made ? out[0] : nullptr);
-        if (entry < 0)
-            err = entry;
+        const long at = process_load(p, exes[made].elf, exes[made].size, text_owner(exes, out, made));
+        if (at < 0)
+            err = at;
         else if (!map_stack(p, made + 1))
             err = -TS_ENOMEM;
+        entry[made] = static_cast<uintptr_t>(at);
     }
+    if (err == 0 && n > 1 && !map_fresh(out[0], cluster_shared_va, cluster_shared_va + hal::page_size))
+        err = -TS_ENOMEM;
     for (int l = 0; err == 0 && n > 1 && l < n; ++l)
         for (int k = 0; err == 0 && k < n; ++k) {
             const uintptr_t at = rank_alias_base + static_cast<uintptr_t>(k) * hal::alias_area_size;
             if (!out[l]->space.alias_area(out[k]->space, user_base, at)) err = -TS_ENOMEM;
         }
     if (err) {
-        spawn_failed(name, err, out, made);
+        spawn_failed(exes[0].name, err, out, made);
         return 0;
     }
     for (int l = 0; l < n; ++l)
-        start_on(l + 1, out[l], static_cast<uintptr_t>(entry), 0);  // free cores, mapped stacks: cannot fail
+        start_on(l + 1, out[l], entry[l], 0);  // free cores, mapped stacks: cannot fail
     return n;
 }
 

@@ -2,9 +2,10 @@
 //
 // Rings: cluster 0 starts its services (ring 0: the name server), then
 // releases the compute clusters through a ONE_TO_ALL sync; each compute
-// cluster that hosts MPI ranks (by the job's mapping policy) starts the MPI
-// program (ring 1): one process whose threads are the ranks, or in
-// processes mode (mpirun --ranks processes) one process per rank. When the
+// cluster that hosts MPI ranks (by the job's mapping policy) starts them
+// (ring 1): one process whose threads are the ranks, or in processes mode
+// (mpirun --ranks processes) one process per rank, running the program of
+// the rank's application (an MPMD launch has several). When the
 // program's processes have ended, or as soon as one of them has a non-zero
 // status (a rank that exits with a failure, even after MPI_Finalize), its
 // spawn server sends an exit report to cluster 0's kernel port, naming the
@@ -93,41 +94,76 @@ int ring_members(int *clusters) {
     return n;
 }
 
-/// What start_ring() may start: the programs of a ring, or one process
-/// per rank of the MPI program.
+/// What start_ring() may start: the programs of a ring, and one process
+/// per rank of the cluster.
 constexpr int max_started = TS_MAX_PROGRAMS + TS_MAX_CORES;
 
-// Starts the MPI program as one process per rank this cluster hosts.
-int start_rank_processes(const ts_program_desc &prog, const char *elf, Process **out) {
+// The manifest's program `i` as an executable.
+Executable executable(int i) {
+    const ts_manifest &m = hal::manifest();
+    const ts_program_desc &prog = m.programs[i];
+    return {prog.name, reinterpret_cast<const char *>(&m) + prog.offset, prog.size, i};
+}
+
+// The index of the manifest's MPI program (application) that runs `rank`,
+// or -1 when none does.
+int program_of_rank(int rank) {
+    const ts_manifest &m = hal::manifest();
+    for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
+        const ts_program_desc &prog = m.programs[i];
+        if (prog.is_mpi && static_cast<unsigned>(rank) - prog.first_rank < prog.nranks)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// Starts the ranks this cluster hosts as one process each, each running
+// its application's program (processes mode).
+int start_rank_processes(Process **out) {
     const tessera::pm::JobShape shape = job_shape();
     const int cluster = hal::cluster_id() - static_cast<int>(hal::manifest().nio_clusters);
     const int n = shape.ranks_on(cluster);
     int ranks[TS_MAX_CORES] = {};
-    for (int l = 0; l < n && l < TS_MAX_CORES; ++l)
+    Executable exes[TS_MAX_CORES] = {};
+    for (int l = 0; l < n && l < TS_MAX_CORES; ++l) {
         ranks[l] = shape.rank_at(cluster, l);
-    return process_spawn_ranks(prog.name, elf, prog.size, ranks, n, out);
+        const int program = program_of_rank(ranks[l]);
+        if (program < 0) {
+            kprintf("tessera: cluster %d: the boot manifest has no program for rank %d\n", hal::cluster_id(),
+                    ranks[l]);
+            return 0;
+        }
+        exes[l] = executable(program);
+    }
+    return process_spawn_ranks(exes, ranks, n, out);
 }
 
-// Starts the programs of `ring` (the MPI program only where this cluster
-// hosts ranks: one process, or in processes mode one per rank). Fills
-// out[0..max_started-1]; returns how many processes it started, or -1
-// when a program did not start.
+// Starts the ranks this cluster hosts as one process, of the program of
+// its first rank, whose threads they are (threads mode: mpirun allows it
+// for a single application only).
+int start_rank_threads(Process **out) {
+    const tessera::pm::JobShape shape = job_shape();
+    const int cluster = hal::cluster_id() - static_cast<int>(hal::manifest().nio_clusters);
+    const int program = program_of_rank(shape.rank_at(cluster, 0));
+    return program >= 0 && (out[0] = process_spawn(executable(program))) ? 1 : 0;
+}
+
+// Starts the programs of `ring`: on ring 1, where this cluster hosts
+// ranks, its ranks; then the ring's other (non-MPI) programs. Fills
+// out[0..max_started-1]; returns how many processes it started, or -1 when
+// a program did not start.
 int start_ring(unsigned ring, Process **out) {
     const ts_manifest &m = hal::manifest();
     int n = 0;
+    if (ring == 1 && hosts_ranks()) {
+        n = m.flags & TS_MANIFEST_RANK_PROCESSES ? start_rank_processes(out) : start_rank_threads(out);
+        if (n == 0) return -1;
+    }
     for (unsigned i = 0; i < m.nprograms && i < TS_MAX_PROGRAMS; ++i) {
         const ts_program_desc &prog = m.programs[i];
-        if (prog.ring != ring) continue;
-        if (prog.is_mpi && !hosts_ranks()) continue;
-        const char *elf = reinterpret_cast<const char *>(&m) + prog.offset;
-        if (prog.is_mpi && m.flags & TS_MANIFEST_RANK_PROCESSES) {
-            const int started = start_rank_processes(prog, elf, out + n);
-            if (started == 0) return -1;
-            n += started;
-        } else {
-            if (!(out[n] = process_spawn(prog.name, elf, prog.size))) return -1;
-            ++n;
-        }
+        if (prog.ring != ring || prog.is_mpi) continue;
+        if (!(out[n] = process_spawn(executable(static_cast<int>(i))))) return -1;
+        ++n;
     }
     return n;
 }

@@ -204,7 +204,7 @@ typedef long long MPI_Count;
 #define MPI_WTIME_IS_GLOBAL 4
 #define MPI_UNIVERSE_SIZE   5 /* the size of MPI_COMM_WORLD: no process can be spawned */
 #define MPI_LASTUSEDCODE    6 /* the largest error code in use (MPI_Add_error_class/code) */
-#define MPI_APPNUM          7 /* 0: mpirun starts one application */
+#define MPI_APPNUM          7 /* the rank's application in an MPMD launch, from 0 */
 #define MPI_KEYVAL_INVALID  0
 
 /* Type constructor kinds (MPI_Type_get_envelope, section 4.1.13). The

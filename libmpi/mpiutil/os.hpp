@@ -29,8 +29,9 @@ int local_index();
 /// nullptr when size exceeds cluster_shared_bytes, or when the ranks share
 /// no memory (each a process, without aliases: alias_base 0).
 void *cluster_shared(size_t size);
-/// What cluster_shared() gives at most: every rank carries it in its .bss
-/// (a small cluster's memory counts it once per rank), so it is small.
+/// What cluster_shared() gives at most: in threads mode, the cluster's
+/// process carries it in its .bss (on Tessera, in processes mode, it is a
+/// page the kernel maps, found at the same address by every program).
 inline constexpr size_t cluster_shared_bytes = 1024;
 
 /// How the other MPI processes of its cluster see a rank's memory

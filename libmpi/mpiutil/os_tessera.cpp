@@ -25,11 +25,12 @@ thread_local int t_core = -1;
 
 constexpr size_t shared_bytes = cluster_shared_bytes;
 static_assert(util::max_local_ranks >= TS_MAX_CORES - 1, "a slot for every rank a cluster hosts");
-// The memory of cluster_shared(). In threads mode the ranks of a cluster
+static_assert(shared_bytes <= TS_CLUSTER_SHARED_SIZE, "the kernel's shared area holds it");
+// The memory of cluster_shared() in threads mode: the ranks of a cluster
 // are threads of one process, so a global of the library is the memory
 // they share (and nothing outside the cluster sees it). In processes mode
-// each rank has its own, zero at its start like all its .bss: they all
-// use that of local rank 0, through its alias.
+// the kernel gives the ranks of a cluster an area at one address
+// (ts_job_info.shared_base), whichever program each runs.
 alignas(64) unsigned char g_shared[shared_bytes];
 
 // The process's aliasing and shared memory, from its job info. Computed
@@ -42,11 +43,8 @@ struct Layout {
 
     static Layout of(const ts_job_info &j) {
         if (j.ranks_mode != TS_RANKS_PROCESSES) return Layout{Aliasing{}, g_shared};
-        const Aliasing first = Aliasing::of(j, 0);
-        // Without aliases, or with g_shared outside the private area (not
-        // the layout the ABI describes), the ranks share nothing.
-        const bool aliased = first.size && first.global(g_shared) != g_shared;
-        return Layout{Aliasing::of(j, j.local_index), aliased ? first.global(g_shared) : nullptr};
+        // Without aliases the ranks share nothing (shared_base 0).
+        return Layout{Aliasing::of(j, j.local_index), reinterpret_cast<void *>(j.shared_base)};
     }
 };
 const Layout g_layout = Layout::of(*ts_job());

@@ -228,6 +228,7 @@ int quiesce() {
 
 int world_rank() { return self().rank; }
 int world_size() { return self().shape.np; }
+int appnum() { return os::job()->appnum; }
 int cluster_id() { return self().cluster; }
 int core_id() { return os::core(); }
 int cluster_of(int rank) { return self().shape.place(rank).cluster; }

@@ -45,6 +45,9 @@ struct JobConfig {
     double timeout_s = 30;            ///< a job still running after this is hung (deadlock)
     double clock_rate = 1;            ///< how much faster the job's clock runs than real time
     std::vector<int> start_delay_ms;  ///< per rank, optional
+    /// Per rank, optional: ts_job_info.appnum, its application in an MPMD
+    /// launch (MPI_APPNUM); 0 for the ranks it does not name.
+    std::vector<int> appnum;
     /// ts_job_info.ranks_mode TS_RANKS_PROCESSES: each rank is a process
     /// of its own, as far as threads in one host process can be. Its
     /// threads (rank_thread()) share its os::process_word(), and it has a

@@ -541,6 +541,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             i.mpi_wait_policy = config.wait_policy;
             i.mpi_eager_max = config.eager_max;
             i.rank = i.local_index = -1;
+            i.appnum = rank < static_cast<int>(config.appnum.size()) ? config.appnum[rank] : 0;
             if (config.processes) {
                 const PrivateAreas &a = *areas[static_cast<size_t>(p.cluster)];
                 t_me.private_area = a.own() + static_cast<size_t>(p.local) * private_bytes;

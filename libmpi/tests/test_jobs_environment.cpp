@@ -50,6 +50,26 @@ TEST_CASE("init, rank, size and finalize", "[jobs]") {
         }
 }
 
+TEST_CASE("MPI_APPNUM is each rank's application of an MPMD launch", "[jobs]") {
+    // MPI 3.1 section 10.5.3: mpirun -np 1 a : -np 2 b : -np 1 c, in
+    // threads mode too, where one process holds ranks of two applications.
+    for (bool processes : {false, true}) {
+        INFO("processes=" << processes);
+        JobConfig config = shape(4, TS_MAP_COMPACT);
+        config.processes = processes;
+        config.appnum = {0, 1, 1, 2};
+        const JobResult r = run_job(config, [](int rank) {
+            EXPECT_OK(MPI_Init(nullptr, nullptr));
+            int *value = nullptr, flag = 0;
+            EXPECT_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &value, &flag));
+            EXPECT(flag && value && *value == (rank + 1) / 2);
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
+}
+
 TEST_CASE("the mapping decides which ranks share a cluster and the path between them", "[jobs]") {
     // Rank 1 stays out of MPI until rank 0's message was sent, and rank 0
     // waits for rank 1's look before it goes on (its MPI_Finalize sends

@@ -117,6 +117,37 @@ class Program:
     ring: int       # 0: services, started first; 1: user programs
     is_mpi: int
     data: bytes     # the ELF file as the kernel loads it (fit.strip_elf)
+    appnum: int = 0         # an MPI program: its application (MPI_APPNUM), its argv
+    first_rank: int = 0     # and that application's ranks
+    nranks: int = 0
+
+    def runs(self, rank):
+        """True when this MPI program runs `rank` of the job."""
+        return bool(self.is_mpi) and self.first_rank <= rank < self.first_rank + self.nranks
+
+
+@dataclass(frozen=True)
+class App:
+    """One application of a launch (MPI 3.1 section 8.8: mpirun -np 1 a :
+    -np 4 b has two): the path of its program's ELF, its arguments
+    (argv[1:]) and its number of MPI processes. The job's ranks go to the
+    applications in order: the first's are 0..np-1, and so on."""
+    program: str
+    args: tuple
+    np: int
+
+
+def job_apps(program, args, np):
+    """The applications of a job: `program` as a list of App (an MPMD
+    launch: args must then be empty and np their total), or the path of
+    the one program, run with args by np processes."""
+    if isinstance(program, str):
+        return [App(program, tuple(args), np)]
+    apps = list(program)
+    if args or sum(a.np for a in apps) != np or not apps:
+        raise ImageError("an MPMD job gives each application its own arguments and processes "
+                         "(args empty, np their total)")
+    return apps
 
 
 @dataclass(frozen=True)
@@ -174,13 +205,20 @@ def program_label(name):
     return data.decode("utf-8", errors="ignore").encode("utf-8")
 
 
-def encode_args(args):
-    """Pack argv as NUL-terminated strings back to back; returns (argc, bytes)."""
-    blob = b"".join(a.encode("utf-8") + b"\0" for a in args)
+def encode_args(argvs):
+    """Pack each application's argv (a list of argv lists, argv[0] first)
+    as NUL-terminated strings, one argv after the other; returns (bytes,
+    [offset of each argv]). The manifest holds them all: refuses more than
+    it holds."""
+    blob, offsets = b"", []
+    for argv in argvs:
+        offsets.append(len(blob))
+        blob += b"".join(a.encode("utf-8") + b"\0" for a in argv)
     if len(blob) > TS_MANIFEST_ARGS:
-        raise ImageError(f"the program's arguments take {len(blob)} bytes (argv[0] and a NUL "
-                         f"after each included) but the manifest holds at most {TS_MANIFEST_ARGS}")
-    return len(args), blob
+        whose = "the program's" if len(argvs) == 1 else "the applications'"
+        raise ImageError(f"{whose} arguments take {len(blob)} bytes (argv[0] and a NUL after "
+                         f"each included) but the manifest holds at most {TS_MANIFEST_ARGS}")
+    return blob, offsets
 
 
 def encode_env(env):
@@ -199,7 +237,9 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
     """struct ts_manifest for one cluster, as bytes.
 
     programs: list of (Program, offset of its ELF from the manifest's start).
-    args: argv of the MPI program (argv[0] first). flags: TS_MANIFEST_*.
+    args: the argv of each application of the job (argv[0] first), the
+    same in every cluster's manifest; an MPI Program starts with that of
+    its appnum, a service with none. flags: TS_MANIFEST_*.
     mpi_eager_max: LWMPI's largest eager message in bytes (0: its default).
     env: the environment of every program of the job, "NAME=VALUE" strings.
     hold_rank: the rank the kernel holds for a debugger when flags has
@@ -210,7 +250,9 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
                          f"at most {TS_MAX_PROGRAMS} fit in the manifest")
     if policy not in MAP_POLICIES:
         raise ImageError(f"unknown mapping policy '{policy}' (compact or scatter)")
-    argc, blob = encode_args(args)
+    blob, arg_offsets = encode_args(args)
+    if any(prog.is_mpi and prog.appnum >= len(args) for prog, _ in programs):
+        raise ImageError(f"cluster {cluster_id}: an MPI program of an application without argv")
     env_blob = encode_env(env)
     p = layout.profile
     clusters = []
@@ -220,13 +262,16 @@ def pack_manifest(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
                              first_hart=c.first_hart, ncores=c.ncores, kind=c.kind,
                              mailboxes=mailboxes, portals=portals))
     descs = [dict(ring=prog.ring, offset=offset, size=len(prog.data), is_mpi=prog.is_mpi,
-                  name=program_label(prog.name)) for prog, offset in programs]
+                  name=program_label(prog.name), appnum=prog.appnum, first_rank=prog.first_rank,
+                  nranks=prog.nranks, argc=len(args[prog.appnum]) if prog.is_mpi else 0,
+                  args_offset=arg_offsets[prog.appnum] if prog.is_mpi else 0)
+             for prog, offset in programs]
     out = MANIFEST.pack(
         magic=TS_MANIFEST_MAGIC, cluster_id=cluster_id, nclusters=len(layout.clusters),
         nio_clusters=layout.nio, fabric_base=layout.fabric_base, fabric_size=layout.fabric_size,
         mailbox_size=p.mailbox_size, portal_chunk=p.portal_chunk, np=np,
         map_policy=MAP_POLICIES[policy], slots_per_cluster=layout.slots_per_cluster,
-        nprograms=len(programs), argc=argc, ikc_buffers=p.ikc_buffers,
+        nprograms=len(programs), args_size=len(blob), ikc_buffers=p.ikc_buffers,
         virtual_per_hw=p.virtual_per_hw, timebase_hz=layout.timebase_hz, flags=flags,
         mpi_eager_max=mpi_eager_max, user_stack_size=p.user_stack_kb * 1024, hold_rank=hold_rank,
         clusters=clusters, programs=descs, args=blob, env_size=len(env_blob), env=env_blob)
@@ -250,16 +295,19 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
     return bytes(out)
 
 
-def cluster_programs(layout, cluster_id, mpi_program, services):
+def cluster_programs(layout, cluster_id, mpis, services, policy, np):
     """What cluster cluster_id starts: the services (a list: the name server
-    and the file server) on cluster 0, the MPI program on every compute
-    cluster (its spawn server decides from the mapping whether it hosts
-    ranks), nothing on the other I/O clusters."""
+    and the file server) on cluster 0; on a compute cluster, the MPI
+    programs (of mpis, one per application) that run some rank it hosts
+    under policy (its spawn server starts each rank with its own); nothing
+    on the other I/O clusters."""
     if cluster_id == 0:
         return list(services)
     if layout.clusters[cluster_id].is_io:
         return []
-    return [mpi_program]
+    index = cluster_id - layout.nio
+    hosted = [r for r in range(np) if placement(layout, policy, r)[0] == index]
+    return [m for m in mpis if any(m.runs(r) for r in hosted)]
 
 
 # --- checks ------------------------------------------------------------------
@@ -381,41 +429,57 @@ def program_pages(prog):
         raise ImageError(f"program {prog.name}: {e}") from None
 
 
-def window_needs(layout, images, mpi, services, np, policy, flags):
-    """[(Cluster, fit.Need)] of every cluster of a job: images[c]
-    is what the window holds from its base before the kernel's first frame
-    (qemu-riscv64: the linked image; linux64: the payload), in bytes; mpi
-    and services: Programs (build_job's); flags: the manifest's (its
-    TS_MANIFEST_RANK_PROCESSES says how ranks run)."""
+def hosted_pages(programs):
+    """fit.ProgramPages for the ranks of a cluster that run `programs`
+    (Programs; several in an MPMD launch): each program's code is loaded
+    once, and each rank's data is counted as the largest program's."""
+    pages = [program_pages(p) for p in programs]
+    return fit.ProgramPages(sum(p.ro_pages for p in pages), max(p.rw_pages for p in pages),
+                            max(p.tls_bytes for p in pages), min(p.low for p in pages),
+                            max(p.high for p in pages))
+
+
+def hosted_name(programs):
+    """How the fit check names the program(s) a cluster's ranks run."""
+    return " and ".join(p.name for p in programs)
+
+
+def window_needs(layout, images, mpis, services, np, policy, flags):
+    """[(Cluster, fit.Need, the MPI Programs it runs)] of every cluster of
+    a job: images[c] is what the window holds from its base before the
+    kernel's first frame (qemu-riscv64: the linked image; linux64: the
+    payload), in bytes; mpis (one per application) and services: Programs
+    (job_payloads'); flags: the manifest's (its TS_MANIFEST_RANK_PROCESSES
+    says how ranks run)."""
     counts = ranks_per_cluster(layout, policy, np)
     threads = not flags & TS_MANIFEST_RANK_PROCESSES
-    program = program_pages(mpi)
     out = []
     for cluster, image in zip(layout.clusters, images):
         n = 0 if cluster.is_io else counts[cluster.id - layout.nio]
+        hosted = cluster_programs(layout, cluster.id, mpis, services, policy, np) if n else []
         if n:
-            need = fit.rank_need(layout, cluster, image, program, n, np, threads)
+            need = fit.rank_need(layout, cluster, image, hosted_pages(hosted), n, np, threads)
         else:
             started = [program_pages(s) for s in services] if cluster.id == 0 else []
             need = fit.services_need(layout, cluster, image, started)
-        out.append((cluster, need))
+        out.append((cluster, need, hosted))
     return out
 
 
-def check_fit(layout, images, mpi, services, np, policy, flags, report=None):
+def check_fit(layout, images, mpis, services, np, policy, flags, report=None):
     """Refuse a job some cluster's window cannot hold (window_needs; the
     arguments are its), naming the cluster, what does not fit and by how
     much. report: a stream on which to say each hosting cluster's
     estimate (mpirun --verbose)."""
-    for cluster, need in window_needs(layout, images, mpi, services, np, policy, flags):
+    for cluster, need, hosted in window_needs(layout, images, mpis, services, np, policy, flags):
+        name = hosted_name(hosted or mpis)
         if not need.fits():
-            raise ImageError(fit.refusal(cluster.id, mpi.name, need,
-                                                 larger_profile(layout.profile)))
+            raise ImageError(fit.refusal(cluster.id, name, need, larger_profile(layout.profile)))
         if report and need.ranks:
-            print(f"mpirun: cluster {cluster.id}: {need.ranks} ranks of {mpi.name} need an "
+            print(f"mpirun: cluster {cluster.id}: {need.ranks} ranks of {name} need an "
                   f"estimated {fit.kib(need.total())} of its "
                   f"{fit.kib(need.window)} KiB window "
-                  f"({fit.describe(need, mpi.name)})", file=report)
+                  f"({fit.describe(need, name)})", file=report)
 
 
 def check_elf_file(path, what, platform=DEFAULT_PLATFORM):
@@ -685,41 +749,59 @@ def _need(path, what):
         raise ImageError(f"{what} {path} not found; run make first")
 
 
+def mpi_programs(apps):
+    """The MPI Program of each App, with its MPI_APPNUM and ranks."""
+    out, first = [], 0
+    for appnum, app in enumerate(apps):
+        with open(app.program, "rb") as f:
+            data = fit.strip_elf(f.read())
+        name = program_name(app.program)
+        out.append(Program(name, ring=1, is_mpi=1, data=data, appnum=appnum, first_rank=first,
+                           nranks=app.np))
+        first += app.np
+    return out
+
+
 def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager_max=0,
                  need=(), env=(), hold_rank=0):
     """Every cluster's payload (bytes, in cluster order) for a job, after the
-    checks both platforms share: capacity, argument size, and that program,
-    services and the files in need ([(path, what)]) exist and are ELFs for
-    layout.platform. program: path of the MPI program's ELF; args: its
-    arguments (argv[1:]); services: the ELF, or list of ELFs, cluster 0
+    checks both platforms share: capacity, argument size, and that the
+    programs, services and the files in need ([(path, what)]) exist and are
+    ELFs for layout.platform. program, args, np: the applications, as
+    job_apps takes them; services: the ELF, or list of ELFs, cluster 0
     starts (each named after its file); flags, mpi_eager_max, env,
     hold_rank: as pack_manifest. Each ELF goes in stripped (fit.strip_elf): the
     user's file keeps its symbols and debug information for gdb. Returns
-    (payloads, the MPI Program, the service Programs)."""
+    (payloads, the MPI Programs, one per application, the service Programs)."""
+    apps = job_apps(program, args, np)
+    if len(apps) > 1 and not flags & TS_MANIFEST_RANK_PROCESSES:
+        # A cluster's ranks would be threads of one process: of one program.
+        raise ImageError("an MPMD job runs each rank as a process of its own "
+                         "(TS_MANIFEST_RANK_PROCESSES, mpirun --ranks processes)")
     check_capacity(layout, np)
-    argv = [program_name(program), *args]
-    encode_args(argv)                        # refuse long arguments before any work
+    argvs = [[program_name(a.program), *a.args] for a in apps]
+    encode_args(argvs)                       # refuse long arguments before any work
     encode_env(env)                          # and a long environment
     services = [services] if isinstance(services, str) else list(services)
     for path, what in need:
         _need(path, what)
     for path in services:
         _need(path, "service")
-    _need(program, "program")
-    check_elf_file(program, "program", layout.platform)
+    for app in apps:
+        _need(app.program, "program")
+        check_elf_file(app.program, "program", layout.platform)
     for path in services:
         check_elf_file(path, "service", layout.platform)
-    with open(program, "rb") as f:
-        mpi = Program(argv[0], ring=1, is_mpi=1, data=fit.strip_elf(f.read()))
+    mpis = mpi_programs(apps)
     started = []
     for path in services:
         with open(path, "rb") as f:
             started.append(Program(program_name(path), ring=0, is_mpi=0,
                                    data=fit.strip_elf(f.read())))
     payloads = [build_payload(layout, c.id, np, policy,
-                              cluster_programs(layout, c.id, mpi, started), argv, flags,
-                              mpi_eager_max, env, hold_rank) for c in layout.clusters]
-    return payloads, mpi, started
+                              cluster_programs(layout, c.id, mpis, started, policy, np), argvs,
+                              flags, mpi_eager_max, env, hold_rank) for c in layout.clusters]
+    return payloads, mpis, started
 
 
 def build_images(layout, program, args, np, policy, outdir, services=None,
@@ -729,7 +811,8 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     that each window holds its image and what the cluster runs
     (check_fit; report: as its); returns the QEMU command.
 
-    program: path of the MPI program's ELF; args: its arguments (argv[1:]).
+    program, args, np: the applications, as job_apps takes them (the MPI
+    program's ELF, its arguments argv[1:]; or a list of App).
     flags: TS_MANIFEST_* (e.g. TS_MANIFEST_TAG_OUTPUT); mpi_eager_max, env,
     hold_rank: as pack_manifest. gdb_port: QEMU's gdb stub listens on this
     TCP port of 127.0.0.1 (mpirun --gdb); 0: no stub.
@@ -750,9 +833,9 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
         need.append((firmware, "firmware"))
     else:
         firmware = None
-    payloads, mpi, started = job_payloads(layout, program, args, np, policy,
-                                          services or paths["services"], flags, mpi_eager_max,
-                                          need=need, env=env, hold_rank=hold_rank)
+    payloads, mpis, started = job_payloads(layout, program, args, np, policy,
+                                           services or paths["services"], flags, mpi_eager_max,
+                                           need=need, env=env, hold_rank=hold_rank)
     os.makedirs(outdir, exist_ok=True)
     if firmware:
         table = os.path.abspath(os.path.join(outdir, "firmware.table"))
@@ -763,7 +846,7 @@ def build_images(layout, program, args, np, policy, outdir, services=None,
     images = [link_cluster(cluster, payload, outdir, kernel_lib, kernel_ld, libgcc, kernel_stack)
               for cluster, payload in zip(layout.clusters, payloads)]
     ends = verify_images(layout, images, firmware)
-    check_fit(layout, [end - c.window_base for c, end in zip(layout.clusters, ends)], mpi,
+    check_fit(layout, [end - c.window_base for c, end in zip(layout.clusters, ends)], mpis,
               started, np, policy, flags, report)
     cmd = qemu_command(layout, images, firmware, table, tcg_threads)
     return cmd + ["-gdb", f"tcp:127.0.0.1:{gdb_port}"] if gdb_port else cmd
@@ -779,9 +862,9 @@ def build_payloads(layout, program, args, np, policy, outdir, services=None, fla
         raise ImageError(f"build_payloads makes linux64 payloads; {layout.platform} needs "
                          f"build_images")
     services = services or default_paths(platform=layout.platform)["services"]
-    payloads, mpi, started = job_payloads(layout, program, args, np, policy, services, flags,
-                                          mpi_eager_max, env=env, hold_rank=hold_rank)
-    check_fit(layout, [len(p) for p in payloads], mpi, started, np, policy, flags, report)
+    payloads, mpis, started = job_payloads(layout, program, args, np, policy, services, flags,
+                                           mpi_eager_max, env=env, hold_rank=hold_rank)
+    check_fit(layout, [len(p) for p in payloads], mpis, started, np, policy, flags, report)
     os.makedirs(outdir, exist_ok=True)
     paths = []
     for cluster, payload in zip(layout.clusters, payloads):
@@ -840,6 +923,10 @@ def main(argv=None):
                                     "current folder")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     opts = ap.parse_args(argv)
+    if ":" in opts.args:
+        print("mkimage: ':' in the program's arguments: mkimage builds a job of one program; "
+              "an MPMD job (PROGRAM ... : -np N PROGRAM2 ...) is mpirun's", file=sys.stderr)
+        return 2
     try:
         policy, ppr = parse_map_by(opts.map_by)
         layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware, ppr)

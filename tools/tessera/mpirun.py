@@ -10,6 +10,7 @@ reader goes away (e.g. `mpirun ... | head -1`: the machine is stopped too).
 tools/mpiexec, the MPI standard's name for it (MPI 3.1 section 8.8), is a
 symbolic link to tools/mpirun.
 """
+import dataclasses
 import functools
 import os
 import re
@@ -35,14 +36,16 @@ usage: mpirun [-np N | -n N] [--map-by compact|scatter|ppr:N:cluster]
               [--tag-output] [--local-path shm|ikc] [--eager-threshold BYTES]
               [--wait-policy spin|block|adaptive] [--bind-to core|none] [--report-bindings]
               [--stage PATH]... [-x NAME[=VALUE]]... [--trace FILE] [--verbose]
-              [--gdb RANK [--gdb-server | --gdb-batch FILE]] PROGRAM [ARGS...]"""
+              [--gdb RANK [--gdb-server | --gdb-batch FILE]] PROGRAM [ARGS...]
+              [: [-np N] PROGRAM2 [ARGS2...]]..."""
 
 RANKS_MODES = ("processes", "threads")
 
 
 HELP = """
-Runs PROGRAM as an MPI job of N processes on Tessera and prints its output,
-whole lines only: lines of different ranks never mix. PROGRAM is the path
+Runs PROGRAM as an MPI job of N processes on Tessera (or several programs
+in one job: MPMD, below) and prints its output, whole lines only: lines of
+different ranks never mix. PROGRAM is the path
 of an ELF made by tools/mpicc when it has a '/' or ends in .elf (./app.elf,
 app.elf), else the name of a program of the build (hello: out/target/bin/
 hello.elf, or out/linux64/bin/hello.elf on linux64) or, when the build has
@@ -172,6 +175,17 @@ none of that name, the file of that name in the current folder (app: ./app).
 mpiexec (tools/mpiexec) is this same program under the name the MPI
 standard gives it (MPI 3.1 section 8.8): mpiexec -n 4 PROGRAM.
 
+MPMD: mpirun -np 1 a : -np 16 b X runs one job of several applications
+(MPI 3.1 section 8.8), each with its own program, arguments and -np, in
+one MPI_COMM_WORLD: a's rank is 0, b's ranks are 1 to 16. A lone ':'
+always starts the next application. Each rank's MPI_APPNUM attribute is
+its application's index (0 for a, 1 for b). -np (-n, --np) is the only
+option of one application; every other option is the whole job's and
+goes before the first program (--map-by places all the job's ranks; -x
+sets a variable in every rank, as Open MPI's). Any other word before an
+application's program, or a ':' with no program after it, is an error.
+MPMD needs --ranks processes (the default).
+
 On linux64, a cluster process that dies (e.g. killed) ends the whole job
 with a line naming it and status 128 + its signal.
 
@@ -186,7 +200,9 @@ class UsageError(Exception):
 @dataclass
 class Options:
     """The parsed command line."""
-    np: int = 1
+    # The applications (mkimage.App: a program as given, its arguments, its
+    # -np), in rank order: one, or several in an MPMD launch.
+    apps: list = field(default_factory=list)
     map_by: str = "compact"     # the policy: a mkimage.MAP_POLICIES key
     ppr: int = 0                # N of --map-by ppr:N:cluster (map_by compact); 0: none
     profile: str = "default"
@@ -209,16 +225,24 @@ class Options:
     gdb_server: bool = False
     gdb_batch: str = ""         # --gdb-batch: gdb's command file
     help: bool = False
-    program: str = ""
-    args: list = field(default_factory=list)
+
+    @property
+    def np(self):
+        """The job's MPI processes: every application's."""
+        return sum(app.np for app in self.apps)
 
 
-_VALUED = {"-np": "np", "-n": "np", "--np": "np", "--map-by": "map_by",
+_VALUED = {"--map-by": "map_by",
            "--profile": "profile", "--platform": "platform", "--timeout": "timeout",
            "--local-path": "local_path", "--eager-threshold": "eager_threshold",
            "--wait-policy": "wait_policy", "--bind-to": "bind_to", "--ranks": "ranks",
            "--firmware": "firmware", "--qemu-threads": "qemu_threads", "--trace": "trace",
            "--gdb": "gdb_rank", "--gdb-batch": "gdb_batch"}
+# Options without a value: the Options field each sets.
+FLAGS = {"-v": "verbose", "--verbose": "verbose", "--tag-output": "tag_output",
+         "--report-bindings": "report_bindings", "--gdb-server": "gdb_server",
+         "-h": "help", "--help": "help"}
+VALUE_NEEDED = {"--stage": "--stage needs a file or folder", "-x": "-x needs NAME=VALUE or NAME"}
 LOCAL_PATHS = ("shm", "ikc")
 BIND_POLICIES = ("core", "none")
 DEFAULT_WAIT_POLICY = {"qemu-riscv64": "block", "linux64": "adaptive"}
@@ -297,11 +321,22 @@ def env_variable(spec):
     return name, os.environ[name]
 
 
+# Options each application of an MPMD launch has its own of (MPI 3.1
+# section 8.8: mpirun -np 1 a : -np 4 b); every other option is the job's,
+# given before the first program.
+APP_OPTIONS = ("-np", "-n", "--np")
+MPMD_FORM = "mpirun [OPTIONS] -np N PROGRAM [ARGS] : -np M PROGRAM2 [ARGS2] ..."
+
+
 def parse_args(argv):
     """Parse mpirun's command line into Options; raises UsageError.
 
-    Options come first; the first other word is the program, and every word
-    after it belongs to the program (so its own options pass through).
+    The job's options come first; the first other word is the program, and
+    every word after it belongs to the program (so its own options pass
+    through), up to a lone ':', which starts the next application of an
+    MPMD launch: its own -np N, program and arguments. Only -np (-n, --np)
+    may be given per application; the job's options go before the first
+    program.
     """
     opts = Options()
     if os.environ.get("TESSERA_PLATFORM"):
@@ -311,65 +346,76 @@ def parse_args(argv):
                              f"({' or '.join(PLATFORMS)})")
         opts.platform = value
     i = 0
+    while True:
+        np, i = parse_options(argv, i, opts, first=not opts.apps)
+        if opts.help:
+            return opts
+        if i >= len(argv) or argv[i] == ":":
+            if not opts.apps and i >= len(argv):
+                raise UsageError("no program given")
+            where = f" for application {len(opts.apps) + 1} (after ':')" if opts.apps else ""
+            raise UsageError(f"no program given{where} ({MPMD_FORM})")
+        end = argv.index(":", i) if ":" in argv[i:] else len(argv)
+        opts.apps.append(mkimage.App(argv[i], tuple(argv[i + 1:end]), np))
+        if end == len(argv):
+            break
+        i = end + 1
+    if len(opts.apps) > 1 and opts.ranks == "threads":
+        raise UsageError("--ranks threads runs one program's ranks as threads of one process: an "
+                         "MPMD launch needs --ranks processes (the default)")
+    if opts.bind_to == "core" and opts.platform != "linux64":
+        raise UsageError("--bind-to core needs --platform linux64 (QEMU runs every core in one "
+                         "host thread)")
+    check_gdb_options(opts)
+    return opts
+
+
+def parse_options(argv, i, opts, first):
+    """The options of one application from argv[i]: sets the job's options
+    in opts (first: the first application, the only one that may give
+    them); returns (its -np, the index of the word after its options)."""
+    np = 1
     while i < len(argv):
         word = argv[i]
         if word == "--":
-            i += 1
-            break
+            return np, i + 1
         if not word.startswith("-") or word == "-":
             break
         opt, eq, value = word.partition("=")
-        if opt in _VALUED:
+        takes_value = opt in _VALUED or opt in APP_OPTIONS or opt in VALUE_NEEDED
+        if takes_value:
             if not eq:
                 if i + 1 >= len(argv):
-                    raise UsageError(f"{opt} needs a value")
+                    raise UsageError(VALUE_NEEDED.get(opt, f"{opt} needs a value"))
                 i += 1
                 value = argv[i]
+        if not first and opt not in APP_OPTIONS and (takes_value or word in FLAGS):
+            raise UsageError(f"{opt} is an option of the whole job: give it before the first "
+                             f"program (an application after ':' takes only -np N, its program "
+                             f"and its arguments)")
+        if opt in APP_OPTIONS:
+            np = _convert(opt, "np", value)
+        elif opt in _VALUED:
             value = _convert(opt, _VALUED[opt], value)
             if opt == "--map-by":
                 opts.map_by, opts.ppr = value
             else:
                 setattr(opts, _VALUED[opt], value)
         elif opt == "--stage":
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise UsageError("--stage needs a file or folder")
-                i += 1
-                value = argv[i]
             opts.stage.append(value)
         elif opt == "-x":
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise UsageError("-x needs NAME=VALUE or NAME")
-                i += 1
-                value = argv[i]
             name, value = env_variable(value)
             if value is not None:
                 opts.env.pop(name, None)        # the last -x of a name wins, in its place
                 opts.env[name] = value
-        elif word in ("-v", "--verbose"):
-            opts.verbose = True
-        elif word == "--tag-output":
-            opts.tag_output = True
-        elif word == "--report-bindings":
-            opts.report_bindings = True
-        elif word == "--gdb-server":
-            opts.gdb_server = True
-        elif word in ("-h", "--help"):
-            opts.help = True
-            return opts
+        elif word in FLAGS:
+            setattr(opts, FLAGS[word], True)
+            if word in ("-h", "--help"):
+                return np, i
         else:
             raise UsageError(f"unknown option '{word}'")
         i += 1
-    if i >= len(argv):
-        raise UsageError("no program given")
-    if opts.bind_to == "core" and opts.platform != "linux64":
-        raise UsageError("--bind-to core needs --platform linux64 (QEMU runs every core in one "
-                         "host thread)")
-    check_gdb_options(opts)
-    opts.program = argv[i]
-    opts.args = argv[i + 1:]
-    return opts
+    return np, i
 
 
 def check_gdb_options(opts):
@@ -448,12 +494,14 @@ def report_bindings(layout, opts, bound, out=None):
     then one line per rank, e.g.
     "mpirun: rank 5 -> cluster 2 core 2 (compute cluster 1 of 4, local rank 1)".
 
-    The core is certain: the MPI program is the only program of a compute
-    cluster, the kernel gives a new thread the first free core (core 0, the
-    master, runs none), the program's first thread is the rank of local
-    index 0, and crt0 starts every other rank of the cluster, in order,
-    before any runs main (userland/runtime/start.c): local rank l runs on
-    core l + 1.
+    The core is certain: the job's ranks are all a compute cluster runs.
+    With --ranks processes the kernel starts local rank l on core l + 1
+    (process_spawn_ranks), whichever application's program it runs. With
+    --ranks threads (one program) the kernel gives a new thread the first
+    free core (core 0, the master, runs none), the program's first thread
+    is the rank of local index 0, and crt0 starts every other rank of the
+    cluster, in order, before any runs main (userland/runtime/start.c):
+    local rank l runs on core l + 1 too.
     """
     out = out or sys.stderr
     mode = opts.ranks
@@ -508,6 +556,29 @@ def globals_warning(layout, opts, program, verbose_out=None):
             f'docs/programs.md, "Global variables in MPI programs")')
 
 
+def app_of_rank(apps, rank):
+    """The application (mkimage.App) that runs `rank` of the job."""
+    for app in apps:
+        if rank < app.np:
+            return app
+        rank -= app.np
+    raise ValueError("no such rank")
+
+
+def fault_rewriter(programs):
+    """mpirun's console filter: adds places to the fault reports of each
+    program's processes (symbols.FaultReports; one per program, each
+    rewriting its own processes' reports only)."""
+    reports = [symbols.FaultReports(p) for p in dict.fromkeys(programs)]
+
+    def rewrite(line):
+        lines = [line]
+        for r in reports:
+            lines = [out for one in lines for out in r.rewrite(one)]
+        return lines
+    return rewrite
+
+
 def usage_error(e):
     """Say what is wrong with the command line, with the usage; returns 2."""
     print(f"mpirun: {e}\n{USAGE}", file=sys.stderr)
@@ -535,7 +606,9 @@ def main(argv=None):
         layout = mkimage.plan_job(opts.profile, opts.np, opts.platform, opts.firmware or None,
                                   opts.ppr)
         paths = mkimage.default_paths(platform=opts.platform)
-        program = mkimage.resolve_program(opts.program, paths["bin"])
+        apps = [dataclasses.replace(app, program=mkimage.resolve_program(app.program, paths["bin"]))
+                for app in opts.apps]
+        program = apps[0].program
         bound = rank_cpus(opts)
         if opts.report_bindings:
             report_bindings(layout, opts, bound)
@@ -549,7 +622,8 @@ def main(argv=None):
         timeout, watch = opts.timeout, None
         if gdb_mode(opts):
             debugger = gdb.Debugger(
-                opts.platform, opts.gdb_rank, gdb_mode(opts), program, workdir,
+                opts.platform, opts.gdb_rank, gdb_mode(opts), app_of_rank(apps, opts.gdb_rank).program,
+                workdir,
                 kernel_exe=paths["cluster"], batch_file=opts.gdb_batch,
                 port=gdb.free_port() if opts.platform != "linux64" else 0)
             watch = debugger.watch
@@ -557,11 +631,11 @@ def main(argv=None):
         if opts.platform != "linux64":
             build = functools.partial(mkimage.build_images, tcg_threads=opts.qemu_threads,
                                       gdb_port=debugger.port if debugger else 0)
-        job = build(layout, program, opts.args, opts.np, opts.map_by, workdir,
+        job = build(layout, apps, (), opts.np, opts.map_by, workdir,
                     flags=manifest_flags(opts), mpi_eager_max=opts.eager_threshold,
                     report=sys.stderr if opts.verbose else None, env=env,
                     hold_rank=max(opts.gdb_rank, 0))
-        rewrite = symbols.FaultReports(program).rewrite
+        rewrite = fault_rewriter([app.program for app in apps])
         if opts.platform == "linux64":
             if opts.verbose:
                 print(f"mpirun: payloads in {workdir} (kept)", file=sys.stderr)

@@ -114,7 +114,7 @@ def parse_job(name, item, defaults):
         opts = parse_args(argv)
     except UsageError as e:
         raise ManifestError(f"{name}: mpirun {item}: {e}") from None
-    if not opts.program:
+    if not opts.apps:
         raise ManifestError(f"{name}: mpirun {item}: no program")
     return Job(argv, opts.np, opts.timeout, **checks)
 

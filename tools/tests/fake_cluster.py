@@ -46,13 +46,15 @@ def fail(msg):
 
 
 def manifest(path):
-    """(cluster_id, nclusters, fabric_base, fabric_size, argv) from a payload."""
+    """(cluster_id, nclusters, fabric_base, fabric_size, argv) from a payload:
+    argv is the first application's, which begins the args of every
+    cluster's manifest."""
     with open(path, "rb") as f:
         data = f.read()
     m = mkimage.MANIFEST.unpack_from(data) if len(data) >= mkimage.MANIFEST_SIZE else {}
     if m.get("magic") != mkimage.TS_MANIFEST_MAGIC:
         fail(f"{path}: no manifest")
-    argv = [a.decode() for a in m["args"].split(b"\0")[:m["argc"]]]
+    argv = [a.decode() for a in m["args"][:m["args_size"]].split(b"\0")[:-1]]
     return m["cluster_id"], m["nclusters"], m["fabric_base"], m["fabric_size"], argv
 
 

@@ -4,6 +4,8 @@ layout, image checks, the QEMU command and the linux64 payload files; and of
 tools/tessera/abi.py, which reads the layouts and constants from the ABI
 headers: its reading must be what C compilers make of them. No cross
 toolchain, no QEMU (the riscv64 compiler is used when installed)."""
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -12,7 +14,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tessera import abi, mkimage
+from tessera import abi, fit, mkimage
 from tessera.mkimage import ImageError, Program, Segment
 from tessera.abi import AbiError
 from tessera.profile import MIB, TS_MAX_CLUSTERS, ToolError, compute_layout, load_profile
@@ -322,8 +324,9 @@ class AbiParserTest(unittest.TestCase):
 
 
 class ManifestTest(unittest.TestCase):
-    def pack(self, cluster_id=2, np=8, policy="scatter", programs=(), args=("hello", "-x")):
-        return mkimage.pack_manifest(LAYOUT, cluster_id, np, policy, list(programs), list(args))
+    def pack(self, cluster_id=2, np=8, policy="scatter", programs=(), args=(("hello", "-x"),)):
+        return mkimage.pack_manifest(LAYOUT, cluster_id, np, policy, list(programs),
+                                     [list(a) for a in args])
 
     def test_size_and_header_fields(self):
         m = self.pack()
@@ -340,7 +343,7 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual(u32(m, M["map_policy"]), 1)
         self.assertEqual(u32(m, M["slots_per_cluster"]), 4)
         self.assertEqual(u32(m, M["nprograms"]), 0)
-        self.assertEqual(u32(m, M["argc"]), 2)
+        self.assertEqual(u32(m, M["args_size"]), 9)
         self.assertEqual((u16(m, M["ikc_buffers"]), u16(m, M["virtual_per_hw"])), (128, 32))
         self.assertEqual(u64(m, M["timebase_hz"]), 10000000)
         self.assertEqual(u32(m, M["flags"]), 0)
@@ -348,13 +351,13 @@ class ManifestTest(unittest.TestCase):
 
     def test_flags(self):
         for flag in (mkimage.TS_MANIFEST_TAG_OUTPUT, mkimage.TS_MANIFEST_MPI_LOCAL_IKC):
-            m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=flag)
+            m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], flags=flag)
             self.assertEqual(u32(m, M["flags"]), flag)
 
     def test_mpi_eager_max(self):
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], mpi_eager_max=65536)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], mpi_eager_max=65536)
         self.assertEqual((u32(m, M["flags"]), u32(m, M["mpi_eager_max"])), (0, 65536))
-        payload = mkimage.build_payload(LAYOUT, 2, 8, "scatter", [], ["hello"], flags=3,
+        payload = mkimage.build_payload(LAYOUT, 2, 8, "scatter", [], [["hello"]], flags=3,
                                         mpi_eager_max=100)
         self.assertEqual((u32(payload, M["flags"]), u32(payload, M["mpi_eager_max"])), (3, 100))
 
@@ -394,16 +397,48 @@ class ManifestTest(unittest.TestCase):
         unused = M["programs"] + 2 * PROGRAM_SIZE
         self.assertEqual(m[unused:M["args"]], bytes(M["args"] - unused))
 
+    def argv_desc(self, m, i):
+        at = M["programs"] + PROGRAM_SIZE * i
+        return u32(m, at + PROGRAM["argc"]), u32(m, at + PROGRAM["args_offset"])
+
     def test_args_back_to_back(self):
-        m = self.pack(args=["fn", "1", "4000"])
-        self.assertEqual(u32(m, M["argc"]), 3)
-        self.assertEqual(m[M["args"]:M["args"] + 10], b"fn\x001\x004000\x00")
-        self.assertEqual(m[M["args"] + 10:M["args"] + ARGS_SIZE], bytes(ARGS_SIZE - 10))
+        """Every application's argv, one after the other; an MPI program
+        starts with its application's, a service with none."""
+        fn = Program("fn", 1, 1, b"")
+        m = self.pack(programs=[(fn, 0), (Program("nameserver", 0, 0, b""), 0)],
+                      args=[["fn", "1", "4000"], ["b"]])
+        self.assertEqual(u32(m, M["args_size"]), 12)
+        self.assertEqual((self.argv_desc(m, 0), self.argv_desc(m, 1)), ((3, 0), (0, 0)))
+        self.assertEqual(m[M["args"]:M["args"] + 12], b"fn\x001\x004000\x00b\x00")
+        self.assertEqual(m[M["args"] + 12:M["args"] + ARGS_SIZE], bytes(ARGS_SIZE - 12))
+        with self.assertRaisesRegex(ImageError, "an application without argv"):
+            self.pack(programs=[(Program("b", 1, 1, b"", appnum=1), 0)], args=[["a"]])
+
+    def argv_desc(self, m, i):
+        at = M["programs"] + PROGRAM_SIZE * i
+        return u32(m, at + PROGRAM["argc"]), u32(m, at + PROGRAM["args_offset"])
+
+    def test_applications(self):
+        """An MPMD launch: each MPI program says its application, its ranks
+        and where its application's argv starts."""
+        a = Program("a", 1, 1, b"", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"", appnum=1, first_rank=1, nranks=16)
+        m = self.pack(np=17, programs=[(b, 0), (a, 0)], args=[["a", "x"], ["b"]])
+        for i, want in enumerate([(1, 1, 16, 1, 4), (0, 0, 1, 2, 0)]):
+            at = M["programs"] + PROGRAM_SIZE * i
+            self.assertEqual(tuple(u32(m, at + PROGRAM[k]) for k in
+                                   ("appnum", "first_rank", "nranks", "argc", "args_offset")), want)
+        self.assertEqual(m[M["args"]:M["args"] + 6], b"a\0x\0b\0")
+        self.assertEqual(([a.runs(r) for r in range(3)], [b.runs(r) for r in (0, 1, 16, 17)]),
+                         ([True, False, False], [False, True, True, False]))
 
     def test_args_limit(self):
-        self.pack(args=["p", "a" * (ARGS_SIZE - 3)])     # "p\0" + the rest and its NUL: full
-        with self.assertRaisesRegex(ImageError, f"{ARGS_SIZE + 1} bytes.*at most {ARGS_SIZE}"):
-            self.pack(args=["p", "a" * (ARGS_SIZE - 2)])
+        self.pack(args=[["p", "a" * (ARGS_SIZE - 3)]])     # "p\0" + the rest and its NUL: full
+        with self.assertRaisesRegex(ImageError, f"the program's arguments take {ARGS_SIZE + 1} "
+                                                f"bytes.*at most {ARGS_SIZE}"):
+            self.pack(args=[["p", "a" * (ARGS_SIZE - 2)]])
+        with self.assertRaisesRegex(ImageError, "the applications' arguments take 604 bytes"):
+            self.pack(args=[["p", "a" * 300], ["q", "b" * 298]])
 
     def label(self, m, i=0):
         at = M["programs"] + PROGRAM_SIZE * i + PROGRAM["name"]
@@ -413,7 +448,7 @@ class ManifestTest(unittest.TestCase):
         """Only the manifest's label is cut to TS_PROGRAM_NAME - 1 bytes;
         argv[0] stays whole."""
         name = "a_rather_long_program_name_for_mpirun_x".ljust(NAME_SIZE + 8, "x")
-        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)], args=[name, "-v"])
+        m = self.pack(programs=[(Program(name, 1, 1, b""), MANIFEST_SIZE)], args=[[name, "-v"]])
         self.assertEqual(self.label(m), name.encode()[:NAME_SIZE - 1] + b"\0")
         self.assertEqual(m[M["args"]:M["args"] + len(name) + 4], name.encode() + b"\0-v\0")
         m = self.pack(programs=[(Program("n" * (NAME_SIZE - 1), 1, 1, b""), MANIFEST_SIZE)])
@@ -433,7 +468,7 @@ class ManifestTest(unittest.TestCase):
         """mpirun -x's NAME=VALUE strings: NUL-terminated, back to back,
         env_size bytes of them; none: env_size 0 and zeroes."""
         env = ["A=1", "B=two words=x", "E="]
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=env)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=env)
         blob = b"A=1\0B=two words=x\0E=\0"
         self.assertEqual(u32(m, M["env_size"]), len(blob))
         self.assertEqual(m[M["env"]:M["env"] + len(blob) + 1], blob + b"\0")
@@ -446,11 +481,11 @@ class ManifestTest(unittest.TestCase):
         """At most TS_MANIFEST_ENV bytes, the NULs included."""
         most = mkimage.TS_MANIFEST_ENV
         full = ["A=" + "v" * (most - 3)]
-        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=full)
+        m = mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=full)
         self.assertEqual(u32(m, M["env_size"]), most)
         with self.assertRaisesRegex(ImageError, f"the environment variables take {most + 1} "
                                                 f"bytes .* at most {most}"):
-            mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], ["hello"], env=[full[0] + "v"])
+            mkimage.pack_manifest(LAYOUT, 2, 8, "scatter", [], [["hello"]], env=[full[0] + "v"])
 
     def test_environment_keeps_undecodable_bytes(self):
         """A value from mpirun's environment that is no UTF-8 (os.environ
@@ -512,7 +547,7 @@ class MapByTest(unittest.TestCase):
         """What the kernel, crt0 and LWMPI read: the compact policy and N
         slots per cluster."""
         layout = mkimage.plan_job("default", 6, "linux64", ppr=2)
-        m = mkimage.pack_manifest(layout, 2, 6, "compact", [], ["hello"])
+        m = mkimage.pack_manifest(layout, 2, 6, "compact", [], [["hello"]])
         self.assertEqual((u32(m, M["np"]), u32(m, M["map_policy"]), u32(m, M["slots_per_cluster"])),
                          (6, mkimage.MAP_POLICIES["compact"], 2))
 
@@ -521,7 +556,7 @@ class PayloadTest(unittest.TestCase):
     def test_elfs_follow_8_byte_aligned(self):
         a = Program("nameserver", 0, 0, bytes(range(13)))
         b = Program("hello", 1, 1, b"\x7fELF" + b"z" * 20)
-        p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], ["hello"])
+        p = mkimage.build_payload(LAYOUT, 0, 4, "compact", [a, b], [["hello"]])
         a_at, b_at = M["programs"], M["programs"] + PROGRAM_SIZE
         off_a, size_a = u32(p, a_at + PROGRAM["offset"]), u32(p, a_at + PROGRAM["size"])
         off_b, size_b = u32(p, b_at + PROGRAM["offset"]), u32(p, b_at + PROGRAM["size"])
@@ -533,17 +568,30 @@ class PayloadTest(unittest.TestCase):
         self.assertEqual(len(p), off_b + size_b)
 
     def test_who_starts_what(self):
-        mpi = Program("hello", 1, 1, b"m")
+        mpi = Program("hello", 1, 1, b"m", nranks=16)
         ns = Program("nameserver", 0, 0, b"n")
         fs = Program("fileserver", 0, 0, b"f")
-        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, mpi, [ns, fs]), [ns, fs])
+        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, [mpi], [ns, fs], "scatter", 16),
+                         [ns, fs])
         for c in range(1, 5):
-            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, mpi, [ns, fs]), [mpi])
+            self.assertEqual(mkimage.cluster_programs(LAYOUT, c, [mpi], [ns, fs], "scatter", 16),
+                             [mpi])
         mppa = compute_layout(load_profile("mppa256"))
-        self.assertEqual(mkimage.cluster_programs(mppa, 0, mpi, [ns, fs]), [ns, fs])
+        self.assertEqual(mkimage.cluster_programs(mppa, 0, [mpi], [ns, fs], "compact", 1), [ns, fs])
         for c in (1, 2, 3):                               # the other I/O clusters
-            self.assertEqual(mkimage.cluster_programs(mppa, c, mpi, [ns, fs]), [])
-        self.assertEqual(mkimage.cluster_programs(mppa, 4, mpi, [ns, fs]), [mpi])
+            self.assertEqual(mkimage.cluster_programs(mppa, c, [mpi], [ns, fs], "compact", 1), [])
+        self.assertEqual(mkimage.cluster_programs(mppa, 4, [mpi], [ns, fs], "compact", 1), [mpi])
+        self.assertEqual(mkimage.cluster_programs(mppa, 5, [mpi], [ns, fs], "compact", 1), [])
+
+    def test_who_starts_which_application(self):
+        """An MPMD launch: a compute cluster starts the programs of the
+        applications whose ranks it hosts (default profile: 4 per cluster)."""
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"b", appnum=1, first_rank=1, nranks=6)
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "compact", 7) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a, b], [b], [], []])
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "scatter", 7) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a, b], [b], [b], [b]])
 
     def test_program_name(self):
         self.assertEqual(mkimage.program_name("/x/out/target/bin/fn.elf"), "fn")
@@ -556,6 +604,28 @@ class FitTest(unittest.TestCase):
         smallest larger windows."""
         self.assertEqual(mkimage.larger_profile(load_profile("mppa256")), "mppa256-big")
         self.assertIsNone(mkimage.larger_profile(load_profile("mppa256-big")))
+
+    def test_several_programs_on_a_cluster(self):
+        """MPMD: a cluster's ranks of two programs need each program's code
+        once, and for each rank the larger program's data; the estimate
+        names both programs."""
+        from unittest import mock
+        pages = {b"a": fit.ProgramPages(10, 3, 64, 0x40000000, 0x40020000),
+                 b"b": fit.ProgramPages(20, 5, 0, 0x40000000, 0x40030000)}
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=1)
+        b = Program("b", 1, 1, b"b", appnum=1, first_rank=1, nranks=5)
+        with mock.patch.object(fit, "program_pages", side_effect=pages.get):
+            self.assertEqual(mkimage.hosted_pages([a, b]),
+                             fit.ProgramPages(30, 5, 64, 0x40000000, 0x40030000))
+            needs = mkimage.window_needs(LAYOUT, [MIB] * 5, [a, b], [], 6, "compact",
+                                         mkimage.TS_MANIFEST_RANK_PROCESSES)
+            self.assertEqual([hosted for _, _, hosted in needs], [[], [a, b], [b], [], []])
+            self.assertEqual([need.ranks for _, need, _ in needs], [0, 4, 2, 0, 0])
+            report = io.StringIO()
+            mkimage.check_fit(LAYOUT, [MIB] * 5, [a, b], [], 6, "compact",
+                              mkimage.TS_MANIFEST_RANK_PROCESSES, report)
+        self.assertIn("mpirun: cluster 1: 4 ranks of a and b need an estimated", report.getvalue())
+        self.assertIn("mpirun: cluster 2: 2 ranks of b need", report.getvalue())
 
     def test_ranks_per_cluster(self):
         mppa = compute_layout(load_profile("mppa256"))
@@ -718,6 +788,21 @@ class InputsTest(unittest.TestCase):
         with self.assertRaisesRegex(ImageError, "not a 64-bit RISC-V ELF"):
             mkimage.check_elf_file(self.file("x86.elf", bytes(elf)), "program")
 
+    def test_one_application(self):
+        """mkimage builds a job of one program: ':' among its arguments is
+        refused (an MPMD job is mpirun's), and a list of App must give each
+        its own arguments and add up to np."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(mkimage.main(["-o", self.dir, "a.elf", "x", ":", "b.elf"]), 2)
+        self.assertIn("':' in the program's arguments", err.getvalue())
+        apps = [mkimage.App("a.elf", (), 1), mkimage.App("b.elf", ("x",), 2)]
+        self.assertEqual(mkimage.job_apps(apps, (), 3), apps)
+        self.assertEqual(mkimage.job_apps("a.elf", ["x"], 2), [mkimage.App("a.elf", ("x",), 2)])
+        for args, np in (((), 2), (("x",), 3)):
+            with self.assertRaisesRegex(ImageError, "its own arguments and processes"):
+                mkimage.job_apps(apps, args, np)
+
     def test_resolve_program(self):
         path = self.file("app.elf", b"\x7fELF")
         self.assertEqual(mkimage.resolve_program(path), path)
@@ -792,6 +877,27 @@ class Linux64Test(unittest.TestCase):
             with open(path, "wb") as f:
                 f.write(self.elf)
 
+    def test_sixteen_applications_on_a_cluster(self):
+        """An MPMD job of one rank per application: an MPPA-256 compute
+        cluster hosts 16, each its own program, argv and MPI_APPNUM."""
+        layout = mkimage.plan_job("mppa256", 16, "linux64")
+        apps = [mkimage.App(self.prog, (f"{k}",), 1) for k in range(16)]
+        with self.assertRaisesRegex(ImageError, "an MPMD job runs each rank as a process"):
+            mkimage.build_payloads(layout, apps, (), 16, "compact", self.dir,
+                                   services=self.services)
+        paths = mkimage.build_payloads(layout, apps, (), 16, "compact",
+                                       os.path.join(self.dir, "job"), services=self.services,
+                                       flags=mkimage.TS_MANIFEST_RANK_PROCESSES)
+        with open(paths[layout.nio], "rb") as f:
+            m = mkimage.MANIFEST.unpack_from(f.read())
+        progs = m["programs"][:m["nprograms"]]
+        self.assertEqual(m["nprograms"], 16)
+        self.assertEqual([(p["appnum"], p["first_rank"], p["nranks"], p["argc"]) for p in progs],
+                         [(k, k, 1, 2) for k in range(16)])
+        self.assertEqual(m["args"][progs[11]["args_offset"]:][:7], b"app\x0011\x00")
+        with open(paths[layout.nio + 1], "rb") as f:
+            self.assertEqual(mkimage.MANIFEST.unpack_from(f.read())["nprograms"], 0)
+
     def test_mppa256_full_size(self):
         layout = mkimage.plan_job("mppa256", 256, "linux64")
         self.assertEqual((len(layout.clusters), layout.nio, layout.capacity), (20, 4, 256))
@@ -812,13 +918,15 @@ class Linux64Test(unittest.TestCase):
         for c, path in enumerate(paths):
             with open(path, "rb") as f:
                 data = f.read()
-            programs = mkimage.cluster_programs(layout, c, Program("app", 1, 1, self.elf),
-                                                [Program("nameserver", 0, 0, self.elf)])
+            app = Program("app", 1, 1, self.elf, nranks=4)
+            programs = mkimage.cluster_programs(layout, c, [app],
+                                                [Program("nameserver", 0, 0, self.elf)],
+                                                "scatter", 4)
             self.assertEqual(data, mkimage.build_payload(layout, c, 4, "scatter", programs,
-                                                         ["app", "x"], 1, 64))
+                                                         [["app", "x"]], 1, 64))
             self.assertEqual(u64(data, M["timebase_hz"]), 1_000_000_000)
             self.assertEqual(u32(data, M["cluster_id"]), c)
-        qemu = mkimage.build_payload(LAYOUT, 1, 4, "scatter", [], ["app"])
+        qemu = mkimage.build_payload(LAYOUT, 1, 4, "scatter", [], [["app"]])
         self.assertEqual(u64(qemu, M["timebase_hz"]), 10_000_000)    # the profile's
 
     def test_platform_from_the_environment(self):
@@ -845,7 +953,7 @@ class Linux64Test(unittest.TestCase):
             f.write(self.elf + bytes(15 * MIB + MIB // 2))
         with self.assertRaisesRegex(ImageError, r"cluster 1 cannot hold its 4 ranks of app: its "
                                                 r"16384 KiB window needs \d+ KiB, \d+ KiB more "
-                                                r"\(payload 15875 KiB, "):
+                                                r"\(payload 1587\d KiB, "):
             mkimage.build_payloads(layout, self.prog, [], 4, "compact", self.dir,
                                    services=self.services)
         riscv = bytearray(self.elf)

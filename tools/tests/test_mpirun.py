@@ -21,6 +21,8 @@ from toolsupport import MPIRUN, REPO, run_mpirun, too_many_processes
 from tessera.profile import compute_layout, load_profile
 import fake_elf
 
+App = mpirun.mkimage.App
+
 
 
 class ParseTest(unittest.TestCase):
@@ -29,7 +31,7 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((o.np, o.map_by, o.profile, o.platform, o.timeout, o.tag_output, o.verbose),
                          (1, "compact", "default", "qemu-riscv64", 300.0, False, False))
         self.assertEqual((o.local_path, o.eager_threshold, o.report_bindings), ("shm", 0, False))
-        self.assertEqual((o.program, o.args), ("hello", []))
+        self.assertEqual(o.apps, [App("hello", (), 1)])
         self.assertEqual(o.ranks, "processes")
 
     def test_options(self):
@@ -37,7 +39,7 @@ class ParseTest(unittest.TestCase):
                                "--timeout", "2.5", "--tag-output", "--verbose", "fn", "1", "4000"])
         self.assertEqual((o.np, o.map_by, o.profile, o.timeout, o.tag_output, o.verbose),
                          (8, "scatter", "x.json", 2.5, True, True))
-        self.assertEqual((o.program, o.args), ("fn", ["1", "4000"]))
+        self.assertEqual(o.apps, [App("fn", ("1", "4000"), 8)])
 
     def test_mpi_options(self):
         o = mpirun.parse_args(["--local-path", "ikc", "--eager-threshold=65536",
@@ -72,10 +74,51 @@ class ParseTest(unittest.TestCase):
 
     def test_program_options_pass_through(self):
         o = mpirun.parse_args(["-np", "2", "app.elf", "-np", "3", "--tag-output", "--verbose"])
-        self.assertEqual((o.np, o.tag_output, o.verbose, o.program, o.args),
-                         (2, False, False, "app.elf", ["-np", "3", "--tag-output", "--verbose"]))
+        self.assertEqual((o.np, o.tag_output, o.verbose, o.apps),
+                         (2, False, False,
+                          [App("app.elf", ("-np", "3", "--tag-output", "--verbose"), 2)]))
         o = mpirun.parse_args(["--", "-weird-name"])
-        self.assertEqual(o.program, "-weird-name")
+        self.assertEqual(o.apps, [App("-weird-name", (), 1)])
+
+    def test_mpmd(self):
+        """MPI 3.1 section 8.8's form: applications separated by ':', each
+        with its own -np, program and arguments, ranks in that order."""
+        o = mpirun.parse_args(["-np", "1", "a", ":", "-np", "16", "b", "x", "-np", "2"])
+        self.assertEqual(o.apps, [App("a", (), 1), App("b", ("x", "-np", "2"), 16)])
+        self.assertEqual(o.np, 17)
+        o = mpirun.parse_args(["--map-by", "scatter", "-x", "A=1", "-n", "2", "a", "1", ":",
+                               "b", ":", "--np=3", "--", "-c", ":x"])
+        self.assertEqual((o.map_by, o.env), ("scatter", {"A": "1"}))
+        self.assertEqual(o.apps, [App("a", ("1",), 2), App("b", (), 1), App("-c", (":x",), 3)])
+
+    def test_mpmd_refused(self):
+        """What mpirun cannot parse is an error, never a job whose program
+        gets ':' and the rest as its arguments."""
+        form = "(mpirun [OPTIONS] -np N PROGRAM [ARGS] : -np M PROGRAM2 [ARGS2] ...)"
+        for argv, words in (
+                (["-np", "1", "a", ":", "-np", "2"], "no program given for application 2 "
+                                                     "(after ':') " + form),
+                (["-np", "1", "a", ":"], "no program given for application 2 (after ':')"),
+                (["a", ":", ":", "b"], "no program given for application 2 (after ':')"),
+                ([":", "-np", "2", "b"], "no program given " + form),
+                (["-np", "1", "a", ":", "-np", "0", "b"], "-np needs a positive number of "
+                                                          "processes, got '0'"),
+                (["a", ":", "--map-by", "scatter", "b"], "--map-by is an option of the whole "
+                                                         "job: give it before the first program"),
+                (["a", ":", "-x", "A=1", "b"], "-x is an option of the whole job"),
+                (["a", ":", "--tag-output", "b"], "--tag-output is an option of the whole job"),
+                (["a", ":", "--bogus", "b"], "unknown option '--bogus'"),
+                (["--ranks", "threads", "a", ":", "b"], "an MPMD launch needs --ranks processes"),
+                (["--gdb", "3", "-np", "2", "a", ":", "-np", "1", "b"], "--gdb 3: no such rank "
+                                                                       "(the job's ranks are 0 to 2)")):
+            with self.subTest(argv=argv), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args(argv)
+            self.assertIn(words, str(cm.exception))
+
+    def test_rank_of_application(self):
+        apps = [App("a", (), 2), App("b", (), 3)]
+        self.assertEqual([mpirun.app_of_rank(apps, r).program for r in range(5)],
+                         ["a", "a", "b", "b", "b"])
 
     def test_bad_values(self):
         cases = [(["-np", "0", "hello"], "-np needs a positive number of processes, got '0'"),
@@ -155,7 +198,7 @@ class EnvTest(unittest.TestCase):
 
     def test_after_the_program_it_is_the_programs(self):
         o = mpirun.parse_args(["hello", "-x", "A=1"])
-        self.assertEqual((o.env, o.args), ({}, ["-x", "A=1"]))
+        self.assertEqual((o.env, o.apps[0].args), ({}, ("-x", "A=1")))
 
 
 class RanksTest(unittest.TestCase):
@@ -196,6 +239,10 @@ class CommandLineTest(unittest.TestCase):
                   "--map-by must be compact, scatter or ppr:N:cluster"),
                  (["-np", "0", "hello"], "-np needs a positive number"),
                  (["--bogus", "hello"], "unknown option '--bogus'"),
+                 (["-np", "1", "hello", ":", "-np", "2"],
+                  "no program given for application 2 (after ':')"),
+                 (["-np", "1", "hello", ":", "--map-by", "scatter", "hello"],
+                  "--map-by is an option of the whole job"),
                  (["--platform", "x86", "hello"], "unknown platform 'x86'"),
                  (["--timeout", "soon", "hello"], "--timeout needs a positive number"),
                  (["--local-path", "smh", "hello"], "--local-path must be shm or ikc"),
@@ -255,7 +302,8 @@ class CommandLineTest(unittest.TestCase):
         """Every option the parser takes is in --help's table and in the
         usage line, and every option of the table is one it takes."""
         source = inspect.getsource(mpirun.parse_args)
-        taken = set(mpirun._VALUED) | set(re.findall(r'"(--?[a-z][a-z-]*)"', source))
+        taken = (set(mpirun._VALUED) | set(mpirun.APP_OPTIONS) | set(mpirun.FLAGS)
+                 | set(mpirun.VALUE_NEEDED) | set(re.findall(r'"(--?[a-z][a-z-]*)"', source)))
         rc, out, _ = self.run_mpirun("--help")
         self.assertEqual(rc, 0)
         usage, body = out.split("\n\n", 1)

@@ -35,7 +35,7 @@ class StubBootTest(unittest.TestCase):
         os.makedirs(os.path.join(target, "bin"))
         obj = os.path.join(cls.dir, "stub.o")
         abi = [f"-DTS_IMAGE_MAGIC={mkimage.TS_IMAGE_MAGIC:#x}",
-               f"-DARGC={mkimage.MANIFEST.offsets['argc']}",
+               f"-DARGS_SIZE={mkimage.MANIFEST.offsets['args_size']}",
                f"-DARGS={mkimage.MANIFEST.offsets['args']}"]
         subprocess.run(["riscv64-linux-gnu-gcc", *mkimage.ARCH_FLAGS, *abi, "-c",
                         os.path.join(STUB, "stub.S"), "-o", obj], check=True)
@@ -107,15 +107,21 @@ class StubBootTest(unittest.TestCase):
             header = mkimage.check_header(c, read(c.window_base, mkimage.IMAGE_HEADER.size))
             m = mkimage.MANIFEST.unpack_from(read(header["manifest"], mkimage.MANIFEST_SIZE))
             keys = ("magic", "cluster_id", "nclusters", "nio_clusters", "np", "map_policy",
-                    "slots_per_cluster", "nprograms", "argc")
+                    "slots_per_cluster")
             self.assertEqual(tuple(m[k] for k in keys),
-                             (mkimage.TS_MANIFEST_MAGIC, c.id, 5, 1, 6, 0, 4, 1, 3))
+                             (mkimage.TS_MANIFEST_MAGIC, c.id, 5, 1, 6, 0, 4))
+            # 6 ranks, compact: clusters 1 and 2 host them, 3 and 4 start nothing.
+            self.assertEqual(m["nprograms"], 0 if c.id > 2 else 1)
+            if c.id > 2:
+                continue
             p = m["programs"][0]
             want = (0, 0, b"nameserver", ns) if c.id == 0 else (1, 1, b"prog", prog)
             self.assertEqual((p["ring"], p["is_mpi"], p["name"].rstrip(b"\0")), want[:3])
             self.assertEqual(p["offset"] % 8, 0)
             self.assertEqual(read(header["manifest"] + p["offset"], p["size"]), want[3])
-            self.assertEqual(m["args"][:9], b"prog\x001\x002\x00")
+            if c.id:
+                self.assertEqual((p["argc"], p["args_offset"], p["nranks"]), (3, 0, 6))
+            self.assertEqual((m["args_size"], m["args"][:9]), (9, b"prog\x001\x002\x00"))
 
     def test_oversized_image_refused(self):
         big = os.path.join(self.dir, "big.elf")

@@ -3,6 +3,7 @@
 line, and mpirun's rewriting of the kernel's fault reports. The programs
 are built here with the host's gcc (-g), as mpicc builds with -g."""
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -114,6 +115,20 @@ class SymbolsTest(unittest.TestCase):
     def test_an_unreadable_program_leaves_every_line_alone(self):
         missing = os.path.join(self.tmp.name, "gone.elf")
         self.assertEqual(self.rewrite(self.report("gone"), missing), self.report("gone"))
+
+    def test_mpmd_every_programs_reports(self):
+        """mpirun's filter for a job of several programs rewrites the
+        reports of each, with its own symbols, and no other's."""
+        from tessera import mpirun
+        other = os.path.join(self.tmp.name, "other.elf")
+        shutil.copy(self.elf, other)
+        rewrite = mpirun.fault_rewriter([self.elf, other, self.elf])
+        for name in ("prog", "other"):
+            lines = [out for line in self.report(name) for out in rewrite(line)]
+            self.assertEqual(len(lines), 4, lines)
+            self.assertRegex(lines[3], r"^    #1 0x[0-9a-f]+ in main")
+        self.assertEqual([out for line in self.report("third") for out in rewrite(line)],
+                         self.report("third"))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ int enter_object(Call &call, HandleKind kind, int object) {
 // The values of the predefined attributes that vary (section 8.1.2).
 struct Predefined {
     int universe_size;
+    int appnum;
 };
 thread_local util::RankLocal<Predefined> t_predefined;
 
@@ -46,13 +47,17 @@ thread_local util::RankLocal<Predefined> t_predefined;
 // values live as long as the program (section 8.1.2).
 const int *predefined_value(int keyval) {
     static constexpr int tag_ub = LWMPI_TAG_UB, wtime_is_global = 1, host = MPI_PROC_NULL,
-                         io = MPI_ANY_SOURCE, appnum = 0;
+                         io = MPI_ANY_SOURCE;
     switch (keyval) {
     case MPI_TAG_UB: return &tag_ub;
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
     case MPI_HOST: return &host;
     case MPI_IO: return &io;
-    case MPI_APPNUM: return &appnum;  // mpirun starts one application
+    case MPI_APPNUM: {  // the rank's application in an MPMD launch (section 10.5.3)
+        Predefined &p = t_predefined.get();
+        p.appnum = util::appnum();
+        return &p.appnum;
+    }
     case MPI_LASTUSEDCODE: return last_used_code();
     case MPI_UNIVERSE_SIZE: {  // no process can be spawned
         Predefined &p = t_predefined.get();

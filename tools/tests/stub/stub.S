@@ -10,8 +10,9 @@
 #define FINISH  0x100000        /* QEMU virt test finisher */
 /* From include/tessera/image.h, as tools/tessera_abi.py reads it:
  * test_stub_boot.py assembles this file with -DTS_IMAGE_MAGIC=...
- * -DARGC=offsetof(struct ts_manifest, argc) -DARGS=offsetof(..., args). */
-#if !defined(TS_IMAGE_MAGIC) || !defined(ARGC) || !defined(ARGS)
+ * -DARGS_SIZE=offsetof(struct ts_manifest, args_size) -DARGS=offsetof(..., args).
+ * The job's one application's argv fills args_size bytes of args. */
+#if !defined(TS_IMAGE_MAGIC) || !defined(ARGS_SIZE) || !defined(ARGS)
 #error "assemble with the -D flags of tools/tests/test_stub_boot.py"
 #endif
 
@@ -41,24 +42,25 @@ _start_boot:
     la      a0, banner
     call    puts
     la      s0, __payload_start
-    lwu     s1, ARGC(s0)
-    addi    a0, s0, ARGS
+    lwu     s1, ARGS_SIZE(s0)
+    li      t0, ARGS            /* may exceed addi's 12 bits */
+    add     a0, s0, t0
+    add     s1, a0, s1          /* the end of the argv strings */
     call    puts                /* argv[0] ends the "[kernel]" line */
     call    newline
-    addi    s2, s1, -1          /* user arguments left */
+    li      s2, 0               /* user arguments seen */
     li      s3, 0               /* 1: hang at the end */
-1:  beqz    s2, 2f
+1:  bgeu    a0, s1, 2f
     lbu     t0, 0(a0)
     li      t1, '@'
     bne     t0, t1, 3f
     li      s3, 1
 3:  call    puts
     call    newline
-    addi    s2, s2, -1
+    addi    s2, s2, 1
     j       1b
 2:  bnez    s3, hang
-    addi    t0, s1, -1
-    slli    t0, t0, 16
+    slli    t0, s2, 16
     li      t1, 0x3333          /* FINISHER_FAIL | code << 16 */
     or      t0, t0, t1
     li      t1, FINISH

@@ -90,6 +90,14 @@ constexpr uintptr_t stack_top(int core) {
 /// of its cluster (docs/ARCHITECTURE.md, "The ranks of one cluster").
 constexpr uintptr_t rank_alias_base = 0x1000000000;
 static_assert(user_stack_area <= user_base + hal::alias_area_size);
+/// In processes mode, the cluster's shared area (ts_job_info.shared_base):
+/// a page of the private area of the rank with local index 0, above any
+/// heap, which every rank reaches through that rank's alias. At a fixed
+/// address, not in a program's .bss: the ranks of one cluster may run
+/// different programs (an MPMD launch).
+constexpr uintptr_t cluster_shared_va = user_heap_limit;
+static_assert(TS_CLUSTER_SHARED_SIZE == hal::page_size);
+static_assert(cluster_shared_va + hal::page_size <= stack_top(TS_MAX_CORES) - user_stack_span);
 constexpr int status_fault = 139;  ///< exit status of a process killed by a fault
 constexpr int status_panic = 126;  ///< machine exit status after a kernel panic
 
@@ -111,6 +119,7 @@ struct Process {
     int group = 0;         ///< processes started together (one MPI program's ranks) share it; 0: alone
     int rank = -1;         ///< the MPI rank it runs (processes mode), named in reports; -1: none
     int local = -1;        ///< and that rank's local index on the cluster
+    int program = -1;      ///< the boot manifest's program it runs (its argv, MPI_APPNUM); -1: none
     uintptr_t stack_bottom[TS_MAX_CORES] = {};  ///< per core: lowest mapped stack address; 0: none
     /// Per core (a thread's id): its thread of this process has ended with
     /// exit_status[core] and may be joined. Kept here, not with the core,
@@ -132,17 +141,26 @@ struct Process {
 /// Thread table: one entry per core (the thread a core runs).
 extern Thread threads[TS_MAX_CORES];
 
+/// An executable of the boot manifest: ELF file, its bytes, and its name
+/// and index there (a process keeps the index: its argv, its MPI_APPNUM).
+struct Executable {
+    const char *name;
+    const void *elf;
+    size_t size;
+    int program;
+};
+
 /// Loads an ELF executable and starts its main thread on a free core.
 /// Returns the process or nullptr (and says why on the console).
-Process *process_spawn(const char *name, const void *elf, size_t size);
-/// Starts an MPI program as n processes, one per rank of this cluster:
-/// process l runs rank ranks[l] on core l + 1. They share the program's
+Process *process_spawn(const Executable &exe);
+/// Starts the MPI ranks of this cluster as n processes: process l runs
+/// rank ranks[l] of executable exes[l] on core l + 1 (the ranks of an MPMD
+/// launch run different programs). Processes of one executable share its
 /// read-only pages; each has its own writable data, heap and stack, and
 /// (when n > 1) sees every rank's private area at its alias
-/// (rank_alias_base). Fills
-/// out[0..n-1]; returns n, or 0 (and says why on the console).
-int process_spawn_ranks(const char *name, const void *elf, size_t size, const int *ranks, int n,
-                        Process **out);
+/// (rank_alias_base), and the cluster's shared area (cluster_shared_va).
+/// Fills out[0..n-1]; returns n, or 0 (and says why on the console).
+int process_spawn_ranks(const Executable *exes, const int *ranks, int n, Process **out);
 /// True once every thread of p has ended.
 bool process_done(const Process *p);
 /// True when a and b are one process or were started together (the ranks

@@ -112,6 +112,9 @@ int finalize();
 /// The caller's MPI_COMM_WORLD rank and the world's size (after init()).
 int world_rank();
 int world_size();
+/// The caller's application in an MPMD launch (MPI_APPNUM, MPI 3.1
+/// section 10.5.3): 0 for the first, and for a launch of one program.
+int appnum();
 /// The caller's cluster id (after init()).
 int cluster_id();
 /// Which compute cluster hosts world rank `rank` (0..clusters-1, as placed
