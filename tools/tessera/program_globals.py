@@ -49,6 +49,10 @@ SHT_SYMTAB = 2
 SHF_WRITE = 1
 SHF_ALLOC = 2
 AR_MAGIC = b"!<arch>\n"
+# Writable objects the compiler makes, not the program: the personality
+# routine's address that a C++ object with exceptions keeps for its unwind
+# tables (RISC-V), written once by the linker's relocation, never by code.
+COMPILER_MADE = ("DW.ref.",)
 
 
 class ElfFile:
@@ -102,7 +106,9 @@ class ElfFile:
                 if shndx == SHN_COMMON or (0 < shndx < min(SHN_LORESERVE, len(self.sections))
                                            and self.sections[shndx][2] & (SHF_WRITE | SHF_ALLOC)
                                            == SHF_WRITE | SHF_ALLOC):
-                    out[self._string(strtab, name)] = size
+                    text = self._string(strtab, name)
+                    if not text.startswith(COMPILER_MADE):
+                        out[text] = size
         return out
 
 
