@@ -1,8 +1,10 @@
 /* What picolibc has and newlib lacks or has otherwise, so that programs
  * see the same C library on both platforms: posix_memalign, aligned_alloc
- * (newlib's sets no errno) and getpagesize. */
+ * (newlib's sets no errno), getpagesize, system, and fabsl, which newlib
+ * lacks where long double is not double (x86-64). */
 #include <errno.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -34,3 +36,14 @@ void *aligned_alloc(size_t alignment, size_t size) {
 }
 
 int getpagesize(void) { return (int)TS__PAGE_SIZE; }
+
+/* C11 7.22.4.8 system in an environment with no command processor, as
+ * picolibc's: system(NULL) is 0 (there is none), and a command is not run:
+ * -1 with errno ENOSYS. newlib's would need fork, execve and wait. */
+int system(const char *command) {
+    if (!command) return 0;
+    errno = ENOSYS;
+    return -1;
+}
+
+long double fabsl(long double x) { return __builtin_fabsl(x); }

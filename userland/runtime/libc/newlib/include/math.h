@@ -1,10 +1,9 @@
 /* <math.h>: newlib's, plus the declarations of the C99 long double
  * functions that newlib hides where long double is not double (x86-64),
  * so that libstdc++'s <cmath> compiles on linux64 as on qemu-riscv64.
- * newlib defines few of them there (sqrtl, ...): a program that calls
- * another fails to link. The float and double functions are all there.
- * This folder comes before newlib's in every user program's include path
- * on linux64. */
+ * newlib defines few of them there (sqrtl, hypotl, ...; the runtime adds
+ * fabsl): a program that calls another fails to link, naming it. The float and double functions are all
+ * there. This folder comes before newlib's in every user program's include path on linux64. */
 #include_next <math.h>
 
 #ifndef TS_RUNTIME_MATH_H
@@ -14,6 +13,29 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The C89 set newlib declares only where long double is double. */
+long double acosl(long double);
+long double asinl(long double);
+long double atanl(long double);
+long double atan2l(long double, long double);
+long double ceill(long double);
+long double cosl(long double);
+long double coshl(long double);
+long double expl(long double);
+long double fabsl(long double);
+long double floorl(long double);
+long double fmodl(long double, long double);
+long double frexpl(long double, int *);
+long double ldexpl(long double, int);
+long double logl(long double);
+long double log10l(long double);
+long double modfl(long double, long double *);
+long double powl(long double, long double);
+long double sinl(long double);
+long double sinhl(long double);
+long double tanl(long double);
+long double tanhl(long double);
+/* And C99's. */
 long double acoshl(long double);
 long double asinhl(long double);
 long double atanhl(long double);
