@@ -193,6 +193,9 @@ int threads() {
         }
     }
     const int n = int(team.size());
+    // The rank's share of the cluster's cores, its own included.
+    expect(std::thread::hardware_concurrency() == unsigned(n) + 1,
+           "hardware_concurrency " + std::to_string(std::thread::hardware_concurrency()));
     {
         std::lock_guard<std::mutex> hold(lock);
         go = true;
