@@ -314,7 +314,7 @@ static const char *const call_names[NUMBERS] = {
 
 static int known(unsigned long nr) { return nr < NUMBERS && call_names[nr]; }
 
-/* Calls that end the thread or the job (a made-up deadlock too), or start random code. */
+/* Calls that end the thread, the process or the job (a made-up deadlock too), or start random code. */
 static int never_made(unsigned long nr) {
     return nr == TS_SYS_THREAD_EXIT || nr == TS_SYS_PROCESS_EXIT || nr == TS_SYS_JOB_ABORT ||
            nr == TS_SYS_THREAD_CREATE || nr == TS_SYS_MPI_STATE_SEND;
