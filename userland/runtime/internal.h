@@ -83,8 +83,11 @@ enum ts__end { TS__END_THREAD, TS__END_EXIT, TS__END_QUICK_EXIT };
  * flushes its output, frees its TLS. */
 void ts__thread_finish(int status, enum ts__end how) __attribute__((noreturn));
 
-/* The calling thread runs main: the process's one main, or one of its MPI
- * processes' (start.c). */
+/* Main runs in `count` threads of the process (its one main, or each of
+ * its MPI processes'): start.c says so before the first starts, so that
+ * exit() in one of them sees the others even if they have not begun. */
+void ts__mains_expected(int count);
+/* The calling thread runs main (start.c). */
 void ts__main_begins(void);
 
 /* Per-thread MPI identity (set by crt0's rank start-up). */

@@ -87,13 +87,17 @@ void ts__start(void) {
         ts__rank = job->rank;
         ts__local = job->local_index;
         ts__rank_main = 1;
+        ts__mains_expected(1);
         run_main();
     }
 
     int n = ts__local_ranks(job, local_ranks, MAX_LOCAL);
     if (n < 0) fail("the MPI job does not fit this platform", n);
-    if (n == 0) /* a service, or no rank here: main runs once, rank -1 */
+    if (n == 0) { /* a service, or no rank here: main runs once, rank -1 */
+        ts__mains_expected(1);
         run_main();
+    }
+    ts__mains_expected(n);
 
     /* Every other local rank first, so no rank waits on one not started. */
     for (int local = 1; local < n; ++local) {

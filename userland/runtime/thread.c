@@ -25,10 +25,9 @@ static int live_threads = 1;
 static int live_mains;
 static __thread int runs_main;
 
-void ts__main_begins(void) {
-    runs_main = 1;
-    __atomic_add_fetch(&live_mains, 1, __ATOMIC_ACQ_REL);
-}
+void ts__mains_expected(int count) { __atomic_store_n(&live_mains, count, __ATOMIC_RELEASE); }
+
+void ts__main_begins(void) { runs_main = 1; }
 
 /* The block to free when this thread ends (the main thread's is static). */
 static __thread struct ts__thread_start *own_block;
