@@ -232,21 +232,15 @@ long stat(const char *path, uint64_t *size) {
 }
 
 long mkdir(const char *path) {
-    Command &c = new_command();
-    c.set_path(path);
-    c.add(
+    return as_result(run(new_command().set_path(path).add(
         "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then exit 17; fi; d=$(dirname -- \"$p\"); "
-        "[ -e \"$d\" ] || exit 2; [ -d \"$d\" ] || exit 20; mkdir -- \"$p\" 2>/dev/null || exit 13");
-    return as_result(run(c));
+        "[ -e \"$d\" ] || exit 2; [ -d \"$d\" ] || exit 20; mkdir -- \"$p\" 2>/dev/null || exit 13")));
 }
 
 long rmdir(const char *path) {
-    Command &c = new_command();
-    c.set_path(path);
-    c.add(
+    return as_result(run(new_command().set_path(path).add(
         "; [ -e \"$p\" ] || exit 2; [ -d \"$p\" ] || exit 20; [ -z \"$(ls -A -- \"$p\")\" ] || exit 39; "
-        "rmdir -- \"$p\" 2>/dev/null || exit 13");
-    return as_result(run(c));
+        "rmdir -- \"$p\" 2>/dev/null || exit 13")));
 }
 
 // find(1) writes the folder's entries into the listing file, each its
