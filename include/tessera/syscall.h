@@ -250,6 +250,10 @@ struct ts_job_info {
      * section 10.5.3): 0 for the first (and for a single one); -1 in a
      * program that is no MPI application (a service). */
     int appnum;
+    /* 1 when the job has an I/O rank (mpirun --io-rank): MPI process np,
+     * in MPIX_COMM_LOCAL but not in MPI_COMM_WORLD, run on cluster 0 with
+     * local index 0 (rank np there); 0: it has none. */
+    int has_io_rank;
 };
 
 /* Bytes of a cluster's shared area (ts_job_info.shared_base). */
