@@ -267,7 +267,7 @@ struct ts_job_info {
  * is no later than the earliest `now`), and every message sent has arrived
  * (the sums of `sent` and `arrived` over the ranks agree). 64 bytes, to
  * travel in one kernel message. Contexts 0 and 1 are MPI_COMM_WORLD's
- * (point-to-point and collective). */
+ * (point-to-point and collective), 4 and 5 MPIX_COMM_LOCAL's. */
 struct ts_mpi_state {
     unsigned long now;   /* ts_time() when this was sent */
     unsigned age_ms;     /* blocked: for how long the wait has made no progress, in ms,

@@ -41,6 +41,8 @@ Seen *seen(int rank) { return &pages[rank / per_page][rank % per_page]; }
 void put_comm(char *buf, size_t size, unsigned c) {
     if (c <= 1)
         ksnprintf(buf, size, "MPI_COMM_WORLD%s", c == 1 ? " (collective)" : "");
+    else if (c == 4 || c == 5)
+        ksnprintf(buf, size, "MPIX_COMM_LOCAL%s", c == 5 ? " (collective)" : "");
     else
         ksnprintf(buf, size, "communicator of context %u", c);
 }
