@@ -593,6 +593,34 @@ class PayloadTest(unittest.TestCase):
         hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "scatter", 7) for c in range(1, 5)]
         self.assertEqual(hosted, [[a, b], [b], [b], [b]])
 
+    def test_who_starts_the_io_rank(self):
+        """The I/O rank's program (process np, after the world's) goes to
+        cluster 0, with the services; no compute cluster starts it."""
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=5)
+        server = Program("io", 1, 1, b"i", appnum=1, first_rank=5, nranks=1)
+        ns = Program("nameserver", 0, 0, b"n")
+        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, [a, server], [ns], "compact", 5), [ns, server])
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, server], [ns], "compact", 5) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a], [a], [], []])
+
+    def test_io_rank_needs_a_free_core(self):
+        full = compute_layout(load_profile("full-cluster"))
+        with self.assertRaisesRegex(ImageError, "--io-rank: profile 'full-cluster' has no core for "
+                                                "the I/O rank: its I/O cluster 0 has 3 cores, all "
+                                                "taken .*'io_cores' at least 4"):
+            mkimage.io_rank_cores(full, 2)
+        mkimage.io_rank_cores(LAYOUT, 2)                  # the default profile has its core
+        mkimage.io_rank_cores(compute_layout(load_profile("mppa256")), 2)
+
+    def test_io_rank_application_comes_last(self):
+        apps = [mkimage.App("a", (), 2), mkimage.App("io", (), 1, True)]
+        self.assertEqual(mkimage.job_apps(apps, (), 2), apps)
+        for bad, np in (([mkimage.App("io", (), 1, True), mkimage.App("a", (), 2)], 2),
+                        ([mkimage.App("a", (), 2), mkimage.App("io", (), 2, True)], 2),
+                        ([mkimage.App("a", (), 2), mkimage.App("io", (), 1, True)], 3)):
+            with self.subTest(apps=bad), self.assertRaises(ImageError):
+                mkimage.job_apps(bad, (), np)
+
     def test_program_name(self):
         self.assertEqual(mkimage.program_name("/x/out/target/bin/fn.elf"), "fn")
         self.assertEqual(mkimage.program_name("app"), "app")
