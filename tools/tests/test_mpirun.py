@@ -687,6 +687,19 @@ class ReportBindingsTest(unittest.TestCase):
                                    "(compute cluster 1 of 4, local rank 1)")
         self.assertEqual(len(lines), 6)
 
+    def test_io_rank(self):
+        """The I/O rank's line follows the world's ranks': cluster 0, the
+        core after the services'."""
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, {"TESSERA_PLATFORM": ""}):
+            opts = mpirun.parse_args(["-np", "2", "hello", ":", "--io-rank", "server"])
+        layout = mpirun.mkimage.plan_job("default", opts.np, opts.platform)
+        mpirun.report_bindings(layout, opts, {}, out)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(lines[3], "mpirun: the I/O rank (rank 2 of MPIX_COMM_LOCAL) -> cluster 0 "
+                                   "core 3")
+
     def test_scatter(self):
         lines = self.report(9, "scatter")
         self.assertEqual(lines[3], "mpirun: rank 3 -> cluster 4 core 1 "
