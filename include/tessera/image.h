@@ -56,6 +56,10 @@
 /* Trace the job (mpirun --trace): every core records its kernel calls,
  * IKC transfers and MPI calls in rings (<tessera/trace.h>). */
 #define TS_MANIFEST_TRACE 256u
+/* The job has an MPI I/O rank (mpirun --io-rank, docs/lwmpi.md, "The I/O
+ * rank"): MPI process np, outside MPI_COMM_WORLD, started by cluster 0's
+ * spawn server with the manifest's MPI program whose first_rank is np. */
+#define TS_MANIFEST_IO_RANK 512u
 
 #define TS_CLUSTER_IO      0
 #define TS_CLUSTER_COMPUTE 1

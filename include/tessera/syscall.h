@@ -250,6 +250,10 @@ struct ts_job_info {
      * section 10.5.3): 0 for the first (and for a single one); -1 in a
      * program that is no MPI application (a service). */
     int appnum;
+    /* 1 when the job has an I/O rank (mpirun --io-rank): MPI process np,
+     * in MPIX_COMM_LOCAL but not in MPI_COMM_WORLD, run on cluster 0 with
+     * local index 0 (rank np there); 0: it has none. */
+    int has_io_rank;
 };
 
 /* Bytes of a cluster's shared area (ts_job_info.shared_base). */
@@ -263,7 +267,7 @@ struct ts_job_info {
  * is no later than the earliest `now`), and every message sent has arrived
  * (the sums of `sent` and `arrived` over the ranks agree). 64 bytes, to
  * travel in one kernel message. Contexts 0 and 1 are MPI_COMM_WORLD's
- * (point-to-point and collective). */
+ * (point-to-point and collective), 4 and 5 MPIX_COMM_LOCAL's. */
 struct ts_mpi_state {
     unsigned long now;   /* ts_time() when this was sent */
     unsigned age_ms;     /* blocked: for how long the wait has made no progress, in ms,

@@ -150,10 +150,12 @@ long thread_start(Process *p, uintptr_t pc, uint64_t arg) {
 }
 
 // Master only.
-Process *process_spawn(const Executable &exe) {
+Process *process_spawn(const Executable &exe, int rank) {
     Process *p = process_new(exe.name);
     if (!p) return nullptr;
     p->program = exe.program;
+    p->rank = rank;
+    p->local = rank >= 0 ? 0 : -1;
     long r = process_load(p, exe.elf, exe.size, nullptr);
     if (r >= 0) r = thread_start(p, static_cast<uintptr_t>(r), 0);
     if (r >= 0) return p;

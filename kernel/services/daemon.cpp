@@ -1,4 +1,5 @@
-// The local name daemon, kernel-resident on every compute cluster.
+// The local name daemon, kernel-resident on every compute cluster, and on
+// cluster 0 for the job's I/O rank (mpirun --io-rank).
 //
 // It runs on the cluster's master core (the resource manager core of an
 // MPPA-256 compute cluster), like the spawn server, so that it takes no PE
@@ -34,12 +35,14 @@ const void *process_on(int core) { return core < hal::ncores() ? threads[core].p
 void name_daemon_init() {
     const ts_manifest &m = hal::manifest();
     const int self = hal::cluster_id();
-    if (self < static_cast<int>(m.nio_clusters)) return;
+    const bool io_daemon = (m.flags & TS_MANIFEST_IO_RANK) != 0;
+    if (self < static_cast<int>(m.nio_clusters) && !(io_daemon && self == 0)) return;
     if (ikc::mailbox_payload() < sizeof(ts_name_message))
         panic("mailbox messages too small for the name daemon");
     const long id = ikc::mailbox_create(TS_PORT_NAME_DAEMON);
     if (id < 0) panic("cannot create the name daemon's mailbox");
-    daemon.start({self, static_cast<int>(m.nio_clusters), static_cast<int>(m.nclusters)}, {send, process_on});
+    daemon.start({self, static_cast<int>(m.nio_clusters), static_cast<int>(m.nclusters), io_daemon},
+                 {send, process_on});
     mailbox = static_cast<int>(id);
 }
 

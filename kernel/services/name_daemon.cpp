@@ -49,7 +49,8 @@ int NameDaemon::slot_of(const ts_name_request &req) const {
 }
 
 bool NameDaemon::has_daemon(int cluster) const {
-    return cluster >= where_.first_compute && cluster < where_.nclusters;
+    return (cluster >= where_.first_compute && cluster < where_.nclusters) ||
+           (where_.io_daemon && cluster == 0);
 }
 
 void NameDaemon::on_request(int slot, const ts_name_request &req) {

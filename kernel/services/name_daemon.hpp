@@ -35,11 +35,13 @@ struct DaemonHost {
     const void *(*process_on)(int core);
 };
 
-/// Where a daemon runs: daemons run on clusters first_compute..nclusters-1.
+/// Where a daemon runs: daemons run on clusters first_compute..nclusters-1,
+/// and on cluster 0 when the job has an I/O rank there (io_daemon).
 struct Topology {
     int self;
     int first_compute;
     int nclusters;
+    bool io_daemon;
 };
 
 class NameDaemon {

@@ -18,6 +18,12 @@
 // each rank's wait. A job that ends
 // early or fails ends with a line that mpirun shows, e.g.
 //   tessera: job ended: rank 5 (cluster 2 thread 3) was killed by a fault, status 139
+// A job with an I/O rank (mpirun --io-rank: MPI process np, outside
+// MPI_COMM_WORLD) has cluster 0 start it once the compute clusters are
+// released. The job's end is the world's: an I/O rank may serve requests
+// forever, and is stopped with the machine when every hosting cluster has
+// reported 0; it ends the job early only when it fails (a non-zero status,
+// a fault, MPI_Abort).
 #include "spawn.hpp"
 
 #include <string.h>
@@ -243,25 +249,54 @@ const StopRequest *stop_request() {
     end_job(status);
 }
 
-[[noreturn, gnu::noinline]] void job_monitor() {
+// The job's I/O rank (TS_MANIFEST_IO_RANK), started on this cluster: the
+// manifest's MPI program of process np, run as that rank. nullptr when
+// the job has none; a job whose I/O rank cannot start ends with 127.
+Process *start_io_rank() {
+    const ts_manifest &m = hal::manifest();
+    if (!(m.flags & TS_MANIFEST_IO_RANK)) return nullptr;
+    const int io_rank = static_cast<int>(m.np);
+    const int program = program_of_rank(io_rank);
+    Process *p = program >= 0 ? process_spawn(executable(program), io_rank) : nullptr;
+    if (!p) {
+        kprintf("tessera: job ended: the I/O rank did not start, status 127\n");
+        end_job(127);
+    }
+    return p;
+}
+
+// True once the I/O rank `io` (nullptr: none) has ended with a failure:
+// the job ends with its status (one that ends with 0 leaves the job to
+// the world's ranks).
+bool io_rank_failed(Process *io) { return io && process_done(io) && failed(&io, 1); }
+
+[[noreturn, gnu::noinline]] void job_monitor(Process *io) {
     const tessera::pm::JobShape shape = job_shape();
     int expected = 0;
     for (int k = 0; k < shape.ncompute; ++k)
         expected += shape.ranks_on(k) > 0 ? 1 : 0;
     const long in = ikc::mailbox_create(TS_PORT_KERNEL);
     if (in < 0) panic("cannot create the job monitor's mailbox");
-    if (!watch_init(shape.np)) kprintf("tessera: cluster 0: no memory to watch for deadlocks\n");
+    if (!watch_init(shape.np + (io ? 1 : 0), shape.np))
+        kprintf("tessera: cluster 0: no memory to watch for deadlocks\n");
     for (int reported = 0; reported < expected;) {
         Kmsg r{};
         const StopRequest *stop = nullptr;
         wait_for([&] {
-            if ((stop = stop_request())) return 0L;
+            if ((stop = stop_request()) || io_rank_failed(io)) return 0L;
             master_wake_at(hal::time() + hal::timebase() / input_polls_per_second);
             return ikc::mailbox_read(static_cast<int>(in), &r, sizeof(r));
         });
         if (stop)
             report_and_end(static_cast<int>(in), "the job is stopped: what each MPI process was doing",
                            stop->why, stop->status);
+        if (io_rank_failed(io)) {
+            drain_console(static_cast<int>(in));
+            r = report(io->killed ? KmsgKind::killed : KmsgKind::exit, io->status, io->status_core,
+                       io->status_tag);
+            say_why_job_ends(r);
+            end_job(r.value);
+        }
         if (r.kind == KmsgKind::console) {
             console_deliver(r);
             continue;
@@ -357,7 +392,7 @@ void spawn_server() {
         const long ring = ikc::sync_open(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);
         if (ring < 0) panic("cannot open the ring barrier");
         ikc::sync_signal(static_cast<int>(ring));
-        job_monitor();
+        job_monitor(start_io_rank());
     }
     if (static_cast<unsigned>(self) < m.nio_clusters) serve_forever();  // other I/O clusters: idle for now
     const long ring = ikc::sync_create(members, n, TS_SYNC_ONE_TO_ALL, ring_sync_port);

@@ -33,6 +33,7 @@ constexpr int per_page = static_cast<int>(hal::page_size / sizeof(Seen));
 constexpr int max_pages = (TS_MAX_CLUSTERS * TS_MAX_CORES + per_page - 1) / per_page;
 Seen *pages[max_pages];  // frames, taken at watch_init
 int nranks;
+int nworld;  // ranks 0..nworld-1 are MPI_COMM_WORLD's; the one after, the I/O rank
 
 Seen *seen(int rank) { return &pages[rank / per_page][rank % per_page]; }
 
@@ -40,6 +41,8 @@ Seen *seen(int rank) { return &pages[rank / per_page][rank % per_page]; }
 void put_comm(char *buf, size_t size, unsigned c) {
     if (c <= 1)
         ksnprintf(buf, size, "MPI_COMM_WORLD%s", c == 1 ? " (collective)" : "");
+    else if (c == 4 || c == 5)
+        ksnprintf(buf, size, "MPIX_COMM_LOCAL%s", c == 5 ? " (collective)" : "");
     else
         ksnprintf(buf, size, "communicator of context %u", c);
 }
@@ -73,7 +76,7 @@ unsigned long ms_since(const ts_mpi_state &st) {
 
 }  // namespace
 
-bool watch_init(int np) {
+bool watch_init(int np, int world) {
     if (np <= 0 || np > TS_MAX_CLUSTERS * TS_MAX_CORES) return false;
     for (int p = 0; p * per_page < np; ++p) {
         void *f = frame_alloc();
@@ -82,6 +85,7 @@ bool watch_init(int np) {
         pages[p] = static_cast<Seen *>(f);
     }
     nranks = np;
+    nworld = world;
     return true;
 }
 
@@ -99,7 +103,7 @@ bool watch_deadlocked() {
     if (nranks == 0) return false;
     unsigned long latest_since = 0, earliest_now = ~0ul;
     unsigned sent = 0, arrived = 0;
-    int blocked = 0;
+    int world_blocked = 0;
     for (int i = 0; i < nranks; ++i) {
         const Seen &s = *seen(i);
         if (!s.known) return false;
@@ -109,11 +113,11 @@ bool watch_deadlocked() {
             if (s.st.now > latest_since) latest_since = s.st.now;
             continue;
         }
-        ++blocked;
+        world_blocked += i < nworld ? 1 : 0;
         if (s.since > latest_since) latest_since = s.since;
         if (s.st.now < earliest_now) earliest_now = s.st.now;
     }
-    return blocked > 0 && latest_since <= earliest_now && sent == arrived;
+    return world_blocked > 0 && latest_since <= earliest_now && sent == arrived;
 }
 
 void watch_report() {

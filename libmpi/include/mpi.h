@@ -49,6 +49,12 @@ typedef long long MPI_Count;
 #define MPI_COMM_NULL  ((MPI_Comm)0)
 #define MPI_COMM_WORLD ((MPI_Comm)0x43000001)
 #define MPI_COMM_SELF  ((MPI_Comm)0x43000002)
+/* Tessera's extension (MPPA-MPI's local communicator; docs/lwmpi.md, "The
+ * I/O rank"): every MPI_COMM_WORLD rank, keeping its rank, then the job's
+ * I/O rank (mpirun --io-rank) if it has one, as the last rank. In the I/O
+ * rank, MPI_COMM_WORLD holds the I/O rank alone. Predefined like
+ * MPI_COMM_WORLD: valid from MPI_Init to MPI_Finalize, never freed. */
+#define MPIX_COMM_LOCAL ((MPI_Comm)0x43000003)
 
 /* MPI_Comm_split_type's split types (MPI 3.1 section 6.4.2): ranks that
  * share memory are the ranks of one compute cluster. */

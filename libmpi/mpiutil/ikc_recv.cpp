@@ -157,7 +157,7 @@ int on_rts(const ControlMsg &m, bool cts_wanted) {
 
 int handle(const char *msg, long n) {
     RankState &s = self();
-    if (!control_valid(msg, n, s.shape.np)) return fail(MPI_ERR_INTERN, "malformed LWMPI message");
+    if (!control_valid(msg, n, s.nprocs)) return fail(MPI_ERR_INTERN, "malformed LWMPI message");
     const auto kind = static_cast<ControlKind>(msg[0]);
     if (kind == ControlKind::eager_more) {
         const auto *f = reinterpret_cast<const FragmentHeader *>(msg);

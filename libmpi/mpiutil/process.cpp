@@ -113,7 +113,9 @@ int init() {
     const int rank = os::rank();
     const int local = os::local_index();
     if (rank < 0 || local < 0 || job->np < 1) return fail(MPI_ERR_OTHER, "not an MPI process");
-    if (job->np > max_ranks) return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
+    // The I/O rank (mpirun --io-rank) is process np, after the world's.
+    const int nprocs = job->np + (job->has_io_rank ? 1 : 0);
+    if (nprocs > max_ranks) return fail(MPI_ERR_OTHER, "job has more ranks than LWMPI supports");
     if (job->mailbox_payload < static_cast<int>(sizeof(ControlMsg)) + 8 || job->mailbox_payload > mailbox_max)
         return fail(MPI_ERR_INTERN, "mailbox payload does not suit the protocols");
     tessera::pm::JobShape shape{};
@@ -126,6 +128,7 @@ int init() {
     memset(&s, 0, sizeof s);  // all-zero is the empty state (no heap table left: finalize() freed them)
     s.entered = entered;
     s.rank = rank;
+    s.nprocs = nprocs;
     s.cluster = job->cluster_id;
     s.local = local;
     s.port = TS_PORT_MPI_BASE + local;
@@ -136,7 +139,7 @@ int init() {
                          : job->mpi_flags & TS_JOB_MPI_EAGER_ONE_MESSAGE
                              ? eager_first_bytes(job->mailbox_payload)
                              : default_eager_max;
-    s.limits.eager_credits = eager_credits(job->np, s.limits.eager_max);
+    s.limits.eager_credits = eager_credits(nprocs, s.limits.eager_max);
     s.limits.local_path = !(job->mpi_flags & TS_JOB_MPI_LOCAL_IKC);
     s.limits.wait = job->mpi_wait_policy == TS_MPI_WAIT_SPIN       ? WaitPolicy::spin
                     : job->mpi_wait_policy == TS_MPI_WAIT_ADAPTIVE ? WaitPolicy::adaptive
@@ -154,9 +157,9 @@ int init() {
     const int share = job->virtual_per_hw / (job->slots_per_cluster > 0 ? job->slots_per_cluster : 1) - 1;
     s.outbox.limit = share < 1 ? 1 : share > max_out_mailboxes ? max_out_mailboxes : share;
     s.outbox.tail = &s.outbox.head;
-    s.peers = static_cast<Peer *>(malloc(sizeof(Peer) * static_cast<size_t>(job->np)));
+    s.peers = static_cast<Peer *>(malloc(sizeof(Peer) * static_cast<size_t>(nprocs)));
     if (!s.peers) return fail(MPI_ERR_NO_MEM, "no memory for the table of ranks");
-    for (int r = 0; r < job->np; ++r)
+    for (int r = 0; r < nprocs; ++r)
         s.peers[r] = Peer{Address{-1, 0}, 0, 0, 0};
     if (int e = open_endpoints(s)) {
         free_tables();
@@ -228,10 +231,11 @@ int quiesce() {
 
 int world_rank() { return self().rank; }
 int world_size() { return self().shape.np; }
+int io_rank() { return self().nprocs > self().shape.np ? self().shape.np : -1; }
 int appnum() { return os::job()->appnum; }
 int cluster_id() { return self().cluster; }
 int core_id() { return os::core(); }
-int cluster_of(int rank) { return self().shape.place(rank).cluster; }
+int cluster_of(int rank) { return rank < self().shape.np ? self().shape.place(rank).cluster : -1; }
 const Limits &limits() { return self().limits; }
 
 namespace {
@@ -249,7 +253,7 @@ int pause_outside(unsigned long ns) {
 int resolve(int rank, Address *out) {
     RankState &s = self();
     if (!s.peers) return fail(MPI_ERR_OTHER, "MPI is not initialized");
-    if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
+    if (rank < 0 || rank >= s.nprocs) return fail(MPI_ERR_RANK, "rank out of range");
     Address &a = s.peers[rank].address;
     if (a.cluster < 0) {
         char name[name_max];
@@ -277,7 +281,7 @@ int same_cluster(int rank, bool *out) {
     // The placement says it: a name resolution would cost a round trip to
     // the name daemon, and the local path needs no address.
     const RankState &s = self();
-    if (rank < 0 || rank >= s.shape.np) return fail(MPI_ERR_RANK, "rank out of range");
+    if (rank < 0 || rank >= s.nprocs) return fail(MPI_ERR_RANK, "rank out of range");
     *out = cluster_of(rank) == cluster_of(s.rank);
     return MPI_SUCCESS;
 }

@@ -255,7 +255,8 @@ struct Watch {
 struct RankState {
     bool ready;    ///< init() succeeded and finalize() not yet called
     bool entered;  ///< init() succeeded once (finalize() leaves it set)
-    int rank;      ///< MPI_COMM_WORLD rank
+    int rank;      ///< MPI process number: MPI_COMM_WORLD rank, or np for the I/O rank
+    int nprocs;    ///< MPI processes of the job: the world's np, and the I/O rank if any
     int cluster;   ///< my cluster id
     int port;      ///< my mailbox and portal port
     int local;     ///< my index among the ranks of my cluster
@@ -263,7 +264,7 @@ struct RankState {
     int portal;    ///< my input portal id
     Limits limits;
     tessera::pm::JobShape shape;
-    Peer *peers;              ///< shape.np entries (heap, from init() to finalize())
+    Peer *peers;              ///< nprocs entries (heap, from init() to finalize())
     uint32_t endpoint_clock;  ///< last use stamp given to an output mailbox or portal
     bool quiet;               ///< quiesce() was called: no credits go back
     uint64_t allocations;     ///< heap blocks the message path took (heap_allocations())

@@ -76,7 +76,7 @@ TEST_CASE("invalid handles are rejected", "[handles]") {
     CHECK_FALSE(datatype_get(-1));
     CHECK_FALSE(comm_get(MPI_COMM_NULL));
     CHECK_FALSE(comm_get(MPI_INT));
-    CHECK_FALSE(comm_get(0x43000003));  // not made yet
+    CHECK_FALSE(comm_get(0x43000004));  // not made yet
     REQUIRE(comm_get(MPI_COMM_WORLD));
     REQUIRE(comm_get(MPI_COMM_SELF));
     CHECK(errhandler_valid(MPI_ERRORS_ARE_FATAL));

@@ -300,10 +300,23 @@ def rank_need(layout, cluster, image, program, nranks, np, threads):
     return Need(cluster.window_size, tuple(fixed), tuple(per_rank), nranks)
 
 
-def services_need(layout, cluster, image, services):
-    """Need of a cluster that hosts no rank: the kernel and, on cluster 0,
-    the services (ProgramPages each, a process of one thread), with a
-    page of console lines per cluster (kernel/console.cpp)."""
+def io_rank_part(layout, cluster, program, np):
+    """("the I/O rank", bytes): what the job's I/O rank (mpirun --io-rank,
+    ProgramPages program) takes in cluster 0's window, as one rank alone
+    on a cluster of a job of np world ranks and itself."""
+    need = rank_need(layout, cluster, 0, program, 1, np + 1, False)
+    own = sum(b for part, b in need.fixed if part in ("code", "heap reserve"))
+    return (IO_RANK_PART, own + need.rank_bytes())
+
+
+IO_RANK_PART = "the I/O rank"
+
+
+def services_need(layout, cluster, image, services, io_rank=None):
+    """Need of a cluster that hosts no world rank: the kernel and, on
+    cluster 0, the services (ProgramPages each, a process of one thread),
+    with a page of console lines per cluster (kernel/console.cpp), and the
+    job's I/O rank if any (io_rank: io_rank_part's pair)."""
     stack = initial_stack(layout.profile)
     fixed = [("kernel image" if layout.platform != "linux64" else "payload", image),
              ("kernel page tables", boot_tables(layout, cluster)),
@@ -314,6 +327,8 @@ def services_need(layout, cluster, image, services):
                       + SERVICE_HEAP))
     if services:
         fixed.append(("console lines", len(layout.clusters) * PAGE))
+    if io_rank:
+        fixed.append(io_rank)
     return Need(cluster.window_size, tuple(fixed), (), 0)
 
 
@@ -346,8 +361,10 @@ def refusal(cluster_id, program_name, need, larger=None):
     a profile with larger windows (e.g. mppa256-big)". larger: a profile to
     name, or None."""
     total = need.total()
+    io = any(part == IO_RANK_PART for part, _ in need.fixed)
     what = (f"its {need.ranks} rank{'s' if need.ranks != 1 else ''} of {program_name}"
-            if need.ranks else "its kernel and services")
+            if need.ranks else "its kernel, services and the I/O rank" if io
+            else "its kernel and services")
     text = (f"cluster {cluster_id} cannot hold {what}: its {kib(need.window)} KiB window needs "
             f"{kib(total)} KiB, {kib(total - need.window)} KiB more "
             f"({describe(need, program_name)})")
@@ -355,5 +372,7 @@ def refusal(cluster_id, program_name, need, larger=None):
         most = need.most_ranks()
         text += (f"; at most {most} rank{'s' if most != 1 else ''} fit{'s' if most == 1 else ''}"
                  if most else "; not even one rank fits")
+    if io:
+        return f"{text}; use a profile with a larger I/O cluster window (its key 'io_memory_mb')"
     hint = f" (e.g. {larger})" if larger else ""
     return f"{text}; use a profile with larger windows{hint}"

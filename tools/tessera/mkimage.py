@@ -67,6 +67,8 @@ TS_MANIFEST_PLATFORM_TESTS = IMAGE_H.constant("TS_MANIFEST_PLATFORM_TESTS")
 TS_MANIFEST_HOLD_RANK = IMAGE_H.constant("TS_MANIFEST_HOLD_RANK")
 # Every core records its kernel calls, IKC transfers and MPI calls (mpirun --trace).
 TS_MANIFEST_TRACE = IMAGE_H.constant("TS_MANIFEST_TRACE")
+# The job has an I/O rank (mpirun --io-rank): process np, started on cluster 0.
+TS_MANIFEST_IO_RANK = IMAGE_H.constant("TS_MANIFEST_IO_RANK")
 # LWMPI's wait policy, a TS_MPI_WAIT_* value in the flags at this shift.
 TS_MANIFEST_MPI_WAIT_SHIFT = IMAGE_H.constant("TS_MANIFEST_MPI_WAIT_SHIFT")
 WAIT_POLICIES = {"spin": SYSCALL_H.constant("TS_MPI_WAIT_SPIN"),
@@ -131,10 +133,14 @@ class App:
     """One application of a launch (MPI 3.1 section 8.8: mpirun -np 1 a :
     -np 4 b has two): the path of its program's ELF, its arguments
     (argv[1:]) and its number of MPI processes. The job's ranks go to the
-    applications in order: the first's are 0..np-1, and so on."""
+    applications in order: the first's are 0..np-1, and so on. io: the
+    job's I/O rank (mpirun --io-rank; the last application, np 1): MPI
+    process np of the job's np world ranks, outside MPI_COMM_WORLD, on
+    cluster 0."""
     program: str
     args: tuple
     np: int
+    io: bool = False
 
 
 def job_apps(program, args, np):
@@ -144,10 +150,24 @@ def job_apps(program, args, np):
     if isinstance(program, str):
         return [App(program, tuple(args), np)]
     apps = list(program)
-    if args or sum(a.np for a in apps) != np or not apps:
+    if args or sum(a.np for a in apps if not a.io) != np or not apps or apps[0].io:
         raise ImageError("an MPMD job gives each application its own arguments and processes "
                          "(args empty, np their total)")
+    if any(a.io for a in apps[:-1]) or (apps[-1].io and apps[-1].np != 1):
+        raise ImageError("the I/O rank's application is the last, of one process")
     return apps
+
+
+def io_rank_cores(layout, nservices):
+    """Refuse a job with an I/O rank that cluster 0 has no free core for:
+    its master runs the kernel, each service a core of its own."""
+    p = layout.profile
+    need = 1 + nservices + 1
+    if p.io_cores < need:
+        raise ImageError(
+            f"--io-rank: profile '{p.name}' has no core for the I/O rank: its I/O cluster 0 has "
+            f"{p.io_cores} cores, all taken (the master, the name server, the file server); the "
+            f"I/O rank needs one more (the profile's key 'io_cores' at least {need})")
 
 
 @dataclass(frozen=True)
@@ -295,14 +315,21 @@ def build_payload(layout, cluster_id, np, policy, programs, args, flags=0, mpi_e
     return bytes(out)
 
 
+def io_programs(mpis, np):
+    """The I/O rank's program among mpis (a list of one, or empty): the
+    MPI program of process np, after the world's np ranks."""
+    return [m for m in mpis if m.first_rank >= np and m.runs(np)]
+
+
 def cluster_programs(layout, cluster_id, mpis, services, policy, np):
     """What cluster cluster_id starts: the services (a list: the name server
-    and the file server) on cluster 0; on a compute cluster, the MPI
-    programs (of mpis, one per application) that run some rank it hosts
-    under policy (its spawn server starts each rank with its own); nothing
-    on the other I/O clusters."""
+    and the file server) on cluster 0, and the I/O rank's program if the
+    job has one (the MPI program of process np); on a compute cluster, the
+    MPI programs (of mpis, one per application) that run some rank it
+    hosts under policy (its spawn server starts each rank with its own);
+    nothing on the other I/O clusters."""
     if cluster_id == 0:
-        return list(services)
+        return list(services) + io_programs(mpis, np)
     if layout.clusters[cluster_id].is_io:
         return []
     index = cluster_id - layout.nio
@@ -461,7 +488,9 @@ def window_needs(layout, images, mpis, services, np, policy, flags):
             need = fit.rank_need(layout, cluster, image, hosted_pages(hosted), n, np, threads)
         else:
             started = [program_pages(s) for s in services] if cluster.id == 0 else []
-            need = fit.services_need(layout, cluster, image, started)
+            io = io_programs(mpis, np) if cluster.id == 0 else []
+            io_part = fit.io_rank_part(layout, cluster, program_pages(io[0]), np) if io else None
+            need = fit.services_need(layout, cluster, image, started, io_part)
         out.append((cluster, need, hosted))
     return out
 
@@ -774,6 +803,8 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     user's file keeps its symbols and debug information for gdb. Returns
     (payloads, the MPI Programs, one per application, the service Programs)."""
     apps = job_apps(program, args, np)
+    if apps[-1].io:
+        flags |= TS_MANIFEST_IO_RANK
     if len(apps) > 1 and not flags & TS_MANIFEST_RANK_PROCESSES:
         # A cluster's ranks would be threads of one process: of one program.
         raise ImageError("an MPMD job runs each rank as a process of its own "
@@ -783,6 +814,8 @@ def job_payloads(layout, program, args, np, policy, services, flags=0, mpi_eager
     encode_args(argvs)                       # refuse long arguments before any work
     encode_env(env)                          # and a long environment
     services = [services] if isinstance(services, str) else list(services)
+    if apps[-1].io:
+        io_rank_cores(layout, len(services))
     for path, what in need:
         _need(path, what)
     for path in services:

@@ -37,7 +37,7 @@ usage: mpirun [-np N | -n N] [--map-by compact|scatter|ppr:N:cluster]
               [--wait-policy spin|block|adaptive] [--bind-to core|none] [--report-bindings]
               [--stage PATH]... [-x NAME[=VALUE]]... [--trace FILE] [--verbose]
               [--gdb RANK [--gdb-server | --gdb-batch FILE]] PROGRAM [ARGS...]
-              [: [-np N] PROGRAM2 [ARGS2...]]..."""
+              [: [-np N] PROGRAM2 [ARGS2...]]... [: --io-rank IO_PROGRAM [IO_ARGS...]]"""
 
 RANKS_MODES = ("processes", "threads")
 
@@ -186,6 +186,23 @@ sets a variable in every rank, as Open MPI's). Any other word before an
 application's program, or a ':' with no program after it, is an error.
 MPMD needs --ranks processes (the default).
 
+  --io-rank          only after a ':', in place of -np: this last
+                     application is the job's MPI I/O rank (MPPA-MPI's
+                     model), one process on I/O cluster 0, next to the
+                     file server, outside MPI_COMM_WORLD: the other
+                     applications' ranks and MPI_COMM_WORLD stay as
+                     without it. It and the world's ranks reach each other
+                     through MPIX_COMM_LOCAL (every world rank, keeping its
+                     rank, then the I/O rank, the last); its own
+                     MPI_COMM_WORLD holds itself alone; its MPI_APPNUM is
+                     its application's index. The job ends when the
+                     world's ranks have: an I/O rank that still serves
+                     requests is then stopped; one that fails (a non-zero
+                     status, a fault, MPI_Abort) ends the job at once.
+                     e.g. mpirun -np 4 app : --io-rank server ARGS.
+                     The profile's I/O cluster needs a free core
+                     (docs/lwmpi.md, "The I/O rank")
+
 On linux64, a cluster process that dies (e.g. killed) ends the whole job
 with a line naming it and status 128 + its signal.
 
@@ -202,6 +219,8 @@ class Options:
     """The parsed command line."""
     # The applications (mkimage.App: a program as given, its arguments, its
     # -np), in rank order: one, or several in an MPMD launch.
+    # The I/O rank's application (mpirun ... : --io-rank PROGRAM), if any,
+    # is the last, with io set.
     apps: list = field(default_factory=list)
     map_by: str = "compact"     # the policy: a mkimage.MAP_POLICIES key
     ppr: int = 0                # N of --map-by ppr:N:cluster (map_by compact); 0: none
@@ -228,8 +247,14 @@ class Options:
 
     @property
     def np(self):
-        """The job's MPI processes: every application's."""
-        return sum(app.np for app in self.apps)
+        """The job's MPI processes in MPI_COMM_WORLD: every application's
+        but the I/O rank's."""
+        return sum(app.np for app in self.apps if not app.io)
+
+    @property
+    def io_rank(self):
+        """True when the job has an I/O rank (--io-rank)."""
+        return bool(self.apps) and self.apps[-1].io
 
 
 _VALUED = {"--map-by": "map_by",
@@ -326,6 +351,9 @@ def env_variable(spec):
 # given before the first program.
 APP_OPTIONS = ("-np", "-n", "--np")
 MPMD_FORM = "mpirun [OPTIONS] -np N PROGRAM [ARGS] : -np M PROGRAM2 [ARGS2] ..."
+# In place of an application's -np: that application is the I/O rank's.
+IO_RANK = "--io-rank"
+IO_RANK_FORM = "mpirun [OPTIONS] -np N PROGRAM [ARGS] : --io-rank IO_PROGRAM [IO_ARGS]"
 
 
 def parse_args(argv):
@@ -336,7 +364,8 @@ def parse_args(argv):
     through), up to a lone ':', which starts the next application of an
     MPMD launch: its own -np N, program and arguments. Only -np (-n, --np)
     may be given per application; the job's options go before the first
-    program.
+    program. --io-rank, in place of -np in the last application, makes it
+    the job's I/O rank.
     """
     opts = Options()
     if os.environ.get("TESSERA_PLATFORM"):
@@ -347,19 +376,27 @@ def parse_args(argv):
         opts.platform = value
     i = 0
     while True:
-        np, i = parse_options(argv, i, opts, first=not opts.apps)
+        if opts.io_rank:
+            raise UsageError(f"the I/O rank's application (--io-rank) must be the last "
+                             f"({IO_RANK_FORM})")
+        np, io, i = parse_options(argv, i, opts, first=not opts.apps)
         if opts.help:
             return opts
         if i >= len(argv) or argv[i] == ":":
+            if io:
+                raise UsageError(f"--io-rank needs the I/O rank's program ({IO_RANK_FORM})")
             if not opts.apps and i >= len(argv):
                 raise UsageError("no program given")
             where = f" for application {len(opts.apps) + 1} (after ':')" if opts.apps else ""
             raise UsageError(f"no program given{where} ({MPMD_FORM})")
         end = argv.index(":", i) if ":" in argv[i:] else len(argv)
-        opts.apps.append(mkimage.App(argv[i], tuple(argv[i + 1:end]), np))
+        opts.apps.append(mkimage.App(argv[i], tuple(argv[i + 1:end]), np, io))
         if end == len(argv):
             break
         i = end + 1
+    if opts.io_rank and opts.ranks == "threads":
+        raise UsageError("--io-rank needs --ranks processes (the default): the I/O rank is a "
+                         "process of its own")
     if len(opts.apps) > 1 and opts.ranks == "threads":
         raise UsageError("--ranks threads runs one program's ranks as threads of one process: an "
                          "MPMD launch needs --ranks processes (the default)")
@@ -373,12 +410,13 @@ def parse_args(argv):
 def parse_options(argv, i, opts, first):
     """The options of one application from argv[i]: sets the job's options
     in opts (first: the first application, the only one that may give
-    them); returns (its -np, the index of the word after its options)."""
-    np = 1
+    them); returns (its -np, whether it is the I/O rank's (--io-rank), the
+    index of the word after its options)."""
+    np, io, np_given = 1, False, False
     while i < len(argv):
         word = argv[i]
         if word == "--":
-            return np, i + 1
+            return np, io, i + 1
         if not word.startswith("-") or word == "-":
             break
         opt, eq, value = word.partition("=")
@@ -389,12 +427,18 @@ def parse_options(argv, i, opts, first):
                     raise UsageError(VALUE_NEEDED.get(opt, f"{opt} needs a value"))
                 i += 1
                 value = argv[i]
-        if not first and opt not in APP_OPTIONS and (takes_value or word in FLAGS):
+        if not first and opt not in APP_OPTIONS and word != IO_RANK and \
+                (takes_value or word in FLAGS):
             raise UsageError(f"{opt} is an option of the whole job: give it before the first "
                              f"program (an application after ':' takes only -np N, its program "
                              f"and its arguments)")
         if opt in APP_OPTIONS:
-            np = _convert(opt, "np", value)
+            np, np_given = _convert(opt, "np", value), True
+        elif word == IO_RANK:
+            if first:
+                raise UsageError(f"--io-rank starts the I/O rank's application, which follows "
+                                 f"the world's ranks' ({IO_RANK_FORM})")
+            io = True
         elif opt in _VALUED:
             value = _convert(opt, _VALUED[opt], value)
             if opt == "--map-by":
@@ -411,11 +455,14 @@ def parse_options(argv, i, opts, first):
         elif word in FLAGS:
             setattr(opts, FLAGS[word], True)
             if word in ("-h", "--help"):
-                return np, i
+                return np, io, i
         else:
             raise UsageError(f"unknown option '{word}'")
         i += 1
-    return np, i
+    if io and np_given:
+        raise UsageError(f"--io-rank starts one process, the I/O rank: give it no -np "
+                         f"({IO_RANK_FORM})")
+    return np, io, i
 
 
 def check_gdb_options(opts):
@@ -511,6 +558,11 @@ def report_bindings(layout, opts, bound, out=None):
         cpu = f", host CPU {bound[rank]}" if rank in bound else ""
         print(f"mpirun: rank {rank} -> cluster {layout.nio + index} core {local + 1} "
               f"(compute cluster {index} of {layout.ncompute}, local rank {local}{cpu})", file=out)
+    if opts.io_rank:
+        # Cluster 0's spawn server starts it on the first free core, after
+        # the services' (kernel/services/spawn.cpp).
+        print(f"mpirun: the I/O rank (rank {opts.np} of MPIX_COMM_LOCAL) -> cluster 0 core "
+              f"{1 + len(mkimage.SERVICES)}", file=out)
 
 
 def shares_a_cluster(layout, opts):

@@ -370,9 +370,9 @@ class ManifestTest(unittest.TestCase):
         m = self.pack()
         # The default profile: 2 hardware mailboxes and portals on the I/O
         # cluster, 1 on each compute cluster.
-        expect = [(0x80200000, 8 * MIB, 0, 3, 0, 2, 2), (0x80A00000, 16 * MIB, 3, 5, 1, 1, 1),
-                  (0x81A00000, 16 * MIB, 8, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 13, 5, 1, 1, 1),
-                  (0x83A00000, 16 * MIB, 18, 5, 1, 1, 1)]
+        expect = [(0x80200000, 8 * MIB, 0, 4, 0, 2, 2), (0x80A00000, 16 * MIB, 4, 5, 1, 1, 1),
+                  (0x81A00000, 16 * MIB, 9, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 14, 5, 1, 1, 1),
+                  (0x83A00000, 16 * MIB, 19, 5, 1, 1, 1)]
         for i in range(TS_MAX_CLUSTERS):
             at = M["clusters"] + CLUSTER_SIZE * i
             got = (u64(m, at + CLUSTER["window_base"]), u64(m, at + CLUSTER["window_size"]),
@@ -593,6 +593,34 @@ class PayloadTest(unittest.TestCase):
         hosted = [mkimage.cluster_programs(LAYOUT, c, [a, b], [], "scatter", 7) for c in range(1, 5)]
         self.assertEqual(hosted, [[a, b], [b], [b], [b]])
 
+    def test_who_starts_the_io_rank(self):
+        """The I/O rank's program (process np, after the world's) goes to
+        cluster 0, with the services; no compute cluster starts it."""
+        a = Program("a", 1, 1, b"a", appnum=0, first_rank=0, nranks=5)
+        server = Program("io", 1, 1, b"i", appnum=1, first_rank=5, nranks=1)
+        ns = Program("nameserver", 0, 0, b"n")
+        self.assertEqual(mkimage.cluster_programs(LAYOUT, 0, [a, server], [ns], "compact", 5), [ns, server])
+        hosted = [mkimage.cluster_programs(LAYOUT, c, [a, server], [ns], "compact", 5) for c in range(1, 5)]
+        self.assertEqual(hosted, [[a], [a], [], []])
+
+    def test_io_rank_needs_a_free_core(self):
+        full = compute_layout(load_profile("full-cluster"))
+        with self.assertRaisesRegex(ImageError, "--io-rank: profile 'full-cluster' has no core for "
+                                                "the I/O rank: its I/O cluster 0 has 3 cores, all "
+                                                "taken .*'io_cores' at least 4"):
+            mkimage.io_rank_cores(full, 2)
+        mkimage.io_rank_cores(LAYOUT, 2)                  # the default profile has its core
+        mkimage.io_rank_cores(compute_layout(load_profile("mppa256")), 2)
+
+    def test_io_rank_application_comes_last(self):
+        apps = [mkimage.App("a", (), 2), mkimage.App("io", (), 1, True)]
+        self.assertEqual(mkimage.job_apps(apps, (), 2), apps)
+        for bad, np in (([mkimage.App("io", (), 1, True), mkimage.App("a", (), 2)], 2),
+                        ([mkimage.App("a", (), 2), mkimage.App("io", (), 2, True)], 2),
+                        ([mkimage.App("a", (), 2), mkimage.App("io", (), 1, True)], 3)):
+            with self.subTest(apps=bad), self.assertRaises(ImageError):
+                mkimage.job_apps(bad, (), np)
+
     def test_program_name(self):
         self.assertEqual(mkimage.program_name("/x/out/target/bin/fn.elf"), "fn")
         self.assertEqual(mkimage.program_name("app"), "app")
@@ -673,7 +701,7 @@ class HeaderTest(unittest.TestCase):
     c2 = LAYOUT.clusters[2]          # 0x81A00000
 
     def header(self, **f):
-        v = dict(code0=j_insn(0x40), magic=mkimage.TS_IMAGE_MAGIC, cluster_id=2, first_hart=8,
+        v = dict(code0=j_insn(0x40), magic=mkimage.TS_IMAGE_MAGIC, cluster_id=2, first_hart=9,
                  entry=0x81A00040, image_end=0x81A40000, manifest=0x81A10000,
                  window_base=0x81A00000)
         v.update(f)
@@ -687,7 +715,7 @@ class HeaderTest(unittest.TestCase):
     def test_bad(self):
         cases = [({"magic": 0x12345678}, "bad image header magic 0x12345678"),
                  ({"cluster_id": 3}, "the image header says cluster 3"),
-                 ({"first_hart": 2}, "first hart is 2, want 8"),
+                 ({"first_hart": 2}, "first hart is 2, want 9"),
                  ({"window_base": 0x80A00000}, "window_base"),
                  ({"entry": 0x80000000}, "entry"),
                  ({"manifest": 0x82A00000 + 8}, "manifest"),
@@ -716,7 +744,7 @@ class QemuCommandTest(unittest.TestCase):
         images = [f"/tmp/x/cluster{c}.elf" for c in range(5)]
         self.assertEqual(mkimage.qemu_command(LAYOUT, images, "/fw.elf", "/tmp/x/fw.table"), [
             "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
-            "-smp", "23", "-m", "82M", "-bios", "none", "-display", "none",
+            "-smp", "24", "-m", "82M", "-bios", "none", "-display", "none",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
             "-semihosting-config", "enable=on,target=native,userspace=off",
             "-device", "loader,file=/fw.elf",
@@ -733,7 +761,7 @@ class QemuCommandTest(unittest.TestCase):
     def test_firmware_table(self):
         table = mkimage.FW_TABLE.unpack_from(mkimage.pack_firmware_table(LAYOUT))
         self.assertEqual((table["magic"], table["nclusters"], table["nharts"]),
-                         (mkimage.TS_FW_TABLE_MAGIC, 5, 23))
+                         (mkimage.TS_FW_TABLE_MAGIC, 5, 24))
         self.assertEqual((table["fabric_base"], table["fabric_size"]),
                          (LAYOUT.fabric_base, LAYOUT.fabric_size))
         for c in LAYOUT.clusters:
@@ -756,7 +784,7 @@ class QemuCommandTest(unittest.TestCase):
         layout = mkimage.compute_layout(LAYOUT.profile, firmware="opensbi")
         self.assertEqual(mkimage.qemu_command(layout, images), [
             "qemu-system-riscv64", "-machine", "virt,aclint=on", "-accel", "tcg,thread=single",
-            "-smp", "23", "-m", "82M", "-bios", "default", "-display", "none",
+            "-smp", "24", "-m", "82M", "-bios", "default", "-display", "none",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
             "-semihosting-config", "enable=on,target=native,userspace=off",
             "-kernel", "/tmp/x/cluster0.elf",

@@ -115,6 +115,39 @@ class ParseTest(unittest.TestCase):
                 mpirun.parse_args(argv)
             self.assertIn(words, str(cm.exception))
 
+    def test_io_rank(self):
+        """--io-rank, in place of -np after a ':', makes the last
+        application the job's I/O rank: one process, not counted in -np
+        (MPI_COMM_WORLD keeps its size)."""
+        o = mpirun.parse_args(["-np", "4", "a", "x", ":", "--io-rank", "srv", "-np", "2"])
+        self.assertEqual(o.apps, [App("a", ("x",), 4), App("srv", ("-np", "2"), 1, True)])
+        self.assertEqual((o.np, o.io_rank), (4, True))
+        o = mpirun.parse_args(["-np", "1", "a", ":", "-np", "2", "b", ":", "--io-rank", "--",
+                               "-srv"])
+        self.assertEqual((o.np, o.io_rank, o.apps[-1]), (3, True, App("-srv", (), 1, True)))
+        self.assertFalse(mpirun.parse_args(["-np", "2", "a", ":", "b"]).io_rank)
+
+    def test_io_rank_refused(self):
+        form = "(mpirun [OPTIONS] -np N PROGRAM [ARGS] : --io-rank IO_PROGRAM [IO_ARGS])"
+        for argv, words in (
+                (["a", ":", "--io-rank"], "--io-rank needs the I/O rank's program " + form),
+                (["a", ":", "--io-rank", ":", "b"], "--io-rank needs the I/O rank's program"),
+                (["--io-rank", "srv"], "--io-rank starts the I/O rank's application, which "
+                                       "follows the world's ranks' " + form),
+                (["-np", "2", "--io-rank", "a"], "--io-rank starts the I/O rank's application"),
+                (["a", ":", "--io-rank", "-np", "2", "srv"], "--io-rank starts one process, the "
+                                                             "I/O rank: give it no -np"),
+                (["a", ":", "-np", "1", "--io-rank", "srv"], "give it no -np"),
+                (["a", ":", "--io-rank", "srv", ":", "b"], "the I/O rank's application "
+                                                           "(--io-rank) must be the last"),
+                (["a", ":", "--io-rank", "s", ":", "--io-rank", "t"], "must be the last"),
+                (["--ranks", "threads", "a", ":", "--io-rank", "s"], "--io-rank needs --ranks "
+                                                                     "processes"),
+                (["--gdb", "2", "-np", "2", "a", ":", "--io-rank", "s"], "--gdb 2: no such rank")):
+            with self.subTest(argv=argv), self.assertRaises(mpirun.UsageError) as cm:
+                mpirun.parse_args(argv)
+            self.assertIn(words, str(cm.exception))
+
     def test_rank_of_application(self):
         apps = [App("a", (), 2), App("b", (), 3)]
         self.assertEqual([mpirun.app_of_rank(apps, r).program for r in range(5)],
@@ -303,7 +336,8 @@ class CommandLineTest(unittest.TestCase):
         usage line, and every option of the table is one it takes."""
         source = inspect.getsource(mpirun.parse_args)
         taken = (set(mpirun._VALUED) | set(mpirun.APP_OPTIONS) | set(mpirun.FLAGS)
-                 | set(mpirun.VALUE_NEEDED) | set(re.findall(r'"(--?[a-z][a-z-]*)"', source)))
+                 | set(mpirun.VALUE_NEEDED) | {mpirun.IO_RANK}
+                 | set(re.findall(r'"(--?[a-z][a-z-]*)"', source)))
         rc, out, _ = self.run_mpirun("--help")
         self.assertEqual(rc, 0)
         usage, body = out.split("\n\n", 1)
@@ -314,7 +348,7 @@ class CommandLineTest(unittest.TestCase):
                 table |= set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", m[1]))
         self.assertEqual(table, taken)
         for option in taken - {"-h", "--help", "-v", "--np"}:   # one spelling of each there
-            self.assertRegex(usage, rf"[\[|] ?{re.escape(option)}[ \]|=]")
+            self.assertRegex(usage, rf"[\[|:] ?{re.escape(option)}[ \]|=]")
         self.assertIn(f"at most {mpirun.mkimage.TS_MANIFEST_ENV} bytes", " ".join(body.split()))
 
     def test_help(self):
@@ -652,6 +686,19 @@ class ReportBindingsTest(unittest.TestCase):
         self.assertEqual(lines[5], "mpirun: rank 5 -> cluster 2 core 2 "
                                    "(compute cluster 1 of 4, local rank 1)")
         self.assertEqual(len(lines), 6)
+
+    def test_io_rank(self):
+        """The I/O rank's line follows the world's ranks': cluster 0, the
+        core after the services'."""
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, {"TESSERA_PLATFORM": ""}):
+            opts = mpirun.parse_args(["-np", "2", "hello", ":", "--io-rank", "server"])
+        layout = mpirun.mkimage.plan_job("default", opts.np, opts.platform)
+        mpirun.report_bindings(layout, opts, {}, out)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(lines[3], "mpirun: the I/O rank (rank 2 of MPIX_COMM_LOCAL) -> cluster 0 "
+                                   "core 3")
 
     def test_scatter(self):
         lines = self.report(9, "scatter")

@@ -43,7 +43,7 @@ class ParseTest(unittest.TestCase):
     def test_default_profile(self):
         p = load_profile("default")
         self.assertEqual((p.name, p.memory_base, p.io_clusters, p.io_cores, p.io_memory_mb),
-                         ("default", 0x80200000, 1, 3, 8))
+                         ("default", 0x80200000, 1, 4, 8))
         self.assertEqual((p.compute_clusters, p.compute_cores, p.compute_memory_mb, p.fabric_mb),
                          (4, 5, 16, 4))
         self.assertEqual((p.mailbox_size, p.portal_chunk, p.timebase_hz), (128, 4096, 10000000))
@@ -162,8 +162,8 @@ class LayoutTest(unittest.TestCase):
     def test_default_harts_and_ram(self):
         layout = compute_layout(load_profile("default"))
         self.assertEqual([(c.first_hart, c.ncores) for c in layout.clusters],
-                         [(0, 3), (3, 5), (8, 5), (13, 5), (18, 5)])
-        self.assertEqual(layout.harts, 23)
+                         [(0, 4), (4, 5), (9, 5), (14, 5), (19, 5)])
+        self.assertEqual(layout.harts, 24)
         # fabric end 0x84E00000 - 0x80000000 = 78 MiB, + 4 MiB for the DTB
         self.assertEqual(layout.ram_mb, 82)
         self.assertEqual((layout.slots_per_cluster, layout.capacity), (4, 16))

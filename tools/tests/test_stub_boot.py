@@ -88,7 +88,7 @@ class StubBootTest(unittest.TestCase):
         layout = compute_layout(load_profile("default"))
         status, timed_out, out = self.boot(["a", "b"], verbose=True, layout=layout)
         self.assertEqual((status, timed_out), (2, False), out)
-        self.assertIn("[kernel] firmware: Tessera M-mode firmware, 23 harts", out)
+        self.assertIn("[kernel] firmware: Tessera M-mode firmware, 24 harts", out)
         self.assertIn("[kernel] stub prog\na\nb\n", out)
 
     def test_timeout(self):

@@ -68,7 +68,11 @@ static __thread enum server stage_to;
 /* Sends one request (name already checked, or empty for TS_NAME_STATS)
  * without waiting: 0, or an error (nothing is in flight then). */
 static int start(enum server to, int op, const char *name, int arg) {
-    if (to == NAME_DAEMON && ts_job()->cluster_id < ts_job()->nio_clusters) return -TS_ENOSYS;
+    /* I/O clusters run no daemon, but cluster 0 runs one for the job's I/O rank. */
+    const struct ts_job_info *job = ts_job();
+    if (to == NAME_DAEMON && job->cluster_id < job->nio_clusters &&
+        !(job->cluster_id == 0 && job->has_io_rank))
+        return -TS_ENOSYS;
     if (stage != IDLE) return -TS_EBUSY;
     int err = connect_to(to);
     if (err < 0) return err;

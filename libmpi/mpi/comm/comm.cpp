@@ -1,4 +1,5 @@
-// Communicators: the per-rank table, MPI_COMM_WORLD and MPI_COMM_SELF, and
+// Communicators: the per-rank table, MPI_COMM_WORLD, MPI_COMM_SELF and
+// MPIX_COMM_LOCAL (the world's ranks and the job's I/O rank), and
 // the calls that query them (MPI 3.1 sections 6.4.1 and 6.4.3); the
 // constructors, which talk to the other ranks, are newcomm/'s.
 #include "comm.hpp"
@@ -22,9 +23,11 @@ namespace lwmpi {
 namespace {
 constexpr int world_index = 1;
 constexpr int self_index = 2;
-static_assert(first_made_comm == self_index + 1);
+constexpr int local_index = 3;
+static_assert(first_made_comm == local_index + 1);
 static_assert(make_handle(HandleKind::comm, world_index) == MPI_COMM_WORLD);
 static_assert(make_handle(HandleKind::comm, self_index) == MPI_COMM_SELF);
+static_assert(make_handle(HandleKind::comm, local_index) == MPIX_COMM_LOCAL);
 }  // namespace
 
 namespace {
@@ -36,6 +39,7 @@ struct CommTable {
     uint32_t next_context;  ///< lowest context id this rank has not used (even)
     Comm world;             ///< handle index 1
     Comm self;              ///< handle index 2
+    Comm local;             ///< handle index 3
     /// Communicators the program made, at their handle index (>=
     /// first_made_comm; from their making until they are freed or
     /// MPI_Finalize). A rank pays only for those it has.
@@ -83,6 +87,7 @@ Comm *comm_at(int index) {
     CommTable &t = table();
     return index == world_index       ? &t.world
            : index == self_index      ? &t.self
+           : index == local_index     ? &t.local
            : index >= first_made_comm ? t.made.at(index)
                                       : nullptr;
 }
@@ -90,9 +95,9 @@ Comm *comm_at(int index) {
 Comm *comm_get(MPI_Comm h) {
     const int i = table_index(h, HandleKind::comm, 1, max_comms);
     if (i < 0) return nullptr;
-    // WORLD and SELF exist from the start, so that their error handlers can
-    // be chosen before MPI_Init.
-    if (i == world_index || i == self_index) return comm_at(i);
+    // The predefined ones exist from the start, so that their error
+    // handlers can be chosen before MPI_Init.
+    if (i < first_made_comm) return comm_at(i);
     Comm *c = comm_at(i);
     return c && c->in_use && !c->freed ? c : nullptr;
 }
@@ -110,26 +115,37 @@ void comm_finalize() {
     made.clear();
 }
 
-void comm_init_predefined(int world_rank, int world_size) {
+namespace {
+
+// A predefined communicator of processes `first`..`first + size - 1`
+// (MPI process numbers) and contexts `context` and `context + 1`.
+void predefine(Comm &c, MPI_Comm handle, uint32_t context, int first, int size) {
+    c.in_use = true;
+    c.handle = handle;
+    c.context = context;
+    c.schedules = 0;
+    c.group.size = size;
+    for (int r = 0; r < size; ++r)
+        c.group.world[r] = static_cast<int16_t>(first + r);
+    c.rank = group_rank_of(c.group, util::world_rank());
+}
+
+}  // namespace
+
+// The I/O rank is in no world rank's MPI_COMM_WORLD: its own holds itself
+// alone (docs/lwmpi.md, "The I/O rank"), with the same contexts, which no
+// message between it and a world rank carries.
+void comm_init_predefined() {
     CommTable &t = table();
-    Comm &world = t.world;
-    world.in_use = true;
-    world.handle = MPI_COMM_WORLD;
-    world.context = 0;  // contexts 0 (pt2pt) and 1 (collective)
-    world.schedules = 0;
-    world.rank = world_rank;
-    world.group.size = world_size;
-    for (int r = 0; r < world_size; ++r)
-        world.group.world[r] = static_cast<int16_t>(r);
-    Comm &self = t.self;
-    self.in_use = true;
-    self.handle = MPI_COMM_SELF;
-    self.context = 2;  // contexts 2 and 3
-    self.schedules = 0;
-    self.rank = 0;
-    self.group.size = 1;
-    self.group.world[0] = static_cast<int16_t>(world_rank);
-    t.next_context = 4;
+    const int me = util::world_rank(), world_size = util::world_size();
+    const int io = util::io_rank();
+    if (me == io)
+        predefine(t.world, MPI_COMM_WORLD, 0, me, 1);  // contexts 0 (pt2pt) and 1 (collective)
+    else
+        predefine(t.world, MPI_COMM_WORLD, 0, 0, world_size);
+    predefine(t.self, MPI_COMM_SELF, 2, me, 1);                                 // contexts 2 and 3
+    predefine(t.local, MPIX_COMM_LOCAL, 4, 0, world_size + (io >= 0 ? 1 : 0));  // 4 and 5
+    t.next_context = 6;
 }
 
 int comm_add(const Comm *parent, uint32_t context, const GroupData &members, const GroupData *remote,
@@ -267,7 +283,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
     if (!comm) return call.fail(MPI_ERR_ARG);
     Comm *c;
     if (int e = enter(call, *comm, &c)) return e;
-    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+    if (handle_index(*comm) < first_made_comm)
         return call.fail(MPI_ERR_COMM, "a predefined communicator cannot be freed");
     if (int e = attr_delete_all(HandleKind::comm, *comm))  // section 6.7.2
         return call.fail(e, "an attribute delete callback failed");
@@ -294,10 +310,11 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
     if (!comm_name || !resultlen) return call.fail(MPI_ERR_ARG);
-    const char *name = c->name[0]               ? c->name
-                       : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
-                       : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF"
-                                                : "";
+    const char *name = c->name[0]                ? c->name
+                       : comm == MPI_COMM_WORLD  ? "MPI_COMM_WORLD"
+                       : comm == MPI_COMM_SELF   ? "MPI_COMM_SELF"
+                       : comm == MPIX_COMM_LOCAL ? "MPIX_COMM_LOCAL"
+                                                 : "";
     TextBuilder t(comm_name, MPI_MAX_OBJECT_NAME);
     t.put(name);
     *resultlen = static_cast<int>(t.length());

@@ -15,8 +15,8 @@ class Call;
 
 inline constexpr int max_comms = 4096;  ///< per rank, WORLD and SELF included
 /// Handle index of the first communicator a program makes (0 is
-/// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF).
-inline constexpr int first_made_comm = 3;
+/// MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF, 3 MPIX_COMM_LOCAL).
+inline constexpr int first_made_comm = 4;
 
 /// A communicator as the calling rank sees it. Messages on it carry
 /// `context` (point-to-point) or `context + 1` (collectives), so they
@@ -66,8 +66,9 @@ Comm *comm_at(int index);
 /// Frees the communicators the program made (MPI_Finalize).
 void comm_finalize();
 
-/// Fills MPI_COMM_WORLD and MPI_COMM_SELF for the calling rank (MPI_Init).
-void comm_init_predefined(int world_rank, int world_size);
+/// Fills MPI_COMM_WORLD, MPI_COMM_SELF and MPIX_COMM_LOCAL for the calling
+/// rank, from MPIUtil's view of the job (MPI_Init, after util::init()).
+void comm_init_predefined();
 
 /// A new communicator on context `context` (and context + 1), which the
 /// caller has agreed with every member: `members` is its group (the

@@ -34,8 +34,9 @@ int init(const char *fn, int *argc, char ***argv) {
     if (int e = util::init()) return raise_error(MPI_COMM_WORLD, fn, e, util::error_detail());
     st.call = fn;
     util::watch_calls(&st.call);
-    comm_init_predefined(util::world_rank(), util::world_size());
-    info_init_env(util::world_size(), argc && argv ? *argc : 0, argc && argv ? *argv : nullptr);
+    comm_init_predefined();
+    info_init_env(comm_get(MPI_COMM_WORLD)->group.size, argc && argv ? *argc : 0,
+                  argc && argv ? *argv : nullptr);
     error_codes_init();
     st.initialized = true;
     return MPI_SUCCESS;
@@ -84,8 +85,8 @@ int MPI_Finalize(void) {
     Call call("MPI_Finalize", Traced::yes);
     if (int e = call.active()) return e;
     // MPI_COMM_SELF's attributes are deleted first, while all of MPI still
-    // works, then MPI_COMM_WORLD's (section 8.7.1).
-    static constexpr MPI_Comm order[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    // works, then the other predefined ones' (section 8.7.1).
+    static constexpr MPI_Comm order[] = {MPI_COMM_SELF, MPIX_COMM_LOCAL, MPI_COMM_WORLD};
     for (MPI_Comm comm : order)
         if (int e = attr_delete_all(HandleKind::comm, comm))
             return raise_error(comm, call.name(), e, "an attribute delete callback failed");

@@ -150,9 +150,11 @@ struct Executable {
     int program;
 };
 
-/// Loads an ELF executable and starts its main thread on a free core.
-/// Returns the process or nullptr (and says why on the console).
-Process *process_spawn(const Executable &exe);
+/// Loads an ELF executable and starts its main thread on a free core;
+/// `rank` >= 0 makes it that MPI process, alone on its cluster (local
+/// index 0; the job's I/O rank), whose threads carry its rank. Returns the
+/// process or nullptr (and says why on the console).
+Process *process_spawn(const Executable &exe, int rank = -1);
 /// Starts the MPI ranks of this cluster as n processes: process l runs
 /// rank ranks[l] of executable exes[l] on core l + 1 (the ranks of an MPMD
 /// launch run different programs). Processes of one executable share its

@@ -109,16 +109,23 @@ int quiesce();
 /// way to the caller. Call after quiesce() and a barrier.
 int finalize();
 
-/// The caller's MPI_COMM_WORLD rank and the world's size (after init()).
+/// The caller's MPI process number (after init()): its MPI_COMM_WORLD
+/// rank, or for the job's I/O rank (mpirun --io-rank), which is in no
+/// world rank's MPI_COMM_WORLD, world_size(). Groups name processes by it.
 int world_rank();
+/// The size of the compute ranks' MPI_COMM_WORLD (after init()).
 int world_size();
+/// The job's I/O rank's process number (world_size()), or -1 when the job
+/// has none (after init()).
+int io_rank();
 /// The caller's application in an MPMD launch (MPI_APPNUM, MPI 3.1
 /// section 10.5.3): 0 for the first, and for a launch of one program.
 int appnum();
 /// The caller's cluster id (after init()).
 int cluster_id();
 /// Which compute cluster hosts world rank `rank` (0..clusters-1, as placed
-/// by the process manager), for the collectives' choice of partners.
+/// by the process manager), for the collectives' choice of partners; -1
+/// for the I/O rank, alone on its I/O cluster.
 int cluster_of(int rank);
 /// The job's LWMPI parameters (after init()).
 const Limits &limits();
