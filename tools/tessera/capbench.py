@@ -21,6 +21,7 @@ from tessera.testing import ROOT, mpirun
 
 APPS = ("fn", "gf", "km", "a2a")
 BASELINES = ("fn", "gf", "km")     # those with a raw-IKC form, NAME_ikc
+HYBRIDS = ("fn", "km")             # those with a hybrid form (OpenMP inside a rank), NAME_omp
 
 _STEP = re.compile(r"^a2a: step=(\d+) bytes=(\d+) messages=(\d+) ns=(\d+) cycles=(\d+)$", re.M)
 _TIME = re.compile(r"^time: ns=(\d+) cycles=(\d+)$", re.M)
@@ -67,16 +68,18 @@ def result_line(app, out):
 
 
 def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, timeout=600, profile=None,
-                ranks=None, memory=False):
+                ranks=None, memory=False, platform=None, io_rank=None):
     """Runs PROGRAM (a name of out/target/bin, e.g. fn or fn_ikc) on
     Tessera (on mpirun's default profile, or `profile`): a Run (its app is
-    PROGRAM without _ikc). ranks: mpirun's --ranks, "processes" or
+    PROGRAM without _ikc or _omp). ranks: mpirun's --ranks, "processes" or
     "threads"; None: mpirun's default for an MPI program, threads for a
     raw-IKC form (its rank threads of a cluster compute into arrays they
     share, the stronger baseline; with processes everything moves over IKC:
     userland/apps/ikc/ikcapp.h). memory: run with --verbose, so that
     Run.memory holds the kernel's memory line of each compute cluster (the
-    images --verbose keeps are removed)."""
+    images --verbose keeps are removed). platform: mpirun's --platform
+    (None: QEMU). io_rank: (PROGRAM, ARGS) of the job's MPI I/O rank
+    (mpirun's `: --io-rank PROGRAM ARGS`), or None."""
     opts = ["-np", str(np), "--map-by", mapping, "--timeout", str(timeout)]
     if ranks is None and program.endswith("_ikc"):
         ranks = "threads"
@@ -90,13 +93,16 @@ def run_tessera(program, np, mapping, args=(), local_path=None, eager=None, time
         opts += ["--eager-threshold", str(eager)]
     if memory:
         opts.append("--verbose")
+    if platform:
+        opts += ["--platform", platform]
+    then = [":", "--io-rank", io_rank[0], *map(str, io_rank[1])] if io_rank else []
     t0 = time.monotonic()
-    rc, out = mpirun(*opts, program, *map(str, args), timeout=timeout + 60)
+    rc, out = mpirun(*opts, program, *map(str, args), *then, timeout=timeout + 60)
     seconds = time.monotonic() - t0
     for kept in _KEPT.findall(out) if memory else ():
         if os.path.basename(kept).startswith("tessera-mpirun-"):
             shutil.rmtree(kept, ignore_errors=True)
-    return Run(program.removesuffix("_ikc"), rc, out, seconds)
+    return Run(re.sub(r"_(ikc|omp)$", "", program), rc, out, seconds)
 
 
 def linux_mpirun():

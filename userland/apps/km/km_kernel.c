@@ -76,8 +76,16 @@ static int nearest(const int32_t *point, const int32_t *centroids, int k, int di
 
 void km_assign(const int32_t *points, long n, int dims, const int32_t *centroids, int k, int32_t *assign,
                int64_t *acc) {
-    int64_t *sums = acc, *counts = acc + (long)k * dims, *changed = counts + k;
+    /* km_omp (the hybrid form): the rank's points spread over its team,
+     * each thread summing into its own copy of acc, added up at the end.
+     * The sums are integers, so any order gives the same centroids; the
+     * pointers into acc are taken inside, where acc is the thread's copy. */
+#ifdef _OPENMP
+    const long len = km_acc_len(k, dims);
+#pragma omp parallel for schedule(static) reduction(+ : acc[:len])
+#endif
     for (long i = 0; i < n; ++i) {
+        int64_t *sums = acc, *counts = acc + (long)k * dims, *changed = counts + k;
         const int32_t *point = points + i * dims;
         const int c = nearest(point, centroids, k, dims);
         if (assign[i] != c) {

@@ -5,7 +5,8 @@ its MPI form and (fn, gf, km) its raw-IKC form, at a small size with
 four when scattered) and with 5 (clusters with different numbers of
 ranks); the MPI forms also with the local path off, the raw-IKC forms with
 the ranks of a cluster as threads that share its memory (--ranks threads)
-and as processes that move everything over IKC (--ranks processes). Every
+and as processes that move everything over IKC (--ranks processes); the
+hybrid forms (fn_omp, km_omp) with a rank per cluster and OpenMP inside. Every
 run must verify and print the same result line (for a2a, the same for the
 same np), the raw-IKC form the MPI form's; a bad argument must give a usage
 line and exit status 2.
@@ -29,7 +30,10 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-from tessera.capbench import BASELINES, linux_mpirun, run_tessera
+from elftools.elf.elffile import ELFFile
+
+from tessera.capbench import BASELINES, HYBRIDS, linux_mpirun, run_tessera
+from tessera.testing import target_out
 from crosscheck import SIZES
 
 BAD_ARGS = {"fn": ("5", "1"), "gf": ("2", "64", "4"), "km": ("10", "3", "20"), "a2a": ("0",)}
@@ -77,6 +81,22 @@ class App(unittest.TestCase):
         run = run_tessera(self.APP + "_ikc", 1, "compact", ["--verify", *SIZES[self.APP][0]], timeout=300,
                           ranks="processes")
         self.assertTrue(run.ok, run.out)
+
+    def test_hybrid(self):
+        """The hybrid form (APP_omp, MPPA-MPI's model): a rank per compute
+        cluster whose kernel runs on an OpenMP team, on 2 and 4 clusters:
+        it verifies, gives the MPI form's result, and really is built with
+        OpenMP (its image calls libgomp's parallel regions)."""
+        if self.APP not in HYBRIDS:
+            self.skipTest("no hybrid form")
+        program = self.APP + "_omp"
+        with open(os.path.join(target_out(), "bin", program + ".elf"), "rb") as f:
+            symbols = ELFFile(f).get_section_by_name(".symtab")
+            regions = [s.name for s in symbols.iter_symbols() if s.name.startswith("GOMP_parallel")]
+        self.assertTrue(regions, f"{program}.elf calls no GOMP_parallel*: not built with -fopenmp")
+        hybrid = self.check_runs(program, [(2, "ppr:1:cluster", None), (4, "ppr:1:cluster", None)])
+        mpi = run_tessera(self.APP, 8, "compact", ["--verify", *SIZES[self.APP][0]], timeout=300)
+        self.assertEqual(hybrid, mpi.result, mpi.out)
 
     def test_bad_arguments(self):
         runs = [(self.APP, None)]
