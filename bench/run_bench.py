@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma ...] [--trace]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma|mppa ...] [--trace]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from tessera.capbench import ROOT, run_tessera
+from tessera.capbench import HYBRIDS, ROOT, run_tessera
 from tessera.testing import load_segments, mpirun, target_out
 from report import (Stat, line_plot, markdown_table, out_path, ratio, size_label,
                     write_csv)
@@ -369,6 +369,124 @@ def p2p(cfg, out):
             "LWMPI, or the local path, is faster; proc/thr inside above 1: the local path between "
             "two rank processes (through the sender's alias) is slower than between two threads. "
             "Plots: p2p_latency.png, p2p_bandwidth.png.", table, "p2p_latency.png")
+
+
+# ---- the MPPA-MPI model: its two ping-pongs and the hybrid apps -----------------
+
+# Tessera's two platforms: (label, mpirun --platform).
+PLATFORMS = (("QEMU", "qemu-riscv64"), ("linux64", "linux64"))
+
+# MPPA-MPI's ping-pongs: (name, label, world ranks, mapping, with the I/O rank).
+MPPA_PINGPONGS = (("compute", "compute cluster to compute cluster", 2, "ppr:1:cluster", False),
+                  ("io", "compute cluster to the I/O rank", 1, "compact", True))
+
+# The two models of an application on every compute cluster: (name, label,
+# program suffix, ranks per cluster, mapping).
+MODELS = (("per-core", "a rank per core", "", SLOTS, "compact"),
+          ("hybrid", "a rank per cluster with OpenMP inside", "_omp", 1, "ppr:1:cluster"))
+
+
+def mppa_pingpongs(cfg, out):
+    """Both ping-pongs on both platforms, round-robin: a report section."""
+    rows, lat = [], {}
+    args = (cfg.pp_reps, cfg.pp_max)
+    for rep in range(cfg.reps):
+        for where, flag in PLATFORMS:
+            for name, _, np, mapping, io in MPPA_PINGPONGS:
+                run = run_tessera("pingpong_bench", np, mapping, args, platform=flag,
+                                  io_rank=("pingpong_bench", args) if io else None)
+                found = _ROW.findall(run.out)
+                if run.rc != 0 or not found:
+                    raise Failure(f"pingpong_bench {name} ({where}): exit {run.rc}\n{run.out}")
+                print(f"  pingpong {name} ({where}) #{rep}: {run.seconds:.1f} s host", flush=True)
+                for nbytes, cycles, us, _ in found:
+                    rows.append((where, name, rep, int(nbytes), int(cycles), float(us)))
+                    lat.setdefault((where, name, int(nbytes)), []).append(float(us))
+    write_csv(out_path(out, "mppa_pingpong.csv"), ("platform", "series", "rep", "bytes", "cycles", "us"), rows)
+    sizes = sorted({b for _, _, b in lat if b > 0})
+    s = {k: Stat(v) for k, v in lat.items()}
+    get = lambda where, name, b: s.get((where, name, b), Stat([]))  # noqa: E731
+    table = markdown_table(
+        ("bytes", *(f"{name} ({where}, µs)" for where, _ in PLATFORMS for name, *_ in MPPA_PINGPONGS),
+         *(f"io/compute ({where})" for where, _ in PLATFORMS)),
+        [(size_label(b), *(get(where, name, b).text(1, 1) for where, _ in PLATFORMS for name, *_ in MPPA_PINGPONGS),
+          *(ratio(get(where, "io", b), get(where, "compute", b)) for where, _ in PLATFORMS))
+         for b in sizes])
+    line_plot(out_path(out, "mppa_pingpong.png"), "MPPA-MPI's ping-pongs: one-way time", "message size (bytes)",
+              "one-way time (µs)", [(f"{label} ({where})", sizes, [get(where, name, b) for b in sizes])
+                                    for where, _ in PLATFORMS for name, label, *_ in MPPA_PINGPONGS],
+              logx=True, logy=True)
+    return ("The MPPA-MPI model: ping-pongs",
+            f"MPPA-MPI's two ping-pongs, `pingpong_bench {' '.join(args)}` (the median of each run's "
+            "round trips, halved: one-way time in µs): compute, two world ranks on two compute "
+            "clusters (`-np 2 --map-by ppr:1:cluster`); io, one world rank on a compute cluster and "
+            "the job's I/O rank on cluster 0 (`-np 1 pingpong_bench ... : --io-rank pingpong_bench "
+            "...`), the two being MPIX_COMM_LOCAL's ranks 0 and 1. Both cross the NoC over IKC with "
+            "mpirun's default eager threshold. On QEMU and on linux64, in the same run. io/compute "
+            "above 1: the I/O rank is the slower peer. Plot: mppa_pingpong.png.", table, "mppa_pingpong.png")
+
+
+def mppa_apps(cfg, out):
+    """fn and km in both models, on every compute cluster, on both
+    platforms: the time and memory sections."""
+    c = max(cfg.clusters)
+    rows, stats, runs, results = [], {}, {}, {}
+    for app in HYBRIDS:
+        args = cfg.weak[app](c)
+        for rep in range(cfg.reps):
+            for where, flag in PLATFORMS:
+                for model, _, suffix, per_cluster, mapping in MODELS:
+                    program, np = app + suffix, per_cluster * c
+                    run = checked(run_tessera(program, np, mapping, args, memory=True, platform=flag),
+                                  f"{program} {' '.join(args)} np={np} {mapping} ({where}) #{rep}")
+                    kib = " ".join(f"{k}:{v[0]}" for k, v in sorted(run.memory.items()))
+                    rows.append((app, where, model, np, " ".join(args), rep, run.ns, run.result, kib))
+                    stats.setdefault((app, where, model), []).append(run.ns)
+                    runs.setdefault((app, where, model), []).append(run)
+                    results.setdefault(app, set()).add(run.result)
+        if len(results[app]) != 1:
+            raise Failure(f"{app}: the models disagree: {results[app]}")
+    write_csv(out_path(out, "mppa_apps.csv"),
+              ("app", "platform", "model", "np", "args", "rep", "ns", "result", "kib"), rows)
+    s = {k: Stat(v) for k, v in stats.items()}
+    get = lambda *key: s.get(key, Stat([]))  # noqa: E731
+    time_table = markdown_table(
+        ("app", "arguments", *(f"{name} ({where}, ms)" for where, _ in PLATFORMS for name, *_ in MODELS),
+         *(f"hybrid/per-core ({where})" for where, _ in PLATFORMS)),
+        [(app, " ".join(cfg.weak[app](c)),
+          *(get(app, where, name).text(1e6) for where, _ in PLATFORMS for name, *_ in MODELS),
+          *(ratio(get(app, where, "hybrid"), get(app, where, "per-core")) for where, _ in PLATFORMS))
+         for app in HYBRIDS])
+    memory = {key: Memory(v) for key, v in runs.items()}
+    mem_table = markdown_table(
+        ("app", "platform", *(f"{name}: {which} (KiB)" for name, *_ in MODELS for which in ("master's", "another")),
+         "hybrid/per-core (median cluster)"),
+        [(app, where, *(memory_text(getattr(memory[app, where, name], which)())
+                        for name, *_ in MODELS for which in ("master", "others")),
+          ratio(Stat(memory[app, where, "hybrid"].kib.values()), Stat(memory[app, where, "per-core"].kib.values())))
+         for app in HYBRIDS for where, _ in PLATFORMS])
+    models = "; ".join(f"{name}: {label}" for name, label, *_ in MODELS)
+    return [("The MPPA-MPI model: hybrid applications",
+             f"`fn` and `km` on the {c} compute clusters, in two models ({models}): per-core is "
+             f"the LWMPI study's mapping, {SLOTS} rank processes a cluster (`-np {SLOTS * c} --map-by "
+             f"compact`); hybrid is MPPA-MPI's, `fn_omp` and `km_omp` (the same sources built with "
+             f"`-fopenmp`, whose kernels spread a rank's share over an `omp parallel for`) with one "
+             f"rank a cluster (`-np {c} --map-by ppr:1:cluster`) and a team of the cluster's {SLOTS} "
+             "cores. Both models print the same result, or the driver stops. QEMU times are guest "
+             "time; linux64 times are host time, with every modeled core a host thread on this "
+             "machine's cores. hybrid/per-core below 1: the hybrid model is faster.", time_table, None),
+            ("The MPPA-MPI model: memory",
+             "What each compute cluster's MPI program had in use at most (the kernel's line under "
+             "`mpirun --verbose`), in KiB, the median of the runs above: the master's cluster (which "
+             "holds the whole input and output) and the largest other one. A per-core cluster holds "
+             f"{SLOTS} rank processes, a hybrid one a process whose {SLOTS} threads share one copy of "
+             "the program's data and one heap, plus libgomp's pool. hybrid/per-core: the median "
+             "over the clusters of each, below 1 the hybrid model needs less.", mem_table, None)]
+
+
+def mppa(cfg, out):
+    """MPPA-MPI's model (bench/README.md): its ping-pongs and the hybrid apps."""
+    return [mppa_pingpongs(cfg, out)] + mppa_apps(cfg, out)
 
 
 # ---- streaming on QEMU ------------------------------------------------------------
@@ -785,7 +903,8 @@ def traces(cfg, out):
     return ("Traces", intro, "\n".join(summaries), None)
 
 
-EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma}
+EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma,
+               "mppa": mppa}
 
 SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
 
