@@ -110,11 +110,6 @@ typedef long long MPI_Count;
 #define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
 #define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4400001f)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x44000020)
-/* Fortran's COMPLEX and DOUBLE COMPLEX, which C programs written for MPICH
- * and Open MPI also use: LWMPI has no Fortran bindings, so they are the C
- * types of the same layout (section 3.2.2 pairs them). */
-#define MPI_COMPLEX        MPI_C_FLOAT_COMPLEX
-#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
 /* Pair types for MPI_MINLOC and MPI_MAXLOC (section 5.9.4): a value and an
  * int index, laid out as the C struct {value; int index;}. */
 #define MPI_FLOAT_INT       ((MPI_Datatype)0x44000021)
@@ -129,6 +124,48 @@ typedef long long MPI_Count;
  * the types built from it, as those of MPI_Type_create_resized do. */
 #define MPI_LB ((MPI_Datatype)0x44000027)
 #define MPI_UB ((MPI_Datatype)0x44000028)
+/* Fortran's types (section 3.2.2 and Annex A.1.1), which C programs written
+ * for MPICH and Open MPI pass too. LWMPI has no Fortran bindings: each is
+ * a type of its own (MPI_Type_get_name gives its name) laid out as the C
+ * type of its size: CHARACTER a char, INTEGER and LOGICAL an int, REAL a
+ * float, DOUBLE PRECISION a double, the COMPLEX types two of those. The
+ * reductions treat them by their Fortran group (section 5.9.2): LOGICAL
+ * takes the logical operations only. MPI_2REAL, MPI_2DOUBLE_PRECISION and
+ * MPI_2INTEGER are MPI_MINLOC's and MPI_MAXLOC's pairs whose index has the
+ * value's type (section 5.9.4). */
+#define MPI_CHARACTER         ((MPI_Datatype)0x44000029)
+#define MPI_LOGICAL           ((MPI_Datatype)0x4400002a)
+#define MPI_INTEGER           ((MPI_Datatype)0x4400002b)
+#define MPI_REAL              ((MPI_Datatype)0x4400002c)
+#define MPI_DOUBLE_PRECISION  ((MPI_Datatype)0x4400002d)
+#define MPI_COMPLEX           ((MPI_Datatype)0x4400002e)
+#define MPI_DOUBLE_COMPLEX    ((MPI_Datatype)0x4400002f)
+#define MPI_2REAL             ((MPI_Datatype)0x44000030)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x44000031)
+#define MPI_2INTEGER          ((MPI_Datatype)0x44000032)
+#define MPI_INTEGER1          ((MPI_Datatype)0x44000033)
+#define MPI_INTEGER2          ((MPI_Datatype)0x44000034)
+#define MPI_INTEGER4          ((MPI_Datatype)0x44000035)
+#define MPI_INTEGER8          ((MPI_Datatype)0x44000036)
+#define MPI_REAL4             ((MPI_Datatype)0x44000037)
+#define MPI_REAL8             ((MPI_Datatype)0x44000038)
+#define MPI_COMPLEX8          ((MPI_Datatype)0x44000039)
+#define MPI_COMPLEX16         ((MPI_Datatype)0x4400003a)
+/* Sizes with no C type on both of Tessera's ABIs (Fortran's REAL*16 is
+ * IEEE binary128, which x86-64's long double is not): MPI_DATATYPE_NULL,
+ * as MPICH defines the optional types it lacks (Annex A.1.1). */
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2     MPI_DATATYPE_NULL
+#define MPI_REAL16    MPI_DATATYPE_NULL
+#define MPI_COMPLEX4  MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+/* C++'s types (section 3.2.2), available in C as the standard asks: bool
+ * and std::complex of float, double and long double, laid out as C's
+ * _Bool and _Complex types. */
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4400003b)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4400003c)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4400003d)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4400003e)
 /* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_job.hpp"
@@ -197,6 +198,43 @@ TEST_CASE("pair types have the layout of their C struct", "[datatype]") {
     CHECK_FALSE(get(MPI_SHORT_INT).contiguous);   // padding inside
     CHECK(get(MPI_SHORT_INT).nblocks == 2);
     CHECK(get(MPI_DOUBLE_INT).nblocks == 1);
+}
+
+TEST_CASE("Fortran's and C++'s types have the layout of the C type of their size", "[datatype]") {
+    const std::pair<MPI_Datatype, MPI_Aint> sizes[] = {
+        {MPI_CHARACTER, 1},
+        {MPI_LOGICAL, 4},
+        {MPI_INTEGER, 4},
+        {MPI_INTEGER1, 1},
+        {MPI_INTEGER2, 2},
+        {MPI_INTEGER4, 4},
+        {MPI_INTEGER8, 8},
+        {MPI_REAL, 4},
+        {MPI_REAL4, 4},
+        {MPI_DOUBLE_PRECISION, 8},
+        {MPI_REAL8, 8},
+        {MPI_COMPLEX, 8},
+        {MPI_COMPLEX8, 8},
+        {MPI_DOUBLE_COMPLEX, 16},
+        {MPI_COMPLEX16, 16},
+        {MPI_CXX_BOOL, sizeof(bool)},
+        {MPI_CXX_FLOAT_COMPLEX, 8},
+        {MPI_CXX_DOUBLE_COMPLEX, 16},
+        {MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double)}};
+    for (const auto &[type, size] : sizes) {
+        INFO(datatype_name(type));
+        CHECK(get(type).size == size);
+        CHECK(get(type).extent == size);
+        CHECK(get(type).contiguous);
+    }
+    // The 2-types: value and index of one type, one run, no padding.
+    CHECK(get(MPI_2REAL).size == 8);
+    CHECK(get(MPI_2REAL).nruns == 1);
+    CHECK(get(MPI_2DOUBLE_PRECISION).extent == 16);
+    CHECK(get(MPI_2INTEGER).contiguous);
+    // Sizes neither ABI has a C type of are absent, as in MPICH.
+    CHECK(MPI_INTEGER16 == MPI_DATATYPE_NULL);
+    CHECK(MPI_REAL16 == MPI_DATATYPE_NULL);
 }
 
 TEST_CASE("basic types are one contiguous block of one element", "[datatype]") {
@@ -1024,6 +1062,9 @@ TEST_CASE("predefined types have their standard names, derived ones none", "[dat
     CHECK(std::string(datatype_name(MPI_INT)) == "MPI_INT");
     CHECK(std::string(datatype_name(MPI_LONG_DOUBLE_INT)) == "MPI_LONG_DOUBLE_INT");
     CHECK(std::string(datatype_name(MPI_C_FLOAT_COMPLEX)) == "MPI_C_FLOAT_COMPLEX");
+    CHECK(std::string(datatype_name(MPI_COMPLEX)) == "MPI_COMPLEX");
+    CHECK(std::string(datatype_name(MPI_INTEGER4)) == "MPI_INTEGER4");
+    CHECK(std::string(datatype_name(MPI_CXX_LONG_DOUBLE_COMPLEX)) == "MPI_CXX_LONG_DOUBLE_COMPLEX");
     CHECK(datatype_name(MPI_DATATYPE_NULL) == nullptr);
     Types types;
     const MPI_Datatype h = types.make(contiguous(2, MPI_INT));

@@ -28,9 +28,10 @@ std::array<T, N> reduced(MPI_Op op, MPI_Datatype type, const std::array<T, N> &i
     return inout;
 }
 
-// The type groups of section 5.9.2 (C types only), with MPICH's two
-// extensions that LWMPI follows: MPI_CHAR is a C integer type, and the
-// logical operations take the multi-language types.
+// The type groups of section 5.9.2 (Fortran's integers with C's, and
+// Fortran's and C++'s types in theirs), with MPICH's two extensions that
+// LWMPI follows: MPI_CHAR is a C integer type, and the logical operations
+// take the multi-language types. MPI_CHARACTER is in no group.
 const std::vector<MPI_Datatype> c_integer_types = {MPI_CHAR,
                                                    MPI_INT,
                                                    MPI_LONG,
@@ -49,15 +50,30 @@ const std::vector<MPI_Datatype> c_integer_types = {MPI_CHAR,
                                                    MPI_UINT8_T,
                                                    MPI_UINT16_T,
                                                    MPI_UINT32_T,
-                                                   MPI_UINT64_T};
+                                                   MPI_UINT64_T,
+                                                   MPI_INTEGER,
+                                                   MPI_INTEGER1,
+                                                   MPI_INTEGER2,
+                                                   MPI_INTEGER4,
+                                                   MPI_INTEGER8};
 const std::vector<MPI_Datatype> multi_language_types = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
-const std::vector<MPI_Datatype> floating_types = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-const std::vector<MPI_Datatype> logical_types = {MPI_C_BOOL};
-const std::vector<MPI_Datatype> complex_types = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                                 MPI_C_LONG_DOUBLE_COMPLEX};
+const std::vector<MPI_Datatype> floating_types = {
+    MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
+const std::vector<MPI_Datatype> logical_types = {MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL};
+const std::vector<MPI_Datatype> complex_types = {MPI_C_FLOAT_COMPLEX,
+                                                 MPI_C_DOUBLE_COMPLEX,
+                                                 MPI_C_LONG_DOUBLE_COMPLEX,
+                                                 MPI_COMPLEX,
+                                                 MPI_DOUBLE_COMPLEX,
+                                                 MPI_COMPLEX8,
+                                                 MPI_COMPLEX16,
+                                                 MPI_CXX_FLOAT_COMPLEX,
+                                                 MPI_CXX_DOUBLE_COMPLEX,
+                                                 MPI_CXX_LONG_DOUBLE_COMPLEX};
 const std::vector<MPI_Datatype> byte_types = {MPI_BYTE};
-const std::vector<MPI_Datatype> pair_types = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
-                                              MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
+const std::vector<MPI_Datatype> pair_types = {MPI_FLOAT_INT, MPI_DOUBLE_INT,        MPI_LONG_INT,
+                                              MPI_2INT,      MPI_SHORT_INT,         MPI_LONG_DOUBLE_INT,
+                                              MPI_2REAL,     MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
 
 std::vector<MPI_Datatype> allowed_types(MPI_Op op) {
     std::vector<std::vector<MPI_Datatype>> groups;
@@ -132,7 +148,7 @@ TEST_CASE("predefined operations are defined on exactly the types of 5.9.2 (and 
     for (int o = handle_index(MPI_MAX); o <= handle_index(MPI_NO_OP); ++o) {
         const MPI_Op op = make_handle(HandleKind::op, o);
         const std::vector<MPI_Datatype> allowed = allowed_types(op);
-        for (int t = 1; t <= handle_index(MPI_LONG_DOUBLE_INT); ++t) {
+        for (int t = 1; t <= handle_index(MPI_CXX_LONG_DOUBLE_COMPLEX); ++t) {
             const MPI_Datatype type = make_handle(HandleKind::datatype, t);
             INFO("op " << o << ", datatype " << t);
             const bool ok = std::find(allowed.begin(), allowed.end(), type) != allowed.end();
@@ -386,4 +402,27 @@ TEST_CASE("MPI_Op_* and MPI_Reduce_local errors", "[op]") {
     CHECK(codes == std::vector<int>{16, MPI_ERR_NO_MEM, MPI_ERR_OP, MPI_ERR_OP, MPI_ERR_ARG, MPI_ERR_OP,
                                     MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_OP, MPI_ERR_BUFFER,
                                     MPI_ERR_BUFFER, MPI_SUCCESS, 2});
+}
+
+TEST_CASE("Fortran's 2-types pair a value with an index of its own type", "[op]") {
+    using P = std::array<float, 2>;  // MPI_2REAL: {value, index}, both REAL
+    const std::array<P, 3> in{{{1, 4}, {3, 1}, {2, 2}}};
+    const std::array<P, 3> inout{{{1, 2}, {3, 0}, {5, 7}}};
+    CHECK(reduced(MPI_MAXLOC, MPI_2REAL, in, inout) == std::array<P, 3>{{{1, 2}, {3, 0}, {5, 7}}});
+    CHECK(reduced(MPI_MINLOC, MPI_2REAL, in, inout) == std::array<P, 3>{{{1, 2}, {3, 0}, {2, 2}}});
+    using D = std::array<double, 2>;
+    CHECK(reduced(MPI_MAXLOC, MPI_2DOUBLE_PRECISION, std::array<D, 1>{{{9, 3}}},
+                  std::array<D, 1>{{{8, 1}}}) == std::array<D, 1>{{{9, 3}}});
+    using I = std::array<int, 2>;
+    CHECK(reduced(MPI_MINLOC, MPI_2INTEGER, std::array<I, 1>{{{4, 6}}}, std::array<I, 1>{{{4, 2}}}) ==
+          std::array<I, 1>{{{4, 2}}});
+}
+
+TEST_CASE("Fortran's LOGICAL takes the logical operations, its INTEGERs the arithmetic", "[op]") {
+    CHECK(reduced(MPI_LAND, MPI_LOGICAL, std::array<int, 2>{1, 0}, std::array<int, 2>{1, 1}) ==
+          std::array<int, 2>{1, 0});
+    CHECK(check_op(MPI_SUM, MPI_LOGICAL) == MPI_ERR_OP);
+    CHECK(check_op(MPI_SUM, MPI_CHARACTER) == MPI_ERR_OP);
+    CHECK(reduced(MPI_SUM, MPI_INTEGER8, std::array<int64_t, 1>{int64_t{1} << 40},
+                  std::array<int64_t, 1>{2}) == std::array<int64_t, 1>{(int64_t{1} << 40) + 2});
 }

@@ -46,35 +46,36 @@ constexpr Datatype basic() {
                     .nruns = 1};
 }
 
-// The type map of a {value; int index;} pair of MINLOC/MAXLOC (section
+// The type map of a {value; index;} pair of MINLOC/MAXLOC (section
 // 5.9.4): value and index are one block unless padding parts them, and
-// one run when they are both ints. `V` is the value's basic type.
-template <typename T, MPI_Datatype V>
+// one run when they are of one type. `V` is the value's basic type, `IV`
+// the index's (MPI_INT, or the value's own for Fortran's 2-types).
+template <typename T, MPI_Datatype V, typename I = int, MPI_Datatype IV = MPI_INT>
 struct PairMap {
     struct P {
         T value;
-        int index;
+        I index;
     };
     static constexpr MPI_Aint index_offset = offsetof(P, index);
     static constexpr bool one_block = index_offset == sizeof(T);
-    static constexpr bool one_run = V == MPI_INT;
-    static constexpr Block blocks[] = {{0, one_block ? index_offset + sizeof(int) : sizeof(T)},
-                                       {index_offset, sizeof(int)}};
-    static constexpr Run runs[] = {{sizeof(T), one_run ? 2 : 1, V}, {sizeof(int), 1, MPI_INT}};
+    static constexpr bool one_run = V == IV;
+    static constexpr Block blocks[] = {{0, one_block ? index_offset + sizeof(I) : sizeof(T)},
+                                       {index_offset, sizeof(I)}};
+    static constexpr Run runs[] = {{sizeof(T), one_run ? 2 : 1, V}, {sizeof(I), 1, IV}};
 };
 
 // A pair's size is its value and index; its extent is the C struct's, so
 // trailing padding (MPI_DOUBLE_INT: 12 and 16) makes it non-contiguous.
-template <typename T, MPI_Datatype V>
+template <typename T, MPI_Datatype V, typename I = int, MPI_Datatype IV = MPI_INT>
 constexpr Datatype pair(MPI_Datatype self) {
-    using M = PairMap<T, V>;
-    const auto n = static_cast<MPI_Aint>(sizeof(T) + sizeof(int));
+    using M = PairMap<T, V, I, IV>;
+    const auto n = static_cast<MPI_Aint>(sizeof(T) + sizeof(I));
     const auto ext = static_cast<MPI_Aint>(sizeof(typename M::P));
     return Datatype{.size = n,
                     .lb = 0,
                     .extent = ext,
                     .true_lb = 0,
-                    .true_extent = static_cast<MPI_Aint>(M::index_offset + sizeof(int)),
+                    .true_extent = static_cast<MPI_Aint>(M::index_offset + sizeof(I)),
                     .contiguous = M::one_block && n == ext,
                     .committed = true,
                     .predefined = true,
@@ -153,6 +154,28 @@ constexpr Datatype predefined[] = {
     pair<long double, MPI_LONG_DOUBLE>(MPI_LONG_DOUBLE_INT),
     marker(MPI_LB, true),
     marker(MPI_UB, false),
+    basic<char, MPI_CHARACTER>(),
+    basic<int, MPI_LOGICAL>(),
+    basic<int, MPI_INTEGER>(),
+    basic<float, MPI_REAL>(),
+    basic<double, MPI_DOUBLE_PRECISION>(),
+    basic<__complex__ float, MPI_COMPLEX>(),
+    basic<__complex__ double, MPI_DOUBLE_COMPLEX>(),
+    pair<float, MPI_REAL, float, MPI_REAL>(MPI_2REAL),
+    pair<double, MPI_DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION>(MPI_2DOUBLE_PRECISION),
+    pair<int, MPI_INTEGER, int, MPI_INTEGER>(MPI_2INTEGER),
+    basic<int8_t, MPI_INTEGER1>(),
+    basic<int16_t, MPI_INTEGER2>(),
+    basic<int32_t, MPI_INTEGER4>(),
+    basic<int64_t, MPI_INTEGER8>(),
+    basic<float, MPI_REAL4>(),
+    basic<double, MPI_REAL8>(),
+    basic<__complex__ float, MPI_COMPLEX8>(),
+    basic<__complex__ double, MPI_COMPLEX16>(),
+    basic<bool, MPI_CXX_BOOL>(),
+    basic<__complex__ float, MPI_CXX_FLOAT_COMPLEX>(),
+    basic<__complex__ double, MPI_CXX_DOUBLE_COMPLEX>(),
+    basic<__complex__ long double, MPI_CXX_LONG_DOUBLE_COMPLEX>(),
 };
 constexpr int num_predefined = sizeof predefined / sizeof predefined[0];
 
@@ -207,6 +230,28 @@ constexpr const char *predefined_names[] = {
     "MPI_LONG_DOUBLE_INT",
     "MPI_LB",
     "MPI_UB",
+    "MPI_CHARACTER",
+    "MPI_LOGICAL",
+    "MPI_INTEGER",
+    "MPI_REAL",
+    "MPI_DOUBLE_PRECISION",
+    "MPI_COMPLEX",
+    "MPI_DOUBLE_COMPLEX",
+    "MPI_2REAL",
+    "MPI_2DOUBLE_PRECISION",
+    "MPI_2INTEGER",
+    "MPI_INTEGER1",
+    "MPI_INTEGER2",
+    "MPI_INTEGER4",
+    "MPI_INTEGER8",
+    "MPI_REAL4",
+    "MPI_REAL8",
+    "MPI_COMPLEX8",
+    "MPI_COMPLEX16",
+    "MPI_CXX_BOOL",
+    "MPI_CXX_FLOAT_COMPLEX",
+    "MPI_CXX_DOUBLE_COMPLEX",
+    "MPI_CXX_LONG_DOUBLE_COMPLEX",
 };
 static_assert(sizeof predefined_names / sizeof predefined_names[0] == num_predefined);
 

@@ -25,36 +25,55 @@ Form form_of(MPI_Datatype basic) {
     switch (basic) {
     case MPI_CHAR:
     case MPI_SIGNED_CHAR:
+    case MPI_CHARACTER:
+    case MPI_INTEGER1:
     case MPI_INT8_T: return {Kind::sint, 1, 1};
     case MPI_UNSIGNED_CHAR:
     case MPI_BYTE:
     case MPI_PACKED:
     case MPI_C_BOOL:
+    case MPI_CXX_BOOL:
     case MPI_UINT8_T: return {Kind::uint, 1, 1};
     case MPI_SHORT:
+    case MPI_INTEGER2:
     case MPI_INT16_T: return {Kind::sint, 1, 2};
     case MPI_UNSIGNED_SHORT:
     case MPI_UINT16_T: return {Kind::uint, 1, 2};
     case MPI_INT:
     case MPI_LONG:  // 4 bytes in external32 (table 13.2)
     case MPI_INT32_T:
+    case MPI_INTEGER:
+    case MPI_INTEGER4:
+    case MPI_LOGICAL:
     case MPI_WCHAR: return {Kind::sint, 1, 4};
     case MPI_UNSIGNED:
     case MPI_UNSIGNED_LONG:
     case MPI_UINT32_T:
-    case MPI_FLOAT: return {Kind::uint, 1, 4};
+    case MPI_FLOAT:
+    case MPI_REAL:
+    case MPI_REAL4: return {Kind::uint, 1, 4};
     case MPI_LONG_LONG_INT:
+    case MPI_INTEGER8:
     case MPI_INT64_T:
     case MPI_AINT:
     case MPI_OFFSET:
     case MPI_COUNT: return {Kind::sint, 1, 8};
     case MPI_UNSIGNED_LONG_LONG:
     case MPI_UINT64_T:
-    case MPI_DOUBLE: return {Kind::uint, 1, 8};
+    case MPI_DOUBLE:
+    case MPI_DOUBLE_PRECISION:
+    case MPI_REAL8: return {Kind::uint, 1, 8};
     case MPI_LONG_DOUBLE: return {Kind::long_double, 1, 16};
-    case MPI_C_FLOAT_COMPLEX: return {Kind::uint, 2, 4};
-    case MPI_C_DOUBLE_COMPLEX: return {Kind::uint, 2, 8};
-    case MPI_C_LONG_DOUBLE_COMPLEX: return {Kind::long_double, 2, 16};
+    case MPI_C_FLOAT_COMPLEX:
+    case MPI_COMPLEX:
+    case MPI_COMPLEX8:
+    case MPI_CXX_FLOAT_COMPLEX: return {Kind::uint, 2, 4};
+    case MPI_C_DOUBLE_COMPLEX:
+    case MPI_DOUBLE_COMPLEX:
+    case MPI_COMPLEX16:
+    case MPI_CXX_DOUBLE_COMPLEX: return {Kind::uint, 2, 8};
+    case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_LONG_DOUBLE_COMPLEX: return {Kind::long_double, 2, 16};
     default: return {Kind::uint, 1, 0};  // not basic: a run never has it
     }
 }

@@ -37,7 +37,7 @@ enum : unsigned {
     logical_types = 1u << 3,
     complex_types = 1u << 4,
     byte_types = 1u << 5,
-    pair_types = 1u << 6,  // the {value; int index;} types of section 5.9.4
+    pair_types = 1u << 6,  // the {value; index;} types of section 5.9.4
 };
 
 /// How the elements lie in a buffer. Only the pair types care: in the user
@@ -177,21 +177,22 @@ void elementwise(const void *in, void *inout, size_t n, Layout) {
 
 // MINLOC and MAXLOC (section 5.9.4): the better value wins with its index;
 // equal values keep the smaller index. Packed pairs are not aligned, so the
-// fields are copied in and out.
-template <typename Op, typename T>
+// fields are copied in and out. I: the index's type (int, or the value's
+// own in Fortran's 2-types).
+template <typename Op, typename T, typename I>
 void pairwise(const void *in, void *inout, size_t n, Layout layout) {
     struct Pair {
         T value;
-        int index;
+        I index;
     };
     const bool packed = layout == Layout::packed;
-    const size_t stride = packed ? sizeof(T) + sizeof(int) : sizeof(Pair);
+    const size_t stride = packed ? sizeof(T) + sizeof(I) : sizeof(Pair);
     const size_t at = packed ? sizeof(T) : offsetof(Pair, index);
     const char *a = static_cast<const char *>(in);
     char *b = static_cast<char *>(inout);
     for (size_t k = 0; k < n; ++k, a += stride, b += stride) {
         T u, v;
-        int i, j;
+        I i, j;
         memcpy(&u, a, sizeof u);
         memcpy(&i, a + at, sizeof i);
         memcpy(&v, b, sizeof v);
@@ -207,11 +208,13 @@ void pairwise(const void *in, void *inout, size_t n, Layout layout) {
 
 // ---- The table -----------------------------------------------------------
 
-// A predefined datatype the operations know: its handle, C type and group.
-template <MPI_Datatype H, typename T, unsigned G>
+// A predefined datatype the operations know: its handle, C type and group
+// (and a pair's index type).
+template <MPI_Datatype H, typename T, unsigned G, typename I = int>
 struct Type {
     static constexpr MPI_Datatype handle = H;
     using type = T;
+    using index = I;
     static constexpr unsigned group = G;
 };
 
@@ -242,12 +245,28 @@ using Types = TypeList<
     Type<MPI_BYTE, unsigned char, byte_types>, Type<MPI_FLOAT_INT, float, pair_types>,
     Type<MPI_DOUBLE_INT, double, pair_types>, Type<MPI_LONG_INT, long, pair_types>,
     Type<MPI_2INT, int, pair_types>, Type<MPI_SHORT_INT, short, pair_types>,
-    Type<MPI_LONG_DOUBLE_INT, long double, pair_types>>;
+    Type<MPI_LONG_DOUBLE_INT, long double, pair_types>,
+    // Fortran's types by their groups: integer, floating point, logical,
+    // complex; MPI_CHARACTER is in none.
+    Type<MPI_INTEGER, int, c_integer_types>, Type<MPI_INTEGER1, int8_t, c_integer_types>,
+    Type<MPI_INTEGER2, int16_t, c_integer_types>, Type<MPI_INTEGER4, int32_t, c_integer_types>,
+    Type<MPI_INTEGER8, int64_t, c_integer_types>, Type<MPI_REAL, float, floating_types>,
+    Type<MPI_DOUBLE_PRECISION, double, floating_types>, Type<MPI_REAL4, float, floating_types>,
+    Type<MPI_REAL8, double, floating_types>, Type<MPI_LOGICAL, int, logical_types>,
+    Type<MPI_COMPLEX, __complex__ float, complex_types>,
+    Type<MPI_DOUBLE_COMPLEX, __complex__ double, complex_types>,
+    Type<MPI_COMPLEX8, __complex__ float, complex_types>,
+    Type<MPI_COMPLEX16, __complex__ double, complex_types>, Type<MPI_2REAL, float, pair_types, float>,
+    Type<MPI_2DOUBLE_PRECISION, double, pair_types, double>, Type<MPI_2INTEGER, int, pair_types, int>,
+    // C++'s (section 3.2.2).
+    Type<MPI_CXX_BOOL, bool, logical_types>, Type<MPI_CXX_FLOAT_COMPLEX, __complex__ float, complex_types>,
+    Type<MPI_CXX_DOUBLE_COMPLEX, __complex__ double, complex_types>,
+    Type<MPI_CXX_LONG_DOUBLE_COMPLEX, __complex__ long double, complex_types>>;
 
 using Ops = OpList<Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, MinLoc, MaxLoc>;
 
 constexpr int op_slots = handle_index(MPI_MAXLOC) + 1;
-constexpr int type_slots = handle_index(MPI_LONG_DOUBLE_INT) + 1;
+constexpr int type_slots = handle_index(MPI_CXX_LONG_DOUBLE_COMPLEX) + 1;
 
 struct KernelTable {
     Kernel at[op_slots][type_slots];  // [op index][datatype index]
@@ -260,7 +279,7 @@ constexpr Kernel kernel_for() {
     if constexpr ((Op::groups & E::group) == 0)
         return nullptr;
     else if constexpr (E::group == pair_types)
-        return &pairwise<Op, typename E::type>;
+        return &pairwise<Op, typename E::type, typename E::index>;
     else
         return &elementwise<Op, typename E::type>;
 }

@@ -9,7 +9,8 @@
  *   (contiguous MPI_INT with MPI_SUM, which MPI 3.1 lets an implementation
  *   refuse, and with a user operation) and Gather; Pack, Unpack,
  *   Pack_size and MPI_PACKED messages; Get_count and Get_elements on a
- *   struct type, whole and partial.
+ *   struct type, whole and partial; Fortran's and C++'s named types in C
+ *   (names, layouts, reductions by group, 2-type pairs, external32).
  *
  * A portable MPI program (mpi.h and the C library only), for any number
  * of processes (pair tests pair rank 2k with 2k+1). Rank 0 prints
@@ -17,9 +18,11 @@
  * "FAIL mpi_dtype_test.c:<line>: ..." and ends the job with a non-zero
  * status.
  */
+#include <complex.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,6 +583,60 @@ static void test_collectives(void) {
 
 /* ---- Pack, Unpack ------------------------------------------------------------- */
 
+/* Fortran's and C++'s named types in C (3.2.2, Annex A.1.1): their names,
+ * layouts, reductions by their group (5.9.2: LOGICAL takes no MPI_SUM),
+ * MINLOC/MAXLOC pairs whose index has the value's type (5.9.4), and
+ * external32. */
+static void test_language_types(void) {
+    phase = "Fortran's and C++'s types: names and layouts";
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    const MPI_Datatype named[] = {MPI_INTEGER4, MPI_COMPLEX, MPI_DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_2REAL};
+    const char *names[] = {"MPI_INTEGER4", "MPI_COMPLEX", "MPI_DOUBLE_PRECISION", "MPI_CXX_BOOL",
+                           "MPI_2REAL"};
+    for (int i = 0; i < 5; ++i) {
+        MPI_OK(MPI_Type_get_name(named[i], name, &len));
+        if (strcmp(name, names[i]) != 0) FAIL("type %d is named %s; expected %s", i, name, names[i]);
+    }
+    CHECK_LAYOUT(MPI_INTEGER, 4, 0, 4, 0, 4);
+    CHECK_LAYOUT(MPI_INTEGER8, 8, 0, 8, 0, 8);
+    CHECK_LAYOUT(MPI_REAL, 4, 0, 4, 0, 4);
+    CHECK_LAYOUT(MPI_COMPLEX16, 16, 0, 16, 0, 16);
+    CHECK_LAYOUT(MPI_CXX_BOOL, 1, 0, 1, 0, 1);
+    CHECK_LAYOUT(MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), 0, 2 * sizeof(long double), 0,
+                 2 * sizeof(long double));
+    CHECK_LAYOUT(MPI_2DOUBLE_PRECISION, 16, 0, 16, 0, 16);
+
+    phase = "Fortran's and C++'s types: reductions";
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    int32_t i4 = me + 1, i4_sum = 0;
+    MPI_OK(MPI_Allreduce(&i4, &i4_sum, 1, MPI_INTEGER4, MPI_SUM, c));
+    CHECK_EQ(i4_sum, np * (np + 1) / 2);
+    int logical = me != 0 || np == 1, all = -1, any = -1;
+    MPI_OK(MPI_Allreduce(&logical, &all, 1, MPI_LOGICAL, MPI_LAND, c));
+    MPI_OK(MPI_Allreduce(&logical, &any, 1, MPI_LOGICAL, MPI_LOR, c));
+    CHECK_EQ(all, np == 1);
+    CHECK_EQ(any, 1);
+    EXPECT_CLASS(MPI_Allreduce(&logical, &all, 1, MPI_LOGICAL, MPI_SUM, c), MPI_ERR_OP);
+    float pair[2] = {(float)(me % 3), (float)me}, best[2];
+    MPI_OK(MPI_Allreduce(pair, best, 1, MPI_2REAL, MPI_MAXLOC, c));
+    const int top = np > 2 ? 2 : np - 1; /* the largest me % 3, first reached at me == top */
+    CHECK(best[0] == (float)top && best[1] == (float)top);
+    double _Complex z = me + 1.0 * _Complex_I, zsum = 0;
+    MPI_OK(MPI_Allreduce(&z, &zsum, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, c));
+    CHECK(__real__ zsum == np * (np - 1) / 2.0 && __imag__ zsum == np);
+    MPI_OK(MPI_Comm_free(&c));
+
+    phase = "Fortran's types in external32";
+    int v = 0x01020304;
+    unsigned char ext[4] = {0};
+    MPI_Aint pos = 0;
+    MPI_OK(MPI_Pack_external("external32", &v, 1, MPI_INTEGER, ext, sizeof ext, &pos));
+    CHECK(pos == 4 && ext[0] == 1 && ext[1] == 2 && ext[2] == 3 && ext[3] == 4);
+}
+
 static void test_pack(void) {
     phase = "MPI_Pack and MPI_Unpack";
     MPI_Datatype vec;
@@ -690,6 +747,8 @@ int main(int argc, char **argv) {
     test_collectives();
     sync_all("pack");
     test_pack();
+    sync_all("Fortran's and C++'s types");
+    test_language_types();
     sync_all("finalize");
 
     double t = MPI_Wtime() - t0;
