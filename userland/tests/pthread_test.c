@@ -136,7 +136,10 @@ static void test_join_detach(void) {
     while (!__atomic_load_n(&detached_done, __ATOMIC_ACQUIRE))
         sched_yield();
     CHECK(pthread_join(t, 0) == ESRCH);
-    CHECK(pthread_detach(t) == ESRCH || pthread_detach(t) == EINVAL);
+    /* Called once: the detached thread may end between two calls, turning
+     * EINVAL (detached, still there) into ESRCH (gone). */
+    const int again = pthread_detach(t);
+    CHECK(again == ESRCH || again == EINVAL);
 }
 
 /* ---- mutex ---- */
