@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "jobs_support.hpp"
@@ -359,6 +360,72 @@ TEST_CASE("window attributes, names and error classes", "[jobs][rma]") {
         EXPECT(MPI_Win_detach(dyn, &y) == MPI_ERR_RMA_ATTACH);
         EXPECT_OK(MPI_Win_unlock_all(dyn));
         EXPECT_OK(MPI_Win_free(&dyn));
+        EXPECT_OK(MPI_Win_free(&win));
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
+
+TEST_CASE("a window reports its hints of 11.2.1, given or default", "[jobs][rma]") {
+    const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [](int) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        // The value of hint `key` in MPI_Win_get_info, "(absent)", or "(failed)".
+        const auto value = [](MPI_Win w, const char *key) {
+            MPI_Info used;
+            char v[MPI_MAX_INFO_VAL] = "";
+            int flag = 0;
+            if (MPI_Win_get_info(w, &used) || MPI_Info_get(used, key, MPI_MAX_INFO_VAL - 1, v, &flag) ||
+                MPI_Info_free(&used))
+                return std::string("(failed)");
+            return flag ? std::string(v) : std::string("(absent)");
+        };
+        MPI_Info info;
+        EXPECT_OK(MPI_Info_create(&info));
+        EXPECT_OK(MPI_Info_set(info, "no_locks", "true"));
+        EXPECT_OK(MPI_Info_set(info, "accumulate_ordering", "rar,waw"));
+        EXPECT_OK(MPI_Info_set(info, "accumulate_ops", "whatever"));  // not understood: ignored
+        int *base;
+        MPI_Win win;
+        EXPECT_OK(MPI_Win_allocate(sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &base, &win));
+        EXPECT(value(win, "no_locks") == "true");
+        EXPECT(value(win, "accumulate_ordering") == "rar,waw");
+        EXPECT(value(win, "accumulate_ops") == "same_op_no_op");
+        EXPECT(value(win, "same_size") == "false");
+        EXPECT(value(win, "alloc_shared_noncontig") == "(absent)");  // not a shared window
+        EXPECT_OK(MPI_Info_set(info, "accumulate_ordering", "none"));
+        EXPECT_OK(MPI_Info_set(info, "no_locks", "false"));
+        EXPECT_OK(MPI_Win_set_info(win, info));
+        EXPECT(value(win, "accumulate_ordering") == "none");
+        EXPECT(value(win, "no_locks") == "false");
+        EXPECT_OK(MPI_Info_free(&info));
+        EXPECT_OK(MPI_Win_free(&win));
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
+
+TEST_CASE("a dynamic window holds many attached regions", "[jobs][rma]") {
+    const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        MPI_Win win;
+        EXPECT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        // Twenty separate regions, as a linked list's nodes would be.
+        std::vector<std::vector<int>> nodes(20, std::vector<int>(4, 0));
+        for (auto &n : nodes)
+            EXPECT_OK(MPI_Win_attach(win, n.data(), 4 * sizeof(int)));
+        MPI_Aint last, theirs;
+        EXPECT_OK(MPI_Get_address(nodes.back().data(), &last));
+        EXPECT_OK(MPI_Sendrecv(&last, 1, MPI_AINT, 1 - rank, 0, &theirs, 1, MPI_AINT, 1 - rank, 0,
+                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        const int v = 7 + rank;
+        EXPECT_OK(MPI_Win_fence(0, win));
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT, 1 - rank, theirs + sizeof(int), 1, MPI_INT, win));
+        EXPECT_OK(MPI_Win_fence(0, win));
+        EXPECT(nodes.back()[1] == 8 - rank);
+        for (auto &n : nodes)
+            EXPECT_OK(MPI_Win_detach(win, n.data()));
         EXPECT_OK(MPI_Win_free(&win));
         EXPECT_OK(MPI_Finalize());
         return 0;

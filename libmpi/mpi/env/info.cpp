@@ -119,6 +119,18 @@ int check_key(const Call &call, const char *key) {
 
 bool info_valid(MPI_Info h) { return info_at(h) != nullptr; }
 
+const char *info_lookup(MPI_Info h, const char *key) {
+    const Info *info = info_at(h);
+    const int at = info ? find(*info, key) : -1;
+    return at < 0 ? nullptr : value_of(info->entries[at]);
+}
+
+int info_put(MPI_Info h, const char *key, const char *value) {
+    Info *info = info_at(h);
+    if (!info) return MPI_ERR_INFO;
+    return put(*info, key, value) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
 int info_new(MPI_Info *out) {
     int index = env_index + 1;
     if (!make(&index)) return MPI_ERR_NO_MEM;

@@ -82,6 +82,7 @@ void release(Win &w) {
     for (int i = 0; i < w.nattached; ++i)
         util::rma_withdraw(w.attached[i].base, static_cast<size_t>(w.attached[i].size));
     if (w.owned) free(w.owned);
+    free(w.attached);
     free(w.peers);
     free(w.locks);
     memset(w.ctrl, 0, sizeof *w.ctrl);
@@ -90,9 +91,52 @@ void release(Win &w) {
     release_errhandler(h);
 }
 
-// The first part of making a window over `c`: the record, the control
-// area, the dup. Errors are raised by the caller.
-int begin(Comm &c, int flavor, Win **out) {
+// A boolean hint of section 11.2.1 and where WinHints keeps it.
+struct FlagHint {
+    const char *key;
+    bool WinHints::*flag;
+};
+constexpr FlagHint flag_hints[] = {{"no_locks", &WinHints::no_locks},
+                                   {"same_size", &WinHints::same_size},
+                                   {"same_disp_unit", &WinHints::same_disp_unit},
+                                   {"alloc_shared_noncontig", &WinHints::alloc_shared_noncontig}};
+
+// accumulate_ordering's value: "none", or a comma-separated list of some
+// of rar, raw, war, waw (section 11.2.1).
+bool valid_ordering(const char *v) {
+    if (strcmp(v, "none") == 0) return true;
+    for (;;) {
+        const char *comma = strchr(v, ',');
+        const size_t n = comma ? static_cast<size_t>(comma - v) : strlen(v);
+        static constexpr const char *orders[] = {"rar", "raw", "war", "waw"};
+        bool known = false;
+        for (const char *k : orders)
+            known = known || (n == 3 && strncmp(v, k, 3) == 0);
+        if (!known) return false;
+        if (!comma) return true;
+        v = comma + 1;
+    }
+}
+
+// Takes the hints of section 11.2.1 that `info` gives (MPI_INFO_NULL:
+// none). A value it does not understand is ignored, as section 9 allows.
+void take_hints(WinHints &h, MPI_Info info) {
+    for (const FlagHint &f : flag_hints)
+        if (const char *v = info_lookup(info, f.key)) {
+            if (strcmp(v, "true") == 0) h.*f.flag = true;
+            if (strcmp(v, "false") == 0) h.*f.flag = false;
+        }
+    const char *v = info_lookup(info, "accumulate_ordering");
+    if (v && strlen(v) < sizeof h.accumulate_ordering && valid_ordering(v))
+        TextBuilder(h.accumulate_ordering, sizeof h.accumulate_ordering).put(v);
+    v = info_lookup(info, "accumulate_ops");
+    if (v && (strcmp(v, "same_op") == 0 || strcmp(v, "same_op_no_op") == 0))
+        TextBuilder(h.accumulate_ops, sizeof h.accumulate_ops).put(v);
+}
+
+// The first part of making a window over `c` with the hints of `info`:
+// the record, the control area, the dup. Errors are raised by the caller.
+int begin(Comm &c, int flavor, MPI_Info info, Win **out) {
     if (int e = controls_ready()) return e;
     Wins &s = t_wins.get();
     if (!s.registered) {  // before its first window can have a handler (errors.hpp)
@@ -105,6 +149,8 @@ int begin(Comm &c, int flavor, Win **out) {
     w.handle = make_handle(HandleKind::win, i);
     w.flavor = flavor;
     w.model = MPI_WIN_UNIFIED;
+    w.hints = WinHints{false, false, false, false, "rar,raw,war,waw", "same_op_no_op"};
+    take_hints(w.hints, info);
     w.rank = c.rank;
     w.size = c.group.size;
     w.errhandler = 0;  // MPI_ERRORS_ARE_FATAL, not the communicator's (section 8.3.2)
@@ -170,10 +216,10 @@ int check_part(const Call &call, MPI_Aint size, int disp_unit) {
 
 // MPI_Win_create and MPI_Win_allocate (owned: memory the window frees),
 // once enter_create() has run.
-int create(const Call &call, Comm &c, int flavor, void *base, MPI_Aint size, int disp_unit, void *owned,
-           MPI_Win *win) {
+int create(const Call &call, Comm &c, int flavor, MPI_Info info, void *base, MPI_Aint size, int disp_unit,
+           void *owned, MPI_Win *win) {
     Win *w;
-    int e = begin(c, flavor, &w);
+    int e = begin(c, flavor, info, &w);
     if (e == MPI_SUCCESS) {
         w->owned = owned;
         e = publish(*w, base, size, disp_unit, true, win);
@@ -222,6 +268,7 @@ void win_finalize() {
         if (Win *w = s.table.at(i)) {
             free(w->peers);
             free(w->locks);
+            free(w->attached);
         }
     s.table.clear();
     free(s.controls);
@@ -237,7 +284,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     if (int e = enter_create(call, comm, info, win, &c)) return e;
     if (int e = check_part(call, size, disp_unit)) return e;
     if (size > 0 && !base) return call.fail(MPI_ERR_BASE);
-    return create(call, *c, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win);
+    return create(call, *c, MPI_WIN_FLAVOR_CREATE, info, base, size, disp_unit, nullptr, win);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -253,7 +300,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     if (mem) memset(mem, 0, static_cast<size_t>(size));
     *static_cast<void **>(baseptr) = mem;
     Win *w;
-    int e = begin(*c, MPI_WIN_FLAVOR_ALLOCATE, &w);
+    int e = begin(*c, MPI_WIN_FLAVOR_ALLOCATE, info, &w);
     if (e == MPI_SUCCESS) {
         w->owned = mem;
         e = publish(*w, mem, mem ? size : 0, disp_unit, mem != nullptr, win);
@@ -271,7 +318,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     Call call("MPI_Win_create_dynamic");
     Comm *c;
     if (int e = enter_create(call, comm, info, win, &c)) return e;
-    return create(call, *c, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win);
+    return create(call, *c, MPI_WIN_FLAVOR_DYNAMIC, info, nullptr, 0, 1, nullptr, win);
 }
 
 // One block for the whole window, allocated by rank 0 and reached by all
@@ -293,7 +340,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         if (util::same_cluster(c->group.world[r], &shared)) shared = false;
     if (!shared) return call.fail(MPI_ERR_RMA_SHARED, "its ranks share no memory");
     Win *w;
-    int e = begin(*c, MPI_WIN_FLAVOR_SHARED, &w);
+    int e = begin(*c, MPI_WIN_FLAVOR_SHARED, info, &w);
     if (e) return call.fail(e, util::error_detail());
     // Every part's size, then rank 0's block (its global form) to all.
     MPI_Aint sizes[util::max_ranks], total = 0, offset = 0;
@@ -345,12 +392,17 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return call.fail(MPI_ERR_RMA_FLAVOR);
     if (size < 0) return call.fail(MPI_ERR_SIZE);
     if (size > 0 && !base) return call.fail(MPI_ERR_BASE);
-    if (w->nattached == max_attached) return call.fail(MPI_ERR_RMA_ATTACH, "too many regions");
+    if (w->nattached == w->attached_cap) {
+        const int cap = w->attached_cap ? 2 * w->attached_cap : 8;
+        auto *grown =
+            static_cast<WinRegion *>(realloc(w->attached, static_cast<size_t>(cap) * sizeof(WinRegion)));
+        if (!grown) return call.fail(MPI_ERR_NO_MEM, "no memory for the window's regions");
+        w->attached = grown;
+        w->attached_cap = cap;
+    }
     if (int e = util::rma_expose(base, static_cast<size_t>(size)))
         return call.fail(e == MPI_ERR_NO_MEM ? e : MPI_ERR_RMA_ATTACH, util::error_detail());
-    w->attached[w->nattached].base = base;
-    w->attached[w->nattached].size = size;
-    ++w->nattached;
+    w->attached[w->nattached++] = WinRegion{base, size};
     return MPI_SUCCESS;
 }
 
@@ -398,21 +450,40 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group) {
     return MPI_SUCCESS;
 }
 
-// LWMPI acts on no hint of a window (section 11.2.7), so it keeps none.
+/// Replaces the window's hints of section 11.2.1 that `info` gives
+/// (section 11.2.7); the others keep their values.
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
     Call call("MPI_Win_set_info");
     Win *w;
     if (int e = enter(call, win, &w)) return e;
     if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
+    take_hints(w->hints, info);
     return MPI_SUCCESS;
 }
 
+/// A new info object with the window's hints of section 11.2.1, each
+/// with the value in use (section 11.2.7); alloc_shared_noncontig for a
+/// shared window only.
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
     Call call("MPI_Win_get_info");
     Win *w;
     if (int e = enter(call, win, &w)) return e;
     if (!info_used) return call.fail(MPI_ERR_ARG);
-    if (int e = info_new(info_used)) return call.fail(e, "too many info objects");
+    MPI_Info info;
+    if (int e = info_new(&info)) return call.fail(e, "too many info objects");
+    const WinHints &h = w->hints;
+    int e = MPI_SUCCESS;
+    for (const FlagHint &f : flag_hints)
+        if (e == MPI_SUCCESS &&
+            (f.flag != &WinHints::alloc_shared_noncontig || w->flavor == MPI_WIN_FLAVOR_SHARED))
+            e = info_put(info, f.key, h.*f.flag ? "true" : "false");
+    if (e == MPI_SUCCESS) e = info_put(info, "accumulate_ordering", h.accumulate_ordering);
+    if (e == MPI_SUCCESS) e = info_put(info, "accumulate_ops", h.accumulate_ops);
+    if (e) {
+        MPI_Info_free(&info);
+        return call.fail(e, "no memory for the hints");
+    }
+    *info_used = info;
     return MPI_SUCCESS;
 }
 

@@ -22,7 +22,6 @@ struct Datatype;
 /// MPI_WIN_NULL's.
 inline constexpr int max_wins = 64;
 /// Regions MPI_Win_attach may add to one dynamic window.
-inline constexpr int max_attached = 8;
 inline constexpr int mask_words = util::max_ranks / 64;
 
 /// LWMPI's words in a rank's part of a window, which the other ranks
@@ -62,6 +61,25 @@ struct RankMask {
     void add(int r) { bits[r / 64] |= uint64_t{1} << (r % 64); }
 };
 
+/// The hints of section 11.2.1 a window was given (at its creation or by
+/// MPI_Win_set_info), which MPI_Win_get_info reports. Each only allows an
+/// implementation something (no locks, any order of accumulates...);
+/// LWMPI keeps the default behaviour, which is right under every value.
+struct WinHints {
+    bool no_locks;
+    bool same_size;
+    bool same_disp_unit;
+    bool alloc_shared_noncontig;
+    char accumulate_ordering[16];  ///< "none", or some of "rar,raw,war,waw"
+    char accumulate_ops[16];       ///< "same_op_no_op" or "same_op"
+};
+
+/// A region of memory attached to a dynamic window (section 11.2.4).
+struct WinRegion {
+    void *base;
+    MPI_Aint size;
+};
+
 struct Win {
     MPI_Win handle;
     MPI_Comm comm;  ///< the window's own dup of the communicator it was made on
@@ -71,6 +89,7 @@ struct Win {
     void *base;
     MPI_Aint bytes;
     int disp_unit;
+    WinHints hints;
     int model;                  ///< MPI_WIN_UNIFIED (the value of MPI_WIN_MODEL)
     void *owned;                ///< memory MPI_Win_free frees (the caller's pointer), or nullptr
     bool exposed;               ///< [base, base + bytes) is exposed to the others
@@ -89,11 +108,9 @@ struct Win {
     int nlocks;        ///< targets locked by MPI_Win_lock
     uint8_t *locks;    ///< by rank: 0, or 1 (shared), 2 (exclusive), 3 (MPI_MODE_NOCHECK: none taken) (heap)
     RankMask dirty;    ///< targets written to since their last flush
-    int nattached;
-    struct {
-        void *base;
-        MPI_Aint size;
-    } attached[max_attached];
+    int nattached;     ///< regions of a dynamic window (MPI_Win_attach)
+    int attached_cap;
+    WinRegion *attached;  ///< (heap) grown as regions are attached
 };
 
 /// The window named by `h`, or nullptr.
