@@ -78,35 +78,67 @@ int rma_self(RmaPeer *out) {
     return MPI_SUCCESS;
 }
 
-// Overlapping regions (the kernel refuses them) are merged: the regions
-// that meet the new one are withdrawn and their hull exposed in their
-// place, serving all their callers.
+namespace {
+
+// The bytes between [lo, hi) and region r (0 when they meet).
+uintptr_t gap(const Exposed &r, uintptr_t lo, uintptr_t hi) {
+    if (r.base + r.size < lo) return lo - (r.base + r.size);
+    return hi < r.base ? r.base - hi : 0;
+}
+
+}  // namespace
+
+// The kernel keeps at most TS_WINDOW_REGIONS regions, none overlapping
+// another. So the new region absorbs the regions it overlaps and, while
+// every slot is taken, the nearest other one too (the memory between them
+// is then exposed as well: only an erroneous program reaches it). Their
+// hull is exposed in their place and serves all their callers; if the
+// kernel refuses it, the absorbed regions are exposed again as they were.
 int rma_expose(void *base, size_t size) {
     if (size == 0) return MPI_SUCCESS;
     RmaState &s = t_rma.get();
     uintptr_t lo = reinterpret_cast<uintptr_t>(base), hi = lo + size;
-    int refs = 1, slot = -1;
-    for (bool merged = true; merged;) {
-        merged = false;
-        for (Exposed &r : s.regions) {
-            if (r.refs == 0 || r.base >= hi || lo >= r.base + r.size) continue;
-            if (r.base <= lo && hi <= r.base + r.size) {  // already exposed
-                r.refs += refs;
-                return MPI_SUCCESS;
-            }
-            if (long e = os::window_withdraw(s.key, reinterpret_cast<void *>(r.base)))
-                return failed("withdraw", e);
-            lo = r.base < lo ? r.base : lo;
-            hi = r.base + r.size > hi ? r.base + r.size : hi;
-            refs += r.refs;
-            r.refs = 0;
-            merged = true;
+    for (Exposed &r : s.regions)
+        if (r.refs && r.base <= lo && hi <= r.base + r.size) {  // already exposed
+            ++r.refs;
+            return MPI_SUCCESS;
         }
+    bool absorbed[TS_WINDOW_REGIONS] = {};
+    int refs = 1;
+    for (;;) {
+        int overlapping = -1, nearest = -1, taken = 0;
+        for (int i = 0; i < TS_WINDOW_REGIONS; ++i) {
+            const Exposed &r = s.regions[i];
+            if (r.refs == 0 || absorbed[i]) continue;
+            ++taken;
+            if (r.base < hi && lo < r.base + r.size)
+                overlapping = i;
+            else if (nearest < 0 || gap(r, lo, hi) < gap(s.regions[nearest], lo, hi))
+                nearest = i;
+        }
+        const int next = overlapping >= 0 ? overlapping : taken == TS_WINDOW_REGIONS ? nearest : -1;
+        if (next < 0) break;
+        const Exposed &r = s.regions[next];
+        absorbed[next] = true;
+        lo = r.base < lo ? r.base : lo;
+        hi = r.base + r.size > hi ? r.base + r.size : hi;
+        refs += r.refs;
     }
-    for (int i = 0; i < TS_WINDOW_REGIONS && slot < 0; ++i)
-        if (s.regions[i].refs == 0) slot = i;
-    const long e = slot < 0 ? -TS_EINVAL : os::window_expose(s.key, reinterpret_cast<void *>(lo), hi - lo);
-    if (e) return failed("the kernel exposes no more memory through the window", e);
+    for (int i = 0; i < TS_WINDOW_REGIONS; ++i)
+        if (absorbed[i])
+            if (long e = os::window_withdraw(s.key, reinterpret_cast<void *>(s.regions[i].base)))
+                return failed("withdraw", e);
+    if (long e = os::window_expose(s.key, reinterpret_cast<void *>(lo), hi - lo)) {
+        for (int i = 0; i < TS_WINDOW_REGIONS; ++i)
+            if (absorbed[i])
+                os::window_expose(s.key, reinterpret_cast<void *>(s.regions[i].base), s.regions[i].size);
+        return failed("the kernel exposes no more memory through the window", e);
+    }
+    int slot = -1;
+    for (int i = 0; i < TS_WINDOW_REGIONS; ++i) {
+        if (absorbed[i]) s.regions[i].refs = 0;
+        if (s.regions[i].refs == 0 && slot < 0) slot = i;
+    }
     s.regions[slot] = Exposed{lo, hi - lo, refs};
     return MPI_SUCCESS;
 }

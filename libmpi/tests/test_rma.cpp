@@ -411,19 +411,22 @@ TEST_CASE("a dynamic window holds many attached regions", "[jobs][rma]") {
         EXPECT_OK(MPI_Init(nullptr, nullptr));
         MPI_Win win;
         EXPECT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-        // Twenty separate regions, as a linked list's nodes would be.
-        std::vector<std::vector<int>> nodes(20, std::vector<int>(4, 0));
+        // 40 separate regions, as a linked list's nodes would be: more
+        // than the kernel keeps apart (TS_WINDOW_REGIONS).
+        std::vector<std::vector<int>> nodes(40, std::vector<int>(4, 0));
         for (auto &n : nodes)
             EXPECT_OK(MPI_Win_attach(win, n.data(), 4 * sizeof(int)));
-        MPI_Aint last, theirs;
-        EXPECT_OK(MPI_Get_address(nodes.back().data(), &last));
-        EXPECT_OK(MPI_Sendrecv(&last, 1, MPI_AINT, 1 - rank, 0, &theirs, 1, MPI_AINT, 1 - rank, 0,
+        MPI_Aint mine[2], theirs[2];
+        EXPECT_OK(MPI_Get_address(nodes.front().data(), &mine[0]));
+        EXPECT_OK(MPI_Get_address(nodes.back().data(), &mine[1]));
+        EXPECT_OK(MPI_Sendrecv(mine, 2, MPI_AINT, 1 - rank, 0, theirs, 2, MPI_AINT, 1 - rank, 0,
                                MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         const int v = 7 + rank;
         EXPECT_OK(MPI_Win_fence(0, win));
-        EXPECT_OK(MPI_Put(&v, 1, MPI_INT, 1 - rank, theirs + sizeof(int), 1, MPI_INT, win));
+        for (const MPI_Aint at : theirs)
+            EXPECT_OK(MPI_Put(&v, 1, MPI_INT, 1 - rank, at + sizeof(int), 1, MPI_INT, win));
         EXPECT_OK(MPI_Win_fence(0, win));
-        EXPECT(nodes.back()[1] == 8 - rank);
+        EXPECT(nodes.front()[1] == 8 - rank && nodes.back()[1] == 8 - rank);
         for (auto &n : nodes)
             EXPECT_OK(MPI_Win_detach(win, n.data()));
         EXPECT_OK(MPI_Win_free(&win));

@@ -4,7 +4,8 @@
  *
  *   Windows: Win_create, Win_allocate, Win_allocate_shared with
  *   Win_shared_query (over the ranks that share memory), Win_create_dynamic
- *   with Win_attach/detach, Win_free, Win_get_group, Win_set/get_info,
+ *   with Win_attach/detach (also of 100 regions), Win_free, Win_get_group,
+ *   Win_set/get_info (the hints of section 11.2.1),
  *   Win_set/get_name, the attributes MPI_WIN_BASE, SIZE, DISP_UNIT,
  *   CREATE_FLAVOR, MODEL and user keyvals, error handlers (a user one
  *   called with the window). Communication: Put and Get of 16 KB, and with derived
@@ -398,6 +399,56 @@ static void test_dynamic(void) {
     free(addrs);
 }
 
+/* A dynamic window with 100 regions attached, as a linked list's nodes
+ * would be; a put to the first and the last of the right neighbour's. */
+#define NODES 100
+static void test_many_regions(void) {
+    MPI_Win win;
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    int *nodes[NODES];
+    for (int i = 0; i < NODES; ++i) {
+        nodes[i] = xmalloc(4 * sizeof(int));
+        memset(nodes[i], 0, 4 * sizeof(int));
+        MPI_OK(MPI_Win_attach(win, nodes[i], 4 * sizeof(int)));
+    }
+    MPI_Aint mine[2], theirs[2];
+    MPI_OK(MPI_Get_address(nodes[0], &mine[0]));
+    MPI_OK(MPI_Get_address(nodes[NODES - 1], &mine[1]));
+    MPI_OK(MPI_Sendrecv(mine, 2, MPI_AINT, left, 0, theirs, 2, MPI_AINT, right, 0, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+    const int v = 100 + me;
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < 2; ++i)
+        MPI_OK(MPI_Put(&v, 1, MPI_INT, right, theirs[i] + (MPI_Aint)sizeof(int), 1, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(nodes[0][1] == 100 + left && nodes[NODES - 1][1] == 100 + left && nodes[0][0] == 0);
+    for (int i = 0; i < NODES; ++i) {
+        MPI_OK(MPI_Win_detach(win, nodes[i]));
+        free(nodes[i]);
+    }
+    MPI_OK(MPI_Win_free(&win));
+}
+
+/* The hints of section 11.2.1: given ones reported, the others' defaults. */
+static void test_hints(void) {
+    MPI_Info info, used;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "no_locks", "true"));
+    int *base;
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &base, &win));
+    MPI_OK(MPI_Win_get_info(win, &used));
+    char v[MPI_MAX_INFO_VAL];
+    int flag = 0;
+    MPI_OK(MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL - 1, v, &flag));
+    CHECK(flag && strcmp(v, "true") == 0);
+    MPI_OK(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL - 1, v, &flag));
+    CHECK(flag && strcmp(v, "same_op_no_op") == 0);
+    MPI_OK(MPI_Info_free(&used));
+    MPI_OK(MPI_Info_free(&info));
+    MPI_OK(MPI_Win_free(&win));
+}
+
 /* A shared window over the ranks that share memory. */
 static void test_shared(void) {
     MPI_Comm node;
@@ -570,6 +621,10 @@ int main(int argc, char **argv) {
     test_requests();
     sync_all("dynamic");
     test_dynamic();
+    sync_all("many regions");
+    test_many_regions();
+    sync_all("hints");
+    test_hints();
     sync_all("shared");
     test_shared();
     sync_all("alloc_mem");
