@@ -219,7 +219,7 @@ constexpr const char *predefined_names[] = {
     "MPI_AINT",
     "MPI_OFFSET",
     "MPI_COUNT",
-    "MPI_C_FLOAT_COMPLEX",
+    "MPI_C_COMPLEX",  // MPI_C_FLOAT_COMPLEX is its synonym (section 3.2.2), as in MPICH
     "MPI_C_DOUBLE_COMPLEX",
     "MPI_C_LONG_DOUBLE_COMPLEX",
     "MPI_FLOAT_INT",
@@ -463,7 +463,8 @@ MPI_Aint round_up(Checked &c, MPI_Aint n, MPI_Aint align) {
 // The bounds of the type: on each side, the markers' when there are any,
 // else the data's, with a struct's extent rounded up to the alignment of
 // its basic elements when it has no ub marker (section 4.1.6);
-// create_resized's own (4.1.7). A side with neither is the other side.
+// create_resized's own (4.1.7). A side with neither is at displacement 0,
+// as in MPICH: {(LB, 10)} alone has lb 10, ub 0 and extent -10.
 void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
     t.lb_marked = r.resize || s.lb_marks.set;
     t.ub_marked = r.resize || s.ub_marks.set;
@@ -473,8 +474,8 @@ void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
         t.lb = r.lb;
         t.extent = r.extent;
     } else if (lo.set || hi.set) {
-        t.lb = lo.set ? lo.lo : hi.hi;
-        t.extent = s.c.sub(hi.set ? hi.hi : lo.lo, t.lb);
+        t.lb = lo.set ? lo.lo : 0;
+        t.extent = s.c.sub(hi.set ? hi.hi : 0, t.lb);
     }
     if (r.pad && !t.ub_marked) t.extent = round_up(s.c, t.extent, s.align);
     if (s.data.set) {
