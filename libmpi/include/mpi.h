@@ -662,6 +662,16 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
  * MPI_DOUBLE, MPI_LONG_DOUBLE, COMPLEX MPI_C_*_COMPLEX; MPI_ERR_ARG when
  * none has that size. (section 17.1.9) */
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+/* Fortran 90's parameterized types from C (section 17.1.9): the type of
+ * decimal precision p and exponent range r (MPI_UNDEFINED: any, but not
+ * both), as Fortran's SELECTED_REAL_KIND and SELECTED_INT_KIND choose
+ * them: REAL*4 or *8, COMPLEX*8 or *16, INTEGER*1, *2, *4 or *8. Its
+ * combiner is MPI_COMBINER_F90_REAL (COMPLEX, INTEGER) with (p, r) (or
+ * (r)) as its contents; the same arguments give the same handle, which
+ * is not to be freed. MPI_ERR_ARG when no type is that precise. */
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *datatype);
 /* Frees a derived type (sets it to MPI_DATATYPE_NULL); predefined types:
  * MPI_ERR_TYPE. Pending communication that uses it is not affected. */

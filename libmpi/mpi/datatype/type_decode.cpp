@@ -1,6 +1,7 @@
 // What a program can ask of a datatype beyond its size and bounds: how it
 // was made (MPI 3.1 section 4.1.13), its name (6.8), its bounds as
-// MPI_Count (4.1.8), and the predefined type of a given size (17.1.9).
+// MPI_Count (4.1.8), the predefined type of a given size and Fortran 90's
+// parameterized types (17.1.9).
 #include <mpi.h>
 
 #include "env/call.hpp"
@@ -8,6 +9,7 @@
 #include "env/errors.hpp"
 #include "env/state.hpp"
 #include "type_api.hpp"
+#include <lwmpi/rank_local.hpp>
 #include <lwmpi/text.hpp>
 
 using namespace lwmpi;
@@ -121,4 +123,90 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
     char why[48];
     TextBuilder(why, sizeof why).put("no type of that class has ").put_int(size).put(" bytes");
     return call.fail(MPI_ERR_ARG, why);
+}
+
+namespace lwmpi {
+namespace {
+
+// A Fortran 90 type a rank was given (section 17.1.9): its combiner and
+// arguments, and its handle, kept so that the same arguments give it again.
+struct F90Type {
+    int combiner;
+    int p, r;
+    MPI_Datatype handle;
+};
+constexpr int max_f90_types = 32;  // more (p, r) pairs than any program asks for
+thread_local util::RankLocal<F90Type[max_f90_types]> t_f90;
+
+// The named type of precision p and range r among `choices`, the
+// smallest first: each with the precision and range it has (IEEE binary32
+// and binary64 for REAL and COMPLEX; two's complement integers), as
+// SELECTED_REAL_KIND and SELECTED_INT_KIND pick them. MPI_UNDEFINED: any.
+struct Kind {
+    int p, r;
+    MPI_Datatype type;
+};
+MPI_Datatype select(const Kind *choices, int n, int p, int r) {
+    for (int i = 0; i < n; ++i)
+        if ((p == MPI_UNDEFINED || p <= choices[i].p) && (r == MPI_UNDEFINED || r <= choices[i].r))
+            return choices[i].type;
+    return MPI_DATATYPE_NULL;
+}
+
+constexpr Kind reals[] = {{6, 37, MPI_REAL4}, {15, 307, MPI_REAL8}};
+constexpr Kind complexes[] = {{6, 37, MPI_COMPLEX8}, {15, 307, MPI_COMPLEX16}};
+constexpr Kind integers[] = {
+    {0, 2, MPI_INTEGER1}, {0, 4, MPI_INTEGER2}, {0, 9, MPI_INTEGER4}, {0, 18, MPI_INTEGER8}};
+
+// MPI_Type_create_f90_* (`call`, `combiner`): the cached type of (p, r),
+// else a new committed dup of `named` whose contents are (p, r), or (r)
+// alone for integers.
+int f90_type(Call &call, int combiner, int p, int r, MPI_Datatype named, MPI_Datatype *newtype) {
+    if (int e = call.active()) return e;
+    if (!newtype) return call.fail(MPI_ERR_ARG, "newtype is NULL");
+    if (named == MPI_DATATYPE_NULL) return call.fail(MPI_ERR_ARG, "no type has that precision and range");
+    F90Type *cache = t_f90.get();
+    for (int i = 0; i < max_f90_types; ++i) {
+        const F90Type &c = cache[i];
+        const Contents *how = c.handle ? datatype_contents(c.handle) : nullptr;
+        if (how && how->combiner == combiner && c.combiner == combiner && c.p == p && c.r == r) {
+            *newtype = c.handle;
+            return MPI_SUCCESS;
+        }
+    }
+    const int both[] = {p, r};
+    const bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    const CallArgs args{combiner, {{integer ? both + 1 : both, integer ? 1 : 2}}, 0, nullptr, 0, nullptr};
+    if (int e = construct(call, {.count = 1, .length = 1, .type = named}, args, newtype)) return e;
+    datatype_commit(*newtype);
+    datatype_share(*newtype);  // a user's MPI_Type_free leaves it valid, as a predefined type is
+    for (int i = 0; i < max_f90_types; ++i)
+        if (!cache[i].handle || !datatype_contents(cache[i].handle)) {
+            cache[i] = F90Type{combiner, p, r, *newtype};
+            break;
+        }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace lwmpi
+
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) {
+    Call call("MPI_Type_create_f90_real");
+    const MPI_Datatype named =
+        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(reals, 2, p, r);
+    return f90_type(call, MPI_COMBINER_F90_REAL, p, r, named, newtype);
+}
+
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) {
+    Call call("MPI_Type_create_f90_complex");
+    const MPI_Datatype named =
+        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(complexes, 2, p, r);
+    return f90_type(call, MPI_COMBINER_F90_COMPLEX, p, r, named, newtype);
+}
+
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) {
+    Call call("MPI_Type_create_f90_integer");
+    const MPI_Datatype named = r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(integers, 4, MPI_UNDEFINED, r);
+    return f90_type(call, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
 }

@@ -8,7 +8,8 @@
  *   Type_create_hindexed_block; Type_get_envelope and Type_get_contents
  *   for every constructor (a returned derived type usable and freed, also
  *   after its original was freed); Type_get_name/set_name; the _x extent
- *   calls; Type_match_size; Pack_external, Unpack_external,
+ *   calls; Type_match_size; Type_create_f90_real/complex/integer;
+ *   Pack_external, Unpack_external,
  *   Pack_external_size (external32 bytes checked by hand);
  *   Status_set_elements(_x) with Get_count/Get_elements(_x).
  *
@@ -448,6 +449,38 @@ static void test_names(void) {
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m) != MPI_SUCCESS);
 }
 
+/* Fortran 90's parameterized types (17.1.9): the kind chosen, the
+ * combiner and contents, the same handle for the same arguments, usable
+ * in a reduction; too precise a kind is MPI_ERR_ARG. */
+static void test_f90_types(void) {
+    phase = "MPI_Type_create_f90_*";
+    MPI_Datatype real, again, cplx, integer;
+    int size = -1, ni, na, nt, combiner, ints[2] = {0, 0};
+    MPI_OK(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &real)); /* p 10: double precision */
+    MPI_OK(MPI_Type_size(real, &size));
+    CHECK_EQ(size, 8);
+    MPI_OK(MPI_Type_get_envelope(real, &ni, &na, &nt, &combiner));
+    CHECK(combiner == MPI_COMBINER_F90_REAL && ni == 2 && na == 0 && nt == 0);
+    MPI_OK(MPI_Type_get_contents(real, 2, 0, 0, ints, NULL, NULL));
+    CHECK(ints[0] == 10 && ints[1] == MPI_UNDEFINED);
+    MPI_OK(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &again));
+    CHECK(again == real);
+    double in[2] = {1.5, 2.0}, inout[2] = {0.25, 1.0};
+    MPI_OK(MPI_Reduce_local(in, inout, 2, real, MPI_SUM));
+    CHECK(inout[0] == 1.75 && inout[1] == 3.0);
+    MPI_OK(MPI_Type_create_f90_complex(3, 30, &cplx)); /* single precision complex */
+    MPI_OK(MPI_Type_size(cplx, &size));
+    CHECK_EQ(size, 8);
+    MPI_OK(MPI_Type_create_f90_integer(12, &integer)); /* 10^12 needs 64 bits */
+    MPI_OK(MPI_Type_size(integer, &size));
+    CHECK_EQ(size, 8);
+    MPI_OK(MPI_Type_get_envelope(integer, &ni, &na, &nt, &combiner));
+    CHECK(combiner == MPI_COMBINER_F90_INTEGER && ni == 1);
+    EXPECT_CLASS(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &real), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_integer(30, &integer), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &real), MPI_ERR_ARG);
+}
+
 /* ---- external32 ----------------------------------------------------------------- */
 
 static void test_external32(void) {
@@ -577,6 +610,7 @@ int main(int argc, char **argv) {
     test_hindexed_block();
     test_contents();
     test_names();
+    test_f90_types();
     test_external32();
     test_set_elements();
     sync_all("finalize");
