@@ -36,6 +36,27 @@ TEST_CASE("A schedule keeps its steps in rounds, and skips empty rounds", "[nbc]
     Schedule::destroy(s);
 }
 
+TEST_CASE("A schedule's messages travel where it was told when they were added", "[nbc][schedule]") {
+    // An intercommunicator's schedule moves to its local group and back.
+    lwmpi::Comm inter{}, local{};
+    inter.handle = 7;
+    local.handle = 8;
+    Schedule *s = Schedule::create(inter, lwmpi::first_schedule_tag);
+    REQUIRE(s);
+    int a = 1, b = 0;
+    s->send(0, &a, 1, MPI_INT);
+    s->messages_on(local);
+    s->recv(1, &b, 1, MPI_INT);
+    s->copy(&a, 1, MPI_INT, &b, 1, MPI_INT);
+    s->messages_on(inter);
+    s->recv(0, &b, 1, MPI_INT);
+    CHECK(s->step(0).comm == 7);
+    CHECK(s->step(1).comm == 8);
+    CHECK(s->step(2).comm == MPI_COMM_NULL);  // a local step goes nowhere
+    CHECK(s->step(3).comm == 7);
+    Schedule::destroy(s);
+}
+
 TEST_CASE("A schedule of local steps runs them round after round", "[nbc][schedule]") {
     // x = a; x = b + x; y = x; y = y + y: each round sees the one before.
     lwmpi::Comm c{};

@@ -28,6 +28,7 @@
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
 #include "env/errors.hpp"
+#include "coll_sched.hpp"
 #include "intercoll.hpp"
 #include "datatype/op.hpp"
 #include "pt2pt/request.hpp"
@@ -221,7 +222,8 @@ int MPI_Barrier(MPI_Comm comm) {
     Call call("MPI_Barrier", Traced::yes);
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
-    return fail(call, c->inter ? inter_barrier(*c) : barrier(*c));
+    if (c->inter) return fail(call, run_schedule(*c, [&](Schedule &s) { build_inter_barrier(s, *c); }));
+    return fail(call, barrier(*c));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -231,8 +233,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     if (int e = check_root(call, *c, root)) return e;
     if (root != MPI_PROC_NULL)
         if (int e = check_buf(call, buffer, count, datatype)) return e;
-    return fail(call, c->inter ? inter_bcast(*c, buffer, count, datatype, root)
-                               : bcast(*c, buffer, count, datatype, root));
+    if (c->inter)
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_bcast(s, *c, buffer, count, datatype, root);
+                    }));
+    return fail(call, bcast(*c, buffer, count, datatype, root));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -241,7 +246,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
-    if (c->inter) return fail(call, inter_reduce(*c, sendbuf, recvbuf, count, datatype, op, root));
+    if (c->inter)
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
+                    }));
     const bool in_place = c->rank == root && sendbuf == MPI_IN_PLACE;
     const Datatype &t = *datatype_get(datatype);
     if (c->rank == root) {
@@ -261,8 +269,11 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
-    return fail(call, c->inter ? inter_allreduce(*c, sendbuf, recvbuf, count, datatype, op)
-                               : allreduce(*c, sendbuf, recvbuf, count, datatype, op));
+    if (c->inter)
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
+                    }));
+    return fail(call, allreduce(*c, sendbuf, recvbuf, count, datatype, op));
 }
 
 namespace {
@@ -311,10 +322,14 @@ int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype typ
     if (int e = enter(call, comm, &c)) return e;
     if (int e = check_rooted(call, *c, one, count, type, many, blocks, blocks_type, root)) return e;
     if (c->inter)
-        return fail(call, gather ? inter_gatherv(*c, one, count, type, const_cast<void *>(many), blocks,
-                                                 blocks_type, root)
-                                 : inter_scatterv(*c, many, blocks, blocks_type, const_cast<void *>(one),
-                                                  count, type, root));
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        if (gather)
+                            build_inter_gatherv(s, *c, one, count, type, const_cast<void *>(many), blocks,
+                                                blocks_type, root);
+                        else
+                            build_inter_scatterv(s, *c, many, blocks, blocks_type, const_cast<void *>(one),
+                                                 count, type, root);
+                    }));
     if (gather)
         return gatherv(call, *c, one, count, type, const_cast<void *>(many), blocks, blocks_type, root);
     return scatterv(call, *c, many, blocks, blocks_type, const_cast<void *>(one), count, type, root);
@@ -359,7 +374,10 @@ int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype send
     if (int e = enter(call, comm, &c)) return e;
     if (int e = check_all(call, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
     if (c->inter)
-        return fail(call, inter_exchange(*c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype));
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_exchange(s, *c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb,
+                                             recvtype);
+                    }));
     const Datatype &rt = *datatype_get(recvtype);
     if (sendbuf == MPI_IN_PLACE && c->rank != 0) {  // my block is in recvbuf already
         sendbuf = at(recvbuf, rb.displ(c->rank), rt);
@@ -380,7 +398,10 @@ int alltoallv(Call &call, const void *sendbuf, Blocks sb, MPI_Datatype sendtype,
     Comm *c;
     if (int e = enter(call, comm, &c)) return e;
     if (int e = check_all(call, *c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
-    if (c->inter) return fail(call, inter_exchange(*c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype));
+    if (c->inter)
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_exchange(s, *c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype);
+                    }));
     const int n = c->group.size, me = c->rank;
     const Datatype &rt = *datatype_get(recvtype);
     // In place: what is sent is a copy of recvbuf as it was.
@@ -450,7 +471,10 @@ int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf
         return e;
     const Datatype &t = *datatype_get(type);
     const Blocks pieces{counts, counts ? displs : nullptr, fixed_count};
-    if (c->inter) return fail(call, inter_reduce_scatter(*c, sendbuf, recvbuf, pieces, total, type, op));
+    if (c->inter)
+        return fail(call, run_schedule(*c, [&](Schedule &s) {
+                        build_inter_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
+                    }));
     TempBuf all(total, t);
     if (!all.ok()) return fail(call, MPI_ERR_NO_MEM);
     int e = copy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.get(), total, t);

@@ -1,8 +1,9 @@
 // The collective algorithms written as schedules (schedule.hpp): one
 // builder per algorithm, which the non-blocking collectives (nbc.cpp) run
 // in the background and a blocking collective can run to its end
-// (MPI_Alltoallw does). Each adds its rounds to `s` for the calling rank
-// of `c`; the arguments were checked by the caller. Buffers are buffer
+// (MPI_Alltoallw does, and so do the collectives on intercommunicators,
+// intercoll.hpp). Each adds its rounds to `s` for the calling rank of
+// `c`; the arguments were checked by the caller. Buffers are buffer
 // arguments (MPI_BOTTOM-relative where the datatype says so).
 #pragma once
 
@@ -82,6 +83,19 @@ int start_schedule(const Call &call, Comm &c, MPI_Request *request, Build build)
         return call.fail(e, "no memory for the schedule");
     }
     return MPI_SUCCESS;
+}
+
+/// Builds a schedule on `c` with `build(Schedule &)` and runs it to its
+/// end: a blocking collective (its arguments checked) in a schedule's
+/// form. MPI_SUCCESS or an error class (MPI_ERR_NO_MEM, a message's).
+template <typename Build>
+int run_schedule(Comm &c, Build build) {
+    Schedule *s = Schedule::create(c, next_schedule_tag(c));
+    if (!s) return MPI_ERR_NO_MEM;
+    build(*s);
+    const int e = s->run();
+    Schedule::destroy(s);
+    return e;
 }
 
 /// The request argument of non-blocking `call`: MPI_ERR_ARG

@@ -1,9 +1,10 @@
-// The non-blocking collectives of MPI 3.1 section 5.12 on
-// intracommunicators, and MPI_Alltoallw (5.8). Each call checks its
-// arguments as its blocking form does (coll_common.hpp), builds the
-// algorithm's schedule (coll_sched.hpp) and hands it to a request, which
+// The non-blocking collectives of MPI 3.1 section 5.12, and MPI_Alltoallw
+// (5.8). Each call checks its arguments as its blocking form does
+// (coll_common.hpp), builds the algorithm's schedule (coll_sched.hpp, or
+// intercoll.hpp on an intercommunicator) and hands it to a request, which
 // completes when the schedule has run: every progress pass of LibMPI's
-// requests (a Wait, Test, Iprobe... on any request) moves it on.
+// requests (a Wait, Test, Iprobe... on any request) moves it on. Iscan and
+// Iexscan are defined on intracommunicators only (section 5.12.11).
 //
 // Collectives on a communicator are started in the same order on every
 // rank (5.12), blocking or not, so the n-th schedule on a communicator
@@ -40,13 +41,17 @@ int w_blocks(const Call &call, const int *counts, const int *displs, const MPI_D
 int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype type, const void *many,
            const Blocks &blocks, MPI_Datatype blocks_type, int root, MPI_Comm comm, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_rooted(call, *c, one, count, type, many, blocks, blocks_type, root)) return e;
     if (int e = check_request(call, request)) return e;
     void *buf = const_cast<void *>(gather ? many : one);
     return start_schedule(call, *c, request, [&](Schedule &s) {
-        if (gather)
+        if (gather && c->inter)
+            build_inter_gatherv(s, *c, one, count, type, buf, blocks, blocks_type, root);
+        else if (gather)
             build_gatherv(s, *c, one, count, type, buf, blocks, blocks_type, root);
+        else if (c->inter)
+            build_inter_scatterv(s, *c, many, blocks, blocks_type, buf, count, type, root);
         else
             build_scatterv(s, *c, many, blocks, blocks_type, buf, count, type, root);
     });
@@ -55,12 +60,24 @@ int rooted(Call &call, bool gather, const void *one, int count, MPI_Datatype typ
 int allgatherv(Call &call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const Blocks &rb, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_all(call, *c, sendbuf, sendcount, nullptr, sendtype, recvbuf, rb, recvtype)) return e;
     if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
-        build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
+        if (c->inter)
+            build_inter_exchange(s, *c, sendbuf, nullptr, sendcount, sendtype, recvbuf, rb, recvtype);
+        else
+            build_allgatherv(s, *c, sendbuf, sendcount, sendtype, recvbuf, rb, recvtype);
     });
+}
+
+// Alltoall(v,w)'s schedule on an intra- or intercommunicator.
+void build_any_alltoallw(Schedule &s, const Comm &c, const void *sendbuf, const Blocks &sb,
+                         MPI_Datatype sendtype, void *recvbuf, const Blocks &rb, MPI_Datatype recvtype) {
+    if (c.inter)
+        build_inter_exchange(s, c, sendbuf, &sb, 0, sendtype, recvbuf, rb, recvtype);
+    else
+        build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
 }
 
 int alltoallw(const Call &call, Comm &c, const void *sendbuf, const Blocks &sb, MPI_Datatype sendtype,
@@ -68,14 +85,14 @@ int alltoallw(const Call &call, Comm &c, const void *sendbuf, const Blocks &sb, 
     if (int e = check_all(call, c, sendbuf, 0, &sb, sendtype, recvbuf, rb, recvtype)) return e;
     if (int e = check_request(call, request)) return e;
     return start_schedule(call, c, request, [&](Schedule &s) {
-        build_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
+        build_any_alltoallw(s, c, sendbuf, sb, sendtype, recvbuf, rb, recvtype);
     });
 }
 
 int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf, bool v_form,
                    const int *counts, int fixed, MPI_Datatype type, MPI_Op op, MPI_Request *request) {
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     int total, displs[util::max_ranks];
     if (int e =
             check_reduce_scatter(call, *c, sendbuf, recvbuf, v_form, counts, fixed, type, op, &total, displs))
@@ -83,7 +100,10 @@ int reduce_scatter(Call &call, MPI_Comm comm, const void *sendbuf, void *recvbuf
     if (int e = check_request(call, request)) return e;
     const Blocks pieces{counts, counts ? displs : nullptr, fixed};
     return start_schedule(call, *c, request, [&](Schedule &s) {
-        build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
+        if (c->inter)
+            build_inter_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
+        else
+            build_reduce_scatter(s, *c, sendbuf, recvbuf, pieces, total, type, op);
     });
 }
 
@@ -105,21 +125,31 @@ int scan(Call &call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ibarrier");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_request(call, request)) return e;
-    return start_schedule(call, *c, request, [&](Schedule &s) { build_barrier(s, *c); });
+    return start_schedule(call, *c, request, [&](Schedule &s) {
+        if (c->inter)
+            build_inter_barrier(s, *c);
+        else
+            build_barrier(s, *c);
+    });
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request) {
     Call call("MPI_Ibcast");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_root(call, *c, root)) return e;
-    if (int e = check_buf(call, buffer, count, datatype)) return e;
+    if (root != MPI_PROC_NULL)
+        if (int e = check_buf(call, buffer, count, datatype)) return e;
     if (int e = check_request(call, request)) return e;
-    return start_schedule(call, *c, request,
-                          [&](Schedule &s) { build_bcast(s, *c, buffer, count, datatype, root); });
+    return start_schedule(call, *c, request, [&](Schedule &s) {
+        if (c->inter)
+            build_inter_bcast(s, *c, buffer, count, datatype, root);
+        else
+            build_bcast(s, *c, buffer, count, datatype, root);
+    });
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -171,7 +201,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ialltoall");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     return alltoallw(call, *c, sendbuf, regular(sendcount), sendtype, recvbuf, regular(recvcount), recvtype,
                      request);
 }
@@ -181,7 +211,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ialltoallv");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     return alltoallw(call, *c, sendbuf, Blocks{sendcounts, sdispls, 0}, sendtype, recvbuf,
                      Blocks{recvcounts, rdispls, 0}, recvtype, request);
 }
@@ -191,7 +221,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ialltoallw");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     Blocks sb{}, rb{};
     if (sendbuf != MPI_IN_PLACE)
         if (int e = w_blocks(call, sendcounts, sdispls, sendtypes, &sb)) return e;
@@ -213,26 +243,24 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     if (int e = w_blocks(call, recvcounts, rdispls, recvtypes, &rb)) return e;
     if (int e = check_all(call, *c, sendbuf, 0, &sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL))
         return e;
-    if (c->inter)
-        return fail(call,
-                    inter_exchange(*c, sendbuf, &sb, 0, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL));
-    Schedule *s = Schedule::create(*c, next_schedule_tag(*c));
-    if (!s) return call.fail(MPI_ERR_NO_MEM, "no memory for the schedule");
-    build_alltoallw(*s, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb, MPI_DATATYPE_NULL);
-    const int e = s->run();
-    Schedule::destroy(s);
-    return fail(call, e);
+    return fail(call, run_schedule(*c, [&](Schedule &s) {
+                    build_any_alltoallw(s, *c, sendbuf, sb, MPI_DATATYPE_NULL, recvbuf, rb,
+                                        MPI_DATATYPE_NULL);
+                }));
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Ireduce");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, true, root)) return e;
     if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
-        build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
+        if (c->inter)
+            build_inter_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
+        else
+            build_reduce(s, *c, sendbuf, recvbuf, count, datatype, op, root);
     });
 }
 
@@ -240,11 +268,14 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm, MPI_Request *request) {
     Call call("MPI_Iallreduce");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (int e = check_reduction(call, *c, sendbuf, recvbuf, count, datatype, op, false, 0)) return e;
     if (int e = check_request(call, request)) return e;
     return start_schedule(call, *c, request, [&](Schedule &s) {
-        build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
+        if (c->inter)
+            build_inter_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
+        else
+            build_allreduce(s, *c, sendbuf, recvbuf, count, datatype, op);
     });
 }
 

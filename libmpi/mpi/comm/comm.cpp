@@ -210,7 +210,9 @@ int enter_comm(const char *function, MPI_Comm comm, Comm **out) {
 
 int enter_intracomm(const char *function, MPI_Comm comm, Comm **out) {
     if (int e = enter_comm(function, comm, out)) return e;
-    if ((*out)->inter) return raise_error(comm, function, MPI_ERR_COMM, "an intercommunicator");
+    if ((*out)->inter)
+        return raise_error(comm, function, MPI_ERR_COMM,
+                           "an intercommunicator, and the call is defined on intracommunicators only");
     return MPI_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
 // Intercommunicators (MPI 3.1 section 6.6) and the constructors that work
 // on them: MPI_Intercomm_create and MPI_Intercomm_merge, and
-// MPI_Comm_dup, MPI_Comm_create and MPI_Comm_split given an
-// intercommunicator (section 6.4.2).
+// MPI_Comm_create and MPI_Comm_split given an intercommunicator (section
+// 6.4.2); MPI_Comm_dup and _idup agree on their context in a schedule
+// (newcomm.cpp) and end here.
 //
 // Every constructor is one exchange between the two groups: each group
 // agrees inside itself (over its local intracommunicator) on what it
@@ -89,8 +90,8 @@ int swap_sides(const Comm &inter, Side *mine, Side *theirs) {
 // The context both groups can use: above every rank's ids in use. The
 // intercommunicator takes it (and + 1), its local intracommunicator
 // + 2 (and + 3).
-uint32_t agreed_context(const Side &a, const Side &b) {
-    const uint32_t c = a.context > b.context ? a.context : b.context;
+uint32_t agreed_context(uint32_t a, uint32_t b) {
+    const uint32_t c = a > b ? a : b;
     comm_reserve(c + 4);
     return c;
 }
@@ -132,9 +133,7 @@ bool disjoint(const GroupData &a, const GroupData &b) {
 
 }  // namespace
 
-int inter_dup(const Comm &c, MPI_Comm *out) {
-    Side mine{}, theirs{};
-    if (int e = swap_sides(c, &mine, &theirs)) return e;
+int inter_dup_on(const Comm &c, uint32_t mine, uint32_t theirs, MPI_Comm *out) {
     return make_inter(&c, agreed_context(mine, theirs), c.group, c.remote, out);
 }
 
@@ -142,7 +141,7 @@ int inter_create(const Comm &c, const GroupData &g, MPI_Comm *out) {
     Side mine{}, theirs{};
     put_group(g, &mine);
     if (int e = swap_sides(c, &mine, &theirs)) return e;
-    const uint32_t context = agreed_context(mine, theirs);
+    const uint32_t context = agreed_context(mine.context, theirs.context);
     *out = MPI_COMM_NULL;
     const GroupData remote = group_of(theirs);
     if (group_rank_of(g, util::world_rank()) == MPI_UNDEFINED || remote.size == 0) return MPI_SUCCESS;
@@ -155,7 +154,7 @@ int inter_split(const Comm &c, const int *colors_keys, int color, MPI_Comm *out)
     for (int i = 0; i < mine.count; ++i)
         mine.ints[i] = colors_keys[i];
     if (int e = swap_sides(c, &mine, &theirs)) return e;
-    const uint32_t context = agreed_context(mine, theirs);
+    const uint32_t context = agreed_context(mine.context, theirs.context);
     *out = MPI_COMM_NULL;
     if (color == MPI_UNDEFINED) return MPI_SUCCESS;
     GroupData local, remote;
@@ -191,7 +190,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
         return call.fail(e, util::error_detail());
     const GroupData remote = group_of(theirs);
     if (!disjoint(lc->group, remote)) return call.fail(MPI_ERR_COMM, "the local and remote groups overlap");
-    const uint32_t context = agreed_context(mine, theirs);
+    const uint32_t context = agreed_context(mine.context, theirs.context);
     if (int e = make_inter(lc, context, lc->group, remote, newintercomm))
         return call.fail(e, "too many communicators");
     return MPI_SUCCESS;
@@ -209,7 +208,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     Side mine{}, theirs{};
     mine.high = high ? 1 : 0;
     if (int e = swap_sides(*c, &mine, &theirs)) return call.fail(e, util::error_detail());
-    const uint32_t context = agreed_context(mine, theirs);
+    const uint32_t context = agreed_context(mine.context, theirs.context);
     const bool mine_first =
         mine.high != theirs.high ? mine.high == 0 : c->group.world[0] < c->remote.world[0];
     const GroupData &first = mine_first ? c->group : c->remote;

@@ -3,15 +3,18 @@
 #pragma once
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "comm/comm.hpp"
 #include "comm/group.hpp"
 
 namespace lwmpi {
 
-/// MPI_Comm_dup of the intercommunicator `c` (collective over both
-/// groups): same groups, new contexts. MPI_SUCCESS or an error class.
-int inter_dup(const Comm &c, MPI_Comm *out);
+/// The end of MPI_Comm_dup (and _idup) of the intercommunicator `c` once
+/// each group agreed on the lowest context id free on all its ranks
+/// (`mine` for my group, `theirs` for the other): same groups, new
+/// contexts above both. MPI_SUCCESS or an error class.
+int inter_dup_on(const Comm &c, uint32_t mine, uint32_t theirs, MPI_Comm *out);
 
 /// MPI_Comm_create of the intercommunicator `c`: `g`, a subset of the
 /// caller's group, becomes the local group and what the other side gave

@@ -8,6 +8,7 @@
 #include "coll/coll.hpp"
 #include "coll/coll_parts.hpp"
 #include "coll/coll_sched.hpp"
+#include "coll/intercoll.hpp"
 #include "comm/group.hpp"
 #include "comm/topo.hpp"
 #include "env/attr.hpp"
@@ -34,12 +35,18 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out) {
     return comm_add(&parent, context, *members, nullptr, out);
 }
 
-int comm_dup_on(Comm &c, uint32_t context, MPI_Comm *newcomm) {
-    comm_reserve(context + 2);
-    if (int e = comm_add(&c, context, c.group, nullptr, newcomm)) return e;
+int comm_dup_on(Comm &c, uint32_t context, uint32_t theirs, MPI_Comm *newcomm) {
+    int e;
+    if (c.inter) {
+        e = inter_dup_on(c, context, theirs, newcomm);
+    } else {
+        comm_reserve(context + 2);
+        e = comm_add(&c, context, c.group, nullptr, newcomm);
+    }
+    if (e) return e;
     // The topology goes along (sections 6.4.2 and 7.4), and the attributes
     // as their copy callbacks say (6.7.2).
-    int e = topo_copy(c.topo, &comm_get(*newcomm)->topo);
+    e = topo_copy(c.topo, &comm_get(*newcomm)->topo);
     if (e == MPI_SUCCESS) e = attr_copy_all(HandleKind::comm, c.handle, *newcomm);
     if (e) {
         comm_drop(*comm_get(*newcomm));
@@ -48,21 +55,58 @@ int comm_dup_on(Comm &c, uint32_t context, MPI_Comm *newcomm) {
     return e;
 }
 
+namespace {
+
+// What a dup's schedule carries to its end: the context its group agrees
+// on (reduced in place), the other group's on an intercommunicator, and
+// where the new handle goes.
+struct Dup {
+    uint32_t context;
+    uint32_t theirs;
+    Comm *parent;  // held by the request of MPI_Comm_idup until it completes
+    MPI_Comm *newcomm;
+};
+
+int finish_dup(void *arg) {
+    Dup &d = *static_cast<Dup *>(arg);
+    return comm_dup_on(*d.parent, d.context, d.theirs, d.newcomm);
+}
+
+// A dup of `c` as a schedule: the ranks agree on a context free on all of
+// them (each group inside itself, then the two leaders swap theirs and
+// tell their groups), then finish_dup. The id the rank offers is marked
+// used at once, so that a dup started before this one completes offers a
+// higher one and the two cannot agree on the same context.
+void build_dup(Schedule &s, Comm &c, MPI_Comm *newcomm) {
+    auto *d = static_cast<Dup *>(s.temp(static_cast<int>(sizeof(Dup)), MPI_BYTE));
+    if (!d) return;
+    // The ids an intercommunicator takes: its own two and its local
+    // intracommunicator's (intercomm.cpp).
+    *d = Dup{comm_next_context(), 0, &c, newcomm};
+    comm_reserve(d->context + (c.inter ? 4 : 2));
+    if (c.inter) {
+        in_group(s, c, [&](const Comm &local) {
+            build_allreduce(s, local, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
+        });
+        build_leaders_swap(s, c, &d->context, &d->theirs, 1, MPI_UNSIGNED);
+        in_group(s, c, [&](const Comm &local) { build_bcast(s, local, &d->theirs, 1, MPI_UNSIGNED, 0); });
+    } else {
+        build_allreduce(s, c, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
+    }
+    s.round();
+    s.call(finish_dup, d);
+}
+
+}  // namespace
+
 int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm) {
     int e;
     if (c.inter) {
-        e = inter_dup(c, newcomm);
-        if (e == MPI_SUCCESS) {
-            e = attr_copy_all(HandleKind::comm, comm, *newcomm);
-            if (e) {
-                comm_drop(*comm_get(*newcomm));
-                *newcomm = MPI_COMM_NULL;
-            }
-        }
+        e = run_schedule(c, [&](Schedule &s) { build_dup(s, c, newcomm); });
     } else {
         uint32_t context = comm_next_context();  // free on every rank of c
         e = allreduce_max(c, &context);
-        if (e == MPI_SUCCESS) e = comm_dup_on(c, context, newcomm);
+        if (e == MPI_SUCCESS) e = comm_dup_on(c, context, 0, newcomm);
     }
     return e ? raise_error(comm, fn, e, util::error_detail()) : MPI_SUCCESS;
 }
@@ -203,46 +247,16 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
     return comm_dup(call.name(), comm, *c, newcomm);
 }
 
-namespace lwmpi {
-namespace {
-
-// What MPI_Comm_idup's schedule carries to its end: the context the ranks
-// agree on (reduced in place) and where the new handle goes.
-struct Idup {
-    uint32_t context;
-    Comm *parent;  // held by the request until it completes
-    MPI_Comm *newcomm;
-};
-
-int finish_idup(void *arg) {
-    Idup &d = *static_cast<Idup *>(arg);
-    return comm_dup_on(*d.parent, d.context, d.newcomm);
-}
-
-}  // namespace
-}  // namespace lwmpi
-
-// An Iallreduce of the lowest free context id, then the dup's own end as a
-// local step of the same schedule (section 6.4.2: the new communicator is
-// valid once the request completes). The id the rank offers is marked used
-// at once, so that an idup started before this one completes offers a
-// higher one and the two cannot agree on the same context.
+// The dup's schedule (build_dup), in the background: the new
+// communicator is valid once the request completes (section 6.4.2).
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
     Call call("MPI_Comm_idup");
     Comm *c;
-    if (int e = enter_intra(call, comm, &c)) return e;
+    if (int e = enter(call, comm, &c)) return e;
     if (!newcomm) return call.fail(MPI_ERR_ARG, "newcomm is NULL");
     if (int e = check_request(call, request)) return e;
     *newcomm = MPI_COMM_NULL;
-    return start_schedule(call, *c, request, [&](Schedule &s) {
-        auto *d = static_cast<Idup *>(s.temp(static_cast<int>(sizeof(Idup)), MPI_BYTE));
-        if (!d) return;
-        *d = Idup{comm_next_context(), c, newcomm};
-        comm_reserve(d->context + 2);
-        build_allreduce(s, *c, MPI_IN_PLACE, &d->context, 1, MPI_UNSIGNED, MPI_MAX);
-        s.round();
-        s.call(finish_idup, d);
-    });
+    return start_schedule(call, *c, request, [&](Schedule &s) { build_dup(s, *c, newcomm); });
 }
 
 // Ranks 0..n-1 of comm_old, n the product of dims, make up the new

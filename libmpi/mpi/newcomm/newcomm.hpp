@@ -25,10 +25,11 @@ int comm_make(const Comm &parent, const GroupData *members, MPI_Comm *out);
 /// copy callbacks say (section 6.7.2). Raises and returns fn's errors.
 int comm_dup(const char *fn, MPI_Comm comm, Comm &c, MPI_Comm *newcomm);
 
-/// The end of a dup of the intracommunicator `c` once its ranks agreed on
-/// `context` (free on all of them): the new record, c's topology, the
-/// attributes as their copy callbacks say. An error class (then
-/// *newcomm is MPI_COMM_NULL), not raised.
-int comm_dup_on(Comm &c, uint32_t context, MPI_Comm *newcomm);
+/// The end of a dup of `c` once its ranks agreed on `context` (free on
+/// all of them; of an intercommunicator, on all of my group, `theirs` on
+/// all of the other): the new record, c's topology, the attributes as
+/// their copy callbacks say. An error class (then *newcomm is
+/// MPI_COMM_NULL), not raised.
+int comm_dup_on(Comm &c, uint32_t context, uint32_t theirs, MPI_Comm *newcomm);
 
 }  // namespace lwmpi

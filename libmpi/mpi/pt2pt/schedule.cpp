@@ -39,7 +39,7 @@ Schedule *Schedule::create(const Comm &c, int tag) {
     s->move_on = [](Background &b) { return static_cast<Schedule &>(b).advance(); };
     s->result = [](const Background &b) { return static_cast<const Schedule &>(b).error(); };
     s->release = [](Background &b) { destroy(&static_cast<Schedule &>(b)); };
-    s->comm_ = &c;
+    s->on_ = c.handle;
     s->tag_ = tag;
     s->error_ = MPI_SUCCESS;
     return s;
@@ -82,6 +82,7 @@ bool Schedule::add(const Step &s) {
     }
     // A pending operation holds its datatypes (the caller may free them).
     Step &t = steps_[nsteps_++] = s;
+    t.comm = is_message(s) ? on_ : MPI_COMM_NULL;
     t.t = datatype_hold(s.type);
     t.out_t = s.kind == StepKind::copy ? datatype_hold(s.out_type) : nullptr;
     if (s.kind == StepKind::reduce) op_hold(s.op);
@@ -90,29 +91,31 @@ bool Schedule::add(const Step &s) {
 
 void Schedule::send(int peer, const void *buf, int count, MPI_Datatype type) {
     add(Step{StepKind::send, buf, nullptr, count, type, peer, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, nullptr,
-             nullptr, nullptr});
+             nullptr, nullptr, MPI_COMM_NULL});
 }
 
 void Schedule::recv(int peer, void *buf, int count, MPI_Datatype type) {
     add(Step{StepKind::recv, nullptr, buf, count, type, peer, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, nullptr,
-             nullptr, nullptr});
+             nullptr, nullptr, MPI_COMM_NULL});
 }
 
 void Schedule::copy(const void *src, int count, MPI_Datatype type, void *dst, int out_count,
                     MPI_Datatype out_type) {
     add(Step{StepKind::copy, src, dst, count, type, -1, out_count, out_type, MPI_OP_NULL, nullptr, nullptr,
-             nullptr});
+             nullptr, MPI_COMM_NULL});
 }
 
 void Schedule::reduce(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op) {
     add(Step{StepKind::reduce, in, inout, count, type, -1, 0, MPI_DATATYPE_NULL, op, nullptr, nullptr,
-             nullptr});
+             nullptr, MPI_COMM_NULL});
 }
 
 void Schedule::call(int (*fn)(void *arg), void *arg) {
     add(Step{StepKind::call, nullptr, arg, 0, MPI_DATATYPE_NULL, -1, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
-             nullptr, nullptr, fn});
+             nullptr, nullptr, fn, MPI_COMM_NULL});
 }
+
+void Schedule::messages_on(const Comm &c) { on_ = c.handle; }
 
 void Schedule::round() {
     if (error_ || round_begin() == nsteps_) return;
@@ -168,7 +171,7 @@ bool Schedule::start_round() {
         if (!is_message(s)) continue;
         const bool send = s.kind == StepKind::send;
         const P2POp op{
-            send ? Op2::send : Op2::recv, s.in, s.out, s.count, s.type, s.peer, tag_, comm_->handle, true};
+            send ? Op2::send : Op2::recv, s.in, s.out, s.count, s.type, s.peer, tag_, s.comm, true};
         MPI_Request h;
         int e = request_new(op, false, &h);
         if (e == MPI_SUCCESS) {

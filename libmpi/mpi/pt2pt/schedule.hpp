@@ -40,6 +40,7 @@ struct Step {
     MPI_Op op;                  ///< reduce: inout = in op inout
     const Datatype *t, *out_t;  ///< type and out_type, valid while held
     int (*fn)(void *arg);       ///< call: the function
+    MPI_Comm comm;              ///< send, recv: whose collective context carries it
 };
 
 /// A collective operation as rounds of steps. Building records the first
@@ -65,6 +66,12 @@ public:
     /// fails the schedule. For work that only the end of the collective
     /// can do (MPI_Comm_idup makes its communicator then).
     void call(int (*fn)(void *arg), void *arg);
+    /// The sends and receives added from now on travel on `c`'s collective
+    /// context, with the schedule's tag, and name ranks of `c` (at first
+    /// they travel on the schedule's communicator). A schedule on an
+    /// intercommunicator works inside its group this way, on the local
+    /// intracommunicator, where no other schedule runs (comm.hpp).
+    void messages_on(const Comm &c);
     /// Ends the current round (nothing when it is empty).
     void round();
     /// A temporary buffer for `count` elements of `type` in its layout (a
@@ -97,7 +104,7 @@ private:
     void run_locals(int begin, int end);
     void leave();
 
-    const Comm *comm_;
+    MPI_Comm on_;  ///< where the messages added now travel
     int tag_;
     int error_;
     Step *steps_;
