@@ -367,6 +367,39 @@ TEST_CASE("window attributes, names and error classes", "[jobs][rma]") {
     CHECK_CLEAN(r);
 }
 
+TEST_CASE("no data at the target: any types; a segment of size 0: a NULL base", "[jobs][rma]") {
+    const JobResult r = run_job(shape(2, TS_MAP_COMPACT), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        MPI_Datatype none;  // a committed type of size 0: no basic type at all
+        EXPECT_OK(MPI_Type_contiguous(0, MPI_INT, &none));
+        EXPECT_OK(MPI_Type_commit(&none));
+        int buf[2] = {1, 2}, *base;
+        MPI_Win win;
+        EXPECT_OK(MPI_Win_allocate_shared(rank == 0 ? 0 : 2 * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                          MPI_COMM_WORLD, &base, &win));
+        EXPECT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+        EXPECT_OK(MPI_Win_fence(0, win));
+        EXPECT_OK(MPI_Accumulate(buf, 1, none, 1, 0, 1, none, MPI_SUM, win));
+        EXPECT_OK(MPI_Accumulate(buf, 0, MPI_INT, 1, 0, 0, none, MPI_SUM, win));
+        EXPECT_OK(MPI_Get_accumulate(buf, 1, none, buf, 1, none, 1, 0, 1, none, MPI_SUM, win));
+        EXPECT(MPI_Accumulate(buf, 1, none, 1, 0, 1, none, MPI_OP_NULL, win) == MPI_ERR_OP);
+        EXPECT_OK(MPI_Win_fence(0, win));
+        MPI_Aint size;
+        int unit;
+        int *seg = buf;
+        EXPECT_OK(MPI_Win_shared_query(win, 0, &size, &unit, &seg));
+        EXPECT(size == 0 && seg == nullptr);
+        EXPECT_OK(MPI_Win_shared_query(win, MPI_PROC_NULL, &size, &unit, &seg));
+        EXPECT(size == 2 * static_cast<MPI_Aint>(sizeof(int)) &&
+               seg != nullptr);  // the first of nonzero size
+        EXPECT_OK(MPI_Win_free(&win));
+        EXPECT_OK(MPI_Type_free(&none));
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
+
 TEST_CASE("a window reports its hints of 11.2.1, given or default", "[jobs][rma]") {
     const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [](int) {
         EXPECT_OK(MPI_Init(nullptr, nullptr));

@@ -381,7 +381,9 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     const WinPeer &p = w->peers[r];
     *size = static_cast<MPI_Aint>(p.size);
     *disp_unit = p.disp_unit;
-    *static_cast<void **>(baseptr) = reinterpret_cast<void *>(static_cast<uintptr_t>(p.base));
+    // A segment of size 0 has no memory to point at: NULL, as in MPICH.
+    *static_cast<void **>(baseptr) =
+        p.size ? reinterpret_cast<void *>(static_cast<uintptr_t>(p.base)) : nullptr;
     return MPI_SUCCESS;
 }
 

@@ -171,11 +171,14 @@ bool predefined_op(MPI_Op op) {
 // The accumulate family's checks of op and the datatypes (section
 // 11.3.4): a predefined op (or MPI_REPLACE, MPI_NO_OP) on a target type
 // made of one predefined type, which the origin's and the result's share.
+// An access of no data at the target (a count of 0, a type of size 0)
+// moves nothing, whatever its types: only the op is checked.
 int check_accumulate(MPI_Op op, const Side *o, const Side *r, const Target &t, const char **why) {
     if (!predefined_op(op)) {
         *why = "accumulates take predefined operations only";
         return MPI_ERR_OP;
     }
+    if (static_cast<int64_t>(t.count) * t.t->size == 0) return MPI_SUCCESS;
     const MPI_Datatype basic = t.t->basic;
     if (basic == MPI_DATATYPE_NULL || (o && o->t->basic != basic && o->bytes()) ||
         (r && r->t->basic != basic && r->bytes())) {
