@@ -179,7 +179,7 @@ struct ts_window_op {
 /* TS_SYS_ISOLATION_PROBE: what to try on another cluster's window. */
 #define TS_PROBE_KERNEL_READ 0            /* the kernel reads its image's magic */
 #define TS_PROBE_USER_MAP    1            /* map its first page for the caller */
-#define TS_PROBE_USER_VA     0x60000000ul /* where: above the heap's limit */
+#define TS_PROBE_USER_VA     0x6e000000ul /* where: the heap's limit, above any heap */
 
 /* Mapping policies (docs/services.md, "Placing the ranks"). */
 #define TS_MAP_COMPACT 0
