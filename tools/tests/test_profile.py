@@ -154,20 +154,20 @@ class LayoutTest(unittest.TestCase):
         got = [(c.id, c.kind, c.window_base, c.window_size) for c in layout.clusters]
         self.assertEqual(got, [
             (0, 0, 0x80200000, 8 * MIB),
-            (1, 1, 0x80A00000, 16 * MIB),
-            (2, 1, 0x81A00000, 16 * MIB),
-            (3, 1, 0x82A00000, 16 * MIB),
-            (4, 1, 0x83A00000, 16 * MIB),
+            (1, 1, 0x80A00000, 64 * MIB),
+            (2, 1, 0x84A00000, 64 * MIB),
+            (3, 1, 0x88A00000, 64 * MIB),
+            (4, 1, 0x8CA00000, 64 * MIB),
         ])
-        self.assertEqual((layout.fabric_base, layout.fabric_size), (0x84A00000, 4 * MIB))
+        self.assertEqual((layout.fabric_base, layout.fabric_size), (0x90A00000, 4 * MIB))
 
     def test_default_harts_and_ram(self):
         layout = compute_layout(load_profile("default"))
         self.assertEqual([(c.first_hart, c.ncores) for c in layout.clusters],
                          [(0, 4), (4, 5), (9, 5), (14, 5), (19, 5)])
         self.assertEqual(layout.harts, 24)
-        # fabric end 0x84E00000 - 0x80000000 = 78 MiB, + 4 MiB for the DTB
-        self.assertEqual(layout.ram_mb, 82)
+        # fabric end 0x90E00000 - 0x80000000 = 270 MiB, + 4 MiB for the DTB
+        self.assertEqual(layout.ram_mb, 274)
         self.assertEqual((layout.slots_per_cluster, layout.capacity), (4, 16))
 
     def test_mppa256_topology(self):
