@@ -322,7 +322,7 @@ class CommandLineTest(unittest.TestCase):
                   "--cluster-memory is an option of the whole job"),
                  # Known once the layout is made: beyond what any host holds.
                  (["--cluster-memory", "15870M", "hello"],
-                  "--cluster-memory 15870M: its windows and fabric 0x80200000..0x1000e00000 "
+                  "--cluster-memory 15870M: its windows and fabric 0x80200000..0x1000600000 "
                   "overlap the ranks' aliases 0x1000000000..0x1440000000; at most 15868M per "
                   "compute cluster fits"),
                  (["--platform", "linux64", "--cluster-memory", "64G", "hello"],

@@ -47,7 +47,7 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((p.name, p.memory_base, p.io_clusters, p.io_cores, p.io_memory_mb),
                          ("default", 0x80200000, 1, 4, 8))
         self.assertEqual((p.compute_clusters, p.compute_cores, p.compute_memory_mb, p.fabric_mb),
-                         (4, 5, 16, 4))
+                         (4, 5, 64, 4))
         self.assertEqual((p.mailbox_size, p.portal_chunk, p.timebase_hz), (128, 4096, 10000000))
 
     def test_each_missing_key_is_named(self):
@@ -332,7 +332,7 @@ class ClusterMemoryTest(unittest.TestCase):
                     check_memory(over, platform, host_mb=1 << 30)
                 self.assertEqual(str(cm.exception),
                                  "--cluster-memory 15870M: its windows and fabric "
-                                 "0x80200000..0x1000e00000 overlap the ranks' aliases "
+                                 "0x80200000..0x1000600000 overlap the ranks' aliases "
                                  "0x1000000000..0x1440000000; at most 15868M per compute cluster "
                                  "fits")
 
