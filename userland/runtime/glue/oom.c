@@ -56,9 +56,9 @@ void ts__out_of_memory(unsigned long heap, unsigned long more) {
     put_number(&l, (more + KIB - 1) / KIB);
     put(&l, " KiB: ");
     if (known && free_bytes >= more) {
-        /* The cluster has the frames: the heap met the end of the rank's
-         * private area (the stacks above it). */
-        put(&l, "it has reached the end of the process's private area (");
+        /* The cluster has the frames: the heap would pass the end of the
+         * process's private area (the stacks above it). */
+        put(&l, "that would pass the end of the process's private area (");
         put_number(&l, free_bytes / MIB);
         put(&l, " MiB of the cluster's ");
         put_number(&l, job->window_size / MIB);
