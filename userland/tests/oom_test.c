@@ -8,8 +8,8 @@
  * answer MPI_ERR_NO_MEM under MPI_ERRORS_RETURN; then the rank goes on: a
  * small malloc works and an MPI_Allreduce sums the ranks. The runtime's
  * out-of-memory line must appear once per process, whatever the number of
- * failures (the test's counts check it). Prints "oom_test: rank R OK:
- * ...".
+ * failures (the test's counts check it): with --ranks threads, once for
+ * the cluster's ranks, one process. Prints "oom_test: rank R OK: ...".
  *
  * touch: every rank mallocs MIB MiB and writes, then reads back, a word
  * in every page of it, so that the memory is really there. Prints
@@ -27,7 +27,7 @@
 #define PAGE  4096ul
 #define SMALL (64 * 1024)
 
-static int rank;
+static _Thread_local int rank; /* each rank's own under --ranks threads too */
 
 static void check(int ok, const char *what) {
     if (ok) return;
