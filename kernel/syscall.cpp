@@ -110,6 +110,7 @@ long sys_job_info(const job_info_args &a, Call &) {
     info.shared_base = p->aliased ? rank_alias_base + (cluster_shared_va - user_base) : 0;
     program_info(m, p->program, info);
     info.has_io_rank = m.flags & TS_MANIFEST_IO_RANK ? 1 : 0;
+    info.window_size = m.clusters[hal::cluster_id()].window_size;
     return 0;
 }
 

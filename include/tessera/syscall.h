@@ -179,7 +179,7 @@ struct ts_window_op {
 /* TS_SYS_ISOLATION_PROBE: what to try on another cluster's window. */
 #define TS_PROBE_KERNEL_READ 0            /* the kernel reads its image's magic */
 #define TS_PROBE_USER_MAP    1            /* map its first page for the caller */
-#define TS_PROBE_USER_VA     0x60000000ul /* where: above the heap's limit */
+#define TS_PROBE_USER_VA     0x6e000000ul /* where: the heap's limit, above any heap */
 
 /* Mapping policies (docs/services.md, "Placing the ranks"). */
 #define TS_MAP_COMPACT 0
@@ -254,6 +254,11 @@ struct ts_job_info {
      * in MPIX_COMM_LOCAL but not in MPI_COMM_WORLD, run on cluster 0 with
      * local index 0 (rank np there); 0: it has none. */
     int has_io_rank;
+    /* Bytes of this cluster's memory window: the profile's
+     * compute_memory_mb or io_memory_mb, or mpirun --cluster-memory's SIZE
+     * for a compute cluster. The kernel, the programs and every rank's
+     * memory share it; the runtime names it when a heap cannot grow. */
+    unsigned long window_size;
 };
 
 /* Bytes of a cluster's shared area (ts_job_info.shared_base). */

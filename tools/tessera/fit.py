@@ -38,6 +38,7 @@ import struct
 from dataclasses import dataclass
 
 KIB = 1024
+MIB = 1024 * KIB
 PAGE = 4096
 MEGAPAGE = 2 << 20        # a leaf page table maps 2 MiB
 GIGAPAGE = 1 << 30        # a second-level table maps 1 GiB
@@ -357,9 +358,11 @@ def refusal(cluster_id, program_name, need, larger=None):
     """The message refusing a cluster whose need does not fit, e.g.
     "cluster 4 cannot hold its 12 ranks of fn: its 2048 KiB window needs
     2436 KiB, 388 KiB more (kernel image 402 KiB, ...; 12 ranks x 158 KiB:
-    stack 128, data 12, page tables 16, LWMPI 12); at most 9 ranks fit; use
-    a profile with larger windows (e.g. mppa256-big)". larger: a profile to
-    name, or None."""
+    stack 128, data 12, page tables 16, LWMPI 12); at most 9 ranks fit;
+    give each compute cluster 4 MiB or more (mpirun --cluster-memory 4M),
+    or use a profile with larger windows (e.g. mppa256-big)". larger: a
+    profile to name, or None. The size suggested is the need rounded up to
+    a window's 2 MiB."""
     total = need.total()
     io = any(part == IO_RANK_PART for part, _ in need.fixed)
     what = (f"its {need.ranks} rank{'s' if need.ranks != 1 else ''} of {program_name}"
@@ -375,4 +378,6 @@ def refusal(cluster_id, program_name, need, larger=None):
     if io:
         return f"{text}; use a profile with a larger I/O cluster window (its key 'io_memory_mb')"
     hint = f" (e.g. {larger})" if larger else ""
-    return f"{text}; use a profile with larger windows{hint}"
+    mib = -(-total // (2 * MIB)) * 2
+    return (f"{text}; give each compute cluster {mib} MiB or more (mpirun --cluster-memory "
+            f"{mib}M), or use a profile with larger windows{hint}")

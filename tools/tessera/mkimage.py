@@ -21,9 +21,10 @@ the OpenSBI 1.1 QEMU ships instead, entering cluster 0's image as before.
 
 CLI (mpirun does the same and then boots the machine):
     tools/mkimage.py [-np N] [--map-by compact|scatter|ppr:N:cluster]
-                     [--profile NAME|PATH] [--platform qemu-riscv64|linux64]
-                     [--firmware tessera|opensbi] [--services ELF] [--kernel-lib LIB]
-                     [--kernel-ld LD] -o OUTDIR PROGRAM [ARGS...]
+                     [--profile NAME|PATH] [--cluster-memory SIZE]
+                     [--platform qemu-riscv64|linux64] [--firmware tessera|opensbi]
+                     [--services ELF] [--kernel-lib LIB] [--kernel-ld LD]
+                     -o OUTDIR PROGRAM [ARGS...]
 It prints the QEMU command (qemu-riscv64) or the payload files (linux64).
 The platform defaults to $TESSERA_PLATFORM, else qemu-riscv64.
 """
@@ -429,9 +430,11 @@ def ranks_per_cluster(layout, policy, np):
 
 
 def larger_profile(profile, profile_dir=PROFILE_DIR):
-    """The name of a profile of profile_dir with the same compute clusters
-    and cores as `profile` but larger compute windows (the smallest such),
-    for the refusal to suggest; None if there is none."""
+    """The name of another profile of profile_dir with the same compute
+    clusters and cores as `profile` but larger compute windows (the
+    smallest such), for the refusal to suggest; None if there is none.
+    Never `profile`'s own name: under --cluster-memory its file may have
+    larger windows than the job's."""
     best = None
     names = sorted(f[:-5] for f in os.listdir(profile_dir) if f.endswith(".json")) \
         if os.path.isdir(profile_dir) else []
@@ -440,7 +443,7 @@ def larger_profile(profile, profile_dir=PROFILE_DIR):
             other = load_profile(name, profile_dir)
         except ToolError:
             continue
-        if (other.compute_clusters, other.compute_cores) == \
+        if other.name != profile.name and (other.compute_clusters, other.compute_cores) == \
                 (profile.compute_clusters, profile.compute_cores) and \
                 other.compute_memory_mb > profile.compute_memory_mb and \
                 (best is None or other.compute_memory_mb < best.compute_memory_mb):
@@ -756,13 +759,16 @@ def default_firmware():
     return check_firmware_name(os.environ.get("TESSERA_FIRMWARE") or DEFAULT_FIRMWARE)
 
 
-def plan_job(profile, np, platform=None, firmware=None, ppr=0):
+def plan_job(profile, np, platform=None, firmware=None, ppr=0, cluster_memory=""):
     """Load the profile and refuse what cannot run on the platform (default:
     default_platform()) under the firmware (qemu-riscv64; default:
     default_firmware()), before anything is built. ppr: N of --map-by
-    ppr:N:cluster (parse_map_by), 0 for none. Returns the Layout."""
+    ppr:N:cluster (parse_map_by), 0 for none; cluster_memory: mpirun
+    --cluster-memory's SIZE, which replaces the profile's compute_memory_mb
+    ("": none). Returns the Layout."""
     platform = platform or default_platform()
-    layout = compute_layout(load_profile(profile), platform, firmware or default_firmware())
+    layout = compute_layout(load_profile(profile), platform, firmware or default_firmware(),
+                            cluster_memory)
     if ppr:
         layout = per_cluster_layout(layout, ppr)
     check_platform(layout, platform)
@@ -940,6 +946,8 @@ def main(argv=None):
     ap.add_argument("--map-by", default="compact", metavar="compact|scatter|ppr:N:cluster",
                     help="as mpirun's (default compact)")
     ap.add_argument("--profile", default="default", help="name or path (default: default)")
+    ap.add_argument("--cluster-memory", default="", metavar="SIZE",
+                    help="each compute cluster's memory, as mpirun's (default: the profile's)")
     ap.add_argument("--platform", choices=PLATFORMS,
                     help="default: $TESSERA_PLATFORM, else qemu-riscv64")
     ap.add_argument("--firmware", choices=sorted(FIRMWARES),
@@ -962,7 +970,8 @@ def main(argv=None):
         return 2
     try:
         policy, ppr = parse_map_by(opts.map_by)
-        layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware, ppr)
+        layout = plan_job(opts.profile, opts.np, opts.platform, opts.firmware, ppr,
+                          opts.cluster_memory)
         program = resolve_program(opts.program, default_paths(platform=layout.platform)["bin"])
         if layout.platform == "linux64":
             out = build_payloads(layout, program, opts.args, opts.np, policy, opts.outdir,

@@ -26,11 +26,12 @@ from tessera.entry import BROKEN_PIPE_STATUS, drop_stdout
 from tessera.launch import (TIMEOUT_STATUS, SerialFilter, run_clusters,  # noqa: F401
                             run_machine)
 from tessera.profile import (DEFAULT_PLATFORM, FIRMWARES, PLATFORMS, OptionError,
-                             ToolError)
+                             ToolError, parse_cluster_memory)
 
 USAGE = """\
 usage: mpirun [-np N | -n N] [--map-by compact|scatter|ppr:N:cluster]
-              [--profile NAME|PATH] [--platform qemu-riscv64|linux64]
+              [--profile NAME|PATH] [--cluster-memory SIZE]
+              [--platform qemu-riscv64|linux64]
               [--firmware tessera|opensbi] [--qemu-threads single|multi]
               [--ranks processes|threads] [--timeout S]
               [--tag-output] [--local-path shm|ikc] [--eager-threshold BYTES]
@@ -61,6 +62,15 @@ none of that name, the file of that name in the current folder (app: ./app).
                      master (default compact)
   --profile P        platform profile: a name in build/profiles or a path
                      (default: default)
+  --cluster-memory SIZE
+                     each compute cluster's memory, in place of the
+                     profile's (its key compute_memory_mb): a multiple of
+                     2 MiB, at least 2M, such as 64M, 512M or 1G (M: MiB,
+                     G: GiB; a bare number is MiB). Up to what the host
+                     allows: on qemu-riscv64 the machine's RAM may not
+                     exceed the host's (MemTotal); on linux64 each
+                     cluster's memory is a file in memory, taken as the
+                     ranks touch it
   --firmware F       qemu-riscv64's M-mode firmware: tessera (our own, up to
                      512 harts, clusters isolated by PMP) or opensbi (the
                      OpenSBI 1.1 QEMU ships, up to 128 harts, no PMP
@@ -225,6 +235,7 @@ class Options:
     map_by: str = "compact"     # the policy: a mkimage.MAP_POLICIES key
     ppr: int = 0                # N of --map-by ppr:N:cluster (map_by compact); 0: none
     profile: str = "default"
+    cluster_memory: str = ""    # --cluster-memory SIZE as given; "": the profile's
     platform: str = DEFAULT_PLATFORM
     firmware: str = ""      # "": mkimage.default_firmware()
     qemu_threads: str = "single"    # QEMU's TCG mode: a mkimage.TCG_THREADS value
@@ -258,7 +269,8 @@ class Options:
 
 
 _VALUED = {"--map-by": "map_by",
-           "--profile": "profile", "--platform": "platform", "--timeout": "timeout",
+           "--profile": "profile", "--cluster-memory": "cluster_memory",
+           "--platform": "platform", "--timeout": "timeout",
            "--local-path": "local_path", "--eager-threshold": "eager_threshold",
            "--wait-policy": "wait_policy", "--bind-to": "bind_to", "--ranks": "ranks",
            "--firmware": "firmware", "--qemu-threads": "qemu_threads", "--trace": "trace",
@@ -286,6 +298,11 @@ def _convert(opt, attr, value):
     if attr == "map_by":
         try:
             return mkimage.parse_map_by(value)      # (policy, ppr)
+        except OptionError as e:
+            raise UsageError(str(e)) from None
+    if attr == "cluster_memory":
+        try:
+            parse_cluster_memory(value)     # refused now; the layout applies it
         except OptionError as e:
             raise UsageError(str(e)) from None
     if attr == "local_path" and value not in LOCAL_PATHS:
@@ -656,7 +673,7 @@ def main(argv=None):
         env = [f"{name}={value}" for name, value in opts.env.items()]
         mkimage.encode_env(env)             # too large: say so before any other work
         layout = mkimage.plan_job(opts.profile, opts.np, opts.platform, opts.firmware or None,
-                                  opts.ppr)
+                                  opts.ppr, opts.cluster_memory)
         paths = mkimage.default_paths(platform=opts.platform)
         apps = [dataclasses.replace(app, program=mkimage.resolve_program(app.program, paths["bin"]))
                 for app in opts.apps]

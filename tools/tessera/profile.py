@@ -23,6 +23,7 @@ profile says).
 """
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 
 from tessera import REPO, abi
@@ -54,6 +55,13 @@ QEMU_MIN_BASE = 0x80200000      # the firmware owns everything below
 # 0x40000000..0x70000000 (userland/runtime/user.ld); windows must stay clear.
 USER_AREA = (0x40000000, 0x70000000)
 LINUX64_ADDRESS_END = 1 << 46   # well inside x86-64's 47-bit user half
+# The ranks' aliases (kernel/core/include/kernel/core.hpp, rank_alias_base):
+# a GiB per core of a cluster from 64 GiB, in every rank's address space on
+# both platforms (linux64 reserves them in every cluster process): the
+# windows and the fabric, which the kernel maps at their own addresses,
+# must stay clear.
+ALIAS_AREA = (0x1000000000, 0x1000000000 + TS_MAX_CORES * (1 << 30))
+MEMINFO = "/proc/meminfo"       # qemu-riscv64: the host's RAM (MemTotal) bounds the machine's
 
 PROFILE_DIR = os.path.join(REPO, "build", "profiles")
 
@@ -136,6 +144,9 @@ class Layout:
     platform: str = DEFAULT_PLATFORM
     firmware: str = DEFAULT_FIRMWARE   # qemu-riscv64 only: a FIRMWARES key
     ppr: int = 0    # N of --map-by ppr:N:cluster, which set slots_per_cluster; 0: none
+    # mpirun --cluster-memory SIZE, as given, which set the profile's
+    # compute_memory_mb; "": the profile's own.
+    cluster_memory: str = ""
 
     @property
     def timebase_hz(self):
@@ -201,18 +212,28 @@ def _fail(source, message):
     raise ProfileError(f"profile {source}: {message}")
 
 
-def _check_int(source, data, key):
-    lo, hi, multiple, what = _INT_KEYS[key]
-    value = data[key]
+def key_problem(key, value):
+    """What is wrong with `value` for the integer key `key` of _INT_KEYS
+    ("must be at least 2, got 0"), or None when it is good. The profile
+    loader and the options that stand for a key (mpirun --cluster-memory)
+    both judge a value by it."""
+    lo, hi, multiple, _ = _INT_KEYS[key]
     # bool is an int in Python, but `true` is never a sensible count.
     if not isinstance(value, int) or isinstance(value, bool):
-        _fail(source, f"key '{key}' ({what}) must be an integer, got {value!r}")
+        return f"must be an integer, got {value!r}"
     if value < lo or (hi is not None and value > hi):
         bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        _fail(source, f"key '{key}' ({what}) must be {bound}, got {value}")
+        return f"must be {bound}, got {value}"
     if value % multiple:
-        _fail(source, f"key '{key}' ({what}) must be a multiple of {multiple}, got {value}")
-    return value
+        return f"must be a multiple of {multiple}, got {value}"
+    return None
+
+
+def _check_int(source, data, key):
+    problem = key_problem(key, data[key])
+    if problem:
+        _fail(source, f"key '{key}' ({_INT_KEYS[key][3]}) {problem}")
+    return data[key]
 
 
 def _parse_address(source, value):
@@ -335,12 +356,45 @@ def check_firmware_name(firmware):
     return firmware
 
 
-def compute_layout(profile, platform=DEFAULT_PLATFORM, firmware=DEFAULT_FIRMWARE):
+# mpirun --cluster-memory SIZE: a number and a unit, binary either way: M
+# (or MB, MiB) for MiB, G (or GB, GiB) for GiB, in any case; a bare number
+# is MiB, the unit of the profile key compute_memory_mb that SIZE stands
+# for. No K or T: a window is a multiple of 2 MiB, and the host's memory
+# bounds it long before a TiB.
+_SIZE_UNITS = {"": 1, "m": 1, "mb": 1, "mib": 1, "g": 1024, "gb": 1024, "gib": 1024}
+_SIZE = re.compile(r"([0-9]+)([A-Za-z]*)\Z")
+CLUSTER_MEMORY_FORMS = "e.g. 64M, 512M or 1G; M: MiB, G: GiB, a bare number: MiB"
+
+
+def parse_cluster_memory(spec):
+    """The MiB that mpirun --cluster-memory SIZE gives each compute cluster
+    (SIZE as _SIZE_UNITS says), judged as the profile key compute_memory_mb
+    is (key_problem: at least 2 MiB, a multiple of 2 MiB). Raises
+    OptionError naming SIZE and what is wrong with it."""
+    m = _SIZE.match(spec)
+    unit = m and _SIZE_UNITS.get(m.group(2).lower())
+    if not unit:
+        raise OptionError(f"--cluster-memory needs a size ({CLUSTER_MEMORY_FORMS}), "
+                          f"got '{spec}'")
+    mb = int(m.group(1)) * unit
+    problem = key_problem("compute_memory_mb", mb)
+    if problem:
+        raise OptionError(f"--cluster-memory {spec}: a compute cluster's memory, in MiB as the "
+                          f"profile key 'compute_memory_mb', {problem}")
+    return mb
+
+
+def compute_layout(profile, platform=DEFAULT_PLATFORM, firmware=DEFAULT_FIRMWARE,
+                   cluster_memory=""):
     """Place windows, harts and the fabric for a profile on a platform (and,
-    on qemu-riscv64, under a firmware); returns a Layout. Raises ToolError
-    for an unknown platform or firmware."""
+    on qemu-riscv64, under a firmware); returns a Layout. cluster_memory:
+    mpirun --cluster-memory's SIZE, which replaces the profile's
+    compute_memory_mb ("": keep it). Raises ToolError for an unknown
+    platform or firmware, OptionError for a bad SIZE."""
     check_platform_name(platform)
     check_firmware_name(firmware)
+    if cluster_memory:
+        profile = replace(profile, compute_memory_mb=parse_cluster_memory(cluster_memory))
     clusters = []
     base = profile.memory_base
     hart = 0
@@ -358,22 +412,82 @@ def compute_layout(profile, platform=DEFAULT_PLATFORM, firmware=DEFAULT_FIRMWARE
     return Layout(profile=profile, clusters=tuple(clusters), fabric_base=fabric_base,
                   fabric_size=fabric_size, harts=hart, ram_mb=ram // MIB,
                   slots_per_cluster=profile.compute_cores - 1, platform=platform,
-                  firmware=firmware)
+                  firmware=firmware, cluster_memory=cluster_memory)
+
+
+def host_memory_mb(path=MEMINFO):
+    """The host's RAM in MiB (MemTotal of /proc/meminfo), None when it
+    cannot be read."""
+    try:
+        with open(path, encoding="ascii") as f:
+            for line in f:
+                m = re.match(r"MemTotal:\s+([0-9]+) kB", line)
+                if m:
+                    return int(m.group(1)) // 1024
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+def _memory_refusal(layout, text, room_mb):
+    """A refusal of the layout's memory: an OptionError naming
+    --cluster-memory SIZE when that set the compute windows (mpirun says
+    it with its usage, status 2), with the most SIZE that room_mb (MiB the
+    layout may take in all) leaves each compute cluster; else a ToolError
+    naming the profile."""
+    p = layout.profile
+    if not layout.cluster_memory:
+        return ToolError(f"profile '{p.name}': {text}")
+    others = (layout.fabric_base + layout.fabric_size - p.memory_base) // MIB \
+        - p.compute_clusters * p.compute_memory_mb
+    most = (room_mb - others) // p.compute_clusters // 2 * 2
+    hint = f"; at most {most}M per compute cluster fits" if most >= 2 else ""
+    return OptionError(f"--cluster-memory {layout.cluster_memory}: {text}{hint}")
+
+
+def check_memory(layout, platform, host_mb=None):
+    """Refuse a layout whose windows and fabric the platform cannot hold:
+    on both, they must stay clear of the ranks' aliases (ALIAS_AREA); on
+    linux64, of the user area and below LINUX64_ADDRESS_END (each cluster
+    process maps its window and the fabric at their own addresses; the
+    memory itself is a memfd's, taken as pages are touched); on
+    qemu-riscv64 the machine's RAM may not exceed the host's (host_mb,
+    default host_memory_mb(); QEMU takes it as the guest touches it)."""
+    p = layout.profile
+    end = layout.fabric_base + layout.fabric_size
+    span = f"its windows and fabric {p.memory_base:#x}..{end:#x}"
+    if p.memory_base < ALIAS_AREA[1] and end > ALIAS_AREA[0]:
+        raise _memory_refusal(layout, f"{span} overlap the ranks' aliases "
+                                      f"{ALIAS_AREA[0]:#x}..{ALIAS_AREA[1]:#x}",
+                              (ALIAS_AREA[0] - p.memory_base) // MIB)
+    if platform == "linux64":
+        if p.memory_base < USER_AREA[1] and end > USER_AREA[0]:
+            raise _memory_refusal(layout, f"{span} overlap the user area "
+                                          f"{USER_AREA[0]:#x}..{USER_AREA[1]:#x}", 0)
+        if end > LINUX64_ADDRESS_END:
+            raise _memory_refusal(layout, f"its windows and fabric end at {end:#x}, above "
+                                          f"linux64's limit {LINUX64_ADDRESS_END:#x}",
+                                  (LINUX64_ADDRESS_END - p.memory_base) // MIB)
+        return
+    host_mb = host_mb or host_memory_mb()
+    if host_mb is None or layout.ram_mb <= host_mb:
+        return
+    raise _memory_refusal(
+        layout, f"QEMU's machine needs {layout.ram_mb} MiB of RAM ({p.compute_clusters} compute "
+                f"cluster{'s' if p.compute_clusters != 1 else ''} x {p.compute_memory_mb} MiB, "
+                f"{p.io_clusters} I/O cluster{'s' if p.io_clusters != 1 else ''} x "
+                f"{p.io_memory_mb} MiB, {p.fabric_mb} MiB of fabric, the firmware and the device "
+                f"tree), more than the host's {host_mb} MiB (MemTotal, {MEMINFO})",
+        host_mb - (layout.ram_mb - (end - p.memory_base) // MIB))
 
 
 def check_platform(layout, platform):
     """Refuse a layout the platform cannot run (e.g. more harts than its
-    firmware brings up)."""
+    firmware brings up, or memory it cannot hold: check_memory)."""
     p = layout.profile
     check_platform_name(platform)
+    check_memory(layout, platform)
     if platform == "linux64":
-        end = layout.fabric_base + layout.fabric_size
-        if p.memory_base < USER_AREA[1] and end > USER_AREA[0]:
-            raise ToolError(f"profile '{p.name}': its windows and fabric {p.memory_base:#x}.."
-                            f"{end:#x} overlap the user area {USER_AREA[0]:#x}..{USER_AREA[1]:#x}")
-        if end > LINUX64_ADDRESS_END:
-            raise ToolError(f"profile '{p.name}': its windows and fabric end at {end:#x}, "
-                            f"above linux64's limit {LINUX64_ADDRESS_END:#x}")
         return
     most, why = FIRMWARES[layout.firmware]
     if layout.harts > most:

@@ -153,16 +153,25 @@ class NeedTest(unittest.TestCase):
                          r"(\d+) KiB, (\d+) KiB more \(kernel image 1500 KiB, kernel page tables "
                          r"24 KiB, kernel tables 36 KiB, fn's code 88 KiB, heap reserve 64 KiB; 12 ranks x 88 KiB: "
                          r"stack 32, data 20, page tables 16, LWMPI 20\); at most (\d+) ranks "
-                         r"fit; use a profile with larger windows \(e\.g\. mppa256-big\)", msg)
+                         r"fit; give each compute cluster (\d+) MiB or more \(mpirun "
+                         r"--cluster-memory (\d+)M\), or use a profile with larger windows "
+                         r"\(e\.g\. mppa256-big\)", msg)
         self.assertIsNotNone(m, msg)
         self.assertEqual(int(m[1]) - int(m[2]), 2048)
         self.assertEqual(int(m[1]), fit.kib(n.total()))
         most = int(m[3])
+        # The size suggested: the need, rounded up to a window's 2 MiB.
+        self.assertEqual(m[4], m[5])
+        self.assertEqual(int(m[4]) % 2, 0)
+        self.assertLessEqual(n.total(), int(m[4]) * 1024 * KIB)
+        self.assertGreater(n.total(), (int(m[4]) - 2) * 1024 * KIB)
         self.assertLessEqual(self.need(most, image=1500 * KIB).total(), 2048 * KIB)
         self.assertGreater(self.need(most + 1, image=1500 * KIB).total(), 2048 * KIB)
         none = self.need(12, image=2000 * KIB)
-        self.assertIn("not even one rank fits; use a profile with larger windows",
+        self.assertIn("not even one rank fits; give each compute cluster ",
                       fit.refusal(4, "fn", none))
+        self.assertTrue(fit.refusal(4, "fn", none).endswith("or use a profile with larger "
+                                                            "windows"))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ NAME_SIZE, ARGS_SIZE = mkimage.TS_PROGRAM_NAME, mkimage.TS_MANIFEST_ARGS
 # The ABI headers the tools read, and whether they read their layouts.
 ABI_HEADERS = (("tessera/image.h", True), ("tessera/syscall.h", False), ("tessera/firmware.h", True))
 
-LAYOUT = compute_layout(load_profile("default"))
+# The default profile with 16 MiB compute windows (mpirun --cluster-memory
+# 16M): the addresses below are written for it.
+LAYOUT = compute_layout(load_profile("default"), cluster_memory="16M")
 
 
 def u16(buf, off):
@@ -368,8 +370,8 @@ class ManifestTest(unittest.TestCase):
 
     def test_cluster_descs(self):
         m = self.pack()
-        # The default profile: 2 hardware mailboxes and portals on the I/O
-        # cluster, 1 on each compute cluster.
+        # The default profile (16 MiB compute windows): 2 hardware mailboxes
+        # and portals on the I/O cluster, 1 on each compute cluster.
         expect = [(0x80200000, 8 * MIB, 0, 4, 0, 2, 2), (0x80A00000, 16 * MIB, 4, 5, 1, 1, 1),
                   (0x81A00000, 16 * MIB, 9, 5, 1, 1, 1), (0x82A00000, 16 * MIB, 14, 5, 1, 1, 1),
                   (0x83A00000, 16 * MIB, 19, 5, 1, 1, 1)]
@@ -976,7 +978,7 @@ class Linux64Test(unittest.TestCase):
                 mkimage.plan_job("default", 1)
 
     def test_checks(self):
-        layout = mkimage.plan_job("default", 4, "linux64")
+        layout = mkimage.plan_job("default", 4, "linux64", cluster_memory="16M")
         with open(self.prog, "wb") as f:                      # oversized: 15.5 MiB of program
             f.write(self.elf + bytes(15 * MIB + MIB // 2))
         with self.assertRaisesRegex(ImageError, r"cluster 1 cannot hold its 4 ranks of app: its "

@@ -61,6 +61,15 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((o.map_by, o.ppr), ("scatter", 0))
         self.assertEqual(mpirun.parse_args(["hello"]).ppr, 0)
 
+    def test_cluster_memory(self):
+        """--cluster-memory SIZE is kept as given (the layout applies it);
+        the last one wins; none: the profile's."""
+        self.assertEqual(mpirun.parse_args(["hello"]).cluster_memory, "")
+        self.assertEqual(mpirun.parse_args(["--cluster-memory", "1G", "hello"]).cluster_memory,
+                         "1G")
+        self.assertEqual(mpirun.parse_args(["--cluster-memory=512", "--cluster-memory", "64M",
+                                            "hello"]).cluster_memory, "64M")
+
     def test_bad_map_by(self):
         for value, words in (("ppr:0:cluster", "needs a positive number N of processes per "
                                                "compute cluster, got 'ppr:0:cluster'"),
@@ -175,6 +184,14 @@ class ParseTest(unittest.TestCase):
                  (["--ranks", "", "hello"], "--ranks must be processes or threads, got ''"),
                  (["--ranks=Threads", "hello"], "--ranks must be processes or threads"),
                  (["--ranks"], "--ranks needs a value"),
+                 (["--cluster-memory", "3M", "hello"],
+                  "--cluster-memory 3M: a compute cluster's memory, in MiB as the profile key "
+                  "'compute_memory_mb', must be a multiple of 2, got 3"),
+                 (["--cluster-memory=1M", "hello"], "must be at least 2, got 1"),
+                 (["--cluster-memory", "4096K", "hello"],
+                  "--cluster-memory needs a size (e.g. 64M, 512M or 1G; M: MiB, G: GiB, a bare "
+                  "number: MiB), got '4096K'"),
+                 (["--cluster-memory"], "--cluster-memory needs a value"),
                  (["-np", "2"], "no program given"),
                  ([], "no program given")]
         for argv, words in cases:
@@ -297,6 +314,19 @@ class CommandLineTest(unittest.TestCase):
                   "of profile 'default' can host (5 cores, the master core runs the kernel)"),
                  (["--profile", "mppa256", "--map-by", "ppr:17:cluster", "hello"],
                   "--map-by ppr:17:cluster: N must be 1 to 16"),
+                 (["--cluster-memory", "1.5G", "hello"], "--cluster-memory needs a size"),
+                 (["--cluster-memory", "0", "hello"], "--cluster-memory 0: a compute cluster's "
+                                                      "memory, in MiB as the profile key "
+                                                      "'compute_memory_mb', must be at least 2"),
+                 (["-np", "1", "hello", ":", "--cluster-memory", "1G", "hello"],
+                  "--cluster-memory is an option of the whole job"),
+                 # Known once the layout is made: beyond what any host holds.
+                 (["--cluster-memory", "15870M", "hello"],
+                  "--cluster-memory 15870M: its windows and fabric 0x80200000..0x1000600000 "
+                  "overlap the ranks' aliases 0x1000000000..0x1440000000; at most 15868M per "
+                  "compute cluster fits"),
+                 (["--platform", "linux64", "--cluster-memory", "64G", "hello"],
+                  "--cluster-memory 64G: its windows and fabric"),
                  (["-x", "=V", "hello"], "-x needs NAME=VALUE or NAME, NAME made of letters"),
                  (["-x", "A B=1", "hello"], "-x needs NAME=VALUE or NAME, NAME made of letters"),
                  (["-x"], "-x needs NAME=VALUE or NAME"),
@@ -635,6 +665,33 @@ class ManifestTest(unittest.TestCase):
             self.assertEqual(mpirun.main(["-np", "6", "--map-by", "ppr:2:cluster", "hello"]), 0)
         layout, _, _, np, policy = build.call_args.args[:5]
         self.assertEqual((np, policy, layout.slots_per_cluster, layout.ppr), (6, "compact", 2, 2))
+
+    def test_cluster_memory(self):
+        """--cluster-memory reaches the image builder as the layout's
+        compute windows, which the manifest's cluster descriptions and
+        QEMU's -m follow, on both platforms."""
+        build = mock.Mock(return_value=["qemu"])
+        for platform in ("qemu-riscv64", "linux64"):
+            with self.subTest(platform=platform), \
+                    mock.patch.object(mpirun.mkimage, "resolve_program"), \
+                    mock.patch.object(mpirun.mkimage, "build_images", build), \
+                    mock.patch.object(mpirun.mkimage, "build_payloads", build), \
+                    mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
+                    mock.patch.object(mpirun, "run_clusters", return_value=(0, False)), \
+                    mock.patch.object(mpirun, "globals_warning", return_value=None), \
+                    mock.patch.object(mpirun, "cluster_cpus"), \
+                    mock.patch("tessera.profile.host_memory_mb", return_value=8192):
+                self.assertEqual(mpirun.main(["--platform", platform, "--cluster-memory", "1G",
+                                              "-np", "4", "hello"]), 0)
+                layout = build.call_args.args[0]
+                self.assertEqual([c.window_size for c in layout.clusters],
+                                 [8 << 20] + [1 << 30] * 4)
+                manifest = mpirun.mkimage.MANIFEST.unpack_from(
+                    mpirun.mkimage.pack_manifest(layout, 1, 4, "compact", [], [["hello"]]))
+                self.assertEqual([c["window_size"] for c in manifest["clusters"][:5]],
+                                 [8 << 20] + [1 << 30] * 4)
+                command = mpirun.mkimage.qemu_command(layout, ["img"] * 5, "fw", "table")
+                self.assertEqual(command[command.index("-m") + 1], "4114M")
 
     def test_wait_policy(self):
         for policy in ("spin", "block", "adaptive"):

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Unit tests of tools/tessera/profile.py: parsing, layout, platform limits,
---map-by ppr:N:cluster's slots per cluster."""
+--map-by ppr:N:cluster's slots per cluster, --cluster-memory's size and
+limits."""
 import json
 import os
 from dataclasses import replace
@@ -9,8 +10,9 @@ import unittest
 
 from toolsupport import too_many_processes
 from tessera.profile import (MIB, PROFILE_DIR, OptionError, ProfileError, ToolError,
-                             check_capacity, check_platform, compute_layout, load_profile,
-                             parse_profile, per_cluster_layout)
+                             check_capacity, check_memory, check_platform, compute_layout,
+                             host_memory_mb, load_profile, parse_cluster_memory, parse_profile,
+                             per_cluster_layout)
 
 with open(os.path.join(PROFILE_DIR, "default.json")) as f:
     DEFAULT = json.load(f)
@@ -45,7 +47,7 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((p.name, p.memory_base, p.io_clusters, p.io_cores, p.io_memory_mb),
                          ("default", 0x80200000, 1, 4, 8))
         self.assertEqual((p.compute_clusters, p.compute_cores, p.compute_memory_mb, p.fabric_mb),
-                         (4, 5, 16, 4))
+                         (4, 5, 64, 4))
         self.assertEqual((p.mailbox_size, p.portal_chunk, p.timebase_hz), (128, 4096, 10000000))
 
     def test_each_missing_key_is_named(self):
@@ -152,20 +154,20 @@ class LayoutTest(unittest.TestCase):
         got = [(c.id, c.kind, c.window_base, c.window_size) for c in layout.clusters]
         self.assertEqual(got, [
             (0, 0, 0x80200000, 8 * MIB),
-            (1, 1, 0x80A00000, 16 * MIB),
-            (2, 1, 0x81A00000, 16 * MIB),
-            (3, 1, 0x82A00000, 16 * MIB),
-            (4, 1, 0x83A00000, 16 * MIB),
+            (1, 1, 0x80A00000, 64 * MIB),
+            (2, 1, 0x84A00000, 64 * MIB),
+            (3, 1, 0x88A00000, 64 * MIB),
+            (4, 1, 0x8CA00000, 64 * MIB),
         ])
-        self.assertEqual((layout.fabric_base, layout.fabric_size), (0x84A00000, 4 * MIB))
+        self.assertEqual((layout.fabric_base, layout.fabric_size), (0x90A00000, 4 * MIB))
 
     def test_default_harts_and_ram(self):
         layout = compute_layout(load_profile("default"))
         self.assertEqual([(c.first_hart, c.ncores) for c in layout.clusters],
                          [(0, 4), (4, 5), (9, 5), (14, 5), (19, 5)])
         self.assertEqual(layout.harts, 24)
-        # fabric end 0x84E00000 - 0x80000000 = 78 MiB, + 4 MiB for the DTB
-        self.assertEqual(layout.ram_mb, 82)
+        # fabric end 0x90E00000 - 0x80000000 = 270 MiB, + 4 MiB for the DTB
+        self.assertEqual(layout.ram_mb, 274)
         self.assertEqual((layout.slots_per_cluster, layout.capacity), (4, 16))
 
     def test_mppa256_topology(self):
@@ -239,6 +241,114 @@ class LayoutTest(unittest.TestCase):
     def test_unknown_platform(self):
         with self.assertRaisesRegex(ToolError, "unknown platform 'x86'"):
             check_platform(compute_layout(load_profile("default")), "x86")
+
+
+class ClusterMemoryTest(unittest.TestCase):
+    """mpirun --cluster-memory SIZE: its forms, the profile key's rules,
+    the layout it makes and the platforms' limits."""
+
+    def test_forms(self):
+        for spec, mb in (("64M", 64), ("512m", 512), ("1G", 1024), ("2g", 2048), ("512", 512),
+                         ("2", 2), ("96MB", 96), ("128MiB", 128), ("1GB", 1024), ("1gib", 1024)):
+            with self.subTest(spec=spec):
+                self.assertEqual(parse_cluster_memory(spec), mb)
+
+    def test_bad_forms(self):
+        for spec in ("", "M", "1K", "4096k", "1T", "1.5G", "-2M", "+2M", "0x10M", "1 G", " 64M",
+                     "64M ", "\u00b2M", "1Gi", "1MG"):
+            with self.subTest(spec=spec), self.assertRaises(OptionError) as cm:
+                parse_cluster_memory(spec)
+            self.assertEqual(str(cm.exception),
+                             f"--cluster-memory needs a size (e.g. 64M, 512M or 1G; M: MiB, G: "
+                             f"GiB, a bare number: MiB), got '{spec}'")
+
+    def test_the_profile_keys_rules(self):
+        """At least 2 MiB and a multiple of 2 MiB, said in the words the
+        profile key's own check uses."""
+        for spec, mb, problem in (("3M", 3, "must be a multiple of 2, got 3"),
+                                  ("1025", 1025, "must be a multiple of 2, got 1025"),
+                                  ("0", 0, "must be at least 2, got 0"),
+                                  ("0G", 0, "must be at least 2, got 0"),
+                                  ("1M", 1, "must be at least 2, got 1")):
+            with self.subTest(spec=spec):
+                with self.assertRaises(OptionError) as cm:
+                    parse_cluster_memory(spec)
+                self.assertEqual(str(cm.exception),
+                                 f"--cluster-memory {spec}: a compute cluster's memory, in MiB "
+                                 f"as the profile key 'compute_memory_mb', {problem}")
+                with self.assertRaises(ProfileError) as cm:
+                    parse_profile(profile(compute_memory_mb=mb))
+                self.assertTrue(str(cm.exception).endswith(problem), str(cm.exception))
+
+    def test_replaces_the_profiles_compute_windows(self):
+        layout = compute_layout(load_profile("default"), cluster_memory="1G")
+        self.assertEqual(layout.cluster_memory, "1G")
+        self.assertEqual(layout.profile.compute_memory_mb, 1024)
+        self.assertEqual([(c.window_base, c.window_size) for c in layout.clusters],
+                         [(0x80200000, 8 * MIB), (0x80A00000, 1 << 30), (0xC0A00000, 1 << 30),
+                          (0x100A00000, 1 << 30), (0x140A00000, 1 << 30)])
+        self.assertEqual((layout.fabric_base, layout.ram_mb), (0x180A00000, 4114))
+        small = compute_layout(load_profile("mppa256"), cluster_memory="4M")
+        self.assertTrue(all(c.window_size == 4 * MIB for c in small.clusters[4:]))
+        self.assertTrue(all(c.window_size == 16 * MIB for c in small.clusters[:4]))
+        self.assertEqual(compute_layout(load_profile("default")).cluster_memory, "")
+
+    def test_qemu_ram_within_the_hosts(self):
+        layout = compute_layout(load_profile("default"), cluster_memory="1G")
+        check_memory(layout, "qemu-riscv64", host_mb=4114)
+        with self.assertRaises(OptionError) as cm:
+            check_memory(layout, "qemu-riscv64", host_mb=2048)
+        self.assertEqual(str(cm.exception),
+                         "--cluster-memory 1G: QEMU's machine needs 4114 MiB of RAM (4 compute "
+                         "clusters x 1024 MiB, 1 I/O cluster x 8 MiB, 4 MiB of fabric, the "
+                         "firmware and the device tree), more than the host's 2048 MiB "
+                         "(MemTotal, /proc/meminfo); at most 506M per compute cluster fits")
+        # What the hint says fits does, and 2 MiB more does not.
+        check_memory(compute_layout(load_profile("default"), cluster_memory="506M"),
+                     "qemu-riscv64", host_mb=2048)
+        with self.assertRaises(OptionError):
+            check_memory(compute_layout(load_profile("default"), cluster_memory="508M"),
+                         "qemu-riscv64", host_mb=2048)
+        # linux64's memory is each cluster's memfd: no such limit.
+        check_memory(compute_layout(load_profile("default"), cluster_memory="8G"), "linux64",
+                     host_mb=2048)
+
+    def test_a_profiles_own_size_is_the_profiles_fault(self):
+        layout = compute_layout(parse_profile(profile(compute_memory_mb=1024)))
+        with self.assertRaises(ToolError) as cm:
+            check_memory(layout, "qemu-riscv64", host_mb=2048)
+        self.assertNotIsInstance(cm.exception, OptionError)
+        self.assertTrue(str(cm.exception).startswith("profile 'default': QEMU's machine needs "
+                                                     "4114 MiB of RAM"), str(cm.exception))
+        self.assertNotIn("at most", str(cm.exception))
+
+    def test_windows_clear_of_the_ranks_aliases(self):
+        for platform in ("qemu-riscv64", "linux64"):
+            with self.subTest(platform=platform):
+                check_memory(compute_layout(load_profile("default"), platform,
+                                            cluster_memory="15868M"), platform, host_mb=1 << 30)
+                over = compute_layout(load_profile("default"), platform, cluster_memory="15870M")
+                with self.assertRaises(OptionError) as cm:
+                    check_memory(over, platform, host_mb=1 << 30)
+                self.assertEqual(str(cm.exception),
+                                 "--cluster-memory 15870M: its windows and fabric "
+                                 "0x80200000..0x1000600000 overlap the ranks' aliases "
+                                 "0x1000000000..0x1440000000; at most 15868M per compute cluster "
+                                 "fits")
+
+    def test_check_platform_checks_memory(self):
+        layout = compute_layout(load_profile("default"), cluster_memory="64G")
+        for platform in ("qemu-riscv64", "linux64"):
+            with self.subTest(platform=platform), self.assertRaisesRegex(OptionError,
+                                                                         "ranks' aliases"):
+                check_platform(layout, platform)
+
+    def test_host_memory(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".meminfo") as f:
+            f.write("MemFree:         1000 kB\nMemTotal:       24684000 kB\n")
+            f.flush()
+            self.assertEqual(host_memory_mb(f.name), 24105)
+        self.assertIsNone(host_memory_mb("/no/such/meminfo"))
 
 
 class CapacityTest(unittest.TestCase):

@@ -129,9 +129,10 @@ class StubBootTest(unittest.TestCase):
             data = f.read()
         with open(big, "wb") as f:                    # a 15.75 MiB "program"
             f.write(data + bytes(15 * 1024 * 1024 + 768 * 1024))
+        small = compute_layout(load_profile("default"), firmware="opensbi", cluster_memory="16M")
         with self.assertRaisesRegex(mkimage.ImageError, "cluster 1 cannot hold its 2 ranks of big: "
                                                         "its 16384 KiB window needs"):
-            self.build([], program=big)
+            self.build([], program=big, layout=small)
 
     def test_mkimage_cli(self):
         out = os.path.join(self.dir, "cli")

@@ -348,8 +348,10 @@ class Fit(unittest.TestCase):
                                       "fn", "1", "500", timeout=120)
         self.assertEqual((rc, out), (1, ""), err)
         m = re.fullmatch(r"mpirun: cluster 4 cannot hold its 16 ranks of fn: its 2048 KiB window "
-                         r"needs (\d+) KiB, (\d+) KiB more \((.*)\); at most (\d+) ranks? fits?; use "
-                         r"a profile with larger windows \(e\.g\. mppa256-big\)\n", err)
+                         r"needs (\d+) KiB, (\d+) KiB more \((.*)\); at most (\d+) ranks? fits?; "
+                         r"give each compute cluster \d+ MiB or more \(mpirun --cluster-memory "
+                         r"\d+M\), or use a profile with larger windows \(e\.g\. mppa256-big\)\n",
+                         err)
         self.assertIsNotNone(m, err)
         need, more, parts, most = int(m[1]), int(m[2]), m[3], int(m[4])
         self.assertEqual(need - more, 2048)

@@ -67,6 +67,10 @@ int ts__core_share(void);
  * outside [0, 10^9), ETIMEDOUT when it has passed. */
 int ts__deadline(clockid_t clock, const struct timespec *abstime, unsigned long *deadline_ns);
 
+/* Says once per process, on stderr, that its heap of `heap` bytes could
+ * not grow by `more` bytes, and what gives more memory (glue/oom.c). */
+void ts__out_of_memory(unsigned long heap, unsigned long more);
+
 /* The most heap the process has held at once, in bytes: the kernel's
  * break at its highest, less where the heap begins (glue/sbrk.c). */
 unsigned long ts__heap_peak(void);

@@ -451,7 +451,7 @@ static void test_ping_pong(void) {
 
 #define PAGE           4096ul
 #define HEAP_STEP      (64ul << 10)
-#define HEAP_STEPS_MAX 4096 /* 256 MiB: more than any window */
+#define HEAP_STEPS_MAX 4096 /* 256 MiB: more than the test's window (--cluster-memory 16M) */
 
 /* TS_SYS_BRK itself: sbrk never gives pages back. */
 static long raw_brk(unsigned long end) { return ts_arch_kcall(TS_SYS_BRK, (long)end, 0, 0, 0); }

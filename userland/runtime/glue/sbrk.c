@@ -1,6 +1,7 @@
 /* sbrk for the C library's malloc, over TS_SYS_BRK. The kernel's break may be
  * page-granular, so the runtime keeps its own byte-exact break below it and
- * only asks the kernel when that crosses the kernel's. */
+ * only asks the kernel when that crosses the kernel's. When the kernel
+ * refuses, the process says why, once (oom.c), and sbrk fails as before. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@ static uintptr_t peak;  /* the kernel's break at its highest */
 
 void *sbrk(ptrdiff_t incr) {
     void *result = (void *)-1;
+    unsigned long refused = 0, heap = 0; /* bytes the kernel would not add, to a heap of */
     ts__spin_lock(&brk_lock);
     if (!cur) {
         long r = TS__SC(TS_SYS_BRK, 0);
@@ -25,8 +27,13 @@ void *sbrk(ptrdiff_t incr) {
     uintptr_t want = cur + (uintptr_t)incr;
     if ((incr > 0 && want < cur) || (incr < 0 && (want > cur || want < start))) goto out;
     if (want > top) {
-        long r = TS__SC(TS_SYS_BRK, (want + TS__PAGE_SIZE - 1) & ~(TS__PAGE_SIZE - 1));
-        if (r < 0 || (uintptr_t)r < want) goto out;
+        const uintptr_t end = (want + TS__PAGE_SIZE - 1) & ~(TS__PAGE_SIZE - 1);
+        long r = TS__SC(TS_SYS_BRK, end);
+        if (r < 0 || (uintptr_t)r < want) {
+            refused = end - top;
+            heap = top - start;
+            goto out;
+        }
         top = (uintptr_t)r;
         if (top > peak) peak = top;
     }
@@ -34,6 +41,7 @@ void *sbrk(ptrdiff_t incr) {
     cur = want;
 out:
     ts__spin_unlock(&brk_lock);
+    if (refused) ts__out_of_memory(heap, refused);
     if (result == (void *)-1) errno = ENOMEM;
     return result;
 }

@@ -70,7 +70,11 @@ extern hal::AddressSpace kernel_space;
 // ---- processes and threads ---------------------------------------------------
 
 constexpr uintptr_t user_base = 0x40000000;
-constexpr uintptr_t user_heap_limit = 0x60000000;
+/// A heap ends below the cluster's shared page and the stacks: 736 MiB
+/// from user_base at most, so that one rank of a 1 GiB compute cluster
+/// (mpirun --cluster-memory 1G) can take most of it.
+constexpr uintptr_t user_heap_limit = 0x6E000000;
+static_assert(TS_PROBE_USER_VA == user_heap_limit, "the isolation probe maps above any heap");
 constexpr uintptr_t user_stack_area = 0x70000000;  ///< core k's stack tops out at area - k spans
 constexpr uintptr_t user_stack_span = 1 << 20;     ///< per core: the stack, then a guard area below it
 /// A thread starts with the manifest's user_stack_size mapped (the
