@@ -665,19 +665,40 @@ long sys_window_create(const window_create_args &, Call &) {
     return -TS_ENFILE;
 }
 
-// The region was checked writable by this attempt's decoding.
+// The region was checked writable by this attempt's decoding. It becomes
+// one with the regions it overlaps: their hull (the union of memory
+// checked when each was exposed) replaces them in this one call, which the
+// master makes between two requests it serves, so no access finds their
+// memory unexposed meanwhile.
 long sys_window_expose(const window_expose_args &a, Call &) {
     Window *w = a.key;
-    const uintptr_t base = reinterpret_cast<uintptr_t>(a.base.data);
-    const uintptr_t size = a.base.size;
-    if (size == 0) return -TS_EINVAL;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(a.base.data);
+    uintptr_t hi = lo + a.base.size;
+    if (a.base.size == 0) return -TS_EINVAL;
+    const auto meets = [&](const Region &r) { return r.size && r.base < hi && lo < r.base + r.size; };
+    for (bool grew = true; grew;) {  // the hull grows while it meets a region reaching past it
+        grew = false;
+        for (const Region &r : w->regions)
+            if (meets(r) && (r.base < lo || r.base + r.size > hi)) {
+                lo = r.base < lo ? r.base : lo;
+                hi = r.base + r.size > hi ? r.base + r.size : hi;
+                grew = true;
+            }
+    }
     Region *free = nullptr;
+    bool merges = false;
     for (Region &r : w->regions) {
-        if (r.size && base < r.base + r.size && r.base < base + size) return -TS_EINVAL;
+        merges = merges || meets(r);
         if (!r.size && !free) free = &r;
     }
-    if (!free) return -TS_EINVAL;
-    *free = Region{base, size};
+    if (!free && !merges) return -TS_EINVAL;
+    for (Region &r : w->regions)
+        if (meets(r)) r = Region{};
+    for (Region &r : w->regions)
+        if (!r.size) {
+            r = Region{lo, hi - lo};
+            break;
+        }
     return 0;
 }
 

@@ -88,12 +88,12 @@ uintptr_t gap(const Exposed &r, uintptr_t lo, uintptr_t hi) {
 
 }  // namespace
 
-// The kernel keeps at most TS_WINDOW_REGIONS regions, none overlapping
-// another. So the new region absorbs the regions it overlaps and, while
-// every slot is taken, the nearest other one too (the memory between them
-// is then exposed as well: only an erroneous program reaches it). Their
-// hull is exposed in their place and serves all their callers; if the
-// kernel refuses it, the absorbed regions are exposed again as they were.
+// The kernel keeps at most TS_WINDOW_REGIONS regions, and a region
+// exposed over others replaces them by their hull in one call. So the new
+// region takes in the regions it overlaps and, while every slot is taken,
+// the nearest other one too (the memory between them is then exposed as
+// well: only an erroneous program reaches it); the hull serves all their
+// callers.
 int rma_expose(void *base, size_t size) {
     if (size == 0) return MPI_SUCCESS;
     RmaState &s = t_rma.get();
@@ -124,16 +124,8 @@ int rma_expose(void *base, size_t size) {
         hi = r.base + r.size > hi ? r.base + r.size : hi;
         refs += r.refs;
     }
-    for (int i = 0; i < TS_WINDOW_REGIONS; ++i)
-        if (absorbed[i])
-            if (long e = os::window_withdraw(s.key, reinterpret_cast<void *>(s.regions[i].base)))
-                return failed("withdraw", e);
-    if (long e = os::window_expose(s.key, reinterpret_cast<void *>(lo), hi - lo)) {
-        for (int i = 0; i < TS_WINDOW_REGIONS; ++i)
-            if (absorbed[i])
-                os::window_expose(s.key, reinterpret_cast<void *>(s.regions[i].base), s.regions[i].size);
+    if (long e = os::window_expose(s.key, reinterpret_cast<void *>(lo), hi - lo))
         return failed("the kernel exposes no more memory through the window", e);
-    }
     int slot = -1;
     for (int i = 0; i < TS_WINDOW_REGIONS; ++i) {
         if (absorbed[i]) s.regions[i].refs = 0;

@@ -1031,11 +1031,25 @@ int window_expose(int key, void *base, size_t size) {
     auto lock = enter_ikc();
     Window *w = own_window(key);
     if (!w) return -TS_EBADF;
-    const auto b = reinterpret_cast<uintptr_t>(base);
-    if (size == 0 || w->regions.size() >= TS_WINDOW_REGIONS) return -TS_EINVAL;
-    for (const auto &[rb, rs] : w->regions)
-        if (b < rb + rs && rb < b + size) return -TS_EINVAL;
-    w->regions.emplace_back(b, size);
+    // As the kernel's: the regions it overlaps join it, their hull at once.
+    uintptr_t lo = reinterpret_cast<uintptr_t>(base), hi = lo + size;
+    if (size == 0) return -TS_EINVAL;
+    const auto meets = [&](const std::pair<uintptr_t, size_t> &r) {
+        return r.first < hi && lo < r.first + r.second;
+    };
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto &r : w->regions)
+            if (meets(r) && (r.first < lo || r.first + r.second > hi)) {
+                lo = std::min(lo, r.first);
+                hi = std::max<uintptr_t>(hi, r.first + r.second);
+                grew = true;
+            }
+    }
+    const size_t merged = static_cast<size_t>(std::count_if(w->regions.begin(), w->regions.end(), meets));
+    if (!merged && w->regions.size() >= TS_WINDOW_REGIONS) return -TS_EINVAL;
+    std::erase_if(w->regions, meets);
+    w->regions.emplace_back(lo, hi - lo);
     return 0;
 }
 
