@@ -3,6 +3,7 @@
 manifest, --report-bindings, --ranks and the warning about global variables
 under --ranks threads, its errors before anything boots, and the filter of
 the serial output. No QEMU, no toolchain (ELF files from fake_elf.py)."""
+import contextlib
 import inspect
 import io
 import json
@@ -585,17 +586,25 @@ class ManifestTest(unittest.TestCase):
         kwargs = self.builder_kwargs(*options)
         return kwargs["flags"], kwargs["mpi_eager_max"]
 
+    @staticmethod
+    def launched(build):
+        """main() with the image builders replaced by `build` and nothing
+        booted: the patches, as one context manager."""
+        stack = contextlib.ExitStack()
+        for target, name, kwargs in ((mpirun.mkimage, "resolve_program", {}),
+                                     (mpirun.mkimage, "build_images", {"new": build}),
+                                     (mpirun.mkimage, "build_payloads", {"new": build}),
+                                     (mpirun, "run_machine", {"return_value": (0, False)}),
+                                     (mpirun, "run_clusters", {"return_value": (0, False)}),
+                                     (mpirun, "globals_warning", {"return_value": None}),
+                                     (mpirun, "cluster_cpus", {})):
+            stack.enter_context(mock.patch.object(target, name, **kwargs))
+        return stack
+
     def builder_kwargs(self, *options):
         """The keyword arguments main() gives the image builder."""
         build = mock.Mock(return_value=["qemu"])
-        with mock.patch.object(mpirun.mkimage, "plan_job"), \
-                mock.patch.object(mpirun.mkimage, "resolve_program"), \
-                mock.patch.object(mpirun.mkimage, "build_images", build), \
-                mock.patch.object(mpirun.mkimage, "build_payloads", build), \
-                mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
-                mock.patch.object(mpirun, "run_clusters", return_value=(0, False)), \
-                mock.patch.object(mpirun, "globals_warning", return_value=None), \
-                mock.patch.object(mpirun, "cluster_cpus"):
+        with self.launched(build), mock.patch.object(mpirun.mkimage, "plan_job"):
             self.assertEqual(mpirun.main([*options, "hello"]), 0)
         return build.call_args.kwargs
 
@@ -672,14 +681,7 @@ class ManifestTest(unittest.TestCase):
         QEMU's -m follow, on both platforms."""
         build = mock.Mock(return_value=["qemu"])
         for platform in ("qemu-riscv64", "linux64"):
-            with self.subTest(platform=platform), \
-                    mock.patch.object(mpirun.mkimage, "resolve_program"), \
-                    mock.patch.object(mpirun.mkimage, "build_images", build), \
-                    mock.patch.object(mpirun.mkimage, "build_payloads", build), \
-                    mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
-                    mock.patch.object(mpirun, "run_clusters", return_value=(0, False)), \
-                    mock.patch.object(mpirun, "globals_warning", return_value=None), \
-                    mock.patch.object(mpirun, "cluster_cpus"), \
+            with self.subTest(platform=platform), self.launched(build), \
                     mock.patch("tessera.profile.host_memory_mb", return_value=8192):
                 self.assertEqual(mpirun.main(["--platform", platform, "--cluster-memory", "1G",
                                               "-np", "4", "hello"]), 0)

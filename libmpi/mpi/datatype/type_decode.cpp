@@ -3,6 +3,7 @@
 // MPI_Count (4.1.8), the predefined type of a given size and Fortran 90's
 // parameterized types (17.1.9).
 #include <mpi.h>
+#include <string.h>
 
 #include "env/call.hpp"
 #include "datatype.hpp"
@@ -128,15 +129,11 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) {
 namespace lwmpi {
 namespace {
 
-// A Fortran 90 type a rank was given (section 17.1.9): its combiner and
-// arguments, and its handle, kept so that the same arguments give it again.
-struct F90Type {
-    int combiner;
-    int p, r;
-    MPI_Datatype handle;
-};
+// The Fortran 90 types a rank was given (section 17.1.9), kept so that
+// the same arguments give the same handle; a type's contents say which
+// arguments it was made for.
 constexpr int max_f90_types = 32;  // more (p, r) pairs than any program asks for
-thread_local util::RankLocal<F90Type[max_f90_types]> t_f90;
+thread_local util::RankLocal<MPI_Datatype[max_f90_types]> t_f90;
 
 // The named type of precision p and range r among `choices`, the
 // smallest first: each with the precision and range it has (IEEE binary32
@@ -165,24 +162,25 @@ int f90_type(Call &call, int combiner, int p, int r, MPI_Datatype named, MPI_Dat
     if (int e = call.active()) return e;
     if (!newtype) return call.fail(MPI_ERR_ARG, "newtype is NULL");
     if (named == MPI_DATATYPE_NULL) return call.fail(MPI_ERR_ARG, "no type has that precision and range");
-    F90Type *cache = t_f90.get();
+    const int both[] = {p, r};
+    const bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    const int *want = integer ? both + 1 : both, nwant = integer ? 1 : 2;
+    MPI_Datatype *cache = t_f90.get();
     for (int i = 0; i < max_f90_types; ++i) {
-        const F90Type &c = cache[i];
-        const Contents *how = c.handle ? datatype_contents(c.handle) : nullptr;
-        if (how && how->combiner == combiner && c.combiner == combiner && c.p == p && c.r == r) {
-            *newtype = c.handle;
+        const Contents *how = cache[i] ? datatype_contents(cache[i]) : nullptr;
+        if (how && how->combiner == combiner && how->nints == nwant &&
+            memcmp(how->ints, want, sizeof(int) * static_cast<size_t>(nwant)) == 0) {
+            *newtype = cache[i];
             return MPI_SUCCESS;
         }
     }
-    const int both[] = {p, r};
-    const bool integer = combiner == MPI_COMBINER_F90_INTEGER;
-    const CallArgs args{combiner, {{integer ? both + 1 : both, integer ? 1 : 2}}, 0, nullptr, 0, nullptr};
+    const CallArgs args{combiner, {{want, nwant}}, 0, nullptr, 0, nullptr};
     if (int e = construct(call, {.count = 1, .length = 1, .type = named}, args, newtype)) return e;
     datatype_commit(*newtype);
     datatype_share(*newtype);  // a user's MPI_Type_free leaves it valid, as a predefined type is
     for (int i = 0; i < max_f90_types; ++i)
-        if (!cache[i].handle || !datatype_contents(cache[i].handle)) {
-            cache[i] = F90Type{combiner, p, r, *newtype};
+        if (!cache[i] || !datatype_contents(cache[i])) {
+            cache[i] = *newtype;
             break;
         }
     return MPI_SUCCESS;
