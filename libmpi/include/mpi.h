@@ -3,9 +3,10 @@
  *
  * Usable from C (C99 or later) and C++. Every handle is a plain `int`:
  * the top byte says what kind of object it names ('C' communicator,
- * 'D' datatype, 'E' error handler, 'G' group, 'I' info, 'K' attribute
- * key, 'O' operation, 'R' request, 'W' window) and the low 24 bits index that kind's
- * table; the null handle of every kind is 0. Handles are therefore
+ * 'D' datatype, 'E' error handler, 'F' file, 'G' group, 'I' info, 'K'
+ * attribute key, 'O' operation, 'R' request, 'W' window) and the low 24
+ * bits index that kind's table; the null handle of every kind is 0 but
+ * MPI_FILE_NULL's, which carries an error handler (MPI 3.1 section 13.7). Handles are therefore
  * compile-time constants that can be compared, switched on and stored in
  * static initializers.
  *
@@ -40,6 +41,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Info;
 typedef int MPI_Win;
+typedef int MPI_File;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -1217,6 +1219,142 @@ int MPI_Win_flush_all(MPI_Win win);
 int MPI_Win_flush_local(int rank, MPI_Win win);
 int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
+
+/* ---- Files (kind 'F' = 0x46), MPI-IO: MPI 3.1 chapter 13 -----------
+ * Files are those of the job's folder, the same ones the C library's
+ * open() sees (docs/mpi-io.md). A file is opened collectively over a
+ * communicator; every rank reaches it through the file server. Errors on
+ * a file go to its error handler, MPI_ERRORS_RETURN unless changed;
+ * MPI_File_open's and MPI_File_delete's go to MPI_FILE_NULL's (13.7). */
+
+#define MPI_FILE_NULL ((MPI_File)0x46000000)
+
+/* Access modes (section 13.2.1), or'ed together. */
+#define MPI_MODE_CREATE          1
+#define MPI_MODE_RDONLY          2
+#define MPI_MODE_WRONLY          4
+#define MPI_MODE_RDWR            8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN     32
+#define MPI_MODE_EXCL            64
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+
+/* MPI_File_seek's whence (section 13.4.3). */
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+
+/* MPI_File_set_view's disp with MPI_MODE_SEQUENTIAL: the shared file
+ * pointer's place (section 13.3). */
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)
+#define MPI_MAX_DATAREP_STRING   128
+
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errorcode, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+/* User data representations (section 13.5.3): a conversion function
+ * converts `count` elements of `datatype` between the user's buffer and
+ * the file's representation at filebuf, starting `position` elements into
+ * the access; the extent function gives a type's extent in the file. */
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                            MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+
+/* File manipulation (section 13.2). MPI_File_open is collective over
+ * comm (an intracommunicator), with the same amode everywhere:
+ * MPI_ERR_AMODE for a bad amode, MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS
+ * (MPI_MODE_EXCL), MPI_ERR_ACCESS, MPI_ERR_BAD_FILE (a name the job may
+ * not use). Info hints: "cb_nodes" (aggregators of collective access),
+ * "cb_buffer_size" (bytes an aggregator moves per step), "romio_cb_read"
+ * and "romio_cb_write" ("enable", "disable", "automatic"). */
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+int MPI_File_close(MPI_File *fh);
+int MPI_File_delete(const char *filename, MPI_Info info);
+int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
+int MPI_File_get_group(MPI_File fh, MPI_Group *group);
+int MPI_File_get_amode(MPI_File fh, int *amode);
+int MPI_File_set_info(MPI_File fh, MPI_Info info);
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+
+/* File views (section 13.3) and data representations (13.5): "native",
+ * "internal" (the same as native here) and "external32", and those of
+ * MPI_Register_datarep. */
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info);
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                      char *datarep);
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+
+/* Data access (section 13.4): explicit offsets (in etypes of the view),
+ * the individual file pointer, the shared file pointer; _all: collective;
+ * MPI_File_i*: non-blocking; _begin/_end: split collective. */
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                     MPI_Status *status);
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                         MPI_Status *status);
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                      MPI_Status *status);
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status);
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Request *request);
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                       MPI_Request *request);
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Request *request);
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request);
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request);
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Status *status);
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                MPI_Datatype datatype);
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+
+/* Consistency and semantics (section 13.6). */
+int MPI_File_set_atomicity(MPI_File fh, int flag);
+int MPI_File_get_atomicity(MPI_File fh, int *flag);
+int MPI_File_sync(MPI_File fh);
+
+/* Error handling (section 13.7). */
+int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* ---- Deprecated: MPI-1 names removed in MPI 3.0 (section 17.2) ------
  * Old programs still call them, and Open MPI and MPICH still offer them:

@@ -117,6 +117,34 @@ void trace_record(unsigned kind, int rank, int a, long b, unsigned long c, unsig
 /// its JSON file: 0, or -TS_E*.
 int trace_dump(int core);
 
+// Files of the job's folder, through the C library's POSIX calls (on the
+// target the runtime's file client, docs/services.md "Files"). Paths are
+// the program's; descriptors are >= 0; errors are -errno, in the C
+// library's numbering.
+
+/// How file_open() opens a file.
+enum FileFlags : unsigned {
+    file_read = 1,       ///< for reading
+    file_write = 2,      ///< for writing (both: for both)
+    file_create = 4,     ///< made when missing
+    file_exclusive = 8,  ///< with file_create: fails (-EEXIST) when it exists
+};
+/// A descriptor of `path` opened with FileFlags `flags`, or -errno.
+int file_open(const char *path, unsigned flags);
+int file_close(int fd);
+/// Up to n bytes at byte `offset` (the file position unchanged): bytes
+/// moved (fewer at the end of the file for a read), or -errno.
+long file_pread(int fd, void *buf, size_t n, int64_t offset);
+long file_pwrite(int fd, const void *buf, size_t n, int64_t offset);
+/// The file's size in bytes, or -errno.
+int64_t file_size(int fd);
+/// Cuts or extends (with zeros) the file to `size` bytes: 0 or -errno.
+int file_truncate(int fd, int64_t size);
+/// Sends what was written to the host's storage: 0 or -errno.
+int file_sync(int fd);
+/// Removes `path`: 0 or -errno.
+int file_unlink(const char *path);
+
 // IKC, as in <tessera/syscall.h>: ids >= 0, errors are -TS_E*.
 int mailbox_create(int port);
 int mailbox_open(int local_port, int cluster, int port);

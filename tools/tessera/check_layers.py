@@ -91,6 +91,7 @@ LIBMPI_PARTS = [
     ("libmpi/mpi/coll/", "coll"),
     ("libmpi/mpi/newcomm/", "newcomm"),
     ("libmpi/mpi/rma/", "rma"),
+    ("libmpi/mpi/io/", "io"),
     ("libmpi/mpi/init/", "init"),
 ]
 ROOM_RANK = {part: n for n, (_, part) in enumerate(LIBMPI_PARTS)}

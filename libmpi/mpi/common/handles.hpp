@@ -1,5 +1,6 @@
 // LibMPI object handles (see mpi.h): the kind in the top byte, a table
-// index in the low 24 bits, 0 for the null handle of every kind.
+// index in the low 24 bits, 0 for the null handle of every kind but the
+// file's (MPI_FILE_NULL carries an error handler: it is index 0 of 'F').
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,7 @@ enum class HandleKind : unsigned {
     comm = 0x43,        // 'C'
     datatype = 0x44,    // 'D'
     errhandler = 0x45,  // 'E'
+    file = 0x46,        // 'F' (MPI-IO, MPI 3.1 chapter 13; index 0 is MPI_FILE_NULL)
     group = 0x47,       // 'G'
     info = 0x49,        // 'I'
     keyval = 0x4b,      // 'K' (attribute keys, MPI 3.1 section 6.7)

@@ -33,6 +33,11 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhand
     return create_errhandler(call, reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
 }
 
+int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) {
+    Call call("MPI_File_create_errhandler");
+    return create_errhandler(call, reinterpret_cast<MPI_Comm_errhandler_function *>(function), errhandler);
+}
+
 int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
     Call call("MPI_Errhandler_free");
     if (!errhandler || !errhandler_valid(*errhandler)) return call.fail(MPI_ERR_ARG, "invalid error handler");

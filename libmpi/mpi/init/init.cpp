@@ -14,6 +14,7 @@
 #include "env/info.hpp"
 #include "pt2pt/request.hpp"
 #include "env/state.hpp"
+#include "io/file.hpp"
 #include "common/trace.hpp"
 #include "rma/win.hpp"
 #include <mpiutil/mpiutil.hpp>
@@ -90,6 +91,7 @@ int MPI_Finalize(void) {
     for (MPI_Comm comm : order)
         if (int e = attr_delete_all(HandleKind::comm, comm))
             return raise_error(comm, call.name(), e, "an attribute delete callback failed");
+    file_finalize();
     // Buffered and freed sends leave first; every rank has stopped sending
     // once all are past the barrier (section 8.7).
     if (int e = drain_requests()) return call.fail(e, util::error_detail());

@@ -218,6 +218,32 @@ void report(const char *line);
 /// Ends the whole job with exit status `code`.
 [[noreturn]] void abort_job(int code);
 
+// ---- Files (MPI-IO's storage: the job folder's files through the file
+// server). Each returns MPI_SUCCESS or an MPI-IO error class (MPI 3.1
+// section 13.7, table 8.1): MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS,
+// MPI_ERR_ACCESS, MPI_ERR_BAD_FILE (a name the job may not use),
+// MPI_ERR_NO_SPACE, MPI_ERR_READ_ONLY, MPI_ERR_IO (anything else), with
+// error_detail() saying what the OS answered.
+
+/// How file_open() opens a file, or'ed: for reading, for writing (both:
+/// for both), made when missing, and with file_create_flag failing
+/// (MPI_ERR_FILE_EXISTS) when it exists.
+inline constexpr unsigned file_read_flag = 1, file_write_flag = 2, file_create_flag = 4,
+                          file_exclusive_flag = 8;
+/// Opens `path` with `flags` into *fd.
+int file_open(const char *path, unsigned flags, int *fd);
+int file_close(int fd);
+/// Reads up to n bytes at byte `offset` into buf; *got: how many (fewer
+/// only at the end of the file).
+int file_read_at(int fd, void *buf, uint64_t n, int64_t offset, uint64_t *got);
+/// Writes n bytes at byte `offset`, all of them.
+int file_write_at(int fd, const void *buf, uint64_t n, int64_t offset);
+int file_size(int fd, int64_t *size);
+/// Cuts or extends the file to `size` bytes.
+int file_resize(int fd, int64_t size);
+int file_sync(int fd);
+int file_delete(const char *path);
+
 /// Why the last failing MPIUtil call failed ("" if nothing to add).
 const char *error_detail();
 
