@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma|mppa ...] [--trace]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma|mppa|io ...] [--trace]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
@@ -68,6 +68,8 @@ class Config:
         self.rma_batches = "5" if quick else "11"
         self.rma_max = str(64 * 1024 if quick else 1024 * 1024)
         self.rma_qemu_max = str(4 * 1024 if quick else 64 * 1024)
+        # MPI-IO: the side of the array of doubles.
+        self.io_side = 256 if quick else 1024
 
 
 class Failure(Exception):
@@ -903,8 +905,53 @@ def traces(cfg, out):
     return ("Traces", intro, "\n".join(summaries), None)
 
 
+# ---- MPI-IO -----------------------------------------------------------------------
+
+IO_NP = 8  # two compute clusters of the default profile: two aggregators
+_IO_ROW = re.compile(r"^io_native: (stream|independent|collective) (write|read) (\d+) ([\d.]+)\s*$", re.M)
+IO_OPS = [f"{way} {op}" for op in ("write", "read") for way in ("stream", "independent", "collective")]
+
+
+def io(cfg, out):
+    """MPI-IO on a block-distributed 2-D array against the file server's
+    streaming rate, on both platforms, and Open MPI's (bench/README.md)."""
+    exes = build_native(out, ("io_native",))
+    args = (str(cfg.io_side), "3")
+    series = [("tessera-linux64", "Tessera (linux64)", tessera_linux64("io_native", IO_NP, args)),
+              ("tessera-qemu", "Tessera (QEMU)",
+               lambda: mpirun("-np", str(IO_NP), "--map-by", "compact", "--timeout", str(NATIVE_TIMEOUT),
+                              "io_native", *args, timeout=NATIVE_TIMEOUT + 60)),
+              ("openmpi", "Open MPI", linux_mpi("openmpi", exes["openmpi", "io_native"], IO_NP, args))]
+    rows, stats = measured(cfg, "io_native", series, _IO_ROW,
+                           lambda way, op, _, mbs: (f"{way} {op}", float(mbs)))
+    write_csv(out_path(out, "io.csv"), ("series", "rep", "way", "operation", "bytes", "MB/s"), rows)
+    get = lambda name, op: stats.get((name, op), Stat([]))  # noqa: E731
+    table = markdown_table(
+        ("operation", *(n for n, *_ in series), "linux64 / its stream", "QEMU / its stream",
+         "linux64 / openmpi"),
+        [(op, *(get(n, op).text(1, 1) for n, *_ in series),
+          ratio(get("tessera-linux64", op), get("tessera-linux64", "stream " + op.split()[1])),
+          ratio(get("tessera-qemu", op), get("tessera-qemu", "stream " + op.split()[1])),
+          ratio(get("tessera-linux64", op), get("openmpi", op))) for op in IO_OPS])
+    side = cfg.io_side
+    return [("MPI-IO",
+             f"What: MPI-IO's bandwidth on a {side} x {side} array of doubles "
+             f"({size_label(side * side * 8)}), block-distributed over a 2-D grid of {IO_NP} processes "
+             "(each block a subarray view of one file), against the file system's streaming rate. How: "
+             "`io_native` (bench/native/io_native.c): stream, rank 0 alone writes (reads) the whole "
+             "array in 1 MiB write()s (read()s) of the C library, on Tessera through the file server: "
+             "its own streaming rate; independent, MPI_File_write (MPI_File_read), each process its "
+             "block; collective, MPI_File_write_all (MPI_File_read_all), two-phase through one "
+             "aggregator per cluster (docs/mpi-io.md); a figure is the whole array over the slowest "
+             f"process's time, the median of 3 in a run, then of {cfg.reps} runs, in MB/s. "
+             f"Columns: Tessera on linux64 and on QEMU ({IO_NP} processes, compact: two clusters), "
+             "Open MPI (ROMIO over the host's file system, same host, same run). Reading: higher is "
+             "better; a ratio to the stream above 1: MPI-IO moves the array faster than one process "
+             "streaming it.", table, None)]
+
+
 EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma,
-               "mppa": mppa}
+               "mppa": mppa, "io": io}
 
 SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
 
