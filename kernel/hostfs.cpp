@@ -16,6 +16,7 @@ namespace kernel {
 struct HostFile {
     Process *owner = nullptr;  ///< nullptr: free
     long host = -1;            ///< the HAL's handle
+    unsigned flags = 0;        ///< the TS_O_* it was opened with
 };
 
 namespace {
@@ -69,7 +70,7 @@ long sys_hostfs_open(const hostfs_open_args &a, Call &) {
         if (fs->files[h].owner) continue;
         const long host = hal::hostfs::open(path, a.flags);
         if (host < 0) return host;
-        fs->files[h] = {current_process(), host};
+        fs->files[h] = {current_process(), host, a.flags};
         return h;
     }
     return -TS_ENFILE;
@@ -115,6 +116,15 @@ long sys_hostfs_write(const hostfs_write_args &a, Call &) {
 }
 
 long sys_hostfs_size(const hostfs_size_args &a, Call &) { return hal::hostfs::size(a.handle->host); }
+
+// Checked here, not left to the host: on QEMU the HAL reaches the file
+// by a path of its own, which a read-only handle does not restrict.
+long sys_hostfs_truncate(const hostfs_truncate_args &a, Call &) {
+    if ((a.handle->flags & TS_O_ACCMODE) == TS_O_RDONLY) return -TS_EINVAL;
+    return hal::hostfs::truncate(a.handle->host, a.size);
+}
+
+long sys_hostfs_sync(const hostfs_sync_args &a, Call &) { return hal::hostfs::sync(a.handle->host); }
 
 long sys_hostfs_unlink(const hostfs_unlink_args &a, Call &) {
     if (!on_io_cluster()) return -TS_EPERM;

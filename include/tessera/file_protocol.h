@@ -58,20 +58,24 @@
 #define TS_LIST_ENTRY_MAX (TS_NAME_MAX + 2)
 
 enum ts_file_op {
-    TS_FILE_OPEN = 1,   /* path by portal, flags -> a handle */
-    TS_FILE_CLOSE = 2,  /* handle -> 0 */
-    TS_FILE_READ = 3,   /* handle, offset, len -> bytes (that many follow by portal) */
-    TS_FILE_WRITE = 4,  /* handle, offset, len bytes by portal -> bytes; value: the offset after them */
-    TS_FILE_FSTAT = 5,  /* handle -> 0; value: the file's size */
-    TS_FILE_STAT = 6,   /* path by portal -> its TS_FILE_TYPE_*; value: its size */
-    TS_FILE_UNLINK = 7, /* path by portal -> 0 */
-    TS_FILE_RENAME = 8, /* "from" NUL "to" by portal -> 0 */
-    TS_FILE_MKDIR = 9,  /* path by portal -> 0: a new, empty folder */
-    TS_FILE_RMDIR = 10, /* path by portal -> 0: removes an empty folder */
-    TS_FILE_LIST = 11,  /* path by portal, offset: the first entry's index, room
-                         * -> bytes of entries (that many follow by portal, at most
-                         * room; 0: no entry from there on); value: entries in them */
-    TS_FILE_REPLY = 16, /* every reply */
+    TS_FILE_OPEN = 1,      /* path by portal, flags -> a handle */
+    TS_FILE_CLOSE = 2,     /* handle -> 0 */
+    TS_FILE_READ = 3,      /* handle, offset, len -> bytes (that many follow by portal) */
+    TS_FILE_WRITE = 4,     /* handle, offset, len bytes by portal -> bytes; value: the offset after them */
+    TS_FILE_FSTAT = 5,     /* handle -> 0; value: the file's size */
+    TS_FILE_STAT = 6,      /* path by portal -> its TS_FILE_TYPE_*; value: its size */
+    TS_FILE_UNLINK = 7,    /* path by portal -> 0 */
+    TS_FILE_RENAME = 8,    /* "from" NUL "to" by portal -> 0 */
+    TS_FILE_MKDIR = 9,     /* path by portal -> 0: a new, empty folder */
+    TS_FILE_RMDIR = 10,    /* path by portal -> 0: removes an empty folder */
+    TS_FILE_LIST = 11,     /* path by portal, offset: the first entry's index, room
+                            * -> bytes of entries (that many follow by portal, at most
+                            * room; 0: no entry from there on); value: entries in them */
+    TS_FILE_TRUNCATE = 12, /* handle, offset: the new size -> 0 (the file cut or
+                            * extended with zeros to that many bytes) */
+    TS_FILE_SYNC = 13,     /* handle -> 0 once the host has the file's data on its
+                            * storage (fsync), as far as the platform can ask */
+    TS_FILE_REPLY = 16,    /* every reply */
 };
 
 struct ts_file_request {
@@ -79,13 +83,13 @@ struct ts_file_request {
     uint32_t seq;          /* echoed in the reply; the portal transfers' tag (never 0) */
     int32_t reply_cluster; /* where the reply goes (mailbox), and READ's bytes (portal) */
     int32_t reply_port;
-    int32_t handle; /* CLOSE, READ, WRITE, FSTAT: what OPEN returned */
-    uint32_t flags; /* OPEN: TS_O_* */
-    uint64_t offset;
-    uint64_t len;  /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
-                    * RENAME: both paths' and the NUL between them;
-                    * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
-    uint64_t room; /* LIST: bytes of entries wanted, TS_LIST_ENTRY_MAX..TS_FILE_CHUNK */
+    int32_t handle;  /* CLOSE, READ, WRITE, FSTAT, TRUNCATE, SYNC: what OPEN returned */
+    uint32_t flags;  /* OPEN: TS_O_* */
+    uint64_t offset; /* READ, WRITE: where; LIST: the first entry; TRUNCATE: the new size */
+    uint64_t len;    /* bytes that follow by portal (OPEN, STAT, UNLINK: the path's, without NUL;
+                      * RENAME: both paths' and the NUL between them;
+                      * WRITE: the data's), or READ: bytes wanted; at most TS_FILE_CHUNK */
+    uint64_t room;   /* LIST: bytes of entries wanted, TS_LIST_ENTRY_MAX..TS_FILE_CHUNK */
 };
 
 struct ts_file_reply {

@@ -47,7 +47,7 @@ enum ts_syscall {
 };
 /* Every kernel call number is below this (the kernel's tables of calls
  * and of their counts have this many rows). */
-#define TS_KCALL_NUMBERS 72
+#define TS_KCALL_NUMBERS 74
 
 #define TS_SYNC_ALL_TO_ONE 0
 #define TS_SYNC_ONE_TO_ALL 1

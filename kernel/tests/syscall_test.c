@@ -66,6 +66,8 @@ int main(void) {
     EXPECT(ts_hostfs_read(0, page_end_buf, 8, 0), -TS_EPERM);
     EXPECT(ts_hostfs_write(0, page_end_buf, 8, 0), -TS_EPERM);
     EXPECT(ts_hostfs_size(0), -TS_EPERM);
+    EXPECT(ts_hostfs_truncate(0, 0), -TS_EPERM);
+    EXPECT(ts_hostfs_sync(0), -TS_EPERM);
     EXPECT(ts_hostfs_close(0), -TS_EPERM);
     EXPECT(ts_hostfs_unlink("input.txt", 9), -TS_EPERM);
     EXPECT(ts_hostfs_rename("input.txt", 9, "other.txt", 9), -TS_EPERM);

@@ -1,5 +1,6 @@
 #include "file_table.hpp"
 
+#include <stdint.h>
 #include <string.h>
 
 namespace tessera::files {
@@ -74,6 +75,22 @@ long FileTable::fstat(const ts_file_request &req, long long *size) {
     if (n < 0) return n;
     *size = n;
     return 0;
+}
+
+// POSIX lets ftruncate answer EBADF or EINVAL for a file not open for
+// writing; Linux answers EINVAL, so do we. A size past what the host's
+// offsets hold (off_t) is EINVAL too.
+long FileTable::truncate(const ts_file_request &req) {
+    File *f = lookup(req);
+    if (!f) return -TS_EBADF;
+    if ((f->flags & TS_O_ACCMODE) == TS_O_RDONLY || req.offset > static_cast<uint64_t>(INT64_MAX))
+        return -TS_EINVAL;
+    return host_.truncate(f->host, req.offset);
+}
+
+long FileTable::sync(const ts_file_request &req) {
+    File *f = lookup(req);
+    return f ? host_.sync(f->host) : -TS_EBADF;
 }
 
 long FileTable::stat(const char *path, size_t len, long long *size) {
@@ -155,6 +172,8 @@ ts_file_reply FileTable::serve(const ts_file_request &req, const char *in, size_
         case TS_FILE_MKDIR: r = with_path(in, in_len, [&] { return host_.mkdir(in, in_len); }); break;
         case TS_FILE_RMDIR: r = with_path(in, in_len, [&] { return host_.rmdir(in, in_len); }); break;
         case TS_FILE_LIST: r = list(req, in, in_len, out, room, &value); break;
+        case TS_FILE_TRUNCATE: r = truncate(req); break;
+        case TS_FILE_SYNC: r = sync(req); break;
         default: r = -TS_EINVAL;
         }
     }

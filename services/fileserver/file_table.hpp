@@ -18,6 +18,8 @@ public:
     virtual long read(int handle, void *buf, unsigned long len, unsigned long offset) = 0;
     virtual long write(int handle, const void *buf, unsigned long len, unsigned long offset) = 0;
     virtual long size(int handle) = 0;
+    virtual long truncate(int handle, unsigned long size) = 0;
+    virtual long sync(int handle) = 0;
     virtual long unlink(const char *path, unsigned long len) = 0;
     virtual long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) = 0;
     virtual long stat(const char *path, unsigned long len, unsigned long *size) = 0;
@@ -65,6 +67,8 @@ private:
     long read(const ts_file_request &req, char *out, size_t room);
     long write(const ts_file_request &req, const char *data, size_t len, long long *end);
     long fstat(const ts_file_request &req, long long *size);
+    long truncate(const ts_file_request &req);
+    long sync(const ts_file_request &req);
     long stat(const char *path, size_t len, long long *size);
     long rename(const char *paths, size_t len);
     long list(const ts_file_request &req, const char *path, size_t len, char *out, size_t room,

@@ -26,6 +26,8 @@ public:
         return ts_hostfs_write(handle, buf, len, offset);
     }
     long size(int handle) override { return ts_hostfs_size(handle); }
+    long truncate(int handle, unsigned long size) override { return ts_hostfs_truncate(handle, size); }
+    long sync(int handle) override { return ts_hostfs_sync(handle); }
     long unlink(const char *path, unsigned long len) override { return ts_hostfs_unlink(path, len); }
     long rename(const char *from, unsigned long from_len, const char *to, unsigned long to_len) override {
         return ts_hostfs_rename(from, from_len, to, to_len);

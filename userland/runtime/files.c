@@ -2,8 +2,8 @@
  * file server on I/O cluster 0 (<tessera/file_protocol.h>). open, unlink,
  * rename, stat, access, mkdir, rmdir, chdir, getcwd and <dirent.h>'s
  * opendir, readdir, rewinddir and closedir are the C library's here; read,
- * write, close, lseek, fstat and isatty come through glue/fd.c, which
- * keeps 0..2 for the console.
+ * write, pread, pwrite, close, lseek, fstat, ftruncate, fsync, fdatasync
+ * and isatty come through glue/fd.c, which keeps 0..2 for the console.
  *
  * The job's folder is the program's root: every path is resolved against
  * the process's working folder (path.c) before it goes to the server.
@@ -284,37 +284,72 @@ static long size_of(struct file *f, int64_t *size) {
     return call(&req, NULL, NULL, size);
 }
 
-/* Moves len bytes between buf and fd's file at its offset (op
- * TS_FILE_READ or TS_FILE_WRITE), a chunk per request: the bytes moved,
- * or -TS_E* (in errno) when none moved. */
-static long transfer(int fd, int op, char *buf, size_t len) {
+/* Moves len bytes between buf and fd's file (op TS_FILE_READ or
+ * TS_FILE_WRITE), a chunk per request, at offset `at`, or at the file
+ * position when `at` is negative, which then moves past them: the bytes
+ * moved, or -TS_E* (in errno) when none moved. */
+static long transfer(int fd, int op, char *buf, size_t len, int64_t at) {
     const int write = op == TS_FILE_WRITE;
     ts_mutex_lock(&lock);
     struct file *f = file_of(fd);
+    if (!f || (f->flags & TS_O_ACCMODE) == (write ? TS_O_RDONLY : TS_O_WRONLY)) {
+        ts_mutex_unlock(&lock);
+        return fail(-TS_EBADF);
+    }
     long r = 0;
     size_t done = 0;
-    if (!f || (f->flags & TS_O_ACCMODE) == (write ? TS_O_RDONLY : TS_O_WRONLY)) r = -TS_EBADF;
-    while (r >= 0 && done < len) {
+    int64_t pos = at < 0 ? f->offset : at;
+    while (done < len) {
         size_t piece = len - done < TS_FILE_CHUNK ? len - done : TS_FILE_CHUNK;
-        struct ts_file_request req = {
-            .op = op, .handle = f->handle, .offset = (uint64_t)f->offset, .len = piece};
+        struct ts_file_request req = {.op = op, .handle = f->handle, .offset = (uint64_t)pos, .len = piece};
         int64_t end = 0;
         r = write ? call(&req, buf + done, NULL, &end) : call(&req, NULL, buf + done, NULL);
         if (r <= 0) break;
         /* A write ends where the server says (the end, with O_APPEND). */
-        f->offset = write ? end : f->offset + r;
+        pos = write ? end : pos + r;
         done += (size_t)r;
         if ((size_t)r < piece) break; /* the end of the file, or no room */
     }
+    if (at < 0) f->offset = pos;
     ts_mutex_unlock(&lock);
     return r < 0 && done == 0 ? fail(r) : (long)done;
 }
 
-long ts__file_read(int fd, void *buf, size_t len) { return transfer(fd, TS_FILE_READ, buf, len); }
+long ts__file_read(int fd, void *buf, size_t len) { return transfer(fd, TS_FILE_READ, buf, len, -1); }
 
 long ts__file_write(int fd, const void *buf, size_t len) {
-    return transfer(fd, TS_FILE_WRITE, (char *)(uintptr_t)buf, len);
+    return transfer(fd, TS_FILE_WRITE, (char *)(uintptr_t)buf, len, -1);
 }
+
+long ts__file_pread(int fd, void *buf, size_t len, int64_t offset) {
+    if (offset < 0) return fail(-TS_EINVAL);
+    return transfer(fd, TS_FILE_READ, buf, len, offset);
+}
+
+long ts__file_pwrite(int fd, const void *buf, size_t len, int64_t offset) {
+    if (offset < 0) return fail(-TS_EINVAL);
+    return transfer(fd, TS_FILE_WRITE, (char *)(uintptr_t)buf, len, offset);
+}
+
+/* One request about fd's open file that carries nothing: 0, or -1 with
+ * errno. */
+static int file_call(int fd, int op, uint64_t offset) {
+    ts_mutex_lock(&lock);
+    struct file *f = file_of(fd);
+    long r = -TS_EBADF;
+    if (f) {
+        struct ts_file_request req = {.op = op, .handle = f->handle, .offset = offset};
+        r = call(&req, NULL, NULL, NULL);
+    }
+    ts_mutex_unlock(&lock);
+    return r < 0 ? (int)fail(r) : 0;
+}
+
+int ts__file_truncate(int fd, int64_t size) {
+    return size < 0 ? (int)fail(-TS_EINVAL) : file_call(fd, TS_FILE_TRUNCATE, (uint64_t)size);
+}
+
+int ts__file_sync(int fd) { return file_call(fd, TS_FILE_SYNC, 0); }
 
 int ts__file_close(int fd) {
     ts_mutex_lock(&lock);

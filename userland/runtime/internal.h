@@ -146,6 +146,14 @@ void ts__console_write_through(const char *buf, unsigned long len);
 struct stat;
 long ts__file_read(int fd, void *buf, size_t len);
 long ts__file_write(int fd, const void *buf, size_t len);
+/* pread and pwrite: at offset (>= 0, else EINVAL), the file position
+ * left where it is. */
+long ts__file_pread(int fd, void *buf, size_t len, int64_t offset);
+long ts__file_pwrite(int fd, const void *buf, size_t len, int64_t offset);
+/* ftruncate (size >= 0, else EINVAL; EINVAL too for a file not open for
+ * writing, as Linux answers) and fsync. */
+int ts__file_truncate(int fd, int64_t size);
+int ts__file_sync(int fd);
 int ts__file_close(int fd);
 long ts__file_lseek(int fd, long offset, int whence);
 int ts__file_fstat(int fd, struct stat *st);

@@ -2,7 +2,8 @@
  * ("values N" then N integers) and data/more.txt, read with fopen/fscanf
  * and with open/read/lseek; each rank writes out_R.txt (fprintf), raw_R.bin
  * (write), log_R.txt (O_APPEND), final_R.txt (rename), data/rank_R.txt
- * and unclosed_R.txt (left open at exit); rank 0 writes big.bin (1 MiB)
+ * and unclosed_R.txt (left open at exit), pos_R.bin (pread, pwrite,
+ * ftruncate, fsync); rank 0 writes big.bin (1 MiB)
  * and reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, EMFILE, set in
  * errno. With the argument "write-only" (a job with nothing staged) each
  * rank only writes out_R.txt. Prints "files_test: OK (np=N)" from rank 0. */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tessera/file_protocol.h>
 #include <tessera/runtime.h>
 #include <unistd.h>
 
@@ -175,6 +177,71 @@ static void write_outputs(long sum, int count) {
     CHECK(open(name, O_RDONLY) == -1 && errno == ENOENT);
 }
 
+/* pread and pwrite leave the file position where it is; ftruncate cuts
+ * and extends with zeros, also after a rename of the open file; fsync.
+ * Leaves pos_R.bin holding "aXY\0!". */
+static void positioned(void) {
+    char tmp[32], name[32];
+    snprintf(tmp, sizeof tmp, "pos_%d.tmp", rank);
+    snprintf(name, sizeof name, "pos_%d.bin", rank);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 3);
+    CHECK(write(fd, "abcdef", 6) == 6);
+    CHECK(pwrite(fd, "XY", 2, 1) == 2);
+    CHECK(lseek(fd, 0, SEEK_CUR) == 6);
+    char b[16] = {0};
+    CHECK(pread(fd, b, sizeof b, 0) == 6 && memcmp(b, "aXYdef", 6) == 0);
+    CHECK(pread(fd, b, 4, 100) == 0); /* past the end */
+    CHECK(pwrite(fd, "Z", 1, 9) == 1);
+    CHECK(write(fd, "g", 1) == 1); /* at the position, 6 */
+    CHECK(pread(fd, b, sizeof b, 0) == 10 && memcmp(b, "aXYdefg\0\0Z", 10) == 0);
+    CHECK(lseek(fd, 0, SEEK_CUR) == 7);
+
+    /* More than a request carries, both ways. */
+    enum { LARGE = 3 * TS_FILE_CHUNK + 1000 };
+    unsigned char *large = malloc(LARGE), *back = malloc(LARGE);
+    CHECK(large && back);
+    if (large && back) {
+        for (int i = 0; i < LARGE; ++i)
+            large[i] = (unsigned char)(i * 13 + rank);
+        CHECK(pwrite(fd, large, LARGE, 16) == LARGE);
+        CHECK(pread(fd, back, LARGE, 16) == LARGE && memcmp(large, back, LARGE) == 0);
+        CHECK(lseek(fd, 0, SEEK_CUR) == 7);
+    }
+    free(large);
+    free(back);
+
+    struct stat st;
+    CHECK(ftruncate(fd, 3) == 0);
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 3);
+    CHECK(ftruncate(fd, 5) == 0);
+    CHECK(pread(fd, b, sizeof b, 0) == 5 && memcmp(b, "aXY\0\0", 5) == 0);
+    /* The open file follows its rename. */
+    CHECK(rename(tmp, name) == 0);
+    CHECK(ftruncate(fd, 4) == 0);
+    CHECK(pwrite(fd, "!", 1, 4) == 1);
+    CHECK(fsync(fd) == 0 && fdatasync(fd) == 0);
+    CHECK(close(fd) == 0);
+    CHECK(stat(name, &st) == 0 && st.st_size == 5);
+
+    fd = open(name, O_RDONLY);
+    CHECK(fd >= 3);
+    CHECK(ftruncate(fd, 0) == -1 && errno == EINVAL); /* not open for writing */
+    CHECK(pwrite(fd, "x", 1, 0) == -1 && errno == EBADF);
+    CHECK(read(fd, b, 3) == 3 && memcmp(b, "aXY", 3) == 0); /* still at 0 */
+    CHECK(fsync(fd) == 0);
+    CHECK(pread(fd, b, 1, -1) == -1 && errno == EINVAL);
+    CHECK(pread(fd, b, sizeof b, 0) == 5 && memcmp(b, "aXY\0!", 5) == 0);
+    CHECK(close(fd) == 0);
+    CHECK(ftruncate(fd, 0) == -1 && errno == EBADF);
+
+    CHECK(pread(99, b, 1, 0) == -1 && errno == EBADF);
+    CHECK(pwrite(99, b, 1, 0) == -1 && errno == EBADF);
+    CHECK(fsync(99) == -1 && errno == EBADF);
+    CHECK(pread(0, b, 1, 0) == -1 && errno == ESPIPE); /* the console */
+    CHECK(fsync(1) == -1 && errno == EINVAL);
+}
+
 /* 1 MiB through stdio, then back with read(2) and fread. */
 static void big_file(void) {
     unsigned char *buf = malloc(BIG), *back = malloc(BIG);
@@ -222,6 +289,7 @@ int main(int argc, char **argv) {
         errors();
     }
     write_outputs(sum, count);
+    if (!write_only) positioned();
     if (rank == 0 && !write_only) big_file();
     int all = 0;
     MPI_Reduce(&failures, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

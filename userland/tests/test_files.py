@@ -58,13 +58,14 @@ class FilesTest(unittest.TestCase):
         expect = {"big.bin", "data"}
         for r in range(np):
             expect |= {f"out_{r}.txt", f"raw_{r}.bin", f"log_{r}.txt", f"final_{r}.txt",
-                       f"unclosed_{r}.txt"}
+                       f"unclosed_{r}.txt", f"pos_{r}.bin"}
             self.assertEqual(self.read(f"unclosed_{r}.txt"), "buffered until exit\n")
             self.assertEqual(self.read(f"final_{r}.txt"), "final\n")
             self.assertEqual(self.read(f"out_{r}.txt"),
                              f"rank {r} count {len(VALUES)} sum {sum(VALUES)}\n")
             self.assertEqual(self.read(f"raw_{r}.bin", "rb"), bytes(i ^ r for i in range(256)))
             self.assertEqual(self.read(f"log_{r}.txt"), "first\nsecond\n")
+            self.assertEqual(self.read(f"pos_{r}.bin", "rb"), b"aXY\0!")
         # Neither the staged files (unchanged) nor the removed tmp_R.txt.
         self.assertEqual(set(os.listdir(self.cwd)), expect)
         self.assertEqual(sorted(os.listdir(os.path.join(self.cwd, "data"))),

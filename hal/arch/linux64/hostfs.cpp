@@ -84,6 +84,16 @@ long size(long handle) {
     return host::sys(SYS_lseek, handle, 0, seek_end);
 }
 
+long truncate(long handle, uint64_t size) {
+    long r;
+    do
+        r = host::sys(SYS_ftruncate, handle, static_cast<long>(size));
+    while (r == -EINTR);
+    return r;
+}
+
+long sync(long handle) { return host::sys(SYS_fsync, handle); }
+
 long remove(const char *path) { return host::sys(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(path), 0); }
 
 long rename(const char *from, const char *to) {

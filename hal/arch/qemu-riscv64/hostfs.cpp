@@ -108,6 +108,15 @@ struct Command {
         return add("'");
     }
     Command &set_path(const char *path) { return add("p=./").quoted(path); }
+    Command &number(uint64_t n) {
+        char digits[21];
+        size_t k = sizeof digits;
+        digits[--k] = 0;
+        do
+            digits[--k] = static_cast<char>('0' + n % 10);
+        while (n /= 10);
+        return add(digits + k);
+    }
     bool fits() const { return used + 1 < sizeof text; }
 };
 
@@ -148,6 +157,29 @@ const char *listing_file() {
         if (semihost(sys_tmpnam, block) != 0) name[0] = 0;
     }
     return name[0] ? name : nullptr;
+}
+
+// Semihosting has no ftruncate or fsync, so a script does them on QEMU's
+// own descriptor of the file: QEMU opens a file with open(2), without
+// O_CLOEXEC, and runs SYS_SYSTEM's shell with system(3), so the shell
+// holds that descriptor too, sharing its file position. The handle is
+// sought to a tag no transfer of ours leaves it at (1 TiB, below ext4's
+// largest file, past which a seek fails, plus the handle), and the script
+// takes the one descriptor (/proc/$$/fdinfo) at that position and runs the
+// command add_action(c) adds on its /proc path, "$d" (-TS_EIO when it
+// fails, or when no single descriptor is at the tag). A descriptor follows
+// its file through a rename or an unlink, which a path would not.
+template <class AddAction>
+long on_descriptor(long handle, AddAction add_action) {
+    const uint64_t tag = (uint64_t{1} << 40) + static_cast<uint64_t>(handle);
+    if (const long err = seek(handle, tag)) return err;
+    Command &c = new_command();
+    c.add("set -- $(grep -l '^pos:[[:space:]]*").number(tag).add("$' /proc/$$/fdinfo/* 2>/dev/null); ");
+    add_action(c.add("[ $# = 1 ] || exit 5; d=/proc/$$/fd/${1##*/}; "));
+    c.add(" 2>/dev/null || exit 5");
+    const long r = as_result(run(c));
+    seek(handle, 0);  // no descriptor keeps the tag
+    return r;
 }
 
 }  // namespace
@@ -197,6 +229,15 @@ long size(long handle) {
     const uint64_t block[1] = {static_cast<uint64_t>(handle)};
     const long n = semihost(sys_flen, block);
     return n >= 0 ? n : host_error();
+}
+
+long truncate(long handle, uint64_t size) {
+    return on_descriptor(handle,
+                         [size](Command &c) { c.add("truncate -s ").number(size).add(" -- \"$d\""); });
+}
+
+long sync(long handle) {
+    return on_descriptor(handle, [](Command &c) { c.add("sync -- \"$d\""); });
 }
 
 long remove(const char *path) {

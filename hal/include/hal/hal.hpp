@@ -209,6 +209,10 @@ long read(long handle, void *buf, size_t n, uint64_t offset);
 long write(long handle, const void *buf, size_t n, uint64_t offset);
 /// The file's size in bytes.
 long size(long handle);
+/// Cuts, or extends with zeros, the file to size bytes: 0.
+long truncate(long handle, uint64_t size);
+/// Has the host write the file's data out to its storage (fsync): 0.
+long sync(long handle);
 /// Removes the file: 0.
 long remove(const char *path);
 /// Renames file `from` to `to` (replacing it): 0.

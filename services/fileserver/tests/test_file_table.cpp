@@ -23,6 +23,7 @@ public:
     std::map<std::string, std::string> files;
     std::set<std::string> folders{"."};
     std::vector<std::string> open_names;  // by handle; "" when closed
+    std::set<std::string> synced;         // files a sync reached
     int max_open = 1000;
 
     long open(const char *path, unsigned long len, unsigned flags) override {
@@ -57,6 +58,16 @@ public:
     }
     long size(int h) override {
         return valid(h) ? static_cast<long>(files[open_names[h]].size()) : -TS_EBADF;
+    }
+    long truncate(int h, unsigned long size) override {
+        if (!valid(h)) return -TS_EBADF;
+        files[open_names[h]].resize(size);
+        return 0;
+    }
+    long sync(int h) override {
+        if (!valid(h)) return -TS_EBADF;
+        synced.insert(open_names[h]);
+        return 0;
     }
     long unlink(const char *path, unsigned long len) override {
         return files.erase(std::string(path, len)) ? 0 : -TS_ENOENT;
@@ -481,4 +492,65 @@ TEST_CASE("listing: long names, whole entries only") {
     CHECK(count == 1);
     CHECK(names == std::vector<std::string>{"f:" + a});
     CHECK(c.list_all("d", TS_LIST_ENTRY_MAX).size() == 3);
+}
+
+TEST_CASE("truncate: cut and extended with zeros, by a writer only") {
+    MemoryHost host;
+    host.files["f"] = "0123456789";
+    FileTable table(host);
+    Client c{table};
+    const long h = c.open("f", TS_O_RDWR);
+    REQUIRE(h >= 0);
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, h, 4)).result == 0);
+    CHECK(host.files["f"] == "0123");
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, h, 6)).result == 0);
+    CHECK(host.files["f"] == std::string("0123\0\0", 6));
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, h, 0)).result == 0);
+    CHECK(host.files["f"].empty());
+    // More than an off_t holds.
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, h, uint64_t{1} << 63)).result == -TS_EINVAL);
+
+    host.files["ro"] = "keep";
+    const long ro = c.open("ro", TS_O_RDONLY);
+    REQUIRE(ro >= 0);
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, ro, 1)).result == -TS_EINVAL);  // not open for writing
+    CHECK(host.files["ro"] == "keep");
+    const long wo = c.open("ro", TS_O_WRONLY);
+    REQUIRE(wo >= 0);
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, wo, 2)).result == 0);
+    CHECK(host.files["ro"] == "ke");
+
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, -1, 0)).result == -TS_EBADF);
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, FileTable::capacity, 0)).result == -TS_EBADF);
+    CHECK(c.close(h) == 0);
+    CHECK(c.send(c.request(TS_FILE_TRUNCATE, h, 0)).result == -TS_EBADF);  // closed
+}
+
+TEST_CASE("sync: any open file of its owner") {
+    MemoryHost host;
+    host.files["f"] = "data";
+    FileTable table(host);
+    Client a{table};
+    Client b{table};
+    b.port = 50;
+    const long h = a.open("f", TS_O_RDONLY);
+    REQUIRE(h >= 0);
+    CHECK(b.send(b.request(TS_FILE_SYNC, h)).result == -TS_EBADF);  // not the owner
+    CHECK(host.synced.empty());
+    CHECK(a.send(a.request(TS_FILE_SYNC, h)).result == 0);
+    CHECK(host.synced == std::set<std::string>{"f"});
+    CHECK(a.send(a.request(TS_FILE_SYNC, 77)).result == -TS_EBADF);
+}
+
+TEST_CASE("truncate: only the owner's handle") {
+    MemoryHost host;
+    host.files["f"] = "data";
+    FileTable table(host);
+    Client a{table};
+    Client b{table};
+    b.cluster = 3;
+    const long h = a.open("f", TS_O_RDWR);
+    REQUIRE(h >= 0);
+    CHECK(b.send(b.request(TS_FILE_TRUNCATE, h, 0)).result == -TS_EBADF);
+    CHECK(host.files["f"] == "data");
 }

@@ -1,4 +1,5 @@
-/* The POSIX calls on descriptors that both C libraries' stdio makes: 0..2
+/* The POSIX calls on descriptors (those both C libraries' stdio makes,
+ * and the positioned, truncating and syncing ones): 0..2
  * are the console (stdin always at EOF; stdout and stderr write out at
  * once, after what stdio has buffered in the thread's line buffer), 3 and
  * up are files (files.c, the file client). */
@@ -35,6 +36,36 @@ rw_result read(int fd, void *buf, size_t len) {
     }
     return 0;
 }
+
+/* Positioned transfers (POSIX pread, pwrite): the console has no offsets. */
+ssize_t pread(int fd, void *buf, size_t len, off_t offset) {
+    if (!is_console(fd)) return (ssize_t)ts__file_pread(fd, buf, len, offset);
+    errno = ESPIPE;
+    return -1;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t offset) {
+    if (!is_console(fd)) return (ssize_t)ts__file_pwrite(fd, buf, len, offset);
+    errno = ESPIPE;
+    return -1;
+}
+
+/* POSIX ftruncate, fsync and fdatasync; the console is no file to cut and
+ * writes out at once, so it answers EINVAL, as Linux's terminals do.
+ * fdatasync is fsync: the size and the data go out together. */
+int ftruncate(int fd, off_t size) {
+    if (!is_console(fd)) return ts__file_truncate(fd, size);
+    errno = EINVAL;
+    return -1;
+}
+
+int fsync(int fd) {
+    if (!is_console(fd)) return ts__file_sync(fd);
+    errno = EINVAL;
+    return -1;
+}
+
+int fdatasync(int fd) { return fsync(fd); }
 
 int close(int fd) { return is_console(fd) ? 0 : ts__file_close(fd); }
 
