@@ -428,3 +428,58 @@ TEST_CASE("in atomic mode overlapping writes of many pieces never mix", "[jobs][
         return 0;
     });
 }
+
+TEST_CASE("a view's types must not go back, nor overlap in a file open for writing", "[jobs][io]") {
+    TempName file("layout");
+    each_placement(2, [&](int, int) {
+        const int lengths[2] = {1, 1}, back[2] = {3, 0}, negative[2] = {-2, 2};
+        const int overlap_lengths[2] = {3, 1}, overlap[2] = {0, 1};
+        MPI_Datatype going_back, below_zero, overlapping;
+        TRY(MPI_Type_indexed(2, lengths, back, MPI_INT, &going_back));
+        TRY(MPI_Type_indexed(2, lengths, negative, MPI_INT, &below_zero));
+        TRY(MPI_Type_indexed(2, overlap_lengths, overlap, MPI_INT, &overlapping));
+        for (MPI_Datatype *t : {&going_back, &below_zero, &overlapping})
+            TRY(MPI_Type_commit(t));
+        for (int amode : {MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_MODE_RDONLY}) {
+            MPI_File fh;
+            TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), amode, MPI_INFO_NULL, &fh));
+            EXPECT(MPI_File_set_view(fh, 0, MPI_INT, going_back, "native", MPI_INFO_NULL) == MPI_ERR_IO);
+            EXPECT(MPI_File_set_view(fh, 0, MPI_INT, below_zero, "native", MPI_INFO_NULL) == MPI_ERR_IO);
+            const int e = MPI_File_set_view(fh, 0, MPI_INT, overlapping, "native", MPI_INFO_NULL);
+            EXPECT(e == (amode == MPI_MODE_RDONLY ? MPI_SUCCESS : MPI_ERR_IO));
+            TRY(MPI_File_close(&fh));
+        }
+        for (MPI_Datatype *t : {&going_back, &below_zero, &overlapping})
+            TRY(MPI_Type_free(t));
+        return 0;
+    });
+}
+
+TEST_CASE("a collective write with holes keeps what lies between on a write-only file", "[jobs][io]") {
+    TempName file("holes");
+    each_placement(4, [&](int rank, int np) {
+        MPI_File fh;
+        std::vector<char> fill(64 * np, '.');
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                          &fh));
+        if (rank == 0) TRY(MPI_File_write_at(fh, 0, fill.data(), 64 * np, MPI_CHAR, MPI_STATUS_IGNORE));
+        TRY(MPI_File_sync(fh));
+        // Each rank writes 2 bytes of every 8 of its 64, leaving holes.
+        MPI_Datatype sparse;
+        TRY(MPI_Type_vector(8, 2, 8, MPI_CHAR, &sparse));
+        TRY(MPI_Type_commit(&sparse));
+        TRY(MPI_File_set_view(fh, 64 * rank, MPI_CHAR, sparse, "native", MPI_INFO_NULL));
+        char mine[16];
+        memset(mine, 'a' + rank, sizeof mine);
+        TRY(MPI_File_write_all(fh, mine, 16, MPI_CHAR, MPI_STATUS_IGNORE));
+        EXPECT(MPI_File_read(fh, mine, 1, MPI_CHAR, MPI_STATUS_IGNORE) == MPI_ERR_ACCESS);
+        TRY(MPI_File_close(&fh));
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        TRY(MPI_File_read_at_all(fh, 0, fill.data(), 64 * np, MPI_CHAR, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 64 * np; ++i)
+            EXPECT(fill[i] == (i % 8 < 2 ? 'a' + i / 64 : '.'));
+        TRY(MPI_File_close(&fh));
+        TRY(MPI_Type_free(&sparse));
+        return 0;
+    });
+}

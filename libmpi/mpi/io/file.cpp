@@ -73,15 +73,26 @@ bool amode_valid(int amode) {
     return (amode & ~known) == 0;
 }
 
-// os::FileFlags of `amode`; `first` opens (and may create) the file,
-// the others open what it made.
-unsigned flags_of(int amode, bool first) {
+// MPIUtil's flags for `amode`; `first` opens (and may create) the file,
+// the others open what it made. A write-only file is opened for reading
+// too where the host allows (`readable`), since an aggregator of a
+// collective write reads the holes its ranks' pieces leave; the access
+// checks keep the program to writing.
+unsigned flags_of(int amode, bool first, bool readable) {
     unsigned flags = 0;
-    if (!(amode & MPI_MODE_WRONLY)) flags |= util::file_read_flag;
+    if (!(amode & MPI_MODE_WRONLY) || readable) flags |= util::file_read_flag;
     if (!(amode & MPI_MODE_RDONLY)) flags |= util::file_write_flag;
     if (first && (amode & MPI_MODE_CREATE)) flags |= util::file_create_flag;
     if (first && (amode & MPI_MODE_EXCL)) flags |= util::file_exclusive_flag;
     return flags;
+}
+
+// Opens the file for `amode` on the caller (see flags_of).
+int open_here(const char *path, int amode, bool first, int *fd) {
+    int e = util::file_open(path, flags_of(amode, first, true), fd);
+    if (e == MPI_ERR_ACCESS && (amode & MPI_MODE_WRONLY))
+        e = util::file_open(path, flags_of(amode, first, false), fd);
+    return e;
 }
 
 // The name a program gives, without ROMIO's file-system prefix ("ufs:"),
@@ -104,11 +115,11 @@ void drop(File &f) {
 // file pointer's window. Every rank returns the same class.
 int open_on_all(File &f, const char *path) {
     int e = MPI_SUCCESS;
-    if (f.rank == 0) e = util::file_open(path, flags_of(f.amode, true), &f.fd);
+    if (f.rank == 0) e = open_here(path, f.amode, true, &f.fd);
     int first = e;
     if (int c = MPI_Bcast(&first, 1, MPI_INT, 0, f.comm)) return c;
     if (first) return e ? e : first;
-    if (f.rank != 0) e = util::file_open(path, flags_of(f.amode, false), &f.fd);
+    if (f.rank != 0) e = open_here(path, f.amode, false, &f.fd);
     int worst = e;
     if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f.comm)) return c;
     if (worst == MPI_SUCCESS) {

@@ -236,6 +236,21 @@ int stream_deliver(const FileView &v, const Stream &s, int64_t got, void *buf, i
 
 namespace {
 
+// Whether `t` may be a view's etype or filetype (section 13.3): no
+// negative displacement, displacements that never go back, and no
+// overlap when the file is open for writing.
+bool layout_valid(const Datatype &t, bool writable) {
+    if (t.true_lb < 0 || t.lb < 0) return false;
+    MPI_Aint last = 0, end = 0;
+    for (int64_t b = 0; b < t.nblocks; ++b) {
+        const Block &k = t.blocks[b];
+        if (k.disp < last || (writable && k.disp < end)) return false;
+        last = k.disp;
+        if (k.disp + k.len > end) end = k.disp + k.len;
+    }
+    return true;
+}
+
 // The checks of MPI_File_set_view (section 13.3) but the collective ones:
 // the types (committed; the filetype made of whole etypes), disp and the
 // representation.
@@ -251,9 +266,12 @@ int check_view(const File &f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype 
         why.put("the filetype must be made of whole etypes, of at least one byte");
         return MPI_ERR_TYPE;
     }
-    if ((*et)->lb < 0 || (*ft)->lb < 0 || (*ft)->true_lb < 0 || (*ft)->extent < 0) {
-        why.put("the etype and the filetype must have no negative displacement");
-        return MPI_ERR_TYPE;
+    const bool writable = !(f.amode & MPI_MODE_RDONLY);
+    if (!layout_valid(**et, writable) || !layout_valid(**ft, writable) || (*ft)->extent <= 0) {
+        why.put(
+            "the etype and the filetype must have no negative displacement, never go back, and "
+            "not overlap in a file open for writing");
+        return MPI_ERR_IO;  // ROMIO's class for it, which programs test
     }
     if (disp == MPI_DISPLACEMENT_CURRENT ? !(f.amode & MPI_MODE_SEQUENTIAL) : disp < 0) {
         why.put("disp must be >= 0 (MPI_DISPLACEMENT_CURRENT only with MPI_MODE_SEQUENTIAL)");

@@ -42,7 +42,8 @@ static void errors(void) {
     MPI_File fh = MPI_FILE_NULL;
     if (me == 0) MPI_File_delete(file, MPI_INFO_NULL);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    EXPECT_CLASS(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_NO_SUCH_FILE);
+    EXPECT_CLASS(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+                 MPI_ERR_NO_SUCH_FILE);
     CHECK(fh == MPI_FILE_NULL);
     EXPECT_CLASS(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh),
                  MPI_ERR_AMODE);
@@ -60,9 +61,9 @@ static void errors(void) {
     MPI_OK(MPI_File_close(&fh));
     EXPECT_CLASS(MPI_File_get_amode(fh, (int *)&c), MPI_ERR_FILE);
     /* A name outside the job's folder is refused. */
-    EXPECT_CLASS(MPI_File_open(MPI_COMM_SELF, "../outside.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                               &fh),
-                 MPI_ERR_ACCESS);
+    EXPECT_CLASS(
+        MPI_File_open(MPI_COMM_SELF, "../outside.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
+        MPI_ERR_ACCESS);
 }
 
 static void explicit_offsets(void) {
@@ -248,7 +249,8 @@ static void sizes_and_modes(void) {
     CHECK_EQ(pos, 4096);
     MPI_OK(MPI_File_close(&fh));
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    EXPECT_CLASS(MPI_File_open(MPI_COMM_SELF, file, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_NO_SUCH_FILE);
+    EXPECT_CLASS(MPI_File_open(MPI_COMM_SELF, file, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+                 MPI_ERR_NO_SUCH_FILE);
 }
 
 int main(int argc, char **argv) {
