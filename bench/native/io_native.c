@@ -63,7 +63,7 @@ static struct block block_of(int n) {
 static double element(int n, int i, int j) { return (double)i * n + j; }
 
 enum op { STREAM_WRITE, STREAM_READ, INDEPENDENT_WRITE, INDEPENDENT_READ, COLLECTIVE_WRITE, COLLECTIVE_READ };
-static const char *const op_names[] = {"stream write",      "stream read",      "independent write",
+static const char *const op_names[] = {"stream write",     "stream read",      "independent write",
                                        "independent read", "collective write", "collective read"};
 
 /* Rank 0's stream of the whole array (buf: n * n doubles). */
@@ -87,8 +87,9 @@ static double run(enum op op, int n, double *all, double *mine, const struct blo
     MPI_File fh = MPI_FILE_NULL;
     const int writing = op == INDEPENDENT_WRITE || op == COLLECTIVE_WRITE;
     if (op >= INDEPENDENT_WRITE) {
-        if (MPI_File_open(MPI_COMM_WORLD, FILE_NAME, writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY,
-                          MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+        if (MPI_File_open(MPI_COMM_WORLD, FILE_NAME,
+                          writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL,
+                          &fh) != MPI_SUCCESS)
             fail("MPI_File_open");
         if (MPI_File_set_view(fh, 0, MPI_DOUBLE, view, "native", MPI_INFO_NULL) != MPI_SUCCESS)
             fail("MPI_File_set_view");
