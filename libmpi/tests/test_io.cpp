@@ -483,3 +483,27 @@ TEST_CASE("a collective write with holes keeps what lies between on a write-only
         return 0;
     });
 }
+
+TEST_CASE("a sequential file takes only the shared file pointer, and views from where it is", "[jobs][io]") {
+    TempName file("sequential");
+    each_placement(2, [&](int rank, int np) {
+        MPI_File fh;
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(),
+                          MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh));
+        const int v = rank;
+        EXPECT(MPI_File_write_at(fh, 0, &v, 1, MPI_INT, MPI_STATUS_IGNORE) == MPI_ERR_UNSUPPORTED_OPERATION);
+        EXPECT(MPI_File_write(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE) == MPI_ERR_UNSUPPORTED_OPERATION);
+        EXPECT(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT - 1, MPI_INT, MPI_INT, "native",
+                                 MPI_INFO_NULL) == MPI_ERR_ARG);
+        TRY(MPI_File_write_ordered(fh, "abc", 3, MPI_CHAR, MPI_STATUS_IGNORE));
+        TRY(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+        MPI_Offset disp;
+        MPI_Datatype et, ft;
+        char rep[MPI_MAX_DATAREP_STRING];
+        TRY(MPI_File_get_view(fh, &disp, &et, &ft, rep));
+        EXPECT(disp == 3 * np);
+        TRY(MPI_File_write_shared(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
+        TRY(MPI_File_close(&fh));
+        return 0;
+    });
+}

@@ -317,7 +317,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         MPI_Offset now = 0;
         if (int s = shared_fetch_add(*f, 0, &now))
             return call.fail(s, "the shared file pointer cannot be read");
-        disp = f->view.disp + now * f->view.et->size;
+        Pieces here;  // the file byte the shared file pointer is at
+        if (map_view(f->view, now * f->view.et->size, 1, &here)) return call.fail(MPI_ERR_NO_MEM);
+        disp = here.at[0].offset;
     }
     view_release(f->view);
     f->view.disp = disp;
