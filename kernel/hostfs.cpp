@@ -34,6 +34,9 @@ struct HostFs {
     HostFile files[max_handles];
     alignas(16) char bounce[bounce_size];
 };
+// mpirun's memory check counts these bytes (tools/tessera/fit.py,
+// HOSTFS_BYTES): change both together.
+static_assert(sizeof(HostFile) == 24 && bounce_size == 16 * 1024);
 HostFs *fs;
 
 bool on_io_cluster() { return hal::cluster_id() < static_cast<int>(hal::manifest().nio_clusters); }
