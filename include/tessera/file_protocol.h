@@ -14,6 +14,13 @@
  * large read or write moves in portal chunks, TS_FILE_CHUNK bytes per
  * request at most.
  *
+ * Each request is atomic with respect to every other: the server serves
+ * one at a time, and the kernel's host calls for one (however many
+ * pieces its bytes take) run before the next request's. So a READ never
+ * sees part of an overlapping WRITE, whoever sent it: what MPI-IO's
+ * atomic mode relies on for one contiguous range of at most
+ * TS_FILE_CHUNK bytes (a larger read or write is several requests).
+ *
  * The file position lives in the client: the server reads and writes at
  * the offset the request gives (except with TS_O_APPEND, at the end).
  * So does a folder's place in a listing: LIST is READ's counterpart for
