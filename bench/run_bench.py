@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make bench: the LWMPI study's experiments on Tessera (bench/README.md).
 
-    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma|mppa|io ...] [--trace]
+    run_bench.py [--quick] [--out DIR] [--only mapping|weak|p2p|stream|native|rma|mppa|files|io ...] [--trace]
 
 Runs each experiment several times through tools/mpirun and writes to DIR
 (default out/bench): CSV files with every measurement, report.md with the
@@ -20,6 +20,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 from tessera.capbench import HYBRIDS, ROOT, run_tessera
@@ -70,6 +71,8 @@ class Config:
         self.rma_qemu_max = str(4 * 1024 if quick else 64 * 1024)
         # MPI-IO: the side of the array of doubles.
         self.io_side = 256 if quick else 1024
+        # file streaming: the file's MiB, and the KiB each write/read call moves.
+        self.file_args = ("16" if quick else "64", "1024")
 
 
 class Failure(Exception):
@@ -878,6 +881,54 @@ def rma(cfg, out):
     return sections
 
 
+# ---- file streaming ----------------------------------------------------------------
+
+# file_stream's lines: phase, bytes, calls, ns, MB/s.
+_FILE_ROW = re.compile(r"^file_stream: (write|fsync|read) (\d+) B in (\d+) calls: (\d+) ns, ([\d.]+) MB/s$", re.M)
+
+
+def host_file_stream(exe, args):
+    """A run of file_stream ARGS built with the host's cc (exe), in a fresh
+    temporary folder: a function returning (status, output)."""
+    def run():
+        with tempfile.TemporaryDirectory(prefix="tessera-file-stream-") as tmp:
+            p = subprocess.run([exe, *args], cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=NATIVE_TIMEOUT)
+        return p.returncode, p.stdout
+    return run
+
+
+def files(cfg, out):
+    """The file server's streaming rate from one process (bench/README.md)."""
+    exe = out_path(out, "file_stream-host")
+    p = subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "files", "file_stream.c")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    if p.returncode != 0:
+        raise Failure(f"cc file_stream.c:\n{p.stdout}")
+    series = [("linux64", "Tessera linux64", tessera_linux64("file_stream", 1, cfg.file_args)),
+              ("qemu", "Tessera QEMU", lambda: mpirun("-np", "1", "--timeout", str(NATIVE_TIMEOUT), "file_stream",
+                                                      *cfg.file_args, timeout=NATIVE_TIMEOUT + 60)),
+              ("host", "the host itself", host_file_stream(exe, cfg.file_args))]
+    rows, stats = measured(cfg, "file_stream", series, _FILE_ROW,
+                           lambda phase, b, calls, ns, mbs: (phase, float(mbs)))
+    write_csv(out_path(out, "files.csv"), ("series", "rep", "phase", "bytes", "calls", "ns", "MB/s"), rows)
+    get = lambda name, phase: stats.get((name, phase), Stat([]))  # noqa: E731
+    table = markdown_table(
+        ("phase", *(f"{label} (MB/s)" for _, label, _ in series), "linux64/host", "QEMU/host"),
+        [(phase, *(get(n, phase).text(1, 1) for n, _, _ in series),
+          ratio(get("linux64", phase), get("host", phase)), ratio(get("qemu", phase), get("host", phase)))
+         for phase in ("write", "fsync", "read")])
+    mib, kib = cfg.file_args
+    intro = (f"What: the file server's own streaming rate, the reference for MPI-IO's. How: `file_stream "
+             f"{mib} {kib}` (bench/files/file_stream.c), one process on a compute cluster: write(2) a "
+             f"{mib} MiB file in calls of {kib} KiB, fsync(2), then read(2) it back in calls of the same "
+             "size; a figure is the bytes over the time of that phase's calls alone, in MB/s (10^6 "
+             "bytes/s). host: the same program built with the host's cc, run in a temporary folder "
+             "(the host's page cache, no IKC): the ceiling. Reading: a ratio is Tessera's share of "
+             "the host's rate.")
+    return ("File streaming", intro, table, None)
+
+
 def traced_runs(cfg):
     """--trace: (app, np, policy, args) of the one traced run of each app."""
     return [("a2a", 12, "compact", cfg.a2a_args)] + \
@@ -951,7 +1002,7 @@ def io(cfg, out):
 
 
 EXPERIMENTS = {"mapping": mapping, "weak": weak, "p2p": p2p, "stream": stream, "native": native, "rma": rma,
-               "mppa": mppa, "io": io}
+               "mppa": mppa, "files": files, "io": io}
 
 SUMMARY_SIZES = (8, 512, 4096, 65536, 1 << 20)  # the ping-pong sizes the summary shows
 

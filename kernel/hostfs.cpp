@@ -25,8 +25,10 @@ constexpr int max_handles = 256;  // a file per rank of a full mppa256 job, and 
 
 /// Data goes through the kernel in pieces of this size, so the HAL sees
 /// kernel memory only (linux64 mirrors a user page on first touch; QEMU's
-/// semihosting would have to walk the user's page tables).
-constexpr size_t bounce_size = 16 * 1024;
+/// semihosting would have to walk the user's page tables). A quarter of a
+/// request's TS_FILE_CHUNK: fewer host calls a request (each a seek and a
+/// transfer on QEMU), for 256 KiB of the I/O cluster's memory.
+constexpr size_t bounce_size = 256 * 1024;
 
 /// The table and the bounce buffer: I/O clusters only (hostfs_init), so
 /// that a small compute cluster does not pay for them.
@@ -34,6 +36,9 @@ struct HostFs {
     HostFile files[max_handles];
     alignas(16) char bounce[bounce_size];
 };
+// mpirun's memory check counts these bytes (tools/tessera/fit.py,
+// HOSTFS_BYTES): change both together.
+static_assert(sizeof(HostFile) == 24 && bounce_size == 256 * 1024);
 HostFs *fs;
 
 bool on_io_cluster() { return hal::cluster_id() < static_cast<int>(hal::manifest().nio_clusters); }

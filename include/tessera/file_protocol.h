@@ -14,6 +14,13 @@
  * large read or write moves in portal chunks, TS_FILE_CHUNK bytes per
  * request at most.
  *
+ * Each request is atomic with respect to every other: the server serves
+ * one at a time, and the kernel's host calls for one (however many
+ * pieces its bytes take) run before the next request's. So a READ never
+ * sees part of an overlapping WRITE, whoever sent it: what MPI-IO's
+ * atomic mode relies on for one contiguous range of at most
+ * TS_FILE_CHUNK bytes (a larger read or write is several requests).
+ *
  * The file position lives in the client: the server reads and writes at
  * the offset the request gives (except with TS_O_APPEND, at the end).
  * So does a folder's place in a listing: LIST is READ's counterpart for
@@ -31,8 +38,10 @@
 
 /* A path is 1..TS_PATH_MAX bytes, without its NUL. */
 #define TS_PATH_MAX 255
-/* Bytes one READ or WRITE request moves at most. */
-#define TS_FILE_CHUNK (64 * 1024)
+/* Bytes one READ or WRITE request moves at most: large, since a request
+ * costs a mailbox message and a portal round trip whatever its size
+ * (bench/README.md, "File streaming"); the file server holds one chunk. */
+#define TS_FILE_CHUNK (1024 * 1024)
 
 /* Open flags (TS_FILE_OPEN, TS_SYS_HOSTFS_OPEN): Linux's numbers. */
 #define TS_O_ACCMODE 3

@@ -42,23 +42,30 @@ public:
     }
 };
 
-// What a request carries in, and what a READ sends back.
-char in_bytes[TS_FILE_CHUNK];
-char out_bytes[TS_FILE_CHUNK];
+// A WRITE's data in, or a READ's or a LIST's bytes out: no request does
+// both, so one chunk serves them all (it is most of the server's memory).
+char data[TS_FILE_CHUNK];
+// The paths a request carries in: a RENAME's two and the NUL between them.
+char paths[2 * TS_PATH_MAX + 1];
+
+// Where the bytes that follow req go.
+char *in_buffer(const ts_file_request &req) { return req.op == TS_FILE_WRITE ? data : paths; }
+size_t in_room(const ts_file_request &req) { return req.op == TS_FILE_WRITE ? sizeof data : sizeof paths; }
 
 bool valid_client(const ts_file_request &req, int nclusters) {
     return req.reply_cluster >= 0 && req.reply_cluster < nclusters && req.reply_port > 0 &&
            req.reply_port < TS_PORTS && req.seq != 0;
 }
 
-// Takes the bytes that follow the request on our portal: how many came
-// (what does not fit in_bytes is dropped), or an error.
+// Takes the bytes that follow the request on our portal into
+// in_buffer(req): how many came (what does not fit is dropped, and the
+// request fails as one whose bytes did not all come), or an error.
 long take_bytes(int portal, const ts_file_request &req) {
     if (req.len == 0) return 0;
     const long err = ts_portal_allow(portal, req.reply_cluster, req.reply_port, req.seq);
     if (err < 0) return err;
-    const unsigned long keep = req.len < sizeof in_bytes ? req.len : sizeof in_bytes;
-    return ts_portal_read(portal, in_bytes, keep, req.len);
+    const unsigned long keep = req.len < in_room(req) ? req.len : in_room(req);
+    return ts_portal_read(portal, in_buffer(req), keep, req.len);
 }
 
 // The reply by mailbox; then a READ's or a LIST's bytes by portal, which the client
@@ -71,7 +78,7 @@ void reply(const ts_file_request &req, const ts_file_reply &rep) {
     if (!ts_file_replies_with_bytes(req.op) || rep.result <= 0) return;
     const int portal = ts_portal_open(TS_PORT_FILESERVER, req.reply_cluster, req.reply_port);
     if (portal < 0) return;
-    ts_portal_write(portal, out_bytes, static_cast<unsigned long>(rep.result), req.seq);
+    ts_portal_write(portal, data, static_cast<unsigned long>(rep.result), req.seq);
     ts_portal_close(portal);
 }
 
@@ -97,6 +104,6 @@ int main() {
             got = take_bytes(portal, req);
             if (got < 0) continue;  // the client went away
         }
-        reply(req, table.serve(req, in_bytes, static_cast<size_t>(got), out_bytes, sizeof out_bytes));
+        reply(req, table.serve(req, in_buffer(req), static_cast<size_t>(got), data, sizeof data));
     }
 }

@@ -219,10 +219,10 @@ def boot_tables(layout, cluster):
 # The tables the kernel takes from its frames at boot (kernel/core/frames.cpp
 # boot_alloc): the IKC buffers table, ikc_buffers slots of a 16-byte
 # header and the largest mailbox message (ikc/buffers.hpp, mailbox.cpp);
-# on an I/O cluster the host files' table, 256 handles of 16 bytes, and
-# its 16 KiB bounce buffer (kernel/hostfs.cpp).
+# on an I/O cluster the host files' table, 256 handles of 24 bytes, and
+# its 256 KiB bounce buffer (kernel/hostfs.cpp, which asserts both).
 BUFFER_SLOT_BYTES = 16 + 256
-HOSTFS_BYTES = 256 * 16 + 16 * KIB
+HOSTFS_BYTES = 256 * 24 + 256 * KIB
 
 
 def kernel_tables(layout, cluster):

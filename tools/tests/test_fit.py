@@ -103,9 +103,9 @@ class NeedTest(unittest.TestCase):
 
     def test_kernel_tables(self):
         # 128 parked messages of 272 bytes: 9 pages; an I/O cluster adds
-        # the host files' 4 KiB table and 16 KiB bounce buffer.
+        # the host files' 6 KiB table and 256 KiB bounce buffer.
         self.assertEqual(fit.kernel_tables(MPPA, MPPA.clusters[4]), 9 * PAGE)
-        self.assertEqual(fit.kernel_tables(MPPA, MPPA.clusters[0]), 14 * PAGE)
+        self.assertEqual(fit.kernel_tables(MPPA, MPPA.clusters[0]), 75 * PAGE)
 
     def test_lwmpi_floor(self):
         # ring: 16 + 32 x (8 + 120) = 4112 bytes; 8 bytes per rank; 12 KiB more.

@@ -247,8 +247,10 @@ int rename(const char *from, const char *to) {
 }
 
 /* What stat and fstat say of a file (TS_FILE_TYPE_*) of `size` bytes: a
- * regular file or a folder the job may read and write, read in pieces of
- * one request. */
+ * regular file or a folder the job may read and write. st_blksize is the
+ * size of the buffer stdio gives each stream: 16 KiB, far less than a
+ * request's TS_FILE_CHUNK, since ranks open many streams in little memory
+ * and stdio passes larger transfers straight through. */
 static void fill_stat(struct stat *st, long type, int64_t size) {
     memset(st, 0, sizeof *st);
     st->st_mode = type == TS_FILE_TYPE_DIR    ? S_IFDIR | 0755
@@ -256,7 +258,7 @@ static void fill_stat(struct stat *st, long type, int64_t size) {
                                               : 0644;
     st->st_nlink = 1;
     st->st_size = (off_t)size;
-    st->st_blksize = TS_FILE_CHUNK / 4;
+    st->st_blksize = 16 * 1024;
 }
 
 int stat(const char *path, struct stat *st) {

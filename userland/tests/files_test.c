@@ -3,7 +3,8 @@
  * and with open/read/lseek; each rank writes out_R.txt (fprintf), raw_R.bin
  * (write), log_R.txt (O_APPEND), final_R.txt (rename), data/rank_R.txt
  * and unclosed_R.txt (left open at exit), pos_R.bin (pread, pwrite,
- * ftruncate, fsync); rank 0 writes big.bin (1 MiB)
+ * ftruncate, fsync), and all together one range of atomic.bin (each
+ * request atomic), which rank 0 then removes; rank 0 writes big.bin (1 MiB)
  * and reads it back. Errors: ENOENT, EBADF, EACCES, EEXIST, EMFILE, set in
  * errno. With the argument "write-only" (a job with nothing staged) each
  * rank only writes out_R.txt. Prints "files_test: OK (np=N)" from rank 0. */
@@ -198,7 +199,7 @@ static void positioned(void) {
     CHECK(lseek(fd, 0, SEEK_CUR) == 7);
 
     /* More than a request carries, both ways. */
-    enum { LARGE = 3 * TS_FILE_CHUNK + 1000 };
+    enum { LARGE = TS_FILE_CHUNK + 1000 };
     unsigned char *large = malloc(LARGE), *back = malloc(LARGE);
     CHECK(large && back);
     if (large && back) {
@@ -240,6 +241,36 @@ static void positioned(void) {
     CHECK(fsync(99) == -1 && errno == EBADF);
     CHECK(pread(0, b, 1, 0) == -1 && errno == ESPIPE); /* the console */
     CHECK(fsync(1) == -1 && errno == EINVAL);
+}
+
+/* Every rank at once writes and reads one range of a shared file, each
+ * write all one byte of its own: a read, one request like each write,
+ * sees one write's bytes, never a mix (the file server's promise that
+ * MPI-IO's atomic mode relies on, docs/services.md "Files"). A block is
+ * larger than the I/O cluster kernel's bounce buffer, so each request
+ * reaches the host in several pieces, none of which may interleave with
+ * another request's. */
+static void atomic_requests(void) {
+    enum { BLOCK = TS_FILE_CHUNK / 2 + 333, AT = 4097, ROUNDS = 4 };
+    unsigned char *mine = malloc(BLOCK), *seen = malloc(BLOCK);
+    CHECK(mine && seen);
+    int fd = open("atomic.bin", O_RDWR | O_CREAT, 0644);
+    CHECK(fd >= 3);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank's file open: the writes overlap */
+    for (int round = 0; mine && seen && fd >= 0 && round < ROUNDS; ++round) {
+        memset(mine, (rank * ROUNDS + round) % 255 + 1, BLOCK);
+        CHECK(pwrite(fd, mine, BLOCK, AT) == BLOCK);
+        CHECK(pread(fd, seen, BLOCK, AT) == BLOCK);
+        int mixed = 0;
+        for (int i = 1; i < BLOCK; ++i)
+            mixed |= seen[i] != seen[0];
+        CHECK(seen[0] != 0 && !mixed);
+    }
+    CHECK(close(fd) == 0);
+    free(mine);
+    free(seen);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) CHECK(unlink("atomic.bin") == 0);
 }
 
 /* 1 MiB through stdio, then back with read(2) and fread. */
@@ -289,7 +320,10 @@ int main(int argc, char **argv) {
         errors();
     }
     write_outputs(sum, count);
-    if (!write_only) positioned();
+    if (!write_only) {
+        positioned();
+        atomic_requests();
+    }
     if (rank == 0 && !write_only) big_file();
     int all = 0;
     MPI_Reduce(&failures, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -153,7 +153,8 @@ struct Client {
     FileTable &table;
     int cluster = 2, port = 49;
     uint32_t seq = 0;
-    char out[TS_FILE_CHUNK];
+    std::vector<char> reply_bytes = std::vector<char>(TS_FILE_CHUNK);  // a chunk: off the stack
+    char *out = reply_bytes.data();
 
     ts_file_request request(int op, int handle = 0, uint64_t offset = 0, uint64_t len = 0,
                             unsigned flags = 0) {
@@ -169,7 +170,7 @@ struct Client {
         return req;
     }
     ts_file_reply send(const ts_file_request &req, const std::string &bytes = "") {
-        ts_file_reply rep = table.serve(req, bytes.data(), bytes.size(), out, sizeof out);
+        ts_file_reply rep = table.serve(req, bytes.data(), bytes.size(), out, reply_bytes.size());
         CHECK(rep.op == TS_FILE_REPLY);
         CHECK(rep.seq == req.seq);
         return rep;
