@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <mpi.h>
 
+#include <tessera/file_protocol.h>
+
 #include "os.hpp"
 #include "rank_state.hpp"
 #include <mpiutil/mpiutil.hpp>
 
 namespace lwmpi::util {
 
+static_assert(file_atomic_bytes == TS_FILE_CHUNK);
 static_assert(file_read_flag == os::file_read && file_write_flag == os::file_write &&
               file_create_flag == os::file_create && file_exclusive_flag == os::file_exclusive);
 

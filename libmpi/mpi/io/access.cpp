@@ -67,7 +67,9 @@ int access_at(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI_Dat
     if (map_view(f.view, offset * f.view.et->size, s.bytes, &pieces)) return MPI_ERR_NO_MEM;
     // One request to the file server is atomic by itself; more take the
     // lock in atomic mode.
-    AtomicSection atomic(f, f.atomic && pieces.n > 1);
+    const bool one_request =
+        pieces.n == 1 && static_cast<uint64_t>(pieces.at[0].len) <= util::file_atomic_bytes;
+    AtomicSection atomic(f, f.atomic && pieces.n > 0 && !one_request);
     if (atomic.error()) return atomic.error();
     int64_t done = 0;
     for (int64_t i = 0; i < pieces.n; ++i) {

@@ -230,6 +230,11 @@ void report(const char *line);
 /// (MPI_ERR_FILE_EXISTS) when it exists.
 inline constexpr unsigned file_read_flag = 1, file_write_flag = 2, file_create_flag = 4,
                           file_exclusive_flag = 8;
+/// The most bytes one read or write of the file server moves in one
+/// request, which it serves whole, atomically with respect to every other
+/// request (<tessera/file_protocol.h>'s TS_FILE_CHUNK): a larger transfer
+/// is several requests.
+inline constexpr uint64_t file_atomic_bytes = 1 << 20;
 /// Opens `path` with `flags` into *fd.
 int file_open(const char *path, unsigned flags, int *fd);
 int file_close(int fd);
