@@ -286,9 +286,15 @@ TEST_CASE("MPI_PROC_NULL completes at once with its status", "[jobs]") {
         MPI_Request req;
         EXPECT_OK(MPI_Irecv(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
         EXPECT(completes_now(&req));
+        // An empty buffer needs no datatype there (MPICH's recvnull).
+        EXPECT_OK(MPI_Irecv(nullptr, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
+        EXPECT(completes_now(&req));
+        EXPECT_OK(MPI_Recv(nullptr, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+        EXPECT_OK(MPI_Send(nullptr, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
         EXPECT_OK(MPI_Barrier(MPI_COMM_SELF));
         EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
         EXPECT(MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_SELF) == MPI_ERR_RANK);
+        EXPECT(MPI_Send(nullptr, 0, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_SELF) == MPI_ERR_TYPE);
         EXPECT_OK(MPI_Finalize());
         return 0;
     });
