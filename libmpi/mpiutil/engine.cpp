@@ -194,6 +194,24 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
     return MPI_SUCCESS;
 }
 
+namespace {
+
+// Takes the oldest unexpected message that matches `p` off the list; nullptr if none.
+Unexpected *take_unexpected(const Pattern &p) {
+    RankState &s = self();
+    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
+        Unexpected *u = *link;
+        if (!matches(p, u->env)) continue;
+        *link = u->next;
+        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
+        if (tracing()) trace_match(u->env, u->bytes);
+        return u;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req) {
     RankState &s = self();
     if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
@@ -205,16 +223,41 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
     r.rbuf = buf;
     r.size = capacity;
     // The oldest unexpected message it accepts, else wait for one.
-    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
-        Unexpected *u = *link;
-        if (!accepts(r, u->env)) continue;
-        *link = u->next;
-        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
-        if (tracing()) trace_match(u->env, u->bytes);
+    if (Unexpected *u = take_unexpected(Pattern{source, tag, context})) {
         if (int e = accept(r, u)) complete(r, e);
         return MPI_SUCCESS;
     }
     queue_push(s.match.posted, *req);
+    return MPI_SUCCESS;
+}
+
+int mprobe(int source, int tag, uint32_t context, Status *st, int *req) {
+    RankState &s = self();
+    if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    *req = -1;
+    const Pattern p{source, tag, context};
+    const Unexpected *first = s.match.unexpected;
+    while (first && !matches(p, first->env))
+        first = first->next;
+    if (!first) return MPI_SUCCESS;
+    if (int e = alloc_request(false, req)) return e;
+    Unexpected *u = take_unexpected(p);
+    Request &r = request(*req);
+    r.peer = u->env.source;
+    r.tag = u->env.tag;
+    r.context = context;
+    r.held = u;
+    *st = Status{u->env.source, u->env.tag, u->bytes, u->bytes, MPI_SUCCESS};
+    return MPI_SUCCESS;
+}
+
+int mrecv(int req, void *buf, uint64_t capacity) {
+    Request &r = request(req);
+    Unexpected *u = r.held;
+    r.held = nullptr;
+    r.rbuf = buf;
+    r.size = capacity;
+    if (int e = accept(r, u)) complete(r, e);
     return MPI_SUCCESS;
 }
 

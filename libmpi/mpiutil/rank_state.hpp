@@ -52,6 +52,7 @@ enum class Phase : uint8_t {
 };
 
 struct LocalMsg;
+struct Unexpected;
 struct LocalSlot;
 struct GlobalHeap;
 
@@ -118,6 +119,7 @@ struct Request {
     int8_t out_portal;  ///< rendezvous send: the rdv.out_portals[] entry it writes on or waits in line for;
                         ///< -1: none
     LocalMsg *local;    ///< local send: the published message (global form)
+    Unexpected *held;   ///< receive of a matched probe not started yet: its message (mprobe())
     Status status;
 };
 

@@ -162,6 +162,17 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
 /// bytes).
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req);
 
+/// Matched probe (MPI 3.1 section 3.8.2): when a message matching (source
+/// or any_source, tag or any_tag, context) has arrived, takes the oldest
+/// such off the matching, so that no other receive gets it, into a new
+/// receive request *req (not started: mrecv() starts it), its envelope
+/// and size in *st; else *req is -1. MPI_ERR_NO_MEM when the request pool
+/// is full.
+int mprobe(int source, int tag, uint32_t context, Status *st, int *req);
+/// Starts receive `req` of mprobe() into `buf` of `capacity` bytes; it
+/// completes as irecv()'s do.
+int mrecv(int req, void *buf, uint64_t capacity);
+
 /// Moves every request of the caller on, without blocking. An error here
 /// (an IKC failure) is fatal for the rank's communication.
 int progress();
