@@ -266,7 +266,10 @@ int progress() {
     bool did = false;
     if (int e = local_progress(&did)) return e;
     if (int e = ikc_progress(&did)) return e;
-    if (did) s.waiting.progressed = true;
+    if (did) {
+        s.waiting.progressed = true;
+        if (s.threads.multiple) wake_threads();
+    }
     s.waiting.last_pass_did = did;
     return MPI_SUCCESS;
 }
@@ -291,6 +294,20 @@ bool keep_polling(RankState &s) {
     return (now - s.waiting.polling_since) * 1e9 < adaptive_poll_ns;
 }
 
+// Sleeps until an event of mine, at most timeout_ns (0: no limit), unless
+// local work is already there.
+void sleep_on_events(unsigned long timeout_ns) {
+    if (local_sleep_begin()) return;
+    ikc_wait_any(timeout_ns);  // an error shows again in the next progress()
+    local_sleep_end();
+}
+
+// Gives the host's CPU away a moment, letting my rank's other threads in.
+void give_way() {
+    Unlocked unlocked;
+    os::yield();  // ranks may outnumber the host's CPUs
+}
+
 }  // namespace
 
 void idle() {
@@ -308,19 +325,20 @@ void idle() {
     if (keep_polling(s) || ikc_retrying()) {
         // A rank that never sleeps still says when it is stuck.
         if (s.limits.wait == WaitPolicy::spin && ++s.watch.spins % polls_per_clock == 0) watch_wait(s);
-        os::yield();  // ranks may outnumber the host's CPUs
+        give_way();
         return;
     }
     s.waiting.polling_since = 0;
     s.waiting.polls = 0;
     const unsigned long limit = watch_wait(s);
-    if (local_sleep_begin()) return;
-    ikc_wait_any(limit);  // an error shows again in the next progress()
-    local_sleep_end();
+    if (s.threads.multiple)
+        sleep_among_threads(limit, sleep_on_events);
+    else
+        sleep_on_events(limit);
 }
 
 void test_failed() {
-    if (!self().waiting.last_pass_did) os::yield();
+    if (!self().waiting.last_pass_did) give_way();
 }
 
 bool done(int req, Status *st) {

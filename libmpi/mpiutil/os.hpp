@@ -87,6 +87,12 @@ struct Aliasing {
 /// rank_local.hpp); in threads mode it holds all the ranks of a cluster.
 void *&process_word();
 
+/// Between the threads of the caller's process (ts_futex_wait,
+/// ts_futex_wake): sleeps while *addr is `expected`, at most timeout_ns
+/// (0: no limit), and may wake spuriously; wakes up to n sleepers of addr.
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns);
+void futex_wake(const uint32_t *addr, int n);
+
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();
 void sleep_ns(unsigned long ns);

@@ -72,6 +72,11 @@ void *&process_word() {
     return word;
 }
 
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns) {
+    ts_futex_wait(addr, expected, timeout_ns);
+}
+void futex_wake(const uint32_t *addr, int n) { ts_futex_wake(addr, n); }
+
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }
 void yield() { ts_thread_yield(); }

@@ -239,6 +239,18 @@ struct Waiting {
     int seen_core;           ///< the core whose count ikc_seen is (0, the master's: none yet)
 };
 
+/// The rank's threads (threads.cpp), once MPI_THREAD_MULTIPLE is granted.
+/// Threads are named by their core + 1 (a thread keeps its core).
+struct Threads {
+    bool multiple;  ///< MPI_THREAD_MULTIPLE granted: every call takes `lock`
+    uint32_t lock;  ///< futex word: 0 free, 1 held, 2 held and waited for
+    int owner;      ///< the thread that holds `lock`; 0: none
+    int depth;      ///< how many calls of its own the owner is in
+    int sleeper;    ///< the thread asleep on the rank's events; 0: none
+    uint32_t seq;   ///< futex word the other blocked threads sleep on: bumped to wake them
+    int waiters;    ///< threads asleep on `seq`
+};
+
 /// What the job monitor hears of my waits (watch.cpp): counts of
 /// messages, and the wait that makes no progress.
 struct Watch {
@@ -280,6 +292,7 @@ struct RankState {
     LocalState shm;
     Waiting waiting;
     Watch watch;
+    Threads threads;
 
     char detail[detail_max];
 };

@@ -672,6 +672,23 @@ void *global(const void *p) { return t_me.aliasing.global(p); }
 void *private_of(const void *g) { return t_me.aliasing.private_of(g); }
 void *&process_word() { return *t_me.word; }
 
+// Futexes over the fabric's lock and condition: a waker changes the word,
+// then takes the lock to notify, so a sleeper that saw the old value under
+// the lock is already waiting then.
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns) {
+    auto lock = enter();
+    const auto until = timeout_ns ? Clock::now() + std::chrono::nanoseconds(timeout_ns) : fab().deadline;
+    while (__atomic_load_n(addr, __ATOMIC_SEQ_CST) == expected && Clock::now() < until) {
+        fab().cv.wait_until(lock, std::min(until, fab().deadline));
+        check_alive(lock);
+    }
+}
+
+void futex_wake(const uint32_t *, int) {
+    auto lock = enter();
+    fab().cv.notify_all();
+}
+
 unsigned long time() {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - fab().start).count();
     return static_cast<unsigned long>(ns * fab().config.clock_rate / 100);  // 10 MHz

@@ -191,6 +191,26 @@ void watch_calls(const char *const *where);
 /// program that tests in a loop would otherwise keep the CPU from the rank
 /// it waits for (QEMU runs every hart in one host thread).
 void test_failed();
+
+// ---- threads (threads.cpp): MPI_THREAD_MULTIPLE, MPI 3.1 section 12.4 ----
+
+/// Lets every thread of the calling rank call MPI at any time
+/// (MPI_THREAD_MULTIPLE), after init(): from now on each MPI call holds
+/// the rank's lock, which a call that waits lets go while it waits.
+void allow_threads();
+/// True once allow_threads() was called.
+bool threads_allowed();
+/// An MPI call begins: once threads are allowed, waits for the rank's
+/// lock (a thread that holds it already nests). Returns whether it took
+/// it, for leave_call().
+bool enter_call();
+/// The MPI call that enter_call() answered `took` for ends.
+void leave_call(bool took);
+/// How long a thread blocked in MPI sleeps at most once threads are
+/// allowed, ns: the kernel tells a thread of the end of the asynchronous
+/// IKC operations it started only, and another thread of its rank may
+/// have started those it waits for.
+inline constexpr unsigned long threads_sleep_max_ns = 1'000'000;
 /// True when request `req` completed; *st (may be null) gets its status.
 bool done(int req, Status *st);
 /// Frees a completed request.
