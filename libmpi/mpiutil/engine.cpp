@@ -268,6 +268,8 @@ int progress() {
     if (int e = ikc_progress(&did)) return e;
     if (did) {
         s.waiting.progressed = true;
+        s.waiting.failed_tests = 0;
+        s.waiting.testing_since = 0;
         if (s.threads.multiple) wake_threads();
     }
     s.waiting.last_pass_did = did;
@@ -292,6 +294,23 @@ bool keep_polling(RankState &s) {
         return true;
     }
     return (now - s.waiting.polling_since) * 1e9 < adaptive_poll_ns;
+}
+
+// True once the tests that found nothing since my last progress have
+// gone on for test_poll_ns (the clock is read every few tests: a system
+// call on linux64).
+bool tests_polled_enough(RankState &s) {
+    Waiting &w = s.waiting;
+    if (w.failed_tests == ~0u) return true;  // (known already)
+    if (++w.failed_tests % polls_per_clock) return false;
+    const double now = wtime();
+    if (w.testing_since == 0) {
+        w.testing_since = now;
+        return false;
+    }
+    if ((now - w.testing_since) * 1e9 < test_poll_ns) return false;
+    w.failed_tests = ~0u;
+    return true;
 }
 
 // Sleeps until an event of mine, at most timeout_ns (0: no limit), unless
@@ -338,7 +357,20 @@ void idle() {
 }
 
 void test_failed() {
-    if (!self().waiting.last_pass_did) give_way();
+    RankState &s = self();
+    if (s.waiting.last_pass_did) return;
+    // A program that tests in a loop and finds nothing polls, as an
+    // adaptive wait does, then sleeps a little each time: on a host with
+    // fewer CPUs than ranks, a rank that only tests would keep the CPU
+    // from those it waits for. Its next message wakes it.
+    if (s.limits.wait != WaitPolicy::spin && tests_polled_enough(s)) {
+        if (s.threads.multiple)
+            sleep_among_threads(test_sleep_ns, sleep_on_events);
+        else
+            sleep_on_events(test_sleep_ns);
+        return;
+    }
+    give_way();
 }
 
 bool done(int req, Status *st) {

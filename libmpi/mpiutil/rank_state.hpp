@@ -237,6 +237,8 @@ struct Waiting {
     uint32_t polls;          ///< idle() polls since the wait began
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
     int seen_core;           ///< the core whose count ikc_seen is (0, the master's: none yet)
+    uint32_t failed_tests;   ///< tests that found nothing since the last progress (test_failed())
+    double testing_since;    ///< wtime() when those tests began being timed; 0: not yet
 };
 
 /// The rank's threads (threads.cpp), once MPI_THREAD_MULTIPLE is granted.

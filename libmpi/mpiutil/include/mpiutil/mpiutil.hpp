@@ -189,8 +189,16 @@ void watch_calls(const char *const *where);
 /// A test (MPI_Test, MPI_Iprobe, ...) found nothing and the last progress()
 /// did nothing: lets the other cores of the host run a moment, since a
 /// program that tests in a loop would otherwise keep the CPU from the rank
-/// it waits for (QEMU runs every hart in one host thread).
+/// it waits for (QEMU runs every hart in one host thread). Once such tests
+/// have followed one another for test_poll_ns with no progress, each one
+/// also sleeps until an event of the rank, at most test_sleep_ns, so that
+/// ranks that only test give their host cores to those with work (an
+/// oversubscribed host).
 void test_failed();
+/// How long tests that find nothing poll before they sleep (test_failed),
+/// and how long such a sleep lasts at most, ns.
+inline constexpr unsigned long test_poll_ns = 50'000;
+inline constexpr unsigned long test_sleep_ns = 1'000'000;
 
 // ---- threads (threads.cpp): MPI_THREAD_MULTIPLE, MPI 3.1 section 12.4 ----
 
