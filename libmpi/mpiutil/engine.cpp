@@ -104,6 +104,7 @@ void free_unexpected(Unexpected *u) { self().match.spare_nodes.give_or_free(u, u
 void drop_unexpected() {
     RankState &s = self();
     free_all(s.match.unexpected);
+    free_all(s.match.held);
     s.match.unexpected_tail = &s.match.unexpected;
     s.match.spare_nodes.drop();
 }
@@ -242,6 +243,10 @@ int mprobe(int source, int tag, uint32_t context, Status *st, int *req) {
     if (!first) return MPI_SUCCESS;
     if (int e = alloc_request(false, req)) return e;
     Unexpected *u = take_unexpected(p);
+    // Kept where the rendezvous sees it: a message received after it
+    // overtakes it (overtakes(), ikc_rendezvous.cpp).
+    u->next = s.match.held;
+    s.match.held = u;
     Request &r = request(*req);
     r.peer = u->env.source;
     r.tag = u->env.tag;
@@ -255,6 +260,10 @@ int mrecv(int req, void *buf, uint64_t capacity) {
     Request &r = request(req);
     Unexpected *u = r.held;
     r.held = nullptr;
+    Unexpected **link = &self().match.held;
+    while (*link != u)
+        link = &(*link)->next;
+    *link = u->next;
     r.rbuf = buf;
     r.size = capacity;
     if (int e = accept(r, u)) complete(r, e);

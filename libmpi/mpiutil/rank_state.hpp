@@ -183,6 +183,7 @@ struct Matching {
     RequestQueue posted;     ///< receives not matched yet, oldest first
     Unexpected *unexpected;  ///< oldest first
     Unexpected **unexpected_tail;
+    Unexpected *held;                   ///< taken by a matched probe, not received yet (mprobe()), any order
     SpareList<Unexpected> spare_nodes;  ///< nodes without data
 };
 

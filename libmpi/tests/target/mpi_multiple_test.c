@@ -166,12 +166,15 @@ static void phase_probe(int t) {
         MPI_OK(MPI_Wait(&send, MPI_STATUS_IGNORE));
     }
     pthread_barrier_wait(&all_threads);
-    /* Messages of any tag, each taken by whichever thread matches it. */
+    /* Messages of any tag, each taken by whichever thread matches it; the
+     * large ones (rendezvous) may be received in another order than they
+     * were probed in. */
     MPI_Request sends[MPROBE_EACH];
-    int outs[MPROBE_EACH][3];
+    int *outs = xmalloc(MPROBE_EACH * LARGE * sizeof(int)), *big = xmalloc(LARGE * sizeof(int));
     for (int i = 0; i < MPROBE_EACH; ++i) {
-        fill(outs[i], 3, t, i);
-        MPI_OK(MPI_Isend(outs[i], 3, MPI_INT, peer, 300 + t, MPI_COMM_WORLD, &sends[i]));
+        fill(outs + i * LARGE, i % 2 ? LARGE : 3, t, i);
+        MPI_OK(MPI_Isend(outs + i * LARGE, i % 2 ? LARGE : 3, MPI_INT, peer, 300 + t, MPI_COMM_WORLD,
+                         &sends[i]));
     }
     int last[MAX_THREADS];
     for (int k = 0; k < MAX_THREADS; ++k)
@@ -187,15 +190,20 @@ static void phase_probe(int t) {
                 MPI_OK(MPI_Improbe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
         }
         CHECK(st.MPI_TAG >= 300 && st.MPI_TAG < 300 + nthreads);
-        MPI_OK(MPI_Mrecv(in, 3, MPI_INT, &msg, MPI_STATUS_IGNORE));
+        int count = -1;
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        MPI_OK(MPI_Mrecv(big, LARGE, MPI_INT, &msg, MPI_STATUS_IGNORE));
+        CHECK_EQ(msg, MPI_MESSAGE_NULL);
         const int from = st.MPI_TAG - 300;
-        CHECK_EQ(in[0], peer);
-        CHECK_EQ(in[1], from);
-        CHECK(in[2] > last[from]); /* one sender thread's messages in order */
-        last[from] = in[2];
-        __atomic_add_fetch(&taken[from][in[2]], 1, __ATOMIC_SEQ_CST);
+        CHECK(big[2] > last[from]); /* one sender thread's messages in order */
+        CHECK_EQ(count, big[2] % 2 ? LARGE : 3);
+        check_from_peer(big, count, from, big[2]);
+        last[from] = big[2];
+        __atomic_add_fetch(&taken[from][big[2]], 1, __ATOMIC_SEQ_CST);
     }
     MPI_OK(MPI_Waitall(MPROBE_EACH, sends, MPI_STATUSES_IGNORE));
+    free(outs);
+    free(big);
     pthread_barrier_wait(&all_threads);
     for (int i = 0; i < MPROBE_EACH; ++i)
         if (taken[t][i] != 1) FAIL("message %d of thread %d was taken %d times", i, t, taken[t][i]);
