@@ -2,7 +2,8 @@
 // (test_jobs_* share jobs_support.hpp): a rank's private memory has a
 // global form, the local path reaches another rank's buffer through it
 // only, ranks that share no memory talk over IKC, and every thread of a
-// rank sees the rank's MPI state, while in threads mode a thread the
+// rank sees the rank's MPI state (and, at MPI_THREAD_MULTIPLE, calls MPI
+// while another is blocked in it), while in threads mode a thread the
 // program starts is no rank.
 #include <catch2/catch.hpp>
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -273,4 +275,57 @@ TEST_CASE("in threads mode a thread the program starts is no rank", "[jobs][proc
         return 0;
     });
     CHECK_CLEAN(r);
+}
+
+TEST_CASE("at MPI_THREAD_MULTIPLE a blocking call blocks only its thread", "[jobs][processes]") {
+    // Rank 0's main thread waits in MPI_Recv for rank 1's answer, which
+    // rank 1 sends only once rank 0's other thread has spoken to it, while
+    // the main thread is blocked: a call that held the rank's state for
+    // its whole wait would deadlock. Then the other thread waits for a
+    // receive the main thread posted. On one cluster (the local path) and
+    // on two (IKC).
+    for (const Placement &p : {placements[0], placements[2], placements[3]}) {
+        INFO(p.name);
+        JobConfig c = config(2, p);
+        c.processes = true;
+        const JobResult r = run_job(c, [](int rank) {
+            int provided = -1, level = -1;
+            EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+            EXPECT(provided == MPI_THREAD_MULTIPLE);
+            EXPECT_OK(MPI_Query_thread(&level));
+            EXPECT(level == MPI_THREAD_MULTIPLE);
+            const int peer = 1 - rank;
+            int v = -1;
+            if (rank == 1) {
+                EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT(v == 10);
+                v = 11;
+                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, peer, 2, MPI_COMM_WORLD));
+                v = 12;
+                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD));
+            } else {
+                MPI_Request posted = MPI_REQUEST_NULL;
+                int last = -1, answered = 0;
+                EXPECT_OK(MPI_Irecv(&last, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &posted));
+                std::atomic<int> line{-1};
+                std::thread t = fake::rank_thread([&] {
+                    line = [&] {
+                        std::this_thread::sleep_for(
+                            std::chrono::milliseconds(20));  // the main thread is blocked
+                        const int out = 10;
+                        EXPECT_OK(MPI_Send(&out, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
+                        EXPECT_OK(MPI_Wait(&posted, MPI_STATUS_IGNORE));  // the main thread's request
+                        return 0;
+                    }();
+                });
+                EXPECT_OK(MPI_Recv(&answered, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                t.join();
+                if (line != 0) return line.load();
+                EXPECT(answered == 11 && last == 12);
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
 }
