@@ -3,8 +3,7 @@
 // global form, the local path reaches another rank's buffer through it
 // only, ranks that share no memory talk over IKC, and every thread of a
 // rank sees the rank's MPI state (and, at MPI_THREAD_MULTIPLE, calls MPI
-// while another is blocked in it), while in threads mode a thread the
-// program starts is no rank.
+// while another is blocked in it), in threads mode too.
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
@@ -254,19 +253,26 @@ TEST_CASE("in processes mode every thread of a rank sees the rank's MPI state", 
     }
 }
 
-TEST_CASE("in threads mode a thread the program starts is no rank", "[jobs][processes]") {
-    // Each rank is a thread with its MPI state: another thread has its
-    // own, where MPI is not initialized (MPI_THREAD_FUNNELED), and its end
-    // is not the rank's.
-    const JobResult r = run_job(shape(2), [](int) {
+TEST_CASE("in threads mode a thread a rank starts belongs to the rank", "[jobs][processes]") {
+    // Each rank is a thread of the cluster's process; a thread it starts
+    // finds the rank's MPI state (not another rank's), is not the main
+    // thread, and its end is not the rank's.
+    const JobResult r = run_job(shape(2), [](int rank) {
         int provided = -1;
         EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
-        EXPECT(provided == MPI_THREAD_FUNNELED);
-        const int line = on_another_thread([] {
-            int inited = -1, main = -1;
+        EXPECT(provided == MPI_THREAD_SERIALIZED);
+        const int line = on_another_thread([rank] {
+            int inited = -1, main = -1, me = -1, level = -1;
             EXPECT_OK(MPI_Initialized(&inited));
             EXPECT_OK(MPI_Is_thread_main(&main));
-            EXPECT(inited == 0 && main == 0);
+            EXPECT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+            EXPECT_OK(MPI_Query_thread(&level));
+            EXPECT(inited == 1 && main == 0 && me == rank && level == MPI_THREAD_SERIALIZED);
+            const int peer = 1 - rank, v = 40 + rank;
+            int w = -1;
+            EXPECT_OK(MPI_Sendrecv(&v, 1, MPI_INT, peer, 0, &w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
+            EXPECT(w == 40 + peer);
             EXPECT(!lwmpi::util::rank_exit(0));
             return 0;
         });
@@ -283,11 +289,16 @@ TEST_CASE("at MPI_THREAD_MULTIPLE a blocking call blocks only its thread", "[job
     // the main thread is blocked: a call that held the rank's state for
     // its whole wait would deadlock. Then the other thread waits for a
     // receive the main thread posted. On one cluster (the local path) and
-    // on two (IKC).
-    for (const Placement &p : {placements[0], placements[2], placements[3]}) {
-        INFO(p.name);
-        JobConfig c = config(2, p);
-        c.processes = true;
+    // on two (IKC), ranks as processes and as threads.
+    struct Run {
+        Placement placement;
+        bool processes;
+    };
+    for (const Run &run : {Run{placements[0], true}, Run{placements[2], true}, Run{placements[3], true},
+                           Run{placements[0], false}, Run{placements[2], false}}) {
+        INFO(run.placement.name << (run.processes ? ", ranks as processes" : ", ranks as threads"));
+        JobConfig c = config(2, run.placement);
+        c.processes = run.processes;
         const JobResult r = run_job(c, [](int rank) {
             int provided = -1, level = -1;
             EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));

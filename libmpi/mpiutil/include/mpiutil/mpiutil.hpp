@@ -132,11 +132,6 @@ const Limits &limits();
 /// Whether world rank `rank` runs on the caller's cluster, from the job's
 /// placement (no name resolution). MPI_SUCCESS or MPI_ERR_RANK.
 int same_cluster(int rank, bool *out);
-/// True when each rank is a process of its own (mpirun --ranks processes):
-/// then any thread of it may call MPI, one at a time, and sees its rank's
-/// state (rank_local.hpp); otherwise ranks are threads of one process and
-/// only the thread that called MPI_Init is the rank.
-bool rank_is_process();
 
 /// What a completed request reports.
 struct Status {
