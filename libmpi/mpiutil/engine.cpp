@@ -287,6 +287,20 @@ int progress() {
 
 namespace {
 
+// True once the polls counted in `polls`, the first of them at `since`
+// (0: not yet), have gone on for `ns`. The clock is a system call on
+// linux64: it is read every few polls (a poll takes far less than
+// ns / polls_per_clock).
+bool polled_for(uint32_t &polls, double &since, unsigned long ns) {
+    if (polls++ % polls_per_clock) return false;
+    const double now = wtime();
+    if (since == 0) {
+        since = now;
+        return false;
+    }
+    return (now - since) * 1e9 >= static_cast<double>(ns);
+}
+
 // True while the wait policy says to poll again rather than sleep.
 bool keep_polling(RankState &s) {
     switch (s.limits.wait) {
@@ -294,31 +308,17 @@ bool keep_polling(RankState &s) {
     case WaitPolicy::block: return false;
     case WaitPolicy::adaptive: break;
     }
-    // The clock is a system call on linux64: read it every few polls (a
-    // poll takes far less than adaptive_poll_ns / polls_per_clock).
-    if (s.waiting.polls++ % polls_per_clock) return true;
-    const double now = wtime();
-    if (s.waiting.polling_since == 0) {
-        s.waiting.polling_since = now;
-        return true;
-    }
-    return (now - s.waiting.polling_since) * 1e9 < adaptive_poll_ns;
+    return !polled_for(s.waiting.polls, s.waiting.polling_since, adaptive_poll_ns);
 }
 
 // True once the tests that found nothing since my last progress have
-// gone on for test_poll_ns (the clock is read every few tests: a system
-// call on linux64).
+// gone on for test_poll_ns.
 bool tests_polled_enough(RankState &s) {
     Waiting &w = s.waiting;
-    if (w.failed_tests == ~0u) return true;  // (known already)
-    if (++w.failed_tests % polls_per_clock) return false;
-    const double now = wtime();
-    if (w.testing_since == 0) {
-        w.testing_since = now;
-        return false;
-    }
-    if ((now - w.testing_since) * 1e9 < test_poll_ns) return false;
-    w.failed_tests = ~0u;
+    constexpr uint32_t enough = ~0u;  // (known already)
+    if (w.failed_tests == enough) return true;
+    if (!polled_for(w.failed_tests, w.testing_since, test_poll_ns)) return false;
+    w.failed_tests = enough;
     return true;
 }
 
