@@ -39,6 +39,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Op;
 typedef int MPI_Request;
+typedef int MPI_Message;
 typedef int MPI_Info;
 typedef int MPI_Win;
 typedef int MPI_File;
@@ -205,6 +206,11 @@ typedef long long MPI_Count;
 /* ---- Requests (kind 'R' = 0x52), MPI 3.1 section 3.7 ---------------- */
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
+
+/* ---- Matched messages (kind 'M' = 0x4d), MPI 3.1 section 3.8.2 ------ */
+
+#define MPI_MESSAGE_NULL    ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x4dffffff)
 
 /* ---- Windows (kind 'W' = 0x57), MPI 3.1 chapter 11 ----------------- */
 
@@ -554,6 +560,13 @@ int MPI_Request_free(MPI_Request *request);
 /* Whether a matching message has arrived, without receiving it. (3.8.1) */
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* Matched probe (3.8.2): the message found is taken off the matching and
+ * received only by MPI_Mrecv or MPI_Imrecv of its handle (for
+ * MPI_PROC_NULL, MPI_MESSAGE_NO_PROC), whichever thread calls them. */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
 /* Persistent requests (section 3.9): inactive until MPI_Start. */
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request);

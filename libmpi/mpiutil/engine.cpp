@@ -104,6 +104,7 @@ void free_unexpected(Unexpected *u) { self().match.spare_nodes.give_or_free(u, u
 void drop_unexpected() {
     RankState &s = self();
     free_all(s.match.unexpected);
+    free_all(s.match.held);
     s.match.unexpected_tail = &s.match.unexpected;
     s.match.spare_nodes.drop();
 }
@@ -194,6 +195,24 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
     return MPI_SUCCESS;
 }
 
+namespace {
+
+// Takes the oldest unexpected message that matches `p` off the list; nullptr if none.
+Unexpected *take_unexpected(const Pattern &p) {
+    RankState &s = self();
+    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
+        Unexpected *u = *link;
+        if (!matches(p, u->env)) continue;
+        *link = u->next;
+        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
+        if (tracing()) trace_match(u->env, u->bytes);
+        return u;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req) {
     RankState &s = self();
     if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
@@ -205,16 +224,49 @@ int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, i
     r.rbuf = buf;
     r.size = capacity;
     // The oldest unexpected message it accepts, else wait for one.
-    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
-        Unexpected *u = *link;
-        if (!accepts(r, u->env)) continue;
-        *link = u->next;
-        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
-        if (tracing()) trace_match(u->env, u->bytes);
+    if (Unexpected *u = take_unexpected(Pattern{source, tag, context})) {
         if (int e = accept(r, u)) complete(r, e);
         return MPI_SUCCESS;
     }
     queue_push(s.match.posted, *req);
+    return MPI_SUCCESS;
+}
+
+int mprobe(int source, int tag, uint32_t context, Status *st, int *req) {
+    RankState &s = self();
+    if (!s.ready) return fail(MPI_ERR_OTHER, "MPI is not initialized");
+    *req = -1;
+    const Pattern p{source, tag, context};
+    const Unexpected *first = s.match.unexpected;
+    while (first && !matches(p, first->env))
+        first = first->next;
+    if (!first) return MPI_SUCCESS;
+    if (int e = alloc_request(false, req)) return e;
+    Unexpected *u = take_unexpected(p);
+    // Kept where the rendezvous sees it: a message received after it
+    // overtakes it (overtakes(), ikc_rendezvous.cpp).
+    u->next = s.match.held;
+    s.match.held = u;
+    Request &r = request(*req);
+    r.peer = u->env.source;
+    r.tag = u->env.tag;
+    r.context = context;
+    r.held = u;
+    *st = Status{u->env.source, u->env.tag, u->bytes, u->bytes, MPI_SUCCESS};
+    return MPI_SUCCESS;
+}
+
+int mrecv(int req, void *buf, uint64_t capacity) {
+    Request &r = request(req);
+    Unexpected *u = r.held;
+    r.held = nullptr;
+    Unexpected **link = &self().match.held;
+    while (*link != u)
+        link = &(*link)->next;
+    *link = u->next;
+    r.rbuf = buf;
+    r.size = capacity;
+    if (int e = accept(r, u)) complete(r, e);
     return MPI_SUCCESS;
 }
 
@@ -223,12 +275,31 @@ int progress() {
     bool did = false;
     if (int e = local_progress(&did)) return e;
     if (int e = ikc_progress(&did)) return e;
-    if (did) s.waiting.progressed = true;
+    if (did) {
+        s.waiting.progressed = true;
+        s.waiting.failed_tests = 0;
+        s.waiting.testing_since = 0;
+        if (s.threads.multiple) wake_threads();
+    }
     s.waiting.last_pass_did = did;
     return MPI_SUCCESS;
 }
 
 namespace {
+
+// True once the polls counted in `polls`, the first of them at `since`
+// (0: not yet), have gone on for `ns`. The clock is a system call on
+// linux64: it is read every few polls (a poll takes far less than
+// ns / polls_per_clock).
+bool polled_for(uint32_t &polls, double &since, unsigned long ns) {
+    if (polls++ % polls_per_clock) return false;
+    const double now = wtime();
+    if (since == 0) {
+        since = now;
+        return false;
+    }
+    return (now - since) * 1e9 >= static_cast<double>(ns);
+}
 
 // True while the wait policy says to poll again rather than sleep.
 bool keep_polling(RankState &s) {
@@ -237,15 +308,32 @@ bool keep_polling(RankState &s) {
     case WaitPolicy::block: return false;
     case WaitPolicy::adaptive: break;
     }
-    // The clock is a system call on linux64: read it every few polls (a
-    // poll takes far less than adaptive_poll_ns / polls_per_clock).
-    if (s.waiting.polls++ % polls_per_clock) return true;
-    const double now = wtime();
-    if (s.waiting.polling_since == 0) {
-        s.waiting.polling_since = now;
-        return true;
-    }
-    return (now - s.waiting.polling_since) * 1e9 < adaptive_poll_ns;
+    return !polled_for(s.waiting.polls, s.waiting.polling_since, adaptive_poll_ns);
+}
+
+// True once the tests that found nothing since my last progress have
+// gone on for test_poll_ns.
+bool tests_polled_enough(RankState &s) {
+    Waiting &w = s.waiting;
+    constexpr uint32_t enough = ~0u;  // (known already)
+    if (w.failed_tests == enough) return true;
+    if (!polled_for(w.failed_tests, w.testing_since, test_poll_ns)) return false;
+    w.failed_tests = enough;
+    return true;
+}
+
+// Sleeps until an event of mine, at most timeout_ns (0: no limit), unless
+// local work is already there.
+void sleep_on_events(unsigned long timeout_ns) {
+    if (local_sleep_begin()) return;
+    ikc_wait_any(timeout_ns);  // an error shows again in the next progress()
+    local_sleep_end();
+}
+
+// Gives the host's CPU away a moment, letting my rank's other threads in.
+void give_way() {
+    Unlocked unlocked;
+    os::yield();  // ranks may outnumber the host's CPUs
 }
 
 }  // namespace
@@ -265,19 +353,33 @@ void idle() {
     if (keep_polling(s) || ikc_retrying()) {
         // A rank that never sleeps still says when it is stuck.
         if (s.limits.wait == WaitPolicy::spin && ++s.watch.spins % polls_per_clock == 0) watch_wait(s);
-        os::yield();  // ranks may outnumber the host's CPUs
+        give_way();
         return;
     }
     s.waiting.polling_since = 0;
     s.waiting.polls = 0;
     const unsigned long limit = watch_wait(s);
-    if (local_sleep_begin()) return;
-    ikc_wait_any(limit);  // an error shows again in the next progress()
-    local_sleep_end();
+    if (s.threads.multiple)
+        sleep_among_threads(limit, sleep_on_events);
+    else
+        sleep_on_events(limit);
 }
 
 void test_failed() {
-    if (!self().waiting.last_pass_did) os::yield();
+    RankState &s = self();
+    if (s.waiting.last_pass_did) return;
+    // A program that tests in a loop and finds nothing polls, as an
+    // adaptive wait does, then sleeps a little each time: on a host with
+    // fewer CPUs than ranks, a rank that only tests would keep the CPU
+    // from those it waits for. Its next message wakes it.
+    if (s.limits.wait != WaitPolicy::spin && tests_polled_enough(s)) {
+        if (s.threads.multiple)
+            sleep_among_threads(test_sleep_ns, sleep_on_events);
+        else
+            sleep_on_events(test_sleep_ns);
+        return;
+    }
+    give_way();
 }
 
 bool done(int req, Status *st) {

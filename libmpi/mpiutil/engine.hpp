@@ -120,6 +120,30 @@ void local_sleep_end();
 /// turns the local path off when the ranks of the cluster share no memory.
 int local_init();
 
+// ---- threads.cpp (MPI_THREAD_MULTIPLE) ----
+
+/// While it lives, the calling thread does not hold its rank's lock, if
+/// it held it (the rank's other threads call MPI meanwhile); it holds it
+/// again after. For the waits of a call, never around the use of state
+/// another thread may change.
+class Unlocked {
+public:
+    Unlocked();
+    ~Unlocked();
+    Unlocked(const Unlocked &) = delete;
+    Unlocked &operator=(const Unlocked &) = delete;
+
+private:
+    int depth_;  ///< the calls the thread was in; 0: it held no lock
+};
+/// A progress pass of the calling thread did something: wakes the rank's
+/// other blocked threads, whose requests it may have completed.
+void wake_threads();
+/// idle()'s sleep once threads are allowed: the first blocked thread
+/// calls sleep(timeout) (it sleeps on the rank's events), the others sleep
+/// until a pass does something; each at most threads_sleep_max_ns.
+void sleep_among_threads(unsigned long timeout_ns, void (*sleep)(unsigned long));
+
 // ---- watch.cpp ----
 
 /// Before idle() sleeps or spins on: tells the job monitor what I am

@@ -280,8 +280,9 @@ int each_arrived(F f) {
 
 // Sleeps until an event of mine, at most timeout_ns (0: no limit), unless
 // my ring has a message: the ring's `wake` is up while I may sleep, so
-// that the kernel makes an arrival an event (and only then).
-int sleep_on_events(unsigned long timeout_ns) {
+// that the kernel makes an arrival an event (and only then). With
+// let_threads_in, my rank's other threads may call MPI while I sleep.
+int sleep_on_events(unsigned long timeout_ns, bool let_threads_in) {
     RankState &s = self();
     // In processes mode another thread of the rank may have slept last:
     // a drain makes my core the one the kernel wakes for my arrivals.
@@ -303,7 +304,13 @@ int sleep_on_events(unsigned long timeout_ns) {
         constexpr unsigned long no_count = ~0UL;
         const int core = os::core();
         const unsigned long mine = core == s.waiting.seen_core ? s.waiting.ikc_seen : no_count;
-        const long seen = os::ikc_wait_any(mine, timeout_ns);
+        long seen;
+        if (let_threads_in) {
+            Unlocked unlocked;
+            seen = os::ikc_wait_any(mine, timeout_ns);
+        } else {
+            seen = os::ikc_wait_any(mine, timeout_ns);
+        }
         if (seen < 0)
             e = fail(MPI_ERR_OTHER, "waiting for IKC failed", seen);
         else
@@ -363,7 +370,8 @@ int ikc_progress(bool *did) {
 
 int ikc_wait_outside(unsigned long timeout_ns) {
     if (int e = stash_arrived()) return e;
-    return sleep_on_events(timeout_ns);
+    // My rank's other threads stay out: a name resolution is one at a time.
+    return sleep_on_events(timeout_ns, false);
 }
 
 void drop_stash() {
@@ -373,7 +381,7 @@ void drop_stash() {
 }
 
 int ikc_wait_any(unsigned long timeout_ns) {
-    return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(timeout_ns);
+    return self().inbox.stash ? MPI_SUCCESS : sleep_on_events(timeout_ns, true);
 }
 
 bool ikc_retrying() { return self().rdv.starved; }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <tessera/syscall.h>
 
+#include <initializer_list>
+
 #include "control.hpp"
 #include "engine.hpp"
 #include "ikc_path.hpp"
@@ -254,15 +256,18 @@ namespace {
 
 // True when rendezvous receive r, about to be allowed, takes its message
 // before an older one (RTS) of the same sender that is not allowed yet:
-// an unexpected one, or one matched after it. The sender's kept portal
-// then carries that one's write, and r's sender needs a CTS.
+// an unexpected one, one a matched probe holds, or one matched after it.
+// The sender's kept portal then carries that one's write, and r's sender
+// needs a CTS.
 bool overtakes(const Request &r) {
     const RankState &s = self();
     auto older = [&r](int source, bool cts_wanted, uint32_t stamp) {
         return source == r.status.source && !cts_wanted && static_cast<int32_t>(stamp - r.stamp) < 0;
     };
-    for (const Unexpected *u = s.match.unexpected; u; u = u->next)
-        if (u->protocol == Protocol::rendezvous && older(u->env.source, u->cts_wanted, u->stamp)) return true;
+    for (const Unexpected *list : {s.match.unexpected, s.match.held})
+        for (const Unexpected *u = list; u; u = u->next)
+            if (u->protocol == Protocol::rendezvous && older(u->env.source, u->cts_wanted, u->stamp))
+                return true;
     for (int i = r.next; i >= 0; i = request(i).next)  // matched after r, behind it in line
         if (older(request(i).status.source, request(i).cts_wanted, request(i).stamp)) return true;
     return false;

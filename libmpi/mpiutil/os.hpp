@@ -81,11 +81,18 @@ struct Aliasing {
 /// whose global form is g (free() needs that one); any other g unchanged.
 [[gnu::access(none, 1)]] void *private_of(const void *g);
 
-/// A word shared by the threads of the caller's process and only them,
-/// nullptr at the start of the job. In processes mode that process is
-/// one rank (LWMPI notes there which thread holds the rank's state,
-/// rank_local.hpp); in threads mode it holds all the ranks of a cluster.
-void *&process_word();
+/// A word shared by the threads of the caller's rank and only them,
+/// nullptr at the start of the job (LWMPI notes there which thread holds
+/// the rank's state, rank_local.hpp): in processes mode the process's; in
+/// threads mode, where a process holds all the ranks of a cluster, one per
+/// local index (a thread a rank starts has the rank's, ts_local_index).
+void *&rank_word();
+
+/// Between the threads of the caller's process (ts_futex_wait,
+/// ts_futex_wake): sleeps while *addr is `expected`, at most timeout_ns
+/// (0: no limit), and may wake spuriously; wakes up to n sleepers of addr.
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns);
+void futex_wake(const uint32_t *addr, int n);
 
 /// Ticks of job()->timebase_hz since an arbitrary origin.
 unsigned long time();

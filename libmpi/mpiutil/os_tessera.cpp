@@ -69,10 +69,16 @@ void *cluster_shared(size_t size) { return size <= shared_bytes ? g_layout.share
 void *global(const void *p) { return g_layout.self.global(p); }
 void *private_of(const void *g) { return g_layout.self.private_of(g); }
 
-void *&process_word() {
-    static void *word;  // a process's global: shared by its threads
-    return word;
+void *&rank_word() {
+    static void *words[TS_MAX_CORES];  // a process's globals: shared by its threads
+    const int local = ts_job()->ranks_mode == TS_RANKS_PROCESSES ? 0 : ts_local_index();
+    return words[local >= 0 && local < TS_MAX_CORES ? local : 0];
 }
+
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns) {
+    ts_futex_wait(addr, expected, timeout_ns);
+}
+void futex_wake(const uint32_t *addr, int n) { ts_futex_wake(addr, n); }
 
 unsigned long time() { return ts_time(); }
 void sleep_ns(unsigned long ns) { ts_sleep_ns(ns); }

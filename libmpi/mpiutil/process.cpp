@@ -78,19 +78,15 @@ int open_endpoints(RankState &s) {
 }  // namespace
 
 void find_home() {
-    if (!rank_is_process()) {
-        t_rank_link = RankLink{0, true};
-        return;
-    }
     // The home thread's link stands for its block of thread_local objects.
-    const void *home = __atomic_load_n(&os::process_word(), __ATOMIC_ACQUIRE);
+    const void *home = __atomic_load_n(&os::rank_word(), __ATOMIC_ACQUIRE);
     const uintptr_t shift = reinterpret_cast<uintptr_t>(home) - reinterpret_cast<uintptr_t>(&t_rank_link);
     t_rank_link = home ? RankLink{shift, true} : RankLink{0, false};
 }
 
 void become_home() {
     t_rank_link = RankLink{0, true};
-    __atomic_store_n(&os::process_word(), static_cast<void *>(&t_rank_link), __ATOMIC_RELEASE);
+    __atomic_store_n(&os::rank_word(), static_cast<void *>(&t_rank_link), __ATOMIC_RELEASE);
 }
 
 RankState &self() { return t_state.get(); }
@@ -169,7 +165,7 @@ int init() {
     s.ready = true;
     s.entered = true;
     // The rank's other threads may call MPI from now on, with this state.
-    if (rank_is_process()) become_home();
+    become_home();
     return MPI_SUCCESS;
 }
 
@@ -274,8 +270,6 @@ int resolve(int rank, Address *out) {
     *out = a;
     return MPI_SUCCESS;
 }
-
-bool rank_is_process() { return os::job()->ranks_mode == TS_RANKS_PROCESSES; }
 
 int same_cluster(int rank, bool *out) {
     // The placement says it: a name resolution would cost a round trip to

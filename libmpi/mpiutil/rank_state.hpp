@@ -52,6 +52,7 @@ enum class Phase : uint8_t {
 };
 
 struct LocalMsg;
+struct Unexpected;
 struct LocalSlot;
 struct GlobalHeap;
 
@@ -118,6 +119,7 @@ struct Request {
     int8_t out_portal;  ///< rendezvous send: the rdv.out_portals[] entry it writes on or waits in line for;
                         ///< -1: none
     LocalMsg *local;    ///< local send: the published message (global form)
+    Unexpected *held;   ///< receive of a matched probe not started yet: its message (mprobe())
     Status status;
 };
 
@@ -181,6 +183,7 @@ struct Matching {
     RequestQueue posted;     ///< receives not matched yet, oldest first
     Unexpected *unexpected;  ///< oldest first
     Unexpected **unexpected_tail;
+    Unexpected *held;                   ///< taken by a matched probe, not received yet (mprobe()), any order
     SpareList<Unexpected> spare_nodes;  ///< nodes without data
 };
 
@@ -235,6 +238,20 @@ struct Waiting {
     uint32_t polls;          ///< idle() polls since the wait began
     unsigned long ikc_seen;  ///< what the last os::ikc_wait_any() returned
     int seen_core;           ///< the core whose count ikc_seen is (0, the master's: none yet)
+    uint32_t failed_tests;   ///< tests that found nothing since the last progress (test_failed())
+    double testing_since;    ///< wtime() when those tests began being timed; 0: not yet
+};
+
+/// The rank's threads (threads.cpp), once MPI_THREAD_MULTIPLE is granted.
+/// Threads are named by their core + 1 (a thread keeps its core).
+struct Threads {
+    bool multiple;  ///< MPI_THREAD_MULTIPLE granted: every call takes `lock`
+    uint32_t lock;  ///< futex word: 0 free, 1 held, 2 held and waited for
+    int owner;      ///< the thread that holds `lock`; 0: none
+    int depth;      ///< how many calls of its own the owner is in
+    int sleeper;    ///< the thread asleep on the rank's events; 0: none
+    uint32_t seq;   ///< futex word the other blocked threads sleep on: bumped to wake them
+    int waiters;    ///< threads asleep on `seq`
 };
 
 /// What the job monitor hears of my waits (watch.cpp): counts of
@@ -278,6 +295,7 @@ struct RankState {
     LocalState shm;
     Waiting waiting;
     Watch watch;
+    Threads threads;
 
     char detail[detail_max];
 };

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <string.h>
 
+#include "engine.hpp"
 #include "os.hpp"
 #include <lwmpi/rank_local.hpp>
 #include "rank_state.hpp"
@@ -213,6 +214,7 @@ int rma_atomic(const RmaPeer &p, uint64_t addr, Atomic kind, uint64_t operand, u
 
 void rma_backoff(int tries) {
     constexpr int yields = 4, max_shift = 8;
+    Unlocked unlocked;  // my rank's other threads may call MPI meanwhile
     if (tries < yields) {
         os::yield();
         return;

@@ -83,8 +83,12 @@ unsigned long watch_wait(RankState &s) {
     const unsigned long after = ticks(watch_after_ns);
     const unsigned long since_said = w.said ? now - w.said : now - w.stuck_since;
     if (since_said < after) return ns_of(after - since_said);
-    const ts_mpi_state st = describe(s, TS_MPI_STATE_BLOCKED, now);
-    os::mpi_state_send(st);  // a failure only leaves the monitor less to go by
+    // At MPI_THREAD_MULTIPLE another thread of mine may be computing, and
+    // send later what the others wait for: I am never blocked as a whole.
+    if (!s.threads.multiple) {
+        const ts_mpi_state st = describe(s, TS_MPI_STATE_BLOCKED, now);
+        os::mpi_state_send(st);  // a failure only leaves the monitor less to go by
+    }
     w.said = now;
     return watch_after_ns;
 }

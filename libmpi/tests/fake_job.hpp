@@ -50,7 +50,7 @@ struct JobConfig {
     std::vector<int> appnum;
     /// ts_job_info.ranks_mode TS_RANKS_PROCESSES: each rank is a process
     /// of its own, as far as threads in one host process can be. Its
-    /// threads (rank_thread()) share its os::process_word(), and it has a
+    /// threads (rank_thread()) share its os::rank_word(), and it has a
     /// private area (private_memory()) which the ranks of its cluster see
     /// at its aliases (the same pages, mapped twice), so os::global() is
     /// not the identity there. Otherwise the ranks of a cluster are
@@ -86,10 +86,10 @@ bool clean(const JobResult &r);
 
 /// A thread of the calling rank's process, as one its program would
 /// start (ts_thread_create), running body() on a core of its own (one
-/// such thread per rank at a time). In processes mode it shares the
-/// rank's identity and os::process_word(); in threads mode it is no rank
-/// (os::rank() -1) and shares the word with the whole cluster. A job that
-/// ends early ends it too. Join it before the rank's body returns.
+/// such thread per rank at a time). It shares the rank's identity and
+/// os::rank_word(), in both modes (the runtime gives a thread its
+/// creator's rank and local index). A job that ends early ends it too.
+/// Join it before the rank's body returns.
 std::thread rank_thread(std::function<void()> body);
 
 /// The calling rank's private area in processes mode (private_bytes, the

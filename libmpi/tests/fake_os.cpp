@@ -506,8 +506,8 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
         shared.push_back(std::make_unique<SharedBlock>());
         if (config.processes) areas.push_back(std::make_unique<PrivateAreas>(config.slots));
     }
-    // A word per process: per rank in processes mode, else per cluster.
-    std::vector<void *> words(static_cast<size_t>(config.processes ? config.np : config.ncompute));
+    // A word per rank (os::rank_word()), its threads' too.
+    std::vector<void *> words(static_cast<size_t>(config.np));
     JobResult result;
     result.status.assign(config.np, -1);
     f.sleeps.assign(config.np, 0);
@@ -522,7 +522,7 @@ JobResult run_job(const JobConfig &config, const std::function<int(int rank)> &b
             t_me.local = p.local;
             t_me.core = p.local + 1;  // as the runtime places rank threads
             t_me.shared = shared[p.cluster].get();
-            t_me.word = &words[static_cast<size_t>(config.processes ? rank : p.cluster)];
+            t_me.word = &words[static_cast<size_t>(rank)];
             ts_job_info &i = t_me.info;
             i.cluster_id = config.nio + p.cluster;
             i.nclusters = config.nio + config.ncompute;
@@ -590,8 +590,6 @@ std::thread rank_thread(std::function<void()> body) {
     me.out.clear();
     me.mid_line = false;
     me.core += me.info.slots_per_cluster;
-    // In threads mode, a thread of the cluster's process that is no rank.
-    if (me.info.ranks_mode != TS_RANKS_PROCESSES) me.rank = me.local = -1;
     return std::thread([me = std::move(me), body = std::move(body)] {
         t_me = me;
         try {
@@ -672,7 +670,27 @@ void *cluster_shared(size_t size) {
 
 void *global(const void *p) { return t_me.aliasing.global(p); }
 void *private_of(const void *g) { return t_me.aliasing.private_of(g); }
-void *&process_word() { return *t_me.word; }
+void *&rank_word() {
+    thread_local void *outside = nullptr;  // a thread outside any job (unit tests of LibMPI alone)
+    return t_me.word ? *t_me.word : outside;
+}
+
+// Futexes over the fabric's lock and condition: a waker changes the word,
+// then takes the lock to notify, so a sleeper that saw the old value under
+// the lock is already waiting then.
+void futex_wait(const uint32_t *addr, uint32_t expected, unsigned long timeout_ns) {
+    auto lock = enter();
+    const auto until = timeout_ns ? Clock::now() + std::chrono::nanoseconds(timeout_ns) : fab().deadline;
+    while (__atomic_load_n(addr, __ATOMIC_SEQ_CST) == expected && Clock::now() < until) {
+        fab().cv.wait_until(lock, std::min(until, fab().deadline));
+        check_alive(lock);
+    }
+}
+
+void futex_wake(const uint32_t *, int) {
+    auto lock = enter();
+    fab().cv.notify_all();
+}
 
 unsigned long time() {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - fab().start).count();

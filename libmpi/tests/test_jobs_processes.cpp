@@ -2,14 +2,15 @@
 // (test_jobs_* share jobs_support.hpp): a rank's private memory has a
 // global form, the local path reaches another rank's buffer through it
 // only, ranks that share no memory talk over IKC, and every thread of a
-// rank sees the rank's MPI state, while in threads mode a thread the
-// program starts is no rank.
+// rank sees the rank's MPI state (and, at MPI_THREAD_MULTIPLE, calls MPI
+// while another is blocked in it), in threads mode too.
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -252,19 +253,26 @@ TEST_CASE("in processes mode every thread of a rank sees the rank's MPI state", 
     }
 }
 
-TEST_CASE("in threads mode a thread the program starts is no rank", "[jobs][processes]") {
-    // Each rank is a thread with its MPI state: another thread has its
-    // own, where MPI is not initialized (MPI_THREAD_FUNNELED), and its end
-    // is not the rank's.
-    const JobResult r = run_job(shape(2), [](int) {
+TEST_CASE("in threads mode a thread a rank starts belongs to the rank", "[jobs][processes]") {
+    // Each rank is a thread of the cluster's process; a thread it starts
+    // finds the rank's MPI state (not another rank's), is not the main
+    // thread, and its end is not the rank's.
+    const JobResult r = run_job(shape(2), [](int rank) {
         int provided = -1;
         EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
-        EXPECT(provided == MPI_THREAD_FUNNELED);
-        const int line = on_another_thread([] {
-            int inited = -1, main = -1;
+        EXPECT(provided == MPI_THREAD_SERIALIZED);
+        const int line = on_another_thread([rank] {
+            int inited = -1, main = -1, me = -1, level = -1;
             EXPECT_OK(MPI_Initialized(&inited));
             EXPECT_OK(MPI_Is_thread_main(&main));
-            EXPECT(inited == 0 && main == 0);
+            EXPECT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+            EXPECT_OK(MPI_Query_thread(&level));
+            EXPECT(inited == 1 && main == 0 && me == rank && level == MPI_THREAD_SERIALIZED);
+            const int peer = 1 - rank, v = 40 + rank;
+            int w = -1;
+            EXPECT_OK(MPI_Sendrecv(&v, 1, MPI_INT, peer, 0, &w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
+            EXPECT(w == 40 + peer);
             EXPECT(!lwmpi::util::rank_exit(0));
             return 0;
         });
@@ -273,4 +281,62 @@ TEST_CASE("in threads mode a thread the program starts is no rank", "[jobs][proc
         return 0;
     });
     CHECK_CLEAN(r);
+}
+
+TEST_CASE("at MPI_THREAD_MULTIPLE a blocking call blocks only its thread", "[jobs][processes]") {
+    // Rank 0's main thread waits in MPI_Recv for rank 1's answer, which
+    // rank 1 sends only once rank 0's other thread has spoken to it, while
+    // the main thread is blocked: a call that held the rank's state for
+    // its whole wait would deadlock. Then the other thread waits for a
+    // receive the main thread posted. On one cluster (the local path) and
+    // on two (IKC), ranks as processes and as threads.
+    struct Run {
+        Placement placement;
+        bool processes;
+    };
+    for (const Run &run : {Run{placements[0], true}, Run{placements[2], true}, Run{placements[3], true},
+                           Run{placements[0], false}, Run{placements[2], false}}) {
+        INFO(run.placement.name << (run.processes ? ", ranks as processes" : ", ranks as threads"));
+        JobConfig c = config(2, run.placement);
+        c.processes = run.processes;
+        const JobResult r = run_job(c, [](int rank) {
+            int provided = -1, level = -1;
+            EXPECT_OK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+            EXPECT(provided == MPI_THREAD_MULTIPLE);
+            EXPECT_OK(MPI_Query_thread(&level));
+            EXPECT(level == MPI_THREAD_MULTIPLE);
+            const int peer = 1 - rank;
+            int v = -1;
+            if (rank == 1) {
+                EXPECT_OK(MPI_Recv(&v, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                EXPECT(v == 10);
+                v = 11;
+                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, peer, 2, MPI_COMM_WORLD));
+                v = 12;
+                EXPECT_OK(MPI_Send(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD));
+            } else {
+                MPI_Request posted = MPI_REQUEST_NULL;
+                int last = -1, answered = 0;
+                EXPECT_OK(MPI_Irecv(&last, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &posted));
+                std::atomic<int> line{-1};
+                std::thread t = fake::rank_thread([&] {
+                    line = [&] {
+                        std::this_thread::sleep_for(
+                            std::chrono::milliseconds(20));  // the main thread is blocked
+                        const int out = 10;
+                        EXPECT_OK(MPI_Send(&out, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
+                        EXPECT_OK(MPI_Wait(&posted, MPI_STATUS_IGNORE));  // the main thread's request
+                        return 0;
+                    }();
+                });
+                EXPECT_OK(MPI_Recv(&answered, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                t.join();
+                if (line != 0) return line.load();
+                EXPECT(answered == 11 && last == 12);
+            }
+            EXPECT_OK(MPI_Finalize());
+            return 0;
+        });
+        CHECK_CLEAN(r);
+    }
 }

@@ -16,6 +16,7 @@ enum class HandleKind : unsigned {
     group = 0x47,       // 'G'
     info = 0x49,        // 'I'
     keyval = 0x4b,      // 'K' (attribute keys, MPI 3.1 section 6.7)
+    message = 0x4d,     // 'M' (matched probe, MPI 3.1 section 3.8.2: a request not started)
     op = 0x4f,          // 'O'
     request = 0x52,     // 'R'
     win = 0x57,         // 'W' (one-sided communication, MPI 3.1 chapter 11)

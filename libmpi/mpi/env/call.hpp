@@ -18,8 +18,22 @@
 
 #include "common/trace.hpp"
 #include "errors.hpp"
+#include <mpiutil/mpiutil.hpp>
 
 namespace lwmpi {
+
+/// Holds the calling rank's lock for the life of an MPI call once the rank
+/// runs at MPI_THREAD_MULTIPLE (util::enter_call()); nothing otherwise.
+class RankEntry {
+public:
+    RankEntry() : took_(util::enter_call()) {}
+    ~RankEntry() { util::leave_call(took_); }
+    RankEntry(const RankEntry &) = delete;
+    RankEntry &operator=(const RankEntry &) = delete;
+
+private:
+    bool took_;
+};
 
 /// Whether a call is recorded by mpirun --trace: the point-to-point calls,
 /// the collectives, MPI_Init and MPI_Finalize are; the many small queries
@@ -50,6 +64,7 @@ public:
     int fail(int code, const char *detail = nullptr) const { return raise_error(object_, fn_, code, detail); }
 
 private:
+    RankEntry entry_;  // first: the rest of the call runs under the rank's lock
     const char *fn_;
     int object_ = MPI_COMM_WORLD;
     TraceCall trace_;

@@ -43,10 +43,10 @@ int init(const char *fn, int *argc, char ***argv) {
     return MPI_SUCCESS;
 }
 
-// The threads of a rank that may call MPI (MPI 3.1 section 12.4.3): those
-// of its process, one at a time, when it is a process of its own; else
-// only the rank's thread.
-int thread_level() { return util::rank_is_process() ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED; }
+// The level a rank runs at (MPI 3.1 section 12.4.3): its threads (those
+// of its process, or with ranks as threads those it starts) call MPI one
+// at a time, or at any time once MPI_THREAD_MULTIPLE is granted.
+int thread_level() { return util::threads_allowed() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED; }
 
 }  // namespace
 }  // namespace lwmpi
@@ -58,9 +58,11 @@ int MPI_Init(int *argc, char ***argv) {
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     Call call("MPI_Init_thread", Traced::yes);
-    (void)required;
     if (!provided) return call.fail(MPI_ERR_ARG, "provided is NULL");
     if (int e = init(call.name(), argc, argv)) return e;
+    // MPI_THREAD_MULTIPLE is served by the rank's lock, which the others
+    // need not take.
+    if (required > MPI_THREAD_SERIALIZED) util::allow_threads();
     *provided = thread_level();
     return MPI_SUCCESS;
 }

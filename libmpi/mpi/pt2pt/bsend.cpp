@@ -21,9 +21,10 @@ struct Block {
 constexpr uint64_t align = 16;
 static_assert(align <= MPI_BSEND_OVERHEAD);
 
-/// Messages an attached buffer holds at once (each also takes a request
-/// until it has left).
-constexpr int max_blocks = 2 * util::max_ranks + 64;
+/// Messages an attached buffer holds at once: as many as requests, which
+/// each also takes until it has left (threads of a rank may have
+/// thousands in flight together).
+constexpr int max_blocks = util::max_requests;
 /// Entries of the block table when it is first needed (then doubled).
 constexpr int first_blocks = 16;
 

@@ -484,14 +484,43 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
     return MPI_SUCCESS;
 }
 
-// Probe and Iprobe (section 3.8.1).
-static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+// Takes the oldest message matching (world rank `world`, tag) on `c` off
+// the matching into a new LibMPI request, not started, which *message
+// names (section 3.8.2); *found false (and nothing taken) when none has
+// arrived.
+static int match_message(const Comm &c, MPI_Comm comm, int world, int tag, util::Status *st,
+                         MPI_Message *message, bool *found) {
+    *found = false;
+    // The request first: a message once taken must find its handle.
+    MPI_Request h;
+    if (int e = request_new(recv_op(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, comm), false, &h)) return e;
+    Request &r = *request_get(h);
+    int taken = -1;
+    const int e = util::mprobe(world, tag, c.context, st, &taken);
+    if (e || taken < 0) {
+        request_drop(r);
+        return e;
+    }
+    r.util_req = taken;
+    r.matched = true;
+    r.args.peer = group_rank_of(peers(c), st->source);
+    r.args.tag = st->tag;
+    *message = make_handle(HandleKind::message, handle_index(h));
+    *found = true;
+    return MPI_SUCCESS;
+}
+
+// Probe and Iprobe (section 3.8.1), and with `message` Mprobe and Improbe
+// (3.8.2): blocking when flag is null.
+static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status) {
     Comm *c;
     if (int e = enter_comm(fn, comm, &c)) return e;
     if (int e = check_source(source, peers(*c).size)) return raise_error(comm, fn, e);
     if (int e = check_recv_tag(tag)) return raise_error(comm, fn, e);
     if (source == MPI_PROC_NULL) {
         if (flag) *flag = 1;
+        if (message) *message = MPI_MESSAGE_NO_PROC;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
@@ -499,7 +528,11 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
     for (;;) {
         if (int e = progress_requests()) return raise_error(comm, fn, e, util::error_detail());
         util::Status st;
-        const bool found = util::probe(world, tag, c->context, &st);
+        bool found = false;
+        if (!message)
+            found = util::probe(world, tag, c->context, &st);
+        else if (int e = match_message(*c, comm, world, tag, &st, message, &found))
+            return raise_error(comm, fn, e, e == MPI_ERR_NO_MEM ? "too many requests" : util::error_detail());
         if (found && status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = group_rank_of(peers(*c), st.source);
             status->MPI_TAG = st.tag;
@@ -518,13 +551,67 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag, 
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
     Call call("MPI_Probe", Traced::yes);
-    return probe(call.name(), source, tag, comm, nullptr, status);
+    return probe(call.name(), source, tag, comm, nullptr, nullptr, status);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
     Call call("MPI_Iprobe", Traced::yes);
     if (!flag) return raise_error(comm, call.name(), MPI_ERR_ARG);
-    return probe(call.name(), source, tag, comm, flag, status);
+    return probe(call.name(), source, tag, comm, flag, nullptr, status);
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) {
+    Call call("MPI_Mprobe", Traced::yes);
+    if (!message) return raise_error(comm, call.name(), MPI_ERR_ARG, "message is NULL");
+    return probe(call.name(), source, tag, comm, nullptr, message, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) {
+    Call call("MPI_Improbe", Traced::yes);
+    if (!flag || !message) return raise_error(comm, call.name(), MPI_ERR_ARG);
+    return probe(call.name(), source, tag, comm, flag, message, status);
+}
+
+// Starts the receive of matched message *message (MPI_Mrecv and
+// MPI_Imrecv) into *request; *message becomes MPI_MESSAGE_NULL. Errors go
+// to the message's communicator.
+static int start_matched(Call &call, void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                         MPI_Request *request) {
+    if (!message) return call.fail(MPI_ERR_ARG, "message is NULL");
+    if (*message == MPI_MESSAGE_NO_PROC) {  // a receive from MPI_PROC_NULL
+        const int e = nonblocking(
+            call, recv_op(buf, count, datatype, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_SELF), false, request);
+        if (e == MPI_SUCCESS) *message = MPI_MESSAGE_NULL;
+        return e;
+    }
+    const MPI_Request h = make_handle(HandleKind::request, handle_index(*message));
+    Request *r = handle_is(*message, HandleKind::message) ? request_get(h) : nullptr;
+    if (!r || !r->matched) return call.fail(MPI_ERR_ARG, "not a matched message (MPI_Mprobe, MPI_Improbe)");
+    if (int e = check_op(call, recv_op(buf, count, datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, r->args.comm)))
+        return e;
+    datatype_release(r->args.datatype);
+    r->args.rbuf = buf;
+    r->args.count = count;
+    r->args.datatype = datatype;
+    r->type = datatype_hold(datatype);
+    if (int e = request_start(*r)) return call.fail(e, util::error_detail());
+    *message = MPI_MESSAGE_NULL;
+    *request = h;
+    return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) {
+    Call call("MPI_Imrecv", Traced::yes);
+    if (!request) return call.fail(MPI_ERR_ARG, "request is NULL");
+    return start_matched(call, buf, count, datatype, message, request);
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
+    Call call("MPI_Mrecv", Traced::yes);
+    MPI_Request h;
+    if (int e = start_matched(call, buf, count, datatype, message, &h)) return e;
+    if (int e = request_wait(*request_get(h))) return call.fail(e, util::error_detail());
+    return finish(call.name(), &h, status);
 }
 
 namespace lwmpi {

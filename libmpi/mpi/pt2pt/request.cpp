@@ -300,7 +300,9 @@ int request_start(Request &r) {
         }
     } else if (e == MPI_SUCCESS) {
         const int src = a.peer == MPI_ANY_SOURCE ? util::any_source : peers(c).world[a.peer];
-        e = util::irecv(src, a.tag, context, data, bytes, &r.util_req);
+        e = r.matched ? util::mrecv(r.util_req, data, bytes)
+                      : util::irecv(src, a.tag, context, data, bytes, &r.util_req);
+        r.matched = false;
     }
     if (e) {
         free_packed(r);

@@ -75,8 +75,9 @@ struct Request {
     RequestKind kind;
     bool in_use;
     bool persistent;
-    bool active;  ///< started and not completed by a wait or test
-    bool freed;   ///< MPI_Request_free'd while active
+    bool active;   ///< started and not completed by a wait or test
+    bool freed;    ///< MPI_Request_free'd while active
+    bool matched;  ///< a matched probe's message (util_req holds it), not received yet
     P2POp args;
     const Datatype *type;  ///< args.datatype, held until the request is dropped
     Comm *comm;            ///< args.comm, held until the request is dropped

@@ -1,6 +1,6 @@
-/* On-target test: with --ranks processes, another thread of a rank calls
- * MPI (MPI_THREAD_SERIALIZED, MPI 3.1 section 12.4): it sees the rank's
- * state, not a state of its own. Needs an even number of ranks and a free
+/* On-target test: another thread of a rank calls MPI
+ * (MPI_THREAD_SERIALIZED, MPI 3.1 section 12.4), with ranks as processes
+ * or as threads: it sees the rank's state, not a state of its own. Needs an even number of ranks and a free
  * core per rank for its thread (-np 2, any mapping).
  *
  * Each rank asks for MPI_THREAD_SERIALIZED and starts a helper thread,

@@ -1,13 +1,13 @@
 // LWMPI's per-rank state: RankLocal<T>, the one way LibMPI and MPIUtil
 // keep what belongs to the calling MPI process (rank).
 //
-// When the ranks of a cluster are threads of one process (threads mode),
-// a rank is a thread, so its state is thread_local; another thread the
-// program starts is no rank, has a state of its own and sees MPI not
-// initialized (MPI_THREAD_FUNNELED). When each rank is a process
-// (processes mode), any thread of it may call MPI, one at a time
-// (MPI_THREAD_SERIALIZED), and must find the rank's state: that of the
-// thread that called MPI_Init, its *home* thread.
+// A rank's state is that of the thread that called MPI_Init, its *home*
+// thread, and every thread of the rank must find it: when each rank is a
+// process (processes mode), its process's threads; when the ranks of a
+// cluster are threads of one process (threads mode), the rank's thread
+// and the threads it starts (which have its local index). Any of them may
+// call MPI, one at a time (MPI_THREAD_SERIALIZED), or at any time under
+// the rank's lock (MPI_THREAD_MULTIPLE, threads.cpp).
 //
 // So each object is a thread_local RankLocal<T>, and get() moves from the
 // caller's instance to the home thread's: every thread's thread_local
@@ -15,10 +15,10 @@
 // program, whose one TLS block holds them all), at the same distance from
 // one another, so the home thread's instance of an object lies at a fixed
 // shift from the caller's own instance of it, the same shift for every
-// object. MPI_Init (in processes mode only) records the home thread in
-// os::process_word(); each thread learns its shift once (find_home()),
-// after which get() costs a thread_local load and an add. In threads mode
-// the shift is 0. The home thread's objects live as long as it does: it
+// object. MPI_Init records the home thread in os::rank_word(); each
+// thread learns its shift once (find_home()), after which get() costs a
+// thread_local load and an add (the shift is 0 on the home thread). The
+// home thread's objects live as long as it does: it
 // must outlive the other threads' calls (MPI asks that it also be the one
 // that calls MPI_Finalize).
 #pragma once
@@ -39,14 +39,12 @@ struct RankLink {
 /// The calling thread's link; all-zero: not known yet.
 inline constinit thread_local RankLink t_rank_link{};
 
-/// Sets t_rank_link: final at once in threads mode and in a thread of a
-/// rank whose MPI_Init has run; before that, the thread's own state, and
-/// it asks again next time.
+/// Sets t_rank_link: final in a thread of a rank whose MPI_Init has run;
+/// before that, the thread's own state, and it asks again next time.
 void find_home();
 
-/// Makes the calling thread its rank's home thread (init(), in processes
-/// mode only): the other threads of its process find their rank's state
-/// in its objects from now on.
+/// Makes the calling thread its rank's home thread (init()): the rank's
+/// other threads find their rank's state in its objects from now on.
 void become_home();
 
 /// The shift from the caller's thread_local objects to its rank's.

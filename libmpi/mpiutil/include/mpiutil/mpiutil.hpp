@@ -132,11 +132,6 @@ const Limits &limits();
 /// Whether world rank `rank` runs on the caller's cluster, from the job's
 /// placement (no name resolution). MPI_SUCCESS or MPI_ERR_RANK.
 int same_cluster(int rank, bool *out);
-/// True when each rank is a process of its own (mpirun --ranks processes):
-/// then any thread of it may call MPI, one at a time, and sees its rank's
-/// state (rank_local.hpp); otherwise ranks are threads of one process and
-/// only the thread that called MPI_Init is the rank.
-bool rank_is_process();
 
 /// What a completed request reports.
 struct Status {
@@ -162,6 +157,17 @@ int isend(Protocol protocol, SendMode mode, int dst, int tag, uint32_t context, 
 /// bytes).
 int irecv(int source, int tag, uint32_t context, void *buf, uint64_t capacity, int *req);
 
+/// Matched probe (MPI 3.1 section 3.8.2): when a message matching (source
+/// or any_source, tag or any_tag, context) has arrived, takes the oldest
+/// such off the matching, so that no other receive gets it, into a new
+/// receive request *req (not started: mrecv() starts it), its envelope
+/// and size in *st; else *req is -1. MPI_ERR_NO_MEM when the request pool
+/// is full.
+int mprobe(int source, int tag, uint32_t context, Status *st, int *req);
+/// Starts receive `req` of mprobe() into `buf` of `capacity` bytes; it
+/// completes as irecv()'s do.
+int mrecv(int req, void *buf, uint64_t capacity);
+
 /// Moves every request of the caller on, without blocking. An error here
 /// (an IKC failure) is fatal for the rank's communication.
 int progress();
@@ -178,8 +184,36 @@ void watch_calls(const char *const *where);
 /// A test (MPI_Test, MPI_Iprobe, ...) found nothing and the last progress()
 /// did nothing: lets the other cores of the host run a moment, since a
 /// program that tests in a loop would otherwise keep the CPU from the rank
-/// it waits for (QEMU runs every hart in one host thread).
+/// it waits for (QEMU runs every hart in one host thread). Once such tests
+/// have followed one another for test_poll_ns with no progress, each one
+/// also sleeps until an event of the rank, at most test_sleep_ns, so that
+/// ranks that only test give their host cores to those with work (an
+/// oversubscribed host).
 void test_failed();
+/// How long tests that find nothing poll before they sleep (test_failed),
+/// and how long such a sleep lasts at most, ns.
+inline constexpr unsigned long test_poll_ns = 50'000;
+inline constexpr unsigned long test_sleep_ns = 1'000'000;
+
+// ---- threads (threads.cpp): MPI_THREAD_MULTIPLE, MPI 3.1 section 12.4 ----
+
+/// Lets every thread of the calling rank call MPI at any time
+/// (MPI_THREAD_MULTIPLE), after init(): from now on each MPI call holds
+/// the rank's lock, which a call that waits lets go while it waits.
+void allow_threads();
+/// True once allow_threads() was called.
+bool threads_allowed();
+/// An MPI call begins: once threads are allowed, waits for the rank's
+/// lock (a thread that holds it already nests). Returns whether it took
+/// it, for leave_call().
+bool enter_call();
+/// The MPI call that enter_call() answered `took` for ends.
+void leave_call(bool took);
+/// How long a thread blocked in MPI sleeps at most once threads are
+/// allowed, ns: the kernel tells a thread of the end of the asynchronous
+/// IKC operations it started only, and another thread of its rank may
+/// have started those it waits for.
+inline constexpr unsigned long threads_sleep_max_ns = 1'000'000;
 /// True when request `req` completed; *st (may be null) gets its status.
 bool done(int req, Status *st);
 /// Frees a completed request.
