@@ -9,7 +9,7 @@ namespace kernel {
 
 long check_user(uintptr_t va, size_t len, bool write) {
     if (len == 0) return 0;
-    if (va < user_base || va >= user_stack_area || len > user_stack_area - va) return -TS_EFAULT;
+    if (!in_user_space(va, len)) return -TS_EFAULT;
     Process *p = current_process();
     if (!p) return -TS_EFAULT;
     const unsigned need = hal::perm_user | hal::perm_r | (write ? hal::perm_w : 0);

@@ -39,6 +39,13 @@
 // eager messages a sender may have outstanding (eager_credits()) sends them
 // in a CREDIT of its own. A ping-pong thus needs no CREDIT message.
 //
+// Cancelling a send (MPI 3.1 section 3.8.4): the sender writes
+// WITHDRAW{seq}; its receiver, which has every message the sender wrote
+// before (a sender's mailbox messages, and its local messages, arrive in
+// order), takes the send's message out of its unexpected ones if no
+// receive matched it yet, and answers WITHDRAWN{seq, bytes 1: taken out,
+// 0: matched}. The send's EAGER, RTS and local messages carry its seq.
+//
 // KICK wakes a rank of the same cluster that sleeps on its mailbox (the
 // local path signals through shared memory otherwise).
 #pragma once
@@ -48,7 +55,7 @@
 
 namespace lwmpi::util {
 
-inline constexpr uint8_t control_version = 5;
+inline constexpr uint8_t control_version = 6;
 
 enum class ControlKind : uint8_t {
     rts = 1,         ///< request to send: an envelope and the bytes; the write comes, in order, for the allow
@@ -58,6 +65,8 @@ enum class ControlKind : uint8_t {
     credit = 5,      ///< only gives back credits (`credit`)
     kick = 6,        ///< wake up (nothing else)
     rts_cts = 7,     ///< as RTS, but the sender writes once a CTS came
+    withdraw = 8,    ///< the sender cancels its send `seq`
+    withdrawn = 9,   ///< the answer: `bytes` 1 when the message was taken out, 0 when matched
 };
 
 /// The header of every message but EAGER_MORE: 32 bytes, naturally
@@ -70,10 +79,11 @@ struct ControlMsg {
     uint32_t context;  ///< RTS, EAGER: communicator context id; else 0
     int32_t source;    ///< world rank of the writer
     int32_t tag;       ///< RTS, EAGER: message tag; else 0
-    uint32_t seq;      ///< RTS, CTS: the sender's id of the send (and its portal write's tag)
-    int16_t cluster;   ///< writer's cluster id (reply address)
-    int16_t port;      ///< writer's mailbox and portal port (reply address)
-    uint64_t bytes;    ///< RTS, EAGER: the message's bytes; else 0
+    uint32_t
+        seq;  ///< RTS, CTS, EAGER, WITHDRAW(N): the sender's id of the send (RTS: its portal write's tag)
+    int16_t cluster;  ///< writer's cluster id (reply address)
+    int16_t port;     ///< writer's mailbox and portal port (reply address)
+    uint64_t bytes;   ///< RTS, EAGER: the message's bytes; else 0
 };
 static_assert(sizeof(ControlMsg) == 32, "the control message layout is part of the protocol");
 static_assert(alignof(ControlMsg) == 8);
@@ -114,7 +124,7 @@ inline bool control_valid(const void *m, long nread, int np) {
     if (kind == ControlKind::eager_more)  // (its source is not where ControlMsg's is)
         return f->source >= 0 && f->source < np && nread > static_cast<long>(sizeof(FragmentHeader));
     if (f->kind < static_cast<uint8_t>(ControlKind::rts) ||
-        f->kind > static_cast<uint8_t>(ControlKind::rts_cts))
+        f->kind > static_cast<uint8_t>(ControlKind::withdrawn))
         return false;
     if (nread < static_cast<long>(sizeof(ControlMsg))) return false;
     const auto *c = static_cast<const ControlMsg *>(m);

@@ -140,15 +140,28 @@ int take_posted(const Envelope &env, uint64_t bytes) {
     return i;
 }
 
-bool cancel(int req) {
+int cancel(int req) {
+    Request &r = request(req);
+    if (r.is_send) return r.withdrawal == Withdrawal::none ? withdraw(r) : MPI_SUCCESS;
     // A receive on the posted queue has no message yet (take_posted takes
     // it off when one matches), and nothing else refers to it.
-    Request &r = request(req);
-    if (r.is_send || r.state != ReqState::active || unpost([&](int k) { return k == req; }) < 0) return false;
+    if (r.state != ReqState::active || unpost([&](int k) { return k == req; }) < 0) return MPI_SUCCESS;
     r.status = Status{};
     r.status.cancelled = true;
     complete(r, MPI_SUCCESS);
-    return true;
+    return MPI_SUCCESS;
+}
+
+Unexpected *take_unexpected(int source, uint32_t seq) {
+    RankState &s = self();
+    for (Unexpected **link = &s.match.unexpected; *link; link = &(*link)->next) {
+        Unexpected *u = *link;
+        if (u->env.source != source || u->seq != seq) continue;
+        *link = u->next;
+        if (s.match.unexpected_tail == &u->next) s.match.unexpected_tail = link;
+        return u;
+    }
+    return nullptr;
 }
 
 void add_unexpected(Unexpected *u) {
@@ -384,7 +397,7 @@ void test_failed() {
 
 bool done(int req, Status *st) {
     const Request &r = request(req);
-    if (r.state != ReqState::done) return false;
+    if (r.state != ReqState::done || r.withdrawal == Withdrawal::asked) return false;
     if (st) *st = r.status;
     return true;
 }

@@ -13,6 +13,10 @@ namespace lwmpi::util {
 
 Request &request(int i);
 int request_index(const Request &r);
+/// A request's token: its pool index and its generation, so that a late
+/// reply (or hand-over) never reaches a reused request. A send's token is
+/// its id on the wire (ikc_send.cpp).
+uint32_t request_token(const Request &r);
 /// Marks `r` done with `error` (MPI_SUCCESS or a class).
 void complete(Request &r, int error);
 void queue_push(RequestQueue &q, int i);
@@ -38,6 +42,9 @@ void trace_match(const Envelope &env, uint64_t bytes);
 /// Writes the caller's core's rings (and the master's, from the cluster's
 /// first rank) into the job folder; says so when it cannot.
 void trace_dump();
+/// Takes the unexpected message of send `seq` of world rank `source` out
+/// of the list; nullptr when none (a receive matched it).
+Unexpected *take_unexpected(int source, uint32_t seq);
 /// Appends *u to the unexpected messages (no posted receive takes it).
 void add_unexpected(Unexpected *u);
 /// A zeroed node for an arriving message with room for `data` bytes: a
@@ -107,6 +114,9 @@ inline constexpr uint32_t final_mark = 0xffffffff;
 int local_send(Request &r);
 /// Receive `r` takes local message `u`; frees `u`.
 void local_accept(Request &r, Unexpected *u);
+/// Local message `u` of an unexpected node goes back to its sender
+/// untaken (its send was cancelled); frees `u`.
+void local_withdrawn(Unexpected *u);
 /// Frees my spare local message blocks and those given back (finalize()).
 void local_finalize();
 /// Takes arrived local messages and completes copied sends; *did as above.
@@ -144,6 +154,10 @@ void wake_threads();
 /// until a pass does something; each at most threads_sleep_max_ns.
 void sleep_among_threads(unsigned long timeout_ns, void (*sleep)(unsigned long));
 
+// ---- withdraw.cpp ----
+/// Asks the receiver of send `r` to take its message back (WITHDRAW);
+/// r is not done before the answer (done()).
+int withdraw(Request &r);
 // ---- watch.cpp ----
 
 /// Before idle() sleeps or spins on: tells the job monitor what I am

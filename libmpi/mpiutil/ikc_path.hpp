@@ -34,12 +34,10 @@ int open_to(const OutEndpoint *outs, int n, const Address &to);
 int out_endpoint(OutEndpoint *outs, int n, const Address &to, int (*open)(int, int, int), int (*close)(int),
                  int *out);
 
-/// A request's token: its pool index and its generation, so that a late
-/// reply (or hand-over) never reaches a reused request. A send's token is
-/// its id on the wire.
-uint32_t request_token(const Request &r);
 /// The active request of `token`, or nullptr; send_of: only a send.
 Request *request_of(uint32_t token);
+/// The request of `token`, active or done (not released), or nullptr.
+Request *request_in_use(uint32_t token);
 Request *send_of(uint32_t id);
 
 /// A header for rank `to`, giving back the credits of its eager messages
@@ -48,6 +46,12 @@ ControlMsg control_to(int to, ControlKind k, uint32_t seq);
 
 /// Posts the reply `k` (CTS) to the sender of receive `r`.
 int post_reply(const Request &r, ControlKind k, uint64_t bytes);
+
+// ---- ikc_recv.cpp ----
+
+/// I consumed an eager message of `source`: the credit goes back with my
+/// next message to it, or in a CREDIT once half of them are consumed.
+int consume_eager(int source);
 
 // ---- ikc_rendezvous.cpp ----
 
@@ -63,11 +67,24 @@ int on_cts(Request &r);
 /// that wait for a portal try again, oldest first.
 int poll_writes(bool *did);
 
+/// Rendezvous send r, whose receiver took its RTS out (a cancel), gives
+/// up what it waits for, since no CTS and no allow will come; r is done.
+int abandon(Request &r);
+
 /// Starts the portal transfer of the oldest matched rendezvous receive.
 int start_incoming();
 
 /// The portal transfer under way, if it ended, completes its receive and
 /// the next one starts.
 int poll_incoming(bool *did);
+
+// ---- withdraw.cpp ----
+
+/// WITHDRAW `m` from the sender of a message: takes it out of my
+/// unexpected messages if it is there, and answers.
+int on_withdraw(const ControlMsg &m);
+
+/// WITHDRAWN `m`: the answer to a cancel of mine.
+int on_withdrawn(const ControlMsg &m);
 
 }  // namespace lwmpi::util

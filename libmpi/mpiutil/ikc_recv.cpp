@@ -14,10 +14,6 @@
 
 namespace lwmpi::util {
 
-namespace {
-
-// I consumed an eager message of `source`: the credit goes back with my
-// next message to it, or in a CREDIT once half of them are consumed.
 int consume_eager(int source) {
     RankState &s = self();
     Peer &p = s.peers[source];
@@ -30,6 +26,8 @@ int consume_eager(int source) {
     const ControlMsg m = control_to(source, ControlKind::credit, 0);
     return post_control(p.address, &m, sizeof m);
 }
+
+namespace {
 
 // Receive `r` gets the whole eager message `u` (then freed).
 int finish_eager(Request &r, Unexpected *u) {
@@ -133,6 +131,7 @@ int on_eager(const ControlMsg &m, const char *data, uint64_t n) {
     u->env = env;
     u->protocol = Protocol::eager;
     u->bytes = m.bytes;
+    u->seq = m.seq;
     memcpy(u->data, data, n);
     u->filled = n;
     // Fragments still due go where the message is now (see ikc_accept).
@@ -176,6 +175,8 @@ int handle(const char *msg, long n) {
     case ControlKind::rts_cts: return on_rts(m, true);
     case ControlKind::credit: return MPI_SUCCESS;
     case ControlKind::kick: return MPI_SUCCESS;
+    case ControlKind::withdraw: return on_withdraw(m);
+    case ControlKind::withdrawn: return on_withdrawn(m);
     default: break;
     }
     Request *r = send_of(m.seq);

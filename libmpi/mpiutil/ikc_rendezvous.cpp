@@ -59,9 +59,8 @@ int write_on(Request &r, int id, int slot) {
     return MPI_SUCCESS;
 }
 
-// Rendezvous send r's portal write ended with `n`: the data is in the
-// receiver's portal, the send buffer is free again, so r completes.
-void finish_write(Request &r, long n) {
+// Rendezvous send r's portal write is over: its portal is free again.
+void release_portal(Request &r) {
     RankState &s = self();
     if (r.out_portal >= 0)
         s.rdv.out_portals[r.out_portal].busy = false;
@@ -70,6 +69,12 @@ void finish_write(Request &r, long n) {
     r.portal = -1;
     --s.rdv.pending_writes;
     s.rdv.portal_freed = true;
+}
+
+// Rendezvous send r's portal write ended with `n`: the data is in the
+// receiver's portal, the send buffer is free again, so r completes.
+void finish_write(Request &r, long n) {
+    release_portal(r);
     complete(r, n < 0 ? fail(MPI_ERR_OTHER, "portal write failed", n) : MPI_SUCCESS);
 }
 
@@ -212,6 +217,23 @@ int on_cts(Request &r) {
     bool started;
     if (int e = try_write(r, &started)) return e;
     if (!started) wait_for_portal(r, -1, false);
+    return MPI_SUCCESS;
+}
+
+int abandon(Request &r) {
+    RankState &s = self();
+    if (r.phase == Phase::await_portal) {
+        unwait(request_index(r));
+        if (r.out_portal >= 0) --s.rdv.out_portals[r.out_portal].pinned;
+        r.out_portal = -1;
+    } else if (r.phase == Phase::await_write) {
+        // No allow of its tag will come: the write has moved nothing.
+        const long n = os::portal_cancel(r.portal);
+        if (n != -TS_ECANCELED)
+            return fail(MPI_ERR_INTERN, "a cancelled send's portal write moved", n < 0 ? n : 0);
+        release_portal(r);
+    }
+    complete(r, MPI_SUCCESS);  // (await_cts: nothing started)
     return MPI_SUCCESS;
 }
 

@@ -72,10 +72,16 @@ uint32_t request_token(const Request &r) { return static_cast<uint32_t>(r.gen) <
 static_assert(max_requests <= 0x10000, "a request token keeps the pool index in 16 bits");
 
 Request *request_of(uint32_t token) {
+    Request *r = request_in_use(token);
+    return r && r->state == ReqState::active ? r : nullptr;
+}
+
+// The request of `token`, active or done (not released), or nullptr.
+Request *request_in_use(uint32_t token) {
     const int i = static_cast<int>(token & 0xffff);
     if (i >= self().requests.size()) return nullptr;
     Request &r = request(i);
-    return r.state == ReqState::active && r.gen == static_cast<uint16_t>(token >> 16) ? &r : nullptr;
+    return r.state != ReqState::free && r.gen == static_cast<uint16_t>(token >> 16) ? &r : nullptr;
 }
 
 Request *send_of(uint32_t id) {
@@ -104,7 +110,7 @@ namespace {
 int send_eager(Request &r, const Address &to) {
     RankState &s = self();
     alignas(8) char msg[mailbox_max];
-    ControlMsg head = control_to(r.peer, ControlKind::eager, 0);
+    ControlMsg head = control_to(r.peer, ControlKind::eager, request_token(r));
     head.context = r.context;
     head.tag = r.tag;
     head.bytes = r.size;

@@ -49,6 +49,7 @@ struct LocalMsg {
     Envelope env;
     uint64_t bytes;
     int sender;        ///< local index of the sender
+    uint32_t seq;      ///< the sender's request_token() of the send (for a cancel)
     bool inline_data;  ///< data follows in `payload`
     bool reused;       ///< a block of local_block_data bytes: back to its sender when done
     uint32_t copied;   ///< published buffer: the receiver is done (atomic)
@@ -192,6 +193,7 @@ int local_send(Request &r) {
     m->env = Envelope{s.rank, r.tag, r.context};
     m->bytes = r.size;
     m->sender = s.local;
+    m->seq = request_token(r);
     m->inline_data = copy;
     m->copied = 0;
     if (copy) {
@@ -210,9 +212,9 @@ int local_send(Request &r) {
 
 namespace {
 
-// Receive `r`, its status set, takes local message `m`.
-void take(Request &r, LocalMsg *m) {
-    memcpy(r.rbuf, m->data, r.status.bytes);
+// I am done with local message `m`: its block goes back to its sender,
+// or its sender's buffer is free again.
+void give_back(LocalMsg *m) {
     if (m->inline_data) {
         add(slot(m->sender).eager_bytes, -static_cast<int64_t>(m->bytes));
         push(&slot(m->sender).returned, m);
@@ -221,6 +223,12 @@ void take(Request &r, LocalMsg *m) {
         store(m->copied, 1u);  // m is the sender's again
         wake(sender);
     }
+}
+
+// Receive `r`, its status set, takes local message `m`.
+void take(Request &r, LocalMsg *m) {
+    memcpy(r.rbuf, m->data, r.status.bytes);
+    give_back(m);
     complete(r, MPI_SUCCESS);
 }
 
@@ -230,6 +238,12 @@ void local_accept(Request &r, Unexpected *u) {
     LocalMsg *m = u->local;
     free_unexpected(u);
     take(r, m);
+}
+
+void local_withdrawn(Unexpected *u) {
+    LocalMsg *m = u->local;
+    free_unexpected(u);
+    give_back(m);
 }
 
 void local_finalize() {
@@ -264,6 +278,7 @@ int local_progress(bool *did) {
         u->env = m->env;
         u->protocol = Protocol::local;
         u->bytes = m->bytes;
+        u->seq = m->seq;
         u->local = m;
         add_unexpected(u);
     }

@@ -51,6 +51,12 @@ enum class Phase : uint8_t {
     await_copy,    ///< local send: published, the receiver has not copied yet
 };
 
+/// Where the cancellation of a send stands (MPI 3.1 section 3.8.4).
+enum class Withdrawal : uint8_t {
+    none,      ///< not cancelled
+    asked,     ///< WITHDRAW sent, its answer not come: the request is not done
+    answered,  ///< the receiver answered (Status::cancelled says how)
+};
 struct LocalMsg;
 struct Unexpected;
 struct LocalSlot;
@@ -120,6 +126,7 @@ struct Request {
                         ///< -1: none
     LocalMsg *local;    ///< local send: the published message (global form)
     Unexpected *held;   ///< receive of a matched probe not started yet: its message (mprobe())
+    Withdrawal withdrawal;  ///< send: its cancellation
     Status status;
 };
 
@@ -137,7 +144,7 @@ struct Unexpected {
     bool spare;       ///< a node without data: back to RankState::spare_nodes when done
     uint64_t bytes;   ///< offered by the sender
     Address reply;    ///< rendezvous: the sender's address
-    uint32_t seq;     ///< rendezvous: the sender's id of the send
+    uint32_t seq;     ///< the sender's id of the send (request_token(), for a cancel)
     bool cts_wanted;  ///< rendezvous: the sender waits for a CTS
     uint32_t stamp;   ///< rendezvous: RendezvousState::rts_arrivals when it came
     LocalMsg *local;  ///< local: the sender's published message (global form)

@@ -51,8 +51,13 @@ TEST_CASE("control_valid rejects what is not ours", "[control]") {
     bad = m;
     bad.kind = 0;
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
-    bad.kind = 8;
+    bad.kind = 10;
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));
+    bad.kind = static_cast<uint8_t>(ControlKind::withdraw);  // a cancel is a bare header
+    CHECK(control_valid(&bad, sizeof bad, 4));
+    CHECK_FALSE(control_valid(&bad, sizeof bad + 8, 4));
+    bad.kind = static_cast<uint8_t>(ControlKind::withdrawn);
+    CHECK(control_valid(&bad, sizeof bad, 4));
     bad = m;
     bad.tag = -1;  // an RTS carries a real tag
     CHECK_FALSE(control_valid(&bad, sizeof bad, 4));

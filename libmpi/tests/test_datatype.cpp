@@ -7,10 +7,13 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,7 +100,25 @@ Recipe structure(int n, const int *lens, const MPI_Aint *disps, const MPI_Dataty
     return {.count = n, .lengths = lens, .types = types, .byte_disps = disps, .pad = true};
 }
 
-std::vector<Block> blocks_of(const Datatype &t) { return {t.blocks, t.blocks + t.nblocks}; }
+// The contiguous pieces of one element's data, in type-map order.
+std::vector<Block> blocks_of(const Datatype &t) {
+    std::vector<Block> pieces;
+    for_each_piece(t, 1, [&](MPI_Aint disp, MPI_Aint len) {
+        pieces.push_back({disp, len});
+        return 0;
+    });
+    return pieces;
+}
+
+// Its segments (repetitions of a piece kept whole).
+std::vector<Segment> segments_of(const Datatype &t) {
+    std::vector<Segment> out;
+    each_segment(t, [&](const Segment &g) {
+        out.push_back(g);
+        return 0;
+    });
+    return out;
+}
 
 std::vector<unsigned char> pack_all(const void *buf, int count, const Datatype &t) {
     std::vector<unsigned char> out(static_cast<size_t>(count * t.size));
@@ -607,6 +628,69 @@ TEST_CASE("count_basic counts basic elements, even in a partial element", "[data
     const Datatype &empty = get(types.make(contiguous(0, MPI_INT)));
     CHECK(count_basic(empty, 0) == 0);
     CHECK(count_basic(empty, 4) == -1);
+}
+
+TEST_CASE("a vector's type map does not grow with its count", "[datatype]") {
+    // MPI_Type_vector(INT_MAX / 2, 1, 3, four ints): a billion pieces of
+    // 16 bytes, 48 apart, kept as one block and one run.
+    Types types;
+    const MPI_Datatype four = types.make(contiguous(4, MPI_INT));
+    const int n = INT_MAX / 2;
+    const Datatype &v = get(types.make(vector(n, 1, 3, four)));
+    CHECK(v.nblocks == 2);  // a repetition and its piece
+    CHECK(v.nruns == 1);
+    CHECK(v.size == int64_t{16} * n);
+    CHECK(v.true_extent == int64_t{48} * (n - 1) + 16);
+    const std::vector<Segment> vs = segments_of(v);
+    REQUIRE(vs.size() == 1);
+    CHECK((vs[0].disp == 0 && vs[0].len == 16 && vs[0].count == n && vs[0].stride == 48));
+    CHECK(count_basic(v, static_cast<uint64_t>(v.size)) == int64_t{4} * n);
+    // Copies of it one extent apart, where each copy's first piece follows
+    // the last one's in memory: a repetition each, the joined pieces
+    // between them; resized to a multiple of the stride, the copies
+    // continue one repetition. A struct of it keeps one block per member.
+    const MPI_Datatype one = types.make(vector(n, 1, 3, four));
+    CHECK(segments_of(get(types.make(vector(3, 1, 1, one)))).size() == 5);
+    const Datatype &whole = get(types.make(vector(3, 1, 1, types.make(resized(one, 0, int64_t{48} * n)))));
+    const std::vector<Segment> ws = segments_of(whole);
+    REQUIRE(ws.size() == 1);
+    CHECK(ws[0].count == int64_t{3} * n);
+    const int lens[] = {1, 1};
+    const MPI_Aint disps[] = {0, -8};
+    const MPI_Datatype members[] = {one, MPI_DOUBLE};
+    const Datatype &st = get(types.make(structure(2, lens, disps, members)));
+    CHECK(segments_of(st).size() == 2);
+    CHECK(st.nruns == 2);
+}
+
+TEST_CASE("repeated pieces pack and unpack in type-map order", "[datatype]") {
+    Types types;
+    int v[32];
+    for (int i = 0; i < 32; ++i)
+        v[i] = i;
+    // Two ints every three, five times: one block of five pieces.
+    const Datatype &t = get(types.make(vector(5, 2, 3, MPI_INT)));
+    CHECK(segments_of(t).size() == 1);
+    std::vector<int> packed(10);
+    pack(v, 1, t, packed.data());
+    CHECK(packed == std::vector<int>{0, 1, 3, 4, 6, 7, 9, 10, 12, 13});
+    // Pieces of one length at irregular displacements: the regular ones
+    // join, then a new block; two elements, the second an extent on.
+    const int lens[] = {1, 1, 1, 1, 1};
+    const int at[] = {0, 2, 4, 7, 9};
+    const Recipe ix{.count = 5, .lengths = lens, .type = MPI_INT, .disps = at, .in_extents = true};
+    const Datatype &x = get(types.make(ix));
+    CHECK(segments_of(x).size() == 2);
+    CHECK(blocks_of(x) == std::vector<Block>{{0, 4}, {8, 4}, {16, 4}, {28, 4}, {36, 4}});
+    std::vector<int> two(10);
+    pack(v, 2, x, two.data());
+    CHECK(two == std::vector<int>{0, 2, 4, 7, 9, 10, 12, 14, 17, 19});
+    // A partial unpack stops inside the repetition.
+    int back[32];
+    std::fill(std::begin(back), std::end(back), -1);
+    unpack(two.data(), 7 * sizeof(int), back, 2, x);
+    CHECK((back[0] == 0 && back[2] == 2 && back[9] == 9 && back[10] == 10 && back[12] == 12));
+    CHECK((back[1] == -1 && back[14] == -1 && back[19] == -1));
 }
 
 TEST_CASE("large contiguous copies flatten to one block and one run", "[datatype]") {

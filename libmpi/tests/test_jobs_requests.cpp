@@ -442,6 +442,85 @@ TEST_CASE("MPI_Cancel takes back a receive no message matched, not a matched one
         }
 }
 
+TEST_CASE("MPI_Cancel takes back a send no receive matched, not a matched one", "[jobs][engine]") {
+    // Rank 0 cancels standard, synchronous, buffered and persistent sends
+    // (eager, local copies and rendezvous by size) that rank 1 has not
+    // received: each is cancelled, and nothing of them reaches rank 1.
+    // Then a send whose receive was posted before it: matched on arrival,
+    // before its cancel comes, so the cancel fails and the data arrives.
+    for (const Placement &p : placements)
+        for (size_t n : {size_t{40}, size_t{3000}, size_t{100000}}) {
+            INFO(p.name << ", " << n << " bytes");
+            const JobResult r = run_job(config(2, p), [n](int rank) {
+                EXPECT_OK(MPI_Init(nullptr, nullptr));
+                EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+                const int count = static_cast<int>(n);
+                const auto data = message(3, n);
+                auto in = receive_buffer(n);
+                if (rank == 0) {
+                    std::vector<char> attached(n + MPI_BSEND_OVERHEAD);
+                    EXPECT_OK(MPI_Buffer_attach(attached.data(), static_cast<int>(attached.size())));
+                    for (int kind = 0; kind < 4; ++kind) {
+                        MPI_Request req;
+                        const int tag = 10 + kind;
+                        if (kind == 0)
+                            EXPECT_OK(MPI_Isend(data.data(), count, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+                        if (kind == 1)
+                            EXPECT_OK(MPI_Issend(data.data(), count, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+                        if (kind == 2)
+                            EXPECT_OK(MPI_Ibsend(data.data(), count, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+                        if (kind == 3) {
+                            EXPECT_OK(
+                                MPI_Send_init(data.data(), count, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req));
+                            EXPECT_OK(MPI_Start(&req));
+                        }
+                        EXPECT_OK(MPI_Cancel(&req));
+                        MPI_Status st;
+                        EXPECT_OK(MPI_Wait(&req, &st));
+                        int cancelled = -1;
+                        EXPECT_OK(MPI_Test_cancelled(&st, &cancelled));
+                        EXPECT(cancelled == 1);
+                        if (kind == 3) {
+                            EXPECT(MPI_Cancel(&req) == MPI_ERR_REQUEST);  // inactive
+                            EXPECT_OK(MPI_Request_free(&req));
+                        }
+                    }
+                    void *buf;
+                    int size;
+                    EXPECT_OK(MPI_Buffer_detach(&buf, &size));
+                    EXPECT_OK(MPI_Send(nullptr, 0, MPI_BYTE, 1, 99, MPI_COMM_WORLD));
+                    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                    MPI_Request req;
+                    EXPECT_OK(MPI_Isend(data.data(), count, MPI_BYTE, 1, 20, MPI_COMM_WORLD, &req));
+                    EXPECT_OK(MPI_Cancel(&req));
+                    MPI_Status st;
+                    EXPECT_OK(MPI_Wait(&req, &st));
+                    int cancelled = -1;
+                    EXPECT_OK(MPI_Test_cancelled(&st, &cancelled));
+                    EXPECT(cancelled == 0);
+                    MPI_Request none = MPI_REQUEST_NULL;
+                    EXPECT(MPI_Cancel(&none) == MPI_ERR_REQUEST);
+                } else {
+                    // Rank 0's cancels are answered while this receive waits.
+                    EXPECT_OK(MPI_Recv(nullptr, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                    int flag = -1;
+                    EXPECT_OK(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+                    EXPECT(flag == 0);
+                    MPI_Request req;
+                    EXPECT_OK(MPI_Irecv(in.data(), count, MPI_BYTE, 0, 20, MPI_COMM_WORLD, &req));
+                    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                    MPI_Status st;
+                    EXPECT_OK(MPI_Wait(&req, &st));
+                    EXPECT(count_of(st) == count && is_message(in.data(), 3, n));
+                }
+                EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+                EXPECT_OK(MPI_Finalize());
+                return 0;
+            });
+            CHECK_CLEAN(r);
+        }
+}
+
 namespace {
 
 // Counts the callbacks of a generalized request.

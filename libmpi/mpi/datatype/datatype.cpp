@@ -484,11 +484,19 @@ void set_bounds(const Recipe &r, Shape &s, Datatype &t) {
     }
 }
 
+// True when every block of `r` is alike but for its displacement, i *
+// stride (contiguous, vector, hvector): then its first and last blocks
+// tell the whole shape, and one block's type map repeated is its own.
+bool uniform(const Recipe &r) { return !r.lengths && !r.types && !r.disps && !r.byte_disps; }
+
 // Checks the blocks of `r` and sets every field of `t` but its lists and
 // the flags that depend on them.
 int measure(const Recipe &r, Datatype &t, TextBuilder &why) {
     Shape s{};
-    for (int i = 0; i < r.count; ++i) {
+    // A uniform recipe's bounds are its first and last blocks' (the
+    // displacements go one way), and its sums count times one block's.
+    const bool ends_only = uniform(r) && r.count > 2;
+    for (int i = 0; i < r.count; i = ends_only && i == 0 ? r.count - 1 : i + 1) {
         const Piece p = piece(r, i, s.c);
         if (!p.type) {
             if (r.types)
@@ -507,6 +515,10 @@ int measure(const Recipe &r, Datatype &t, TextBuilder &why) {
             return MPI_ERR_COUNT;
         }
         add_piece(s, p);
+        if (ends_only && i > 0) {
+            s.size = s.c.mul(r.count, s.c.mul(p.len, p.type->size));
+            s.basic_count = s.c.mul(r.count, s.c.mul(p.len, p.type->basic_count));
+        }
     }
     set_bounds(r, s, t);
     if (s.c.overflow) {
@@ -530,10 +542,21 @@ struct List {
     int64_t cap;
 };
 
-// Joins `next` to `last` when its bytes follow last's in memory.
-bool merge(Block &last, const Block &next) {
-    if (last.disp + last.len != next.disp) return false;
-    last.len += next.len;
+// Joins `next` to `last` when its bytes follow last's in memory, or when
+// it continues last's repetition (pieces of one length, one stride).
+bool merge(Segment &last, const Segment &next) {
+    if (last.count == 1 && next.count == 1 && last.disp + last.len == next.disp) {
+        last.len += next.len;
+        return true;
+    }
+    if (next.len != last.len) return false;
+    const MPI_Aint stride = last.count > 1   ? last.stride
+                            : next.count > 1 ? next.stride
+                                             : next.disp - last.disp;
+    if ((next.count > 1 && next.stride != stride) || next.disp != last.disp + last.count * stride)
+        return false;
+    last.count += next.count;
+    last.stride = stride;
     return true;
 }
 
@@ -558,45 +581,144 @@ bool push(List<T> &l, const T &x) {
     return true;
 }
 
-// Appends the blocks of n copies of `t` (which has data), t.extent apart
-// from `disp` on.
-bool append_blocks(List<Block> &l, const Datatype &t, MPI_Aint disp, int64_t n) {
-    // The copies of a contiguous type make one block.
-    if (t.contiguous) return push(l, Block{disp + t.true_lb, n * t.size});
-    for (int64_t k = 0; k < n; ++k, disp += t.extent)
-        for (int64_t b = 0; b < t.nblocks; ++b)
-            if (!push(l, Block{disp + t.blocks[b].disp, t.blocks[b].len})) return false;
+// A segment whose first piece continues the last piece before it in
+// memory (a repetition's last, or a single one) joins that piece: fewer,
+// longer pieces to copy; the rest of its repetition follows.
+bool push(List<Segment> &l, const Segment &x) {
+    if (l.n > 0) {
+        Segment &last = l.items[l.n - 1];
+        const MPI_Aint tail = last.disp + (last.count - 1) * last.stride;
+        if (tail + last.len == x.disp && (last.count > 1 || x.count > 1)) {
+            const Segment joined{tail, last.len + x.len};
+            if (last.count > 1)
+                --last.count;
+            else
+                --l.n;  // (joined replaces it)
+            if (!push<Segment>(l, joined)) return false;
+            return x.count == 1 || push<Segment>(l, Segment{x.disp + x.stride, x.len, x.count - 1, x.stride});
+        }
+    }
+    return push<Segment>(l, x);
+}
+
+// Appends n copies of the k segments at `items`, `step` bytes apart from
+// `disp` on. One segment repeated regularly stays one segment: the list
+// grows with n only when each copy has several.
+bool append_copies(List<Segment> &l, const Segment *items, int64_t k, MPI_Aint disp, int64_t n,
+                   MPI_Aint step) {
+    if (k == 0) return true;
+    if (k == 1 && n > 1) {
+        const Segment &b = items[0];
+        if (b.count == 1 && step == b.len) return push(l, Segment{disp + b.disp, n * b.len});
+        if (b.count == 1) return push(l, Segment{disp + b.disp, b.len, n, step});
+        if (b.count * b.stride == step) return push(l, Segment{disp + b.disp, b.len, n * b.count, b.stride});
+    }
+    for (int64_t j = 0; j < n; ++j, disp += step)
+        for (int64_t b = 0; b < k; ++b)
+            if (!push(l, Segment{disp + items[b].disp, items[b].len, items[b].count, items[b].stride}))
+                return false;
     return true;
 }
 
-// Appends the runs of n copies of `t` (which has data).
-bool append_runs(List<Run> &l, const Datatype &t, int64_t n) {
-    if (t.nruns == 1) return push(l, Run{t.runs[0].size, n * t.runs[0].count, t.runs[0].type});
-    for (int64_t k = 0; k < n; ++k)
-        for (int64_t i = 0; i < t.nruns; ++i)
-            if (!push(l, t.runs[i])) return false;
+// The segments of one element of `t` (malloc'd, *n of them), or nullptr
+// when out of memory.
+Segment *segments(const Datatype &t, int64_t *n) {
+    auto *out = static_cast<Segment *>(malloc(static_cast<size_t>(t.nblocks) * sizeof(Segment)));
+    *n = 0;
+    if (out)
+        each_segment(t, [&](const Segment &s) {
+            out[(*n)++] = s;
+            return 0;
+        });
+    return out;
+}
+
+// Appends the segments of n copies of `t` (which has data), t.extent
+// apart from `disp` on.
+bool append_blocks(List<Segment> &l, const Datatype &t, MPI_Aint disp, int64_t n) {
+    // The copies of a contiguous type make one block.
+    if (t.contiguous) return push(l, Segment{disp + t.true_lb, n * t.size});
+    int64_t k;
+    Segment *items = segments(t, &k);
+    const bool ok = items && append_copies(l, items, k, disp, n, t.extent);
+    free(items);
+    return ok;
+}
+
+// Appends n copies of the k runs at `items`.
+bool append_runs(List<Run> &l, const Run *items, int64_t k, int64_t n) {
+    if (k == 0) return true;
+    if (k == 1) return push(l, Run{items[0].size, n * items[0].count, items[0].type});
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < k; ++i)
+            if (!push(l, items[i])) return false;
     return true;
+}
+
+// The type map of a recipe as it is built.
+struct Flat {
+    List<Segment> segments;
+    List<Run> runs;
+
+    // Appends block `p` of a recipe; false when out of memory.
+    bool add(const Piece &p) {
+        if (p.len == 0 || p.type->size == 0) return true;
+        return append_blocks(segments, *p.type, p.disp, p.len) &&
+               append_runs(runs, p.type->runs, p.type->nruns, p.len);
+    }
+    // Appends n copies of what `one` holds, `step` bytes apart.
+    bool add_copies(const Flat &one, int64_t n, MPI_Aint step) {
+        return append_copies(segments, one.segments.items, one.segments.n, 0, n, step) &&
+               append_runs(runs, one.runs.items, one.runs.n, n);
+    }
+    void drop() {
+        free(segments.items);
+        free(runs.items);
+    }
+};
+
+// The block entries of segments[0..n) (malloc'd, *entries of them): a
+// repetition takes two. nullptr when out of memory (or none).
+Block *encode(const Segment *segs, int64_t n, int64_t *entries) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; ++i)
+        m += segs[i].count > 1 ? 2 : 1;
+    *entries = m;
+    auto *out = static_cast<Block *>(malloc(static_cast<size_t>(m) * sizeof(Block)));
+    for (int64_t i = 0, at = 0; out && i < n; ++i) {
+        if (segs[i].count > 1) out[at++] = Block{segs[i].stride, -segs[i].count};
+        out[at++] = Block{segs[i].disp, segs[i].len};
+    }
+    return out;
 }
 
 // Sets t's lists to the type map of `r` (measured: no overflow, valid
-// types). False when out of memory.
+// types). False when out of memory. A uniform recipe's blocks are one
+// block's type map repeated, each `stride` after the one before, so it
+// is built once.
 bool flatten(const Recipe &r, Datatype &t) {
-    List<Block> blocks{};
-    List<Run> runs{};
+    Flat flat{};
     Checked c{};
-    for (int i = 0; i < r.count; ++i) {
-        const Piece p = piece(r, i, c);
-        if (p.len == 0 || p.type->size == 0) continue;
-        if (!append_blocks(blocks, *p.type, p.disp, p.len) || !append_runs(runs, *p.type, p.len)) {
-            free(blocks.items);
-            free(runs.items);
-            return false;
-        }
+    bool ok = true;
+    if (uniform(r) && r.count > 1) {
+        Flat one{};
+        const Piece first = piece(r, 0, c);
+        ok = one.add(first) && flat.add_copies(one, r.count, piece(r, 1, c).disp - first.disp);
+        one.drop();
+    } else {
+        for (int i = 0; i < r.count && ok; ++i)
+            ok = flat.add(piece(r, i, c));
     }
-    t.blocks = blocks.items;
-    t.nblocks = blocks.n;
-    t.runs = runs.items;
-    t.nruns = runs.n;
+    Block *blocks = ok ? encode(flat.segments.items, flat.segments.n, &t.nblocks) : nullptr;
+    free(flat.segments.items);
+    if (!ok || (!blocks && t.nblocks > 0)) {
+        free(blocks);
+        free(flat.runs.items);
+        return false;
+    }
+    t.blocks = blocks;
+    t.runs = flat.runs.items;
+    t.nruns = flat.runs.n;
     return true;
 }
 
@@ -622,14 +744,13 @@ void copy_elements(uintptr_t user, uintptr_t stream, uint64_t bytes, int count, 
         copy_bytes(user + t.true_lb, stream, bytes, to_stream);
         return;
     }
-    for (int i = 0; i < count && bytes > 0; ++i, user += t.extent)
-        for (int64_t b = 0; b < t.nblocks && bytes > 0; ++b) {
-            const uint64_t len = static_cast<uint64_t>(t.blocks[b].len);
-            const uint64_t n = bytes < len ? bytes : len;
-            copy_bytes(user + t.blocks[b].disp, stream, n, to_stream);
-            stream += n;
-            bytes -= n;
-        }
+    for_each_piece(t, count, [&](MPI_Aint disp, MPI_Aint len) {
+        const uint64_t n = bytes < static_cast<uint64_t>(len) ? bytes : static_cast<uint64_t>(len);
+        copy_bytes(user + static_cast<uintptr_t>(disp), stream, n, to_stream);
+        stream += n;
+        bytes -= n;
+        return bytes == 0 ? 1 : 0;
+    });
 }
 
 uintptr_t address(const void *p) { return reinterpret_cast<uintptr_t>(p); }

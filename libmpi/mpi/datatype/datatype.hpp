@@ -8,9 +8,11 @@
 // receive).
 //
 // A type map is kept flattened: the data bytes of one element as a list
-// of contiguous blocks in type-map order (adjacent ones merged), so
-// packing is a loop of memcpy, and the sizes of its basic elements as a
-// list of runs (for MPI_Get_elements and external32). Derived types live
+// of blocks in type-map order, each a contiguous piece repeated at a
+// stride (adjacent pieces merged, regular repetitions kept as one block,
+// so that a vector's list does not grow with its count), so packing is a
+// loop of memcpy, and the sizes of its basic elements as a list of runs
+// (for MPI_Get_elements and external32). Derived types live
 // in a per-rank table of max_derived_types entries; a constructor copies
 // the blocks of its old types, so packing never looks at another type.
 // A type also remembers how it was made (MPI_Type_get_contents) and holds
@@ -28,11 +30,22 @@ class TextBuilder;
 /// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).
 constexpr int max_derived_types = 4096;
 
-/// `len` bytes of data at `disp` bytes from the address of an element
-/// (the buffer address a call is given; lb is measured from it too).
+/// An entry of a type map's list of blocks: `len` bytes of data at `disp`
+/// bytes from the address of an element (the buffer address a call is
+/// given; lb is measured from it too). An entry with len < 0 repeats the
+/// entry after it: -len pieces, each `disp` bytes after the one before.
 struct Block {
     MPI_Aint disp;
     MPI_Aint len;
+};
+
+/// What one entry, or a repetition and its entry, stands for: `count`
+/// pieces of `len` bytes, the first at `disp`, `stride` bytes apart.
+struct Segment {
+    MPI_Aint disp;
+    MPI_Aint len;
+    int64_t count = 1;
+    MPI_Aint stride = 0;
 };
 
 /// `count` consecutive basic elements of predefined type `type`, `size`
@@ -66,9 +79,9 @@ struct Datatype {
     MPI_Datatype basic;
     int64_t basic_count;  ///< elements of `basic` in one element (a pair counts 1)
     MPI_Aint align;       ///< the largest alignment of a basic element (section 4.1.6)
-    const Block *blocks;  ///< the data of one element, in type-map order
-    int64_t nblocks;
-    const Run *runs;  ///< its basic elements in type-map order (a pair's two members apart)
+    const Block *blocks;  ///< the data of one element, in type-map order (each_segment reads them)
+    int64_t nblocks;      ///< entries of `blocks`
+    const Run *runs;      ///< its basic elements in type-map order (a pair's two members apart)
     int64_t nruns;
 };
 
@@ -158,6 +171,35 @@ void datatype_finalize();
 /// Predefined types need no holding (both calls do nothing for them).
 const Datatype *datatype_hold(MPI_Datatype h);
 void datatype_release(MPI_Datatype h);
+
+/// Calls f(segment) for the segments of one element of `t`, in type-map
+/// order; stops at the first non-zero f returns, and returns it.
+template <class F>
+int each_segment(const Datatype &t, F f) {
+    for (int64_t b = 0; b < t.nblocks; ++b) {
+        const Block &k = t.blocks[b];
+        const Segment s = k.len >= 0 ? Segment{k.disp, k.len}
+                                     : Segment{t.blocks[b + 1].disp, t.blocks[b + 1].len, -k.len, k.disp};
+        b += k.len < 0;
+        if (int e = f(s)) return e;
+    }
+    return 0;
+}
+
+/// Calls f(disp, len) for each contiguous piece of the data of `count`
+/// elements of `t` (t.extent apart from displacement 0), in type-map
+/// order; stops at the first non-zero f returns, and returns it.
+template <class F>
+int for_each_piece(const Datatype &t, int64_t count, F f) {
+    for (int64_t i = 0; i < count; ++i)
+        if (int e = each_segment(t, [&](const Segment &s) {
+                for (int64_t j = 0; j < s.count; ++j)
+                    if (int e2 = f(i * t.extent + s.disp + j * s.stride, s.len)) return e2;
+                return 0;
+            }))
+            return e;
+    return 0;
+}
 
 /// Copies `count` elements of `t` from the user buffer `buf` into `out`
 /// (count * t.size bytes, in type-map order).

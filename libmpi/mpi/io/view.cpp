@@ -129,11 +129,10 @@ MPI_Offset view_etypes_before(const FileView &v, int64_t end) {
     const int64_t span = end - v.disp;
     int64_t bytes = span / ft.extent * ft.size;  // whole tiles
     const int64_t rest = span % ft.extent;
-    for (int64_t b = 0; b < ft.nblocks; ++b) {
-        const Block &k = ft.blocks[b];
-        if (k.disp >= rest) continue;
-        bytes += k.disp + k.len <= rest ? k.len : rest - k.disp;
-    }
+    for_each_piece(ft, 1, [&](int64_t disp, int64_t len) {
+        if (disp < rest) bytes += disp + len <= rest ? len : rest - disp;
+        return 0;
+    });
     return bytes / v.et->size;
 }
 
@@ -150,20 +149,21 @@ int map_view(const FileView &v, int64_t pos, int64_t n, Pieces *out) {
     int64_t done = 0;
     while (done < n) {
         const int64_t base = v.disp + tile * ft.extent;
-        for (int64_t b = 0; b < ft.nblocks && done < n; ++b) {
-            int64_t len = ft.blocks[b].len;
-            int64_t at = base + ft.blocks[b].disp;
+        const int e = for_each_piece(ft, 1, [&](int64_t disp, int64_t len) {
+            if (done >= n) return 1;  // enough
             if (skip >= len) {
                 skip -= len;
-                continue;
+                return 0;
             }
-            at += skip;
+            const int64_t at = base + disp + skip;
             len -= skip;
             skip = 0;
             if (len > n - done) len = n - done;
-            if (!out->add(at, len, start + done)) return MPI_ERR_NO_MEM;
+            if (!out->add(at, len, start + done)) return -1;
             done += len;
-        }
+            return 0;
+        });
+        if (e < 0) return MPI_ERR_NO_MEM;
         ++tile;
     }
     return MPI_SUCCESS;
@@ -241,14 +241,13 @@ namespace {
 // overlap when the file is open for writing.
 bool layout_valid(const Datatype &t, bool writable) {
     if (t.true_lb < 0 || t.lb < 0) return false;
-    MPI_Aint last = 0, end = 0;
-    for (int64_t b = 0; b < t.nblocks; ++b) {
-        const Block &k = t.blocks[b];
-        if (k.disp < last || (writable && k.disp < end)) return false;
-        last = k.disp;
-        if (k.disp + k.len > end) end = k.disp + k.len;
-    }
-    return true;
+    int64_t last = 0, end = 0;
+    return for_each_piece(t, 1, [&](int64_t disp, int64_t len) {
+               if (disp < last || (writable && disp < end)) return 1;
+               last = disp;
+               if (disp + len > end) end = disp + len;
+               return 0;
+           }) == 0;
 }
 
 // The checks of MPI_File_set_view (section 13.3) but the collective ones:

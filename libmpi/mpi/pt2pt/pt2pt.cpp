@@ -453,7 +453,10 @@ int MPI_Cancel(MPI_Request *request) {
     Request *r = request ? request_get(*request) : nullptr;
     if (!r || !r->active) return call.fail(MPI_ERR_REQUEST, "not an active request");
     if (int e = request_cancel(*r))
-        return raise_error(r->args.comm, call.name(), e, "the cancel function of a generalized request");
+        return raise_error(r->args.comm, call.name(), e,
+                           r->kind == RequestKind::generalized
+                               ? "the cancel function of a generalized request"
+                               : util::error_detail());
     return MPI_SUCCESS;
 }
 

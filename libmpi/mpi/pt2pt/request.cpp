@@ -64,17 +64,28 @@ void reap() {
 }
 
 // A buffered send is complete for its caller once the message is in the
-// attached buffer (MPI 3.1 section 3.6): `carrier`, a freed request of its
+// attached buffer (MPI 3.1 section 3.6), but its request keeps the
+// operation until the caller is done with it, so that MPI_Cancel can
+// still take the message back. Then its carrier, a freed request of its
 // own, takes the operation over and frees the block once it has left.
-void hand_over(Request &r, MPI_Request carrier) {
-    Request &bg = *request_get(carrier);
+void hand_over(Request &r) {
+    if (r.carrier == MPI_REQUEST_NULL) return;
+    Request &bg = *request_get(r.carrier);
+    r.carrier = MPI_REQUEST_NULL;
+    // Its message has left already (or a cancel's answer came): nothing
+    // to hand over, and its block is free for the next buffered send now.
+    util::Status st;
+    if (r.util_req >= 0 && util::done(r.util_req, &st)) settle(r, st);
+    if (r.util_req < 0) {
+        request_drop(bg);
+        return;
+    }
     bg.active = true;
     bg.util_req = r.util_req;
     request_free_later(bg);
     bg.packed = r.packed;
     r.util_req = -1;
     r.packed = nullptr;
-    r.complete = true;
 }
 
 // The table entry of handle `h` in use, freed or not, or nullptr.
@@ -143,6 +154,7 @@ int request_new(const P2POp &op, bool persistent, MPI_Request *out) {
     r.comm = comm_get(op.comm);  // checked by the caller
     comm_hold(*r.comm);
     r.util_req = -1;
+    r.carrier = MPI_REQUEST_NULL;
     *out = make_handle(HandleKind::request, i);
     return MPI_SUCCESS;
 }
@@ -241,13 +253,14 @@ int request_free(Request &r) {
 int request_cancel(Request &r) {
     if (r.kind == RequestKind::generalized)
         return r.greq.cancel ? r.greq.cancel(r.greq.extra_state, r.complete) : MPI_SUCCESS;
-    // A receive still waiting for a message completes now (request_check
-    // sees it); otherwise the operation goes on.
-    if (r.args.op == Op2::recv && r.util_req >= 0) util::cancel(r.util_req);
+    if (r.util_req < 0) return MPI_SUCCESS;  // over: nothing left to take back
+    if (int e = util::cancel(r.util_req)) return e;
+    r.complete = false;  // (a buffered send held complete: request_check waits for the answer)
     return MPI_SUCCESS;
 }
 
 void request_drop(Request &r) {
+    hand_over(r);
     if (r.freed) --t_requests.get().freed_running;
     r.freed = false;
     if (r.kind == RequestKind::background) r.work->release(*r.work);
@@ -311,7 +324,8 @@ int request_start(Request &r) {
         if (carrier != MPI_REQUEST_NULL) request_drop(*request_get(carrier));
         return e;
     }
-    if (carrier != MPI_REQUEST_NULL) hand_over(r, carrier);
+    r.carrier = carrier;
+    r.complete = carrier != MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
 
@@ -379,6 +393,7 @@ int request_finish(MPI_Request *h, MPI_Status *status) {
     }
     if (status != MPI_STATUS_IGNORE) *status = r.status;  // (MPI_ERROR: the caller decides)
     const int error = r.error;
+    hand_over(r);
     r.active = false;
     r.complete = false;
     if (!r.persistent) {

@@ -82,6 +82,7 @@ struct Request {
     const Datatype *type;  ///< args.datatype, held until the request is dropped
     Comm *comm;            ///< args.comm, held until the request is dropped
     int util_req;          ///< the MPIUtil request, -1 when none
+    MPI_Request carrier;   ///< buffered send: the request that takes the operation over (hand_over)
     void *packed;          ///< temporary contiguous copy, or nullptr
     bool complete;         ///< done: status below is final
     MPI_Status status;
@@ -175,9 +176,11 @@ int request_finish(MPI_Request *h, MPI_Status *status);
 int request_free(Request &r);
 
 /// MPI_Cancel (section 3.8.4) of active request `r`: a receive that no
-/// message matched yet completes as cancelled; a send is left to complete;
-/// a generalized request calls its cancel function (whose error it
-/// returns).
+/// message matched yet completes as cancelled; a send whose message no
+/// receive matched yet is taken back from its receiver, and completes as
+/// cancelled once the receiver says so (else as usual); a generalized
+/// request calls its cancel function. Returns that function's error, or
+/// the class of a failure to reach the receiver.
 int request_cancel(Request &r);
 
 /// Blocking send or receive of one operation on a communicator, for

@@ -3,7 +3,7 @@
 //
 // Each rank reaches the others' windows through its one IKC window
 // (MPIUtil's rma_self), made at its first window: through it the rank
-// exposes the memory of each MPI window and one control area holding a
+// exposes the memory of each MPI window and control areas holding a
 // WinControl per window index (locks, PSCW counters). At creation the
 // ranks exchange, over the window's own dup of the communicator, how to
 // reach their parts (WinPeer).
@@ -34,8 +34,10 @@ namespace {
 
 struct Wins {
     SlotTable<Win, max_wins> table;
-    WinControl *controls;  ///< max_wins blocks, exposed; nullptr until the first window
-    bool registered;       ///< raise_error knows how to find a window's handler
+    /// The control blocks of indexes [k * control_chunk, (k + 1) *
+    /// control_chunk) in area k, exposed; nullptr until an index needs it.
+    WinControl *controls[max_wins / control_chunk];
+    bool registered;  ///< raise_error knows how to find a window's handler
 };
 thread_local util::RankLocal<Wins> t_wins;
 
@@ -52,11 +54,9 @@ bool uses_errhandler(MPI_Errhandler h) {
     return false;
 }
 
-// The control area, made and exposed at the caller's first window.
-int controls_ready() {
-    Wins &s = t_wins.get();
-    if (s.controls) return MPI_SUCCESS;
-    const size_t bytes = sizeof(WinControl) * max_wins;
+// A control area, made and exposed, in *out.
+int make_controls(WinControl **out) {
+    const size_t bytes = sizeof(WinControl) * control_chunk;
     auto *area = static_cast<WinControl *>(aligned_alloc(64, bytes));
     if (!area) return MPI_ERR_NO_MEM;
     memset(area, 0, bytes);
@@ -67,7 +67,18 @@ int controls_ready() {
         free(area);
         return e;
     }
-    s.controls = area;
+    *out = area;
+    return MPI_SUCCESS;
+}
+
+// The control block of window index i, its area made and exposed at the
+// first window that needs it, in *out.
+int control_of(int i, WinControl **out) {
+    WinControl *&area = t_wins.get().controls[i / control_chunk];
+    if (!area)
+        if (int e = make_controls(&area)) return e;
+    *out = &area[i % control_chunk];
+    memset(*out, 0, sizeof **out);
     return MPI_SUCCESS;
 }
 
@@ -85,7 +96,7 @@ void release(Win &w) {
     free(w.attached);
     free(w.peers);
     free(w.locks);
-    memset(w.ctrl, 0, sizeof *w.ctrl);
+    if (w.ctrl) memset(w.ctrl, 0, sizeof *w.ctrl);
     const MPI_Errhandler h = w.errhandler;
     t_wins.get().table.remove(handle_index(w.handle));
     release_errhandler(h);
@@ -137,7 +148,6 @@ void take_hints(WinHints &h, MPI_Info info) {
 // The first part of making a window over `c` with the hints of `info`:
 // the record, the control area, the dup. Errors are raised by the caller.
 int begin(Comm &c, int flavor, MPI_Info info, Win **out) {
-    if (int e = controls_ready()) return e;
     Wins &s = t_wins.get();
     if (!s.registered) {  // before its first window can have a handler (errors.hpp)
         s.registered = true;
@@ -154,11 +164,10 @@ int begin(Comm &c, int flavor, MPI_Info info, Win **out) {
     w.rank = c.rank;
     w.size = c.group.size;
     w.errhandler = 0;  // MPI_ERRORS_ARE_FATAL, not the communicator's (section 8.3.2)
-    w.ctrl = &s.controls[i];
-    memset(w.ctrl, 0, sizeof *w.ctrl);
     w.peers = static_cast<WinPeer *>(calloc(static_cast<size_t>(w.size), sizeof(WinPeer)));
     w.locks = static_cast<uint8_t *>(calloc(static_cast<size_t>(w.size), 1));
-    int e = w.peers && w.locks ? comm_make(c, &c.group, &w.comm) : MPI_ERR_NO_MEM;
+    int e = w.peers && w.locks ? control_of(i, &w.ctrl) : MPI_ERR_NO_MEM;
+    if (e == MPI_SUCCESS) e = comm_make(c, &c.group, &w.comm);
     if (e == MPI_SUCCESS) comm_get(w.comm)->errhandler = MPI_ERRORS_RETURN;  // raised on the window
     if (e) {
         release(w);
@@ -271,8 +280,10 @@ void win_finalize() {
             free(w->attached);
         }
     s.table.clear();
-    free(s.controls);
-    s.controls = nullptr;
+    for (WinControl *&area : s.controls) {
+        free(area);
+        area = nullptr;
+    }
     util::rma_finalize();
 }
 

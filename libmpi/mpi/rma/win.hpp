@@ -19,14 +19,17 @@ class Call;
 struct Datatype;
 
 /// Windows a rank may have at once (MPI_ERR_NO_MEM beyond); index 0 is
-/// MPI_WIN_NULL's.
-inline constexpr int max_wins = 64;
+/// MPI_WIN_NULL's. The table, and the control blocks (control_chunk to an
+/// exposed area, made as the indexes come into use), grow with the
+/// windows a rank holds.
+inline constexpr int max_wins = 4096;
+inline constexpr int control_chunk = 64;
 /// Regions MPI_Win_attach may add to one dynamic window.
 inline constexpr int mask_words = util::max_ranks / 64;
 
 /// LWMPI's words in a rank's part of a window, which the other ranks
 /// update with remote atomics (uint64, 8-byte aligned). A rank's control
-/// blocks lie in one area it exposes once, one block per window index.
+/// blocks lie in areas it exposes once, one block per window index.
 struct WinControl {
     /// The accumulate lock: 0 when free, else the holder's rank + 1. An
     /// accumulate is a read-modify-write done by the origin while it holds

@@ -34,19 +34,18 @@ int for_each_segment(int count, const Datatype &t, F f) {
     // One segment, without a walk over every element.
     if (t.contiguous) return count > 0 && t.size > 0 ? f(t.true_lb, count * t.size) : MPI_SUCCESS;
     MPI_Aint at = 0, len = 0;
-    for (int i = 0; i < count; ++i)
-        for (int64_t b = 0; b < t.nblocks; ++b) {
-            const MPI_Aint d = static_cast<MPI_Aint>(i) * t.extent + t.blocks[b].disp, n = t.blocks[b].len;
-            if (n == 0) continue;
+    if (int e = for_each_piece(t, count, [&](MPI_Aint d, MPI_Aint n) {
+            if (n == 0) return MPI_SUCCESS;
             if (len > 0 && d == at + len) {
                 len += n;
-                continue;
+                return MPI_SUCCESS;
             }
-            if (len > 0)
-                if (int e = f(at, len)) return e;
+            const int e = len > 0 ? f(at, len) : MPI_SUCCESS;
             at = d;
             len = n;
-        }
+            return e;
+        }))
+        return e;
     return len > 0 ? f(at, len) : MPI_SUCCESS;
 }
 

@@ -166,13 +166,75 @@ static int test_barrier_and_time(void) {
     return 0;
 }
 
+/* Sends no receive has matched are cancelled (MPI 3.1 section 3.8.4):
+ * standard, synchronous, buffered and persistent, eager and rendezvous,
+ * from rank 0 to the last rank (itself when alone), which then finds none
+ * of them; a send whose receive was posted first is not. */
+static int test_cancel_send(void) {
+    enum { SMALL = 4, LARGE = 65536 };
+    const int peer = size - 1;
+    char *buf = calloc(LARGE + MPI_BSEND_OVERHEAD, 2);
+    CHECK(buf);
+    char *attached = buf + LARGE;
+    MPI_Status st;
+    int flag = -1;
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    if (rank == 0) {
+        OK(MPI_Buffer_attach(attached, LARGE + MPI_BSEND_OVERHEAD));
+        for (int k = 0; k < 8; ++k) {
+            const int n = k < 4 ? SMALL : LARGE, tag = 30 + k;
+            MPI_Request r;
+            switch (k % 4) {
+            case 0: OK(MPI_Isend(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r)); break;
+            case 1: OK(MPI_Issend(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r)); break;
+            case 2: OK(MPI_Ibsend(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r)); break;
+            default: OK(MPI_Send_init(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &r)); OK(MPI_Start(&r));
+            }
+            OK(MPI_Cancel(&r));
+            OK(MPI_Wait(&r, &st));
+            OK(MPI_Test_cancelled(&st, &flag));
+            CHECK(flag == 1);
+            if (k % 4 == 3) OK(MPI_Request_free(&r));
+        }
+        void *b;
+        int bsize;
+        OK(MPI_Buffer_detach(&b, &bsize));
+        OK(MPI_Send(NULL, 0, MPI_CHAR, peer, 39, MPI_COMM_WORLD));
+    }
+    if (rank == peer) {
+        OK(MPI_Recv(NULL, 0, MPI_CHAR, 0, 39, MPI_COMM_WORLD, &st));
+        OK(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+        CHECK(flag == 0);
+    }
+    /* Matched on arrival, before its cancel comes. */
+    MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
+    if (rank == peer) OK(MPI_Irecv(buf, SMALL, MPI_CHAR, 0, 40, MPI_COMM_WORLD, &recv));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        OK(MPI_Isend(attached, SMALL, MPI_CHAR, peer, 40, MPI_COMM_WORLD, &send));
+        OK(MPI_Cancel(&send));
+        OK(MPI_Wait(&send, &st));
+        OK(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 0);
+        CHECK(MPI_Cancel(&send) == MPI_ERR_REQUEST); /* MPI_REQUEST_NULL now */
+    }
+    if (rank == peer) {
+        OK(MPI_Wait(&recv, &st));
+        OK(MPI_Test_cancelled(&st, &flag));
+        CHECK(flag == 0 && st.MPI_TAG == 40);
+    }
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    free(buf);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int failed = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int (*tests[])(void) = {test_ring,  test_large,  test_unexpected,      test_any,
-                            test_edges, test_errors, test_barrier_and_time};
+    int (*tests[])(void) = {test_ring,  test_large,  test_unexpected,       test_any,
+                            test_edges, test_errors, test_barrier_and_time, test_cancel_send};
     for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
         failed |= tests[i]();
         if (failed) break;

@@ -10,7 +10,9 @@
  *   refuse, and with a user operation) and Gather; Pack, Unpack,
  *   Pack_size and MPI_PACKED messages; Get_count and Get_elements on a
  *   struct type, whole and partial; Fortran's and C++'s named types in C
- *   (names, layouts, reductions by group, 2-type pairs, external32).
+ *   (names, layouts, reductions by group, 2-type pairs, external32); a
+ *   vector of a billion pieces (size and extent beyond int), strided
+ *   vectors of 200000 ints and an hvector of them in messages.
  *
  * A portable MPI program (mpi.h and the C library only), for any number
  * of processes (pair tests pair rank 2k with 2k+1). Rank 0 prints
@@ -730,6 +732,61 @@ static void test_pack(void) {
     free_type(&vec);
 }
 
+/* ---- Large counts ---------------------------------------------------------------- */
+
+/* A vector of a billion pieces is made, measured and freed without its
+ * type map growing with its count; a vector of 200000 strided ints, and
+ * an hvector of such vectors, carry a message intact. */
+static void test_large_counts(void) {
+    MPI_Datatype four, huge, col, cols;
+    MPI_OK(MPI_Type_contiguous(4, MPI_INT, &four));
+    const int n = INT32_MAX / 2;
+    MPI_OK(MPI_Type_vector(n, 1, 3, four, &huge));
+    MPI_OK(MPI_Type_commit(&huge));
+    MPI_Count size = -1, lb = -1, extent = -1;
+    int small = 0;
+    MPI_OK(MPI_Type_size_x(huge, &size));
+    MPI_OK(MPI_Type_size(huge, &small));
+    MPI_OK(MPI_Type_get_extent_x(huge, &lb, &extent));
+    CHECK(size == (MPI_Count)16 * n && small == MPI_UNDEFINED);
+    CHECK(lb == 0 && extent == (MPI_Count)48 * (n - 1) + 16);
+    free_type(&huge);
+    free_type(&four);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_EQ(MPI_Type_vector(-1, 1, 3, MPI_INT, &huge), MPI_ERR_COUNT);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    if (peer < 0) return;
+
+    enum { N = 200000, ROWS = 3 };
+    MPI_OK(MPI_Type_vector(N, 1, 2, MPI_INT, &col));
+    MPI_OK(MPI_Type_create_hvector(ROWS, 1, (MPI_Aint)(2 * N * sizeof(int)), col, &cols));
+    MPI_OK(MPI_Type_commit(&col));
+    MPI_OK(MPI_Type_commit(&cols));
+    int *buf = xmalloc(sizeof(int) * 2 * N * ROWS);
+    for (int i = 0; i < 2 * N * ROWS; ++i)
+        buf[i] = me % 2 == 0 ? i : -1;
+    if (me % 2 == 0) {
+        MPI_OK(MPI_Send(buf, 1, col, peer, 70, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(buf, 1, cols, peer, 71, MPI_COMM_WORLD));
+    } else {
+        MPI_Status st;
+        int count = -1;
+        MPI_OK(MPI_Recv(buf, N, MPI_INT, peer, 70, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK_EQ(count, N);
+        for (int i = 0; i < N; ++i)
+            if (buf[i] != 2 * i) FAIL("vector: int %d is %d", i, buf[i]);
+        for (int i = 0; i < 2 * N * ROWS; ++i)
+            buf[i] = -1;
+        MPI_OK(MPI_Recv(buf, 1, cols, peer, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 2 * N * ROWS; ++i)
+            if (buf[i] != (i % 2 ? -1 : i)) FAIL("hvector of vectors: int %d is %d", i, buf[i]);
+    }
+    free(buf);
+    free_type(&cols);
+    free_type(&col);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -749,6 +806,8 @@ int main(int argc, char **argv) {
     test_pack();
     sync_all("Fortran's and C++'s types");
     test_language_types();
+    sync_all("large counts");
+    test_large_counts();
     sync_all("finalize");
 
     double t = MPI_Wtime() - t0;

@@ -3,7 +3,8 @@
  * group with its results checked.
  *
  *   Windows: Win_create, Win_allocate, Win_allocate_shared with
- *   Win_shared_query (over the ranks that share memory), Win_create_dynamic
+ *   Win_shared_query (over the ranks that share memory; a Win_create of
+ *   all ranks over that memory), 150 windows at once, Win_create_dynamic
  *   with Win_attach/detach (also of 100 regions), Win_free, Win_get_group,
  *   Win_set/get_info (the hints of section 11.2.1),
  *   Win_set/get_name, the attributes MPI_WIN_BASE, SIZE, DISP_UNIT,
@@ -477,8 +478,46 @@ static void test_shared(void) {
     }
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPI_Barrier(node));
+    /* A window of MPI_COMM_WORLD over the same memory: each rank puts into
+     * its right neighbour's part, which its own node then reads there. */
+    MPI_Win over;
+    MPI_OK(MPI_Win_create(mine, (MPI_Aint)sizeof(int) * (nme + 1), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                          &over));
+    MPI_OK(MPI_Win_fence(0, over));
+    const int value = -1 - me;
+    MPI_OK(MPI_Put(&value, 1, MPI_INT, right, 0, 1, MPI_INT, over));
+    MPI_OK(MPI_Win_fence(0, over));
+    CHECK_EQ(mine[0], -1 - left);
+    MPI_OK(MPI_Win_free(&over));
     MPI_OK(MPI_Win_free(&win));
     MPI_OK(MPI_Comm_free(&node));
+}
+
+/* More windows at once than a small table would hold: each carries a put
+ * to the right neighbour, checked after all are made. */
+static void test_many_windows(void) {
+    enum { WINS = 150 };
+    MPI_Win wins[WINS];
+    int *cells = xmalloc(sizeof(int) * WINS);
+    for (int k = 0; k < WINS; ++k) {
+        cells[k] = -1;
+        MPI_OK(MPI_Win_create(&cells[k], sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wins[k]));
+    }
+    for (int k = 0; k < WINS; ++k) {
+        const int value = me * 1000 + k;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, wins[k]));
+        MPI_OK(MPI_Put(&value, 1, MPI_INT, right, 0, 1, MPI_INT, wins[k]));
+        MPI_OK(MPI_Win_unlock(right, wins[k]));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; k < WINS; ++k) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, wins[k]));
+        CHECK_EQ(cells[k], left * 1000 + k);
+        MPI_OK(MPI_Win_unlock(me, wins[k]));
+    }
+    for (int k = WINS - 1; k >= 0; --k)
+        MPI_OK(MPI_Win_free(&wins[k]));
+    free(cells);
 }
 
 static _Thread_local int handler_calls, handler_code;
@@ -627,6 +666,8 @@ int main(int argc, char **argv) {
     test_hints();
     sync_all("shared");
     test_shared();
+    sync_all("many windows");
+    test_many_windows();
     sync_all("alloc_mem");
     test_alloc_mem();
     sync_all("errors");

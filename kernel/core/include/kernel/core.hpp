@@ -93,7 +93,19 @@ constexpr uintptr_t stack_top(int core) {
 /// also mapped at rank_alias_base + l * hal::alias_area_size in every rank
 /// of its cluster (docs/ARCHITECTURE.md, "The ranks of one cluster").
 constexpr uintptr_t rank_alias_base = 0x1000000000;
+/// The end of the aliases: a slot for each core's rank.
+constexpr uintptr_t rank_alias_end = rank_alias_base + TS_MAX_CORES * hal::alias_area_size;
 static_assert(user_stack_area <= user_base + hal::alias_area_size);
+
+/// The user range [va, va + len) lies where user memory may be (pages not
+/// looked at): the private area below the stacks' top, or the aliases of
+/// the private areas of the ranks of a cluster, which a rank may hand to
+/// a kernel call as any memory of its own (an IKC window over the memory
+/// of a shared MPI window, say).
+inline bool in_user_space(uint64_t va, uint64_t len) {
+    const auto within = [va, len](uint64_t lo, uint64_t hi) { return va >= lo && va < hi && len <= hi - va; };
+    return len == 0 || within(user_base, user_stack_area) || within(rank_alias_base, rank_alias_end);
+}
 /// In processes mode, the cluster's shared area (ts_job_info.shared_base):
 /// a page of the private area of the rank with local index 0, above any
 /// heap, which every rank reaches through that rank's alias. At a fixed

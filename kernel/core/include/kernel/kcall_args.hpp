@@ -148,11 +148,6 @@ struct UserStream {
     void *data() const { return reinterpret_cast<void *>(base); }
 };
 
-/// The user range [va, va + len) lies in user space (pages not looked at).
-inline bool in_user_space(uint64_t va, uint64_t len) {
-    return len == 0 || (va >= user_base && va < user_stack_area && len <= user_stack_area - va);
-}
-
 /// ARG_IN(N) and ARG_OUT(N): argument N's bytes at the register's address.
 template <int N, bool Write>
 struct Buffer {

@@ -140,7 +140,7 @@ struct Status {
     uint64_t bytes;          ///< bytes stored in the receive buffer
     uint64_t offered;        ///< bytes the sender sent (more than bytes: truncated)
     int error;               ///< MPI_SUCCESS or the class of the failure
-    bool cancelled = false;  ///< cancel() took the receive back: nothing else is set
+    bool cancelled = false;  ///< cancel() took the operation back: nothing else is set
 };
 
 /// Starts sending `bytes` bytes of `buf` to world rank `dst` (may be the
@@ -218,10 +218,16 @@ inline constexpr unsigned long threads_sleep_max_ns = 1'000'000;
 bool done(int req, Status *st);
 /// Frees a completed request.
 void release(int req);
-/// Takes receive `req` back if no message has matched it yet (MPI 3.1
-/// section 3.8.4): it is done at once, its status `cancelled`. Returns
-/// whether it was; a send or a matched receive goes on.
-bool cancel(int req);
+/// Cancels request `req` (MPI 3.1 section 3.8.4), not released yet (a
+/// send may be done). A receive no message has matched yet is done at
+/// once, its status `cancelled`; a matched one goes on. A send asks its
+/// receiver to take its message out of those no receive matched yet, and
+/// is not done before the answer: `cancelled` then says whether it was
+/// taken out (and nothing of it is left to move), else the send goes on
+/// and completes as usual. The answer comes from the receiver's progress
+/// (any MPI call of it that waits or tests). MPI_SUCCESS, or the class of
+/// a failure to reach the receiver.
+int cancel(int req);
 /// Whether a message matching (source, tag, context) has arrived, without
 /// receiving it (MPI 3.1 section 3.8.1): its envelope and size in *st.
 bool probe(int source, int tag, uint32_t context, Status *st);
