@@ -91,7 +91,7 @@ uintptr_t gap(const Exposed &r, uintptr_t lo, uintptr_t hi) {
 
 // The kernel keeps at most TS_WINDOW_REGIONS regions, and a region
 // exposed over others replaces them by their hull in one call. So the new
-// region takes in the regions it overlaps and, while every slot is taken,
+// region takes in the regions it overlaps or touches and, while every slot is taken,
 // the nearest other one too (the memory between them is then exposed as
 // well: only an erroneous program reaches it); the hull serves all their
 // callers.
@@ -112,7 +112,10 @@ int rma_expose(void *base, size_t size) {
             const Exposed &r = s.regions[i];
             if (r.refs == 0 || absorbed[i]) continue;
             ++taken;
-            if (r.base < hi && lo < r.base + r.size)
+            // Regions that touch merge too: an access may run from one
+            // attached region into the next (MPICH's
+            // win_dynamic_rma_flush_get attaches two halves of an array).
+            if (r.base <= hi && lo <= r.base + r.size)
                 overlapping = i;
             else if (nearest < 0 || gap(r, lo, hi) < gap(s.regions[nearest], lo, hi))
                 nearest = i;

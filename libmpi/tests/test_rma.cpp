@@ -469,6 +469,40 @@ TEST_CASE("a dynamic window holds many attached regions", "[jobs][rma]") {
     CHECK_CLEAN(r);
 }
 
+TEST_CASE("an access may run from one attached region into the next", "[jobs][rma]") {
+    const JobResult r = run_job(shape(2, TS_MAP_SCATTER), [](int rank) {
+        EXPECT_OK(MPI_Init(nullptr, nullptr));
+        MPI_Win win;
+        EXPECT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        // Two halves of one array, attached apart (MPICH's
+        // win_dynamic_rma_flush_get); a put and a get cross the seam.
+        std::vector<int> array(64, 0), back(48, 0), out(48, 0);
+        EXPECT_OK(MPI_Win_attach(win, array.data(), 32 * sizeof(int)));
+        EXPECT_OK(MPI_Win_attach(win, array.data() + 32, 32 * sizeof(int)));
+        MPI_Aint mine, theirs;
+        EXPECT_OK(MPI_Get_address(array.data(), &mine));
+        EXPECT_OK(MPI_Sendrecv(&mine, 1, MPI_AINT, 1 - rank, 0, &theirs, 1, MPI_AINT, 1 - rank, 0,
+                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 48; ++i)
+            out[i] = 100 * rank + i;
+        EXPECT_OK(MPI_Win_lock_all(0, win));
+        EXPECT_OK(MPI_Put(out.data(), 48, MPI_INT, 1 - rank, theirs + 8 * sizeof(int), 48, MPI_INT, win));
+        EXPECT_OK(MPI_Win_flush(1 - rank, win));
+        EXPECT_OK(MPI_Get(back.data(), 48, MPI_INT, 1 - rank, theirs + 8 * sizeof(int), 48, MPI_INT, win));
+        EXPECT_OK(MPI_Win_flush(1 - rank, win));
+        EXPECT_OK(MPI_Win_unlock_all(win));
+        EXPECT(back == out);
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        EXPECT(array[8] == 100 * (1 - rank) && array[55] == 100 * (1 - rank) + 47);
+        EXPECT_OK(MPI_Win_detach(win, array.data()));
+        EXPECT_OK(MPI_Win_detach(win, array.data() + 32));
+        EXPECT_OK(MPI_Win_free(&win));
+        EXPECT_OK(MPI_Finalize());
+        return 0;
+    });
+    CHECK_CLEAN(r);
+}
+
 TEST_CASE("puts within a cluster are copies, across clusters kernel window writes", "[jobs][rma]") {
     for (const int policy : {TS_MAP_COMPACT, TS_MAP_SCATTER}) {
         SECTION(policy == TS_MAP_COMPACT ? "one cluster" : "one cluster per rank") {
