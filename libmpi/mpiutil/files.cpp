@@ -32,6 +32,9 @@ int file_fail(long err, const char *what) {
     case EISDIR:
     case EINVAL: mpi_class = MPI_ERR_BAD_FILE; break;
     case ENOSPC: mpi_class = MPI_ERR_NO_SPACE; break;
+#ifdef EDQUOT
+    case EDQUOT: mpi_class = MPI_ERR_QUOTA; break;
+#endif
     case EROFS: mpi_class = MPI_ERR_READ_ONLY; break;
     case EBUSY: mpi_class = MPI_ERR_FILE_IN_USE; break;
     default: break;

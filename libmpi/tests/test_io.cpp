@@ -356,6 +356,9 @@ TEST_CASE("external32 stores big-endian; a user representation converts", "[jobs
         int back = 0;
         TRY(MPI_File_read_at(fh, rank, &back, 1, MPI_INT, MPI_STATUS_IGNORE));
         EXPECT(back == v);
+        const long wide = 1;  // 8 bytes here, 4 in external32
+        EXPECT(MPI_File_write_at(fh, 0, &wide, 1, MPI_LONG, MPI_STATUS_IGNORE) ==
+               MPI_ERR_UNSUPPORTED_DATAREP);
         TRY(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
         unsigned char raw[4];
         TRY(MPI_File_read_at(fh, 4 * rank, raw, 4, MPI_BYTE, MPI_STATUS_IGNORE));
@@ -504,6 +507,71 @@ TEST_CASE("a sequential file takes only the shared file pointer, and views from 
         EXPECT(disp == 3 * np);
         TRY(MPI_File_write_shared(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE));
         TRY(MPI_File_close(&fh));
+        return 0;
+    });
+}
+
+TEST_CASE("views whose tiles go back in the file, or reach past their extent", "[jobs][io]") {
+    TempName file("resized");
+    each_placement(2, [&](int rank, int np) {
+        MPI_File fh;
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        // Bytes [0,2) and [6,8) of every 4: tile k's second block lies past
+        // tile k + 1's first, so the view goes back in the file.
+        const int lengths[2] = {2, 2}, disps[2] = {0, 6};
+        MPI_Datatype two, tiled, empty;
+        TRY(MPI_Type_indexed(2, lengths, disps, MPI_CHAR, &two));
+        TRY(MPI_Type_create_resized(two, 0, 4, &tiled));
+        TRY(MPI_Type_commit(&tiled));
+        TRY(MPI_Type_contiguous(0, MPI_CHAR, &empty));
+        TRY(MPI_Type_commit(&empty));
+        EXPECT(MPI_File_set_view(fh, 0, MPI_CHAR, empty, "native", MPI_INFO_NULL) == MPI_ERR_TYPE);
+        // Rank r's view starts at 32 * r: 4 tiles of 4 data bytes each,
+        // whose data reach 20 bytes past it.
+        TRY(MPI_File_set_view(fh, 32 * rank, MPI_CHAR, tiled, "native", MPI_INFO_NULL));
+        char out[16], back[16];
+        for (int i = 0; i < 16; ++i)
+            out[i] = static_cast<char>('A' + 16 * rank + i);
+        TRY(MPI_File_write_all(fh, out, 16, MPI_CHAR, MPI_STATUS_IGNORE));
+        TRY(MPI_File_sync(fh));
+        TRY(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+        memset(back, 0, sizeof back);
+        TRY(MPI_File_read_all(fh, back, 16, MPI_CHAR, MPI_STATUS_IGNORE));
+        EXPECT(memcmp(back, out, sizeof out) == 0);
+        // The last rank's data end the file, 20 bytes into its view: its
+        // end counts the view's bytes before it, the 16 written and the 2
+        // of a fifth tile (16..17) that the file holds.
+        MPI_Offset pos;
+        if (rank == np - 1) {
+            TRY(MPI_File_seek(fh, 0, MPI_SEEK_END));
+            TRY(MPI_File_get_position(fh, &pos));
+            EXPECT(pos == 18);
+        }
+        // A read that meets the end moves the pointer only that far.
+        TRY(MPI_File_set_view(fh, 0, MPI_CHAR, MPI_CHAR, "native", MPI_INFO_NULL));
+        MPI_Offset size;
+        TRY(MPI_File_get_size(fh, &size));
+        TRY(MPI_File_seek(fh, size - 3, MPI_SEEK_SET));
+        MPI_Status st;
+        TRY(MPI_File_read(fh, back, 10, MPI_CHAR, &st));
+        TRY(MPI_File_get_position(fh, &pos));
+        EXPECT(count_of_status(st, MPI_CHAR) == 3 && pos == size);
+        TRY(MPI_File_close(&fh));
+        // MPI_MODE_APPEND: the shared pointer starts at the end as well.
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_WRONLY | MPI_MODE_APPEND, MPI_INFO_NULL,
+                          &fh));
+        const char mark = static_cast<char>('a' + rank);
+        TRY(MPI_File_write_shared(fh, &mark, 1, MPI_CHAR, MPI_STATUS_IGNORE));
+        TRY(MPI_File_close(&fh));
+        TRY(MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        MPI_Offset grown;
+        TRY(MPI_File_get_size(fh, &grown));
+        EXPECT(grown == size + np);
+        TRY(MPI_File_read_at(fh, 0, back, 1, MPI_CHAR, MPI_STATUS_IGNORE));
+        EXPECT(back[0] == 'A');
+        TRY(MPI_File_close(&fh));
+        for (MPI_Datatype *t : {&two, &tiled, &empty})
+            TRY(MPI_Type_free(t));
         return 0;
     });
 }

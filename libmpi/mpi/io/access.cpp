@@ -21,13 +21,16 @@ namespace lwmpi {
 
 namespace {
 
-// Holds the file's atomic-mode lock (the shared pointer window's
-// exclusive lock on rank 0) while it lives, when `take`.
+// Holds the file's atomic-mode lock (the shared pointer window's lock
+// on rank 0) while it lives, in atomic mode: exclusive for an access of
+// several file-server requests, shared for one (which the server serves
+// whole, but which must not fall inside another's several).
 class AtomicSection {
 public:
-    AtomicSection(File &f, bool take) : f_(f), held_(false) {
-        if (take) error_ = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f.shared);
-        held_ = take && error_ == MPI_SUCCESS;
+    AtomicSection(File &f, bool one_request) : f_(f), held_(false) {
+        if (f.atomic)
+            error_ = MPI_Win_lock(one_request ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, 0, 0, f.shared);
+        held_ = f.atomic && error_ == MPI_SUCCESS;
     }
     ~AtomicSection() {
         if (held_) MPI_Win_unlock(0, f_.shared);
@@ -53,6 +56,7 @@ int access_check(const File &f, Dir dir, Place place, int count, MPI_Datatype ty
     *t = datatype_get(type);
     // The data must be whole etypes (section 13.4.1).
     if ((*t)->size % f.view.et->size != 0) return MPI_ERR_TYPE;
+    if (!view_takes(f.view, **t)) return MPI_ERR_UNSUPPORTED_DATAREP;
     return MPI_SUCCESS;
 }
 
@@ -65,11 +69,9 @@ int access_at(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI_Dat
     if (e) return e;
     Pieces pieces;
     if (map_view(f.view, offset * f.view.et->size, s.bytes, &pieces)) return MPI_ERR_NO_MEM;
-    // One request to the file server is atomic by itself; more take the
-    // lock in atomic mode.
-    const bool one_request =
-        pieces.n == 1 && static_cast<uint64_t>(pieces.at[0].len) <= util::file_atomic_bytes;
-    AtomicSection atomic(f, f.atomic && pieces.n > 0 && !one_request);
+    const bool one_request = pieces.n == 0 || (pieces.n == 1 && static_cast<uint64_t>(pieces.at[0].len) <=
+                                                                    util::file_atomic_bytes);
+    AtomicSection atomic(f, one_request);
     if (atomic.error()) return atomic.error();
     int64_t done = 0;
     for (int64_t i = 0; i < pieces.n; ++i) {
@@ -131,7 +133,6 @@ int independent(const char *fn, MPI_File fh, Dir dir, Place place, MPI_Offset of
     const MPI_Offset etypes = count * t->size / f->view.et->size;
     if (place == Place::individual) {
         offset = f->position;
-        f->position += etypes;
     } else if (place == Place::shared) {
         if (int e = shared_fetch_add(*f, etypes, &offset))
             return call.fail(e, "the shared file pointer cannot be moved");
@@ -139,6 +140,9 @@ int independent(const char *fn, MPI_File fh, Dir dir, Place place, MPI_Offset of
     int64_t bytes = 0;
     if (int e = access_at(*f, dir, offset, const_cast<void *>(buf), count, type, &bytes))
         return call.fail(e, util::error_detail());
+    // The individual pointer moves past what was accessed (a read that
+    // met the end of the file, only that far), as ROMIO's.
+    if (place == Place::individual) f->position = offset + bytes / f->view.et->size;
     if (int e = io_report(report, bytes)) return call.fail(e);
     return MPI_SUCCESS;
 }

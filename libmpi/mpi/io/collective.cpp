@@ -36,35 +36,33 @@ namespace {
 
 constexpr int64_t none = INT64_MAX;
 
+/// A piece of a rank's access inside one aggregator's round: where in
+/// the file, how long, and where in the rank's stream.
+struct Part {
+    int64_t offset, len, stream;
+};
+
+/// The counts of one exchange of a round: per peer, the bytes that go to
+/// it and come from it, and their displacements, for MPI_Alltoallv.
+struct Exchange {
+    int send[util::max_ranks], sdisp[util::max_ranks];
+    int recv[util::max_ranks], rdisp[util::max_ranks];
+    /// Nothing to send to any of the n peers yet.
+    void clear(int n) { memset(send, 0, sizeof(int) * static_cast<size_t>(n)); }
+};
+
 /// Who aggregates and what: aggregator i serves file bytes
 /// [lo + i * domain, lo + (i + 1) * domain) ∩ [lo, hi), `step` bytes a
-/// round, in `rounds` rounds.
+/// round, in `rounds` rounds; and the exchanges' counts (on the heap with
+/// it: too large for a small stack).
 struct Plan {
     int naggr;
     int aggr[util::max_ranks];
     int64_t lo, hi, domain, step;
     int64_t rounds;
     int me;  ///< the caller's index among the aggregators, or -1
+    Exchange x[3];
 };
-
-// The aggregators of `f`: cb_nodes ranks if the hint is set, else the
-// first rank of each cluster its ranks use.
-void choose_aggregators(const File &f, Plan &p) {
-    const Comm &c = *comm_get(f.comm);
-    p.naggr = 0;
-    if (f.hints.cb_nodes > 0) {
-        for (int i = 0; i < f.hints.cb_nodes; ++i)
-            p.aggr[p.naggr++] = static_cast<int>(static_cast<int64_t>(i) * f.size / f.hints.cb_nodes);
-        return;
-    }
-    for (int r = 0; r < f.size; ++r) {
-        const int cluster = util::cluster_of(c.group.world[r]);
-        bool seen = false;
-        for (int i = 0; i < p.naggr && !seen; ++i)
-            seen = util::cluster_of(c.group.world[p.aggr[i]]) == cluster;
-        if (!seen) p.aggr[p.naggr++] = r;
-    }
-}
 
 // The file range of the aggregators' round `round`: [*from, *to).
 void window(const Plan &p, int aggregator, int64_t round, int64_t *from, int64_t *to) {
@@ -102,56 +100,35 @@ struct Bytes {
     }
 };
 
-/// A piece of a rank's access inside one aggregator's round: where in
-/// the file, how long, and where in the rank's stream.
-struct Part {
-    int64_t offset, len, stream;
-};
-
-// The exchanges of one round: per peer, the counts of what goes to it
-// and comes from it, and their displacements (bytes), for MPI_Alltoallv.
-struct Exchange {
-    int *send, *sdisp, *recv, *rdisp;
-    explicit Exchange(int n) {
-        send = static_cast<int *>(calloc(static_cast<size_t>(4 * n), sizeof(int)));
-        sdisp = send ? send + n : nullptr;
-        recv = send ? send + 2 * n : nullptr;
-        rdisp = send ? send + 3 * n : nullptr;
+// One exchange of a round, the same on every rank whatever happens: the
+// counts (x.send, set by the caller; all zero when it is not `ok`), then
+// whether every rank is ready (ok, room for what comes, counts an int
+// holds), then the bytes of `out` into *in. MPI_SUCCESS; or, on every
+// rank alike, MPI_ERR_NO_MEM when one was not ready (nothing moved); or
+// the error of a collective call.
+int exchange(const File &f, Exchange &x, const Bytes &out, Bytes *in, bool ok) {
+    if (!ok)
+        for (int i = 0; i < f.size; ++i)
+            x.send[i] = 0;
+    if (int e = MPI_Alltoall(x.send, 1, MPI_INT, x.recv, 1, MPI_INT, f.comm)) return e;
+    int64_t sent = 0, received = 0;
+    for (int i = 0; i < f.size; ++i) {
+        x.sdisp[i] = static_cast<int>(sent);
+        x.rdisp[i] = static_cast<int>(received);
+        sent += x.send[i];
+        received += x.recv[i];
     }
-    ~Exchange() { free(send); }
-    Exchange(const Exchange &) = delete;
-    Exchange &operator=(const Exchange &) = delete;
-    // Displacements from the counts; the totals into *sent, *received.
-    void lay_out(int n, int64_t *sent, int64_t *received) {
-        *sent = *received = 0;
-        for (int i = 0; i < n; ++i) {
-            sdisp[i] = static_cast<int>(*sent);
-            rdisp[i] = static_cast<int>(*received);
-            *sent += send[i];
-            *received += recv[i];
-        }
-    }
-};
-
-// Every rank's counts of `what` (bytes) for each peer: sends one int per
-// peer, gets one from each.
-int trade_counts(const File &f, Exchange &x) {
-    return MPI_Alltoall(x.send, 1, MPI_INT, x.recv, 1, MPI_INT, f.comm);
+    int ready = ok && sent <= INT32_MAX && received <= INT32_MAX && in->reserve(received);
+    if (int e = MPI_Allreduce(MPI_IN_PLACE, &ready, 1, MPI_INT, MPI_MIN, f.comm)) return e;
+    if (!ready) return MPI_ERR_NO_MEM;
+    in->n = received;
+    return MPI_Alltoallv(out.at, x.send, x.sdisp, MPI_BYTE, in->at, x.recv, x.rdisp, MPI_BYTE, f.comm);
 }
 
-// The parts of `pieces` in [from, to), clipped, appended to *out (the
-// pieces are in file order: a view's filetype never goes back).
+// The parts of `pieces` (sorted by offset) in [from, to), clipped,
+// appended to *out: false when the heap is full.
 bool parts_in(const Pieces &pieces, int64_t from, int64_t to, Bytes *out) {
-    // Binary search: the first piece that ends after `from`.
-    int64_t lo = 0, hi = pieces.n;
-    while (lo < hi) {
-        const int64_t mid = (lo + hi) / 2;
-        if (pieces.at[mid].offset + pieces.at[mid].len <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (int64_t i = lo; i < pieces.n && pieces.at[i].offset < to; ++i) {
+    for (int64_t i = 0; i < pieces.n && pieces.at[i].offset < to; ++i) {
         const Piece &p = pieces.at[i];
         const int64_t a = p.offset > from ? p.offset : from;
         const int64_t b = p.offset + p.len < to ? p.offset + p.len : to;
@@ -162,12 +139,14 @@ bool parts_in(const Pieces &pieces, int64_t from, int64_t to, Bytes *out) {
     return true;
 }
 
-// Whether `parts` (n of them) cover [from, to) without a hole; sorts them.
-bool covers(Part *parts, int64_t n, int64_t from, int64_t to) {
-    qsort(parts, static_cast<size_t>(n), sizeof(Part), [](const void *a, const void *b) {
-        const int64_t x = static_cast<const Part *>(a)->offset, y = static_cast<const Part *>(b)->offset;
-        return x < y ? -1 : x > y;
-    });
+int by_offset(const void *a, const void *b) {
+    const int64_t x = static_cast<const Part *>(a)->offset, y = static_cast<const Part *>(b)->offset;
+    return x < y ? -1 : x > y;
+}
+
+// Whether `parts` (n of them, sorted by offset) cover [from, to) without
+// a hole.
+bool covers(const Part *parts, int64_t n, int64_t from, int64_t to) {
     int64_t reached = from;
     for (int64_t i = 0; i < n; ++i) {
         if (parts[i].offset > reached) return false;
@@ -178,60 +157,53 @@ bool covers(Part *parts, int64_t n, int64_t from, int64_t to) {
 
 // One round of a two-phase write: every rank's parts of every
 // aggregator's window, then the aggregator's one write. *io gets the
-// first I/O failure of the caller as an aggregator.
-int write_round(File &f, const Plan &p, int64_t round, const Pieces &mine, const Stream &s, char *buffer,
-                int *io) {
+// first local failure of the caller as an aggregator, which the ranks
+// learn at the end.
+int write_round(File &f, Plan &p, int64_t round, const Pieces &mine, const Stream &s, char *buffer, int *io) {
     Bytes heads, data;
-    Exchange hx(f.size), dx(f.size);
+    Exchange &hx = p.x[0], &dx = p.x[1];
+    hx.clear(f.size);
+    dx.clear(f.size);
+    bool ok = true;
     for (int a = 0; a < p.naggr; ++a) {
         int64_t from, to;
         window(p, a, round, &from, &to);
         const int64_t before = heads.n, bytes_before = data.n;
-        if (!parts_in(mine, from, to, &heads)) return MPI_ERR_NO_MEM;
-        for (int64_t k = before; k < heads.n; k += sizeof(Part)) {
+        ok = ok && parts_in(mine, from, to, &heads);
+        for (int64_t k = before; ok && k < heads.n; k += sizeof(Part)) {
             const Part *part = reinterpret_cast<const Part *>(heads.at + k);
-            if (!data.put(s.data + part->stream, part->len)) return MPI_ERR_NO_MEM;
+            ok = data.put(s.data + part->stream, part->len);
         }
         hx.send[p.aggr[a]] = static_cast<int>(heads.n - before);
         dx.send[p.aggr[a]] = static_cast<int>(data.n - bytes_before);
     }
-    if (int e = trade_counts(f, hx)) return e;
-    if (int e = trade_counts(f, dx)) return e;
-    int64_t hs, hr, ds, dr;
-    hx.lay_out(f.size, &hs, &hr);
-    dx.lay_out(f.size, &ds, &dr);
     Bytes in_heads, in_data;
-    if (!in_heads.reserve(hr) || !in_data.reserve(dr)) return MPI_ERR_NO_MEM;
-    if (int e = MPI_Alltoallv(heads.at, hx.send, hx.sdisp, MPI_BYTE, in_heads.at, hx.recv, hx.rdisp, MPI_BYTE,
-                              f.comm))
-        return e;
-    if (int e = MPI_Alltoallv(data.at, dx.send, dx.sdisp, MPI_BYTE, in_data.at, dx.recv, dx.rdisp, MPI_BYTE,
-                              f.comm))
-        return e;
-    const int64_t nparts = hr / static_cast<int64_t>(sizeof(Part));
+    if (int e = exchange(f, hx, heads, &in_heads, ok)) return e;
+    if (int e = exchange(f, dx, data, &in_data, ok)) return e;
+    const int64_t nparts = in_heads.n / static_cast<int64_t>(sizeof(Part));
     if (p.me < 0 || nparts == 0 || *io) return MPI_SUCCESS;
     // The aggregator: its parts in rank order (the sources' order), each
-    // at its place in the buffer.
+    // at its place in the buffer, after the file's bytes when they leave
+    // holes.
     auto *parts = reinterpret_cast<Part *>(in_heads.at);
     int64_t from = none, to = 0;
     for (int64_t i = 0; i < nparts; ++i) {
         if (parts[i].offset < from) from = parts[i].offset;
         if (parts[i].offset + parts[i].len > to) to = parts[i].offset + parts[i].len;
     }
-    int64_t at = 0;
-    bool holes = false;
-    {
-        // covers() sorts: check it on a copy, so that rank order stays.
-        Bytes sorted;
-        if (!sorted.put(parts, hr)) return MPI_ERR_NO_MEM;
-        holes = !covers(reinterpret_cast<Part *>(sorted.at), nparts, from, to);
+    Bytes sorted;  // a copy: the parts land in rank order
+    if (!sorted.put(parts, in_heads.n)) {
+        *io = MPI_ERR_NO_MEM;
+        return MPI_SUCCESS;
     }
-    if (holes) {
+    qsort(sorted.at, static_cast<size_t>(nparts), sizeof(Part), by_offset);
+    if (!covers(reinterpret_cast<const Part *>(sorted.at), nparts, from, to)) {
         uint64_t got = 0;
         if ((*io = util::file_read_at(f.fd, buffer, static_cast<uint64_t>(to - from), from, &got)))
             return MPI_SUCCESS;
         memset(buffer + got, 0, static_cast<size_t>(to - from - static_cast<int64_t>(got)));
     }
+    int64_t at = 0;
     for (int64_t i = 0; i < nparts; ++i) {
         memcpy(buffer + (parts[i].offset - from), in_data.at + at, static_cast<size_t>(parts[i].len));
         at += parts[i].len;
@@ -245,29 +217,25 @@ int write_round(File &f, const Plan &p, int64_t round, const Pieces &mine, const
 // sends back each part with how many of its bytes the file holds. The
 // caller's stream gets its parts; *short_at the first stream byte the
 // file did not hold (if before it).
-int read_round(File &f, const Plan &p, int64_t round, const Pieces &mine, Stream &s, char *buffer,
+int read_round(File &f, Plan &p, int64_t round, const Pieces &mine, Stream &s, char *buffer,
                int64_t *short_at, int *io) {
     Bytes heads;
-    Exchange hx(f.size), vx(f.size), dx(f.size);
+    Exchange &hx = p.x[0], &vx = p.x[1], &dx = p.x[2];
+    hx.clear(f.size);
+    bool ok = true;
     for (int a = 0; a < p.naggr; ++a) {
         int64_t from, to;
         window(p, a, round, &from, &to);
         const int64_t before = heads.n;
-        if (!parts_in(mine, from, to, &heads)) return MPI_ERR_NO_MEM;
+        ok = ok && parts_in(mine, from, to, &heads);
         hx.send[p.aggr[a]] = static_cast<int>(heads.n - before);
     }
-    if (int e = trade_counts(f, hx)) return e;
-    int64_t hs, hr;
-    hx.lay_out(f.size, &hs, &hr);
     Bytes asked;
-    if (!asked.reserve(hr)) return MPI_ERR_NO_MEM;
-    if (int e = MPI_Alltoallv(heads.at, hx.send, hx.sdisp, MPI_BYTE, asked.at, hx.recv, hx.rdisp, MPI_BYTE,
-                              f.comm))
-        return e;
+    if (int e = exchange(f, hx, heads, &asked, ok)) return e;
     // The aggregator reads the span, and answers each part: its valid
     // length (int64) and its bytes.
     const auto *want = reinterpret_cast<const Part *>(asked.at);
-    const int64_t nwant = hr / static_cast<int64_t>(sizeof(Part));
+    const int64_t nwant = asked.n / static_cast<int64_t>(sizeof(Part));
     int64_t from = none, to = 0, got = 0;
     for (int64_t i = 0; i < nwant; ++i) {
         if (want[i].offset < from) from = want[i].offset;
@@ -279,57 +247,82 @@ int read_round(File &f, const Plan &p, int64_t round, const Pieces &mine, Stream
         got = static_cast<int64_t>(n);
     }
     Bytes valid, data;
+    ok = true;
     for (int src = 0, k = 0; src < f.size; ++src) {
         const int64_t nparts = hx.recv[src] / static_cast<int64_t>(sizeof(Part));
         const int64_t vbefore = valid.n, dbefore = data.n;
-        for (int64_t i = 0; i < nparts; ++i, ++k) {
+        for (int64_t i = 0; ok && i < nparts; ++i, ++k) {
             const Part &part = want[k];
-            int64_t ok = from + got - part.offset;
-            ok = ok < 0 ? 0 : ok > part.len ? part.len : ok;
-            if (*io) ok = 0;
-            if (!valid.put(&ok, sizeof ok) || !data.reserve(data.n + part.len)) return MPI_ERR_NO_MEM;
-            memcpy(data.at + data.n, buffer + (part.offset - from), static_cast<size_t>(ok));
-            memset(data.at + data.n + ok, 0, static_cast<size_t>(part.len - ok));
+            int64_t good = from + got - part.offset;
+            good = *io || good < 0 ? 0 : good > part.len ? part.len : good;
+            ok = valid.put(&good, sizeof good) && data.reserve(data.n + part.len);
+            if (!ok) break;
+            memcpy(data.at + data.n, buffer + (part.offset - from), static_cast<size_t>(good));
+            memset(data.at + data.n + good, 0, static_cast<size_t>(part.len - good));
             data.n += part.len;
         }
         vx.send[src] = static_cast<int>(valid.n - vbefore);
         dx.send[src] = static_cast<int>(data.n - dbefore);
     }
-    if (int e = trade_counts(f, vx)) return e;
-    if (int e = trade_counts(f, dx)) return e;
-    int64_t vs, vr, ds, dr;
-    vx.lay_out(f.size, &vs, &vr);
-    dx.lay_out(f.size, &ds, &dr);
     Bytes in_valid, in_data;
-    if (!in_valid.reserve(vr) || !in_data.reserve(dr)) return MPI_ERR_NO_MEM;
-    if (int e = MPI_Alltoallv(valid.at, vx.send, vx.sdisp, MPI_BYTE, in_valid.at, vx.recv, vx.rdisp, MPI_BYTE,
-                              f.comm))
-        return e;
-    if (int e = MPI_Alltoallv(data.at, dx.send, dx.sdisp, MPI_BYTE, in_data.at, dx.recv, dx.rdisp, MPI_BYTE,
-                              f.comm))
-        return e;
+    if (int e = exchange(f, vx, valid, &in_valid, ok)) return e;
+    if (int e = exchange(f, dx, data, &in_data, ok)) return e;
     // The caller's parts come back in the order it asked for them.
     const auto *mine_parts = reinterpret_cast<const Part *>(heads.at);
-    const auto *oks = reinterpret_cast<const int64_t *>(in_valid.at);
+    const auto *goods = reinterpret_cast<const int64_t *>(in_valid.at);
     int64_t at = 0;
     for (int64_t i = 0; i < static_cast<int64_t>(heads.n / sizeof(Part)); ++i) {
         const Part &part = mine_parts[i];
-        memcpy(s.data + part.stream, in_data.at + at, static_cast<size_t>(oks[i]));
+        memcpy(s.data + part.stream, in_data.at + at, static_cast<size_t>(goods[i]));
         at += part.len;
-        if (oks[i] < part.len && part.stream + oks[i] < *short_at) *short_at = part.stream + oks[i];
+        if (goods[i] < part.len && part.stream + goods[i] < *short_at) *short_at = part.stream + goods[i];
     }
     return MPI_SUCCESS;
 }
 
+// `from`'s pieces sorted by file offset into *out (a view may go back in
+// the file from one tile to the next: a resized filetype); the stream
+// offsets come along.
+bool sorted_by_offset(const Pieces &from, Pieces *out) {
+    for (int64_t i = 0; i < from.n; ++i) {
+        const Piece &p = from.at[i];
+        if (!out->add(p.offset, p.len, p.stream)) return false;
+    }
+    qsort(out->at, static_cast<size_t>(out->n), sizeof(Piece), [](const void *a, const void *b) {
+        const int64_t x = static_cast<const Piece *>(a)->offset, y = static_cast<const Piece *>(b)->offset;
+        return x < y ? -1 : x > y;
+    });
+    return true;
+}
+
 }  // namespace
+
+int file_aggregators(const File &f, int *out) {
+    const Comm &c = *comm_get(f.comm);
+    int n = 0;
+    if (f.hints.cb_nodes > 0) {
+        for (int i = 0; i < f.hints.cb_nodes; ++i)
+            out[n++] = static_cast<int>(static_cast<int64_t>(i) * f.size / f.hints.cb_nodes);
+        return n;
+    }
+    for (int r = 0; r < f.size; ++r) {
+        const int cluster = util::cluster_of(c.group.world[r]);
+        bool seen = false;
+        for (int i = 0; i < n && !seen; ++i)
+            seen = util::cluster_of(c.group.world[out[i]]) == cluster;
+        if (!seen) out[n++] = r;
+    }
+    return n;
+}
 
 int access_at_all(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI_Datatype type,
                   int64_t *bytes) {
     *bytes = 0;
     const CbMode mode = dir == Dir::write ? f.hints.cb_write : f.hints.cb_read;
     if (f.atomic || mode == CbMode::disable || f.size == 1) {
-        // Alone, with a barrier after, so that the call stays collective
-        // in its effect: every rank's access is over when any returns.
+        // Alone, with an agreement after, so that the call stays
+        // collective in its effect: every rank's access is over when any
+        // returns.
         int e = access_at(f, dir, offset, buf, count, type, bytes);
         int worst = e;
         if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f.comm)) return c;
@@ -339,20 +332,31 @@ int access_at_all(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI
     Stream s;
     int e = dir == Dir::write ? stream_out(f.view, buf, count, type, *t, &s)
                               : stream_in(f.view, buf, count, *t, &s);
-    Pieces mine;
-    if (e == MPI_SUCCESS && map_view(f.view, offset * f.view.et->size, s.bytes, &mine)) e = MPI_ERR_NO_MEM;
+    Pieces mapped, mine;
+    if (e == MPI_SUCCESS &&
+        (map_view(f.view, offset * f.view.et->size, s.bytes, &mapped) || !sorted_by_offset(mapped, &mine)))
+        e = MPI_ERR_NO_MEM;
+    auto *p = static_cast<Plan *>(malloc(sizeof(Plan)));
+    if (e == MPI_SUCCESS && !p) e = MPI_ERR_NO_MEM;
     // The range of all the accesses, and whether every rank is ready.
-    MPI_Offset range[3] = {mine.n ? -mine.at[0].offset : -none,
-                           mine.n ? mine.at[mine.n - 1].offset + mine.at[mine.n - 1].len : 0, e};
-    if (int c = MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_OFFSET, MPI_MAX, f.comm)) return c;
-    if (e) return e;
-    if (range[2]) return static_cast<int>(range[2]);
-    Plan *p = static_cast<Plan *>(malloc(sizeof(Plan)));
-    if (!p) return MPI_ERR_NO_MEM;
-    choose_aggregators(f, *p);
+    int64_t lo = none, hi = 0;
+    for (int64_t i = 0; e == MPI_SUCCESS && i < mine.n; ++i) {
+        if (mine.at[i].offset < lo) lo = mine.at[i].offset;
+        if (mine.at[i].offset + mine.at[i].len > hi) hi = mine.at[i].offset + mine.at[i].len;
+    }
+    MPI_Offset range[3] = {-lo, hi, e};
+    if (int c = MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_OFFSET, MPI_MAX, f.comm)) {
+        free(p);
+        return c;
+    }
+    if (e || range[2]) {
+        free(p);
+        return e ? e : static_cast<int>(range[2]);
+    }
+    p->naggr = file_aggregators(f, p->aggr);
     p->lo = -range[0];
     p->hi = range[1];
-    int64_t err_worst = MPI_SUCCESS;
+    int64_t worst = MPI_SUCCESS;
     if (p->lo < p->hi) {
         p->domain = (p->hi - p->lo + p->naggr - 1) / p->naggr;
         p->step = f.hints.cb_buffer_size < p->domain ? f.hints.cb_buffer_size : p->domain;
@@ -363,18 +367,19 @@ int access_at_all(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI
         char *buffer = p->me >= 0 ? static_cast<char *>(malloc(static_cast<size_t>(p->step))) : nullptr;
         int io = p->me >= 0 && !buffer ? MPI_ERR_NO_MEM : MPI_SUCCESS;
         int64_t short_at = s.bytes;
+        // Every rank makes the same rounds: a round's failure is agreed
+        // on by all (exchange()), and ends the loop everywhere.
         for (int64_t r = 0; r < p->rounds && e == MPI_SUCCESS; ++r)
             e = dir == Dir::write ? write_round(f, *p, r, mine, s, buffer, &io)
                                   : read_round(f, *p, r, mine, s, buffer, &short_at, &io);
         free(buffer);
         // An aggregator's failure is every rank's.
-        err_worst = e ? e : io;
-        if (e == MPI_SUCCESS && MPI_Allreduce(MPI_IN_PLACE, &err_worst, 1, MPI_INT64_T, MPI_MAX, f.comm))
-            err_worst = MPI_ERR_OTHER;
+        worst = e ? e : io;
+        if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT64_T, MPI_MAX, f.comm)) worst = c;
         *bytes = dir == Dir::write ? s.bytes : short_at;
     }
-    free(p);  // (a Plan is too large for a small stack)
-    if (err_worst) return static_cast<int>(err_worst);
+    free(p);
+    if (worst) return static_cast<int>(worst);
     if (dir == Dir::read) return stream_deliver(f.view, s, *bytes, buf, count, type, *t);
     return MPI_SUCCESS;
 }
@@ -409,7 +414,6 @@ int collective(const char *fn, MPI_File fh, Dir dir, Place place, MPI_Offset off
     const MPI_Offset etypes = count * t->size / f->view.et->size;
     if (place == Place::individual) {
         offset = f->position;
-        f->position += etypes;
     } else if (place == Place::shared) {
         // Rank order: each rank's data after the lower ranks' (13.4.4).
         MPI_Offset upto = 0, base = 0, total = 0;
@@ -426,6 +430,7 @@ int collective(const char *fn, MPI_File fh, Dir dir, Place place, MPI_Offset off
     int64_t bytes = 0;
     e = access_at_all(*f, dir, offset, const_cast<void *>(buf), count, type, &bytes);
     if (e) return call.fail(e, util::error_detail());
+    if (place == Place::individual) f->position = offset + bytes / f->view.et->size;
     if (split) {
         f->split.active = true;
         f->split.buf = buf;

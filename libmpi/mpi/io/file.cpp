@@ -103,6 +103,7 @@ const char *path_of(const char *filename) {
 
 // Frees what `f` holds on the caller and its table entry.
 void drop(File &f) {
+    if (f.fd >= 0) util::file_close(f.fd);
     view_release(f.view);
     if (f.shared != MPI_WIN_NULL) MPI_Win_free(&f.shared);
     if (f.comm != MPI_COMM_NULL) MPI_Comm_free(&f.comm);
@@ -112,7 +113,9 @@ void drop(File &f) {
 
 // The collective part of MPI_File_open on `f` (its comm made): the file
 // opened on every rank, rank 0 first (it alone creates), and the shared
-// file pointer's window. Every rank returns the same class.
+// file pointer's window, whose counter starts at the end of the file
+// with MPI_MODE_APPEND (13.2.1), as does the individual pointer. Every
+// rank returns the same class.
 int open_on_all(File &f, const char *path) {
     int e = MPI_SUCCESS;
     if (f.rank == 0) e = open_here(path, f.amode, true, &f.fd);
@@ -123,12 +126,17 @@ int open_on_all(File &f, const char *path) {
     int worst = e;
     if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f.comm)) return c;
     if (worst == MPI_SUCCESS) {
+        int64_t end = 0;  // rank 0's size of the file, for MPI_MODE_APPEND
+        if (f.rank == 0 && (f.amode & MPI_MODE_APPEND)) e = util::file_size(f.fd, &end);
         void *word = nullptr;
         const MPI_Aint bytes = f.rank == 0 ? sizeof(MPI_Offset) : 0;
-        e = MPI_Win_allocate(bytes, sizeof(MPI_Offset), MPI_INFO_NULL, f.comm, &word, &f.shared);
-        if (e == MPI_SUCCESS && word) *static_cast<MPI_Offset *>(word) = 0;
-        worst = e;
-        if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f.comm)) return c;
+        const int w = MPI_Win_allocate(bytes, sizeof(MPI_Offset), MPI_INFO_NULL, f.comm, &word, &f.shared);
+        if (w == MPI_SUCCESS && word) *static_cast<MPI_Offset *>(word) = end;  // before anyone reads it
+        // The errors and rank 0's end, to every rank at once.
+        MPI_Offset agreed[2] = {e ? e : w, end};
+        if (int c = MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_OFFSET, MPI_MAX, f.comm)) return c;
+        worst = static_cast<int>(agreed[0]);
+        f.position = agreed[1];
     }
     if (worst && f.fd >= 0) {
         util::file_close(f.fd);
@@ -180,7 +188,17 @@ int shared_fetch_add(File &f, MPI_Offset n, MPI_Offset *old) {
     return e ? e : u;
 }
 
-void file_take_hints(File &f, MPI_Info info) {
+static void take_hints(File &f, MPI_Info info);
+
+int file_set_hints(File &f, MPI_Info info) {
+    if (info != MPI_INFO_NULL) take_hints(f, info);
+    // Every rank takes rank 0's, so that all go the same way in a
+    // collective access (13.2.8 asks for the same values everywhere; a
+    // program that gives others must not hang).
+    return MPI_Bcast(&f.hints, sizeof f.hints, MPI_BYTE, 0, f.comm);
+}
+
+static void take_hints(File &f, MPI_Info info) {
     if (const char *v = info_lookup(info, "cb_nodes")) {
         const long n = strtol(v, nullptr, 10);
         if (n > 0) f.hints.cb_nodes = n < f.size ? static_cast<int>(n) : f.size;
@@ -203,8 +221,9 @@ void file_take_hints(File &f, MPI_Info info) {
 
 void file_finalize() {
     // A program should close its files first (section 13.2.2); what it
-    // left open is closed here, rank by rank: the file's communicator and
-    // window go with the others.
+    // left open is closed here, rank by rank (not collectively: nothing
+    // of MPI_MODE_DELETE_ON_CLOSE), the file's communicator and window
+    // going with the others'.
     Files &s = t_files.get();
     for (int i = 1; i < s.table.cap; ++i)
         if (File *f = s.table.at(i)) util::file_close(f->fd);
@@ -222,63 +241,77 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (int e = enter_no_file(call)) return e;
     const Comm *c = comm_get(comm);
     if (!c || c->inter) return call.fail(MPI_ERR_COMM, "an intracommunicator is required");
-    if (!fh) return call.fail(MPI_ERR_ARG);
-    *fh = MPI_FILE_NULL;
-    if (!filename) return call.fail(MPI_ERR_BAD_FILE, "the file name is null");
-    if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
-    const char *path = path_of(filename);
-    if (strlen(path) >= sizeof File{}.path) return call.fail(MPI_ERR_BAD_FILE, "the file name is too long");
-    int modes[2] = {amode, -amode};
-    if (int e = MPI_Allreduce(MPI_IN_PLACE, modes, 2, MPI_INT, MPI_MAX, comm)) return call.fail(e);
-    if (modes[0] != -modes[1]) return call.fail(MPI_ERR_NOT_SAME, "the ranks gave different amodes");
-    if (!amode_valid(amode)) return call.fail(MPI_ERR_AMODE);
-
-    File init{};
-    init.fd = -1;
-    init.amode = amode;
-    init.errhandler = files().null_errhandler ? files().null_errhandler : MPI_ERRORS_RETURN;
-    init.hints.cb_buffer_size = default_cb_buffer;
-    strcpy(init.path, path);
-    view_default(init.view);
-    int index;
-    if (files().table.add(1, init, &index)) return call.fail(MPI_ERR_NO_MEM, "too many open files");
+    if (fh) *fh = MPI_FILE_NULL;
+    // The caller's own checks and its table entry, then every rank learns
+    // whether all may go on (one that gave up would leave the others
+    // waiting in the collective part).
+    const char *path = filename ? path_of(filename) : nullptr;
+    int local = MPI_SUCCESS, index = 0;
+    const char *why = nullptr;
+    if (!fh) {
+        local = MPI_ERR_ARG;
+    } else if (!path) {
+        local = MPI_ERR_BAD_FILE, why = "the file name is null";
+    } else if (info != MPI_INFO_NULL && !info_valid(info)) {
+        local = MPI_ERR_INFO;
+    } else if (strlen(path) >= sizeof File{}.path) {
+        local = MPI_ERR_BAD_FILE, why = "the file name is too long";
+    } else if (!amode_valid(amode)) {
+        local = MPI_ERR_AMODE;
+    } else {
+        File init{};
+        init.fd = -1;
+        init.amode = amode;
+        init.errhandler = files().null_errhandler ? files().null_errhandler : MPI_ERRORS_RETURN;
+        init.hints.cb_buffer_size = default_cb_buffer;
+        strcpy(init.path, path);
+        view_default(init.view);
+        if (files().table.add(1, init, &index)) local = MPI_ERR_NO_MEM, why = "too many open files";
+    }
+    int agree[3] = {amode, -amode, local};
+    int e = MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT, MPI_MAX, comm);
+    if (e == MPI_SUCCESS && !local && agree[2])
+        local = agree[2], why = "another rank's arguments were refused";
+    if (e == MPI_SUCCESS && !local && agree[0] != -agree[1])
+        local = MPI_ERR_NOT_SAME, why = "the ranks gave different amodes";
+    if (e || local) {
+        if (index) files().table.remove(index);
+        return call.fail(e ? e : local, why);
+    }
     File &f = *files().table.at(index);
     f.handle = make_handle(HandleKind::file, index);
     // The file's collectives run on its own communicator, whose errors
     // come back to the file's calls.
-    int e = MPI_Comm_dup(comm, &f.comm);
+    e = MPI_Comm_dup(comm, &f.comm);
     if (e == MPI_SUCCESS) e = MPI_Comm_set_errhandler(f.comm, MPI_ERRORS_RETURN);
     if (e == MPI_SUCCESS) {
         MPI_Comm_rank(f.comm, &f.rank);
         MPI_Comm_size(f.comm, &f.size);
         e = open_on_all(f, path);
     }
-    if (e == MPI_SUCCESS && info != MPI_INFO_NULL) file_take_hints(f, info);
-    int64_t size = 0;
-    if (e == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) e = util::file_size(f.fd, &size);
     if (e) {
         const char *detail = util::error_detail();
         drop(f);
         return call.fail(e, detail);
     }
-    // MPI_MODE_APPEND: both file pointers start at the end (13.2.1).
-    f.position = size;
-    if (size && f.rank == 0) {
-        MPI_Offset old;
-        shared_fetch_add(f, size, &old);
+    if (int h = file_set_hints(f, info)) {
+        drop(f);
+        return call.fail(h);
     }
     *fh = f.handle;
     return MPI_SUCCESS;
 }
 
-/// Collective; the file is synchronized first, and with
-/// MPI_MODE_DELETE_ON_CLOSE deleted once every rank closed it.
+/// Collective; with MPI_MODE_DELETE_ON_CLOSE the file is deleted once
+/// every rank closed it. A split collective still active is an error
+/// (13.4.5), reported after the file is closed on every rank.
 int MPI_File_close(MPI_File *fh) {
     Call call("MPI_File_close");
     File *f;
     if (int e = enter(call, fh ? *fh : MPI_FILE_NULL, &f)) return e;
-    if (f->split.active) return call.fail(MPI_ERR_OTHER, "a split collective is active on the file");
+    const bool split = f->split.active;
     int e = util::file_close(f->fd);
+    f->fd = -1;
     const char *detail = e ? util::error_detail() : nullptr;
     const int b = MPI_Barrier(f->comm);
     if (f->rank == 0 && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && b == MPI_SUCCESS && !e) {
@@ -288,7 +321,8 @@ int MPI_File_close(MPI_File *fh) {
     drop(*f);
     *fh = MPI_FILE_NULL;
     if (e) return call.fail(e, detail);
-    return b ? call.fail(b) : MPI_SUCCESS;
+    if (b) return call.fail(b);
+    return split ? call.fail(MPI_ERR_OTHER, "a split collective was still active on the file") : MPI_SUCCESS;
 }
 
 /// Not collective: MPI_ERR_NO_SUCH_FILE when there is no such file.
@@ -371,7 +405,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) {
     File *f;
     if (int e = enter(call, fh, &f)) return e;
     if (info != MPI_INFO_NULL && !info_valid(info)) return call.fail(MPI_ERR_INFO);
-    if (info != MPI_INFO_NULL) file_take_hints(*f, info);
+    if (int e = file_set_hints(*f, info)) return call.fail(e);
     return MPI_SUCCESS;
 }
 
@@ -384,7 +418,8 @@ int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) {
     if (info_new(info_used)) return call.fail(MPI_ERR_NO_MEM);
     static const char *const modes[] = {"automatic", "enable", "disable"};
     char nodes[16], bytes[24];
-    TextBuilder(nodes, sizeof nodes).put_int(f->hints.cb_nodes ? f->hints.cb_nodes : f->size);
+    int aggregators[util::max_ranks];
+    TextBuilder(nodes, sizeof nodes).put_int(file_aggregators(*f, aggregators));
     TextBuilder(bytes, sizeof bytes).put_int(f->hints.cb_buffer_size);
     int e = info_put(*info_used, "cb_nodes", nodes);
     if (e == MPI_SUCCESS) e = info_put(*info_used, "cb_buffer_size", bytes);
@@ -424,12 +459,13 @@ int MPI_File_sync(MPI_File fh) {
     Call call("MPI_File_sync");
     File *f;
     if (int e = enter(call, fh, &f)) return e;
-    if (f->split.active) return call.fail(MPI_ERR_OTHER, "a split collective is active on the file");
     const int e = util::file_sync(f->fd);
     const char *detail = e ? util::error_detail() : nullptr;
     const int b = MPI_Barrier(f->comm);
     if (e) return call.fail(e, detail);
-    return b ? call.fail(b) : MPI_SUCCESS;
+    if (b) return call.fail(b);
+    return f->split.active ? call.fail(MPI_ERR_OTHER, "a split collective is active on the file")
+                           : MPI_SUCCESS;
 }
 
 /// MPI_FILE_NULL's handler is the one files opened later start with.

@@ -50,7 +50,6 @@ struct SplitCall {
     bool active;
     const void *buf;  ///< the buffer it was begun with
     MPI_Status status;
-    int error;
 };
 
 struct File {
@@ -90,12 +89,13 @@ int enter_no_file(Call &call);
 /// value is in place when any rank returns).
 int shared_set(File &f, MPI_Offset value);
 
-/// Takes the hints of section 13.2.8 that `info` gives (the others are
-/// ignored, as the standard allows).
-void file_take_hints(File &f, MPI_Info info);
+/// Takes the hints of section 13.2.8 that `info` gives (MPI_INFO_NULL:
+/// none; the others are ignored, as the standard allows), then rank 0's
+/// hints on every rank. Collective: MPI_SUCCESS or the broadcast's error.
+int file_set_hints(File &f, MPI_Info info);
 
-/// Closes every file the rank left open (MPI_Finalize, collective over
-/// the ranks that opened them, as MPI_File_close).
+/// Closes the descriptors of every file the rank left open (MPI_Finalize;
+/// not collective, so MPI_MODE_DELETE_ON_CLOSE is not honoured there).
 void file_finalize();
 
 // ---- views and representations (view.cpp) ----
@@ -127,6 +127,10 @@ struct Pieces {
     /// the heap is full.
     bool add(int64_t offset, int64_t len, int64_t stream);
 };
+
+/// Whether data of type `t` can move under view `v`'s representation
+/// (each basic type as many bytes in the file as in memory).
+bool view_takes(const FileView &v, const Datatype &t);
 
 /// Etypes of view `v` that lie wholly before file byte `end` (the view's
 /// size of a file of `end` bytes, MPI_SEEK_END's base).
@@ -187,6 +191,12 @@ int access_at(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI_Dat
 /// buffering) unless the hints say otherwise.
 int access_at_all(File &f, Dir dir, MPI_Offset offset, void *buf, int count, MPI_Datatype type,
                   int64_t *bytes);
+
+/// The ranks of `f` that aggregate its collective accesses into out[]
+/// (room for util::max_ranks): cb_nodes of them spread over the ranks if
+/// the hint is set, else the first rank of each cluster its ranks use.
+/// Returns how many.
+int file_aggregators(const File &f, int *out);
 
 /// Moves the shared file pointer by `n` etypes: its old place into *old.
 int shared_fetch_add(File &f, MPI_Offset n, MPI_Offset *old);

@@ -118,6 +118,8 @@ void view_default(FileView &v) {
     strcpy(v.datarep, "native");
 }
 
+bool view_takes(const FileView &v, const Datatype &t) { return !v.rep || same_sizes(*v.rep, t); }
+
 void view_release(FileView &v) {
     datatype_release(v.etype);
     datatype_release(v.filetype);
@@ -127,12 +129,18 @@ MPI_Offset view_etypes_before(const FileView &v, int64_t end) {
     const Datatype &ft = *v.ft;
     if (end <= v.disp) return 0;
     const int64_t span = end - v.disp;
-    int64_t bytes = span / ft.extent * ft.size;  // whole tiles
-    const int64_t rest = span % ft.extent;
-    for_each_piece(ft, 1, [&](int64_t disp, int64_t len) {
-        if (disp < rest) bytes += disp + len <= rest ? len : rest - disp;
-        return 0;
-    });
+    // Tiles whose data lies wholly before the end, then the few that
+    // start before it and reach past it (their data may span more than
+    // an extent).
+    const int64_t true_ub = ft.true_lb + ft.true_extent;
+    int64_t tile = span >= true_ub ? (span - true_ub) / ft.extent + 1 : 0;
+    int64_t bytes = tile * ft.size;
+    for (; tile * ft.extent + ft.true_lb < span; ++tile)
+        for_each_piece(ft, 1, [&](int64_t disp, int64_t len) {
+            const int64_t at = tile * ft.extent + disp;
+            if (at < span) bytes += at + len <= span ? len : span - at;
+            return 0;
+        });
     return bytes / v.et->size;
 }
 
@@ -261,7 +269,7 @@ int check_view(const File &f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype 
     }
     *et = datatype_get(etype);
     *ft = datatype_get(filetype);
-    if ((*et)->size <= 0 || (*ft)->size % (*et)->size != 0) {
+    if ((*et)->size <= 0 || (*ft)->size <= 0 || (*ft)->size % (*et)->size != 0) {
         why.put("the filetype must be made of whole etypes, of at least one byte");
         return MPI_ERR_TYPE;
     }
@@ -312,13 +320,15 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     if (int c = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f->comm)) return call.fail(c);
     if (e) return call.fail(e, detail);
     if (worst) return call.fail(worst, "another rank's view was refused");
+    // A failure from here on is reported after the collective steps, so
+    // that no rank leaves the others waiting.
+    int late = MPI_SUCCESS;
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         MPI_Offset now = 0;
-        if (int s = shared_fetch_add(*f, 0, &now))
-            return call.fail(s, "the shared file pointer cannot be read");
         Pieces here;  // the file byte the shared file pointer is at
-        if (map_view(f->view, now * f->view.et->size, 1, &here)) return call.fail(MPI_ERR_NO_MEM);
-        disp = here.at[0].offset;
+        late = shared_fetch_add(*f, 0, &now);
+        if (late == MPI_SUCCESS && map_view(f->view, now * f->view.et->size, 1, &here)) late = MPI_ERR_NO_MEM;
+        disp = late ? f->view.disp : here.at[0].offset;
     }
     view_release(f->view);
     f->view.disp = disp;
@@ -331,8 +341,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     f->view.datarep[MPI_MAX_DATAREP_STRING - 1] = 0;
     f->position = 0;
     if (int s = shared_set(*f, 0)) return call.fail(s, "the shared file pointer cannot be reset");
-    if (info != MPI_INFO_NULL) file_take_hints(*f, info);
-    return MPI_SUCCESS;
+    if (int h = file_set_hints(*f, info)) return call.fail(h);
+    return late ? call.fail(late, "the shared file pointer's place cannot be found") : MPI_SUCCESS;
 }
 
 /// The view: disp, the etype and filetype (new handles of derived ones,
