@@ -40,10 +40,10 @@ int for_each_segment(int count, const Datatype &t, F f) {
                 len += n;
                 return MPI_SUCCESS;
             }
-            const int e = len > 0 ? f(at, len) : MPI_SUCCESS;
+            const int flushed = len > 0 ? f(at, len) : MPI_SUCCESS;
             at = d;
             len = n;
-            return e;
+            return flushed;
         }))
         return e;
     return len > 0 ? f(at, len) : MPI_SUCCESS;
