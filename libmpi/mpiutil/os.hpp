@@ -124,8 +124,9 @@ void trace_record(unsigned kind, int rank, int a, long b, unsigned long c, unsig
 /// its JSON file: 0, or -TS_E*.
 int trace_dump(int core);
 
-// Files of the job's folder, through the C library's POSIX calls (on the
-// target the runtime's file client, docs/services.md "Files"). Paths are
+// Files of the job's folder, through the C library's POSIX calls
+// (os_files.cpp, in both builds; on the target the runtime's file client,
+// docs/services.md "Files"). Paths are
 // the program's; descriptors are >= 0; errors are -errno, in the C
 // library's numbering.
 
