@@ -17,13 +17,16 @@ import tempfile
 from tessera.profile import ToolError
 
 
-def make(stage=()):
+def make(stage=(), programs=()):
     """A fresh job folder with every path of `stage` (files or folders)
-    copied in under its base name; returns its path. Symbolic links are
-    followed: the ranks see what they point to. Raises ToolError for a
-    path that does not exist, two staged paths with one base name, or what
-    cannot be copied (naming it: a link to nothing, a link to a folder that
-    holds it, an unreadable file)."""
+    copied in under its base name, and every (name, path) of `programs`
+    (the job's executables under their argv[0]) copied in under `name`
+    unless a staged path has that name; returns its path. So a rank may
+    open argv[0], as a program on Linux opens the file it was started
+    from. Symbolic links are followed: the ranks see what they point to.
+    Raises ToolError for a path that does not exist, two staged paths with
+    one base name, or what cannot be copied (naming it: a link to nothing,
+    a link to a folder that holds it, an unreadable file)."""
     names = {}
     for path in stage:
         name = os.path.basename(os.path.normpath(path))
@@ -32,6 +35,8 @@ def make(stage=()):
         if name in names:
             raise ToolError(f"--stage {path}: {names[name]} is staged under the same name '{name}'")
         names[name] = path
+    for name, path in programs:
+        names.setdefault(name, path)
     folder = tempfile.mkdtemp(prefix="tessera-files-")
     try:
         for name, path in names.items():

@@ -684,7 +684,7 @@ def main(argv=None):
         warning = globals_warning(layout, opts, program, sys.stderr if opts.verbose else None)
         if warning:
             print(warning, file=sys.stderr)
-        job_folder = jobdir.make(opts.stage)
+        job_folder = jobdir.make(opts.stage, [(mkimage.program_name(a.program), a.program) for a in apps])
         staged = jobdir.snapshot(job_folder)
         workdir = tempfile.mkdtemp(prefix="tessera-mpirun-")
         build = mkimage.build_payloads

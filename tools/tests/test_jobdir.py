@@ -44,6 +44,18 @@ class JobDirTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(folder)), ["data", "in.txt"])
         self.assertEqual(os.listdir(self.make()), [])
 
+    def test_programs_under_their_argv0(self):
+        write(os.path.join(self.tmp, "bin", "app.elf"), "elf")
+        app = os.path.join(self.tmp, "bin", "app.elf")
+        folder = jobdir.make([], [("app", app)])
+        self.addCleanup(jobdir.remove, folder)
+        self.assertEqual(read(os.path.join(folder, "app")), "elf")
+        # A staged path of that name wins.
+        write(os.path.join(self.src, "app"), "staged")
+        folder = jobdir.make([os.path.join(self.src, "app")], [("app", app)])
+        self.addCleanup(jobdir.remove, folder)
+        self.assertEqual(read(os.path.join(folder, "app")), "staged")
+
     def test_refused(self):
         with self.assertRaisesRegex(ToolError, "no such file or folder"):
             jobdir.make([os.path.join(self.src, "missing")])
