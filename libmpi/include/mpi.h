@@ -154,14 +154,10 @@ typedef long long MPI_Count;
 #define MPI_REAL8             ((MPI_Datatype)0x44000038)
 #define MPI_COMPLEX8          ((MPI_Datatype)0x44000039)
 #define MPI_COMPLEX16         ((MPI_Datatype)0x4400003a)
-/* Sizes with no C type on both of Tessera's ABIs (Fortran's REAL*16 is
- * IEEE binary128, which x86-64's long double is not): MPI_DATATYPE_NULL,
- * as MPICH defines the optional types it lacks (Annex A.1.1). */
-#define MPI_INTEGER16 MPI_DATATYPE_NULL
-#define MPI_REAL2     MPI_DATATYPE_NULL
-#define MPI_REAL16    MPI_DATATYPE_NULL
-#define MPI_COMPLEX4  MPI_DATATYPE_NULL
-#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+/* Half precision has no C type on Tessera's ABIs: MPI_DATATYPE_NULL, as
+ * MPICH defines the optional types it lacks (Annex A.1.1). */
+#define MPI_REAL2    MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
 /* C++'s types (section 3.2.2), available in C as the standard asks: bool
  * and std::complex of float, double and long double, laid out as C's
  * _Bool and _Complex types. */
@@ -169,6 +165,12 @@ typedef long long MPI_Count;
 #define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4400003c)
 #define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4400003d)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4400003e)
+/* Sixteen-byte Fortran types (section 3.2.2's optional ones): a two's
+ * complement __int128, and IEEE binary128 (riscv64's long double,
+ * x86-64's __float128) with its complex pair. */
+#define MPI_INTEGER16 ((MPI_Datatype)0x4400003f)
+#define MPI_REAL16    ((MPI_Datatype)0x44000040)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x44000041)
 /* Handles of datatypes made by MPI_Type_* start above the predefined ones. */
 
 /* ---- Error handlers (kind 'E' = 0x45), MPI 3.1 section 8.3 ---------- */

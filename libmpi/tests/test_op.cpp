@@ -15,6 +15,7 @@
 #include "fake_job.hpp"
 #include "on_ranks.hpp"
 #include "common/handles.hpp"
+#include "datatype/datatype.hpp"
 #include "datatype/op.hpp"
 
 using namespace lwmpi;
@@ -55,10 +56,11 @@ const std::vector<MPI_Datatype> c_integer_types = {MPI_CHAR,
                                                    MPI_INTEGER1,
                                                    MPI_INTEGER2,
                                                    MPI_INTEGER4,
-                                                   MPI_INTEGER8};
+                                                   MPI_INTEGER8,
+                                                   MPI_INTEGER16};
 const std::vector<MPI_Datatype> multi_language_types = {MPI_AINT, MPI_OFFSET, MPI_COUNT};
 const std::vector<MPI_Datatype> floating_types = {
-    MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
+    MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8, MPI_REAL16};
 const std::vector<MPI_Datatype> logical_types = {MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL};
 const std::vector<MPI_Datatype> complex_types = {MPI_C_FLOAT_COMPLEX,
                                                  MPI_C_DOUBLE_COMPLEX,
@@ -69,7 +71,8 @@ const std::vector<MPI_Datatype> complex_types = {MPI_C_FLOAT_COMPLEX,
                                                  MPI_COMPLEX16,
                                                  MPI_CXX_FLOAT_COMPLEX,
                                                  MPI_CXX_DOUBLE_COMPLEX,
-                                                 MPI_CXX_LONG_DOUBLE_COMPLEX};
+                                                 MPI_CXX_LONG_DOUBLE_COMPLEX,
+                                                 MPI_COMPLEX32};
 const std::vector<MPI_Datatype> byte_types = {MPI_BYTE};
 const std::vector<MPI_Datatype> pair_types = {MPI_FLOAT_INT, MPI_DOUBLE_INT,        MPI_LONG_INT,
                                               MPI_2INT,      MPI_SHORT_INT,         MPI_LONG_DOUBLE_INT,
@@ -425,4 +428,17 @@ TEST_CASE("Fortran's LOGICAL takes the logical operations, its INTEGERs the arit
     CHECK(check_op(MPI_SUM, MPI_CHARACTER) == MPI_ERR_OP);
     CHECK(reduced(MPI_SUM, MPI_INTEGER8, std::array<int64_t, 1>{int64_t{1} << 40},
                   std::array<int64_t, 1>{2}) == std::array<int64_t, 1>{(int64_t{1} << 40) + 2});
+}
+
+TEST_CASE("The sixteen-byte Fortran types reduce in their whole width", "[op]") {
+    using I = __int128;
+    const I big = I{1} << 100;
+    CHECK(reduced(MPI_SUM, MPI_INTEGER16, std::array<I, 1>{big}, std::array<I, 1>{3}) ==
+          std::array<I, 1>{big + 3});
+    CHECK(reduced(MPI_MAX, MPI_INTEGER16, std::array<I, 1>{-big}, std::array<I, 1>{1}) ==
+          std::array<I, 1>{1});
+    // 1 + 2^-100 needs binary128's 113-bit significand: a double would drop it.
+    using Q = lwmpi::Quad;
+    const Q tiny = Q{1} / static_cast<Q>(big);
+    CHECK(reduced(MPI_SUM, MPI_REAL16, std::array<Q, 1>{1}, std::array<Q, 1>{tiny})[0] - 1 == tiny);
 }

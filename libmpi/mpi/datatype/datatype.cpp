@@ -176,6 +176,9 @@ constexpr Datatype predefined[] = {
     basic<__complex__ float, MPI_CXX_FLOAT_COMPLEX>(),
     basic<__complex__ double, MPI_CXX_DOUBLE_COMPLEX>(),
     basic<__complex__ long double, MPI_CXX_LONG_DOUBLE_COMPLEX>(),
+    basic<__int128, MPI_INTEGER16>(),
+    basic<Quad, MPI_REAL16>(),
+    basic<QuadComplex, MPI_COMPLEX32>(),
 };
 constexpr int num_predefined = sizeof predefined / sizeof predefined[0];
 
@@ -252,6 +255,9 @@ constexpr const char *predefined_names[] = {
     "MPI_CXX_FLOAT_COMPLEX",
     "MPI_CXX_DOUBLE_COMPLEX",
     "MPI_CXX_LONG_DOUBLE_COMPLEX",
+    "MPI_INTEGER16",
+    "MPI_REAL16",
+    "MPI_COMPLEX32",
 };
 static_assert(sizeof predefined_names / sizeof predefined_names[0] == num_predefined);
 

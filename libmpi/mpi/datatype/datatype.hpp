@@ -25,6 +25,17 @@
 
 namespace lwmpi {
 
+/// IEEE binary128, MPI_REAL16's C type, and its complex pair (MPI_COMPLEX32):
+/// riscv64's long double is binary128; x86-64's is not, but GCC's
+/// __float128 is (its arithmetic is libgcc's).
+#if __LDBL_MANT_DIG__ == 113
+using Quad = long double;
+using QuadComplex = __complex__ long double;
+#else
+using Quad = __float128;
+typedef _Complex float __attribute__((mode(TC))) QuadComplex;
+#endif
+
 class TextBuilder;
 
 /// At most this many derived datatypes per rank (MPI_ERR_NO_MEM beyond).

@@ -63,6 +63,8 @@ Form form_of(MPI_Datatype basic) {
     case MPI_DOUBLE:
     case MPI_DOUBLE_PRECISION:
     case MPI_REAL8: return {Kind::uint, 1, 8};
+    case MPI_INTEGER16: return {Kind::sint, 1, 16};
+    case MPI_REAL16: return {Kind::uint, 1, 16};  // binary128 in both representations
     case MPI_LONG_DOUBLE: return {Kind::long_double, 1, 16};
     case MPI_C_FLOAT_COMPLEX:
     case MPI_COMPLEX:
@@ -74,6 +76,7 @@ Form form_of(MPI_Datatype basic) {
     case MPI_CXX_DOUBLE_COMPLEX: return {Kind::uint, 2, 8};
     case MPI_C_LONG_DOUBLE_COMPLEX:
     case MPI_CXX_LONG_DOUBLE_COMPLEX: return {Kind::long_double, 2, 16};
+    case MPI_COMPLEX32: return {Kind::uint, 2, 16};
     default: return {Kind::uint, 1, 0};  // not basic: a run never has it
     }
 }

@@ -53,13 +53,14 @@ using Kernel = void (*)(const void *in, void *inout, size_t n, Layout layout);
 // (u wins over v) for MINLOC and MAXLOC.
 
 // Integer arithmetic wraps around, as the hardware does, instead of being
-// undefined on overflow: it is done on unsigned long long, wide enough for
-// every integer type here and immune to the promotion of short operands to
-// int.
+// undefined on overflow: it is done on unsigned long long (unsigned
+// __int128 for MPI_INTEGER16), wide enough for the type and immune to the
+// promotion of short operands to int.
 template <typename T, typename F>
 constexpr T arith(T a, T b, F f) {
+    using Wide = std::conditional_t<(sizeof(T) > sizeof(long long)), unsigned __int128, unsigned long long>;
     if constexpr (std::is_integral_v<T>)
-        return static_cast<T>(f(static_cast<unsigned long long>(a), static_cast<unsigned long long>(b)));
+        return static_cast<T>(f(static_cast<Wide>(a), static_cast<Wide>(b)));
     else
         return f(a, b);
 }
@@ -261,12 +262,15 @@ using Types = TypeList<
     // C++'s (section 3.2.2).
     Type<MPI_CXX_BOOL, bool, logical_types>, Type<MPI_CXX_FLOAT_COMPLEX, __complex__ float, complex_types>,
     Type<MPI_CXX_DOUBLE_COMPLEX, __complex__ double, complex_types>,
-    Type<MPI_CXX_LONG_DOUBLE_COMPLEX, __complex__ long double, complex_types>>;
+    Type<MPI_CXX_LONG_DOUBLE_COMPLEX, __complex__ long double, complex_types>,
+    // The sixteen-byte Fortran types.
+    Type<MPI_INTEGER16, __int128, c_integer_types>, Type<MPI_REAL16, Quad, floating_types>,
+    Type<MPI_COMPLEX32, QuadComplex, complex_types>>;
 
 using Ops = OpList<Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, MinLoc, MaxLoc>;
 
 constexpr int op_slots = handle_index(MPI_MAXLOC) + 1;
-constexpr int type_slots = handle_index(MPI_CXX_LONG_DOUBLE_COMPLEX) + 1;
+constexpr int type_slots = handle_index(MPI_COMPLEX32) + 1;
 
 struct KernelTable {
     Kernel at[op_slots][type_slots];  // [op index][datatype index]

@@ -136,24 +136,27 @@ constexpr int max_f90_types = 32;  // more (p, r) pairs than any program asks fo
 thread_local util::RankLocal<MPI_Datatype[max_f90_types]> t_f90;
 
 // The named type of precision p and range r among `choices`, the
-// smallest first: each with the precision and range it has (IEEE binary32
-// and binary64 for REAL and COMPLEX; two's complement integers), as
+// smallest first: each with the precision and range it has (IEEE binary32,
+// binary64 and binary128 for REAL and COMPLEX; two's complement integers), as
 // SELECTED_REAL_KIND and SELECTED_INT_KIND pick them. MPI_UNDEFINED: any.
 struct Kind {
     int p, r;
     MPI_Datatype type;
 };
-MPI_Datatype select(const Kind *choices, int n, int p, int r) {
-    for (int i = 0; i < n; ++i)
-        if ((p == MPI_UNDEFINED || p <= choices[i].p) && (r == MPI_UNDEFINED || r <= choices[i].r))
-            return choices[i].type;
+template <int N>
+MPI_Datatype select(const Kind (&choices)[N], int p, int r) {
+    for (const Kind &k : choices)
+        if ((p == MPI_UNDEFINED || p <= k.p) && (r == MPI_UNDEFINED || r <= k.r)) return k.type;
     return MPI_DATATYPE_NULL;
 }
 
-constexpr Kind reals[] = {{6, 37, MPI_REAL4}, {15, 307, MPI_REAL8}};
-constexpr Kind complexes[] = {{6, 37, MPI_COMPLEX8}, {15, 307, MPI_COMPLEX16}};
-constexpr Kind integers[] = {
-    {0, 2, MPI_INTEGER1}, {0, 4, MPI_INTEGER2}, {0, 9, MPI_INTEGER4}, {0, 18, MPI_INTEGER8}};
+constexpr Kind reals[] = {{6, 37, MPI_REAL4}, {15, 307, MPI_REAL8}, {33, 4931, MPI_REAL16}};
+constexpr Kind complexes[] = {{6, 37, MPI_COMPLEX8}, {15, 307, MPI_COMPLEX16}, {33, 4931, MPI_COMPLEX32}};
+constexpr Kind integers[] = {{0, 2, MPI_INTEGER1},
+                             {0, 4, MPI_INTEGER2},
+                             {0, 9, MPI_INTEGER4},
+                             {0, 18, MPI_INTEGER8},
+                             {0, 38, MPI_INTEGER16}};
 
 // MPI_Type_create_f90_* (`call`, `combiner`): the cached type of (p, r),
 // else a new committed dup of `named` whose contents are (p, r), or (r)
@@ -192,19 +195,19 @@ int f90_type(Call &call, int combiner, int p, int r, MPI_Datatype named, MPI_Dat
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_f90_real");
     const MPI_Datatype named =
-        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(reals, 2, p, r);
+        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(reals, p, r);
     return f90_type(call, MPI_COMBINER_F90_REAL, p, r, named, newtype);
 }
 
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_f90_complex");
     const MPI_Datatype named =
-        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(complexes, 2, p, r);
+        p == MPI_UNDEFINED && r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(complexes, p, r);
     return f90_type(call, MPI_COMBINER_F90_COMPLEX, p, r, named, newtype);
 }
 
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) {
     Call call("MPI_Type_create_f90_integer");
-    const MPI_Datatype named = r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(integers, 4, MPI_UNDEFINED, r);
+    const MPI_Datatype named = r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : select(integers, MPI_UNDEFINED, r);
     return f90_type(call, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, named, newtype);
 }

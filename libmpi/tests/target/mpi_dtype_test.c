@@ -593,10 +593,12 @@ static void test_language_types(void) {
     phase = "Fortran's and C++'s types: names and layouts";
     char name[MPI_MAX_OBJECT_NAME];
     int len;
-    const MPI_Datatype named[] = {MPI_INTEGER4, MPI_COMPLEX, MPI_DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_2REAL};
-    const char *names[] = {"MPI_INTEGER4", "MPI_COMPLEX", "MPI_DOUBLE_PRECISION", "MPI_CXX_BOOL",
-                           "MPI_2REAL"};
-    for (int i = 0; i < 5; ++i) {
+    const MPI_Datatype named[] = {MPI_INTEGER4,  MPI_COMPLEX, MPI_DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_2REAL,
+                                  MPI_INTEGER16, MPI_REAL16};
+    const char *names[] = {"MPI_INTEGER4", "MPI_COMPLEX", "MPI_DOUBLE_PRECISION",
+                           "MPI_CXX_BOOL", "MPI_2REAL",   "MPI_INTEGER16",
+                           "MPI_REAL16"};
+    for (int i = 0; i < 7; ++i) {
         MPI_OK(MPI_Type_get_name(named[i], name, &len));
         if (strcmp(name, names[i]) != 0) FAIL("type %d is named %s; expected %s", i, name, names[i]);
     }
@@ -608,6 +610,8 @@ static void test_language_types(void) {
     CHECK_LAYOUT(MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), 0, 2 * sizeof(long double), 0,
                  2 * sizeof(long double));
     CHECK_LAYOUT(MPI_2DOUBLE_PRECISION, 16, 0, 16, 0, 16);
+    CHECK_LAYOUT(MPI_INTEGER16, 16, 0, 16, 0, 16);
+    CHECK_LAYOUT(MPI_COMPLEX32, 32, 0, 32, 0, 32);
 
     phase = "Fortran's and C++'s types: reductions";
     MPI_Comm c;
