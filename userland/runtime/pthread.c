@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <tessera/runtime.h>
 
@@ -81,6 +82,26 @@ static void trampoline(void *p) {
  * finished thread has not left yet (leaving it is its very last step). */
 #define CORE_WAIT_MS 1000
 
+/* Says once per process why pthread_create found no core, and what leaves
+ * a rank more (docs/programs.md, "Threads in MPI programs"): a program
+ * that does not check the error would otherwise wait for its thread with
+ * no word of why. */
+static void say_no_core(void) {
+    static int said;
+    if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) return;
+    char who[40], text[320];
+    if (ts_rank() >= 0)
+        snprintf(who, sizeof who, "rank %d (cluster %d)", ts_rank(), ts_job()->cluster_id);
+    else
+        snprintf(who, sizeof who, "cluster %d", ts_job()->cluster_id);
+    const int n = snprintf(text, sizeof text,
+                           "tessera: %s: pthread_create: EAGAIN: no free core in the %d core(s) of "
+                           "this process's share, its own included (a mapping that leaves cores "
+                           "free, such as mpirun --map-by scatter, gives threads room)\n",
+                           who, ts__core_share());
+    ts__console_write_through(text, n < (int)sizeof text ? (unsigned long)n : sizeof text - 1);
+}
+
 /* Starts the thread of r on a core of the caller's share: its tid,
  * -TS_EAGAIN when the rank's threads fill its share or the cluster has no
  * free core for CORE_WAIT_MS, or -TS_ENOMEM. With the lock held. */
@@ -115,6 +136,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     if (tid < 0) {
         unlink_record(r);
         ts_mutex_unlock(&lock);
+        if (tid == -TS_EAGAIN) say_no_core();
         return EAGAIN; /* no core (or no memory for its TLS) */
     }
     r->tid = tid;
