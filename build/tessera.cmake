@@ -117,7 +117,9 @@ if(TESSERA_PLATFORM STREQUAL "qemu-riscv64")
   set(_ts_libc_version "picolibc ${TESSERA_PICOLIBC_DIR}")
   set(_ts_libstdcxx_host riscv64-unknown-elf)
   set(_ts_platform_flags -mcmodel=medany)
-  set(_ts_platform_ld_flags)
+  # tinystdio's fflush(NULL) faults: the runtime's __wrap_fflush
+  # (userland/runtime/libc/picolibc/fopen.c) gives it C's meaning.
+  set(_ts_platform_ld_flags -Wl,--wrap=fflush)
   set(_ts_missing_hint "tools/setup.sh installs picolibc and the cross gcc")
 elseif(TESSERA_PLATFORM STREQUAL "linux64")
   set(TESSERA_LIBC newlib)

@@ -165,6 +165,21 @@ static void write_outputs(long sum, int count) {
     f = fopen(name, "w");
     CHECK(f && fprintf(f, "%d\n", rank) > 0 && fclose(f) == 0);
 
+    /* fflush(NULL) writes out every output stream (C11 7.21.5.2). With
+     * --ranks threads it flushes the other ranks' streams too: no rank
+     * closes one meanwhile (newlib's fflush(NULL) does not hold off a
+     * concurrent fclose). */
+    snprintf(name, sizeof name, "flushed_%d.txt", rank);
+    f = fopen(name, "w");
+    CHECK(f && fputs("out", f) >= 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(fflush(NULL) == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    char got[4] = {0};
+    fd = open(name, O_RDONLY);
+    CHECK(fd >= 0 && read(fd, got, 3) == 3 && memcmp(got, "out", 3) == 0 && close(fd) == 0);
+    CHECK(f && fclose(f) == 0 && unlink(name) == 0);
+
     /* Left open: exit() writes out what its stream still buffers. */
     snprintf(name, sizeof name, "unclosed_%d.txt", rank);
     f = fopen(name, "w");
@@ -321,7 +336,13 @@ int main(int argc, char **argv) {
     }
     write_outputs(sum, count);
     if (!write_only) {
-        positioned();
+        /* One rank at a time: with --ranks threads the ranks share one
+         * table of descriptors, and positioned() checks that a descriptor
+         * it closed is bad, which another rank's open could reuse. */
+        for (int turn = 0; turn < np; ++turn) {
+            if (turn == rank) positioned();
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
         atomic_requests();
     }
     if (rank == 0 && !write_only) big_file();

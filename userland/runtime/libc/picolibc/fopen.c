@@ -29,3 +29,15 @@ FILE *fopen(const char *path, const char *mode) {
 static void flush(void *stream) { fflush(stream); }
 
 void ts__libc_flush_files(void) { ts__file_streams(flush); }
+
+/* fflush as C11 7.21.5.2 has it: a null stream flushes every output
+ * stream. tinystdio's own dereferences it; programs are linked with
+ * --wrap=fflush so that every call comes here first. Returns 0, or EOF
+ * when a stream could not be written out. */
+int __real_fflush(FILE *stream);
+int __wrap_fflush(FILE *stream) {
+    if (stream) return __real_fflush(stream);
+    const int out = __real_fflush(stdout), err = __real_fflush(stderr);
+    ts__libc_flush_files();
+    return out == EOF || err == EOF ? EOF : 0;
+}
