@@ -476,8 +476,14 @@ static void test_f90_types(void) {
     CHECK_EQ(size, 8);
     MPI_OK(MPI_Type_get_envelope(integer, &ni, &na, &nt, &combiner));
     CHECK(combiner == MPI_COMBINER_F90_INTEGER && ni == 1);
+    MPI_OK(MPI_Type_create_f90_integer(30, &integer)); /* 10^30 needs 128 bits */
+    MPI_OK(MPI_Type_size(integer, &size));
+    CHECK_EQ(size, 16);
+    MPI_OK(MPI_Type_create_f90_real(30, MPI_UNDEFINED, &real)); /* binary128 */
+    MPI_OK(MPI_Type_size(real, &size));
+    CHECK_EQ(size, 16);
     EXPECT_CLASS(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &real), MPI_ERR_ARG);
-    EXPECT_CLASS(MPI_Type_create_f90_integer(30, &integer), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_integer(39, &integer), MPI_ERR_ARG);
     EXPECT_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &real), MPI_ERR_ARG);
 }
 
