@@ -1427,6 +1427,17 @@ LWMPI_DEPRECATED("MPI_Comm_get_attr")
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 LWMPI_DEPRECATED("MPI_Comm_delete_attr") int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
+/* ---- Profiling interface (MPI 3.1 chapter 14) -----------------------
+ * Every function above (but the callbacks MPI_COMM_NULL_COPY_FN,
+ * MPI_COMM_DUP_FN and MPI_COMM_NULL_DELETE_FN) is also PMPI_<name>, with
+ * the same arguments. A program may define its own MPI_<name>, which
+ * calls PMPI_<name>, to count or time calls: it replaces LWMPI's at link
+ * time. LWMPI's own calls (the collective inside MPI_Comm_split) go to
+ * PMPI_ directly, never to the program's function (docs/lwmpi.md,
+ * "Profiling MPI calls"). The declarations are generated from this file
+ * when LWMPI is built. */
+#include <lwmpi_pmpi.h>
+
 #ifdef __cplusplus
 }
 #endif
