@@ -1481,6 +1481,12 @@ extern MPI_Fint *const MPI_F_STATUSES_IGNORE;
  * PMPI_ directly, never to the program's function (docs/lwmpi.md,
  * "Profiling MPI calls"). The declarations are generated from this file
  * when LWMPI is built. */
+
+/* Turns a profiling library's work on or off (section 14.2.4); level and
+ * what follows mean what that library says. LWMPI itself does nothing and
+ * returns MPI_SUCCESS. Callable at any time. */
+int MPI_Pcontrol(const int level, ...);
+
 #include <lwmpi_pmpi.h>
 
 #ifdef __cplusplus

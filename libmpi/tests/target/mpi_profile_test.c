@@ -13,7 +13,8 @@
  *   MPI_Allgather, MPI_Bcast and MPI_Comm_free inside), MPI_Barrier,
  *   MPI_Allreduce, a large MPI_Ssend and MPI_Finalize leave the counts
  *   alone; a PMPI_ name of every sort of function answers (PMPI_Wtime,
- *   PMPI_Comm_c2f, PMPI_Get_version).
+ *   PMPI_Comm_c2f, PMPI_Get_version); MPI_Pcontrol, wrapped too, takes
+ *   any arguments after its level.
  *
  * A portable MPI program (mpi.h and the C library only), for any number
  * of processes. Rank 0 prints "mpi_profile_test: OK (np=N)" at the end;
@@ -31,6 +32,8 @@
 
 /* Calls of each wrapper by the rank. */
 static _Thread_local int init_calls, send_calls, allgather_calls, bcast_calls, comm_free_calls;
+/* The last level given to MPI_Pcontrol. */
+static _Thread_local int pcontrol_level = -1;
 
 int MPI_Init(int *argc, char ***argv) {
     init_calls++;
@@ -51,6 +54,13 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     bcast_calls++;
     return PMPI_Bcast(buffer, count, datatype, root, comm);
+}
+
+/* A wrapper of a variadic function: the level reaches it, and LWMPI's
+ * PMPI_Pcontrol. */
+int MPI_Pcontrol(const int level, ...) {
+    pcontrol_level = level;
+    return PMPI_Pcontrol(level);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
@@ -166,6 +176,9 @@ int main(int argc, char **argv) {
     CHECK_EQ(version, MPI_VERSION);
     CHECK(PMPI_Wtime() >= 0.0 && PMPI_Wtick() > 0.0);
     CHECK(PMPI_Comm_f2c(PMPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
+    MPI_OK(MPI_Pcontrol(0));
+    MPI_OK(MPI_Pcontrol(2, "a profiling library's own arguments", 7));
+    CHECK_EQ(pcontrol_level, 2);
 
     phase = "finalize";
     MPI_OK(MPI_Finalize());
