@@ -57,8 +57,8 @@ static_assert(offsetof(MPI_Status, MPI_SOURCE) == 0 && offsetof(MPI_Status, MPI_
 
 // No status to ignore in a conversion (section 17.2.5 makes it erroneous):
 // both are NULL, as MPI_STATUS_IGNORE is, so that the checks below refuse them.
-MPI_Fint *const MPI_F_STATUS_IGNORE = nullptr;    // NOLINT(readability-identifier-naming): MPI's name
-MPI_Fint *const MPI_F_STATUSES_IGNORE = nullptr;  // NOLINT(readability-identifier-naming): MPI's name
+MPI_Fint *const MPI_F_STATUS_IGNORE = nullptr;
+MPI_Fint *const MPI_F_STATUSES_IGNORE = nullptr;
 
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status) {
     lwmpi::Call call("MPI_Status_c2f");
