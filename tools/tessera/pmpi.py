@@ -6,7 +6,7 @@ functions are declared in one place only:
     mpi.h declares MPI_X, for the user's wrappers;
   - RENAME (lwmpi_pmpi_rename.h, forced into every source of libmpi):
     `#define MPI_X PMPI_X`, so that LWMPI defines PMPI_X and its own
-    calls (MPI_Allreduce inside MPI_Comm_split) never reach a wrapper;
+    calls (the MPI_Allgather inside MPI_Comm_split) never reach a wrapper;
   - WEAK (lwmpi_mpi_weak.S): MPI_X as a weak symbol, one jump to PMPI_X
     in a section of its own, so that a program's own MPI_X (a strong
     symbol) takes its place at link time and --gc-sections drops the
@@ -47,7 +47,7 @@ def functions(text):
     for statement in code.split(";"):
         statement = re.split(r"[{}]", statement)[-1].strip()  # after extern "C" { or a struct
         m = FUNCTION.fullmatch(statement)
-        if not m or m["result"].split()[0] in ("typedef", "extern") or m["name"].isupper():
+        if not m or m["result"].split()[0] == "typedef" or m["name"].isupper():
             continue
         declaration = " ".join(f"{m['deprecated'] or ''}{m['result']} P{m['name']}({m['params']})".split())
         found.append((m["name"], declaration))

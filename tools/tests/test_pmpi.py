@@ -29,6 +29,7 @@ double MPI_Wtime(void);
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 int MPI_COMM_DUP_FN(int oldcomm, void *extra);
 extern MPI_Fint *const MPI_F_STATUS_IGNORE;
+extern int MPI_Extern(void);
 LWMPI_DEPRECATED("MPI_Get_address") int MPI_Address(void *location, MPI_Aint *address);
 LWMPI_DEPRECATED("MPI_Comm_create_keyval")
 int MPI_Keyval_create(MPI_Copy_function *copy_fn, int *keyval);
@@ -45,6 +46,7 @@ class Functions(unittest.TestCase):
             ("MPI_Send", "int PMPI_Send(const void *buf, int count, int datatype)"),
             ("MPI_Wtime", "double PMPI_Wtime(void)"),
             ("MPI_Aint_add", "MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)"),
+            ("MPI_Extern", "extern int PMPI_Extern(void)"),
             ("MPI_Address",
              'LWMPI_DEPRECATED("MPI_Get_address") int PMPI_Address(void *location, MPI_Aint *address)'),
             ("MPI_Keyval_create", 'LWMPI_DEPRECATED("MPI_Comm_create_keyval") '
