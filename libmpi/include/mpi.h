@@ -1473,7 +1473,7 @@ extern MPI_Fint *const MPI_F_STATUS_IGNORE;
 extern MPI_Fint *const MPI_F_STATUSES_IGNORE;
 
 /* ---- Profiling interface (MPI 3.1 chapter 14) -----------------------
- * Every function above (but the callbacks MPI_COMM_NULL_COPY_FN,
+ * Every function of this file (but the callbacks MPI_COMM_NULL_COPY_FN,
  * MPI_COMM_DUP_FN and MPI_COMM_NULL_DELETE_FN) is also PMPI_<name>, with
  * the same arguments. A program may define its own MPI_<name>, which
  * calls PMPI_<name>, to count or time calls: it replaces LWMPI's at link
