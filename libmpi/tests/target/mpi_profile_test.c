@@ -110,10 +110,11 @@ static void library_calls(void) {
 
     int cell = -1;
     MPI_Win win;
-    MPI_OK(MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, half, &win));
+    MPI_OK(MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_OK(MPI_Win_fence(0, win));
-    MPI_OK(MPI_Put(&me, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Put(&me, 1, MPI_INT, (me + 1) % np, 0, 1, MPI_INT, win));
     MPI_OK(MPI_Win_fence(0, win));
+    CHECK_EQ(cell, (me + np - 1) % np);
     MPI_OK(MPI_Win_free(&win));
 
     MPI_Comm node;
