@@ -1429,6 +1429,68 @@ LWMPI_DEPRECATED("MPI_Comm_get_attr")
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 LWMPI_DEPRECATED("MPI_Comm_delete_attr") int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
+/* ---- Handles for Fortran (MPI 3.1 sections 17.2.4, 17.2.5) ----------
+ * LWMPI has no Fortran bindings, but libraries written in C for Fortran
+ * programs, and C programs written for other MPIs, pass handles and
+ * statuses as Fortran integers. A handle is an int in both languages:
+ * c2f gives the handle itself; f2c gives it back when it is a handle of
+ * its kind (its top byte, above) or that kind's null handle, else the
+ * kind's null handle. Callable at any time. */
+
+typedef int MPI_Fint;
+
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+
+/* A Fortran status: MPI_F_STATUS_SIZE integers, the first three
+ * MPI_SOURCE, MPI_TAG and MPI_ERROR (Fortran's indices 1, 2, 3), the
+ * others what MPI_Get_count, MPI_Get_elements and MPI_Test_cancelled
+ * read. MPI_Status_c2f and MPI_Status_f2c copy one into the other;
+ * MPI_ERR_ARG when either is NULL or MPI_STATUS_IGNORE, or f_status is
+ * MPI_F_STATUS_IGNORE or MPI_F_STATUSES_IGNORE. (section 17.2.5) */
+#define MPI_F_STATUS_SIZE 8
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* The Fortran MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE, as C sees them
+ * (variables, not constant expressions, as section 17.2.5 says). */
+extern MPI_Fint *const MPI_F_STATUS_IGNORE;
+extern MPI_Fint *const MPI_F_STATUSES_IGNORE;
+
+/* ---- Profiling interface (MPI 3.1 chapter 14) -----------------------
+ * Every function of this file (but the callbacks MPI_COMM_NULL_COPY_FN,
+ * MPI_COMM_DUP_FN and MPI_COMM_NULL_DELETE_FN) is also PMPI_<name>, with
+ * the same arguments. A program may define its own MPI_<name>, which
+ * calls PMPI_<name>, to count or time calls: it replaces LWMPI's at link
+ * time. LWMPI's own calls (the collective inside MPI_Comm_split) go to
+ * PMPI_ directly, never to the program's function (docs/lwmpi.md,
+ * "Profiling MPI calls"). The declarations are generated from this file
+ * when LWMPI is built. */
+
+/* Turns a profiling library's work on or off (section 14.2.4); level and
+ * what follows mean what that library says. LWMPI itself does nothing and
+ * returns MPI_SUCCESS. Callable at any time. */
+int MPI_Pcontrol(const int level, ...);
+
+#include <lwmpi_pmpi.h>
+
 #ifdef __cplusplus
 }
 #endif

@@ -355,8 +355,13 @@ TEST_CASE("Probe and Iprobe see a message without receiving it", "[jobs][engine]
                 EXPECT(is_message(buf.data(), 1, 300));
                 EXPECT_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
                 EXPECT(flag == 0);
+                st.MPI_ERROR = MPI_ERR_DIMS;  // a probe never sets it (section 3.2.5)
                 EXPECT_OK(MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
-                EXPECT(st.MPI_SOURCE == MPI_PROC_NULL);
+                EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count_of(st) == 0);
+                EXPECT(st.MPI_ERROR == MPI_ERR_DIMS);
+                MPI_Message message = MPI_MESSAGE_NULL;
+                EXPECT_OK(MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &message, &st));
+                EXPECT(flag && message == MPI_MESSAGE_NO_PROC && st.MPI_ERROR == MPI_ERR_DIMS);
             }
             EXPECT_OK(MPI_Finalize());
             return 0;

@@ -170,6 +170,10 @@ double MPI_Wtime(void) { return util::wtime(); }
 
 double MPI_Wtick(void) { return util::wtick(); }
 
+// For the profiling library a program may link (section 14.2.4): LWMPI
+// itself has nothing to switch.
+int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+
 int MPI_Error_string(int errorcode, char *string, int *resultlen) {
     Call call("MPI_Error_string");
     const char *text = error_text(errorcode);

@@ -126,8 +126,11 @@ void empty_status(MPI_Status *status) {
 }
 
 void proc_null_status(MPI_Status *status) {
+    if (status == MPI_STATUS_IGNORE) return;
+    const int error = status->MPI_ERROR;
     empty_status(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_ERROR = error;
 }
 
 Request *request_get(MPI_Request h) {

@@ -190,7 +190,8 @@ int run(const P2POp &op, MPI_Status *status);
 /// Fills `status` (unless MPI_STATUS_IGNORE) as an empty status: for null
 /// and inactive requests (MPI 3.1 section 3.7.3).
 void empty_status(MPI_Status *status);
-/// As an operation with MPI_PROC_NULL leaves it (section 3.11).
+/// As an operation with MPI_PROC_NULL leaves it (section 3.11), but for
+/// its MPI_ERROR, which a single completion never sets (section 3.2.5).
 void proc_null_status(MPI_Status *status);
 
 }  // namespace lwmpi
