@@ -120,7 +120,7 @@ size_t slot_bytes() { return TS_RING_SLOT_BYTES(mailbox_payload()); }
 long fill_ring(Endpoint &e) {
     Ring &r = e.ring;
     if (long err = check_user(r.va, TS_RING_BYTES(r.slots, mailbox_payload()), true)) return err;
-    auto *ring = reinterpret_cast<ts_ring *>(r.va);
+    auto *ring = reinterpret_cast<ts_ring *>(kernel_view(r.va));
     char *slots = reinterpret_cast<char *>(ring + 1);
     // A tail the process corrupted reads as a full ring: it stops only its
     // own arrivals.
@@ -163,7 +163,7 @@ long read_from(Endpoint &e, void *buf, size_t size, Progress *p) {
     }
     const size_t length = m.h.length < mailbox_payload() ? m.h.length : mailbox_payload();
     const size_t copied = length < size ? length : size;
-    memcpy(buf, m.data, copied);
+    memcpy(kernel_view(buf), m.data, copied);
     if (tracing) trace_mailbox(TS_TRACE_IKC_READ, m);
     count_transfer(e.stats, p ? *p : Progress{}, copied, false);
     return static_cast<long>(length);
@@ -230,7 +230,7 @@ long mailbox_send(int local_port, int cluster, int port, const void *buf, size_t
     Message m{};
     m.h = Header{static_cast<uint16_t>(port), static_cast<uint16_t>(local_port), static_cast<uint16_t>(size),
                  0};
-    memcpy(m.data, buf, size);
+    memcpy(m.data, kernel_view(buf), size);
     const int hw = port % hal::noc::mailboxes(cluster);
     if (!hal::noc::mailbox_send(cluster, hw, port, &m)) return pending;
     if (tracing) trace_kernel(TS_TRACE_IKC_POST, cluster, port, TS_TRACE_MAILBOX, size);
@@ -335,7 +335,7 @@ long sys_mailbox_ring(const mailbox_ring_args &a, Call &) {
     if (va % 8 || slots == 0 || slots > TS_RING_MAX_SLOTS || (slots & (slots - 1))) return -TS_EINVAL;
     if (long err = check_user(va, TS_RING_BYTES(slots, mailbox_payload()), true)) return err;
     const ts_ring empty{0, 0, 0, 0, static_cast<unsigned>(slots), 0};
-    memcpy(reinterpret_cast<void *>(va), &empty, sizeof empty);
+    memcpy(reinterpret_cast<void *>(kernel_view(va)), &empty, sizeof empty);
     if (!e.ring.va) ++ringed;
     e.ring = Ring{va, static_cast<uint32_t>(slots), 0};
     e.core = caller_core();

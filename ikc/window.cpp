@@ -235,7 +235,7 @@ long load_work(const OwnerAccess &x, Call &) { return copy_from_user(x.kernel, x
 // gets the old value).
 long atomic_work(const OwnerAccess &x, Call &) {
     if (long err = check_user(x.addr, sizeof(uint64_t), true)) return err;
-    auto *word = reinterpret_cast<uint64_t *>(x.addr);
+    auto *word = reinterpret_cast<uint64_t *>(kernel_view(x.addr));
     Header &h = *static_cast<Header *>(x.kernel);
     switch (h.kind) {
     case TS_WINDOW_CAS: {

@@ -7,6 +7,19 @@
 
 namespace kernel {
 
+namespace {
+
+// The private address of va when it is in p's own alias (kernel_view's
+// answer), else va.
+uintptr_t private_address(const Process *p, uintptr_t va) {
+    const uintptr_t own = rank_alias_base + static_cast<uintptr_t>(p->local) * hal::alias_area_size;
+    return p->aliased && p->local >= 0 && va >= own && va - own < hal::alias_area_size
+               ? user_base + (va - own)
+               : va;
+}
+
+}  // namespace
+
 long check_user(uintptr_t va, size_t len, bool write) {
     if (len == 0) return 0;
     if (!in_user_space(va, len)) return -TS_EFAULT;
@@ -18,7 +31,7 @@ long check_user(uintptr_t va, size_t len, bool write) {
         // A buffer in the part of a stack no thread has touched yet is as
         // good as touched (grow_stack; or another thread grew it meanwhile).
         if (!p->space.lookup(page, &perms)) {
-            grow_stack(p, page);
+            grow_stack(p, private_address(p, page));
             p->space.lookup(page, &perms);
         }
         if ((perms & need) != need) return -TS_EFAULT;
@@ -28,14 +41,22 @@ long check_user(uintptr_t va, size_t len, bool write) {
 
 long copy_from_user(void *dst, uintptr_t src, size_t len) {
     if (long err = check_user(src, len, false)) return err;
-    memcpy(dst, reinterpret_cast<const void *>(src), len);
+    memcpy(dst, reinterpret_cast<const void *>(kernel_view(src)), len);
     return 0;
 }
 
 long copy_to_user(uintptr_t dst, const void *src, size_t len) {
     if (long err = check_user(dst, len, true)) return err;
-    memcpy(reinterpret_cast<void *>(dst), src, len);
+    memcpy(reinterpret_cast<void *>(kernel_view(dst)), src, len);
     return 0;
+}
+
+uintptr_t kernel_view(uintptr_t va) {
+    const Process *p = current_process();
+    if (hal::core_id() != 0 || !p || !p->aliased || p->local < 0 || va < user_base ||
+        va - user_base >= hal::alias_area_size)
+        return va;
+    return rank_alias_base + static_cast<uintptr_t>(p->local) * hal::alias_area_size + (va - user_base);
 }
 
 }  // namespace kernel

@@ -105,7 +105,8 @@ void drop_mirrors();
 /// which (x86 page-fault error code). False when it is a real fault.
 bool mirror_miss(uintptr_t addr, bool write, bool fetch);
 /// Makes `root` the calling core's active space (dropping its mirrors of
-/// another one).
+/// another one; those of the alias slots stay when both spaces share their
+/// tables).
 void use_space(const uint64_t *root);
 
 /// The calling core's state.

@@ -94,10 +94,15 @@ bool in_window(uintptr_t pa, size_t size) {
 
 namespace host {
 
-void drop_mirrors() {
+namespace {
+
+// Drops the mirrors of the user area, and of the alias slots unless
+// `keep_aliases`.
+void drop(bool keep_aliases) {
     CoreState &c = self();
-    MirrorSpan *const spans[] = {&c.mirrored, &c.aliased};
+    MirrorSpan *const spans[] = {&c.mirrored, keep_aliases ? nullptr : &c.aliased};
     for (MirrorSpan *span : spans) {
+        if (!span) continue;
         if (!span->empty()) unmirror(span->lo, span->hi - span->lo);
         *span = MirrorSpan{};
     }
@@ -105,10 +110,25 @@ void drop_mirrors() {
     c.miss_repeats = 0;
 }
 
+// True when spaces a and b map the alias slots through the same tables
+// (the ranks of one cluster: alias_area shares them), so that what a core
+// mirrors there for one holds for the other. Tables are never freed while
+// a space lives, and a page under an alias is never unmapped.
+bool same_aliases(const uint64_t *a, const uint64_t *b) {
+    if (!a || !b) return false;
+    for (uintptr_t va = alias_slots_base; va < alias_slots_end; va += area_span)
+        if (load(a[index(va, 2)]) != load(b[index(va, 2)])) return false;
+    return true;
+}
+
+}  // namespace
+
+void drop_mirrors() { drop(false); }
+
 void use_space(const uint64_t *root) {
     CoreState &c = self();
     if (c.space == root) return;
-    drop_mirrors();
+    drop(same_aliases(c.space, root));
     c.space = root;
 }
 

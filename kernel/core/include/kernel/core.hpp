@@ -231,6 +231,21 @@ long check_user(uintptr_t va, size_t len, bool write);
 /// Copies in/out of the calling process after check_user. 0 or -TS_EFAULT.
 long copy_from_user(void *dst, uintptr_t src, size_t len);
 long copy_to_user(uintptr_t dst, const void *src, size_t len);
+/// The address at which the kernel touches user address va of the calling
+/// process (a range check_user passed): va itself, except on the master for
+/// a rank whose private area has aliases, where it is va's alias. The
+/// aliases are the same in the space of every rank of the cluster, so the
+/// master, serving the calls of one rank after another's, keeps reaching
+/// their memory through what it has mapped already (linux64 drops the
+/// mirrors of a space's private area when it activates another). Only
+/// for touching the memory: a user address that names something (a futex
+/// word, a window's base) stays as the process gave it.
+uintptr_t kernel_view(uintptr_t va);
+/// kernel_view of a decoded user pointer.
+template <class T>
+T *kernel_view(T *p) {
+    return reinterpret_cast<T *>(kernel_view(reinterpret_cast<uintptr_t>(p)));
+}
 
 // ---- kernel calls -------------------------------------------------------------
 

@@ -145,7 +145,7 @@ template <bool Write>
 struct UserStream {
     uintptr_t base = 0;
     size_t size = 0;
-    void *data() const { return reinterpret_cast<void *>(base); }
+    void *data() const { return reinterpret_cast<void *>(kernel_view(base)); }
 };
 
 /// ARG_IN(N) and ARG_OUT(N): argument N's bytes at the register's address.
