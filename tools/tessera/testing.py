@@ -17,17 +17,20 @@ MPIRUN = os.path.join(TOOLS, "mpirun")
 MPICC = os.path.join(TOOLS, "mpicc")
 
 
-def run(*cmd, env=None, timeout=300, merge=True):
-    """CompletedProcess of CMD run from the repository root, output captured
-    as text (stderr into stdout when merge). env: variables to add."""
-    return subprocess.run(list(cmd), cwd=ROOT, stdout=subprocess.PIPE,
+def run(*cmd, env=None, timeout=300, merge=True, cwd=ROOT):
+    """CompletedProcess of CMD run from `cwd` (the repository root), output
+    captured as text (stderr into stdout when merge). env: variables to add."""
+    return subprocess.run(list(cmd), cwd=cwd, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
                           timeout=timeout, env=dict(os.environ, **(env or {})))
 
 
 def mpirun(*args, timeout=300):
-    """(exit status, combined output) of `tools/mpirun ARGS...`."""
-    p = run(MPIRUN, *args, timeout=timeout)
+    """(exit status, combined output) of `tools/mpirun ARGS...`, run from a
+    fresh temporary folder: the files a job leaves come back there, not
+    into the repository (paths in ARGS must be absolute)."""
+    with tempfile.TemporaryDirectory(prefix="tessera-test-") as cwd:
+        p = run(MPIRUN, *args, timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout
 
 
