@@ -46,13 +46,15 @@ int raise_maxdims(const Call &call, int maxdims, int ndims) {
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     Call call("MPI_Dims_create");
     if (int e = call.active()) return e;
-    if (ndims < 0 || ndims > max_dims) return raise_ndims(call, ndims);
+    if (ndims < 0) return raise_ndims(call, ndims);
     if (!dims && ndims > 0) return call.fail(MPI_ERR_ARG);
     if (int e = dims_create(nnodes, ndims, dims)) {
         char why[64];
         TextBuilder t(why, sizeof why);
         if (e == MPI_ERR_ARG)
             t.put("nnodes ").put_int(nnodes);
+        else if (e == MPI_ERR_NO_MEM)
+            t.put("no memory for the search");
         else
             t.put("no grid of ").put_int(nnodes).put(" nodes has these dims");
         return call.fail(e, why);

@@ -25,29 +25,104 @@ bool power_reaches(long long d, int k, long long n) {
     return p >= n;
 }
 
-// Writes into f[0..k) the factors of n (k >= 1), each at most cap, in
-// non-increasing order, whose sorted list is the smallest lexicographically;
-// false when n has no such factorization. The first factor d is the
-// smallest divisor of n with d^k >= n that leaves a factorization of n / d
-// under d; divisors are visited in increasing order, those up to sqrt(n)
-// first and then their cofactors, so that the search costs O(sqrt(n)) per
-// level and needs no list.
-bool balanced(int n, int k, int cap, int f[]) {
-    if (k == 1) {
-        f[0] = n;
-        return n <= cap;
+// The smallest x >= 1 with x^k >= n, and the largest with x^k <= n (n >= 1,
+// k >= 1), by bisection.
+long long root_up(long long n, int k) {
+    long long lo = 1, hi = n;
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (power_reaches(mid, k, n))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    const auto fits = [&](int d) {
-        if (!power_reaches(d, k, n) || !balanced(n / d, k - 1, d, f + 1)) return false;
-        f[0] = d;
-        return true;
-    };
-    long long i = 1;
-    for (; i * i <= n && i <= cap; ++i)
-        if (n % i == 0 && fits(static_cast<int>(i))) return true;
-    for (--i; i >= 1 && n / i <= cap; --i)
-        if (n % i == 0 && i * i != n && fits(static_cast<int>(n / i))) return true;
-    return false;
+    return lo;
+}
+long long root_down(long long n, int k) {
+    const long long x = root_up(n, k);
+    return power_reaches(x, k, n + 1) ? x - 1 : x;
+}
+
+// The search for dims_create's factorization of n into k factors: the
+// divisors of n in increasing order, the factors being tried and the best
+// found (k each), with that one's spread (largest minus smallest; -1: none
+// yet) and sum.
+struct Factoring {
+    const int *divisors;
+    int ndivisors;
+    int k;
+    int *trying, *best;
+    long long best_spread, best_sum;
+};
+
+// Keeps f.trying when it beats f.best: a smaller spread, then a smaller
+// sum, then the lexicographically larger list.
+void consider(Factoring &f) {
+    const long long spread = f.trying[0] - f.trying[f.k - 1];
+    long long sum = 0;
+    for (int i = 0; i < f.k; ++i)
+        sum += f.trying[i];
+    if (f.best_spread >= 0) {
+        if (spread != f.best_spread) {
+            if (spread > f.best_spread) return;
+        } else if (sum != f.best_sum) {
+            if (sum > f.best_sum) return;
+        } else {
+            int i = 0;
+            while (i < f.k && f.trying[i] == f.best[i])
+                ++i;
+            if (i == f.k || f.trying[i] < f.best[i]) return;
+        }
+    }
+    memcpy(f.best, f.trying, sizeof(int) * static_cast<size_t>(f.k));
+    f.best_spread = spread;
+    f.best_sum = sum;
+}
+
+// Tries every non-increasing choice of factors i..k-1 of m, each at most
+// cap, skipping those whose spread cannot reach the best one's.
+void factor_from(Factoring &f, int i, int m, int cap) {
+    const int left = f.k - i;
+    if (left == 1) {
+        if (m > cap) return;
+        f.trying[i] = m;
+        consider(f);
+        return;
+    }
+    const long long least = root_up(m, left);  // the largest of `left` factors of m is at least this
+    for (int j = 0; j < f.ndivisors; ++j) {
+        const int d = f.divisors[j];
+        if (d < least || m % d) continue;
+        if (d > cap || d > m) break;
+        const long long first = i == 0 ? d : f.trying[0];
+        // The smallest factor is at most the root of what d leaves.
+        if (f.best_spread >= 0 && first - root_down(m / d, left - 1) > f.best_spread) continue;
+        f.trying[i] = d;
+        factor_from(f, i + 1, m / d, d);
+    }
+}
+
+// Writes into out[0..k) the factors of n (k >= 1) in non-increasing order
+// whose spread (largest minus smallest) is the smallest, then whose sum
+// is, then the lexicographically largest such list (what MPICH chooses
+// too). MPI_ERR_NO_MEM when the search has no room.
+int balanced(int n, int k, int out[]) {
+    int ndivisors = 0;
+    for (long long d = 1; d * d <= n; ++d)
+        if (n % d == 0) ndivisors += d * d == n ? 1 : 2;
+    int *room = static_cast<int *>(malloc(sizeof(int) * (static_cast<size_t>(ndivisors) + 2 * k)));
+    if (!room) return MPI_ERR_NO_MEM;
+    int *divisors = room, low = 0, high = ndivisors;
+    for (long long d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            divisors[low++] = static_cast<int>(d);
+            if (d * d != n) divisors[--high] = static_cast<int>(n / d);
+        }
+    Factoring f{divisors, ndivisors, k, room + ndivisors, room + ndivisors + k, -1, 0};
+    factor_from(f, 0, n, n);  // n, 1, ..., 1 is always there
+    memcpy(out, f.best, sizeof(int) * static_cast<size_t>(k));
+    free(room);
+    return MPI_SUCCESS;
 }
 
 // c brought into 0..d-1 (d >= 1), modulo d.
@@ -84,7 +159,7 @@ void topo_free(Topology &t) {
 
 int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes < 1) return MPI_ERR_ARG;
-    if (ndims < 0 || ndims > max_dims) return MPI_ERR_DIMS;
+    if (ndims < 0) return MPI_ERR_DIMS;
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; ++i) {
@@ -97,11 +172,12 @@ int dims_create(int nnodes, int ndims, int dims[]) {
     if (nnodes % fixed != 0) return MPI_ERR_DIMS;
     const int rest = static_cast<int>(nnodes / fixed);
     if (nfree == 0) return rest == 1 ? MPI_SUCCESS : MPI_ERR_DIMS;
-    int f[max_dims];
-    balanced(rest, nfree, rest, f);  // rest, 1, ..., 1 always fits
-    for (int i = 0, k = 0; i < ndims; ++i)
+    int *f = static_cast<int *>(malloc(sizeof(int) * static_cast<size_t>(nfree)));
+    const int e = f ? balanced(rest, nfree, f) : MPI_ERR_NO_MEM;
+    for (int i = 0, k = 0; e == MPI_SUCCESS && i < ndims; ++i)
         if (dims[i] == 0) dims[i] = f[k++];
-    return MPI_SUCCESS;
+    free(f);
+    return e;
 }
 
 int cart_size(const CartTopology &t) {

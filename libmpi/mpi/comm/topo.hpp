@@ -72,11 +72,13 @@ GraphTopology *graph_alloc(int count);
 
 /// MPI_Dims_create (section 7.5.2): fills the zero entries of
 /// dims[0..ndims) so that all entries multiply to nnodes, the filled ones
-/// in non-increasing order and as close to each other as possible (the
-/// largest as small as possible, then the next largest, and so on). The
-/// non-zero entries are kept. MPI_ERR_ARG when nnodes < 1; MPI_ERR_DIMS
-/// when ndims is not 0..max_dims, an entry is negative or no such filling
-/// exists (with ndims 0, when nnodes is not 1). dims is left alone on error.
+/// in non-increasing order and as close to each other as possible: the
+/// smallest spread between the largest and the smallest, then the smallest
+/// sum, then the lexicographically largest list (so MPICH's choice too).
+/// The non-zero entries are kept; ndims has no limit. MPI_ERR_ARG when
+/// nnodes < 1; MPI_ERR_DIMS when ndims < 0, an entry is negative or no
+/// such filling exists (with ndims 0, when nnodes is not 1);
+/// MPI_ERR_NO_MEM. dims is left alone on error.
 int dims_create(int nnodes, int ndims, int dims[]);
 
 /// Ranks in topology `t` (the product of its dimensions; 1 when ndims 0).
