@@ -684,7 +684,7 @@ def main(argv=None):
         warning = globals_warning(layout, opts, program, sys.stderr if opts.verbose else None)
         if warning:
             print(warning, file=sys.stderr)
-        job_folder = jobdir.make(opts.stage, [(mkimage.program_name(a.program), a.program) for a in apps])
+        job_folder = jobdir.make(opts.stage, program_copies(apps))
         staged = jobdir.snapshot(job_folder)
         workdir = tempfile.mkdtemp(prefix="tessera-mpirun-")
         build = mkimage.build_payloads
@@ -760,6 +760,12 @@ def write_trace(job_folder, path):
         return
     print(f"mpirun: trace written to {path}: {meta['messages_paired']} messages, "
           f"{meta['lost_total']} events lost", file=sys.stderr)
+
+
+def program_copies(apps):
+    """(argv[0], path) of each application's executable that is a file, for
+    the job folder (jobdir.make), so that a rank may open its argv[0]."""
+    return [(mkimage.program_name(a.program), a.program) for a in apps if os.path.isfile(a.program)]
 
 
 def files_back(job_folder, staged, verbose):

@@ -591,7 +591,7 @@ class ManifestTest(unittest.TestCase):
         """main() with the image builders replaced by `build` and nothing
         booted: the patches, as one context manager."""
         stack = contextlib.ExitStack()
-        for target, name, kwargs in ((mpirun.mkimage, "resolve_program", {}),
+        for target, name, kwargs in ((mpirun.mkimage, "resolve_program", {"side_effect": lambda spec, *args: spec}),
                                      (mpirun.mkimage, "build_images", {"new": build}),
                                      (mpirun.mkimage, "build_payloads", {"new": build}),
                                      (mpirun, "run_machine", {"return_value": (0, False)}),
@@ -666,7 +666,7 @@ class ManifestTest(unittest.TestCase):
         """ppr:N:cluster reaches the image builder as the compact policy on
         a layout of N slots per cluster (pack_manifest writes both)."""
         build = mock.Mock(return_value=["qemu"])
-        with mock.patch.object(mpirun.mkimage, "resolve_program"), \
+        with mock.patch.object(mpirun.mkimage, "resolve_program", side_effect=lambda spec, *args: spec), \
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
                 mock.patch.object(mpirun, "run_machine", return_value=(0, False)), \
                 mock.patch.object(mpirun, "globals_warning", return_value=None), \
@@ -1075,7 +1075,7 @@ class GdbOptionsTest(unittest.TestCase):
         build = mock.Mock(return_value=["qemu"])
         run = mock.Mock(return_value=(0, False))
         with mock.patch.object(mpirun.mkimage, "plan_job"), \
-                mock.patch.object(mpirun.mkimage, "resolve_program"), \
+                mock.patch.object(mpirun.mkimage, "resolve_program", side_effect=lambda spec, *args: spec), \
                 mock.patch.object(mpirun.mkimage, "build_images", build), \
                 mock.patch.object(mpirun, "run_machine", run), \
                 mock.patch.object(mpirun, "globals_warning", return_value=None), \
