@@ -9,13 +9,18 @@ namespace kernel {
 
 namespace {
 
+// Where p's private area starts in its alias; 0 when it has none.
+uintptr_t alias_of(const Process *p) {
+    return p->aliased && p->local >= 0
+               ? rank_alias_base + static_cast<uintptr_t>(p->local) * hal::alias_area_size
+               : 0;
+}
+
 // The private address of va when it is in p's own alias (kernel_view's
 // answer), else va.
 uintptr_t private_address(const Process *p, uintptr_t va) {
-    const uintptr_t own = rank_alias_base + static_cast<uintptr_t>(p->local) * hal::alias_area_size;
-    return p->aliased && p->local >= 0 && va >= own && va - own < hal::alias_area_size
-               ? user_base + (va - own)
-               : va;
+    const uintptr_t own = alias_of(p);
+    return own && va >= own && va - own < hal::alias_area_size ? user_base + (va - own) : va;
 }
 
 }  // namespace
@@ -53,10 +58,8 @@ long copy_to_user(uintptr_t dst, const void *src, size_t len) {
 
 uintptr_t kernel_view(uintptr_t va) {
     const Process *p = current_process();
-    if (hal::core_id() != 0 || !p || !p->aliased || p->local < 0 || va < user_base ||
-        va - user_base >= hal::alias_area_size)
-        return va;
-    return rank_alias_base + static_cast<uintptr_t>(p->local) * hal::alias_area_size + (va - user_base);
+    const uintptr_t own = hal::core_id() == 0 && p ? alias_of(p) : 0;
+    return own && va >= user_base && va - user_base < hal::alias_area_size ? own + (va - user_base) : va;
 }
 
 }  // namespace kernel
